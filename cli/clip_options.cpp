@@ -1,0 +1,59 @@
+#include "cli/clip_options.hpp"
+
+#include <sstream>
+#include <stdexcept>
+
+#include "core/fk.hpp"
+#include "core/units.hpp"
+#include "io/error.hpp"
+
+namespace ikfix::cli {
+
+void add_clip_options(CLI::App& cmd, ClipOptions& o) {
+  cmd.add_option("--clip-unit", o.clip_unit,
+                 "Length unit of the clip: m, cm, mm, in, ft, cmu (CMU mocap, 1/0.45 in) or metres per unit. "
+                 "Default: from the file, else guessed from the skeleton's height");
+  cmd.add_option("--clip-up", o.clip_up, "Up axis of the clip: y or z (default: from the file; BVH is y)")
+      ->check(CLI::IsMember({"y", "z"}));
+  cmd.add_option("--legs", o.legs,
+                 "Leg joints, overriding detection: LHIP,LKNEE,LANKLE,LTOE,RHIP,RKNEE,RANKLE,RTOE (toes may be empty)");
+}
+
+io::ClipLoadOptions to_load_options(const ClipOptions& o) {
+  io::ClipLoadOptions load;
+  if (!o.clip_unit.empty()) {
+    const double m = core::metres_per_unit_from_name(o.clip_unit);
+    if (!(m > 0)) throw std::invalid_argument("--clip-unit: '" + o.clip_unit + "' is not a unit (m, cm, mm, in, ft, cmu or a positive number)");
+    load.metres_per_unit = m;
+  }
+  if (!o.clip_up.empty()) load.up_axis = o.clip_up[0];
+  return load;
+}
+
+core::LegRig find_legs(const io::LoadedClip& clip, const ClipOptions& o) {
+  const std::string file = clip.path.string();
+  core::LegDetection found;
+  if (!o.legs.empty()) {
+    std::array<std::string, 8> names;
+    std::stringstream in(o.legs);
+    std::string item;
+    int count = 0;
+    while (std::getline(in, item, ',')) {
+      if (count == 8) throw std::invalid_argument("--legs takes 8 comma-separated joint names");
+      names[count++] = item;
+    }
+    if (count < 7) throw std::invalid_argument("--legs takes 8 comma-separated joint names (got " + std::to_string(count) + ")");
+    found = core::legs_from_names(clip.skeleton, names);
+  } else {
+    core::LegDetectionInput input;
+    input.skeleton = &clip.skeleton;
+    std::vector<core::Transform> world(clip.skeleton.joint_count());
+    core::forward_kinematics(clip.skeleton, clip.skeleton.rest, clip.space.to_world(), world);
+    for (const auto& t : world) input.rest_world.push_back(t.translation);
+    found = core::detect_legs(input);
+  }
+  if (!found.rig) throw io::InputError(file, found.error);
+  return *found.rig;
+}
+
+}  // namespace ikfix::cli

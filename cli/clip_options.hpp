@@ -1,0 +1,27 @@
+#pragma once
+// Options shared by every command that reads a clip: units, up axis, legs.
+#include <optional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "core/legs.hpp"
+#include "io/clip_io.hpp"
+
+namespace ikfix::cli {
+
+struct ClipOptions {
+  std::string clip_unit;  // m|cm|mm|in|ft|cmu|<metres per unit>; empty: from the file or guessed
+  std::string clip_up;    // y|z; empty: from the file
+  std::string legs;       // 8 comma-separated joint names (toe may be empty)
+};
+
+void add_clip_options(CLI::App& cmd, ClipOptions& options);
+
+// Throws std::invalid_argument with a readable message on a bad value.
+io::ClipLoadOptions to_load_options(const ClipOptions& options);
+
+// Leg rig from --legs or detection; throws io::InputError naming the clip when none is found.
+core::LegRig find_legs(const io::LoadedClip& clip, const ClipOptions& options);
+
+}  // namespace ikfix::cli

@@ -1,0 +1,100 @@
+#include "cli/cmd_inspect.hpp"
+
+#include <cstdio>
+#include <memory>
+
+#include <spdlog/spdlog.h>
+
+#include "cli/clip_options.hpp"
+#include "cli/exit_codes.hpp"
+#include "io/error.hpp"
+#include "io/report_json.hpp"
+
+namespace ikfix::cli {
+namespace {
+
+struct InspectArgs {
+  std::string input;
+  ClipOptions clip;
+  bool json = false;
+};
+
+int inspect(const InspectArgs& args) {
+  const io::LoadedClip clip = io::load_clip(args.input, to_load_options(args.clip));
+  nlohmann::ordered_json out;
+  out["file"] = args.input;
+  out["format"] = clip.format;
+  out["joints"] = clip.skeleton.joint_count();
+  out["frames"] = clip.clip.frame_count;
+  out["fps"] = clip.clip.fps;
+  out["duration_s"] = clip.clip.frame_count / clip.clip.fps;
+  out["unit"] = {{"name", clip.unit_name},
+                 {"metres_per_unit", clip.space.metres_per_unit},
+                 {"source", clip.unit_source},
+                 {"reason", clip.unit_reason}};
+  out["up_axis"] = std::string(1, clip.up_axis);
+  std::string legs_error;
+  try {
+    const core::LegRig rig = find_legs(clip, args.clip);
+    out["legs"] = io::legs_json(clip.skeleton, rig);
+  } catch (const io::InputError& e) {
+    legs_error = e.cause();
+    out["legs"] = {{"error", legs_error}};
+  }
+  nlohmann::ordered_json names = nlohmann::ordered_json::array();
+  for (int j = 0; j < clip.skeleton.joint_count(); ++j) {
+    const int p = clip.skeleton.parents[j];
+    names.push_back({{"name", clip.skeleton.names[j]}, {"parent", p < 0 ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(clip.skeleton.names[p])}});
+  }
+  out["skeleton"] = names;
+  if (args.json) {
+    std::printf("%s\n", out.dump(2).c_str());
+    return kExitOk;
+  }
+  std::printf("%s: %s, %d joints, %d frames at %g fps (%.2f s)\n", args.input.c_str(), clip.format.c_str(),
+              clip.skeleton.joint_count(), clip.clip.frame_count, clip.clip.fps,
+              clip.clip.frame_count / clip.clip.fps);
+  std::printf("unit: %s = %g m (%s)%s%s\n", clip.unit_name.c_str(), clip.space.metres_per_unit,
+              clip.unit_source.c_str(), clip.unit_reason.empty() ? "" : ": ", clip.unit_reason.c_str());
+  std::printf("up axis: %c\n", clip.up_axis);
+  if (legs_error.empty()) {
+    const auto& legs = out["legs"];
+    std::printf("legs (%s): pelvis %s\n", legs["method"].get<std::string>().c_str(),
+                legs["pelvis"].get<std::string>().c_str());
+    for (const char* side : {"left", "right"}) {
+      const auto& l = legs[side];
+      std::printf("  %-5s %s > %s > %s > %s\n", side, l["hip"].get<std::string>().c_str(),
+                  l["knee"].get<std::string>().c_str(), l["ankle"].get<std::string>().c_str(),
+                  l["toe"].is_null() ? "(no toe)" : l["toe"].get<std::string>().c_str());
+    }
+  } else {
+    std::printf("legs: none (%s)\n", legs_error.c_str());
+  }
+  std::printf("joints:");
+  for (const auto& n : clip.skeleton.names) std::printf(" %s", n.c_str());
+  std::printf("\n");
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_inspect_command(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<InspectArgs>();
+  CLI::App* cmd = app.add_subcommand("inspect", "Show a clip's skeleton, legs, frame rate, unit and up axis");
+  cmd->add_option("clip", args->input, "Input clip")->required();
+  add_clip_options(*cmd, args->clip);
+  cmd->add_flag("--json", args->json, "Print JSON instead of text");
+  cmd->callback([args, &exit_code] {
+    try {
+      exit_code = inspect(*args);
+    } catch (const io::InputError& e) {
+      spdlog::error("{}", e.what());
+      exit_code = kExitBadInput;
+    } catch (const std::exception& e) {
+      spdlog::error("{}: {}", args->input, e.what());
+      exit_code = kExitBadInput;
+    }
+  });
+}
+
+}  // namespace ikfix::cli

@@ -1,0 +1,48 @@
+// ikfix: puts the feet of animation clips on real terrain. Parses arguments, sets up logging
+// and dispatches to one file per command.
+#include <CLI/CLI.hpp>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include "cli/cmd_inspect.hpp"
+#include "cli/cmd_run.hpp"
+#include "cli/cmd_terrain.hpp"
+#include "cli/exit_codes.hpp"
+
+int main(int argc, char** argv) {
+  // Logs go to stderr so stdout stays clean for machine-readable output (inspect --json).
+  auto logger = spdlog::stderr_color_mt("ikfix");
+  logger->set_pattern("%^%l%$: %v");
+  spdlog::set_default_logger(logger);
+
+  CLI::App app{"ikfix: fix animation clips' feet onto terrain (BVH in, BVH out; JSON reports)", "ikfix"};
+  app.set_version_flag("--version", std::string("ikfix ") + IKFIX_VERSION);
+  app.require_subcommand(1);
+  bool quiet = false, verbose = false;
+  app.add_flag("-q,--quiet", quiet, "Only errors");
+  app.add_flag("-v,--verbose", verbose, "More detail");
+  app.parse_complete_callback([&] {
+    if (quiet) spdlog::set_level(spdlog::level::err);
+    if (verbose) spdlog::set_level(spdlog::level::debug);
+  });
+
+  int exit_code = ikfix::cli::kExitOk;
+  ikfix::cli::add_run_command(app, exit_code);
+  ikfix::cli::add_inspect_command(app, exit_code);
+  ikfix::cli::add_terrain_command(app, exit_code);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    // One line naming the problem; usage errors are exit code 2 for every command.
+    spdlog::error("{} (see 'ikfix --help')", e.what());
+    return ikfix::cli::kExitBadInput;
+  }
+  return exit_code;
+}

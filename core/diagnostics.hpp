@@ -1,0 +1,50 @@
+#pragma once
+// Plain results of a fix, from which io builds the JSON report. Units: metres, frames (0-based).
+#include <string>
+#include <vector>
+
+namespace ikfix::core {
+
+// Consecutive frames where a foot could not reach its target after the pelvis limit.
+struct UnreachableRange {
+  int first = 0;
+  int last = 0;
+  double max_shortfall_m = 0;  // largest |ankle - target| in the range
+  int worst_frame = 0;
+  std::string reason;          // "too far" (leg too short), "too close" (knee bend limit)
+};
+
+struct LegDiagnostics {
+  std::string side;                  // "left" / "right"
+  int frames_in_contact = 0;
+  int contact_count = 0;             // number of plants
+  double max_correction_m = 0;       // largest ankle displacement vs the input
+  int max_correction_frame = 0;
+  int unreachable_frames = 0;
+  std::vector<UnreachableRange> unreachable;
+  double max_shortfall_m = 0;
+  int worst_frame = -1;              // frame of max shortfall (-1: none)
+  double mean_iterations = 0;        // solver iterations per frame
+  int max_iterations = 0;
+  double max_residual_m = 0;         // solver residual on reachable frames (convergence)
+  double max_penetration_m = 0;      // planted frames: ankle/toe below their ground level
+};
+
+struct FixDiagnostics {
+  int frames = 0;
+  double fps = 0;
+  std::string solver;
+  double leg_length_m = 0;           // hip-to-ankle, longer leg
+  double floor_height_m = 0;         // clip floor used, world Y before the fix
+  std::string floor_method;          // "file origin" / "estimated" / "user"
+  double max_body_rise_m = 0;        // root following the terrain, signed extremes
+  double min_body_rise_m = 0;
+  double max_pelvis_drop_m = 0;
+  int pelvis_limit_frames = 0;       // frames where the pelvis drop limit was reached
+  int off_terrain_frames = 0;        // frames with a foot outside the terrain (no ground below)
+  double max_bone_length_change = 0; // relative, measured on the output (should be ~1e-15)
+  LegDiagnostics legs[2];
+  std::vector<std::string> warnings;
+};
+
+}  // namespace ikfix::core

@@ -1,0 +1,30 @@
+#pragma once
+// Foot contact detection on the input motion: a foot is planted when it is near the clip's own
+// floor and slow, with hysteresis and a minimum duration.
+#include <span>
+#include <vector>
+
+namespace ikfix::core {
+
+struct ContactSettings {
+  double height_threshold = 0.05;  // metres above the point's planted level (scaled by leg length)
+  double speed_threshold = 0.20;   // metres/second (scaled by leg length)
+  double hysteresis = 1.5;         // release when height or speed exceeds threshold * this
+  double min_duration = 0.05;      // seconds; shorter plants and gaps are removed (>= 3 frames)
+};
+
+// Contact of one foot with the floor per frame. `heights[p][f]` is the height of foot point p
+// (e.g. ankle, toe) above its planted level, metres; `speeds[p][f]` its speed, m/s. A foot is
+// planted when any point is planted. Output: one flag per frame.
+std::vector<char> detect_contacts(std::span<const std::vector<double>> heights,
+                                  std::span<const std::vector<double>> speeds, double fps,
+                                  const ContactSettings& settings);
+
+// Intervals [first, last] of consecutive planted frames.
+struct Interval {
+  int first = 0;
+  int last = 0;
+};
+std::vector<Interval> contact_intervals(std::span<const char> planted);
+
+}  // namespace ikfix::core

@@ -1,0 +1,40 @@
+#pragma once
+// Every knob of the foot fix, with defaults that suit human mocap. Distances are metres for a
+// leg of `reference_leg_length`; the fix scales them by the actual leg length.
+#include <optional>
+
+#include "core/fix/contacts.hpp"
+#include "core/math.hpp"
+
+namespace ikfix::core {
+
+enum class SolverKind { Fabrik, Ccd, TwoBone };
+
+struct FixSettings {
+  SolverKind solver = SolverKind::Fabrik;
+  int max_iterations = 64;             // FABRIK / CCD passes per leg per frame
+  double solver_tolerance = 1e-6;      // metres
+  double unreachable_tolerance = 1e-3; // metres: shortfall above this is reported unreachable
+
+  double reference_leg_length = 0.85;  // metres; thresholds below are for this leg length
+  ContactSettings contacts;
+
+  // Clip floor (world Y, metres, before the fix). Unset: y = 0 when the feet rest just above it,
+  // else the 5th percentile of the lowest foot joint.
+  std::optional<double> floor_height;
+
+  double body_smoothing = 0.12;        // seconds (Gaussian sigma) for the root following terrain
+  double foot_smoothing = 0.02;        // seconds, swing-foot height offsets
+  double pelvis_smoothing = 0.06;      // seconds (Gaussian sigma) for the pelvis drop
+  double max_pelvis_drop = 0.35;       // fraction of leg length
+  double max_reach = 0.9995;           // fraction of leg length the solver may use
+  double min_knee_angle = 25.0 * kPi / 180.0;  // radians, interior angle at full bend
+
+  bool align_feet = true;              // turn planted feet to the ground normal
+  double max_foot_tilt = 35.0 * kPi / 180.0;  // radians
+  double weight = 1.0;                 // 0 = input unchanged, 1 = full fix
+};
+
+const char* solver_name(SolverKind kind);
+
+}  // namespace ikfix::core

@@ -1,0 +1,413 @@
+// The foot fix, top to bottom. Each numbered step matches DESIGN.md "The fix, per clip".
+#include "core/fix/footfix.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include "core/fix/contacts.hpp"
+#include "core/fix/leg_solve.hpp"
+#include "core/fix/smooth.hpp"
+#include "core/fk.hpp"
+
+namespace ikfix::core {
+namespace {
+
+constexpr Vec3 kUp{0.0, 1.0, 0.0};
+
+double percentile(std::vector<double> values, double q) {
+  if (values.empty()) return 0.0;
+  const auto k = static_cast<std::size_t>(std::clamp(q, 0.0, 1.0) * static_cast<double>(values.size() - 1));
+  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(k), values.end());
+  return values[k];
+}
+
+double smoothstep(double t) { return t * t * (3.0 - 2.0 * t); }
+
+// Foot points tracked per frame: the ankle joint and the toe (toe joint, else the ankle's end
+// site, else the ankle itself).
+struct FootTrack {
+  std::vector<Vec3> ankle, toe;
+};
+
+// Ground under one foot point for every frame, relative to the clip floor.
+struct GroundTrack {
+  std::vector<double> height;  // terrain Y, metres (clip floor where off the terrain)
+  std::vector<Vec3> normal;
+  std::vector<char> hit;
+};
+
+GroundTrack query_ground(const Terrain& terrain, const std::vector<Vec3>& points, double floor) {
+  const std::size_t n = points.size();
+  std::vector<std::array<double, 2>> xz(n);
+  for (std::size_t i = 0; i < n; ++i) xz[i] = {points[i].x, points[i].z};
+  std::vector<GroundHit> hits(n);
+  terrain.ground_at(xz, hits);
+  GroundTrack g;
+  g.height.resize(n);
+  g.normal.resize(n);
+  g.hit.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    g.hit[i] = hits[i].hit ? 1 : 0;
+    g.height[i] = hits[i].hit ? hits[i].height : floor;
+    g.normal[i] = hits[i].hit ? hits[i].normal : kUp;
+  }
+  return g;
+}
+
+// Vertical offset of one foot per frame: constant during each plant (the foot moved onto the
+// terrain), eased between plants, and never less than what keeps every foot point at or above
+// its planted level over the terrain (`need`).
+std::vector<double> foot_offsets(const std::vector<char>& planted, const std::vector<double>& need,
+                                 const std::vector<double>& ground_rel, double smoothing_frames) {
+  const int n = static_cast<int>(need.size());
+  const auto plants = contact_intervals(planted);
+  std::vector<double> base(n);
+  if (plants.empty()) {
+    gaussian_smooth(ground_rel, smoothing_frames * 4.0, base);
+  } else {
+    std::vector<double> plant_offset(plants.size());
+    for (std::size_t i = 0; i < plants.size(); ++i) {
+      double m = -1e300;
+      for (int f = plants[i].first; f <= plants[i].last; ++f) m = std::max(m, need[f]);
+      plant_offset[i] = m;
+      for (int f = plants[i].first; f <= plants[i].last; ++f) base[f] = m;
+    }
+    for (int f = 0; f < plants.front().first; ++f) base[f] = plant_offset.front();
+    for (int f = plants.back().last + 1; f < n; ++f) base[f] = plant_offset.back();
+    for (std::size_t i = 0; i + 1 < plants.size(); ++i) {
+      const int a = plants[i].last, b = plants[i + 1].first;
+      for (int f = a + 1; f < b; ++f) {
+        const double t = smoothstep(static_cast<double>(f - a) / (b - a));
+        base[f] = plant_offset[i] + (plant_offset[i + 1] - plant_offset[i]) * t;
+      }
+    }
+  }
+  std::vector<double> lifted(n), smoothed(n);
+  for (int f = 0; f < n; ++f) lifted[f] = std::max(base[f], need[f]);
+  gaussian_smooth(lifted, smoothing_frames, smoothed);
+  for (int f = 0; f < n; ++f) smoothed[f] = std::max(smoothed[f], need[f]);
+  return smoothed;
+}
+
+// Smallest downward pelvis shift that brings the target within `reach` of the hip.
+double needed_drop(const Vec3& hip, const Vec3& target, double reach) {
+  const Vec3 v = hip - target;
+  const double h2 = v.x * v.x + v.z * v.z;
+  if (h2 >= reach * reach) return std::max(0.0, v.y);  // horizontally out of reach: best effort
+  return std::max(0.0, v.y - std::sqrt(reach * reach - h2));
+}
+
+Quat parent_rotation(const Skeleton& sk, const std::vector<Transform>& world, int frame_base, int joint,
+                     const Transform& to_world) {
+  const int p = sk.parents[joint];
+  return p < 0 ? to_world.rotation : world[frame_base + p].rotation;
+}
+
+}  // namespace
+
+const char* solver_name(SolverKind kind) {
+  switch (kind) {
+    case SolverKind::Fabrik: return "fabrik";
+    case SolverKind::Ccd: return "ccd";
+    case SolverKind::TwoBone: return "two-bone";
+  }
+  return "?";
+}
+
+FixResult fix_clip(const FixInput& in) {
+  const Skeleton& sk = *in.skeleton;
+  const Clip& clip = *in.clip;
+  const FixSettings& s = in.settings;
+  const int frames = clip.frame_count;
+  const int joints = sk.joint_count();
+  const Transform to_world = in.space.to_world();
+  const double fps = clip.fps;
+
+  FixResult result;
+  result.clip = clip;
+  result.changed_joints.assign(joints, 0);
+  FixDiagnostics& diag = result.diagnostics;
+  diag.frames = frames;
+  diag.fps = fps;
+  diag.solver = solver_name(s.solver);
+  for (int l = 0; l < 2; ++l) diag.legs[l].side = kLegSideNames[l];
+  if (frames == 0) return result;
+
+  // 1. Sample every frame: world transforms of all joints (metres, Y up).
+  std::vector<Transform> world(static_cast<std::size_t>(frames) * joints);
+  for (int f = 0; f < frames; ++f)
+    forward_kinematics(sk, clip.frame(f), to_world, {world.data() + static_cast<std::size_t>(f) * joints,
+                                                     static_cast<std::size_t>(joints)});
+  auto W = [&](int f, int j) -> const Transform& { return world[static_cast<std::size_t>(f) * joints + j]; };
+
+  FootTrack feet[2];
+  double leg_length = 0;
+  for (int l = 0; l < 2; ++l) {
+    const Leg& leg = in.rig.legs[l];
+    feet[l].ankle.resize(frames);
+    feet[l].toe.resize(frames);
+    const auto& end_site = sk.end_sites[leg.ankle];
+    for (int f = 0; f < frames; ++f) {
+      feet[l].ankle[f] = W(f, leg.ankle).translation;
+      feet[l].toe[f] = leg.toe >= 0 ? W(f, leg.toe).translation
+                       : end_site   ? transform_point(W(f, leg.ankle), *end_site)
+                                    : feet[l].ankle[f];
+    }
+    leg_length = std::max(leg_length, glm::length(W(0, leg.knee).translation - W(0, leg.hip).translation) +
+                                          glm::length(W(0, leg.ankle).translation - W(0, leg.knee).translation));
+  }
+  diag.leg_length_m = leg_length;
+  const double scale = leg_length / s.reference_leg_length;
+
+  // The clip's own floor: y = 0 when the feet rest just above it (the usual mocap set-up),
+  // otherwise the level of the lowest foot joint.
+  {
+    std::vector<double> lowest(frames);
+    for (int f = 0; f < frames; ++f)
+      lowest[f] = std::min({feet[0].ankle[f].y, feet[0].toe[f].y, feet[1].ankle[f].y, feet[1].toe[f].y});
+    const double p5 = percentile(lowest, 0.05);
+    if (s.floor_height) {
+      diag.floor_height_m = *s.floor_height;
+      diag.floor_method = "user";
+    } else if (p5 >= 0.0 && p5 <= 0.15 * leg_length) {
+      diag.floor_height_m = 0.0;
+      diag.floor_method = "file origin";
+    } else {
+      diag.floor_height_m = p5;
+      diag.floor_method = "estimated";
+    }
+  }
+  const double floor = diag.floor_height_m;
+
+  // 2. Contacts on the input motion, per foot (ankle and toe), thresholds scaled to the leg.
+  ContactSettings contact_settings = s.contacts;
+  contact_settings.height_threshold *= scale;
+  contact_settings.speed_threshold *= scale;
+  std::vector<double> planted_level[2];  // per foot: ankle, toe level when planted (world Y)
+  for (int l = 0; l < 2; ++l) {
+    std::vector<double> heights[2], speeds[2];
+    const std::vector<Vec3>* points[2] = {&feet[l].ankle, &feet[l].toe};
+    for (int p = 0; p < 2; ++p) {
+      const auto& track = *points[p];
+      std::vector<double> ys(frames);
+      for (int f = 0; f < frames; ++f) ys[f] = track[f].y;
+      const double level = percentile(ys, 0.05);
+      planted_level[l].push_back(level);
+      heights[p].resize(frames);
+      speeds[p].resize(frames);
+      for (int f = 0; f < frames; ++f) {
+        heights[p][f] = track[f].y - level;
+        const int a = std::max(0, f - 1), b = std::min(frames - 1, f + 1);
+        speeds[p][f] = b > a ? glm::length(track[b] - track[a]) * fps / (b - a) : 0.0;
+      }
+    }
+    result.planted[l] = detect_contacts(heights, speeds, fps, contact_settings);
+  }
+
+  // 3. Ground under heel (ankle) and toe of each foot.
+  GroundTrack ground[2][2];
+  for (int l = 0; l < 2; ++l) {
+    ground[l][0] = query_ground(*in.terrain, feet[l].ankle, floor);
+    ground[l][1] = query_ground(*in.terrain, feet[l].toe, floor);
+    for (int f = 0; f < frames; ++f)
+      if (!ground[l][0].hit[f] || !ground[l][1].hit[f]) ++diag.off_terrain_frames;
+  }
+  if (diag.off_terrain_frames > 0)
+    diag.warnings.push_back(std::to_string(diag.off_terrain_frames) +
+                            " foot samples have no terrain below them; the clip floor was used there");
+
+  // 5. Foot offsets: how far each foot moves up or down to stand on the terrain.
+  std::vector<double> foot_offset[2];
+  for (int l = 0; l < 2; ++l) {
+    std::vector<double> need(frames), ground_rel(frames);
+    for (int f = 0; f < frames; ++f) {
+      const double ankle_need = ground[l][0].height[f] + (planted_level[l][0] - floor) - feet[l].ankle[f].y;
+      const double toe_need = ground[l][1].height[f] + (planted_level[l][1] - floor) - feet[l].toe[f].y;
+      need[f] = std::max(ankle_need, toe_need);
+      ground_rel[f] = std::max(ground[l][0].height[f], ground[l][1].height[f]) - floor;
+    }
+    foot_offset[l] = foot_offsets(result.planted[l], need, ground_rel, s.foot_smoothing * fps);
+  }
+
+  // 4. The body follows the terrain under the feet (smoothed, zero phase).
+  std::vector<double> body(frames), body_raw(frames);
+  for (int f = 0; f < frames; ++f) body_raw[f] = 0.5 * (foot_offset[0][f] + foot_offset[1][f]);
+  gaussian_smooth(body_raw, s.body_smoothing * fps, body);
+
+  // 6. Pelvis lowered just enough for both legs to reach, within a limit; dilated before
+  // smoothing so the smoothed drop never falls short of what a frame needs.
+  const double reach = s.max_reach * leg_length;
+  const double max_drop = s.max_pelvis_drop * leg_length;
+  std::vector<double> drop_raw(frames), drop_dilated(frames), drop(frames);
+  for (int f = 0; f < frames; ++f) {
+    double d = 0;
+    for (int l = 0; l < 2; ++l) {
+      const Leg& leg = in.rig.legs[l];
+      const Vec3 hip = W(f, leg.hip).translation + Vec3(0, body[f], 0);
+      const Vec3 target = feet[l].ankle[f] + Vec3(0, foot_offset[l][f], 0);
+      const double leg_reach = std::min(reach, s.max_reach * (glm::length(W(f, leg.knee).translation - W(f, leg.hip).translation) +
+                                                             glm::length(W(f, leg.ankle).translation - W(f, leg.knee).translation)));
+      d = std::max(d, needed_drop(hip, target, leg_reach));
+    }
+    if (d > max_drop) {
+      d = max_drop;
+      ++diag.pelvis_limit_frames;
+    }
+    drop_raw[f] = d;
+  }
+  const double pelvis_sigma = s.pelvis_smoothing * fps;
+  dilate_max(drop_raw, gaussian_radius(pelvis_sigma), drop_dilated);
+  gaussian_smooth(drop_dilated, pelvis_sigma, drop);
+  for (int f = 0; f < frames; ++f) {
+    drop[f] = std::min(drop[f], max_drop);
+    diag.max_pelvis_drop_m = std::max(diag.max_pelvis_drop_m, drop[f]);
+    diag.max_body_rise_m = std::max(diag.max_body_rise_m, body[f]);
+    diag.min_body_rise_m = std::min(diag.min_body_rise_m, body[f]);
+  }
+  if (diag.pelvis_limit_frames > 0)
+    diag.warnings.push_back("pelvis drop limit (" + std::to_string(s.max_pelvis_drop) + " x leg length) reached on " +
+                            std::to_string(diag.pelvis_limit_frames) + " frames");
+
+  // Foot-orientation weight: planted, ramped so alignment fades in and out without a pop.
+  std::vector<double> align_weight[2];
+  for (int l = 0; l < 2; ++l) {
+    std::vector<double> raw(frames);
+    for (int f = 0; f < frames; ++f) raw[f] = result.planted[l][f] ? 1.0 : 0.0;
+    align_weight[l].resize(frames);
+    gaussian_smooth(raw, 0.03 * fps, align_weight[l]);
+  }
+
+  // 7-10. Per frame: pelvis, leg IK, foot orientation, local rotations written back.
+  const int pelvis = in.rig.pelvis;
+  std::vector<double> iterations_sum(2, 0.0);
+  for (int l = 0; l < 2; ++l) {
+    result.ankle_target_ws[l].resize(frames);
+  }
+  std::vector<const char*> reasons[2];
+  for (int l = 0; l < 2; ++l) reasons[l].assign(frames, "");
+  bool pelvis_moved = false;
+  for (int f = 0; f < frames; ++f) {
+    const std::size_t base = static_cast<std::size_t>(f) * joints;
+    const double shift = body[f] - drop[f];
+    const Vec3 pelvis_shift_ws(0, shift, 0);
+    std::span<Transform> out = result.clip.frame(f);
+    if (shift != 0.0) {
+      pelvis_moved = true;
+      const int parent = sk.parents[pelvis];
+      const Transform& pw = parent < 0 ? to_world : W(f, parent);
+      out[pelvis].translation += (glm::inverse(pw.rotation) * pelvis_shift_ws) / pw.scale;
+    }
+    for (int l = 0; l < 2; ++l) {
+      const Leg& leg = in.rig.legs[l];
+      LegPose pose{W(f, leg.hip).translation, W(f, leg.knee).translation, W(f, leg.ankle).translation,
+                   W(f, leg.hip).rotation,    W(f, leg.knee).rotation,    W(f, leg.ankle).rotation};
+      const Vec3 target = feet[l].ankle[f] + Vec3(0, foot_offset[l][f], 0);
+      result.ankle_target_ws[l][f] = target;
+      Vec3 forward = feet[l].toe[f] - feet[l].ankle[f];
+      forward.y = 0;
+      forward = safe_normalize(forward, Vec3(0));
+      const Vec3 pole = knee_pole(pose, forward, leg_length);
+      const LegSolveResult r = solve_leg(pose, pose.hip_ws + pelvis_shift_ws, target, pole, s);
+      iterations_sum[l] += r.iterations;
+      diag.legs[l].max_iterations = std::max(diag.legs[l].max_iterations, r.iterations);
+      reasons[l][f] = r.reason;
+
+      // Foot orientation: turn the animated foot by the ground's tilt, limited and weighted.
+      Quat ankle_rot = pose.ankle_rot_ws;
+      if (s.align_feet && align_weight[l][f] > 0) {
+        const Vec3 n = ground[l][0].normal[f];
+        const double tilt = std::min(angle_between(kUp, n), s.max_foot_tilt) * align_weight[l][f];
+        if (tilt > 0) ankle_rot = axis_angle(safe_normalize(glm::cross(kUp, n), Vec3(1, 0, 0)), tilt) * pose.ankle_rot_ws;
+      }
+
+      // Local rotations: each parent's new world rotation is its old one carried by the change
+      // of the joint above it (joints between hip and knee, if any, move rigidly).
+      const Quat hip_delta = r.hip_rot_ws * glm::inverse(pose.hip_rot_ws);
+      const Quat knee_delta = r.knee_rot_ws * glm::inverse(pose.knee_rot_ws);
+      const Quat hip_parent = parent_rotation(sk, world, static_cast<int>(base), leg.hip, to_world);
+      const Quat knee_parent = hip_delta * parent_rotation(sk, world, static_cast<int>(base), leg.knee, to_world);
+      const Quat ankle_parent = knee_delta * parent_rotation(sk, world, static_cast<int>(base), leg.ankle, to_world);
+      auto set_rotation = [&](int joint, const Quat& parent_ws, const Quat& joint_ws) {
+        Quat local = glm::normalize(glm::inverse(parent_ws) * joint_ws);
+        local = align_hemisphere(local, clip.at(f, joint).rotation);
+        if (s.weight < 1.0) local = glm::normalize(glm::slerp(clip.at(f, joint).rotation, local, std::max(0.0, s.weight)));
+        if (is_finite(local)) out[joint].rotation = local;
+      };
+      set_rotation(leg.hip, hip_parent, r.hip_rot_ws);
+      set_rotation(leg.knee, knee_parent, r.knee_rot_ws);
+      set_rotation(leg.ankle, ankle_parent, ankle_rot);
+    }
+  }
+  if (s.weight < 1.0 && pelvis_moved)
+    for (int f = 0; f < frames; ++f) {
+      Transform& t = result.clip.at(f, pelvis);
+      t.translation = clip.at(f, pelvis).translation + (t.translation - clip.at(f, pelvis).translation) * s.weight;
+    }
+
+  // Which joints changed at all (untouched joints keep their original keys in the file).
+  for (std::size_t i = 0; i < result.clip.locals.size(); ++i) {
+    const Transform& a = clip.locals[i];
+    const Transform& b = result.clip.locals[i];
+    if (a.translation != b.translation || a.rotation != b.rotation)
+      result.changed_joints[i % static_cast<std::size_t>(joints)] = 1;
+  }
+
+  // Measure what was written: FK of the output, residual per frame, penetration, bone lengths.
+  std::vector<Transform> out_world(joints);
+  for (int l = 0; l < 2; ++l) {
+    LegDiagnostics& ld = diag.legs[l];
+    ld.mean_iterations = iterations_sum[l] / frames;
+    const auto plants = contact_intervals(result.planted[l]);
+    ld.contact_count = static_cast<int>(plants.size());
+    for (char p : result.planted[l]) ld.frames_in_contact += p;
+  }
+  for (int f = 0; f < frames; ++f) {
+    forward_kinematics(sk, result.clip.frame(f), to_world, out_world);
+    for (int l = 0; l < 2; ++l) {
+      const Leg& leg = in.rig.legs[l];
+      LegDiagnostics& ld = diag.legs[l];
+      const Vec3 ankle = out_world[leg.ankle].translation;
+      const double correction = glm::length(ankle - feet[l].ankle[f]);
+      if (correction > ld.max_correction_m) {
+        ld.max_correction_m = correction;
+        ld.max_correction_frame = f;
+      }
+      const double shortfall = glm::length(ankle - result.ankle_target_ws[l][f]);
+      if (shortfall > s.unreachable_tolerance && s.weight >= 1.0) {
+        ++ld.unreachable_frames;
+        if (ld.unreachable.empty() || ld.unreachable.back().last != f - 1 ||
+            ld.unreachable.back().reason != reasons[l][f])
+          ld.unreachable.push_back({f, f, 0.0, f, reasons[l][f]});
+        UnreachableRange& range = ld.unreachable.back();
+        range.last = f;
+        if (shortfall > range.max_shortfall_m) {
+          range.max_shortfall_m = shortfall;
+          range.worst_frame = f;
+        }
+        if (shortfall > ld.max_shortfall_m) {
+          ld.max_shortfall_m = shortfall;
+          ld.worst_frame = f;
+        }
+      } else {
+        ld.max_residual_m = std::max(ld.max_residual_m, shortfall);
+      }
+      if (result.planted[l][f]) {
+        const Vec3 toe = leg.toe >= 0 ? out_world[leg.toe].translation : ankle;
+        const double ankle_floor = ground[l][0].height[f] + (planted_level[l][0] - floor);
+        const double toe_floor = ground[l][1].height[f] + (planted_level[l][1] - floor);
+        ld.max_penetration_m = std::max({ld.max_penetration_m, ankle_floor - ankle.y - 1e-9, toe_floor - toe.y - 1e-9, 0.0});
+      }
+      // Bone lengths of the leg, relative change against the input.
+      const int chain[3] = {leg.hip, leg.knee, leg.ankle};
+      for (int k = 0; k < 2; ++k) {
+        const double before = glm::length(W(f, chain[k + 1]).translation - W(f, chain[k]).translation);
+        const double after = glm::length(out_world[chain[k + 1]].translation - out_world[chain[k]].translation);
+        if (before > 0) diag.max_bone_length_change = std::max(diag.max_bone_length_change, std::abs(after - before) / before);
+      }
+    }
+  }
+  return result;
+}
+
+}  // namespace ikfix::core

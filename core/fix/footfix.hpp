@@ -1,0 +1,37 @@
+#pragma once
+// The per-clip foot fix: puts a clip recorded on flat ground onto a terrain.
+#include <vector>
+
+#include "core/clip.hpp"
+#include "core/diagnostics.hpp"
+#include "core/fix/fix_settings.hpp"
+#include "core/legs.hpp"
+#include "core/skeleton.hpp"
+#include "core/terrain.hpp"
+
+namespace ikfix::core {
+
+struct FixInput {
+  const Skeleton* skeleton = nullptr;
+  const Clip* clip = nullptr;
+  ClipSpace space;             // clip units/axes -> world metres, Y up
+  LegRig rig;
+  const Terrain* terrain = nullptr;  // world metres, Y up
+  FixSettings settings;
+};
+
+struct FixResult {
+  Clip clip;                        // same skeleton, frames and units as the input
+  std::vector<char> changed_joints; // joint_count flags: joints whose local transform changed
+  FixDiagnostics diagnostics;
+  // Per frame, per leg: planted flag, target ankle position and solve residual (for tests and
+  // `check`). Index [leg][frame].
+  std::vector<char> planted[2];
+  std::vector<Vec3> ankle_target_ws[2];
+};
+
+// Runs the whole fix (see DESIGN.md "The fix, per clip"). Never throws for valid input; the
+// caller validates that skeleton, clip and rig belong together.
+FixResult fix_clip(const FixInput& input);
+
+}  // namespace ikfix::core

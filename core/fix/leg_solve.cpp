@@ -1,0 +1,108 @@
+#include "core/fix/leg_solve.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/solvers/ccd.hpp"
+#include "core/solvers/fabrik.hpp"
+#include "core/solvers/two_bone.hpp"
+
+namespace ikfix::core {
+
+Vec3 knee_pole(const LegPose& a, const Vec3& foot_forward_ws, double leg_length) {
+  const Vec3 axis = safe_normalize(a.ankle_ws - a.hip_ws, Vec3(0, -1, 0));
+  const Vec3 rel = a.knee_ws - a.hip_ws;
+  const Vec3 offset = rel - axis * glm::dot(rel, axis);
+  // A 2% of leg length bias toward the toes: negligible for a bent knee, decisive for a
+  // straight one (knees point roughly where the feet point).
+  return offset + foot_forward_ws * (0.02 * leg_length);
+}
+
+LegSolveResult solve_leg(const LegPose& a, const Vec3& hip_ws, const Vec3& target_ws,
+                         const Vec3& pole_ws, const FixSettings& s) {
+  const Vec3 shift = hip_ws - a.hip_ws;
+  const Vec3 start[3] = {hip_ws, a.knee_ws + shift, a.ankle_ws + shift};
+  const double thigh = glm::length(a.knee_ws - a.hip_ws);
+  const double shin = glm::length(a.ankle_ws - a.knee_ws);
+
+  // Limits shared by every solver: the reach (slightly short of straight) and the knee's
+  // maximum bend give a shell of reachable ankle distances from the hip.
+  const double max_d = s.max_reach * (thigh + shin);
+  const double min_d =
+      std::sqrt(std::max(0.0, thigh * thigh + shin * shin - 2 * thigh * shin * std::cos(s.min_knee_angle)));
+  const Vec3 to_target = target_ws - hip_ws;
+  const double d = glm::length(to_target);
+  const Vec3 axis = safe_normalize(to_target, safe_normalize(start[2] - start[0], Vec3(0, -1, 0)));
+  Vec3 goal = target_ws;
+  const char* reason = "";
+  if (d > max_d) {
+    goal = hip_ws + axis * max_d;
+    reason = "too far";
+  } else if (d < min_d) {
+    goal = hip_ws + axis * min_d;
+    reason = "too close";
+  }
+
+  LegSolveResult r;
+  Vec3 out[3];
+  const double lengths[2] = {thigh, shin};
+  switch (s.solver) {
+    case SolverKind::Fabrik: {
+      FabrikJob job;
+      job.start_ws = start;
+      job.lengths = lengths;
+      job.target_ws = goal;
+      job.pole_dir_ws = &pole_ws;
+      job.tolerance = s.solver_tolerance;
+      job.max_iterations = s.max_iterations;
+      job.out_ws = out;
+      job.iterations = &r.iterations;
+      job.run();
+      break;
+    }
+    case SolverKind::Ccd: {
+      CcdJob job;
+      job.start_ws = start;
+      job.target_ws = goal;
+      job.pole_dir_ws = &pole_ws;
+      job.tolerance = s.solver_tolerance;
+      job.max_iterations = s.max_iterations;
+      job.out_ws = out;
+      job.iterations = &r.iterations;
+      job.run();
+      break;
+    }
+    case SolverKind::TwoBone: {
+      out[0] = start[0];
+      TwoBoneJob job;
+      job.root_ws = start[0];
+      job.mid_ws = start[1];
+      job.end_ws = start[2];
+      job.target_ws = goal;
+      job.pole_dir_ws = &pole_ws;
+      job.tolerance = s.solver_tolerance;
+      job.out_mid_ws = &out[1];
+      job.out_end_ws = &out[2];
+      job.run();
+      break;
+    }
+  }
+  r.knee_ws = out[1];
+  r.ankle_ws = out[2];
+  r.residual_m = glm::length(out[2] - target_ws);
+  r.reached = r.residual_m <= s.unreachable_tolerance;
+  r.reason = r.reached ? "" : (*reason ? reason : "solver did not converge");
+
+  // Minimal rotations that carry the animated bones onto the solved ones (twist kept).
+  const Vec3 thigh_old = safe_normalize(a.knee_ws - a.hip_ws, Vec3(0, -1, 0));
+  const Vec3 thigh_new = safe_normalize(r.knee_ws - hip_ws, thigh_old);
+  const Quat hip_delta = rotation_between(thigh_old, thigh_new);
+  r.hip_rot_ws = glm::normalize(hip_delta * a.hip_rot_ws);
+  const Vec3 shin_carried = hip_delta * safe_normalize(a.ankle_ws - a.knee_ws, Vec3(0, -1, 0));
+  const Vec3 shin_new = safe_normalize(r.ankle_ws - r.knee_ws, shin_carried);
+  const Quat knee_delta = rotation_between(shin_carried, shin_new);
+  r.knee_rot_ws = glm::normalize(knee_delta * hip_delta * a.knee_rot_ws);
+  return r;
+}
+
+}  // namespace ikfix::core

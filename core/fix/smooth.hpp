@@ -1,0 +1,20 @@
+#pragma once
+// Offline filters: the whole signal is known, so they look ahead and add no lag.
+#include <span>
+#include <vector>
+
+namespace ikfix::core {
+
+// Zero-phase Gaussian smoothing (sigma in samples, kernel truncated at 3 sigma, edges
+// renormalised so a constant stays constant). sigma <= 0 copies. `out` may not alias `in`.
+void gaussian_smooth(std::span<const double> in, double sigma, std::span<double> out);
+
+// Running maximum over [i - radius, i + radius]. With a smoothing kernel no wider than
+// `radius`, smooth(dilate(x)) >= x everywhere: used so a smoothed pelvis drop is never less
+// than what a frame needs.
+void dilate_max(std::span<const double> in, int radius, std::span<double> out);
+
+// Kernel half-width in samples used by gaussian_smooth for a given sigma.
+int gaussian_radius(double sigma);
+
+}  // namespace ikfix::core

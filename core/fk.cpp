@@ -1,0 +1,25 @@
+#include "core/fk.hpp"
+
+namespace ikfix::core {
+
+void forward_kinematics(const Skeleton& skeleton, std::span<const Transform> locals,
+                        const Transform& clip_to_world, std::span<Transform> world_out) {
+  const int n = skeleton.joint_count();
+  for (int j = 0; j < n; ++j) {
+    const int p = skeleton.parents[j];
+    world_out[j] = compose(p < 0 ? clip_to_world : world_out[p], locals[j]);
+  }
+}
+
+Transform joint_world(const Skeleton& skeleton, std::span<const Transform> locals,
+                      const Transform& clip_to_world, int joint) {
+  // Collect the ancestor chain (root first) without allocating: skeletons are shallow.
+  int chain[256];
+  int depth = 0;
+  for (int j = joint; j >= 0 && depth < 256; j = skeleton.parents[j]) chain[depth++] = j;
+  Transform world = clip_to_world;
+  for (int i = depth - 1; i >= 0; --i) world = compose(world, locals[chain[i]]);
+  return world;
+}
+
+}  // namespace ikfix::core

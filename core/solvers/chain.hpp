@@ -1,0 +1,23 @@
+#pragma once
+// Shared pieces of the chain solvers: the bend-plane (pole) constraint and the exact
+// two-bone placement every solver can finish with.
+#include <span>
+
+#include "core/math.hpp"
+
+namespace ikfix::core {
+
+// Rotates every middle joint of `chain_ws` about the axis root->end so that it lies in the
+// half-plane spanned by that axis and `pole_dir_ws` (the side the knee should point to).
+// Lengths are unchanged (a rotation about an axis through the root and the end moves each
+// middle joint on a circle). A pole parallel to the axis leaves the chain as it is.
+void apply_bend_plane(std::span<Vec3> chain_ws, const Vec3& pole_dir_ws);
+
+// Places the middle joint of a 3-joint chain exactly: root fixed, end at `end_ws` (which must
+// satisfy |lengths[0] - lengths[1]| <= |end - root| <= lengths[0] + lengths[1]), the middle joint
+// on the `pole_dir_ws` side of the root->end axis. Uses a cancellation-free height (Heron) so a
+// straight leg loses nothing. Returns false (chain untouched) when the end is out of range.
+bool place_two_bone(std::span<Vec3> chain_ws, const Vec3& end_ws, double upper_length,
+                    double lower_length, const Vec3& pole_dir_ws);
+
+}  // namespace ikfix::core

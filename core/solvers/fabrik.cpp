@@ -1,0 +1,69 @@
+#include "core/solvers/fabrik.hpp"
+
+#include <cmath>
+
+#include "core/solvers/chain.hpp"
+
+namespace ikfix::core {
+
+bool FabrikJob::validate() const {
+  if (start_ws.size() < 2 || lengths.size() + 1 != start_ws.size() || out_ws.size() != start_ws.size())
+    return false;
+  if (!(tolerance > 0) || max_iterations < 1 || !is_finite(target_ws)) return false;
+  for (double l : lengths)
+    if (!(l >= 0) || !std::isfinite(l)) return false;
+  for (const Vec3& p : start_ws)
+    if (!is_finite(p)) return false;
+  if (pole_dir_ws && !is_finite(*pole_dir_ws)) return false;
+  return true;
+}
+
+bool FabrikJob::run() const {
+  if (!validate()) return false;
+  const std::size_t n = start_ws.size();
+  for (std::size_t i = 0; i < n; ++i) out_ws[i] = start_ws[i];
+  const Vec3 root = start_ws[0];
+  double total = 0;
+  for (double l : lengths) total += l;
+
+  // Direction from a to b, or the previous bone's direction when a and b coincide (a folded
+  // chain or a target on a joint must not lose a bone), or the chain's overall direction.
+  auto dir = [&](const Vec3& from, const Vec3& to, std::size_t bone) {
+    Vec3 fallback = bone < n - 1 ? start_ws[bone + 1] - start_ws[bone] : Vec3(0, -1, 0);
+    fallback = safe_normalize(fallback, safe_normalize(target_ws - root, Vec3(0, -1, 0)));
+    return safe_normalize(to - from, fallback);
+  };
+
+  int passes = 0;
+  const double distance = glm::length(target_ws - root);
+  if (distance >= total) {
+    // Out of reach: stretch straight toward the target.
+    const Vec3 axis = dir(root, target_ws, 0);
+    for (std::size_t i = 1; i < n; ++i) out_ws[i] = out_ws[i - 1] + axis * lengths[i - 1];
+  } else {
+    for (passes = 0; passes < max_iterations; ++passes) {
+      if (glm::length(out_ws[n - 1] - target_ws) <= tolerance) break;
+      // Backward: end to target, walk to the root.
+      out_ws[n - 1] = target_ws;
+      for (std::size_t i = n - 1; i-- > 0;)
+        out_ws[i] = out_ws[i + 1] + dir(out_ws[i + 1], out_ws[i], i) * lengths[i];
+      // Forward: root back in place, walk to the end.
+      out_ws[0] = root;
+      for (std::size_t i = 1; i < n; ++i)
+        out_ws[i] = out_ws[i - 1] + dir(out_ws[i - 1], out_ws[i], i - 1) * lengths[i - 1];
+      if (pole_dir_ws) apply_bend_plane(out_ws, *pole_dir_ws);
+    }
+    if (exact_final_step && n == 3 && glm::length(out_ws[2] - target_ws) > tolerance) {
+      // Keep the bend the iterations found (or the pole's when given).
+      const Vec3 bend = pole_dir_ws ? *pole_dir_ws : out_ws[1] - root;
+      place_two_bone(out_ws, target_ws, lengths[0], lengths[1], bend);
+    }
+  }
+  const double r = glm::length(out_ws[n - 1] - target_ws);
+  if (iterations) *iterations = passes;
+  if (residual) *residual = r;
+  if (reached) *reached = r <= tolerance;
+  return true;
+}
+
+}  // namespace ikfix::core

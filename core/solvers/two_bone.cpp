@@ -1,0 +1,40 @@
+#include "core/solvers/two_bone.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/solvers/chain.hpp"
+
+namespace ikfix::core {
+
+bool TwoBoneJob::validate() const {
+  return out_mid_ws && out_end_ws && is_finite(root_ws) && is_finite(mid_ws) && is_finite(end_ws) &&
+         is_finite(target_ws) && tolerance > 0 && (!pole_dir_ws || is_finite(*pole_dir_ws));
+}
+
+bool TwoBoneJob::run() const {
+  if (!validate()) return false;
+  const double a = glm::length(mid_ws - root_ws);
+  const double b = glm::length(end_ws - mid_ws);
+  Vec3 chain[3] = {root_ws, mid_ws, end_ws};
+  const Vec3 bend = pole_dir_ws ? *pole_dir_ws : mid_ws - root_ws;
+  // Clamp the distance into the reachable shell, then place exactly.
+  const Vec3 to_target = target_ws - root_ws;
+  const double d = glm::length(to_target);
+  const Vec3 axis = safe_normalize(to_target, safe_normalize(end_ws - root_ws, Vec3(0, -1, 0)));
+  const double reach = std::clamp(d, std::abs(a - b), a + b);
+  const Vec3 end = (reach == d) ? target_ws : root_ws + axis * reach;
+  if (!place_two_bone(chain, end, a, b, bend)) {
+    // Zero-length bones: nothing can move meaningfully.
+    chain[1] = root_ws + axis * a;
+    chain[2] = chain[1] + axis * b;
+  }
+  *out_mid_ws = chain[1];
+  *out_end_ws = chain[2];
+  const double r = glm::length(chain[2] - target_ws);
+  if (residual) *residual = r;
+  if (reached) *reached = r <= tolerance;
+  return true;
+}
+
+}  // namespace ikfix::core

@@ -1,0 +1,114 @@
+#include "io/clip_io.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <memory>
+
+#include "core/fk.hpp"
+#include "core/units.hpp"
+#include "io/bvh/bvh.hpp"
+#include "io/error.hpp"
+
+namespace ikfix::io {
+namespace {
+
+std::string lower_extension(const std::filesystem::path& path) {
+  std::string ext = path.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+  return ext;
+}
+
+core::Quat up_axis_rotation(char up_axis) {
+  // Z up -> Y up: -90 degrees about X takes +Z to +Y (and +Y to -Z).
+  if (up_axis == 'z') return core::axis_angle(core::Vec3(1, 0, 0), -core::kPi / 2);
+  return core::identity_quat();
+}
+
+void resolve_units(LoadedClip& loaded, const ClipLoadOptions& options,
+                   std::optional<double> file_metres_per_unit, const std::string& file_unit_name) {
+  loaded.up_axis = options.up_axis.value_or(loaded.up_axis);
+  if (options.metres_per_unit) {
+    loaded.space.metres_per_unit = *options.metres_per_unit;
+    loaded.unit_source = "user";
+    loaded.unit_name = "custom";
+  } else if (file_metres_per_unit) {
+    loaded.space.metres_per_unit = *file_metres_per_unit;
+    loaded.unit_source = "file";
+    loaded.unit_name = file_unit_name;
+  } else {
+    const core::UnitGuess guess =
+        core::guess_unit_from_height(rest_points_yup(loaded.skeleton, loaded.up_axis));
+    loaded.space.metres_per_unit = guess.metres_per_unit;
+    loaded.unit_source = "guessed";
+    loaded.unit_name = guess.unit;
+    loaded.unit_reason = guess.reason;
+  }
+  loaded.space.to_world_rotation = up_axis_rotation(loaded.up_axis);
+}
+
+LoadedClip load_bvh(const std::filesystem::path& path, const ClipLoadOptions& options) {
+  bvh::ParseOptions parse_options;
+  parse_options.allow_extra_frame_lines = true;
+  auto doc = std::make_shared<bvh::Document>(bvh::read_file(path, parse_options));
+  LoadedClip loaded;
+  loaded.path = path;
+  loaded.format = "bvh";
+  loaded.skeleton = bvh::skeleton(*doc);
+  loaded.clip = bvh::clip(*doc);
+  if (doc->extra_frame_lines > 0)
+    loaded.warnings.push_back(std::to_string(doc->extra_frame_lines) +
+                              " frame line(s) beyond the declared 'Frames: " + std::to_string(doc->frame_count) +
+                              "' were ignored (and are kept in the output)");
+  // BVH never states its unit or up axis: Y up by convention, unit guessed from the height.
+  resolve_units(loaded, options, std::nullopt, "");
+  loaded.document = doc;
+  return loaded;
+}
+
+}  // namespace
+
+std::vector<core::Vec3> rest_points_yup(const core::Skeleton& skeleton, char up_axis) {
+  const int n = skeleton.joint_count();
+  std::vector<core::Transform> world(n);
+  core::Transform to_world;
+  to_world.rotation = up_axis_rotation(up_axis);
+  core::forward_kinematics(skeleton, skeleton.rest, to_world, world);
+  std::vector<core::Vec3> points;
+  points.reserve(2 * static_cast<std::size_t>(n));
+  for (int j = 0; j < n; ++j) {
+    points.push_back(world[j].translation);
+    if (skeleton.end_sites[j]) points.push_back(core::transform_point(world[j], *skeleton.end_sites[j]));
+  }
+  return points;
+}
+
+bool is_supported_clip(const std::filesystem::path& path) { return lower_extension(path) == ".bvh"; }
+
+LoadedClip load_clip(const std::filesystem::path& path, const ClipLoadOptions& options) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) throw InputError(path.string(), "no such file");
+  const std::string ext = lower_extension(path);
+  LoadedClip loaded;
+  if (ext == ".bvh") {
+    loaded = load_bvh(path, options);
+  } else {
+    throw InputError(path.string(), "unsupported clip format '" + ext + "' (supported: .bvh)");
+  }
+  if (auto problem = loaded.skeleton.validate(); !problem.empty()) throw InputError(path.string(), problem);
+  if (loaded.clip.frame_count == 0) throw InputError(path.string(), "the clip has no frames");
+  return loaded;
+}
+
+void save_clip(const std::filesystem::path& path, const LoadedClip& loaded, const core::Clip& edited,
+               std::span<const char> changed) {
+  if (loaded.format == "bvh") {
+    const auto& doc = *static_cast<const bvh::Document*>(loaded.document.get());
+    std::unique_ptr<bool[]> flags(new bool[changed.size()]);
+    for (std::size_t i = 0; i < changed.size(); ++i) flags[i] = changed[i] != 0;
+    bvh::save(path, doc, edited, std::span<const bool>(flags.get(), changed.size()));
+    return;
+  }
+  throw InputError(path.string(), "cannot write format '" + loaded.format + "'");
+}
+
+}  // namespace ikfix::io

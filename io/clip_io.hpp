@@ -1,0 +1,49 @@
+#pragma once
+// Clip files in and out, whatever the format. A LoadedClip keeps the format's own document so
+// the writer can patch the original (untouched joints keep their bytes) instead of regenerating.
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/clip.hpp"
+#include "core/skeleton.hpp"
+
+namespace ikfix::io {
+
+struct ClipLoadOptions {
+  std::optional<double> metres_per_unit;  // overrides the file / the guess
+  std::optional<char> up_axis;            // 'y' or 'z'; overrides the file
+};
+
+struct LoadedClip {
+  std::filesystem::path path;
+  std::string format;            // "bvh"
+  core::Skeleton skeleton;
+  core::Clip clip;
+  core::ClipSpace space;         // clip units/axes -> world metres, Y up
+  char up_axis = 'y';
+  std::string unit_name;         // "cmu", "cm", ...
+  std::string unit_source;       // "file", "user" or "guessed"
+  std::string unit_reason;       // why, when guessed
+  std::vector<std::string> warnings;     // things the reader tolerated, for the report
+  std::shared_ptr<const void> document;  // format-specific, for writing back
+};
+
+// Reads any supported clip file. Throws InputError naming the file and the problem.
+LoadedClip load_clip(const std::filesystem::path& path, const ClipLoadOptions& options = {});
+
+// Writes `edited` (same skeleton and frame count as `loaded.clip`) in the input's format,
+// replacing only the joints flagged in `changed`. Atomic. Throws InputError.
+void save_clip(const std::filesystem::path& path, const LoadedClip& loaded, const core::Clip& edited,
+               std::span<const char> changed);
+
+// True when the file extension is one `load_clip` reads.
+bool is_supported_clip(const std::filesystem::path& path);
+
+// Rest-pose world points (joints and end sites) in the clip's units with Y up, for unit guessing.
+std::vector<core::Vec3> rest_points_yup(const core::Skeleton& skeleton, char up_axis);
+
+}  // namespace ikfix::io

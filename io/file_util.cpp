@@ -1,0 +1,55 @@
+#include "io/file_util.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <system_error>
+#include <unistd.h>
+
+#include "io/error.hpp"
+
+namespace ikfix::io {
+
+std::string read_file(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw InputError(path.string(), "is a directory, not a file");
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) throw InputError(path.string(), std::string("cannot open: ") + std::strerror(errno));
+  std::string data;
+  char buffer[1 << 16];
+  std::size_t n;
+  while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) data.append(buffer, n);
+  const bool failed = std::ferror(f) != 0;
+  std::fclose(f);
+  if (failed) throw InputError(path.string(), "read error");
+  return data;
+}
+
+void write_file_atomic(const std::filesystem::path& path, std::string_view data) {
+  std::error_code ec;
+  const auto parent = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+  std::filesystem::create_directories(parent, ec);
+  if (ec) throw InputError(path.string(), "cannot create folder: " + ec.message());
+  // Unique temp name in the same folder so the rename is atomic on the same file system.
+  std::string temp_name = "." + path.filename().string() + ".tmp-" + std::to_string(::getpid());
+  const auto temp = parent / temp_name;
+  std::FILE* f = std::fopen(temp.c_str(), "wb");
+  if (!f) throw InputError(path.string(), std::string("cannot write: ") + std::strerror(errno));
+  const bool wrote = std::fwrite(data.data(), 1, data.size(), f) == data.size();
+  const bool flushed = std::fflush(f) == 0;
+  const bool closed = std::fclose(f) == 0;
+  if (!wrote || !flushed || !closed) {
+    std::filesystem::remove(temp, ec);
+    throw InputError(path.string(), "write failed (disk full?)");
+  }
+  std::filesystem::rename(temp, path, ec);
+  if (ec) {
+    std::filesystem::remove(temp, ec);
+    throw InputError(path.string(), "cannot replace file: " + ec.message());
+  }
+}
+
+}  // namespace ikfix::io

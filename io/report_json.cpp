@@ -1,0 +1,114 @@
+#include "io/report_json.hpp"
+
+#include <cmath>
+
+#include "io/file_util.hpp"
+
+namespace ikfix::io {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// Rounded to 1e-9 so the report is stable and readable (no 0.30000000000000004).
+double round9(double v) { return std::isfinite(v) ? std::round(v * 1e9) / 1e9 : 0.0; }
+
+Json leg_json(const core::LegDiagnostics& leg) {
+  Json ranges = Json::array();
+  for (const auto& r : leg.unreachable)
+    ranges.push_back({{"first", r.first},
+                      {"last", r.last},
+                      {"max_shortfall_m", round9(r.max_shortfall_m)},
+                      {"worst_frame", r.worst_frame},
+                      {"reason", r.reason}});
+  return {{"side", leg.side},
+          {"frames_in_contact", leg.frames_in_contact},
+          {"contacts", leg.contact_count},
+          {"max_correction_m", round9(leg.max_correction_m)},
+          {"max_correction_frame", leg.max_correction_frame},
+          {"max_penetration_m", round9(leg.max_penetration_m)},
+          {"unreachable_frames", leg.unreachable_frames},
+          {"unreachable", ranges},
+          {"worst_frame", leg.worst_frame},
+          {"max_shortfall_m", round9(leg.max_shortfall_m)},
+          {"solver",
+           {{"mean_iterations", round9(leg.mean_iterations)},
+            {"max_iterations", leg.max_iterations},
+            {"max_residual_m", round9(leg.max_residual_m)}}}};
+}
+
+}  // namespace
+
+Json legs_json(const core::Skeleton& s, const core::LegRig& rig) {
+  auto name = [&](int j) { return j >= 0 ? Json(s.names[j]) : Json(nullptr); };
+  Json out{{"method", rig.method}, {"pelvis", name(rig.pelvis)}};
+  for (int l = 0; l < 2; ++l) {
+    const core::Leg& leg = rig.legs[l];
+    out[core::kLegSideNames[l]] = {
+        {"hip", name(leg.hip)}, {"knee", name(leg.knee)}, {"ankle", name(leg.ankle)}, {"toe", name(leg.toe)}};
+  }
+  return out;
+}
+
+Json make_run_report(const RunReportInput& in) {
+  const LoadedClip& clip = *in.clip;
+  const core::FixDiagnostics& d = *in.diagnostics;
+  Json report;
+  report["schema_version"] = kReportSchemaVersion;
+  report["tool"] = {{"name", "ikfix"}, {"version", in.tool_version}};
+  report["command"] = in.command;
+  report["input"] = clip.path.string();
+  report["output"] = in.output_path.empty() ? Json(nullptr) : Json(in.output_path);
+  report["terrain"] = in.terrain_path;
+  report["format"] = clip.format;
+  report["skeleton"] = {{"joints", clip.skeleton.joint_count()}, {"root", clip.skeleton.names.at(0)}};
+  report["legs"] = legs_json(clip.skeleton, *in.rig);
+  report["unit"] = {{"name", clip.unit_name},
+                    {"metres_per_unit", clip.space.metres_per_unit},
+                    {"source", clip.unit_source},
+                    {"guessed", clip.unit_source == "guessed"},
+                    {"reason", clip.unit_reason}};
+  report["up_axis"] = std::string(1, clip.up_axis);
+  report["frames"] = d.frames;
+  report["fps"] = d.fps;
+  report["duration_s"] = round9(d.fps > 0 ? d.frames / d.fps : 0.0);
+  report["solver"] = d.solver;
+  report["floor"] = {{"height_m", round9(d.floor_height_m)}, {"method", d.floor_method}};
+  report["body"] = {{"leg_length_m", round9(d.leg_length_m)},
+                    {"max_rise_m", round9(d.max_body_rise_m)},
+                    {"min_rise_m", round9(d.min_body_rise_m)},
+                    {"max_pelvis_drop_m", round9(d.max_pelvis_drop_m)},
+                    {"pelvis_limit_frames", d.pelvis_limit_frames}};
+  Json legs = Json::array();
+  int unreachable = 0;
+  double worst = 0;
+  int worst_leg = -1;
+  for (int l = 0; l < 2; ++l) {
+    legs.push_back(leg_json(d.legs[l]));
+    unreachable += d.legs[l].unreachable_frames;
+    if (d.legs[l].worst_frame >= 0 && d.legs[l].max_shortfall_m > worst) {
+      worst = d.legs[l].max_shortfall_m;
+      worst_leg = l;
+    }
+  }
+  report["per_leg"] = legs;
+  report["totals"] = {
+      {"unreachable_frames", unreachable},
+      {"max_shortfall_m", round9(worst)},
+      {"worst", worst_leg < 0 ? Json(nullptr)
+                              : Json{{"leg", d.legs[worst_leg].side},
+                                     {"frame", d.legs[worst_leg].worst_frame},
+                                     {"shortfall_m", round9(worst)}}},
+      {"off_terrain_samples", d.off_terrain_frames},
+      {"max_bone_length_change", d.max_bone_length_change}};
+  Json warnings = Json::array();
+  for (const auto& w : clip.warnings) warnings.push_back(w);
+  for (const auto& w : d.warnings) warnings.push_back(w);
+  report["warnings"] = warnings;
+  return report;
+}
+
+void save_json(const std::filesystem::path& path, const nlohmann::ordered_json& json) {
+  write_file_atomic(path, json.dump(2) + "\n");
+}
+
+}  // namespace ikfix::io
