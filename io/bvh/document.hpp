@@ -1,0 +1,89 @@
+#pragma once
+// A BVH file kept whole: the original text plus what was parsed out of it, so the writer can
+// re-emit every untouched byte and replace only the values of edited joints.
+//
+// Ownership: a Document owns its text; every TextSpan is an offset into `text`, so a Document
+// can be copied or moved freely. Files of 4 GiB or more are rejected by the reader.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/math.hpp"
+
+namespace ikfix::io::bvh {
+
+enum class ChannelKind : std::uint8_t {
+  Xposition,
+  Yposition,
+  Zposition,
+  Xrotation,
+  Yrotation,
+  Zrotation
+};
+
+inline bool is_rotation(ChannelKind k) { return k >= ChannelKind::Xrotation; }
+inline bool is_position(ChannelKind k) { return k <= ChannelKind::Zposition; }
+// 0 = X, 1 = Y, 2 = Z.
+inline int axis_of(ChannelKind k) { return static_cast<int>(k) % 3; }
+// "Xposition", ..., "Zrotation" (the spelling BVH files use).
+std::string_view channel_name(ChannelKind k);
+
+// Bytes [offset, offset + length) of Document::text.
+struct TextSpan {
+  std::uint32_t offset = 0;
+  std::uint32_t length = 0;
+};
+
+// Line-ending style of the header and frame lines (informational; the text keeps each line's own).
+enum class LineEndings : std::uint8_t { none, lf, crlf, cr, mixed };
+
+// One ROOT or JOINT. End Sites are not joints: they are the `end_site` of their parent.
+struct Joint {
+  std::string name;
+  int parent = -1;                     // index into Document::joints, -1 for a ROOT
+  int line = 0;                        // 1-based line of its ROOT/JOINT keyword
+  core::Vec3 offset{0.0};              // OFFSET, in the parent's space and the file's units
+  std::vector<ChannelKind> channels;   // CHANNELS, in file order (0..6, no duplicates)
+  int first_value = 0;                 // index of channels[0] within a frame's values
+  std::optional<core::Vec3> end_site;  // OFFSET of the first End Site directly below it
+};
+
+struct Document {
+  std::string source_name;  // as given to parse(); used in error messages
+  std::string text;         // the whole file, byte for byte
+
+  std::vector<Joint> joints;  // file order: parents before children
+  int channel_count = 0;      // values per frame (sum of all CHANNELS counts)
+
+  int frame_count = 0;       // frames in the clip (the value of "Frames:")
+  double frame_time = 0.0;   // seconds per frame (> 0, finite)
+  TextSpan frame_time_text;  // the number exactly as written, e.g. ".0083333"
+  int frames_line = 0;       // 1-based line of "Frames:"
+  int frame_time_line = 0;   // 1-based line of "Frame Time:"
+  int first_frame_line = 0;  // 1-based line of frame 0 (0 when there are no frames)
+
+  // Per frame, per channel (frame-major: [frame * channel_count + channel]): the value and
+  // where its text lies in `text`.
+  std::vector<double> values;
+  std::vector<TextSpan> value_text;
+
+  // Frame lines after the last of `frame_count` frames. Always 0 unless the file was parsed with
+  // ParseOptions::allow_extra_frame_lines; such lines are kept verbatim and are not in the clip.
+  int extra_frame_lines = 0;
+  LineEndings line_endings = LineEndings::none;
+
+  int joint_count() const { return static_cast<int>(joints.size()); }
+  std::string_view view(TextSpan s) const {
+    return std::string_view(text).substr(s.offset, s.length);
+  }
+  double value(int frame, int channel) const {
+    return values[static_cast<std::size_t>(frame) * channel_count + channel];
+  }
+  std::string_view value_view(int frame, int channel) const {
+    return view(value_text[static_cast<std::size_t>(frame) * channel_count + channel]);
+  }
+};
+
+}  // namespace ikfix::io::bvh

@@ -1,0 +1,166 @@
+#include "io/bvh/euler.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace ikfix::io::bvh {
+namespace {
+
+using core::Quat;
+
+constexpr double kHalfRadPerDeg = core::kPi / 360.0;
+constexpr double kDegPerRad = 180.0 / core::kPi;
+constexpr double kRadPerDeg = core::kPi / 180.0;
+constexpr double kTwoPi = 2.0 * core::kPi;
+
+// Below this |cos(middle angle)| (middle angle within ~0.006 degrees of +-90) the outer angles
+// are nearly coupled (gimbal lock) and a second, reference-driven candidate is considered.
+// Above it the closed-form outer angles are accurate to ~1e-16 / |cos| rad < 1e-11 rad.
+constexpr double kNearGimbalCos = 1e-4;
+// Two decompositions whose rotations differ by less than this (radians) count as the same.
+constexpr double kSameRotation = 1e-12;
+
+Quat axis_rotation_rad(int axis, double radians) {
+  const double s = std::sin(radians * 0.5);
+  const double c = std::cos(radians * 0.5);
+  return Quat(c, axis == 0 ? s : 0.0, axis == 1 ? s : 0.0, axis == 2 ? s : 0.0);
+}
+
+double component(const Quat& q, int axis) { return axis == 0 ? q.x : (axis == 1 ? q.y : q.z); }
+
+// Angle (rad) of the rotation about `axis` that `q` is (or is closest to, when q is nearly one).
+double angle_about(const Quat& q, int axis) { return 2.0 * std::atan2(component(q, axis), q.w); }
+
+// Row-major rotation matrix of unit quaternion q: r[row][col].
+struct Matrix {
+  double r[3][3];
+};
+
+Matrix to_matrix(const Quat& q) {
+  const double xx = q.x * q.x, yy = q.y * q.y, zz = q.z * q.z;
+  const double xy = q.x * q.y, xz = q.x * q.z, yz = q.y * q.z;
+  const double wx = q.w * q.x, wy = q.w * q.y, wz = q.w * q.z;
+  Matrix m;
+  m.r[0][0] = 1.0 - 2.0 * (yy + zz);
+  m.r[0][1] = 2.0 * (xy - wz);
+  m.r[0][2] = 2.0 * (xz + wy);
+  m.r[1][0] = 2.0 * (xy + wz);
+  m.r[1][1] = 1.0 - 2.0 * (xx + zz);
+  m.r[1][2] = 2.0 * (yz - wx);
+  m.r[2][0] = 2.0 * (xz - wy);
+  m.r[2][1] = 2.0 * (yz + wx);
+  m.r[2][2] = 1.0 - 2.0 * (xx + yy);
+  return m;
+}
+
+struct Candidate {
+  std::array<double, 3> deg;
+  double distance;
+};
+
+Candidate make_candidate(double a_rad, double b_rad, double c_rad,
+                         const std::array<double, 3>& reference_deg) {
+  Candidate c;
+  const double rad[3] = {a_rad, b_rad, c_rad};
+  c.distance = 0.0;
+  for (int n = 0; n < 3; ++n) {
+    c.deg[n] = nearest_equivalent_deg(rad[n] * kDegPerRad, reference_deg[n]);
+    const double d = c.deg[n] - reference_deg[n];
+    c.distance += d * d;
+  }
+  return c;
+}
+
+}  // namespace
+
+namespace {
+// Angle (rad) between q and the rotation the angles describe.
+double rotation_error(const Quat& q, const std::array<int, 3>& axes,
+                      const std::array<double, 3>& deg) {
+  const Quat r = glm::conjugate(quat_from_euler_deg(axes, deg)) * q;
+  return 2.0 * std::atan2(std::sqrt(r.x * r.x + r.y * r.y + r.z * r.z), std::abs(r.w));
+}
+}  // namespace
+
+core::Quat axis_rotation_deg(int axis, double degrees) {
+  const double half = degrees * kHalfRadPerDeg;
+  const double s = std::sin(half);
+  const double c = std::cos(half);
+  return Quat(c, axis == 0 ? s : 0.0, axis == 1 ? s : 0.0, axis == 2 ? s : 0.0);
+}
+
+core::Quat quat_from_euler_deg(const std::array<int, 3>& axes, const std::array<double, 3>& deg) {
+  return axis_rotation_deg(axes[0], deg[0]) * axis_rotation_deg(axes[1], deg[1]) *
+         axis_rotation_deg(axes[2], deg[2]);
+}
+
+double nearest_equivalent_deg(double degrees, double reference) {
+  const double turns = std::round((reference - degrees) / 360.0);
+  return turns == 0.0 ? degrees : degrees + 360.0 * turns;
+}
+
+std::array<double, 3> euler_from_quat_deg(const core::Quat& q_in, const std::array<int, 3>& axes,
+                                          const std::array<double, 3>& reference_deg) {
+  const Quat q = glm::normalize(q_in);
+  const int i = axes[0], j = axes[1], k = axes[2];
+  // +1 when (i, j, k) is a cyclic permutation of (X, Y, Z), -1 otherwise.
+  const double s = ((j - i + 3) % 3 == 1) ? 1.0 : -1.0;
+  const Matrix m = to_matrix(q);
+  const double sin_b = std::clamp(s * m.r[i][k], -1.0, 1.0);
+  const double cos_b = std::hypot(m.r[i][i], m.r[i][j]);  // |cos(b)|, accurate near +-90
+  const double b1 = std::atan2(sin_b, cos_b);
+
+  // The closed-form branches: (a, b, c) and (a + 180, 180 - b, c + 180). Away from gimbal lock
+  // each angle is accurate to ~1e-16 / |cos b| rad.
+  const double a1 = std::atan2(-s * m.r[j][k], m.r[k][k]);
+  const double c1 = std::atan2(-s * m.r[i][j], m.r[i][i]);
+  const double b2 = core::kPi - b1;
+  if (cos_b > kNearGimbalCos) {
+    const Candidate first = make_candidate(a1, b1, c1, reference_deg);
+    const Candidate second = make_candidate(a1 + core::kPi, b2, c1 + core::kPi, reference_deg);
+    return second.distance < first.distance ? second.deg : first.deg;
+  }
+
+  // Last angle from what remains once the first two are undone: keeps the triple consistent
+  // where the first angle is ill-conditioned.
+  auto last_angle = [&](double a, double b) {
+    const Quat rest =
+        glm::conjugate(axis_rotation_rad(j, b)) * glm::conjugate(axis_rotation_rad(i, a)) * q;
+    return angle_about(rest, k);
+  };
+  const Candidate best = make_candidate(a1, b1, last_angle(a1, b1), reference_deg);
+  const Candidate second =
+      make_candidate(a1 + core::kPi, b2, last_angle(a1 + core::kPi, b2), reference_deg);
+
+  // Near or at gimbal lock: R ~= R_j(b) * R_k(c + sigma * a), so mostly phi = c + sigma * a is
+  // defined and the closed-form a is noise (error ~1e-16 / |cos b|). For both branches of b,
+  // also try splitting the difference to the references evenly between a and c (least
+  // squares). Keep the candidate closest to the references among those that reproduce q as
+  // well as the best one does (within kSameRotation).
+  const double sigma = s * (sin_b >= 0.0 ? 1.0 : -1.0);
+  const double a_ref = reference_deg[0] * kRadPerDeg;
+  const double c_ref = reference_deg[2] * kRadPerDeg;
+  Candidate candidates[4] = {best, second, {}, {}};
+  for (int n = 0; n < 2; ++n) {
+    const double b = n == 0 ? b1 : b2;
+    const double phi = angle_about(glm::conjugate(axis_rotation_rad(j, b)) * q, k);
+    const double d = std::remainder(phi - (c_ref + sigma * a_ref), kTwoPi);
+    const double a = a_ref + sigma * d * 0.5;
+    candidates[2 + n] = make_candidate(a, b, last_angle(a, b), reference_deg);
+  }
+  double errors[4];
+  double least_error = std::numeric_limits<double>::infinity();
+  for (int n = 0; n < 4; ++n) {
+    errors[n] = rotation_error(q, axes, candidates[n].deg);
+    least_error = std::min(least_error, errors[n]);
+  }
+  int chosen = -1;
+  for (int n = 0; n < 4; ++n)
+    if (errors[n] <= least_error + kSameRotation &&
+        (chosen < 0 || candidates[n].distance < candidates[chosen].distance))
+      chosen = n;
+  return candidates[chosen].deg;
+}
+
+}  // namespace ikfix::io::bvh

@@ -1,0 +1,661 @@
+#include "io/bvh/reader.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include "io/bvh/euler.hpp"
+#include "io/error.hpp"
+#include "io/file_util.hpp"
+
+namespace ikfix::io::bvh {
+
+std::string_view channel_name(ChannelKind k) {
+  switch (k) {
+    case ChannelKind::Xposition:
+      return "Xposition";
+    case ChannelKind::Yposition:
+      return "Yposition";
+    case ChannelKind::Zposition:
+      return "Zposition";
+    case ChannelKind::Xrotation:
+      return "Xrotation";
+    case ChannelKind::Yrotation:
+      return "Yrotation";
+    case ChannelKind::Zrotation:
+      return "Zrotation";
+  }
+  return "?";
+}
+
+namespace {
+
+inline bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\v' || c == '\f'; }
+inline bool is_eol(char c) { return c == '\n' || c == '\r'; }
+inline bool is_space(char c) { return is_blank(c) || is_eol(c); }
+
+char to_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
+
+bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t n = 0; n < a.size(); ++n)
+    if (to_lower(a[n]) != to_lower(b[n])) return false;
+  return true;
+}
+
+// A token for an error message: quoted, at most 40 characters, control characters escaped.
+std::string show(std::string_view s) {
+  std::string out = "'";
+  const std::size_t limit = 40;
+  for (std::size_t n = 0; n < s.size() && n < limit; ++n) {
+    const unsigned char c = static_cast<unsigned char>(s[n]);
+    if (c < 0x20 || c == 0x7f) {
+      static const char* hex = "0123456789abcdef";
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  if (s.size() > limit) out += "...";
+  out += "'";
+  return out;
+}
+
+std::optional<ChannelKind> channel_from_name(std::string_view s) {
+  static constexpr std::pair<std::string_view, ChannelKind> kNames[] = {
+      {"Xposition", ChannelKind::Xposition}, {"Yposition", ChannelKind::Yposition},
+      {"Zposition", ChannelKind::Zposition}, {"Xrotation", ChannelKind::Xrotation},
+      {"Yrotation", ChannelKind::Yrotation}, {"Zrotation", ChannelKind::Zrotation}};
+  for (const auto& [name, kind] : kNames)
+    if (iequals(s, name)) return kind;
+  return std::nullopt;
+}
+
+enum class NumberStatus { ok, invalid, out_of_range, not_finite };
+
+// Parses a number starting at `first` (an optional '+' is accepted). On success `*stop` is
+// the first character after it. The caller checks what follows.
+inline NumberStatus parse_number(const char* first, const char* last, double& value,
+                                 const char** stop) {
+  const char* s = first;
+  if (s < last && *s == '+') {
+    ++s;
+    if (s < last && *s == '-') return NumberStatus::invalid;
+  }
+  const auto [ptr, ec] = std::from_chars(s, last, value);
+  *stop = ptr;
+  if (ec == std::errc::result_out_of_range) return NumberStatus::out_of_range;
+  if (ec != std::errc()) return NumberStatus::invalid;
+  if (!std::isfinite(value)) return NumberStatus::not_finite;
+  return NumberStatus::ok;
+}
+
+// One open '{' block while reading the hierarchy.
+struct OpenBlock {
+  int joint;  // the joint, or the joint whose End Site this is
+  bool end_site;
+  bool has_offset = false;
+  bool has_channels = false;
+  bool has_children = false;
+};
+
+class Parser {
+ public:
+  Parser(Document& doc, const ParseOptions& options)
+      : doc_(doc),
+        options_(options),
+        begin_(doc.text.data()),
+        p_(doc.text.data()),
+        end_(doc.text.data() + doc.text.size()) {}
+
+  void run() {
+    if (doc_.text.size() >= std::numeric_limits<std::uint32_t>::max())
+      fail(0, "file is 4 GiB or larger; not supported");
+    if (doc_.text.size() >= 3 && doc_.text.compare(0, 3, "\xEF\xBB\xBF") == 0) p_ += 3;
+    read_hierarchy();
+    read_motion_header();
+    read_frames();
+    set_line_endings();
+  }
+
+ private:
+  [[noreturn]] void fail(int line, const std::string& cause) const {
+    throw InputError(doc_.source_name, line, cause);
+  }
+
+  // --- low-level scanning -------------------------------------------------------------------
+
+  void skip_blank() {
+    while (p_ < end_ && is_blank(*p_)) ++p_;
+  }
+  bool at_eol() const { return p_ == end_ || is_eol(*p_); }
+  // Consumes one line break ("\r\n", "\n" or "\r") if there is one.
+  void consume_eol() {
+    if (p_ == end_) return;
+    if (*p_ == '\n') {
+      ++p_;
+      ++lf_;
+    } else if (*p_ == '\r') {
+      if (p_ + 1 < end_ && p_[1] == '\n') {
+        p_ += 2;
+        ++crlf_;
+      } else {
+        ++p_;
+        ++cr_;
+      }
+    } else {
+      return;
+    }
+    ++line_;
+  }
+  // Skips blanks and line breaks.
+  void skip_space() {
+    for (;;) {
+      skip_blank();
+      if (p_ < end_ && is_eol(*p_))
+        consume_eol();
+      else
+        return;
+    }
+  }
+  // Next token on this line: "{" or "}", or a run of other non-space characters; empty at EOL.
+  std::string_view token() {
+    skip_blank();
+    if (at_eol()) return {};
+    const char* s = p_;
+    if (*p_ == '{' || *p_ == '}') {
+      ++p_;
+      return {s, 1};
+    }
+    while (p_ < end_ && !is_space(*p_) && *p_ != '{' && *p_ != '}') ++p_;
+    return {s, static_cast<std::size_t>(p_ - s)};
+  }
+  // The next whitespace-delimited word, for error messages (does not move).
+  std::string_view peek_word() const {
+    const char* s = p_;
+    while (s < end_ && is_blank(*s)) ++s;
+    const char* e = s;
+    while (e < end_ && !is_space(*e)) ++e;
+    return {s, static_cast<std::size_t>(e - s)};
+  }
+  // The rest of this line without surrounding blanks (the cursor moves to the line break).
+  std::string_view rest_of_line() {
+    skip_blank();
+    const char* s = p_;
+    while (!at_eol()) ++p_;
+    const char* e = p_;
+    while (e > s && is_blank(e[-1])) --e;
+    return {s, static_cast<std::size_t>(e - s)};
+  }
+  // Case-insensitive match of `word` at the cursor; advances past it when it matches.
+  bool match(std::string_view word) {
+    if (static_cast<std::size_t>(end_ - p_) < word.size()) return false;
+    if (!iequals(std::string_view(p_, word.size()), word)) return false;
+    p_ += word.size();
+    return true;
+  }
+  void expect_eol(std::string_view after) {
+    skip_blank();
+    if (!at_eol()) fail(line_, "unexpected " + show(peek_word()) + " after " + std::string(after));
+  }
+
+  double header_number(std::string_view what) {
+    skip_blank();
+    if (at_eol()) fail(line_, std::string(what) + ": missing number");
+    const char* stop = nullptr;
+    double v = 0.0;
+    const NumberStatus status = parse_number(p_, end_, v, &stop);
+    const bool clean_end = stop == end_ || is_space(*stop) || *stop == '{' || *stop == '}';
+    if (status == NumberStatus::invalid || (status == NumberStatus::ok && !clean_end))
+      fail(line_, std::string(what) + ": " + show(peek_word()) + " is not a number");
+    if (status == NumberStatus::out_of_range)
+      fail(line_, std::string(what) + ": " + show(peek_word()) + " is out of range");
+    if (status == NumberStatus::not_finite)
+      fail(line_, std::string(what) + ": " + show(peek_word()) + " is not a finite number");
+    p_ = stop;
+    return v;
+  }
+
+  std::string joint_label(int joint) const { return "joint " + show(doc_.joints[joint].name); }
+  std::string block_label(const OpenBlock& b) const {
+    return b.end_site ? "End Site of " + joint_label(b.joint) : joint_label(b.joint);
+  }
+
+  // --- hierarchy ----------------------------------------------------------------------------
+
+  // After ROOT/JOINT/End Site: reads the rest of the line (the name) and the opening brace,
+  // which may end that line or start the next one.
+  std::string_view open_block(std::string_view keyword, int keyword_line) {
+    std::string_view rest = rest_of_line();
+    bool brace = false;
+    if (!rest.empty() && rest.back() == '{') {
+      brace = true;
+      rest.remove_suffix(1);
+      while (!rest.empty() && is_blank(rest.back())) rest.remove_suffix(1);
+    }
+    if (!brace) {
+      skip_space();
+      if (p_ == end_)
+        fail(line_, "unexpected end of file: expected '{' after " + std::string(keyword));
+      if (token() != "{")
+        fail(line_, "expected '{' after " + std::string(keyword) + " on line " +
+                        std::to_string(keyword_line) + ", found " + show(peek_word()));
+    }
+    return rest;
+  }
+
+  void begin_joint(int parent, std::string_view keyword, int keyword_line) {
+    const std::string_view name = open_block(keyword, keyword_line);
+    if (name.empty()) fail(keyword_line, std::string(keyword) + " without a name");
+    Joint joint;
+    joint.name = std::string(name);
+    joint.parent = parent;
+    joint.line = keyword_line;
+    doc_.joints.push_back(std::move(joint));
+    stack_.push_back(OpenBlock{static_cast<int>(doc_.joints.size()) - 1, false});
+  }
+
+  void read_offset(OpenBlock& block, int line) {
+    if (block.has_offset) fail(line, "second OFFSET in " + block_label(block));
+    const std::string what = "OFFSET of " + block_label(block);
+    core::Vec3 v;
+    for (int n = 0; n < 3; ++n) {
+      skip_blank();
+      if (at_eol() || *p_ == '}')
+        fail(line, what + " has " + std::to_string(n) + " numbers; expected 3");
+      v[n] = header_number(what);
+    }
+    skip_blank();
+    if (!at_eol() && *p_ != '}') fail(line, what + " has more than 3 numbers");
+    block.has_offset = true;
+    Joint& joint = doc_.joints[block.joint];
+    if (block.end_site) {
+      if (!joint.end_site) joint.end_site = v;
+    } else {
+      joint.offset = v;
+    }
+  }
+
+  void read_channels(OpenBlock& block, int line) {
+    const std::string label = joint_label(block.joint);
+    if (block.has_channels) fail(line, "second CHANNELS in " + label);
+    if (block.has_children) fail(line, "CHANNELS of " + label + " must come before its children");
+    const std::string_view count_text = token();
+    int count = -1;
+    const auto [ptr, ec] =
+        std::from_chars(count_text.data(), count_text.data() + count_text.size(), count);
+    if (count_text.empty() || ec != std::errc() || ptr != count_text.data() + count_text.size())
+      fail(line, "CHANNELS of " + label + ": expected a channel count, found " + show(count_text));
+    if (count < 0 || count > 6)
+      fail(line, "CHANNELS of " + label + ": count " + std::to_string(count) + " is outside 0..6");
+    Joint& joint = doc_.joints[block.joint];
+    for (;;) {
+      const std::string_view name = token();
+      if (name.empty()) break;
+      const auto kind = channel_from_name(name);
+      if (!kind)
+        fail(line, "CHANNELS of " + label + ": unknown channel " + show(name) +
+                       " (expected Xposition..Zrotation)");
+      if (std::find(joint.channels.begin(), joint.channels.end(), *kind) != joint.channels.end())
+        fail(line, "CHANNELS of " + label + ": " + show(name) + " listed twice");
+      joint.channels.push_back(*kind);
+    }
+    if (static_cast<int>(joint.channels.size()) != count)
+      fail(line, "CHANNELS of " + label + " says " + std::to_string(count) + " but lists " +
+                     std::to_string(joint.channels.size()) + " channel names");
+    joint.first_value = doc_.channel_count;
+    doc_.channel_count += count;
+    block.has_channels = true;
+  }
+
+  void read_hierarchy() {
+    skip_space();
+    if (p_ == end_) fail(1, doc_.text.empty() ? "file is empty" : "file contains only whitespace");
+    const int first_line = line_;
+    const std::string_view first = token();
+    if (!iequals(first, "HIERARCHY"))
+      fail(first_line, "expected 'HIERARCHY' at the start of the file, found " + show(first));
+    expect_eol("HIERARCHY");
+
+    for (;;) {
+      skip_space();
+      if (p_ == end_) {
+        if (!stack_.empty())
+          fail(line_,
+               "unexpected end of file inside " + block_label(stack_.back()) + " (missing '}')");
+        fail(line_, "unexpected end of file: no MOTION section");
+      }
+      const int line = line_;
+      const std::string_view tok = token();
+
+      if (stack_.empty()) {
+        if (iequals(tok, "ROOT")) {
+          begin_joint(-1, "ROOT", line);
+        } else if (iequals(tok, "MOTION")) {
+          expect_eol("MOTION");
+          motion_line_ = line;
+          break;
+        } else if (tok == "}") {
+          fail(line, "unmatched '}'");
+        } else if (iequals(tok, "JOINT") || iequals(tok, "OFFSET") || iequals(tok, "CHANNELS") ||
+                   iequals(tok, "End") || tok == "{") {
+          fail(line, show(tok) + " outside of a ROOT block");
+        } else {
+          fail(line, "unknown keyword " + show(tok) + " (expected ROOT or MOTION)");
+        }
+        continue;
+      }
+
+      OpenBlock& top = stack_.back();
+      if (iequals(tok, "OFFSET")) {
+        read_offset(top, line);
+      } else if (tok == "}") {
+        if (!top.has_offset) fail(line, block_label(top) + " has no OFFSET");
+        if (!top.end_site && !top.has_channels)
+          fail(line, joint_label(top.joint) + " has no CHANNELS");
+        stack_.pop_back();
+      } else if (top.end_site) {
+        fail(line,
+             "unexpected " + show(tok) + " in " + block_label(top) + " (expected OFFSET or '}')");
+      } else if (iequals(tok, "CHANNELS")) {
+        read_channels(top, line);
+      } else if (iequals(tok, "JOINT")) {
+        if (!top.has_channels)
+          fail(line, joint_label(top.joint) + " has no CHANNELS before its first child");
+        top.has_children = true;
+        begin_joint(top.joint, "JOINT", line);  // invalidates `top`
+      } else if (iequals(tok, "End")) {
+        const std::string_view site = token();
+        if (!iequals(site, "Site"))
+          fail(line, "expected 'End Site', found 'End " + std::string(site) + "'");
+        top.has_children = true;
+        const int joint = top.joint;
+        open_block("End Site", line);  // the rest of the line (a name, if any) is ignored
+        stack_.push_back(OpenBlock{joint, true});
+      } else if (iequals(tok, "ROOT") || iequals(tok, "MOTION")) {
+        fail(line, show(tok) + " inside " + block_label(top) + " (missing '}')");
+      } else if (tok == "{") {
+        fail(line, "unexpected '{' in " + block_label(top));
+      } else {
+        fail(line, "unknown keyword " + show(tok) + " in " + block_label(top));
+      }
+    }
+    if (doc_.joints.empty()) fail(motion_line_, "HIERARCHY has no joints");
+    if (doc_.channel_count == 0) fail(motion_line_, "the hierarchy has no channels");
+  }
+
+  // --- MOTION header ------------------------------------------------------------------------
+
+  void read_motion_header() {
+    consume_eol();
+    skip_space();
+    if (p_ == end_) fail(line_, "unexpected end of file: expected 'Frames:' after MOTION");
+    doc_.frames_line = line_;
+    if (!match("Frames"))
+      fail(line_, "expected 'Frames:' after MOTION, found " + show(peek_word()));
+    skip_blank();
+    if (p_ == end_ || *p_ != ':') fail(line_, "expected ':' after 'Frames'");
+    ++p_;
+    const std::string_view count_text = token();
+    long long frames = -1;
+    const auto [ptr, ec] =
+        std::from_chars(count_text.data(), count_text.data() + count_text.size(), frames);
+    if (count_text.empty() || ec == std::errc::invalid_argument ||
+        ptr != count_text.data() + count_text.size())
+      fail(line_, "Frames: expected a whole number, found " + show(count_text));
+    if (ec != std::errc() || frames < 0 || frames > std::numeric_limits<int>::max())
+      fail(line_, "Frames: " + show(count_text) + " is out of range");
+    doc_.frame_count = static_cast<int>(frames);
+    expect_eol("the frame count");
+    consume_eol();
+
+    skip_space();
+    if (p_ == end_) fail(line_, "unexpected end of file: expected 'Frame Time:'");
+    doc_.frame_time_line = line_;
+    bool ok = match("Frame");
+    skip_blank();
+    ok = ok && match("Time");
+    skip_blank();
+    if (!ok || p_ == end_ || *p_ != ':')
+      fail(line_, "expected 'Frame Time:' after the Frames line, found " + show(peek_word()));
+    ++p_;
+    skip_blank();
+    if (at_eol()) fail(line_, "Frame Time: missing number");
+    const char* number_begin = p_;
+    const double frame_time = header_number("Frame Time");
+    if (!(frame_time > 0.0))
+      fail(line_, "Frame Time must be positive, found " +
+                      show(std::string_view(number_begin, p_ - number_begin)));
+    doc_.frame_time = frame_time;
+    doc_.frame_time_text = {static_cast<std::uint32_t>(number_begin - begin_),
+                            static_cast<std::uint32_t>(p_ - number_begin)};
+    expect_eol("the frame time");
+    consume_eol();
+  }
+
+  // --- frames -------------------------------------------------------------------------------
+
+  void skip_blank_lines() {
+    for (;;) {
+      skip_blank();
+      if (p_ < end_ && is_eol(*p_))
+        consume_eol();
+      else
+        return;
+    }
+  }
+
+  [[noreturn]] void bad_value(int line, NumberStatus status) {
+    const std::string word = show(peek_word());
+    switch (status) {
+      case NumberStatus::out_of_range:
+        fail(line, "value " + word + " is out of range");
+      case NumberStatus::not_finite:
+        fail(line, "value " + word + " is not a finite number");
+      default:
+        fail(line, "value " + word + " is not a number");
+    }
+  }
+
+  // Reads one frame line at the cursor (which is on a non-blank character) into `values` /
+  // `spans` (channel_count entries each) and moves past its line break.
+  void read_frame_line(double* values, TextSpan* spans) {
+    const int line = line_;
+    const int count = doc_.channel_count;
+    for (int c = 0; c < count; ++c) {
+      skip_blank();
+      if (at_eol())
+        fail(line, "frame line has " + std::to_string(c) + " values; expected " +
+                       std::to_string(count) + " (the CHANNELS of the hierarchy)");
+      const char* stop = nullptr;
+      double v;
+      const NumberStatus status = parse_number(p_, end_, v, &stop);
+      if (status != NumberStatus::ok) bad_value(line, status);
+      if (stop < end_ && !is_space(*stop)) bad_value(line, NumberStatus::invalid);
+      values[c] = v;
+      spans[c] =
+          TextSpan{static_cast<std::uint32_t>(p_ - begin_), static_cast<std::uint32_t>(stop - p_)};
+      p_ = stop;
+    }
+    skip_blank();
+    if (!at_eol()) {
+      int extra = 0;
+      while (!at_eol()) {
+        while (p_ < end_ && !is_space(*p_)) ++p_;
+        ++extra;
+        skip_blank();
+      }
+      fail(line, "frame line has " + std::to_string(count + extra) + " values; expected " +
+                     std::to_string(count) + " (the CHANNELS of the hierarchy)");
+    }
+    consume_eol();
+  }
+
+  void read_frames() {
+    const int channels = doc_.channel_count;
+    const int declared = doc_.frame_count;
+    // Each value needs at least 2 bytes (digit + separator), so this bounds the frame count the
+    // remaining text can hold: never allocate for a "Frames:" the file cannot back.
+    const std::size_t remaining = static_cast<std::size_t>(end_ - p_);
+    const std::size_t fit = remaining / (2 * static_cast<std::size_t>(channels) - 1) + 1;
+    const std::size_t capacity = std::min<std::size_t>(static_cast<std::size_t>(declared), fit);
+    doc_.values.resize(capacity * channels);
+    doc_.value_text.resize(capacity * channels);
+
+    for (int f = 0; f < declared; ++f) {
+      skip_blank_lines();
+      if (p_ == end_)
+        fail(line_, "file ends after " + std::to_string(f) + " frame lines; 'Frames:' on line " +
+                        std::to_string(doc_.frames_line) + " says " + std::to_string(declared));
+      if (static_cast<std::size_t>(f) >= capacity) fail(line_, "internal: frame capacity");
+      if (f == 0) doc_.first_frame_line = line_;
+      const std::size_t at = static_cast<std::size_t>(f) * channels;
+      read_frame_line(doc_.values.data() + at, doc_.value_text.data() + at);
+    }
+
+    skip_blank_lines();
+    if (p_ == end_) return;
+    if (!options_.allow_extra_frame_lines)
+      fail(line_, "more frame lines than 'Frames: " + std::to_string(declared) + "' on line " +
+                      std::to_string(doc_.frames_line) + " declares (surplus starts here)");
+    std::vector<double> scratch_values(channels);
+    std::vector<TextSpan> scratch_spans(channels);
+    while (p_ != end_) {
+      read_frame_line(scratch_values.data(), scratch_spans.data());
+      ++doc_.extra_frame_lines;
+      skip_blank_lines();
+    }
+  }
+
+  void set_line_endings() {
+    const int kinds = (lf_ > 0) + (crlf_ > 0) + (cr_ > 0);
+    if (kinds == 0)
+      doc_.line_endings = LineEndings::none;
+    else if (kinds > 1)
+      doc_.line_endings = LineEndings::mixed;
+    else if (lf_ > 0)
+      doc_.line_endings = LineEndings::lf;
+    else if (crlf_ > 0)
+      doc_.line_endings = LineEndings::crlf;
+    else
+      doc_.line_endings = LineEndings::cr;
+  }
+
+  Document& doc_;
+  const ParseOptions& options_;
+  const char* begin_;
+  const char* p_;
+  const char* end_;
+  int line_ = 1;
+  int motion_line_ = 0;
+  long long lf_ = 0, crlf_ = 0, cr_ = 0;
+  std::vector<OpenBlock> stack_;
+};
+
+}  // namespace
+
+Document parse_owned(std::string text, const std::string& source_name,
+                     const ParseOptions& options) {
+  Document doc;
+  doc.source_name = source_name;
+  doc.text = std::move(text);
+  Parser(doc, options).run();
+  return doc;
+}
+
+Document parse(std::string_view text, const std::string& source_name, const ParseOptions& options) {
+  return parse_owned(std::string(text), source_name, options);
+}
+
+Document read_file(const std::filesystem::path& path, const ParseOptions& options) {
+  return parse_owned(io::read_file(path), path.string(), options);
+}
+
+core::Skeleton skeleton(const Document& doc) {
+  core::Skeleton s;
+  const std::size_t n = doc.joints.size();
+  s.names.reserve(n);
+  s.parents.reserve(n);
+  s.rest.reserve(n);
+  s.end_sites.reserve(n);
+  for (const Joint& joint : doc.joints) {
+    s.names.push_back(joint.name);
+    s.parents.push_back(joint.parent);
+    core::Transform rest;
+    rest.translation = joint.offset;
+    s.rest.push_back(rest);
+    s.end_sites.push_back(joint.end_site);
+  }
+  return s;
+}
+
+namespace {
+
+// q * (rotation of `degrees` about `axis`), written out for the one non-zero vector component;
+// the same arithmetic, in the same order, as the general product with the zero terms dropped.
+inline void rotate_by_channel(core::Quat& q, ChannelKind kind, double degrees) {
+  const double half = degrees * (core::kPi / 360.0);
+  const double s = std::sin(half), c = std::cos(half);
+  const double w = q.w, x = q.x, y = q.y, z = q.z;
+  switch (kind) {
+    case ChannelKind::Xrotation:
+      q = core::Quat(w * c - x * s, w * s + x * c, y * c + z * s, z * c - y * s);
+      break;
+    case ChannelKind::Yrotation:
+      q = core::Quat(w * c - y * s, x * c - z * s, w * s + y * c, z * c + x * s);
+      break;
+    default:  // Zrotation
+      q = core::Quat(w * c - z * s, x * c + y * s, y * c - x * s, w * s + z * c);
+      break;
+  }
+}
+
+}  // namespace
+
+core::Clip clip(const Document& doc) {
+  core::Clip c;
+  c.fps = 1.0 / doc.frame_time;
+  c.frame_count = doc.frame_count;
+  c.joint_count = doc.joint_count();
+  c.locals.resize(static_cast<std::size_t>(c.frame_count) * c.joint_count);
+  const int channels = doc.channel_count;
+  for (int f = 0; f < c.frame_count; ++f) {
+    const double* row = doc.values.data() + static_cast<std::size_t>(f) * channels;
+    core::Transform* out = c.locals.data() + static_cast<std::size_t>(f) * c.joint_count;
+    for (int j = 0; j < c.joint_count; ++j) {
+      const Joint& joint = doc.joints[j];
+      core::Transform& t = out[j];
+      t.translation = joint.offset;
+      const double* v = row + joint.first_value;
+      const std::size_t count = joint.channels.size();
+      for (std::size_t n = 0; n < count; ++n) {
+        const ChannelKind kind = joint.channels[n];
+        switch (kind) {
+          case ChannelKind::Xposition:
+            t.translation.x += v[n];
+            break;
+          case ChannelKind::Yposition:
+            t.translation.y += v[n];
+            break;
+          case ChannelKind::Zposition:
+            t.translation.z += v[n];
+            break;
+          default:
+            // A zero angle is the identity (skipping it changes at most the sign of a zero).
+            if (v[n] != 0.0) rotate_by_channel(t.rotation, kind, v[n]);
+            break;
+        }
+      }
+    }
+  }
+  return c;
+}
+
+}  // namespace ikfix::io::bvh

@@ -1,0 +1,46 @@
+#pragma once
+// BVH reader: text -> Document, and Document -> core Skeleton + Clip.
+//
+// Accepted: any channel order per joint, 0..6 channels per joint (no duplicates), several ROOTs,
+// End Sites, LF / CRLF / CR / mixed line endings, tabs and extra spaces anywhere on a line,
+// blank lines, a UTF-8 byte order mark, keywords and channel names in any letter case, joint
+// names with spaces, "{" on the keyword's line or the next one.
+// Rejected with InputError(file, line, cause): everything else, including a frame line with the
+// wrong number of values, non-finite or out-of-range values, fewer frame lines than "Frames:"
+// says, more frame lines (unless ParseOptions::allow_extra_frame_lines), Frame Time <= 0.
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "core/clip.hpp"
+#include "core/skeleton.hpp"
+#include "io/bvh/document.hpp"
+
+namespace ikfix::io::bvh {
+
+struct ParseOptions {
+  // Some exporters write one frame line more than "Frames:" declares (e.g. boxing_toes.bvh:
+  // "Frames: 3069" and 3070 lines). false: an InputError at the first surplus line.
+  // true: the clip keeps the declared frame count; surplus lines must still be well-formed
+  // frames, are counted in Document::extra_frame_lines and are written back verbatim.
+  bool allow_extra_frame_lines = false;
+};
+
+// Parses `text` (copied into the Document). `source_name` names the file in error messages.
+Document parse(std::string_view text, const std::string& source_name,
+               const ParseOptions& options = {});
+// Same, taking ownership of `text` (no copy).
+Document parse_owned(std::string text, const std::string& source_name,
+                     const ParseOptions& options = {});
+// Reads and parses a file; errors name `path`.
+Document read_file(const std::filesystem::path& path, const ParseOptions& options = {});
+
+// Joint names, parents, rest = (OFFSET, identity, unit scale), End Sites of each joint.
+core::Skeleton skeleton(const Document& doc);
+
+// fps = 1 / Frame Time. Per frame and joint: translation = OFFSET + position channel values
+// (missing axes add 0), rotation = product of the rotation channels in the order listed
+// (degrees; "Zrotation Yrotation Xrotation" gives Rz * Ry * Rx), scale 1.
+core::Clip clip(const Document& doc);
+
+}  // namespace ikfix::io::bvh

@@ -1,0 +1,242 @@
+#include "io/bvh/writer.hpp"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <string_view>
+#include <vector>
+
+#include "io/bvh/euler.hpp"
+#include "io/error.hpp"
+#include "io/file_util.hpp"
+
+namespace ikfix::io::bvh {
+namespace {
+
+constexpr int kMaxDecimals = 17;
+// How far an edited value may stray on an axis the joint has no channel for (degrees for
+// rotations; for translations, relative to 1 + |OFFSET|) before the write is refused.
+constexpr double kUnrepresentableDeg = 1e-6;
+constexpr double kUnrepresentableRel = 1e-6;
+
+// Decimals a value's text shows: digits after '.', plus the negative exponent if any
+// ("1.5e-05" -> 6). 0 for integers.
+int decimals_of(std::string_view s) {
+  int decimals = 0;
+  std::size_t n = 0;
+  while (n < s.size() && s[n] != '.' && s[n] != 'e' && s[n] != 'E') ++n;
+  if (n < s.size() && s[n] == '.') {
+    for (++n; n < s.size() && s[n] >= '0' && s[n] <= '9'; ++n) ++decimals;
+  }
+  if (n < s.size() && (s[n] == 'e' || s[n] == 'E')) {
+    std::size_t start = n + 1;
+    if (start < s.size() && s[start] == '+') ++start;
+    int exponent = 0;
+    std::from_chars(s.data() + start, s.data() + s.size(), exponent);
+    decimals -= exponent;
+  }
+  return std::clamp(decimals, 0, kMaxDecimals);
+}
+
+int column_decimals(const Document& doc, int channel) {
+  int best = 0;
+  for (int f = 0; f < doc.frame_count && best < kMaxDecimals; ++f)
+    best = std::max(best, decimals_of(doc.value_view(f, channel)));
+  return best;
+}
+
+// Fixed notation with `decimals` digits; "-0.00" becomes "0.00". Returns the length (0 only if
+// the buffer were too small, which cannot happen: 1e308 with 17 decimals needs ~330 characters).
+constexpr std::size_t kNumberBuffer = 400;
+std::size_t format_fixed(double v, int decimals, char* buffer) {
+  const auto r =
+      std::to_chars(buffer, buffer + kNumberBuffer, v, std::chars_format::fixed, decimals);
+  if (r.ec != std::errc()) return 0;
+  std::size_t n = static_cast<std::size_t>(r.ptr - buffer);
+  if (n > 0 && buffer[0] == '-') {
+    bool zero = true;
+    for (std::size_t k = 1; k < n && zero; ++k) zero = buffer[k] == '0' || buffer[k] == '.';
+    if (zero) {
+      std::memmove(buffer, buffer + 1, n - 1);
+      --n;
+    }
+  }
+  return n;
+}
+
+// What to compute for one edited joint.
+struct JointPlan {
+  int joint = 0;
+  int rotation_count = 0;               // rotation channels the joint has (0..3)
+  std::array<int, 3> axes{0, 1, 2};     // listed rotation axes first, then the missing ones
+  std::array<int, 3> rotation_value{};  // channel index within a frame of each listed rotation
+  std::array<int, 3> position_value{-1, -1, -1};  // channel index per axis, -1 when absent
+};
+
+[[noreturn]] void refuse(const Document& doc, const std::string& cause) {
+  throw InputError(doc.source_name, 0, "cannot write: " + cause);
+}
+
+std::string where(const Document& doc, int joint, int frame) {
+  return "joint '" + doc.joints[joint].name + "' at frame index " + std::to_string(frame);
+}
+
+}  // namespace
+
+std::string write(const Document& doc, const core::Clip& edited, std::span<const bool> changed) {
+  const int joint_count = doc.joint_count();
+  const int frame_count = doc.frame_count;
+  const int channels = doc.channel_count;
+  if (changed.size() != static_cast<std::size_t>(joint_count))
+    refuse(doc, std::to_string(changed.size()) + " change flags for " +
+                    std::to_string(joint_count) + " joints");
+  if (edited.joint_count != joint_count || edited.frame_count != frame_count ||
+      edited.locals.size() != static_cast<std::size_t>(frame_count) * joint_count)
+    refuse(doc, "edited clip has " + std::to_string(edited.joint_count) + " joints x " +
+                    std::to_string(edited.frame_count) + " frames; the file has " +
+                    std::to_string(joint_count) + " x " + std::to_string(frame_count));
+
+  // Plans for the edited joints, and the channels whose text may change. Joints come in file
+  // order and channel indices grow with it, so `slots` ascends and the output cursor only moves
+  // forward.
+  std::vector<JointPlan> plans;
+  std::vector<int> slots;  // channel index within a frame of each replaceable value
+  for (int j = 0; j < joint_count; ++j) {
+    if (!changed[j]) continue;
+    const Joint& joint = doc.joints[j];
+    JointPlan plan;
+    plan.joint = j;
+    bool listed[3] = {false, false, false};
+    for (std::size_t n = 0; n < joint.channels.size(); ++n) {
+      const ChannelKind kind = joint.channels[n];
+      const int value = joint.first_value + static_cast<int>(n);
+      if (is_position(kind)) {
+        plan.position_value[axis_of(kind)] = value;
+      } else {
+        plan.axes[plan.rotation_count] = axis_of(kind);
+        plan.rotation_value[plan.rotation_count] = value;
+        listed[axis_of(kind)] = true;
+        ++plan.rotation_count;
+      }
+      slots.push_back(value);
+    }
+    int next = plan.rotation_count;
+    for (int a = 0; a < 3; ++a)
+      if (!listed[a]) plan.axes[next++] = a;
+    plans.push_back(plan);
+  }
+  if (plans.empty()) return doc.text;
+
+  // Decimals per replaceable channel; channels that never show a decimal point borrow the most
+  // any channel of the same kind (rotation / position) shows.
+  std::vector<int> decimals(slots.size());
+  int kind_fallback[2] = {-1, -1};
+  auto channel_kind_at = [&](int channel) {
+    for (const Joint& joint : doc.joints) {
+      const int n = channel - joint.first_value;
+      if (n >= 0 && n < static_cast<int>(joint.channels.size())) return joint.channels[n];
+    }
+    return ChannelKind::Xposition;
+  };
+  for (std::size_t s = 0; s < slots.size(); ++s) {
+    decimals[s] = column_decimals(doc, slots[s]);
+    if (decimals[s] > 0) continue;
+    const int group = is_rotation(channel_kind_at(slots[s])) ? 1 : 0;
+    if (kind_fallback[group] < 0) {
+      kind_fallback[group] = 0;
+      for (const Joint& joint : doc.joints)
+        for (std::size_t n = 0; n < joint.channels.size(); ++n)
+          if ((is_rotation(joint.channels[n]) ? 1 : 0) == group)
+            kind_fallback[group] =
+                std::max(kind_fallback[group],
+                         column_decimals(doc, joint.first_value + static_cast<int>(n)));
+    }
+    decimals[s] = kind_fallback[group];
+  }
+
+  // Slot of each replaceable channel, to place computed values.
+  std::vector<int> slot_of(channels, -1);
+  for (std::size_t s = 0; s < slots.size(); ++s) slot_of[slots[s]] = static_cast<int>(s);
+
+  std::string out;
+  out.reserve(doc.text.size() + doc.text.size() / 8 + 64);
+  std::vector<double> row(slots.size());
+  char buffer[kNumberBuffer];
+  std::size_t cursor = 0;
+  const char* text = doc.text.data();
+
+  for (int f = 0; f < frame_count; ++f) {
+    const double* original = doc.values.data() + static_cast<std::size_t>(f) * channels;
+    for (const JointPlan& plan : plans) {
+      const Joint& joint = doc.joints[plan.joint];
+      const core::Transform& t = edited.at(f, plan.joint);
+      if (!core::is_finite(t.translation) || !core::is_finite(t.rotation) ||
+          !core::is_finite(t.scale))
+        refuse(doc, where(doc, plan.joint, f) + ": edited transform is not finite");
+      if (std::abs(t.scale.x - 1.0) > kUnrepresentableRel ||
+          std::abs(t.scale.y - 1.0) > kUnrepresentableRel ||
+          std::abs(t.scale.z - 1.0) > kUnrepresentableRel)
+        refuse(doc, where(doc, plan.joint, f) + ": BVH cannot store a scale other than 1");
+
+      // Translation.
+      for (int a = 0; a < 3; ++a) {
+        const double delta = t.translation[a] - joint.offset[a];
+        if (plan.position_value[a] >= 0) {
+          row[slot_of[plan.position_value[a]]] = delta;
+        } else if (std::abs(delta) > kUnrepresentableRel * (1.0 + std::abs(joint.offset[a]))) {
+          refuse(doc, where(doc, plan.joint, f) + ": translation moved along " +
+                          std::string(1, static_cast<char>('X' + a)) + " but the joint has no " +
+                          std::string(1, static_cast<char>('X' + a)) + "position channel");
+        }
+      }
+
+      // Rotation.
+      const double norm = glm::length(t.rotation);
+      if (!(norm > 1e-9)) refuse(doc, where(doc, plan.joint, f) + ": edited rotation is zero");
+      std::array<double, 3> reference{0.0, 0.0, 0.0};
+      for (int n = 0; n < plan.rotation_count; ++n) reference[n] = original[plan.rotation_value[n]];
+      const std::array<double, 3> angles =
+          euler_from_quat_deg(t.rotation / norm, plan.axes, reference);
+      for (int n = 0; n < 3; ++n) {
+        if (n < plan.rotation_count) {
+          row[slot_of[plan.rotation_value[n]]] = angles[n];
+        } else if (std::abs(angles[n]) > kUnrepresentableDeg) {
+          refuse(doc, where(doc, plan.joint, f) + ": edited rotation needs " +
+                          std::string(1, static_cast<char>('X' + plan.axes[n])) +
+                          "rotation, which the joint's CHANNELS do not have");
+        }
+      }
+    }
+
+    for (std::size_t s = 0; s < slots.size(); ++s) {
+      const double v = row[s];
+      if (!std::isfinite(v))
+        refuse(doc, "value at frame " + std::to_string(f) + ", channel " +
+                        std::to_string(slots[s]) + " is not finite");
+      const std::size_t n = format_fixed(v, decimals[s], buffer);
+      if (n == 0) refuse(doc, "value " + std::to_string(v) + " is too long to print");
+      // A value that prints as the number the file already holds keeps its original text.
+      const std::size_t index = static_cast<std::size_t>(f) * channels + slots[s];
+      const TextSpan span = doc.value_text[index];
+      if (std::string_view(buffer, n) == std::string_view(text + span.offset, span.length))
+        continue;
+      double reread = 0.0;
+      std::from_chars(buffer, buffer + n, reread);
+      if (reread == doc.values[index]) continue;
+      out.append(text + cursor, span.offset - cursor);
+      out.append(buffer, n);
+      cursor = static_cast<std::size_t>(span.offset) + span.length;
+    }
+  }
+  out.append(text + cursor, doc.text.size() - cursor);
+  return out;
+}
+
+void save(const std::filesystem::path& path, const Document& doc, const core::Clip& edited,
+          std::span<const bool> changed) {
+  io::write_file_atomic(path, write(doc, edited, changed));
+}
+
+}  // namespace ikfix::io::bvh
