@@ -92,8 +92,9 @@ std::string check_leg(const Skeleton& s, const std::vector<Vec3>* rest, const Le
   return {};
 }
 
-// A biped stands on two legs: both ankles well below the hips, and nothing outside the legs
-// hangs as low as the knees (a quadruped's front paws do).
+// A biped stands on two legs: both ankles well below the hips, and no other limb (a chain with
+// two or more long bones, e.g. a quadruped's front leg) hangs as low as the knees. Ancestors of
+// the pelvis (a root on the floor) and short helpers (IK targets, foot roots) do not count.
 std::string check_biped(const Skeleton& s, const std::vector<Vec3>& p, const LegRig& rig) {
   double knee_y = 1e300, leg_len = 0;
   for (const Leg& leg : rig.legs) {
@@ -104,10 +105,25 @@ std::string check_biped(const Skeleton& s, const std::vector<Vec3>& p, const Leg
              "' is not below '" + s.names[leg.hip] + "'); not a standing biped";
     knee_y = std::min(knee_y, p[leg.knee].y);
   }
+  const int pelvis = rig.pelvis;
+  // The trunk is above the legs: an ancestor of the pelvis hanging between hips and feet means
+  // the "legs" are something else (arms hanging beside a body). A root on the floor is fine.
+  double hip_y = 1e300, ankle_y = 1e300;
+  for (const Leg& leg : rig.legs) {
+    hip_y = std::min(hip_y, p[leg.hip].y);
+    ankle_y = std::min(ankle_y, p[leg.ankle].y);
+  }
+  for (int a = s.parents[pelvis]; a >= 0; a = s.parents[a])
+    if (p[a].y < hip_y - 0.25 * leg_len && p[a].y > ankle_y + 0.1 * leg_len)
+      return "joint '" + s.names[a] + "' (above the legs in the hierarchy) hangs between hips and feet: "
+             "these chains are not legs";
   for (int j = 0; j < s.joint_count(); ++j) {
     const bool in_leg = s.is_ancestor(rig.legs[0].hip, j) || s.is_ancestor(rig.legs[1].hip, j);
-    if (in_leg) continue;
-    if (p[j].y < knee_y - 0.05 * leg_len)
+    if (in_leg || s.is_ancestor(j, pelvis) || p[j].y >= knee_y - 0.05 * leg_len) continue;
+    int long_bones = 0;
+    for (int k = j; k >= 0 && s.parents[k] >= 0 && !s.is_ancestor(k, pelvis); k = s.parents[k])
+      if (glm::length(p[k] - p[s.parents[k]]) > 0.15 * leg_len) ++long_bones;
+    if (long_bones >= 2)
       return "joint '" + s.names[j] + "' (not part of the legs) reaches below the knees in the rest pose: "
              "looks like a quadruped or a non-biped rig";
   }

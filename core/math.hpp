@@ -57,12 +57,14 @@ inline Vec3 any_perpendicular(const Vec3& a) {
 // (half-turn about an axis perpendicular to `from`).
 inline Quat rotation_between(const Vec3& from, const Vec3& to) {
   const double d = glm::dot(from, to);
-  if (d < -1.0 + 1e-12) {
-    const Vec3 axis = any_perpendicular(from);
-    return Quat(0.0, axis.x, axis.y, axis.z);
-  }
   const Vec3 c = glm::cross(from, to);
-  return glm::normalize(Quat(1.0 + d, c.x, c.y, c.z));
+  if (d >= 0.0) return glm::normalize(Quat(1.0 + d, c.x, c.y, c.z));
+  // Obtuse: 1 + d cancels, so use the axis and atan2 angle (exact up to the antiparallel case).
+  const double s = glm::length(c);
+  const Vec3 axis = s > 1e-300 ? c / s : any_perpendicular(from);
+  const double half = 0.5 * std::atan2(s, d);
+  const double sh = std::sin(half);
+  return Quat(std::cos(half), axis.x * sh, axis.y * sh, axis.z * sh);
 }
 
 // Rotation of `angle` radians about unit `axis`.

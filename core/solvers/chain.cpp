@@ -10,15 +10,26 @@ void apply_bend_plane(std::span<Vec3> chain, const Vec3& pole_dir) {
   const Vec3 axis = safe_normalize(chain.back() - root, Vec3(0));
   if (axis == Vec3(0)) return;
   const Vec3 pole_perp = pole_dir - axis * glm::dot(pole_dir, axis);
-  const double pole_len = glm::length(pole_perp);
-  if (!(pole_len > 1e-9)) return;
-  const Vec3 side = pole_perp / pole_len;
+  if (!(glm::length(pole_perp) > 1e-9)) return;
+  // Turn the whole chain rigidly about the root->end axis (the end is on the axis, so it stays)
+  // until the joint farthest from the axis points to the pole. A rigid turn keeps every bone
+  // length, also for chains longer than hip-knee-ankle.
+  std::size_t far = 1;
+  double far_radius = -1;
   for (std::size_t i = 1; i + 1 < chain.size(); ++i) {
     const Vec3 rel = chain[i] - root;
-    const double along = glm::dot(rel, axis);
-    const double radius = glm::length(rel - axis * along);
-    chain[i] = root + axis * along + side * radius;
+    const double radius = glm::length(rel - axis * glm::dot(rel, axis));
+    if (radius > far_radius) {
+      far_radius = radius;
+      far = i;
+    }
   }
+  const Vec3 rel = chain[far] - root;
+  const Vec3 offset = rel - axis * glm::dot(rel, axis);
+  if (!(glm::length(offset) > 1e-12)) return;  // straight chain: nothing to turn
+  const double angle = std::atan2(glm::dot(glm::cross(offset, pole_perp), axis), glm::dot(offset, pole_perp));
+  const Quat turn = axis_angle(axis, angle);
+  for (std::size_t i = 1; i + 1 < chain.size(); ++i) chain[i] = root + turn * (chain[i] - root);
 }
 
 bool place_two_bone(std::span<Vec3> chain, const Vec3& end_ws, double a, double b,
@@ -26,17 +37,30 @@ bool place_two_bone(std::span<Vec3> chain, const Vec3& end_ws, double a, double 
   const Vec3 root = chain[0];
   const Vec3 to_end = end_ws - root;
   const double d = glm::length(to_end);
-  if (!(d > 0) || d > a + b || d < std::abs(a - b)) return false;
-  const Vec3 axis = to_end / d;
+  if (d > a + b || d < std::abs(a - b)) return false;
+  Vec3 axis = safe_normalize(to_end, Vec3(0));
+  if (axis == Vec3(0)) {
+    // End on the root (equal bones, fully folded): the knee goes toward the pole.
+    axis = safe_normalize(chain[2] - chain[1], safe_normalize(chain[1] - root, Vec3(0, -1, 0)));
+  }
   Vec3 side = pole_dir - axis * glm::dot(pole_dir, axis);
   // Fall back to the current bend when the pole is parallel to the axis.
   if (!(glm::length(side) > 1e-9)) side = (chain[1] - root) - axis * glm::dot(chain[1] - root, axis);
   side = safe_normalize(side, any_perpendicular(axis));
-  // Heron: h = sqrt((a+b-d)(d+b-a)(a+d-b)(a+b+d)) / (2d); each factor >= 0 in range.
+  if (d == 0.0) {
+    chain[1] = root + side * a;
+    chain[2] = end_ws;
+    return true;
+  }
+  // Heron: h = sqrt((a+b-d)(d+b-a)(a+d-b)(a+b+d)) / (2d), cancellation-free on a straight leg;
+  // x = (d^2 + (a-b)(a+b)) / (2d). (x, h) is rescaled to length a so the thigh stays exact even
+  // where rounding makes x and h disagree (target almost on the hip).
   const double product = (a + b - d) * (d + b - a) * (a + d - b) * (a + b + d);
   const double h = std::sqrt(std::max(0.0, product)) / (2.0 * d);
-  const double x = (d * d + a * a - b * b) / (2.0 * d);
-  chain[1] = root + axis * x + side * h;
+  const double x = (d * d + (a - b) * (a + b)) / (2.0 * d);
+  const double norm = std::sqrt(x * x + h * h);
+  const double k = norm > 0 ? a / norm : 0.0;
+  chain[1] = root + (axis * x + side * h) * k;
   chain[2] = end_ws;
   return true;
 }

@@ -1,0 +1,192 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "core/fix/smooth.hpp"
+
+namespace ikfix::core {
+namespace {
+
+std::vector<double> smooth(const std::vector<double>& in, double sigma) {
+  std::vector<double> out(in.size(), -1e300);
+  gaussian_smooth(in, sigma, out);
+  return out;
+}
+
+std::vector<double> dilate(const std::vector<double>& in, int radius) {
+  std::vector<double> out(in.size(), -1e300);
+  dilate_max(in, radius, out);
+  return out;
+}
+
+std::vector<double> random_signal(std::mt19937& rng, int n) {
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::vector<double> v(static_cast<std::size_t>(n));
+  for (double& x : v) x = u(rng);
+  return v;
+}
+
+TEST(SmoothGaussianRadius, IsCeilOfThreeSigma) {
+  EXPECT_EQ(gaussian_radius(0.0), 0);
+  EXPECT_EQ(gaussian_radius(-2.0), 0);
+  EXPECT_EQ(gaussian_radius(0.1), 1);
+  EXPECT_EQ(gaussian_radius(1.0), 3);
+  EXPECT_EQ(gaussian_radius(1.5), 5);  // 4.5 -> 5
+  EXPECT_EQ(gaussian_radius(2.0), 6);
+  EXPECT_EQ(gaussian_radius(10.0), 30);
+}
+
+TEST(SmoothGaussian, ConstantStaysConstantIncludingEdges) {
+  for (double value : {0.0, 1.0, -3.25, 0.1, 1e6}) {
+    for (double sigma : {0.5, 1.0, 2.5, 7.0, 100.0}) {
+      for (int n : {1, 2, 5, 40, 301}) {
+        const std::vector<double> in(static_cast<std::size_t>(n), value);
+        const auto out = smooth(in, sigma);
+        for (int i = 0; i < n; ++i)
+          ASSERT_NEAR(out[i], value, 1e-13 * std::max(1.0, std::abs(value)))
+              << "value " << value << " sigma " << sigma << " n " << n << " i " << i;
+      }
+    }
+  }
+}
+
+TEST(SmoothGaussian, NonPositiveSigmaCopies) {
+  std::mt19937 rng(1);
+  const auto in = random_signal(rng, 50);
+  for (double sigma : {0.0, -1.0}) EXPECT_EQ(smooth(in, sigma), in);
+}
+
+TEST(SmoothGaussian, EmptyInputIsFine) {
+  const std::vector<double> in;
+  EXPECT_TRUE(smooth(in, 2.0).empty());
+  EXPECT_TRUE(dilate(in, 3).empty());
+}
+
+TEST(SmoothGaussian, ZeroPhaseSymmetricBumpStaysCentred) {
+  // A bump centred at sample 60 of 121: the output is symmetric about 60 and peaks there.
+  const int n = 121, centre = 60;
+  for (double sigma : {1.0, 3.0, 8.0}) {
+    std::vector<double> in(n, 0.0);
+    for (int i = 50; i <= 70; ++i) in[i] = 1.0 - std::abs(i - centre) / 10.0;
+    const auto out = smooth(in, sigma);
+    for (int k = 0; k <= centre; ++k) EXPECT_NEAR(out[centre - k], out[centre + k], 1e-14) << sigma;
+    EXPECT_EQ(std::max_element(out.begin(), out.end()) - out.begin(), centre) << sigma;
+    // Weighted centroid unchanged (no lag, no lead).
+    double m0 = 0, m1 = 0;
+    for (int i = 0; i < n; ++i) {
+      m0 += out[i];
+      m1 += out[i] * i;
+    }
+    EXPECT_NEAR(m1 / m0, centre, 1e-10) << sigma;
+  }
+  // An off-centre step: the half-way crossing stays between the same samples.
+  std::vector<double> step(100, 0.0);
+  for (int i = 50; i < 100; ++i) step[i] = 1.0;
+  const auto s = smooth(step, 4.0);
+  EXPECT_NEAR(s[49] + s[50], 1.0, 1e-14);  // antisymmetric about 49.5
+  EXPECT_LT(s[49], 0.5);
+  EXPECT_GT(s[50], 0.5);
+}
+
+TEST(SmoothGaussian, ImpulseResponseIsANormalisedGaussian) {
+  const int n = 101, c = 50;
+  const double sigma = 3.0;
+  std::vector<double> in(n, 0.0);
+  in[c] = 1.0;
+  const auto out = smooth(in, sigma);
+  double total = 0;
+  for (double v : out) total += v;
+  EXPECT_NEAR(total, 1.0, 1e-14);
+  EXPECT_NEAR(out[c + 1] / out[c], std::exp(-0.5 / (sigma * sigma)), 1e-14);
+  EXPECT_NEAR(out[c + 3] / out[c], std::exp(-4.5 / (sigma * sigma)), 1e-14);
+  // Truncated at 3 sigma.
+  EXPECT_GT(out[c + 9], 0.0);
+  EXPECT_EQ(out[c + 10], 0.0);
+  EXPECT_EQ(out[c - 10], 0.0);
+}
+
+TEST(SmoothGaussian, LinearRampIsPreservedAwayFromTheEdges) {
+  std::vector<double> ramp(80);
+  for (int i = 0; i < 80; ++i) ramp[i] = 0.25 * i - 3.0;
+  const double sigma = 2.0;
+  const int r = gaussian_radius(sigma);
+  const auto out = smooth(ramp, sigma);
+  for (int i = r; i < 80 - r; ++i) EXPECT_NEAR(out[i], ramp[i], 1e-12) << i;
+}
+
+TEST(SmoothGaussian, StaysWithinTheInputRange) {
+  std::mt19937 rng(2);
+  for (int t = 0; t < 20; ++t) {
+    const auto in = random_signal(rng, 200);
+    const auto [lo, hi] = std::minmax_element(in.begin(), in.end());
+    const auto out = smooth(in, 0.5 + t * 0.7);
+    for (double v : out) {
+      EXPECT_GE(v, *lo - 1e-15);
+      EXPECT_LE(v, *hi + 1e-15);
+    }
+  }
+}
+
+TEST(SmoothDilate, MatchesBruteForceRunningMax) {
+  std::mt19937 rng(3);
+  for (int n : {1, 2, 7, 50, 200}) {
+    for (int radius : {0, 1, 2, 5, 49, 500}) {
+      auto in = random_signal(rng, n);
+      // Plateaus and repeated values exercise the ties in the monotonic queue.
+      for (int i = 0; i + 1 < n; i += 5) in[i + 1] = in[i];
+      const auto out = dilate(in, radius);
+      for (int i = 0; i < n; ++i) {
+        double want = -1e300;
+        for (int j = std::max(0, i - radius); j <= std::min(n - 1, i + radius); ++j)
+          want = std::max(want, in[j]);
+        ASSERT_EQ(out[i], want) << "n " << n << " radius " << radius << " i " << i;
+      }
+    }
+  }
+}
+
+TEST(SmoothDilate, RadiusZeroCopies) {
+  std::mt19937 rng(4);
+  const auto in = random_signal(rng, 30);
+  EXPECT_EQ(dilate(in, 0), in);
+}
+
+TEST(SmoothDilateThenSmooth, NeverBelowTheInput) {
+  // What the pelvis drop relies on: smooth(dilate(x, r), sigma) >= x with r = radius(sigma).
+  std::mt19937 rng(5);
+  for (int t = 0; t < 100; ++t) {
+    const double sigma = 0.3 + 0.1 * t;
+    const int r = gaussian_radius(sigma);
+    std::vector<double> in = random_signal(rng, 150);
+    // Sparse spikes too: the typical shape of a per-frame requirement.
+    if (t % 2) {
+      for (double& v : in) v = v > 0.9 ? v * 10 : 0.0;
+    }
+    const auto out = smooth(dilate(in, r), sigma);
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      // Up to rounding of the weighted mean (exact in real arithmetic; the sum of up to 2r+1
+      // rounded terms can land a few ulps below).
+      EXPECT_GE(out[i], in[i] - 1e-13 * std::max(1.0, std::abs(in[i])))
+          << "sigma " << sigma << " i " << i;
+    }
+  }
+}
+
+TEST(SmoothDilateThenSmooth, SinglePeakIsFullyCovered) {
+  // One frame needs 0.1 m: after dilate + smooth the frame still gets at least 0.1 and the
+  // plateau is not wider than needed plus the kernel.
+  std::vector<double> need(60, 0.0);
+  need[30] = 0.1;
+  const double sigma = 2.0;
+  const int r = gaussian_radius(sigma);
+  const auto out = smooth(dilate(need, r), sigma);
+  EXPECT_GE(out[30], 0.1 - 1e-16);
+  EXPECT_EQ(out[30 - 2 * r - 1], 0.0);
+  EXPECT_EQ(out[30 + 2 * r + 1], 0.0);
+}
+
+}  // namespace
+}  // namespace ikfix::core
