@@ -19,12 +19,23 @@ struct TerrainMesh {
   std::vector<Vec3> vertex_normals;  // optional: empty, or one per vertex (used for smooth normals)
 };
 
+// The part of `mesh` a character inside the rectangle [min_x, max_x] x [min_z, max_z] (world
+// metres) can stand on: every triangle whose horizontal bounding box touches the rectangle,
+// with only the vertices (and normals) they use. Queries inside the rectangle give the same
+// height and normal as on the whole mesh, and building it costs a fraction (DESIGN.md: build
+// the terrain under the clip's footprint plus a margin). `original_triangle`, when not null,
+// receives the index in `mesh` of each kept triangle. An empty result (no triangles) means no
+// ground there; Terrain rejects it, so check before building.
+TerrainMesh crop_terrain_mesh(const TerrainMesh& mesh, double min_x, double min_z, double max_x,
+                              double max_z,
+                              std::vector<std::uint32_t>* original_triangle = nullptr);
+
 // Result of a vertical ray query at (x, z).
 struct GroundHit {
-  bool hit = false;       // false when no terrain lies below/above that point
-  double height = 0.0;    // world Y of the surface, metres
-  Vec3 normal{0, 1, 0};   // unit surface normal, facing up (y >= 0)
-  int triangle = -1;      // index into TerrainMesh::triangles
+  bool hit = false;      // false when no terrain lies below/above that point
+  double height = 0.0;   // world Y of the surface, metres
+  Vec3 normal{0, 1, 0};  // unit surface normal, facing up (y >= 0)
+  int triangle = -1;     // index into TerrainMesh::triangles
 };
 
 struct TerrainOptions {
@@ -42,16 +53,21 @@ struct TerrainOptions {
 // which is what a character standing on stairs, slopes or rocks steps on.
 //
 // Precision: the acceleration structure stores vertices in float relative to the centre of the
-// bounds, so which triangle is hit is resolved to ~1e-7 of the terrain's extent (a ray within
-// that distance of a step edge may land on either side; exactly on the edge it lands on the
-// upper step). Height and normal are then computed in double from the hit triangle's plane,
-// so a plane at y = 0.15 answers 0.15 to ~1e-15.
+// bounds, so rays resolve positions to u = FLT_EPSILON x the half extent (1.2e-6 m for a 20 m
+// terrain). Within 2u of the hit triangle's edge (or when the first ray misses inside the
+// bounds) four rays nudged diagonally by 4u decide, and the topmost surface among them wins:
+// a step edge always gives the upper step, whatever the winding or direction, and the mesh
+// border counts as inside. Height and normal are then computed in double from the chosen
+// triangle's plane: a plane at y = 0.15 answers 0.15 to ~1e-15, slopes are exact to ~1e-12.
+//
 // Triangles a vertical ray cannot hit (zero area, or vertical like stair risers) are left out
 // of the acceleration structure; they stay in mesh().
 class Terrain {
  public:
   // Builds the acceleration structure. Throws std::invalid_argument on a malformed mesh
-  // (indices out of range, non-finite vertices, no triangles).
+  // (indices out of range, non-finite vertices or normals, vertex_normals neither empty nor
+  // one per vertex, no triangles, or none that is neither zero-area nor vertical), and
+  // std::runtime_error when Embree fails (out of memory, unsupported CPU).
   explicit Terrain(TerrainMesh mesh, TerrainOptions options = {});
   ~Terrain();
   Terrain(const Terrain&) = delete;

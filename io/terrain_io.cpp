@@ -1,0 +1,277 @@
+#include "io/terrain_io.hpp"
+
+#include <assimp/config.h>
+#include <assimp/postprocess.h>
+#include <assimp/scene.h>
+
+#include <array>
+#include <assimp/Importer.hpp>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <glm/gtc/matrix_inverse.hpp>
+#include <limits>
+#include <string>
+#include <system_error>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "io/error.hpp"
+#include "io/file_util.hpp"
+
+namespace ikfix::io {
+
+namespace {
+
+using core::Vec3;
+using glm::dmat3;
+using glm::dmat4;
+
+// Assimp messages can span lines; the CLI prints errors as one line.
+std::string one_line(std::string text) {
+  for (char& c : text)
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  while (!text.empty() && text.back() == ' ') text.pop_back();
+  return text.empty() ? "unknown error" : text;
+}
+
+dmat4 to_dmat4(const aiMatrix4x4& m) {
+  // Assimp is row-major (a4, b4, c4 = translation); glm is column-major: g[column][row].
+  dmat4 g(1.0);
+  const ai_real* rows[4] = {m[0], m[1], m[2], m[3]};
+  for (int r = 0; r < 4; ++r)
+    for (int c = 0; c < 4; ++c) g[c][r] = static_cast<double>(rows[r][c]);
+  return g;
+}
+
+// Exact merge of vertices with bit-identical position and normal (no tolerance: geometry is
+// never changed, only shared).
+struct VertexKey {
+  double v[6];
+  bool operator==(const VertexKey& o) const { return std::memcmp(v, o.v, sizeof v) == 0; }
+};
+struct VertexKeyHash {
+  std::size_t operator()(const VertexKey& k) const {
+    std::uint64_t h = 0;
+    for (double d : k.v) {
+      std::uint64_t bits;
+      std::memcpy(&bits, &d, sizeof bits);
+      // splitmix64 finaliser per component: nearby coordinates differ only in low bits.
+      h += bits + 0x9e3779b97f4a7c15ull;
+      h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+      h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+      h ^= h >> 31;
+    }
+    return static_cast<std::size_t>(h);
+  }
+};
+
+class MeshCollector {
+ public:
+  MeshCollector(const aiScene& scene, const std::string& file, const dmat4& to_world)
+      : scene_(scene), file_(file), to_world_(to_world) {
+    with_normals_ = scene.mNumMeshes > 0;
+    std::size_t corners = 0;
+    for (unsigned i = 0; i < scene.mNumMeshes; ++i) {
+      if (!scene.mMeshes[i]->HasNormals()) with_normals_ = false;
+      corners += scene.mMeshes[i]->mNumVertices;
+    }
+    index_.reserve(corners);
+  }
+
+  void visit(const aiNode& node, const dmat4& parent) {
+    const dmat4 node_ws = parent * to_dmat4(node.mTransformation);
+    for (unsigned i = 0; i < node.mNumMeshes; ++i)
+      add_mesh(*scene_.mMeshes[node.mMeshes[i]], node_ws);
+    for (unsigned i = 0; i < node.mNumChildren; ++i) visit(*node.mChildren[i], node_ws);
+  }
+
+  core::TerrainMesh take() {
+    if (!with_normals_) mesh_.vertex_normals.clear();
+    return std::move(mesh_);
+  }
+
+ private:
+  void add_mesh(const aiMesh& in, const dmat4& node_ws) {
+    const dmat4 m = to_world_ * node_ws;
+    const dmat3 linear(m);
+    const dmat3 normal_matrix = glm::inverseTranspose(linear);
+    const bool mirrored = glm::determinant(linear) < 0.0;  // keep front faces counter-clockwise
+
+    // Map this mesh's vertices to merged output vertices, lazily (unused ones are skipped).
+    std::vector<std::uint32_t> remap(in.mNumVertices, kUnmapped);
+    auto output_index = [&](unsigned v) {
+      if (remap[v] != kUnmapped) return remap[v];
+      const aiVector3D& p = in.mVertices[v];
+      const Vec3 position = Vec3(m * glm::dvec4(p.x, p.y, p.z, 1.0));
+      Vec3 normal(0.0);
+      if (with_normals_) {
+        const aiVector3D& n = in.mNormals[v];
+        normal = core::safe_normalize(normal_matrix * Vec3(n.x, n.y, n.z), Vec3(0.0));
+      }
+      if (!core::is_finite(position))
+        throw InputError(file_, "mesh \"" + std::string(in.mName.C_Str()) + "\" vertex " +
+                                    std::to_string(v) + " is not finite");
+      const VertexKey key{{position.x, position.y, position.z, normal.x, normal.y, normal.z}};
+      auto [it, inserted] =
+          index_.try_emplace(key, static_cast<std::uint32_t>(mesh_.vertices.size()));
+      if (inserted) {
+        if (mesh_.vertices.size() >= std::numeric_limits<std::uint32_t>::max())
+          throw InputError(file_, "too many vertices");
+        mesh_.vertices.push_back(position);
+        if (with_normals_) mesh_.vertex_normals.push_back(normal);
+      }
+      remap[v] = it->second;
+      return it->second;
+    };
+
+    for (unsigned f = 0; f < in.mNumFaces; ++f) {
+      const aiFace& face = in.mFaces[f];
+      if (face.mNumIndices != 3) continue;  // points and lines (polygons were triangulated)
+      std::array<std::uint32_t, 3> tri{output_index(face.mIndices[0]),
+                                       output_index(face.mIndices[1]),
+                                       output_index(face.mIndices[2])};
+      if (mirrored) std::swap(tri[1], tri[2]);
+      mesh_.triangles.push_back(tri);
+    }
+  }
+
+  static constexpr std::uint32_t kUnmapped = std::numeric_limits<std::uint32_t>::max();
+  const aiScene& scene_;
+  const std::string& file_;
+  dmat4 to_world_;
+  bool with_normals_ = false;
+  core::TerrainMesh mesh_;
+  std::unordered_map<VertexKey, std::uint32_t, VertexKeyHash> index_;
+};
+
+// Appends `value` in fixed notation with `decimals` digits; never "-0.000".
+void append_fixed(std::string& out, double value, int decimals) {
+  char buffer[64];
+  const auto result =
+      std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::fixed, decimals);
+  const char* begin = buffer;
+  if (result.ec != std::errc()) {
+    out += '0';
+    return;
+  }
+  if (*begin == '-') {
+    bool zero = true;
+    for (const char* p = begin + 1; p != result.ptr; ++p)
+      if (*p != '0' && *p != '.') zero = false;
+    if (zero) ++begin;
+  }
+  out.append(begin, static_cast<std::size_t>(result.ptr - begin));
+}
+
+void append_uint(std::string& out, std::uint64_t value) {
+  char buffer[24];
+  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+  out.append(buffer, result.ptr);
+}
+
+}  // namespace
+
+core::TerrainMesh load_terrain_mesh(const std::filesystem::path& path, double metres_per_unit,
+                                    char up_axis) {
+  const std::string file = path.string();
+  if (!(metres_per_unit > 0.0) || !std::isfinite(metres_per_unit))
+    throw InputError(file, "metres per unit must be a finite number > 0, got " +
+                               std::to_string(metres_per_unit));
+  if (up_axis != 'y' && up_axis != 'Y' && up_axis != 'z' && up_axis != 'Z')
+    throw InputError(file, std::string("up axis must be 'y' or 'z', got '") + up_axis + "'");
+
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) throw InputError(file, "file not found");
+  if (std::filesystem::is_directory(path, ec))
+    throw InputError(file, "is a directory, not a mesh file");
+
+  Assimp::Importer importer;
+  // Pivots folded into plain node transforms (see research/assimp_fidelity.md §2.1).
+  importer.SetPropertyBool(AI_CONFIG_IMPORT_FBX_PRESERVE_PIVOTS, false);
+  // Only steps that leave geometry and nodes alone; no vertex joining or pre-transforming.
+  const aiScene* scene =
+      importer.ReadFile(file, aiProcess_Triangulate | aiProcess_ValidateDataStructure);
+  if (!scene)
+    throw InputError(file, "cannot read as a mesh: " + one_line(importer.GetErrorString()));
+  if (!scene->mRootNode) throw InputError(file, "no triangles in the file");
+
+  // File space -> metres, Y up. Z up: rotate -90 degrees about X, (x, y, z) -> (x, z, -y).
+  dmat4 to_world(metres_per_unit);
+  to_world[3][3] = 1.0;
+  if (up_axis == 'z' || up_axis == 'Z') {
+    dmat4 rotate(1.0);
+    rotate[1] = glm::dvec4(0.0, 0.0, -1.0, 0.0);  // image of +Y
+    rotate[2] = glm::dvec4(0.0, 1.0, 0.0, 0.0);   // image of +Z
+    to_world = to_world * rotate;
+  }
+
+  MeshCollector collector(*scene, file, to_world);
+  collector.visit(*scene->mRootNode, dmat4(1.0));
+  core::TerrainMesh mesh = collector.take();
+  if (mesh.triangles.empty())
+    throw InputError(file, "no triangles in the file (points and lines are ignored)");
+  return mesh;
+}
+
+void save_obj(const std::filesystem::path& path, const core::TerrainMesh& mesh) {
+  const std::string file = path.string();
+  const bool normals = !mesh.vertex_normals.empty();
+  if (normals && mesh.vertex_normals.size() != mesh.vertices.size())
+    throw InputError(file, "cannot write: " + std::to_string(mesh.vertex_normals.size()) +
+                               " normals for " + std::to_string(mesh.vertices.size()) +
+                               " vertices");
+  for (std::size_t i = 0; i < mesh.vertices.size(); ++i)
+    if (!core::is_finite(mesh.vertices[i]) || (normals && !core::is_finite(mesh.vertex_normals[i])))
+      throw InputError(file, "cannot write: vertex " + std::to_string(i) + " is not finite");
+  for (std::size_t t = 0; t < mesh.triangles.size(); ++t)
+    for (const std::uint32_t index : mesh.triangles[t])
+      if (index >= mesh.vertices.size())
+        throw InputError(file, "cannot write: triangle " + std::to_string(t) + " uses vertex " +
+                                   std::to_string(index) + " of " +
+                                   std::to_string(mesh.vertices.size()));
+
+  std::string out;
+  out.reserve(mesh.vertices.size() * (normals ? 80 : 40) + mesh.triangles.size() * 40 + 256);
+  out += "# ikfix terrain mesh\n# units: metres, up axis: +Y, front faces counter-clockwise\n";
+  out += "# vertices: ";
+  append_uint(out, mesh.vertices.size());
+  out += ", triangles: ";
+  append_uint(out, mesh.triangles.size());
+  out += "\no terrain\n";
+  for (const Vec3& v : mesh.vertices) {
+    out += "v ";
+    append_fixed(out, v.x, 9);
+    out += ' ';
+    append_fixed(out, v.y, 9);
+    out += ' ';
+    append_fixed(out, v.z, 9);
+    out += '\n';
+  }
+  for (const Vec3& n : mesh.vertex_normals) {
+    out += "vn ";
+    append_fixed(out, n.x, 7);
+    out += ' ';
+    append_fixed(out, n.y, 7);
+    out += ' ';
+    append_fixed(out, n.z, 7);
+    out += '\n';
+  }
+  for (const auto& tri : mesh.triangles) {
+    out += 'f';
+    for (const std::uint32_t index : tri) {
+      out += ' ';
+      append_uint(out, std::uint64_t{index} + 1);
+      if (normals) {
+        out += "//";
+        append_uint(out, std::uint64_t{index} + 1);
+      }
+    }
+    out += '\n';
+  }
+  write_file_atomic(path, out);
+}
+
+}  // namespace ikfix::io

@@ -1,0 +1,29 @@
+#pragma once
+// Terrain meshes in and out: any mesh format Assimp reads (OBJ, glTF/GLB, FBX, Collada, PLY,
+// STL, ...) in; Wavefront OBJ out. Units and up axis are converted here, at the boundary, so
+// core::TerrainMesh is always metres, Y up.
+#include <filesystem>
+
+#include "core/terrain.hpp"
+
+namespace ikfix::io {
+
+// Reads every triangle of every mesh in the file, with node transforms applied (a mesh used by
+// several nodes appears once per node), polygons triangulated, points and lines ignored.
+// Vertices shared by identical position (and normal) are merged; vertex normals are kept when
+// every mesh has them, else none are returned.
+//   metres_per_unit: scale from file units to metres (0.01 for centimetres), finite and > 0.
+//   up_axis: 'y' (file is Y up, as OBJ and glTF) or 'z' (Z up: rotated -90 degrees about X so
+//            +Z becomes +Y and +Y becomes -Z); case-insensitive.
+// Throws InputError naming the file when it is missing, unreadable, holds no triangles or
+// non-finite numbers, or when the arguments are invalid.
+core::TerrainMesh load_terrain_mesh(const std::filesystem::path& path, double metres_per_unit = 1.0,
+                                    char up_axis = 'y');
+
+// Writes `mesh` as a Wavefront OBJ (metres, Y up; "v", "vn" when the mesh has vertex normals,
+// "f" with 1-based indices), numbers in fixed notation (positions to 1e-9 m, normals to 1e-7),
+// so equal meshes give byte-identical files. Atomic (temp file + rename). Throws InputError
+// naming the file on write failure or on a malformed mesh (index out of range, non-finite).
+void save_obj(const std::filesystem::path& path, const core::TerrainMesh& mesh);
+
+}  // namespace ikfix::io

@@ -1,0 +1,392 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "core/terrain.hpp"
+#include "core/terrain_gen.hpp"
+
+namespace ikfix::core {
+namespace {
+
+// A square [-h, h]^2 (in x, z) with y = a x + b z + c, split into a grid of n x n cells.
+TerrainMesh plane_mesh(double a, double b, double c, double h = 10.0, int n = 4,
+                       Vec3 offset = Vec3(0.0)) {
+  TerrainMesh mesh;
+  for (int j = 0; j <= n; ++j)
+    for (int i = 0; i <= n; ++i) {
+      const double x = -h + 2.0 * h * i / n, z = -h + 2.0 * h * j / n;
+      mesh.vertices.push_back(offset + Vec3(x, a * x + b * z + c, z));
+    }
+  const auto row = static_cast<std::uint32_t>(n + 1);
+  for (std::uint32_t j = 0; j < static_cast<std::uint32_t>(n); ++j)
+    for (std::uint32_t i = 0; i < static_cast<std::uint32_t>(n); ++i) {
+      const std::uint32_t v = j * row + i;
+      mesh.triangles.push_back({v, v + row, v + row + 1});
+      mesh.triangles.push_back({v, v + row + 1, v + 1});
+    }
+  return mesh;
+}
+
+void expect_same(const GroundHit& a, const GroundHit& b, const char* where) {
+  // Bit-identical: the same query must give the same answer whatever path computed it.
+  EXPECT_EQ(a.hit, b.hit) << where;
+  EXPECT_EQ(std::memcmp(&a.height, &b.height, sizeof(double)), 0)
+      << where << ": " << a.height << " vs " << b.height;
+  EXPECT_EQ(a.normal, b.normal) << where;
+  EXPECT_EQ(a.triangle, b.triangle) << where;
+}
+
+TEST(TerrainQuery, FlatPlaneHeightIsExact) {
+  const Terrain terrain(plane_mesh(0.0, 0.0, 0.15));
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<double> u(-9.99, 9.99);
+  for (int i = 0; i < 1000; ++i) {
+    const double x = u(rng), z = u(rng);
+    const GroundHit hit = terrain.ground_at(x, z);
+    ASSERT_TRUE(hit.hit) << x << ", " << z;
+    EXPECT_NEAR(hit.height, 0.15, 1e-12);
+    EXPECT_EQ(hit.normal, Vec3(0, 1, 0));
+    EXPECT_GE(hit.triangle, 0);
+    EXPECT_LT(hit.triangle, 32);
+  }
+}
+
+TEST(TerrainQuery, TiltedPlaneHeightAndNormalAreExact) {
+  const double a = 0.3, b = -0.17, c = 1.25;
+  const Terrain terrain(plane_mesh(a, b, c));
+  const Vec3 expected_normal = glm::normalize(Vec3(-a, 1.0, -b));
+  std::mt19937 rng(2);
+  std::uniform_real_distribution<double> u(-9.99, 9.99);
+  for (int i = 0; i < 1000; ++i) {
+    const double x = u(rng), z = u(rng);
+    const GroundHit hit = terrain.ground_at(x, z);
+    ASSERT_TRUE(hit.hit);
+    EXPECT_NEAR(hit.height, a * x + b * z + c, 1e-9);
+    EXPECT_NEAR(hit.normal.x, expected_normal.x, 1e-12);
+    EXPECT_NEAR(hit.normal.y, expected_normal.y, 1e-12);
+    EXPECT_NEAR(hit.normal.z, expected_normal.z, 1e-12);
+  }
+}
+
+TEST(TerrainQuery, NormalFacesUpWhateverTheWinding) {
+  TerrainMesh mesh = plane_mesh(0.2, 0.1, 0.0);
+  for (auto& tri : mesh.triangles) std::swap(tri[1], tri[2]);  // clockwise seen from above
+  const Terrain terrain(std::move(mesh));
+  const GroundHit hit = terrain.ground_at(1.0, 2.0);
+  ASSERT_TRUE(hit.hit);
+  EXPECT_GT(hit.normal.y, 0.0);
+  EXPECT_NEAR(glm::length(hit.normal), 1.0, 1e-15);
+  EXPECT_NEAR(hit.height, 0.2 * 1.0 + 0.1 * 2.0, 1e-12);
+}
+
+TEST(TerrainQuery, FarFromOriginKeepsPrecision) {
+  // Float vertices are stored relative to the terrain centre, so 10 km away still resolves.
+  const Vec3 offset(10000.0, 500.0, -20000.0);
+  const Terrain terrain(plane_mesh(0.1, 0.0, 0.15, 10.0, 4, offset));
+  const GroundHit hit = terrain.ground_at(10000.0 + 3.3, -20000.0 - 4.4);
+  ASSERT_TRUE(hit.hit);
+  EXPECT_NEAR(hit.height, 500.15 + 0.1 * 3.3, 1e-9);
+}
+
+TEST(TerrainQuery, MissesOutsideTheMeshAndOnNonFiniteInput) {
+  const Terrain terrain(plane_mesh(0.0, 0.0, 0.0, 5.0));
+  EXPECT_FALSE(terrain.ground_at(5.01, 0.0).hit);
+  EXPECT_FALSE(terrain.ground_at(0.0, -7.0).hit);
+  EXPECT_FALSE(terrain.ground_at(100.0, 100.0).hit);
+  EXPECT_FALSE(terrain.ground_at(std::nan(""), 0.0).hit);
+  EXPECT_FALSE(terrain.ground_at(0.0, std::numeric_limits<double>::infinity()).hit);
+  const GroundHit miss = terrain.ground_at(50.0, 0.0);
+  EXPECT_EQ(miss.triangle, -1);
+  EXPECT_TRUE(terrain.ground_at(4.99, -4.99).hit);
+}
+
+TEST(TerrainQuery, MissesInAHoleInsideTheBounds) {
+  // Two separate squares: the gap between them has no ground.
+  TerrainMesh mesh;
+  mesh.vertices = {{0, 0, 0}, {1, 0, 0}, {1, 0, 1}, {0, 0, 1},
+                   {3, 0, 0}, {4, 0, 0}, {4, 0, 1}, {3, 0, 1}};
+  mesh.triangles = {{0, 2, 1}, {0, 3, 2}, {4, 6, 5}, {4, 7, 6}};
+  const Terrain terrain(std::move(mesh));
+  EXPECT_TRUE(terrain.ground_at(0.5, 0.5).hit);
+  EXPECT_FALSE(terrain.ground_at(2.0, 0.5).hit);
+  EXPECT_TRUE(terrain.ground_at(3.5, 0.5).hit);
+}
+
+TEST(TerrainQuery, ReturnsTheTopmostOfOverlappingSurfaces) {
+  TerrainMesh low = plane_mesh(0.0, 0.0, 0.0, 5.0, 1);
+  TerrainMesh high = plane_mesh(0.0, 0.0, 1.0, 2.0, 1);
+  TerrainMesh mesh = low;
+  const auto base = static_cast<std::uint32_t>(mesh.vertices.size());
+  mesh.vertices.insert(mesh.vertices.end(), high.vertices.begin(), high.vertices.end());
+  for (auto tri : high.triangles)
+    mesh.triangles.push_back({tri[0] + base, tri[1] + base, tri[2] + base});
+  const Terrain terrain(std::move(mesh));
+  EXPECT_NEAR(terrain.ground_at(0.5, 0.5).height, 1.0, 1e-12);  // on the table
+  EXPECT_NEAR(terrain.ground_at(3.0, 0.5).height, 0.0, 1e-12);  // beside it
+  EXPECT_GE(terrain.ground_at(0.5, 0.5).triangle, 2);           // a triangle of the table
+}
+
+TEST(TerrainQuery, StairsNearTheStepEdgeAndOnIt) {
+  StairsParams p;  // +z, first riser at 0.5 m, 0.15 m x 0.3 m steps
+  const Terrain terrain(make_stairs_terrain(p));
+  for (int k = 1; k <= p.steps; ++k) {
+    const double edge = p.start + (k - 1) * p.step_depth;
+    const GroundHit above = terrain.ground_at(0.3, edge + 1e-5);
+    const GroundHit below = terrain.ground_at(0.3, edge - 1e-5);
+    const GroundHit on = terrain.ground_at(0.3, edge);
+    ASSERT_TRUE(above.hit && below.hit && on.hit) << "step " << k;
+    EXPECT_NEAR(above.height, k * p.step_height, 1e-12) << "step " << k;
+    EXPECT_NEAR(below.height, (k - 1) * p.step_height, 1e-12) << "step " << k;
+    EXPECT_NEAR(on.height, k * p.step_height, 1e-12) << "exactly on edge " << k;
+    for (const GroundHit* hit : {&above, &below, &on}) {
+      EXPECT_EQ(hit->normal, Vec3(0, 1, 0)) << "a riser must never be the ground";
+    }
+  }
+}
+
+TEST(TerrainQuery, SharedEdgesAndVerticesNeverLeakRays) {
+  // Rays exactly on grid lines and grid vertices of a tilted grid must all hit.
+  const double a = 0.25, b = 0.5;
+  const Terrain terrain(plane_mesh(a, b, 0.0, 8.0, 32));
+  int misses = 0;
+  for (int j = 0; j <= 64; ++j)
+    for (int i = 0; i <= 64; ++i) {
+      const double x = -8.0 + 0.25 * i, z = -8.0 + 0.25 * j;  // every other one is a vertex
+      const GroundHit hit = terrain.ground_at(x, z);
+      if (!hit.hit) {
+        ++misses;
+        continue;
+      }
+      EXPECT_NEAR(hit.height, a * x + b * z, 1e-9);
+    }
+  EXPECT_EQ(misses, 0);
+}
+
+TEST(TerrainQuery, SkipsDegenerateAndVerticalTriangles) {
+  TerrainMesh mesh;
+  mesh.vertices = {{0, 0, 0},   {0, 0, 1},   {1, 0, 0},       // floor, facing up
+                   {2, 0, 2},   {2, 0, 2},   {3, 0, 3},       // zero area (repeated vertex)
+                   {0, 0, 0.5}, {1, 0, 0.5}, {0.5, 2, 0.5}};  // vertical wall over the floor
+  mesh.triangles = {{0, 1, 2}, {3, 4, 5}, {6, 7, 8}};
+  const Terrain terrain(std::move(mesh));
+  EXPECT_EQ(terrain.ground_triangle_count(), 1u);
+  EXPECT_EQ(terrain.mesh().triangles.size(), 3u);
+  // Straight under the wall's top edge: the floor, not the wall.
+  const GroundHit hit = terrain.ground_at(0.25, 0.5);
+  ASSERT_TRUE(hit.hit);
+  EXPECT_EQ(hit.triangle, 0);
+  EXPECT_EQ(hit.height, 0.0);
+  EXPECT_EQ(hit.normal, Vec3(0, 1, 0));
+  EXPECT_EQ(terrain.bounds_max().y, 2.0);
+}
+
+TEST(TerrainQuery, SmoothNormalsInterpolateVertexNormals) {
+  BumpsParams p;
+  p.size = 4.0;
+  p.cell = 0.1;
+  TerrainOptions smooth;
+  smooth.smooth_normals = true;
+  const Terrain terrain(make_bumps_terrain(p), smooth);
+  const Terrain faceted(make_bumps_terrain(p));
+  // At a grid vertex the interpolated normal is that vertex's (analytic) normal.
+  for (int i = -5; i <= 5; ++i) {
+    const double x = 0.3 + 0.1 * i, z = -0.7 + 0.1 * i;
+    // Vertices are at -2 + k * 0.1; snap to the stored coordinates.
+    const Vec3* vertex = nullptr;
+    for (const Vec3& v : terrain.mesh().vertices)
+      if (std::abs(v.x - x) < 1e-9 && std::abs(v.z - z) < 1e-9) vertex = &v;
+    ASSERT_NE(vertex, nullptr);
+    const GroundHit hit = terrain.ground_at(vertex->x, vertex->z);
+    ASSERT_TRUE(hit.hit);
+    const Vec3 expected = bumps_normal(p, vertex->x, vertex->z);
+    EXPECT_NEAR(glm::length(hit.normal - expected), 0.0, 1e-9);
+    EXPECT_NEAR(hit.height, vertex->y, 1e-12);
+  }
+  // Between vertices: unit, facing up, close to the analytic normal; faceted differs more.
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<double> u(-1.9, 1.9);
+  double smooth_error = 0.0, faceted_error = 0.0;
+  for (int i = 0; i < 500; ++i) {
+    const double x = u(rng), z = u(rng);
+    const GroundHit s = terrain.ground_at(x, z), f = faceted.ground_at(x, z);
+    ASSERT_TRUE(s.hit && f.hit);
+    EXPECT_NEAR(glm::length(s.normal), 1.0, 1e-12);
+    EXPECT_GT(s.normal.y, 0.0);
+    EXPECT_EQ(s.height, f.height);
+    const Vec3 exact = bumps_normal(p, x, z);
+    smooth_error = std::max(smooth_error, angle_between(s.normal, exact));
+    faceted_error = std::max(faceted_error, angle_between(f.normal, exact));
+  }
+  EXPECT_LT(smooth_error, 0.01);
+  EXPECT_LT(smooth_error, faceted_error);
+}
+
+TEST(TerrainQuery, SmoothNormalsWithoutVertexNormalsUseFaceNormals) {
+  TerrainOptions smooth;
+  smooth.smooth_normals = true;
+  const Terrain terrain(plane_mesh(0.1, 0.0, 0.0), smooth);
+  EXPECT_NEAR(glm::length(terrain.ground_at(1, 1).normal - glm::normalize(Vec3(-0.1, 1, 0))), 0.0,
+              1e-12);
+}
+
+std::vector<std::array<double, 2>> random_points(std::size_t count, double range, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(-range, range);
+  std::vector<std::array<double, 2>> points(count);
+  for (auto& p : points) p = {u(rng), u(rng)};
+  return points;
+}
+
+TEST(TerrainPacket, EqualsSingleQueriesForEveryWidth) {
+  BumpsParams bumps;
+  bumps.size = 10.0;
+  bumps.cell = 0.05;
+  StairsParams stairs;
+  stairs.axis = TerrainAxis::kNegX;
+  // Points beyond the edges (misses), a NaN, and a count that leaves a partial last packet.
+  auto points = random_points(2003, 11.0, 4);
+  points[17] = {std::nan(""), 0.0};
+  points[18] = {0.0, std::numeric_limits<double>::infinity()};
+  // Then a coherent walk (traced as coherent packets) crossing the risers, some exactly.
+  for (int i = 0; i < 600; ++i) points.push_back({-6.0 + 0.02 * i, 0.3 + 0.001 * (i % 4)});
+  for (int k = 0; k < 10; ++k) points.push_back({-(0.5 + 0.3 * k), 0.1 * k});
+  for (const bool use_stairs : {false, true}) {
+    for (const int width : {1, 4, 8, 16}) {
+      TerrainOptions options;
+      options.packet_width = width;
+      options.smooth_normals = true;
+      const Terrain terrain(use_stairs ? make_stairs_terrain(stairs) : make_bumps_terrain(bumps),
+                            options);
+      ASSERT_EQ(terrain.packet_width(), width);
+      std::vector<GroundHit> packet(points.size());
+      terrain.ground_at(points, packet);
+      int hits = 0;
+      for (std::size_t i = 0; i < points.size(); ++i) {
+        const GroundHit single = terrain.ground_at(points[i][0], points[i][1]);
+        expect_same(packet[i], single, use_stairs ? "stairs" : "bumps");
+        hits += single.hit;
+      }
+      EXPECT_GT(hits, use_stairs ? 2100 : 700);
+      EXPECT_LT(hits, static_cast<int>(points.size()));
+    }
+  }
+}
+
+TEST(TerrainPacket, AutomaticWidthAndEmptyAndMismatchedSpans) {
+  const Terrain terrain(plane_mesh(0.0, 0.0, 0.0));
+  const int width = terrain.packet_width();
+  EXPECT_TRUE(width == 1 || width == 4 || width == 8 || width == 16) << width;
+  std::vector<std::array<double, 2>> none;
+  std::vector<GroundHit> out;
+  terrain.ground_at(none, out);  // no-op
+  std::vector<std::array<double, 2>> one = {{0.5, 0.5}};
+  EXPECT_THROW(terrain.ground_at(one, out), std::invalid_argument);
+  out.resize(1);
+  terrain.ground_at(one, out);
+  EXPECT_TRUE(out[0].hit);
+}
+
+TEST(TerrainThreads, SameAnswerOnEveryThread) {
+  BumpsParams p;
+  p.cell = 0.2;
+  const Terrain terrain(make_bumps_terrain(p));
+  const auto points = random_points(4000, 10.0, 5);
+  std::vector<GroundHit> reference(points.size());
+  for (std::size_t i = 0; i < points.size(); ++i)
+    reference[i] = terrain.ground_at(points[i][0], points[i][1]);
+  std::vector<std::vector<GroundHit>> results(4, std::vector<GroundHit>(points.size()));
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int round = 0; round < 3; ++round) {
+        if (t % 2 == 0) {
+          terrain.ground_at(points, results[t]);
+        } else {
+          for (std::size_t i = 0; i < points.size(); ++i)
+            results[t][i] = terrain.ground_at(points[i][0], points[i][1]);
+        }
+      }
+    });
+  for (auto& thread : threads) thread.join();
+  for (int t = 0; t < 4; ++t)
+    for (std::size_t i = 0; i < points.size(); ++i)
+      expect_same(results[t][i], reference[i], "thread");
+}
+
+TEST(TerrainMeshValidation, RejectsBadMeshes) {
+  EXPECT_THROW(Terrain(TerrainMesh{}), std::invalid_argument);
+
+  TerrainMesh out_of_range = plane_mesh(0, 0, 0, 1, 1);
+  out_of_range.triangles[1][2] = 4;  // 4 vertices: 0..3
+  EXPECT_THROW(Terrain(std::move(out_of_range)), std::invalid_argument);
+
+  TerrainMesh nan_vertex = plane_mesh(0, 0, 0, 1, 1);
+  nan_vertex.vertices[2].y = std::nan("");
+  EXPECT_THROW(Terrain(std::move(nan_vertex)), std::invalid_argument);
+
+  TerrainMesh inf_vertex = plane_mesh(0, 0, 0, 1, 1);
+  inf_vertex.vertices[0].x = std::numeric_limits<double>::infinity();
+  EXPECT_THROW(Terrain(std::move(inf_vertex)), std::invalid_argument);
+
+  TerrainMesh wrong_normals = plane_mesh(0, 0, 0, 1, 1);
+  wrong_normals.vertex_normals.assign(3, Vec3(0, 1, 0));
+  EXPECT_THROW(Terrain(std::move(wrong_normals)), std::invalid_argument);
+
+  TerrainMesh nan_normal = plane_mesh(0, 0, 0, 1, 1);
+  nan_normal.vertex_normals.assign(4, Vec3(0, 1, 0));
+  nan_normal.vertex_normals[1].z = std::nan("");
+  EXPECT_THROW(Terrain(std::move(nan_normal)), std::invalid_argument);
+
+  TerrainMesh only_walls;
+  only_walls.vertices = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+  only_walls.triangles = {{0, 1, 2}, {3, 4, 5}};
+  EXPECT_THROW(Terrain(std::move(only_walls)), std::invalid_argument);
+
+  TerrainOptions bad_width;
+  bad_width.packet_width = 3;
+  EXPECT_THROW(Terrain(plane_mesh(0, 0, 0), bad_width), std::invalid_argument);
+}
+
+TEST(TerrainMeshValidation, KeepsTheMeshAndBounds) {
+  const Terrain terrain(plane_mesh(0.0, 0.5, 1.0, 2.0, 2));
+  EXPECT_EQ(terrain.mesh().triangles.size(), 8u);
+  EXPECT_EQ(terrain.ground_triangle_count(), 8u);
+  EXPECT_EQ(terrain.bounds_min(), Vec3(-2.0, 0.0, -2.0));
+  EXPECT_EQ(terrain.bounds_max(), Vec3(2.0, 2.0, 2.0));
+}
+
+TEST(TerrainCrop, SameGroundInsideTheRectangle) {
+  BumpsParams p;
+  p.cell = 0.1;
+  const TerrainMesh full_mesh = make_bumps_terrain(p);
+  std::vector<std::uint32_t> original;
+  TerrainMesh cropped = crop_terrain_mesh(full_mesh, -1.0, 2.0, 1.5, 6.0, &original);
+  ASSERT_EQ(original.size(), cropped.triangles.size());
+  EXPECT_LT(cropped.triangles.size(), full_mesh.triangles.size() / 10);
+  EXPECT_EQ(cropped.vertex_normals.size(), cropped.vertices.size());
+  TerrainOptions smooth;
+  smooth.smooth_normals = true;
+  const Terrain full(TerrainMesh(full_mesh), smooth);
+  const Terrain part(std::move(cropped), smooth);
+  std::mt19937 rng(12);
+  std::uniform_real_distribution<double> ux(-1.0, 1.5), uz(2.0, 6.0);
+  for (int i = 0; i < 2000; ++i) {
+    const double x = ux(rng), z = uz(rng);
+    const GroundHit a = full.ground_at(x, z), b = part.ground_at(x, z);
+    ASSERT_TRUE(a.hit && b.hit);
+    EXPECT_NEAR(a.height, b.height, 1e-12);
+    EXPECT_NEAR(glm::length(a.normal - b.normal), 0.0, 1e-12);
+    EXPECT_EQ(a.triangle, static_cast<int>(original[b.triangle]));
+  }
+  // Nothing there: an empty mesh.
+  EXPECT_TRUE(crop_terrain_mesh(full_mesh, 50.0, 50.0, 60.0, 60.0).triangles.empty());
+}
+
+}  // namespace
+}  // namespace ikfix::core
