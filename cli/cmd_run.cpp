@@ -59,6 +59,11 @@ core::SolverKind parse_solver(const std::string& name) {
 int run(const RunArgs& args) {
   const auto started = std::chrono::steady_clock::now();
   const auto conditions = parse_fail_on(args.fail_on);  // invalid_argument -> exit 2 below
+  const fs::path output = args.in_place ? fs::path(args.input)
+                          : args.output.empty() ? default_output(args.input)
+                                                : fs::path(args.output);
+  if (!args.in_place && same_file(output, args.input))
+    throw std::invalid_argument("output " + output.string() + " is the input; pass --in-place to overwrite it");
 
   io::LoadedClip clip = io::load_clip(args.input, to_load_options(args.clip));
   const core::LegRig rig = find_legs(clip, args.clip);
@@ -75,10 +80,6 @@ int run(const RunArgs& args) {
   } catch (const std::invalid_argument& e) {
     throw io::InputError(args.terrain, e.what());
   }
-
-  fs::path output = args.in_place ? fs::path(args.input) : args.output.empty() ? default_output(args.input) : fs::path(args.output);
-  if (!args.in_place && same_file(output, args.input))
-    throw std::invalid_argument("output " + output.string() + " is the input; pass --in-place to overwrite it");
 
   core::FixInput fix;
   fix.skeleton = &clip.skeleton;

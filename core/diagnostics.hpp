@@ -1,6 +1,7 @@
 #pragma once
 // Plain results of a fix, from which io builds the JSON report. Units: metres, frames (0-based).
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ikfix::core {
@@ -18,6 +19,7 @@ struct LegDiagnostics {
   std::string side;                  // "left" / "right"
   int frames_in_contact = 0;
   int contact_count = 0;             // number of plants
+  std::vector<std::pair<int, int>> plants;  // [first, last] frames of each plant
   double max_correction_m = 0;       // largest ankle displacement vs the input
   int max_correction_frame = 0;
   int unreachable_frames = 0;

@@ -20,9 +20,12 @@ Json leg_json(const core::LegDiagnostics& leg) {
                       {"max_shortfall_m", round9(r.max_shortfall_m)},
                       {"worst_frame", r.worst_frame},
                       {"reason", r.reason}});
+  Json plants = Json::array();
+  for (const auto& [first, last] : leg.plants) plants.push_back({first, last});
   return {{"side", leg.side},
           {"frames_in_contact", leg.frames_in_contact},
           {"contacts", leg.contact_count},
+          {"plants", plants},
           {"max_correction_m", round9(leg.max_correction_m)},
           {"max_correction_frame", leg.max_correction_frame},
           {"max_penetration_m", round9(leg.max_penetration_m)},

@@ -77,8 +77,12 @@ std::vector<double> foot_offsets(const std::vector<char>& planted, const std::ve
     for (int f = plants.back().last + 1; f < n; ++f) base[f] = plant_offset.back();
     for (std::size_t i = 0; i + 1 < plants.size(); ++i) {
       const int a = plants[i].last, b = plants[i + 1].first;
+      // Stepping up, the swing foot rises early (it must clear the step it lands on); stepping
+      // down it stays high and drops late (it must clear the edge it leaves).
+      const bool up = plant_offset[i + 1] > plant_offset[i];
       for (int f = a + 1; f < b; ++f) {
-        const double t = smoothstep(static_cast<double>(f - a) / (b - a));
+        const double u = static_cast<double>(f - a) / (b - a);
+        const double t = smoothstep(std::clamp(up ? u * 1.5 : (u - 1.0 / 3.0) * 1.5, 0.0, 1.0));
         base[f] = plant_offset[i] + (plant_offset[i + 1] - plant_offset[i]) * t;
       }
     }
@@ -230,9 +234,22 @@ FixResult fix_clip(const FixInput& in) {
     foot_offset[l] = foot_offsets(result.planted[l], need, ground_rel, s.foot_smoothing * fps);
   }
 
-  // 4. The body follows the terrain under the feet (smoothed, zero phase).
+  // 4. The body follows the terrain under the feet that carry it: the planted feet (a swing
+  // foot's offset is only a plan), both equally in flight; smoothed, zero phase.
   std::vector<double> body(frames), body_raw(frames);
-  for (int f = 0; f < frames; ++f) body_raw[f] = 0.5 * (foot_offset[0][f] + foot_offset[1][f]);
+  {
+    std::vector<double> support[2];
+    for (int l = 0; l < 2; ++l) {
+      std::vector<double> raw(frames);
+      for (int f = 0; f < frames; ++f) raw[f] = result.planted[l][f] ? 1.0 : 0.0;
+      support[l].resize(frames);
+      gaussian_smooth(raw, 0.05 * fps, support[l]);
+    }
+    for (int f = 0; f < frames; ++f) {
+      const double w0 = support[0][f] + 1e-3, w1 = support[1][f] + 1e-3;
+      body_raw[f] = (w0 * foot_offset[0][f] + w1 * foot_offset[1][f]) / (w0 + w1);
+    }
+  }
   gaussian_smooth(body_raw, s.body_smoothing * fps, body);
 
   // 6. Pelvis lowered just enough for both legs to reach, within a limit; dilated before
@@ -314,11 +331,21 @@ FixResult fix_clip(const FixInput& in) {
       reasons[l][f] = r.reason;
 
       // Foot orientation: turn the animated foot by the ground's tilt, limited and weighted.
+      // The toe must stay at or above its own level over the ground under it: where the ground
+      // under the toe differs from the ankle's slope (bumps, a step edge), the tilt is reduced.
       Quat ankle_rot = pose.ankle_rot_ws;
       if (s.align_feet && align_weight[l][f] > 0) {
         const Vec3 n = ground[l][0].normal[f];
-        const double tilt = std::min(angle_between(kUp, n), s.max_foot_tilt) * align_weight[l][f];
-        if (tilt > 0) ankle_rot = axis_angle(safe_normalize(glm::cross(kUp, n), Vec3(1, 0, 0)), tilt) * pose.ankle_rot_ws;
+        const double full_tilt = std::min(angle_between(kUp, n), s.max_foot_tilt) * align_weight[l][f];
+        const Vec3 axis = safe_normalize(glm::cross(kUp, n), Vec3(1, 0, 0));
+        const Vec3 toe_from_ankle = feet[l].toe[f] - feet[l].ankle[f];
+        const double toe_floor = ground[l][1].height[f] + (planted_level[l][1] - floor);
+        for (double fraction : {1.0, 0.75, 0.5, 0.25, 0.0}) {
+          const Quat turn = axis_angle(axis, full_tilt * fraction);
+          const double toe_y = r.ankle_ws.y + (turn * toe_from_ankle).y;
+          ankle_rot = turn * pose.ankle_rot_ws;
+          if (full_tilt == 0.0 || toe_y >= toe_floor - 1e-9 || toe_y >= target.y + toe_from_ankle.y - 1e-9) break;
+        }
       }
 
       // Local rotations: each parent's new world rotation is its old one carried by the change
@@ -360,6 +387,7 @@ FixResult fix_clip(const FixInput& in) {
     ld.mean_iterations = iterations_sum[l] / frames;
     const auto plants = contact_intervals(result.planted[l]);
     ld.contact_count = static_cast<int>(plants.size());
+    for (const auto& p : plants) ld.plants.emplace_back(p.first, p.last);
     for (char p : result.planted[l]) ld.frames_in_contact += p;
   }
   for (int f = 0; f < frames; ++f) {

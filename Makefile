@@ -1,0 +1,28 @@
+# Thin front door over CMake. `make demo` and `make test` are the README's two commands.
+BUILD ?= build
+JOBS ?= $(shell nproc)
+CTEST_LABELS ?= unit|e2e|cli
+
+.PHONY: all configure build demo test bench clean
+
+all: build
+
+configure:
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
+
+build: configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+# The main job on the bundled data: the bundled walk fixed onto 15 cm stairs, with its report.
+demo: build
+	$(BUILD)/ikfix run data/clips/walk.bvh --terrain data/terrain/stairs.obj \
+	  -o out/walk_on_stairs.bvh --report out/walk_on_stairs.json
+
+test: build
+	cd $(BUILD) && ctest -j $(JOBS) --output-on-failure -L '$(CTEST_LABELS)'
+
+bench: build
+	$(BUILD)/tests/ikfix_bench
+
+clean:
+	rm -rf $(BUILD) out
