@@ -1,5 +1,6 @@
 #include "core/solvers/fabrik.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/solvers/chain.hpp"
@@ -41,6 +42,30 @@ bool FabrikJob::run() const {
     const Vec3 axis = dir(root, target_ws, 0);
     for (std::size_t i = 1; i < n; ++i) out_ws[i] = out_ws[i - 1] + axis * lengths[i - 1];
   } else {
+    if (align_start && n == 3) {
+      const Vec3 from = out_ws[n - 1] - root;
+      const Vec3 to = target_ws - root;
+      if (glm::length(from) > 1e-12 && glm::length(to) > 1e-12) {
+        const Quat turn = rotation_between(glm::normalize(from), glm::normalize(to));
+        for (std::size_t i = 1; i < n; ++i) out_ws[i] = root + turn * (out_ws[i] - root);
+      }
+    }
+    // A chain lying straight along the root->target line cannot bend by itself (every pass
+    // keeps it on the line): break the symmetry by turning it slightly toward the pole.
+    {
+      const Vec3 line = safe_normalize(target_ws - root, Vec3(0));
+      double off_line = 0;
+      for (std::size_t i = 1; i + 1 < n; ++i) {
+        const Vec3 rel = out_ws[i] - root;
+        off_line = std::max(off_line, glm::length(rel - line * glm::dot(rel, line)));
+      }
+      if (n > 2 && line != Vec3(0) && off_line < 1e-9 * std::max(total, 1e-12)) {
+        Vec3 side = pole_dir_ws ? *pole_dir_ws - line * glm::dot(*pole_dir_ws, line) : Vec3(0);
+        side = safe_normalize(side, any_perpendicular(line));
+        const Quat nudge = axis_angle(glm::normalize(glm::cross(line, side)), 0.1);
+        for (std::size_t i = 1; i < n; ++i) out_ws[i] = root + nudge * (out_ws[i] - root);
+      }
+    }
     for (passes = 0; passes < max_iterations; ++passes) {
       if (glm::length(out_ws[n - 1] - target_ws) <= tolerance) break;
       // Backward: end to target, walk to the root.

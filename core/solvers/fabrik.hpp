@@ -27,6 +27,9 @@ struct FabrikJob {
   // current bend plane when iterations did not reach `tolerance` (FABRIK converges slowly on
   // almost straight legs: measured up to 4 cm off after 10 iterations on real walk poses).
   bool exact_final_step = true;
+  // Three-joint chains only: start by turning the chain about the root so its end points at the
+  // target; the passes then only have to fix the bend. (Longer chains converge better without.)
+  bool align_start = true;
 
   // Output pose, same size as start_ws. May alias nothing else.
   std::span<Vec3> out_ws;

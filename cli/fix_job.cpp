@@ -1,0 +1,55 @@
+#include "cli/fix_job.hpp"
+
+#include <stdexcept>
+
+#include "core/fix/footfix.hpp"
+#include "io/clip_io.hpp"
+#include "io/report_json.hpp"
+
+namespace ikfix::cli {
+
+namespace fs = std::filesystem;
+
+fs::path default_output(const fs::path& input) {
+  return input.parent_path() / (input.stem().string() + ".ikfix" + input.extension().string());
+}
+
+bool same_file(const fs::path& a, const fs::path& b) {
+  std::error_code ec;
+  if (fs::exists(a, ec) && fs::exists(b, ec)) return fs::equivalent(a, b, ec);
+  return fs::weakly_canonical(a, ec) == fs::weakly_canonical(b, ec);
+}
+
+FixJobResult run_fix_job(const FixJob& job) {
+  if (!job.in_place && same_file(job.output, job.input))
+    throw std::invalid_argument("output " + job.output.string() + " is the input; pass --in-place to overwrite it");
+  io::LoadedClip clip = io::load_clip(job.input, to_load_options(job.clip));
+  const core::LegRig rig = find_legs(clip, job.clip);
+
+  core::FixInput fix;
+  fix.skeleton = &clip.skeleton;
+  fix.clip = &clip.clip;
+  fix.space = clip.space;
+  fix.rig = rig;
+  fix.terrain = job.terrain;
+  fix.settings = to_settings(job.fix);
+  const core::FixResult result = core::fix_clip(fix);
+
+  io::save_clip(job.output, clip, result.clip, result.changed_joints);
+
+  io::RunReportInput report_input;
+  report_input.tool_version = IKFIX_VERSION;
+  report_input.clip = &clip;
+  report_input.rig = &rig;
+  report_input.output_path = job.output.string();
+  report_input.terrain_path = job.terrain_path;
+  report_input.diagnostics = &result.diagnostics;
+  FixJobResult out;
+  out.report = io::make_run_report(report_input);
+  out.warnings = clip.warnings;
+  out.warnings.insert(out.warnings.end(), result.diagnostics.warnings.begin(), result.diagnostics.warnings.end());
+  out.frames = result.diagnostics.frames;
+  return out;
+}
+
+}  // namespace ikfix::cli

@@ -1,0 +1,42 @@
+#pragma once
+// One clip fixed onto an already built terrain: load, find legs, fix, write, report. Shared by
+// `run` and `batch` (which calls it from several threads with one terrain).
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/clip_options.hpp"
+#include "cli/fix_options.hpp"
+#include "core/terrain.hpp"
+
+namespace ikfix::cli {
+
+struct FixJob {
+  std::filesystem::path input;
+  std::filesystem::path output;   // where the fixed clip goes (never the input unless in_place)
+  bool in_place = false;
+  const core::Terrain* terrain = nullptr;
+  std::string terrain_path;       // for the report
+  ClipOptions clip;
+  FixOptions fix;
+};
+
+struct FixJobResult {
+  nlohmann::ordered_json report;   // the run report (schema in README.md)
+  std::vector<std::string> warnings;
+  int frames = 0;
+};
+
+// Throws io::InputError / std::invalid_argument (bad input: exit 2) with a one-line message.
+// Thread-safe: touches nothing global (no logging either; the caller logs the warnings).
+FixJobResult run_fix_job(const FixJob& job);
+
+// walk.bvh -> walk.ikfix.bvh beside the input.
+std::filesystem::path default_output(const std::filesystem::path& input);
+
+// True when both paths name the same file (existing or not).
+bool same_file(const std::filesystem::path& a, const std::filesystem::path& b);
+
+}  // namespace ikfix::cli

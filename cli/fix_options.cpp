@@ -1,0 +1,53 @@
+#include "cli/fix_options.hpp"
+
+#include <stdexcept>
+
+#include "core/units.hpp"
+#include "io/error.hpp"
+#include "io/terrain_io.hpp"
+
+namespace ikfix::cli {
+
+void add_terrain_options(CLI::App& cmd, TerrainOptions& o) {
+  cmd.add_option("--terrain", o.path, "Terrain mesh (any format Assimp reads; OBJ is common)")->required();
+  cmd.add_option("--terrain-unit", o.unit, "Length unit of the terrain (default m)");
+  cmd.add_option("--terrain-up", o.up, "Up axis of the terrain: y or z (default y)")->check(CLI::IsMember({"y", "z"}));
+  cmd.add_option("--terrain-offset", o.offset, "Move the terrain by X Y Z metres")->expected(3);
+}
+
+void add_fix_options(CLI::App& cmd, FixOptions& o) {
+  cmd.add_option("--solver", o.solver, "Leg solver: fabrik (default), ccd or two-bone")
+      ->check(CLI::IsMember({"fabrik", "ccd", "two-bone"}));
+  cmd.add_option("--weight", o.weight, "Blend between input (0) and full fix (1)")->check(CLI::Range(0.0, 1.0));
+  cmd.add_option("--max-pelvis-drop", o.max_pelvis_drop, "Pelvis drop limit, fraction of leg length (default 0.35)")
+      ->check(CLI::Range(0.0, 1.0));
+  cmd.add_option("--floor", o.floor, "Height of the clip's own floor, metres (default: detected)");
+  cmd.add_flag("--no-align-feet", o.no_align_feet, "Do not turn planted feet to the ground normal");
+}
+
+std::unique_ptr<core::Terrain> load_terrain(const TerrainOptions& o) {
+  const double scale = core::metres_per_unit_from_name(o.unit);
+  if (!(scale > 0)) throw std::invalid_argument("--terrain-unit: '" + o.unit + "' is not a unit");
+  core::TerrainMesh mesh = io::load_terrain_mesh(o.path, scale, o.up[0]);
+  if (!o.offset.empty())
+    for (auto& v : mesh.vertices) v += core::Vec3(o.offset[0], o.offset[1], o.offset[2]);
+  try {
+    return std::make_unique<core::Terrain>(std::move(mesh));
+  } catch (const std::invalid_argument& e) {
+    throw io::InputError(o.path, e.what());
+  }
+}
+
+core::FixSettings to_settings(const FixOptions& o) {
+  core::FixSettings s;
+  s.solver = o.solver == "ccd" ? core::SolverKind::Ccd
+             : o.solver == "two-bone" ? core::SolverKind::TwoBone
+                                      : core::SolverKind::Fabrik;
+  s.weight = o.weight;
+  s.max_pelvis_drop = o.max_pelvis_drop;
+  s.floor_height = o.floor;
+  s.align_feet = !o.no_align_feet;
+  return s;
+}
+
+}  // namespace ikfix::cli

@@ -1,0 +1,38 @@
+#pragma once
+// Options of the foot fix and of the terrain, shared by `run` and `batch`.
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "core/fix/fix_settings.hpp"
+#include "core/terrain.hpp"
+
+namespace ikfix::cli {
+
+struct TerrainOptions {
+  std::string path;
+  std::string unit = "m";
+  std::string up = "y";
+  std::vector<double> offset;  // X Y Z metres, or empty
+};
+
+struct FixOptions {
+  std::string solver = "fabrik";
+  double weight = 1.0;
+  double max_pelvis_drop = 0.35;
+  std::optional<double> floor;
+  bool no_align_feet = false;
+};
+
+void add_terrain_options(CLI::App& cmd, TerrainOptions& options);
+void add_fix_options(CLI::App& cmd, FixOptions& options);
+
+// Loads and builds the terrain once; throws io::InputError naming the file.
+std::unique_ptr<core::Terrain> load_terrain(const TerrainOptions& options);
+
+core::FixSettings to_settings(const FixOptions& options);
+
+}  // namespace ikfix::cli
