@@ -62,6 +62,8 @@ LoadedClip load_bvh(const std::filesystem::path& path, const ClipLoadOptions& op
   // BVH never states its unit or up axis: Y up by convention, unit guessed from the height.
   resolve_units(loaded, options, std::nullopt, "");
   loaded.document = doc;
+  if (options.take && *options.take != "0")
+    throw InputError(path.string(), "BVH files hold one take (0); no take '" + *options.take + "'");
   return loaded;
 }
 
@@ -109,6 +111,16 @@ void save_clip(const std::filesystem::path& path, const LoadedClip& loaded, cons
     return;
   }
   throw InputError(path.string(), "cannot write format '" + loaded.format + "'");
+}
+
+void save_takes(const std::filesystem::path& path, std::span<const TakeEdit> edits) {
+  if (edits.size() == 1) {
+    save_clip(path, *edits[0].loaded, *edits[0].edited, edits[0].changed);
+    return;
+  }
+  if (edits.empty()) throw InputError(path.string(), "nothing to write");
+  throw InputError(path.string(), "format '" + edits[0].loaded->format + "' holds one take; cannot write " +
+                                      std::to_string(edits.size()));
 }
 
 }  // namespace ikfix::io

@@ -16,11 +16,17 @@ namespace ikfix::io {
 struct ClipLoadOptions {
   std::optional<double> metres_per_unit;  // overrides the file / the guess
   std::optional<char> up_axis;            // 'y' or 'z'; overrides the file
+  // Which take (FBX AnimationStack, glTF animation) to load: its name, or its 0-based index as
+  // text. Unset: the first take. Single-take formats (BVH) accept only "0" or their one name.
+  std::optional<std::string> take;
 };
 
 struct LoadedClip {
   std::filesystem::path path;
-  std::string format;            // "bvh"
+  std::string format;            // "bvh", ...
+  std::string take_name;         // name of the loaded take ("" when the format has none)
+  int take_index = 0;            // 0-based
+  int take_count = 1;            // takes in the file
   core::Skeleton skeleton;
   core::Clip clip;
   core::ClipSpace space;         // clip units/axes -> world metres, Y up
@@ -39,6 +45,16 @@ LoadedClip load_clip(const std::filesystem::path& path, const ClipLoadOptions& o
 // replacing only the joints flagged in `changed`. Atomic. Throws InputError.
 void save_clip(const std::filesystem::path& path, const LoadedClip& loaded, const core::Clip& edited,
                std::span<const char> changed);
+
+// One fixed take for save_takes: the take as loaded, its edited clip and changed-joint flags.
+struct TakeEdit {
+  const LoadedClip* loaded = nullptr;
+  const core::Clip* edited = nullptr;
+  std::span<const char> changed;
+};
+// Writes several takes of the same file at once (all `loaded` must come from the same path and
+// share its document); takes not listed keep their bytes. Atomic. Throws InputError.
+void save_takes(const std::filesystem::path& path, std::span<const TakeEdit> edits);
 
 // True when the file extension is one `load_clip` reads.
 bool is_supported_clip(const std::filesystem::path& path);
