@@ -22,4 +22,28 @@ Transform joint_world(const Skeleton& skeleton, std::span<const Transform> local
   return world;
 }
 
+JointSubset::JointSubset(const Skeleton& skeleton, std::span<const int> wanted) {
+  const int n = skeleton.joint_count();
+  std::vector<char> keep(n, 0);
+  for (int w : wanted)
+    for (int j = w; j >= 0 && !keep[j]; j = skeleton.parents[j]) keep[j] = 1;
+  slot_of.assign(n, -1);
+  for (int j = 0; j < n; ++j)
+    if (keep[j]) {
+      slot_of[j] = static_cast<int>(joints.size());
+      joints.push_back(j);
+      const int p = skeleton.parents[j];
+      parent_slot.push_back(p < 0 ? -1 : slot_of[p]);
+    }
+}
+
+void forward_kinematics(const JointSubset& subset, std::span<const Transform> locals,
+                        const Transform& clip_to_world, std::span<Transform> world_out) {
+  const int n = subset.size();
+  for (int k = 0; k < n; ++k) {
+    const int p = subset.parent_slot[k];
+    world_out[k] = compose(p < 0 ? clip_to_world : world_out[p], locals[subset.joints[k]]);
+  }
+}
+
 }  // namespace ikfix::core

@@ -1,6 +1,7 @@
 #pragma once
 // Forward kinematics: local transforms -> world transforms.
 #include <span>
+#include <vector>
 
 #include "core/clip.hpp"
 #include "core/skeleton.hpp"
@@ -15,5 +16,20 @@ void forward_kinematics(const Skeleton& skeleton, std::span<const Transform> loc
 // World transform of a single joint (walks its ancestors only).
 Transform joint_world(const Skeleton& skeleton, std::span<const Transform> locals,
                       const Transform& clip_to_world, int joint);
+
+// The joints a computation needs (some joints and all their ancestors), in skeleton order, so
+// FK can skip the rest (arms, fingers, head: two thirds of a mocap skeleton for a leg fix).
+struct JointSubset {
+  std::vector<int> joints;       // ascending joint indices
+  std::vector<int> slot_of;      // joint -> index in `joints`, or -1
+  std::vector<int> parent_slot;  // per slot: the parent's slot, or -1 for a root
+
+  JointSubset(const Skeleton& skeleton, std::span<const int> wanted);
+  int size() const { return static_cast<int>(joints.size()); }
+};
+
+// World transforms of the subset's joints for one frame; `world_out` has subset.size() entries.
+void forward_kinematics(const JointSubset& subset, std::span<const Transform> locals,
+                        const Transform& clip_to_world, std::span<Transform> world_out);
 
 }  // namespace ikfix::core

@@ -102,11 +102,6 @@ double needed_drop(const Vec3& hip, const Vec3& target, double reach) {
   return std::max(0.0, v.y - std::sqrt(reach * reach - h2));
 }
 
-Quat parent_rotation(const Skeleton& sk, const std::vector<Transform>& world, int frame_base, int joint,
-                     const Transform& to_world) {
-  const int p = sk.parents[joint];
-  return p < 0 ? to_world.rotation : world[frame_base + p].rotation;
-}
 
 }  // namespace
 
@@ -138,12 +133,20 @@ FixResult fix_clip(const FixInput& in) {
   for (int l = 0; l < 2; ++l) diag.legs[l].side = kLegSideNames[l];
   if (frames == 0) return result;
 
-  // 1. Sample every frame: world transforms of all joints (metres, Y up).
-  std::vector<Transform> world(static_cast<std::size_t>(frames) * joints);
+  // 1. Sample every frame: world transforms (metres, Y up) of the legs and their ancestors.
+  std::vector<int> leg_joints = {in.rig.pelvis};
+  for (const Leg& leg : in.rig.legs)
+    for (int j : {leg.hip, leg.knee, leg.ankle, leg.toe})
+      if (j >= 0) leg_joints.push_back(j);
+  const JointSubset subset(sk, leg_joints);
+  const int slots = subset.size();
+  std::vector<Transform> world(static_cast<std::size_t>(frames) * slots);
   for (int f = 0; f < frames; ++f)
-    forward_kinematics(sk, clip.frame(f), to_world, {world.data() + static_cast<std::size_t>(f) * joints,
-                                                     static_cast<std::size_t>(joints)});
-  auto W = [&](int f, int j) -> const Transform& { return world[static_cast<std::size_t>(f) * joints + j]; };
+    forward_kinematics(subset, clip.frame(f), to_world,
+                       {world.data() + static_cast<std::size_t>(f) * slots, static_cast<std::size_t>(slots)});
+  auto W = [&](int f, int j) -> const Transform& {
+    return world[static_cast<std::size_t>(f) * slots + subset.slot_of[j]];
+  };
 
   FootTrack feet[2];
   double leg_length = 0;
@@ -305,7 +308,6 @@ FixResult fix_clip(const FixInput& in) {
   for (int l = 0; l < 2; ++l) reasons[l].assign(frames, "");
   bool pelvis_moved = false;
   for (int f = 0; f < frames; ++f) {
-    const std::size_t base = static_cast<std::size_t>(f) * joints;
     const double shift = body[f] - drop[f];
     const Vec3 pelvis_shift_ws(0, shift, 0);
     std::span<Transform> out = result.clip.frame(f);
@@ -352,9 +354,13 @@ FixResult fix_clip(const FixInput& in) {
       // of the joint above it (joints between hip and knee, if any, move rigidly).
       const Quat hip_delta = r.hip_rot_ws * glm::inverse(pose.hip_rot_ws);
       const Quat knee_delta = r.knee_rot_ws * glm::inverse(pose.knee_rot_ws);
-      const Quat hip_parent = parent_rotation(sk, world, static_cast<int>(base), leg.hip, to_world);
-      const Quat knee_parent = hip_delta * parent_rotation(sk, world, static_cast<int>(base), leg.knee, to_world);
-      const Quat ankle_parent = knee_delta * parent_rotation(sk, world, static_cast<int>(base), leg.ankle, to_world);
+      auto parent_rotation = [&](int joint) {
+        const int p = sk.parents[joint];
+        return p < 0 ? to_world.rotation : W(f, p).rotation;
+      };
+      const Quat hip_parent = parent_rotation(leg.hip);
+      const Quat knee_parent = hip_delta * parent_rotation(leg.knee);
+      const Quat ankle_parent = knee_delta * parent_rotation(leg.ankle);
       auto set_rotation = [&](int joint, const Quat& parent_ws, const Quat& joint_ws) {
         Quat local = glm::normalize(glm::inverse(parent_ws) * joint_ws);
         local = align_hemisphere(local, clip.at(f, joint).rotation);
@@ -373,15 +379,17 @@ FixResult fix_clip(const FixInput& in) {
     }
 
   // Which joints changed at all (untouched joints keep their original keys in the file).
-  for (std::size_t i = 0; i < result.clip.locals.size(); ++i) {
-    const Transform& a = clip.locals[i];
-    const Transform& b = result.clip.locals[i];
-    if (a.translation != b.translation || a.rotation != b.rotation)
-      result.changed_joints[i % static_cast<std::size_t>(joints)] = 1;
-  }
+  // Only the pelvis and the legs (members of the subset) can have changed.
+  for (int j : subset.joints)
+    for (int f = 0; f < frames && !result.changed_joints[j]; ++f) {
+      const Transform& a = clip.at(f, j);
+      const Transform& b = result.clip.at(f, j);
+      if (a.translation != b.translation || a.rotation != b.rotation) result.changed_joints[j] = 1;
+    }
 
   // Measure what was written: FK of the output, residual per frame, penetration, bone lengths.
-  std::vector<Transform> out_world(joints);
+  std::vector<Transform> out_world(slots);
+  auto O = [&](int j) -> const Transform& { return out_world[subset.slot_of[j]]; };
   for (int l = 0; l < 2; ++l) {
     LegDiagnostics& ld = diag.legs[l];
     ld.mean_iterations = iterations_sum[l] / frames;
@@ -391,11 +399,11 @@ FixResult fix_clip(const FixInput& in) {
     for (char p : result.planted[l]) ld.frames_in_contact += p;
   }
   for (int f = 0; f < frames; ++f) {
-    forward_kinematics(sk, result.clip.frame(f), to_world, out_world);
+    forward_kinematics(subset, result.clip.frame(f), to_world, out_world);
     for (int l = 0; l < 2; ++l) {
       const Leg& leg = in.rig.legs[l];
       LegDiagnostics& ld = diag.legs[l];
-      const Vec3 ankle = out_world[leg.ankle].translation;
+      const Vec3 ankle = O(leg.ankle).translation;
       const double correction = glm::length(ankle - feet[l].ankle[f]);
       if (correction > ld.max_correction_m) {
         ld.max_correction_m = correction;
@@ -421,7 +429,7 @@ FixResult fix_clip(const FixInput& in) {
         ld.max_residual_m = std::max(ld.max_residual_m, shortfall);
       }
       if (result.planted[l][f]) {
-        const Vec3 toe = leg.toe >= 0 ? out_world[leg.toe].translation : ankle;
+        const Vec3 toe = leg.toe >= 0 ? O(leg.toe).translation : ankle;
         const double ankle_floor = ground[l][0].height[f] + (planted_level[l][0] - floor);
         const double toe_floor = ground[l][1].height[f] + (planted_level[l][1] - floor);
         ld.max_penetration_m = std::max({ld.max_penetration_m, ankle_floor - ankle.y - 1e-9, toe_floor - toe.y - 1e-9, 0.0});
@@ -430,7 +438,7 @@ FixResult fix_clip(const FixInput& in) {
       const int chain[3] = {leg.hip, leg.knee, leg.ankle};
       for (int k = 0; k < 2; ++k) {
         const double before = glm::length(W(f, chain[k + 1]).translation - W(f, chain[k]).translation);
-        const double after = glm::length(out_world[chain[k + 1]].translation - out_world[chain[k]].translation);
+        const double after = glm::length(O(chain[k + 1]).translation - O(chain[k]).translation);
         if (before > 0) diag.max_bone_length_change = std::max(diag.max_bone_length_change, std::abs(after - before) / before);
       }
     }

@@ -6,27 +6,43 @@
 
 namespace ikfix::core {
 
-int gaussian_radius(double sigma) { return sigma > 0 ? static_cast<int>(std::ceil(3.0 * sigma)) : 0; }
+namespace {
+
+// Half-width h of one box pass: three passes of width 2h+1 have variance 3 * h(h+1) / 3 = h(h+1).
+int box_half_width(double sigma) {
+  if (!(sigma > 0)) return 0;
+  return std::max(1, static_cast<int>(std::lround((-1.0 + std::sqrt(1.0 + 4.0 * sigma * sigma)) / 2.0)));
+}
+
+// Centred moving average over [i-h, i+h] clipped to the signal (edges average what exists,
+// so a constant stays constant). O(n) with a running sum.
+void box_pass(std::span<const double> in, int h, std::span<double> out) {
+  const int n = static_cast<int>(in.size());
+  double sum = 0;
+  int lo = 0, hi = -1;  // current window [lo, hi]
+  for (int i = 0; i < n; ++i) {
+    const int want_lo = std::max(0, i - h), want_hi = std::min(n - 1, i + h);
+    while (hi < want_hi) sum += in[++hi];
+    while (lo < want_lo) sum -= in[lo++];
+    out[i] = sum / (hi - lo + 1);
+  }
+}
+
+}  // namespace
+
+int gaussian_radius(double sigma) { return 3 * box_half_width(sigma); }
 
 void gaussian_smooth(std::span<const double> in, double sigma, std::span<double> out) {
-  const int n = static_cast<int>(in.size());
-  const int radius = gaussian_radius(sigma);
-  if (radius == 0) {
+  const int h = box_half_width(sigma);
+  if (h == 0) {
     std::copy(in.begin(), in.end(), out.begin());
     return;
   }
-  std::vector<double> kernel(static_cast<std::size_t>(radius) + 1);
-  for (int k = 0; k <= radius; ++k) kernel[k] = std::exp(-0.5 * (k * k) / (sigma * sigma));
-  for (int i = 0; i < n; ++i) {
-    double sum = 0, weight = 0;
-    const int lo = std::max(0, i - radius), hi = std::min(n - 1, i + radius);
-    for (int j = lo; j <= hi; ++j) {
-      const double w = kernel[std::abs(j - i)];
-      sum += w * in[j];
-      weight += w;
-    }
-    out[i] = sum / weight;
-  }
+  // Three centred box passes: a Gaussian to within a few percent, zero phase, O(n) whatever sigma.
+  std::vector<double> a(in.size()), b(in.size());
+  box_pass(in, h, a);
+  box_pass(a, h, b);
+  box_pass(b, h, out);
 }
 
 void dilate_max(std::span<const double> in, int radius, std::span<double> out) {

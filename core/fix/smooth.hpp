@@ -5,8 +5,9 @@
 
 namespace ikfix::core {
 
-// Zero-phase Gaussian smoothing (sigma in samples, kernel truncated at 3 sigma, edges
-// renormalised so a constant stays constant). sigma <= 0 copies. `out` may not alias `in`.
+// Zero-phase Gaussian smoothing, sigma in samples, as three centred box passes (O(n) for any
+// sigma; support 3 box half-widths, about 3 sigma). Edges average only the samples that exist,
+// so a constant stays constant. sigma <= 0 copies. `out` may not alias `in`.
 void gaussian_smooth(std::span<const double> in, double sigma, std::span<double> out);
 
 // Running maximum over [i - radius, i + radius]. With a smoothing kernel no wider than
