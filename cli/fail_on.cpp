@@ -7,12 +7,47 @@
 namespace ikfix::cli {
 namespace {
 
-const char* kMetrics[] = {"unreachable", "shortfall", "pelvis-limit"};
+// Each condition reads one number from the report (a run report's "metrics.after", or a check
+// report's "metrics"). Units: frames, metres, metres/second, degrees.
+struct MetricPath {
+  const char* name;
+  const char* group;  // "" for totals/body, else a key of the metrics object
+  const char* key;
+};
+const MetricPath kMetrics[] = {
+    {"unreachable", "", "unreachable_frames"},
+    {"shortfall", "", "max_shortfall_m"},
+    {"pelvis-limit", "", "pelvis_limit_frames"},
+    {"penetration", "penetration", "max_m"},
+    {"planted-penetration", "planted_penetration", "max_m"},
+    {"slide", "slide", "max_mps"},
+    {"slide-mean", "slide", "mean_mps"},
+    {"float", "float", "mean_m"},
+    {"bone-length", "bone_length_change", "max"},
+    {"knee", "knee", "limit_violation_deg"},
+    {"nan", "", "non_finite"},
+};
+
+const nlohmann::ordered_json* metrics_of(const nlohmann::ordered_json& report) {
+  if (!report.contains("metrics")) return nullptr;
+  const auto& m = report["metrics"];
+  return m.contains("after") ? &m["after"] : &m;
+}
 
 double metric_value(const std::string& metric, const nlohmann::ordered_json& report) {
-  if (metric == "unreachable") return report["totals"]["unreachable_frames"].get<double>();
-  if (metric == "shortfall") return report["totals"]["max_shortfall_m"].get<double>();
-  if (metric == "pelvis-limit") return report["body"]["pelvis_limit_frames"].get<double>();
+  for (const auto& path : kMetrics) {
+    if (metric != path.name) continue;
+    if (metric == "nan") {
+      const auto* m = metrics_of(report);
+      return m ? (*m)["non_finite"].get<double>() : 0.0;
+    }
+    if (*path.group == 0) {
+      if (metric == "pelvis-limit") return report.contains("body") ? report["body"]["pelvis_limit_frames"].get<double>() : 0.0;
+      return report.contains("totals") ? report["totals"][path.key].get<double>() : 0.0;
+    }
+    const auto* m = metrics_of(report);
+    return m ? (*m)[path.group][path.key].get<double>() : 0.0;
+  }
   return 0;
 }
 
@@ -28,10 +63,14 @@ std::vector<FailCondition> parse_fail_on(const std::string& text) {
     const auto gt = item.find('>');
     c.metric = item.substr(0, gt);
     bool known = false;
-    for (const char* m : kMetrics) known = known || c.metric == m;
+    std::string names;
+    for (const auto& m : kMetrics) {
+      known = known || c.metric == m.name;
+      names += names.empty() ? m.name : std::string(", ") + m.name;
+    }
     if (!known)
-      throw std::invalid_argument("--fail-on: unknown condition '" + c.metric +
-                                  "' (known: unreachable, shortfall, pelvis-limit; optionally '>N')");
+      throw std::invalid_argument("--fail-on: unknown condition '" + c.metric + "' (known: " + names +
+                                  "; optionally '>N')");
     if (gt != std::string::npos) {
       const std::string number = item.substr(gt + 1);
       const auto [p, ec] = std::from_chars(number.data(), number.data() + number.size(), c.limit);

@@ -1,5 +1,5 @@
 #pragma once
-// `--fail-on` conditions: comma-separated, e.g. "unreachable" or "unreachable>10".
+// `--fail-on` conditions: comma-separated, e.g. "unreachable", "penetration>0.005,slide>0.01".
 #include <string>
 #include <vector>
 
@@ -8,7 +8,10 @@
 namespace ikfix::cli {
 
 struct FailCondition {
-  std::string metric;  // "unreachable" (frames), "shortfall" (metres), "pelvis-limit" (frames)
+  // unreachable (frames), shortfall (m), pelvis-limit (frames), penetration (m),
+  // planted-penetration (m), slide (max m/s), slide-mean (m/s), float (mean m),
+  // bone-length (relative), knee (degrees outside the limit), nan (count)
+  std::string metric;
   double limit = 0;    // the condition holds when value > limit
 };
 

@@ -1,8 +1,10 @@
 #include "cli/fix_job.hpp"
 
+#include <optional>
 #include <stdexcept>
 
 #include "core/fix/footfix.hpp"
+#include "core/metrics.hpp"
 #include "io/clip_io.hpp"
 #include "io/report_json.hpp"
 
@@ -20,8 +22,24 @@ bool same_file(const fs::path& a, const fs::path& b) {
   return fs::weakly_canonical(a, ec) == fs::weakly_canonical(b, ec);
 }
 
-FixJobResult run_fix_job(const FixJob& job) {
-  if (!job.in_place && same_file(job.output, job.input))
+namespace {
+
+core::ClipMetrics measure(const io::LoadedClip& clip, const core::Clip& motion, const core::LegRig& rig,
+                          const core::Terrain& terrain, const core::FixSettings& settings) {
+  core::MetricsInput m;
+  m.skeleton = &clip.skeleton;
+  m.clip = &motion;
+  m.space = clip.space;
+  m.rig = rig;
+  m.terrain = &terrain;
+  m.contacts = settings.contacts;
+  m.reference_leg_length = settings.reference_leg_length;
+  m.min_knee_angle = settings.min_knee_angle;
+  return core::measure_clip(m);
+}
+
+FixJobResult fix_or_check(const FixJob& job, bool check) {
+  if (!check && !job.in_place && same_file(job.output, job.input))
     throw std::invalid_argument("output " + job.output.string() + " is the input; pass --in-place to overwrite it");
   io::LoadedClip clip = io::load_clip(job.input, to_load_options(job.clip));
   const core::LegRig rig = find_legs(clip, job.clip);
@@ -35,15 +53,22 @@ FixJobResult run_fix_job(const FixJob& job) {
   fix.settings = to_settings(job.fix);
   const core::FixResult result = core::fix_clip(fix);
 
-  io::save_clip(job.output, clip, result.clip, result.changed_joints);
+  if (!check) io::save_clip(job.output, clip, result.clip, result.changed_joints);
+
+  std::optional<core::ClipMetrics> before, after;
+  if (job.measure || check) before = measure(clip, clip.clip, rig, *job.terrain, fix.settings);
+  if (job.measure && !check) after = measure(clip, result.clip, rig, *job.terrain, fix.settings);
 
   io::RunReportInput report_input;
+  report_input.command = check ? "check" : "run";
   report_input.tool_version = IKFIX_VERSION;
   report_input.clip = &clip;
   report_input.rig = &rig;
-  report_input.output_path = job.output.string();
+  report_input.output_path = check ? std::string() : job.output.string();
   report_input.terrain_path = job.terrain_path;
   report_input.diagnostics = &result.diagnostics;
+  report_input.metrics_before = before ? &*before : nullptr;
+  report_input.metrics_after = after ? &*after : nullptr;
   FixJobResult out;
   out.report = io::make_run_report(report_input);
   out.warnings = clip.warnings;
@@ -51,5 +76,11 @@ FixJobResult run_fix_job(const FixJob& job) {
   out.frames = result.diagnostics.frames;
   return out;
 }
+
+}  // namespace
+
+FixJobResult run_fix_job(const FixJob& job) { return fix_or_check(job, false); }
+
+FixJobResult run_check_job(const FixJob& job) { return fix_or_check(job, true); }
 
 }  // namespace ikfix::cli

@@ -21,6 +21,8 @@ struct FixJob {
   std::string terrain_path;       // for the report
   ClipOptions clip;
   FixOptions fix;
+  bool measure = true;            // add before/after metrics (what `check` measures) to the report
+  bool write_output = true;       // false: analyse only (`check`), nothing written
 };
 
 struct FixJobResult {
@@ -28,6 +30,10 @@ struct FixJobResult {
   std::vector<std::string> warnings;
   int frames = 0;
 };
+
+// Measures a clip as it is, and what a fix would have to give up, without writing anything:
+// the `check` report (command "check", "metrics" of the clip as it is, unreachable frames).
+FixJobResult run_check_job(const FixJob& job);
 
 // Throws io::InputError / std::invalid_argument (bad input: exit 2) with a one-line message.
 // Thread-safe: touches nothing global (no logging either; the caller logs the warnings).

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "io/file_util.hpp"
+#include "io/metrics_json.hpp"
 
 namespace ikfix::io {
 namespace {
@@ -103,6 +104,10 @@ Json make_run_report(const RunReportInput& in) {
                                      {"shortfall_m", round9(worst)}}},
       {"off_terrain_samples", d.off_terrain_frames},
       {"max_bone_length_change", d.max_bone_length_change}};
+  if (in.metrics_before && in.metrics_after)
+    report["metrics"] = {{"before", metrics_json(*in.metrics_before)}, {"after", metrics_json(*in.metrics_after)}};
+  else if (in.metrics_before)
+    report["metrics"] = metrics_json(*in.metrics_before);
   Json warnings = Json::array();
   for (const auto& w : clip.warnings) warnings.push_back(w);
   for (const auto& w : d.warnings) warnings.push_back(w);

@@ -7,6 +7,7 @@
 
 #include "core/diagnostics.hpp"
 #include "core/legs.hpp"
+#include "core/metrics.hpp"
 #include "io/clip_io.hpp"
 
 namespace ikfix::io {
@@ -21,6 +22,10 @@ struct RunReportInput {
   std::string output_path;   // empty: nothing written
   std::string terrain_path;
   const core::FixDiagnostics* diagnostics = nullptr;
+  // "metrics": {"before": ..., "after": ...} for run; a check report has only `before`, written
+  // as "metrics": {...} (what the clip is now). Null: no metrics in the report.
+  const core::ClipMetrics* metrics_before = nullptr;
+  const core::ClipMetrics* metrics_after = nullptr;
 };
 
 // Builds the report. Deterministic: no timings, no absolute times, keys in a fixed order.

@@ -26,6 +26,9 @@ struct FixSettings {
   // else the 5th percentile of the lowest foot joint.
   std::optional<double> floor_height;
 
+  double unlock_radius = 0.10;         // metres: a planted foot's lock is dragged beyond this
+  double lock_blend_time = 0.15;       // seconds to fade the lock correction out after a plant
+
   double body_smoothing = 0.12;        // seconds (Gaussian sigma) for the root following terrain
   double foot_smoothing = 0.02;        // seconds, swing-foot height offsets
   double pelvis_smoothing = 0.06;      // seconds (Gaussian sigma) for the pelvis drop

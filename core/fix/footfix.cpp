@@ -94,6 +94,46 @@ std::vector<double> foot_offsets(const std::vector<char>& planted, const std::ve
   return smoothed;
 }
 
+// Horizontal correction per frame that keeps a planted foot's pivot still (see fix_clip).
+std::vector<Vec3> foot_lock(const std::vector<char>& planted, const std::vector<char>& heel_down,
+                            const std::vector<char>& toe_down, const std::vector<Vec3>& ankle,
+                            const std::vector<Vec3>& toe, double unlock_radius, int blend_frames) {
+  const int n = static_cast<int>(planted.size());
+  std::vector<Vec3> corr(n, Vec3(0));
+  auto flat = [](Vec3 v) { return Vec3(v.x, 0.0, v.z); };
+  const auto plants = contact_intervals(planted);
+  for (std::size_t i = 0; i < plants.size(); ++i) {
+    const int a = plants[i].first, b = plants[i].last;
+    int pivot = -1;  // 0 heel (ankle), 1 toe
+    Vec3 lock(0);
+    for (int f = a; f <= b; ++f) {
+      const Vec3 previous = f > a ? corr[f - 1] : corr[std::max(0, a - 1)] * (a > 0 ? 1.0 : 0.0);
+      int want = heel_down[f] ? 0 : toe_down[f] ? 1 : pivot < 0 ? 0 : pivot;
+      if (want != pivot) {
+        // Re-lock on the new pivot where it is now (target, not animation): no jump.
+        lock = flat(want == 0 ? ankle[f] : toe[f]) + previous;
+        pivot = want;
+      }
+      const Vec3 anim = flat(pivot == 0 ? ankle[f] : toe[f]);
+      Vec3 c = lock - anim;
+      const double len = glm::length(c);
+      if (len > unlock_radius) {  // the animation walked away: drag the lock along
+        c *= unlock_radius / len;
+        lock = anim + c;
+      }
+      corr[f] = c;
+    }
+    // Fade out after the plant, done before the next plant starts.
+    const int next = i + 1 < plants.size() ? plants[i + 1].first : n;
+    const int span = std::min(blend_frames, next - b - 1);
+    for (int f = b + 1; f < next; ++f) {
+      const double t = span > 0 ? std::min(1.0, static_cast<double>(f - b) / (span + 1)) : 1.0;
+      corr[f] = corr[b] * (1.0 - smoothstep(t));
+    }
+  }
+  return corr;
+}
+
 // Smallest downward pelvis shift that brings the target within `reach` of the hip.
 double needed_drop(const Vec3& hip, const Vec3& target, double reach) {
   const Vec3 v = hip - target;
@@ -192,6 +232,7 @@ FixResult fix_clip(const FixInput& in) {
   contact_settings.height_threshold *= scale;
   contact_settings.speed_threshold *= scale;
   std::vector<double> planted_level[2];  // per foot: ankle, toe level when planted (world Y)
+  std::vector<char> point_planted[2][2];  // per foot, per point (ankle, toe)
   for (int l = 0; l < 2; ++l) {
     std::vector<double> heights[2], speeds[2];
     const std::vector<Vec3>* points[2] = {&feet[l].ankle, &feet[l].toe};
@@ -210,7 +251,23 @@ FixResult fix_clip(const FixInput& in) {
       }
     }
     result.planted[l] = detect_contacts(heights, speeds, fps, contact_settings);
+    for (int p = 0; p < 2; ++p)
+      point_planted[l][p] = detect_contacts(std::span(heights + p, 1), std::span(speeds + p, 1), fps, contact_settings);
   }
+
+  // Foot lock: during a plant the pivot (heel while it is down, then the toe) stays where it
+  // landed; after the plant the horizontal correction fades out over the blend window.
+  std::vector<Vec3> lock_correction[2];
+  for (int l = 0; l < 2; ++l)
+    lock_correction[l] = foot_lock(result.planted[l], point_planted[l][0], point_planted[l][1], feet[l].ankle,
+                                   feet[l].toe, s.unlock_radius * scale,
+                                   std::max(1, static_cast<int>(std::lround(s.lock_blend_time * fps))));
+  const std::vector<Vec3> input_ankle[2] = {feet[0].ankle, feet[1].ankle};  // for diagnostics
+  for (int l = 0; l < 2; ++l)
+    for (int f = 0; f < frames; ++f) {
+      feet[l].ankle[f] += lock_correction[l][f];
+      feet[l].toe[f] += lock_correction[l][f];
+    }
 
   // 3. Ground under heel (ankle) and toe of each foot.
   GroundTrack ground[2][2];
@@ -404,7 +461,7 @@ FixResult fix_clip(const FixInput& in) {
       const Leg& leg = in.rig.legs[l];
       LegDiagnostics& ld = diag.legs[l];
       const Vec3 ankle = O(leg.ankle).translation;
-      const double correction = glm::length(ankle - feet[l].ankle[f]);
+      const double correction = glm::length(ankle - input_ankle[l][f]);
       if (correction > ld.max_correction_m) {
         ld.max_correction_m = correction;
         ld.max_correction_frame = f;

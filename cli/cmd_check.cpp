@@ -1,0 +1,79 @@
+#include "cli/cmd_check.hpp"
+
+#include <memory>
+
+#include <spdlog/spdlog.h>
+
+#include "cli/exit_codes.hpp"
+#include "cli/fail_on.hpp"
+#include "cli/fix_job.hpp"
+#include "io/error.hpp"
+#include "io/report_json.hpp"
+
+namespace ikfix::cli {
+namespace {
+
+struct CheckArgs {
+  std::string input;
+  std::string report;
+  ClipOptions clip;
+  TerrainOptions terrain;
+  FixOptions fix;
+  std::string fail_on;
+};
+
+int check(const CheckArgs& args) {
+  const auto conditions = parse_fail_on(args.fail_on);
+  FixJob job;
+  job.input = args.input;
+  job.clip = args.clip;
+  job.fix = args.fix;
+  job.terrain_path = args.terrain.path;
+  const auto terrain = load_terrain(args.terrain);
+  job.terrain = terrain.get();
+  const FixJobResult result = run_check_job(job);
+  if (!args.report.empty()) io::save_json(args.report, result.report);
+  for (const auto& w : result.warnings) spdlog::warn("{}: {}", args.input, w);
+  const auto& m = result.report["metrics"];
+  const auto& t = result.report["totals"];
+  spdlog::info("{}: penetration max {:.4f} m (frame {}), planted {:.4f} m, slide mean {:.4f} max {:.4f} m/s, "
+               "float mean {:.4f} m, bone length change {:.2g}, {} unreachable frame(s)",
+               args.input, m["penetration"]["max_m"].get<double>(), m["penetration"]["frame"].get<int>(),
+               m["planted_penetration"]["max_m"].get<double>(), m["slide"]["mean_mps"].get<double>(),
+               m["slide"]["max_mps"].get<double>(), m["float"]["mean_m"].get<double>(),
+               m["bone_length_change"]["max"].get<double>(), t["unreachable_frames"].get<int>());
+  const auto failed = failed_conditions(conditions, result.report);
+  for (const auto& f : failed) spdlog::error("{}: --fail-on condition held: {}", args.input, f);
+  return failed.empty() ? kExitOk : kExitFailOn;
+}
+
+}  // namespace
+
+void add_check_command(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<CheckArgs>();
+  CLI::App* cmd = app.add_subcommand("check", "Measure a clip against a terrain without changing it");
+  cmd->add_option("clip", args->input, "Clip to measure")->required();
+  add_terrain_options(*cmd, args->terrain);
+  cmd->add_option("--report", args->report, "Write a JSON report here");
+  add_clip_options(*cmd, args->clip);
+  add_fix_options(*cmd, args->fix);
+  cmd->add_option("--fail-on", args->fail_on,
+                  "Exit 1 when a condition holds, e.g. \"penetration>0.005,slide>0.01,unreachable\" "
+                  "(see README: Exit codes and --fail-on)");
+  cmd->callback([args, &exit_code] {
+    try {
+      exit_code = check(*args);
+    } catch (const io::InputError& e) {
+      spdlog::error("{}", e.what());
+      exit_code = kExitBadInput;
+    } catch (const std::invalid_argument& e) {
+      spdlog::error("{}", e.what());
+      exit_code = kExitBadInput;
+    } catch (const std::exception& e) {
+      spdlog::error("{}: {}", args->input, e.what());
+      exit_code = kExitBadInput;
+    }
+  });
+}
+
+}  // namespace ikfix::cli

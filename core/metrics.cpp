@@ -1,0 +1,172 @@
+#include "core/metrics.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include "core/fk.hpp"
+
+namespace ikfix::core {
+namespace {
+
+double percentile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  const auto k = static_cast<std::size_t>(q * static_cast<double>(v.size() - 1));
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
+  return v[k];
+}
+
+// Mean magnitude of the third derivative (central differences), units per second cubed.
+double mean_jerk(const std::vector<Vec3>& p, double fps) {
+  const int n = static_cast<int>(p.size());
+  if (n < 5) return 0;
+  double sum = 0;
+  for (int f = 2; f + 2 < n; ++f) {
+    const Vec3 j = (p[f + 2] - 2.0 * p[f + 1] + 2.0 * p[f - 1] - p[f - 2]) * (0.5 * fps * fps * fps);
+    sum += glm::length(j);
+  }
+  return sum / (n - 4);
+}
+
+}  // namespace
+
+ClipMetrics measure_clip(const MetricsInput& in) {
+  const Skeleton& sk = *in.skeleton;
+  const Clip& clip = *in.clip;
+  const int frames = clip.frame_count, joints = sk.joint_count();
+  const double fps = clip.fps;
+  const Transform to_world = in.space.to_world();
+  ClipMetrics m;
+  m.frames = frames;
+  m.fps = fps;
+  if (frames == 0) return m;
+
+  for (const Transform& t : clip.locals)
+    if (!is_finite(t.translation) || !is_finite(t.rotation) || !is_finite(t.scale)) ++m.non_finite;
+
+  std::vector<Transform> world(static_cast<std::size_t>(frames) * joints);
+  for (int f = 0; f < frames; ++f)
+    forward_kinematics(sk, clip.frame(f), to_world, {world.data() + static_cast<std::size_t>(f) * joints,
+                                                     static_cast<std::size_t>(joints)});
+  auto W = [&](int f, int j) -> const Vec3& { return world[static_cast<std::size_t>(f) * joints + j].translation; };
+
+  // Bone lengths against the rest pose.
+  std::vector<Transform> rest_world(joints);
+  forward_kinematics(sk, sk.rest, to_world, rest_world);
+  for (int j = 0; j < joints; ++j) {
+    const int p = sk.parents[j];
+    if (p < 0) continue;
+    const double rest = glm::length(rest_world[j].translation - rest_world[p].translation);
+    if (!(rest > 1e-9)) continue;
+    for (int f = 0; f < frames; ++f)
+      m.bone_length_change.offer(std::abs(glm::length(W(f, j) - W(f, p)) - rest) / rest, f, -1, sk.names[j]);
+  }
+
+  double leg_length = 0;
+  for (const Leg& leg : in.rig.legs)
+    leg_length = std::max(leg_length, glm::length(W(0, leg.knee) - W(0, leg.hip)) + glm::length(W(0, leg.ankle) - W(0, leg.knee)));
+  const double scale = leg_length / in.reference_leg_length;
+  ContactSettings cs = in.contacts;
+  cs.height_threshold *= scale;
+  cs.speed_threshold *= scale;
+
+  std::vector<Vec3> pelvis(frames);
+  for (int f = 0; f < frames; ++f) pelvis[f] = W(f, in.rig.pelvis);
+  m.pelvis_jerk_mean = mean_jerk(pelvis, fps);
+
+  double slide_sum = 0, float_sum = 0;
+  int slide_count = 0, plant_count = 0;
+  for (int l = 0; l < 2; ++l) {
+    const Leg& leg = in.rig.legs[l];
+    LegMetrics& lm = m.legs[l];
+    lm.side = kLegSideNames[l];
+    const auto& end_site = sk.end_sites[leg.ankle];
+    std::vector<Vec3> pts[2];  // ankle, toe
+    for (int f = 0; f < frames; ++f) {
+      const Transform& a = world[static_cast<std::size_t>(f) * joints + leg.ankle];
+      pts[0].push_back(a.translation);
+      pts[1].push_back(leg.toe >= 0 ? W(f, leg.toe) : end_site ? transform_point(a, *end_site) : a.translation);
+    }
+    // Height of each point above the terrain, and its own planted level (5th percentile).
+    std::vector<double> above[2], level(2), heights[2], speeds[2];
+    for (int p = 0; p < 2; ++p) {
+      std::vector<std::array<double, 2>> xz(frames);
+      for (int f = 0; f < frames; ++f) xz[f] = {pts[p][f].x, pts[p][f].z};
+      std::vector<GroundHit> hits(frames);
+      in.terrain->ground_at(xz, hits);
+      above[p].resize(frames);
+      for (int f = 0; f < frames; ++f) {
+        above[p][f] = pts[p][f].y - (hits[f].hit ? hits[f].height : 0.0);
+        m.penetration.offer(std::max(0.0, -above[p][f]), f, l, p == 0 ? "ankle" : "toe");
+      }
+      level[p] = percentile(above[p], 0.05);
+      heights[p].resize(frames);
+      speeds[p].resize(frames);
+      for (int f = 0; f < frames; ++f) {
+        heights[p][f] = above[p][f] - level[p];
+        const int a = std::max(0, f - 1), b = std::min(frames - 1, f + 1);
+        speeds[p][f] = b > a ? glm::length(pts[p][b] - pts[p][a]) * fps / (b - a) : 0.0;
+      }
+    }
+    const auto planted = detect_contacts(heights, speeds, fps, cs);
+    std::vector<char> point_planted[2];
+    for (int p = 0; p < 2; ++p)
+      point_planted[p] = detect_contacts(std::span(heights + p, 1), std::span(speeds + p, 1), fps, cs);
+    for (const Interval& iv : contact_intervals(planted)) {
+      PlantMetrics pm;
+      pm.first = iv.first;
+      pm.last = iv.last;
+      int count = 0;
+      double fl = 0;
+      for (int f = iv.first; f <= iv.last; ++f) {
+        ++lm.frames_in_contact;
+        fl += std::min(heights[0][f], heights[1][f]);
+        for (int p = 0; p < 2; ++p) {
+          pm.max_penetration_m = std::max(pm.max_penetration_m, -above[p][f]);
+          m.planted_penetration.offer(std::max(0.0, -above[p][f]), f, l, p == 0 ? "ankle" : "toe");
+          if (!point_planted[p][f]) continue;
+          const int a = std::max(0, f - 1), b = std::min(frames - 1, f + 1);
+          const Vec3 d = pts[p][b] - pts[p][a];
+          const double slide = b > a ? std::hypot(d.x, d.z) * fps / (b - a) : 0.0;
+          pm.mean_slide_mps += slide;
+          pm.max_slide_mps = std::max(pm.max_slide_mps, slide);
+          m.slide.offer(slide, f, l, p == 0 ? "ankle" : "toe");
+          slide_sum += slide;
+          ++slide_count;
+          ++count;
+        }
+      }
+      pm.max_penetration_m = std::max(0.0, pm.max_penetration_m);
+      if (count) pm.mean_slide_mps /= count;
+      pm.mean_float_m = fl / (iv.last - iv.first + 1);
+      m.float_height.offer(pm.mean_float_m, (iv.first + iv.last) / 2, l, "foot");
+      float_sum += pm.mean_float_m;
+      ++plant_count;
+      lm.plants.push_back(pm);
+    }
+    // Knee angle (interior, pi = straight) and its limits.
+    lm.knee_angle_min_rad = kPi;
+    lm.knee_angle_max_rad = 0;
+    for (int f = 0; f < frames; ++f) {
+      const Vec3 a = safe_normalize(W(f, leg.hip) - W(f, leg.knee), Vec3(0, 1, 0));
+      const Vec3 b = safe_normalize(W(f, leg.ankle) - W(f, leg.knee), Vec3(0, -1, 0));
+      const double angle = angle_between(a, b);
+      lm.knee_angle_min_rad = std::min(lm.knee_angle_min_rad, angle);
+      lm.knee_angle_max_rad = std::max(lm.knee_angle_max_rad, angle);
+      m.knee_limit_violation.offer(std::max(0.0, in.min_knee_angle - angle), f, l, "knee");
+    }
+    lm.foot_jerk_mean = mean_jerk(pts[0], fps);
+    m.foot_jerk_mean += 0.5 * lm.foot_jerk_mean;
+    // Angular speed of the leg's local rotations.
+    for (int j : {leg.hip, leg.knee, leg.ankle})
+      for (int f = 1; f < frames; ++f) {
+        const Quat d = glm::inverse(clip.at(f - 1, j).rotation) * clip.at(f, j).rotation;
+        m.rotation_speed.offer(rotation_angle(d) * fps, f, l, sk.names[j]);
+      }
+  }
+  m.mean_slide_mps = slide_count ? slide_sum / slide_count : 0.0;
+  m.mean_float_m = plant_count ? float_sum / plant_count : 0.0;
+  return m;
+}
+
+}  // namespace ikfix::core

@@ -1,0 +1,74 @@
+#pragma once
+// What `ikfix check` measures on a clip as it is (before or after a fix): contacts, sliding,
+// float and penetration against a terrain, bone lengths, knee angles, jerk, rotation speed.
+// All lengths metres, speeds m/s, angles radians, frames 0-based.
+#include <string>
+#include <vector>
+
+#include "core/clip.hpp"
+#include "core/fix/contacts.hpp"
+#include "core/legs.hpp"
+#include "core/skeleton.hpp"
+#include "core/terrain.hpp"
+
+namespace ikfix::core {
+
+// A metric's worst value and where it happened (ACL's worst_track / worst_time).
+struct Worst {
+  double value = 0;
+  int frame = -1;
+  int leg = -1;      // 0 left, 1 right, -1 not a leg metric
+  std::string point; // "ankle", "toe", "pelvis", a joint name, ...
+  void offer(double v, int f, int l, const std::string& p) {
+    if (frame < 0 || v > value) *this = Worst{v, f, l, p};
+  }
+};
+
+struct PlantMetrics {
+  int first = 0, last = 0;
+  double mean_slide_mps = 0, max_slide_mps = 0;  // horizontal speed of the planted pivot points
+  double mean_float_m = 0;                        // lowest point above its planted level
+  double max_penetration_m = 0;                   // heel/toe/ankle joint below the terrain surface
+};
+
+struct LegMetrics {
+  std::string side;
+  int frames_in_contact = 0;
+  std::vector<PlantMetrics> plants;
+  double knee_angle_min_rad = 0, knee_angle_max_rad = 0;  // interior angle, pi = straight
+  double foot_jerk_mean = 0;                               // m/s^3, ankle
+};
+
+struct ClipMetrics {
+  int frames = 0;
+  double fps = 0;
+  LegMetrics legs[2];
+  Worst penetration;          // any frame, heel (ankle) or toe joint below the terrain
+  Worst planted_penetration;  // same, planted frames only
+  Worst slide;                // m/s, planted points
+  Worst float_height;         // m, per plant mean float
+  double mean_slide_mps = 0;  // over all planted point-frames
+  double mean_float_m = 0;    // over all plants
+  Worst bone_length_change;   // relative to the rest pose (every bone, every frame)
+  Worst knee_limit_violation; // radians outside [min_knee_angle, pi]
+  Worst rotation_speed;       // rad/s, frame-to-frame change of a leg joint's local rotation
+  double foot_jerk_mean = 0;  // m/s^3, mean over both ankles
+  double pelvis_jerk_mean = 0;
+  int non_finite = 0;         // NaN/Inf values in the clip
+};
+
+struct MetricsInput {
+  const Skeleton* skeleton = nullptr;
+  const Clip* clip = nullptr;
+  ClipSpace space;
+  LegRig rig;
+  const Terrain* terrain = nullptr;
+  ContactSettings contacts;            // for a leg of reference_leg_length; scaled inside
+  double reference_leg_length = 0.85;  // metres
+  double min_knee_angle = 25.0 * kPi / 180.0;
+};
+
+// Contacts are detected on the measured motion itself, heights taken above the terrain.
+ClipMetrics measure_clip(const MetricsInput& input);
+
+}  // namespace ikfix::core
