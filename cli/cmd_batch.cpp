@@ -1,0 +1,506 @@
+#include "cli/cmd_batch.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include <spdlog/spdlog.h>
+
+#include "cli/batch_inputs.hpp"
+#include "cli/batch_report.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/fail_on.hpp"
+#include "cli/fix_job.hpp"
+#include "cli/junit.hpp"
+#include "cli/progress.hpp"
+#include "io/error.hpp"
+#include "io/file_util.hpp"
+#include "io/report_json.hpp"
+
+namespace ikfix::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+// Per-clip state for --resume, under the output folder: <out-dir>/.ikfix-batch/<relative>.json.
+constexpr const char* kStateDir = ".ikfix-batch";
+
+struct BatchArgs {
+  std::vector<std::string> inputs;
+  std::string out_dir;
+  std::string report;
+  std::string junit;
+  std::string fail_on;
+  std::string shard;
+  int jobs = 0;
+  bool resume = false;
+  bool allow_errors = false;
+  bool quiet = false;
+  ClipOptions clip;
+  TerrainOptions terrain;
+  FixOptions fix;
+};
+
+// ---- Ctrl-C. The one global besides the logger: a signal handler can reach nothing else. ----
+
+std::atomic<int> g_stop_signal{0};
+static_assert(std::atomic<int>::is_always_lock_free);
+
+void on_stop_signal(int signo) { g_stop_signal.store(signo); }
+
+// Installs the SIGINT/SIGTERM handler for the life of a batch. The first signal asks the batch to
+// stop taking clips; SA_RESETHAND puts the default back, so a second one ends the process at once.
+class StopSignals {
+ public:
+  StopSignals() {
+    g_stop_signal.store(0);
+    struct sigaction action {};
+    action.sa_handler = on_stop_signal;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESETHAND;
+    sigaction(SIGINT, &action, &old_int_);
+    sigaction(SIGTERM, &action, &old_term_);
+  }
+  ~StopSignals() {
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGTERM, &old_term_, nullptr);
+  }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+
+ private:
+  struct sigaction old_int_ {};
+  struct sigaction old_term_ {};
+};
+
+// ---- Settings ----
+
+// --fail-on for a batch: the per-clip conditions of `run`, plus `errors[>N]` (more than N clips
+// failed). Without `errors`, any failed clip fails the batch unless --allow-errors.
+struct BatchConditions {
+  std::vector<FailCondition> clip;
+  long errors_limit = 0;  // -1: failed clips never fail the batch
+};
+
+BatchConditions parse_batch_fail_on(const std::string& text, bool allow_errors) {
+  BatchConditions out;
+  bool explicit_errors = false;
+  std::string rest;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, comma - start);
+    start = comma + 1;
+    if (item == "errors" || item.rfind("errors>", 0) == 0) {
+      explicit_errors = true;
+      out.errors_limit = 0;
+      if (item.size() > 6) {
+        const std::string number = item.substr(7);
+        char* end = nullptr;
+        const long v = std::strtol(number.c_str(), &end, 10);
+        if (number.empty() || *end != '\0' || v < 0)
+          throw std::invalid_argument("--fail-on: '" + item + "' needs a whole number of clips after '>'");
+        out.errors_limit = v;
+      }
+    } else if (!item.empty()) {
+      rest += (rest.empty() ? "" : ",") + item;
+    }
+  }
+  try {
+    out.clip = parse_fail_on(rest);
+  } catch (const std::invalid_argument& e) {
+    std::string message = e.what();
+    if (const auto at = message.find("(known: "); at != std::string::npos) message.insert(at + 8, "errors[>N], ");
+    throw std::invalid_argument(message);
+  }
+  if (!explicit_errors) out.errors_limit = allow_errors ? -1 : 0;
+  return out;
+}
+
+// FNV-1a, 64 bits: enough to tell settings apart; not a security hash.
+class Fnv1a {
+ public:
+  void add(std::string_view bytes) {
+    for (const unsigned char c : bytes) {
+      hash_ ^= c;
+      hash_ *= 0x100000001b3ULL;
+    }
+    hash_ ^= 0xff;  // field separator
+    hash_ *= 0x100000001b3ULL;
+  }
+  void add(double v) {
+    char buffer[40];
+    std::snprintf(buffer, sizeof buffer, "%.17g", v);
+    add(std::string_view(buffer));
+  }
+  std::string hex() const {
+    char buffer[24];
+    std::snprintf(buffer, sizeof buffer, "%016llx", static_cast<unsigned long long>(hash_));
+    return buffer;
+  }
+
+ private:
+  std::uint64_t hash_ = 0xcbf29ce484222325ULL;
+};
+
+// Everything that changes an output: tool version, terrain bytes and placement, clip and fix
+// options. Not the paths (moving the library or the terrain keeps --resume working).
+std::string settings_hash(const BatchArgs& a) {
+  Fnv1a h;
+  h.add("ikfix " IKFIX_VERSION);
+  h.add(io::read_file(a.terrain.path));
+  h.add(a.terrain.unit);
+  h.add(a.terrain.up);
+  for (double v : a.terrain.offset) h.add(v);
+  h.add(a.clip.clip_unit);
+  h.add(a.clip.clip_up);
+  h.add(a.clip.legs);
+  h.add(a.fix.solver);
+  h.add(a.fix.weight);
+  h.add(a.fix.max_pelvis_drop);
+  if (a.fix.floor) h.add(*a.fix.floor);
+  else h.add("detected");
+  h.add(a.fix.no_align_feet ? "no-align-feet" : "align-feet");
+  return "fnv1a64:" + h.hex();
+}
+
+// Creates the folder if needed; throws std::invalid_argument (exit 2) when it cannot be written.
+void require_writable_folder(const fs::path& folder, const std::string& what) {
+  std::error_code ec;
+  const fs::path dir = folder.empty() ? fs::path(".") : folder;
+  fs::create_directories(dir, ec);
+  if (!fs::is_directory(dir))
+    throw std::invalid_argument(what + " " + dir.string() + ": cannot create the folder" +
+                                (ec ? ": " + ec.message() : std::string()));
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) throw std::invalid_argument(what + " " + dir.string() + ": not writable");
+}
+
+std::string one_line(std::string s) {
+  std::replace(s.begin(), s.end(), '\n', ' ');
+  return s;
+}
+
+// ---- The batch ----
+
+struct Outcome {
+  ClipStatus status = ClipStatus::NotDone;
+  std::string error;
+  Json report;
+  std::vector<std::string> held;
+  bool resumed = false;
+  double seconds = 0;
+};
+
+class Batch {
+ public:
+  Batch(const BatchArgs& args, const BatchConditions& conditions, std::vector<BatchClip> clips,
+        const core::Terrain& terrain, std::string hash, bool show_progress)
+      : args_(args),
+        conditions_(conditions),
+        clips_(std::move(clips)),
+        terrain_(terrain),
+        hash_(std::move(hash)),
+        outcomes_(clips_.size()),
+        progress_(static_cast<long>(clips_.size()), total_bytes(clips_), show_progress) {}
+
+  // Runs `jobs` workers over the clips, largest first (so the last clip to finish is a small one);
+  // returns when all are done or, after a stop signal, when the running ones are.
+  void run(int jobs) {
+    schedule_.resize(clips_.size());
+    for (std::size_t i = 0; i < schedule_.size(); ++i) schedule_[i] = i;
+    std::stable_sort(schedule_.begin(), schedule_.end(),
+                     [&](std::size_t a, std::size_t b) { return clips_[a].size > clips_[b].size; });
+    std::vector<std::thread> workers;
+    for (int j = 0; j < jobs; ++j) workers.emplace_back([this] { work(); });
+    bool announced = false;
+    {
+      std::unique_lock lock(mutex_);
+      while (running_workers_done_ < jobs) {
+        done_cv_.wait_for(lock, std::chrono::milliseconds(100));
+        lock.unlock();
+        progress_.tick();
+        if (!announced && g_stop_signal.load() != 0) {
+          announced = true;
+          progress_.log([] { spdlog::warn("interrupted: finishing the clips in progress, taking no new ones"); });
+        }
+        lock.lock();
+      }
+    }
+    for (auto& w : workers) w.join();
+    progress_.finish();
+  }
+
+  std::vector<Json> entries() const {
+    std::vector<Json> out;
+    out.reserve(clips_.size());
+    for (std::size_t i = 0; i < clips_.size(); ++i) {
+      const Outcome& o = outcomes_[i];
+      out.push_back(clip_entry(clips_[i].input.string(), output_path(clips_[i]).string(), o.status, o.error, o.report,
+                               o.held));
+    }
+    return out;
+  }
+
+  double clip_seconds() const {
+    double s = 0;
+    for (const auto& o : outcomes_) s += o.seconds;
+    return s;
+  }
+  long resumed() const {
+    return static_cast<long>(std::count_if(outcomes_.begin(), outcomes_.end(), [](const Outcome& o) { return o.resumed; }));
+  }
+
+ private:
+  static std::uintmax_t total_bytes(const std::vector<BatchClip>& clips) {
+    std::uintmax_t n = 0;
+    for (const auto& c : clips) n += c.size;
+    return n;
+  }
+
+  fs::path output_path(const BatchClip& c) const { return (fs::path(args_.out_dir) / c.relative).lexically_normal(); }
+  fs::path state_path(const BatchClip& c) const {
+    fs::path p = (fs::path(args_.out_dir) / kStateDir / c.relative).lexically_normal();
+    p += ".json";
+    return p;
+  }
+
+  void work() {
+    while (g_stop_signal.load() == 0) {
+      const std::size_t k = next_.fetch_add(1);
+      if (k >= schedule_.size()) break;
+      process(schedule_[k]);
+    }
+    std::lock_guard lock(mutex_);
+    ++running_workers_done_;
+    done_cv_.notify_all();
+  }
+
+  // The previous run's report when --resume may skip this clip: its output is newer than its
+  // input and was written with the same settings to the same place.
+  bool try_resume(const BatchClip& c, const fs::path& output, Json& report) const {
+    std::error_code ec;
+    const auto out_time = fs::last_write_time(output, ec);
+    if (ec) return false;
+    const auto in_time = fs::last_write_time(c.input, ec);
+    if (ec || !(out_time > in_time)) return false;
+    const auto out_size = fs::file_size(output, ec);
+    if (ec) return false;
+    try {
+      Json state = Json::parse(io::read_file(state_path(c)));
+      if (state.value("settings_hash", "") != hash_ || state.value("input", "") != c.input.string() ||
+          state.value("output_bytes", std::uintmax_t{0}) != out_size || !state.contains("report") ||
+          state["report"].value("output", "") != output.string())
+        return false;
+      report = std::move(state["report"]);
+      return true;
+    } catch (const std::exception&) {
+      return false;
+    }
+  }
+
+  void process(std::size_t i) {
+    const BatchClip& c = clips_[i];
+    Outcome& o = outcomes_[i];
+    const auto started = Clock::now();
+    const fs::path output = output_path(c);
+    const fs::path state = state_path(c);
+    std::vector<std::string> warnings;
+    if (args_.resume && try_resume(c, output, o.report)) {
+      o.resumed = true;
+      o.status = ClipStatus::Ok;
+    } else {
+      std::error_code ec;
+      fs::remove(state, ec);  // a stale state must never vouch for a new output
+      try {
+        FixJob job;
+        job.input = c.input;
+        job.output = output;
+        job.terrain = &terrain_;
+        job.terrain_path = args_.terrain.path;
+        job.clip = args_.clip;
+        job.fix = args_.fix;
+        FixJobResult result = run_fix_job(job);
+        o.report = std::move(result.report);
+        warnings = std::move(result.warnings);
+        o.status = ClipStatus::Ok;
+      } catch (const std::exception& e) {
+        o.status = ClipStatus::Error;
+        o.error = one_line(e.what());
+        if (o.error.find(c.input.string()) == std::string::npos) o.error = c.input.string() + ": " + o.error;
+      }
+      if (o.status == ClipStatus::Ok) {
+        try {
+          std::error_code size_ec;
+          Json saved = {{"settings_hash", hash_},
+                        {"input", c.input.string()},
+                        {"output_bytes", fs::file_size(output, size_ec)},
+                        {"report", o.report}};
+          io::write_file_atomic(state, saved.dump() + "\n");
+        } catch (const std::exception& e) {
+          warnings.push_back(std::string("cannot save the --resume state: ") + e.what());
+        }
+      }
+    }
+    if (o.status == ClipStatus::Ok) o.held = failed_conditions(conditions_.clip, o.report);
+    o.seconds = std::chrono::duration<double>(Clock::now() - started).count();
+    const long frames = o.status == ClipStatus::Ok ? o.report["frames"].get<long>() : 0;
+    progress_.clip_finished(frames, c.size, o.status == ClipStatus::Error);
+    progress_.log([&] {
+      const std::string name = c.input.string();
+      if (o.status == ClipStatus::Error) {
+        spdlog::error("{}", o.error);
+        return;
+      }
+      for (const auto& w : warnings) spdlog::debug("{}: {}", name, w);
+      for (const auto& h : o.held) spdlog::warn("{}: --fail-on condition held: {}", name, h);
+      spdlog::debug("{} -> {}: {} frames, {} unreachable{}, {:.0f} ms", name, output.string(), frames,
+                    o.report["totals"]["unreachable_frames"].get<int>(), o.resumed ? " (resumed: unchanged)" : "",
+                    o.seconds * 1e3);
+    });
+  }
+
+  const BatchArgs& args_;
+  const BatchConditions& conditions_;
+  const std::vector<BatchClip> clips_;
+  const core::Terrain& terrain_;
+  const std::string hash_;
+  std::vector<Outcome> outcomes_;  // by index in clips_; each written by the one worker that took it
+  std::vector<std::size_t> schedule_;
+  std::atomic<std::size_t> next_{0};
+  BatchProgress progress_;
+  std::mutex mutex_;
+  std::condition_variable done_cv_;
+  int running_workers_done_ = 0;
+};
+
+double round_ms(double seconds) { return std::round(seconds * 1e3) / 1e3; }
+
+int batch(const BatchArgs& args) {
+  const auto started = Clock::now();
+  const BatchConditions conditions = parse_batch_fail_on(args.fail_on, args.allow_errors);
+  const Shard shard = parse_shard(args.shard.empty() ? "1/1" : args.shard);
+  if (args.jobs < 0) throw std::invalid_argument("--jobs: must be 0 (all cores) or more");
+  (void)to_load_options(args.clip);  // a bad --clip-unit is bad usage, not an error in every clip
+
+  const std::vector<BatchClip> library = expand_batch_inputs(args.inputs, args.out_dir);
+  if (library.empty()) throw std::invalid_argument("no clips found in the inputs given");
+  std::vector<BatchClip> clips = select_shard(library, shard);
+  for (const auto& c : clips)
+    if (same_file((fs::path(args.out_dir) / c.relative), c.input))
+      throw std::invalid_argument("--out-dir " + args.out_dir + " would overwrite the input " + c.input.string() +
+                                  "; choose another folder");
+  require_writable_folder(args.out_dir, "--out-dir");
+  if (!args.report.empty()) require_writable_folder(fs::path(args.report).parent_path(), "--report");
+  if (!args.junit.empty()) require_writable_folder(fs::path(args.junit).parent_path(), "--junit");
+
+  const auto terrain = load_terrain(args.terrain);
+  const std::string hash = settings_hash(args);
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const int jobs = std::max(1, std::min(args.jobs > 0 ? args.jobs : static_cast<int>(cores),
+                                        static_cast<int>(std::max<std::size_t>(clips.size(), 1))));
+  spdlog::info("batch: {} clip(s){} onto {} with {} job(s) -> {}", clips.size(),
+               shard.count > 1 ? fmt::format(" (shard {}/{} of {})", shard.index, shard.count, library.size()) : "",
+               args.terrain.path, jobs, args.out_dir);
+
+  StopSignals signals;
+  Batch batch(args, conditions, std::move(clips), *terrain, hash, spdlog::get_level() <= spdlog::level::info);
+  batch.run(jobs);
+  const int stop_signal = g_stop_signal.load();
+
+  BatchHeader header;
+  header.tool_version = IKFIX_VERSION;
+  header.terrain = args.terrain.path;
+  header.settings_hash = hash;
+  header.fail_on = args.fail_on;
+  header.errors_limit = conditions.errors_limit;
+  const double wall = std::chrono::duration<double>(Clock::now() - started).count();
+  Json run = {{"note", "this block depends on the run (jobs, shard, timings); everything else is the same for any "
+                       "--jobs and for merged shards"},
+              {"jobs", jobs},
+              {"shard", shard.count > 1 ? Json{{"index", shard.index},
+                                               {"count", shard.count},
+                                               {"library_clips", static_cast<long>(library.size())}}
+                                        : Json(nullptr)},
+              {"wall_s", round_ms(wall)},
+              {"clip_s", round_ms(batch.clip_seconds())},
+              {"resumed", batch.resumed()},
+              {"interrupted", stop_signal != 0}};
+  const Json report = make_batch_report(header, batch.entries(), run);
+  if (!args.report.empty()) io::save_json(args.report, report);
+  if (!args.junit.empty()) io::write_file_atomic(args.junit, junit_xml(report));
+
+  const Json& t = report["totals"];
+  const Json& worst = t["worst"];
+  spdlog::info("batch: {} clip(s): {} fixed{}, {} failed, {} not done; {} frames; {} with "
+               "unreachable frames ({} frames{}); {:.1f} s",
+               t["clips"].get<long>(), t["ok"].get<long>(),
+               args.resume ? fmt::format(" ({} unchanged, kept by --resume)", batch.resumed()) : std::string(),
+               t["errors"].get<long>(),
+               t["not_done"].get<long>(), t["frames"].get<long>(), t["clips_with_unreachable"].get<long>(),
+               t["unreachable_frames"].get<long>(),
+               worst.is_null() ? std::string()
+                               : fmt::format("; worst {} frame {}, {:.3f} m short", worst["input"].get<std::string>(),
+                                             worst["frame"].get<int>(), worst["shortfall_m"].get<double>()),
+               wall);
+  if (stop_signal != 0) {
+    spdlog::error("batch interrupted by {}: {} clip(s) not done{}", stop_signal == SIGINT ? "SIGINT" : "SIGTERM",
+                  t["not_done"].get<long>(), args.report.empty() ? "" : "; listed in " + args.report);
+    return 128 + stop_signal;
+  }
+  if (t["clips_fail_on_held"].get<long>() > 0)
+    spdlog::error("batch: --fail-on held for {} clip(s)", t["clips_fail_on_held"].get<long>());
+  if (t["errors_held"].get<bool>())
+    spdlog::error("batch: {} clip(s) failed{}", t["errors"].get<long>(),
+                  args.allow_errors ? "" : " (pass --allow-errors to not fail the batch for them)");
+  return batch_passed(report) ? kExitOk : kExitFailOn;
+}
+
+}  // namespace
+
+void add_batch_command(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<BatchArgs>();
+  CLI::App* cmd = app.add_subcommand("batch", "Fix a library of clips onto one terrain, in parallel, outputs mirrored under --out-dir");
+  cmd->add_option("inputs", args->inputs, "Folders (recursive), globs, @LIST files (one path a line) or clips")->required();
+  add_terrain_options(*cmd, args->terrain);
+  cmd->add_option("--out-dir", args->out_dir, "Folder for the fixed clips; the input tree is mirrored under it")->required();
+  cmd->add_option("-j,--jobs", args->jobs, "Clips fixed at once (default 0: all cores)");
+  cmd->add_option("--shard", args->shard, "Take part I of N (1-based) of the sorted library, balanced by size");
+  cmd->add_option("--report", args->report, "Write the batch report (JSON) here");
+  cmd->add_option("--junit", args->junit, "Write JUnit XML here: one test case per clip");
+  cmd->add_option("--fail-on", args->fail_on,
+                  "Exit 1 when a condition holds for a clip: unreachable[>N], shortfall>M (metres), pelvis-limit[>N]; "
+                  "or for the batch: errors[>N] (failed clips; default: any)");
+  cmd->add_flag("--allow-errors", args->allow_errors, "Clips that fail (bad file, no legs) do not make the exit code 1");
+  cmd->add_flag("--resume", args->resume, "Skip clips whose output is newer than the input and made with the same settings");
+  cmd->add_flag("-q,--quiet", args->quiet, "Only errors (no progress)");
+  add_clip_options(*cmd, args->clip);
+  add_fix_options(*cmd, args->fix);
+  cmd->callback([args, &exit_code] {
+    if (args->quiet) spdlog::set_level(spdlog::level::err);
+    try {
+      exit_code = batch(*args);
+    } catch (const io::InputError& e) {
+      spdlog::error("{}", e.what());
+      exit_code = kExitBadInput;
+    } catch (const std::invalid_argument& e) {
+      spdlog::error("{}", e.what());
+      exit_code = kExitBadInput;
+    } catch (const std::exception& e) {
+      spdlog::error("batch: {}", e.what());
+      exit_code = kExitBadInput;
+    }
+  });
+}
+
+}  // namespace ikfix::cli

@@ -1,0 +1,72 @@
+#include "cli/cmd_report.hpp"
+
+#include <memory>
+
+#include <spdlog/spdlog.h>
+
+#include "cli/batch_report.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/junit.hpp"
+#include "io/error.hpp"
+#include "io/file_util.hpp"
+#include "io/report_json.hpp"
+
+namespace ikfix::cli {
+namespace {
+
+struct MergeArgs {
+  std::vector<std::string> inputs;
+  std::string output;
+  std::string junit;
+};
+
+int merge(const MergeArgs& args) {
+  std::vector<Json> reports;
+  for (const auto& path : args.inputs) {
+    const std::string text = io::read_file(path);
+    try {
+      reports.push_back(Json::parse(text));
+    } catch (const Json::parse_error& e) {
+      throw io::InputError(path, std::string("not JSON: ") + e.what());
+    }
+  }
+  std::vector<std::string> warnings;
+  const Json merged = merge_batch_reports(reports, args.inputs, warnings);
+  for (const auto& w : warnings) spdlog::warn("report merge: {}", w);
+  io::save_json(args.output, merged);
+  if (!args.junit.empty()) io::write_file_atomic(args.junit, junit_xml(merged));
+  const Json& t = merged["totals"];
+  spdlog::info("report merge: {} report(s), {} clip(s): {} fixed, {} failed, {} not done, {} with unreachable frames -> {}",
+               reports.size(), t["clips"].get<long>(), t["ok"].get<long>(), t["errors"].get<long>(),
+               t["not_done"].get<long>(), t["clips_with_unreachable"].get<long>(), args.output);
+  if (batch_passed(merged)) return kExitOk;
+  spdlog::error("report merge: the batch did not pass ({} clip(s) with --fail-on held, {} failed, {} not done)",
+                t["clips_fail_on_held"].get<long>(), t["errors"].get<long>(), t["not_done"].get<long>());
+  return kExitFailOn;
+}
+
+}  // namespace
+
+void add_report_command(CLI::App& app, int& exit_code) {
+  CLI::App* report = app.add_subcommand("report", "Work on batch reports");
+  report->require_subcommand(1);
+  auto args = std::make_shared<MergeArgs>();
+  CLI::App* cmd = report->add_subcommand(
+      "merge", "Join batch reports (e.g. one per --shard) into the report one batch over all their clips writes");
+  cmd->add_option("reports", args->inputs, "Batch reports to join")->required();
+  cmd->add_option("-o,--output", args->output, "Merged report (JSON)")->required();
+  cmd->add_option("--junit", args->junit, "Also write JUnit XML for the merged batch here");
+  cmd->callback([args, &exit_code] {
+    try {
+      exit_code = merge(*args);
+    } catch (const io::InputError& e) {
+      spdlog::error("{}", e.what());
+      exit_code = kExitBadInput;
+    } catch (const std::exception& e) {
+      spdlog::error("report merge: {}", e.what());
+      exit_code = kExitBadInput;
+    }
+  });
+}
+
+}  // namespace ikfix::cli
