@@ -4,7 +4,9 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "cli/cmd_batch.hpp"
 #include "cli/cmd_inspect.hpp"
+#include "cli/cmd_report.hpp"
 #include "cli/cmd_run.hpp"
 #include "cli/cmd_terrain.hpp"
 #include "cli/exit_codes.hpp"
@@ -30,6 +32,8 @@ int main(int argc, char** argv) {
   ikfix::cli::add_run_command(app, exit_code);
   ikfix::cli::add_inspect_command(app, exit_code);
   ikfix::cli::add_terrain_command(app, exit_code);
+  ikfix::cli::add_batch_command(app, exit_code);
+  ikfix::cli::add_report_command(app, exit_code);
 
   try {
     app.parse(argc, argv);

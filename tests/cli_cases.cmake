@@ -74,3 +74,92 @@ ikfix_cli_case(garbage_terrain 2 "error:.*garbage.obj" run ${WALK} --terrain ${I
 ikfix_cli_case(clip_is_directory 2 "error:" run ${IKFIX_CLI_DIR} --terrain ${STAIRS} -o @OUT@ NO_FILE @OUT@)
 ikfix_cli_case(unwritable_output 2 "error:.*out.bvh" run ${WALK} --terrain ${STAIRS} -o /proc/ikfix-no/out.bvh)
 ikfix_cli_case(inspect_missing 2 "error:.*nosuch.bvh" inspect ${IKFIX_CLI_DIR}/nosuch.bvh)
+
+# ---- ikfix batch and ikfix report merge (README "Batch") ----
+# Each case writes under its own folder ${IKFIX_CLI_DIR}/<case>.d so parallel cases never race.
+set(BATCH_LIB "${IKFIX_CLI_DIR}/batch_lib")         # two good clips in two folders
+set(BATCH_BAD "${IKFIX_CLI_DIR}/batch_bad")         # a good clip and a broken one
+set(BATCH_DUP "${IKFIX_CLI_DIR}/batch_dup/a")       # a/walk1.bvh again: same output as BATCH_LIB's
+configure_file(${WALK} "${BATCH_LIB}/a/walk1.bvh" COPYONLY)
+configure_file(${WALK} "${BATCH_LIB}/b/walk2.bvh" COPYONLY)
+configure_file(${WALK} "${BATCH_BAD}/good.bvh" COPYONLY)
+configure_file(${WALK} "${BATCH_DUP}/walk1.bvh" COPYONLY)
+file(WRITE "${BATCH_BAD}/bad.bvh" "HIERARCHY\nROOT Hips\n{\n")
+file(MAKE_DIRECTORY "${IKFIX_CLI_DIR}/batch_empty")
+file(WRITE "${IKFIX_CLI_DIR}/batch_list.txt" "# clips\n${BATCH_LIB}/a/walk1.bvh\n\nb/walk2.bvh\n")
+configure_file(${WALK} "${IKFIX_CLI_DIR}/b/walk2.bvh" COPYONLY)  # the list's relative entry
+file(WRITE "${IKFIX_CLI_DIR}/batch_list_empty.txt" "# nothing here\n\n")
+file(WRITE "${IKFIX_CLI_DIR}/batch_list_bad.txt" "${WALK}\nno/such/clip.bvh\n")
+file(WRITE "${IKFIX_CLI_DIR}/not_batch.json" "{\"schema_version\": 1, \"command\": \"run\"}\n")
+set(B "${IKFIX_CLI_DIR}")
+
+# Positive: each flag.
+ikfix_cli_case(batch_help 0 "--out-dir" batch --help)
+ikfix_cli_case(report_merge_help 0 "--junit" report merge --help)
+ikfix_cli_case(batch_dir 0 "2 clip\\(s\\): 2 fixed" batch ${BATCH_LIB} --terrain ${STAIRS} --out-dir ${B}/batch_dir.d)
+ikfix_cli_case(batch_file 0 "1 clip\\(s\\): 1 fixed" batch ${WALK} --terrain ${STAIRS} --out-dir ${B}/batch_file.d)
+ikfix_cli_case(batch_jobs 0 "with 1 job" batch ${BATCH_LIB} --terrain ${STAIRS} --out-dir ${B}/batch_jobs.d --jobs 1)
+ikfix_cli_case(batch_jobs_all 0 "job" batch ${BATCH_LIB} --terrain ${STAIRS} --out-dir ${B}/batch_jobs_all.d -j 0)
+ikfix_cli_case(batch_shard 0 "shard 2/2 of 2" batch ${BATCH_LIB} --terrain ${STAIRS} --out-dir ${B}/batch_shard.d --shard 2/2)
+ikfix_cli_case(batch_report 0 "" batch ${BATCH_LIB} --terrain ${STAIRS} --out-dir ${B}/batch_report.d --report ${B}/batch_report.d/r.json)
+ikfix_cli_case(batch_junit 0 "" batch ${BATCH_LIB} --terrain ${STAIRS} --out-dir ${B}/batch_junit.d --junit ${B}/batch_junit.d/r.xml)
+ikfix_cli_case(batch_resume 0 "kept by --resume" batch ${BATCH_LIB} --terrain ${STAIRS} --out-dir ${B}/batch_resume.d --resume)
+ikfix_cli_case(batch_quiet 0 "^$" -q batch ${BATCH_LIB} --terrain ${STAIRS} --out-dir ${B}/batch_quiet.d)
+ikfix_cli_case(batch_quiet_local 0 "^$" batch ${BATCH_LIB} --terrain ${STAIRS} --out-dir ${B}/batch_quiet_local.d -q)
+ikfix_cli_case(batch_glob 0 "2 clip\\(s\\): 2 fixed" batch ${BATCH_LIB}/*/*.bvh --terrain ${STAIRS} --out-dir ${B}/batch_glob.d)
+ikfix_cli_case(batch_list 0 "2 clip\\(s\\): 2 fixed" batch @${IKFIX_CLI_DIR}/batch_list.txt --terrain ${STAIRS} --out-dir ${B}/batch_list.d)
+ikfix_cli_case(batch_fix_options 0 "1 fixed" batch ${WALK} --terrain ${STAIRS} --out-dir ${B}/batch_fix_options.d
+               --solver two-bone --weight 0.5 --clip-up y --terrain-offset 0 -0.1 0 --no-align-feet --floor 0
+               --legs LeftUpLeg,LeftLeg,LeftFoot,LeftToeBase,RightUpLeg,RightLeg,RightFoot,RightToeBase)
+ikfix_cli_case(batch_fail_on_unreachable 1 "fail-on condition held: unreachable" batch ${WALK} --terrain ${STAIRS}
+               --out-dir ${B}/batch_fail_on_unreachable.d --max-pelvis-drop 0 --fail-on unreachable)
+ikfix_cli_case(batch_fail_on_threshold 0 "" batch ${WALK} --terrain ${STAIRS}
+               --out-dir ${B}/batch_fail_on_threshold.d --max-pelvis-drop 0 --fail-on unreachable>100000)
+ikfix_cli_case(batch_clip_fails_mid_batch 1 "error:.*bad.bvh.*1 fixed, 1 failed" batch ${BATCH_BAD} --terrain ${STAIRS}
+               --out-dir ${B}/batch_clip_fails_mid_batch.d --jobs 1 NO_FILE ${B}/batch_clip_fails_mid_batch.d/bad.bvh)
+ikfix_cli_case(batch_allow_errors 0 "1 failed" batch ${BATCH_BAD} --terrain ${STAIRS} --out-dir ${B}/batch_allow_errors.d --allow-errors)
+ikfix_cli_case(batch_fail_on_errors_limit 0 "1 failed" batch ${BATCH_BAD} --terrain ${STAIRS}
+               --out-dir ${B}/batch_fail_on_errors_limit.d --fail-on errors>1)
+
+# Negative: bad usage and bad inputs, each exit 2 with one error line and no work done.
+ikfix_cli_case(batch_no_inputs 2 "error:.*inputs" batch --terrain ${STAIRS} --out-dir ${B}/batch_no_inputs.d)
+ikfix_cli_case(batch_no_out_dir 2 "error:.*out-dir" batch ${WALK} --terrain ${STAIRS})
+ikfix_cli_case(batch_no_terrain 2 "error:.*terrain" batch ${WALK} --out-dir ${B}/batch_no_terrain.d)
+ikfix_cli_case(batch_missing_input 2 "error:.*nosuch.bvh" batch ${B}/nosuch.bvh --terrain ${STAIRS}
+               --out-dir ${B}/batch_missing_input.d NO_FILE ${B}/batch_missing_input.d)
+ikfix_cli_case(batch_empty_dir 2 "error:.*no clips" batch ${B}/batch_empty --terrain ${STAIRS} --out-dir ${B}/batch_empty_dir.d
+               NO_FILE ${B}/batch_empty_dir.d)
+ikfix_cli_case(batch_glob_no_match 2 "error:.*matches no clip" batch ${B}/nosuch*/*.bvh --terrain ${STAIRS}
+               --out-dir ${B}/batch_glob_no_match.d)
+ikfix_cli_case(batch_list_missing 2 "error:.*nolist.txt" batch @${B}/nolist.txt --terrain ${STAIRS} --out-dir ${B}/batch_list_missing.d)
+ikfix_cli_case(batch_list_empty 2 "error:.*names no clip" batch @${B}/batch_list_empty.txt --terrain ${STAIRS}
+               --out-dir ${B}/batch_list_empty.d)
+ikfix_cli_case(batch_list_bad_entry 2 "error:.*batch_list_bad.txt:2: no/such/clip.bvh" batch @${B}/batch_list_bad.txt
+               --terrain ${STAIRS} --out-dir ${B}/batch_list_bad_entry.d NO_FILE ${B}/batch_list_bad_entry.d)
+ikfix_cli_case(batch_list_is_dir 2 "error:.*folder" batch @${B}/batch_empty --terrain ${STAIRS} --out-dir ${B}/batch_list_is_dir.d)
+ikfix_cli_case(batch_bad_shard 2 "error:.*shard" batch ${WALK} --terrain ${STAIRS} --out-dir ${B}/batch_bad_shard.d --shard 5/4)
+ikfix_cli_case(batch_bad_shard_zero 2 "error:.*shard" batch ${WALK} --terrain ${STAIRS} --out-dir ${B}/batch_bad_shard_zero.d --shard 0/4)
+ikfix_cli_case(batch_bad_shard_text 2 "error:.*shard" batch ${WALK} --terrain ${STAIRS} --out-dir ${B}/batch_bad_shard_text.d --shard half)
+ikfix_cli_case(batch_bad_jobs 2 "error:.*jobs" batch ${WALK} --terrain ${STAIRS} --out-dir ${B}/batch_bad_jobs.d --jobs -1)
+ikfix_cli_case(batch_unwritable_out_dir 2 "error:.*out-dir.*/proc/ikfix-no" batch ${WALK} --terrain ${STAIRS} --out-dir /proc/ikfix-no/out)
+ikfix_cli_case(batch_out_dir_is_file 2 "error:.*out-dir" batch ${BATCH_LIB} --terrain ${STAIRS} --out-dir ${B}/garbage.obj)
+ikfix_cli_case(batch_out_dir_is_input 2 "error:.*overwrite the input" batch ${BATCH_LIB} --terrain ${STAIRS} --out-dir ${BATCH_LIB})
+ikfix_cli_case(batch_same_output_twice 2 "error:.*both be written to a/walk1.bvh" batch ${BATCH_LIB} ${IKFIX_CLI_DIR}/batch_dup
+               --terrain ${STAIRS} --out-dir ${B}/batch_same_output_twice.d)
+ikfix_cli_case(batch_unwritable_report 2 "error:.*--report" batch ${WALK} --terrain ${STAIRS}
+               --out-dir ${B}/batch_unwritable_report.d --report /proc/ikfix-no/r.json)
+ikfix_cli_case(batch_bad_fail_on 2 "error:.*fail-on.*errors" batch ${WALK} --terrain ${STAIRS} --out-dir ${B}/batch_bad_fail_on.d
+               --fail-on sometimes)
+ikfix_cli_case(batch_bad_errors_limit 2 "error:.*fail-on.*errors>x" batch ${WALK} --terrain ${STAIRS}
+               --out-dir ${B}/batch_bad_errors_limit.d --fail-on errors>x)
+ikfix_cli_case(batch_missing_terrain 2 "error:.*nosuch.obj" batch ${WALK} --terrain ${B}/nosuch.obj --out-dir ${B}/batch_missing_terrain.d)
+ikfix_cli_case(batch_bad_clip_unit 2 "error:.*clip-unit" batch ${WALK} --terrain ${STAIRS} --out-dir ${B}/batch_bad_clip_unit.d
+               --clip-unit parsecs)
+ikfix_cli_case(report_no_subcommand 2 "error:" report)
+ikfix_cli_case(report_merge_missing 2 "error:.*nosuch.json" report merge ${B}/nosuch.json -o ${B}/merged_missing.json
+               NO_FILE ${B}/merged_missing.json)
+ikfix_cli_case(report_merge_not_json 2 "error:.*garbage.obj.*not JSON" report merge ${B}/garbage.obj -o ${B}/merged_not_json.json
+               NO_FILE ${B}/merged_not_json.json)
+ikfix_cli_case(report_merge_not_batch 2 "error:.*not an ikfix batch report" report merge ${B}/not_batch.json
+               -o ${B}/merged_not_batch.json NO_FILE ${B}/merged_not_batch.json)
+ikfix_cli_case(report_merge_no_output 2 "error:.*output" report merge ${B}/not_batch.json)
