@@ -1,0 +1,34 @@
+#pragma once
+// FBX 7.x node-tree reader and writer, binary (32- and 64-bit record offsets, raw and zlib
+// arrays) and ASCII.
+//
+// Accepted: binary "Kaydara FBX Binary" files of version 7000..7999 (64-bit record headers
+// from 7500 on) and ASCII files whose FBXHeaderExtension says FBXVersion 7000..7999.
+// Rejected with InputError naming the file: FBX 6.x and older ("FBX 6.1 is not supported"),
+// other versions, anything that is not FBX, and structural damage (truncation, record offsets
+// out of range, property lists that do not add up, unknown property types, unbalanced braces),
+// with the byte offset (binary) or line (ASCII) where it was found. Array contents are checked
+// only when decoded (fbx::as_doubles, ...), so reading stays fast.
+#include <filesystem>
+#include <string>
+
+#include "io/fbx/document.hpp"
+
+namespace ikfix::io::fbx {
+
+// Parses `data` (taken over). `source_name` names the file in error messages.
+Document parse(std::string data, const std::string& source_name);
+// Reads and parses a file; errors name `path`.
+Document read_file(const std::filesystem::path& path);
+
+// The file bytes of `doc`. For a Document read from a file and not changed, exactly the bytes
+// read. Otherwise untouched parts keep their bytes (binary: only record headers and the
+// footer's alignment padding move with changed sizes; ASCII: only replaced property texts and
+// inserted nodes differ). Replaced binary arrays are zlib-compressed when the array they
+// replace was, created ones when they hold 128 bytes or more.
+std::string write(const Document& doc);
+
+// write() to `path` atomically (temp file + rename).
+void save(const std::filesystem::path& path, const Document& doc);
+
+}  // namespace ikfix::io::fbx
