@@ -121,16 +121,28 @@ ClipMetrics measure_clip(const MetricsInput& in) {
       for (int f = iv.first; f <= iv.last; ++f) {
         ++lm.frames_in_contact;
         fl += std::min(heights[0][f], heights[1][f]);
+        // Sliding is the speed of the foot's pivot: of the points on the ground, the one that
+        // moves least (a foot rolling over its toe slides only if the toe moves).
+        double slide = -1;
+        int pivot = -1;
         for (int p = 0; p < 2; ++p) {
           pm.max_penetration_m = std::max(pm.max_penetration_m, -above[p][f]);
           m.planted_penetration.offer(std::max(0.0, -above[p][f]), f, l, p == 0 ? "ankle" : "toe");
           if (!point_planted[p][f]) continue;
-          const int a = std::max(0, f - 1), b = std::min(frames - 1, f + 1);
+          // Differences stay inside the plant: its first and last frames are not smeared
+          // with the swing on either side.
+          const int a = std::max(iv.first, f - 1), b = std::min(iv.last, f + 1);
           const Vec3 d = pts[p][b] - pts[p][a];
-          const double slide = b > a ? std::hypot(d.x, d.z) * fps / (b - a) : 0.0;
+          const double speed = b > a ? std::hypot(d.x, d.z) * fps / (b - a) : 0.0;
+          if (slide < 0 || speed < slide) {
+            slide = speed;
+            pivot = p;
+          }
+        }
+        if (pivot >= 0) {
           pm.mean_slide_mps += slide;
           pm.max_slide_mps = std::max(pm.max_slide_mps, slide);
-          m.slide.offer(slide, f, l, p == 0 ? "ankle" : "toe");
+          m.slide.offer(slide, f, l, pivot == 0 ? "ankle" : "toe");
           slide_sum += slide;
           ++slide_count;
           ++count;

@@ -26,7 +26,7 @@ struct Worst {
 
 struct PlantMetrics {
   int first = 0, last = 0;
-  double mean_slide_mps = 0, max_slide_mps = 0;  // horizontal speed of the planted pivot points
+  double mean_slide_mps = 0, max_slide_mps = 0;  // horizontal speed of the pivot (slowest planted point)
   double mean_float_m = 0;                        // lowest point above its planted level
   double max_penetration_m = 0;                   // heel/toe/ankle joint below the terrain surface
 };

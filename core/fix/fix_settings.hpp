@@ -27,10 +27,12 @@ struct FixSettings {
   std::optional<double> floor_height;
 
   double unlock_radius = 0.10;         // metres: a planted foot's lock is dragged beyond this
+  double pivot_switch_margin = 0.01;   // metres: heel/toe pivot switches when the other is this much lower
   double lock_blend_time = 0.15;       // seconds to fade the lock correction out after a plant
 
   double body_smoothing = 0.12;        // seconds (Gaussian sigma) for the root following terrain
   double foot_smoothing = 0.02;        // seconds, swing-foot height offsets
+  double clearance_smoothing = 0.05;   // seconds: how early a swing foot starts rising over an edge
   double pelvis_smoothing = 0.06;      // seconds (Gaussian sigma) for the pelvis drop
   double max_pelvis_drop = 0.35;       // fraction of leg length
   double max_reach = 0.9995;           // fraction of leg length the solver may use

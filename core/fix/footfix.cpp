@@ -59,7 +59,8 @@ GroundTrack query_ground(const Terrain& terrain, const std::vector<Vec3>& points
 // terrain), eased between plants, and never less than what keeps every foot point at or above
 // its planted level over the terrain (`need`).
 std::vector<double> foot_offsets(const std::vector<char>& planted, const std::vector<double>& need,
-                                 const std::vector<double>& ground_rel, double smoothing_frames) {
+                                 const std::vector<double>& ground_rel, double smoothing_frames,
+                                 double clearance_frames) {
   const int n = static_cast<int>(need.size());
   const auto plants = contact_intervals(planted);
   std::vector<double> base(n);
@@ -87,19 +88,30 @@ std::vector<double> foot_offsets(const std::vector<char>& planted, const std::ve
       }
     }
   }
+  // Clearance in swing: a smooth envelope over what the swing frames need (dilated, then
+  // smoothed, so the foot rises before a step edge instead of popping up at it).
+  std::vector<double> swing_need(n), dilated(n), envelope(n);
+  for (int f = 0; f < n; ++f) swing_need[f] = planted[f] ? -10.0 : need[f];
+  dilate_max(swing_need, gaussian_radius(clearance_frames), dilated);
+  gaussian_smooth(dilated, clearance_frames, envelope);
   std::vector<double> lifted(n), smoothed(n);
-  for (int f = 0; f < n; ++f) lifted[f] = std::max(base[f], need[f]);
+  for (int f = 0; f < n; ++f) lifted[f] = std::max({base[f], need[f], envelope[f]});
   gaussian_smooth(lifted, smoothing_frames, smoothed);
   for (int f = 0; f < n; ++f) smoothed[f] = std::max(smoothed[f], need[f]);
   return smoothed;
 }
 
 // Horizontal correction per frame that keeps a planted foot's pivot still (see fix_clip).
-std::vector<Vec3> foot_lock(const std::vector<char>& planted, const std::vector<char>& heel_down,
-                            const std::vector<char>& toe_down, const std::vector<Vec3>& ankle,
-                            const std::vector<Vec3>& toe, double unlock_radius, int blend_frames) {
+// The pivot is the lower of heel and toe (heights above their planted levels), switching only
+// when the other is lower by `switch_margin`: heel strike, then the toe as soon as the heel rolls
+// up, so a rolling foot turns about the point that is really on the ground.
+std::vector<Vec3> foot_lock(const std::vector<char>& planted, const std::vector<double>& heel_height,
+                            const std::vector<double>& toe_height, const std::vector<Vec3>& ankle,
+                            const std::vector<Vec3>& toe, double unlock_radius, int blend_frames,
+                            double switch_margin, std::vector<signed char>& pivots) {
   const int n = static_cast<int>(planted.size());
   std::vector<Vec3> corr(n, Vec3(0));
+  pivots.assign(n, -1);
   auto flat = [](Vec3 v) { return Vec3(v.x, 0.0, v.z); };
   const auto plants = contact_intervals(planted);
   for (std::size_t i = 0; i < plants.size(); ++i) {
@@ -108,7 +120,10 @@ std::vector<Vec3> foot_lock(const std::vector<char>& planted, const std::vector<
     Vec3 lock(0);
     for (int f = a; f <= b; ++f) {
       const Vec3 previous = f > a ? corr[f - 1] : corr[std::max(0, a - 1)] * (a > 0 ? 1.0 : 0.0);
-      int want = heel_down[f] ? 0 : toe_down[f] ? 1 : pivot < 0 ? 0 : pivot;
+      int want = pivot;
+      if (pivot < 0) want = heel_height[f] <= toe_height[f] ? 0 : 1;
+      else if (pivot == 0 && heel_height[f] > toe_height[f] + switch_margin) want = 1;
+      else if (pivot == 1 && toe_height[f] > heel_height[f] + switch_margin) want = 0;
       if (want != pivot) {
         // Re-lock on the new pivot where it is now (target, not animation): no jump.
         lock = flat(want == 0 ? ankle[f] : toe[f]) + previous;
@@ -122,6 +137,7 @@ std::vector<Vec3> foot_lock(const std::vector<char>& planted, const std::vector<
         lock = anim + c;
       }
       corr[f] = c;
+      pivots[f] = static_cast<signed char>(pivot);
     }
     // Fade out after the plant, done before the next plant starts.
     const int next = i + 1 < plants.size() ? plants[i + 1].first : n;
@@ -232,7 +248,7 @@ FixResult fix_clip(const FixInput& in) {
   contact_settings.height_threshold *= scale;
   contact_settings.speed_threshold *= scale;
   std::vector<double> planted_level[2];  // per foot: ankle, toe level when planted (world Y)
-  std::vector<char> point_planted[2][2];  // per foot, per point (ankle, toe)
+  std::vector<double> point_height[2][2];  // per foot, per point (ankle, toe): above planted level
   for (int l = 0; l < 2; ++l) {
     std::vector<double> heights[2], speeds[2];
     const std::vector<Vec3>* points[2] = {&feet[l].ankle, &feet[l].toe};
@@ -251,17 +267,18 @@ FixResult fix_clip(const FixInput& in) {
       }
     }
     result.planted[l] = detect_contacts(heights, speeds, fps, contact_settings);
-    for (int p = 0; p < 2; ++p)
-      point_planted[l][p] = detect_contacts(std::span(heights + p, 1), std::span(speeds + p, 1), fps, contact_settings);
+    for (int p = 0; p < 2; ++p) point_height[l][p] = heights[p];
   }
 
   // Foot lock: during a plant the pivot (heel while it is down, then the toe) stays where it
   // landed; after the plant the horizontal correction fades out over the blend window.
   std::vector<Vec3> lock_correction[2];
+  std::vector<signed char> pivot[2];  // per frame: 0 heel, 1 toe, -1 not planted
   for (int l = 0; l < 2; ++l)
-    lock_correction[l] = foot_lock(result.planted[l], point_planted[l][0], point_planted[l][1], feet[l].ankle,
+    lock_correction[l] = foot_lock(result.planted[l], point_height[l][0], point_height[l][1], feet[l].ankle,
                                    feet[l].toe, s.unlock_radius * scale,
-                                   std::max(1, static_cast<int>(std::lround(s.lock_blend_time * fps))));
+                                   std::max(1, static_cast<int>(std::lround(s.lock_blend_time * fps))),
+                                   s.pivot_switch_margin * scale, pivot[l]);
   const std::vector<Vec3> input_ankle[2] = {feet[0].ankle, feet[1].ankle};  // for diagnostics
   for (int l = 0; l < 2; ++l)
     for (int f = 0; f < frames; ++f) {
@@ -291,7 +308,7 @@ FixResult fix_clip(const FixInput& in) {
       need[f] = std::max(ankle_need, toe_need);
       ground_rel[f] = std::max(ground[l][0].height[f], ground[l][1].height[f]) - floor;
     }
-    foot_offset[l] = foot_offsets(result.planted[l], need, ground_rel, s.foot_smoothing * fps);
+    foot_offset[l] = foot_offsets(result.planted[l], need, ground_rel, s.foot_smoothing * fps, s.clearance_smoothing * fps);
   }
 
   // 4. The body follows the terrain under the feet that carry it: the planted feet (a swing
@@ -312,6 +329,51 @@ FixResult fix_clip(const FixInput& in) {
   }
   gaussian_smooth(body_raw, s.body_smoothing * fps, body);
 
+  // Foot-orientation weight: planted, ramped so alignment fades in and out without a pop.
+  std::vector<double> align_weight[2];
+  for (int l = 0; l < 2; ++l) {
+    std::vector<double> raw(frames);
+    for (int f = 0; f < frames; ++f) raw[f] = result.planted[l][f] ? 1.0 : 0.0;
+    align_weight[l].resize(frames);
+    gaussian_smooth(raw, 0.03 * fps, align_weight[l]);
+  }
+
+  // 8 (planned before 6, so the pelvis drop knows the final targets). Foot targets and foot
+  // orientation per frame: the ankle target on the terrain, the foot turned by the ground's tilt.
+  std::vector<Quat> foot_rotation[2];
+  for (int l = 0; l < 2; ++l) {
+    result.ankle_target_ws[l].resize(frames);
+    foot_rotation[l].resize(frames);
+    const Leg& leg = in.rig.legs[l];
+    for (int f = 0; f < frames; ++f) {
+      const Quat animated_rot = W(f, leg.ankle).rotation;
+      // Foot orientation: turn the animated foot by the ground's tilt, limited and weighted.
+      // The toe must stay at or above its own level over the ground under it: where the ground
+      // under the toe differs from the ankle's slope (bumps, a step edge), the tilt is reduced.
+      // When the toe is the planted pivot the foot turns about the toe, not the ankle, so the
+      // locked toe does not slide: the ankle target moves instead.
+      Quat ankle_rot = animated_rot;
+      Vec3 target = feet[l].ankle[f] + Vec3(0, foot_offset[l][f], 0);
+      if (s.align_feet && align_weight[l][f] > 0) {
+        const Vec3 n = ground[l][0].normal[f];
+        const double full_tilt = std::min(angle_between(kUp, n), s.max_foot_tilt) * align_weight[l][f];
+        const Vec3 axis = safe_normalize(glm::cross(kUp, n), Vec3(1, 0, 0));
+        const Vec3 toe_from_ankle = feet[l].toe[f] - feet[l].ankle[f];
+        const double toe_floor = ground[l][1].height[f] + (planted_level[l][1] - floor);
+        Quat turn = identity_quat();
+        for (double fraction : {1.0, 0.75, 0.5, 0.25, 0.0}) {
+          turn = axis_angle(axis, full_tilt * fraction);
+          const double toe_y = target.y + (turn * toe_from_ankle).y;
+          if (full_tilt == 0.0 || toe_y >= toe_floor - 1e-9 || toe_y >= target.y + toe_from_ankle.y - 1e-9) break;
+        }
+        ankle_rot = turn * animated_rot;
+        if (pivot[l][f] == 1) target -= turn * toe_from_ankle - toe_from_ankle;
+      }
+      result.ankle_target_ws[l][f] = target;
+      foot_rotation[l][f] = ankle_rot;
+    }
+  }
+
   // 6. Pelvis lowered just enough for both legs to reach, within a limit; dilated before
   // smoothing so the smoothed drop never falls short of what a frame needs.
   const double reach = s.max_reach * leg_length;
@@ -322,7 +384,7 @@ FixResult fix_clip(const FixInput& in) {
     for (int l = 0; l < 2; ++l) {
       const Leg& leg = in.rig.legs[l];
       const Vec3 hip = W(f, leg.hip).translation + Vec3(0, body[f], 0);
-      const Vec3 target = feet[l].ankle[f] + Vec3(0, foot_offset[l][f], 0);
+      const Vec3& target = result.ankle_target_ws[l][f];
       const double leg_reach = std::min(reach, s.max_reach * (glm::length(W(f, leg.knee).translation - W(f, leg.hip).translation) +
                                                              glm::length(W(f, leg.ankle).translation - W(f, leg.knee).translation)));
       d = std::max(d, needed_drop(hip, target, leg_reach));
@@ -346,21 +408,9 @@ FixResult fix_clip(const FixInput& in) {
     diag.warnings.push_back("pelvis drop limit (" + std::to_string(s.max_pelvis_drop) + " x leg length) reached on " +
                             std::to_string(diag.pelvis_limit_frames) + " frames");
 
-  // Foot-orientation weight: planted, ramped so alignment fades in and out without a pop.
-  std::vector<double> align_weight[2];
-  for (int l = 0; l < 2; ++l) {
-    std::vector<double> raw(frames);
-    for (int f = 0; f < frames; ++f) raw[f] = result.planted[l][f] ? 1.0 : 0.0;
-    align_weight[l].resize(frames);
-    gaussian_smooth(raw, 0.03 * fps, align_weight[l]);
-  }
-
   // 7-10. Per frame: pelvis, leg IK, foot orientation, local rotations written back.
   const int pelvis = in.rig.pelvis;
   std::vector<double> iterations_sum(2, 0.0);
-  for (int l = 0; l < 2; ++l) {
-    result.ankle_target_ws[l].resize(frames);
-  }
   std::vector<const char*> reasons[2];
   for (int l = 0; l < 2; ++l) reasons[l].assign(frames, "");
   bool pelvis_moved = false;
@@ -378,8 +428,8 @@ FixResult fix_clip(const FixInput& in) {
       const Leg& leg = in.rig.legs[l];
       LegPose pose{W(f, leg.hip).translation, W(f, leg.knee).translation, W(f, leg.ankle).translation,
                    W(f, leg.hip).rotation,    W(f, leg.knee).rotation,    W(f, leg.ankle).rotation};
-      const Vec3 target = feet[l].ankle[f] + Vec3(0, foot_offset[l][f], 0);
-      result.ankle_target_ws[l][f] = target;
+      const Vec3 target = result.ankle_target_ws[l][f];
+      const Quat ankle_rot = foot_rotation[l][f];
       Vec3 forward = feet[l].toe[f] - feet[l].ankle[f];
       forward.y = 0;
       forward = safe_normalize(forward, Vec3(0));
@@ -388,24 +438,6 @@ FixResult fix_clip(const FixInput& in) {
       iterations_sum[l] += r.iterations;
       diag.legs[l].max_iterations = std::max(diag.legs[l].max_iterations, r.iterations);
       reasons[l][f] = r.reason;
-
-      // Foot orientation: turn the animated foot by the ground's tilt, limited and weighted.
-      // The toe must stay at or above its own level over the ground under it: where the ground
-      // under the toe differs from the ankle's slope (bumps, a step edge), the tilt is reduced.
-      Quat ankle_rot = pose.ankle_rot_ws;
-      if (s.align_feet && align_weight[l][f] > 0) {
-        const Vec3 n = ground[l][0].normal[f];
-        const double full_tilt = std::min(angle_between(kUp, n), s.max_foot_tilt) * align_weight[l][f];
-        const Vec3 axis = safe_normalize(glm::cross(kUp, n), Vec3(1, 0, 0));
-        const Vec3 toe_from_ankle = feet[l].toe[f] - feet[l].ankle[f];
-        const double toe_floor = ground[l][1].height[f] + (planted_level[l][1] - floor);
-        for (double fraction : {1.0, 0.75, 0.5, 0.25, 0.0}) {
-          const Quat turn = axis_angle(axis, full_tilt * fraction);
-          const double toe_y = r.ankle_ws.y + (turn * toe_from_ankle).y;
-          ankle_rot = turn * pose.ankle_rot_ws;
-          if (full_tilt == 0.0 || toe_y >= toe_floor - 1e-9 || toe_y >= target.y + toe_from_ankle.y - 1e-9) break;
-        }
-      }
 
       // Local rotations: each parent's new world rotation is its old one carried by the change
       // of the joint above it (joints between hip and knee, if any, move rigidly).

@@ -28,8 +28,11 @@ LegSolveResult solve_leg(const LegPose& a, const Vec3& hip_ws, const Vec3& targe
   // Limits shared by every solver: the reach (slightly short of straight) and the knee's
   // maximum bend give a shell of reachable ankle distances from the hip.
   const double max_d = s.max_reach * (thigh + shin);
-  const double min_d =
-      std::sqrt(std::max(0.0, thigh * thigh + shin * shin - 2 * thigh * shin * std::cos(s.min_knee_angle)));
+  // The knee limit never unfolds a leg the animation itself folds further (a character lying
+  // or kneeling): the animated hip-ankle distance is always allowed.
+  const double min_d = std::min(
+      std::sqrt(std::max(0.0, thigh * thigh + shin * shin - 2 * thigh * shin * std::cos(s.min_knee_angle))),
+      glm::length(a.ankle_ws - a.hip_ws));
   const Vec3 to_target = target_ws - hip_ws;
   const double d = glm::length(to_target);
   const Vec3 axis = safe_normalize(to_target, safe_normalize(start[2] - start[0], Vec3(0, -1, 0)));
