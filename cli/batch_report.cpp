@@ -5,6 +5,9 @@
 #include <set>
 #include <stdexcept>
 
+#include "io/error.hpp"
+#include "io/file_util.hpp"
+
 namespace ikfix::cli {
 namespace {
 
@@ -44,6 +47,26 @@ Json header_json(const BatchHeader& h) {
   return out;
 }
 
+// `text` (a value dumped with indent 2) as it appears nested `levels` deep in a dump(2).
+std::string nested(const std::string& text, int levels) {
+  const std::string pad(static_cast<std::size_t>(2 * levels), ' ');
+  std::string out;
+  out.reserve(text.size() + text.size() / 8);
+  for (const char c : text) {
+    out += c;
+    if (c == '\n') out += pad;
+  }
+  return out;
+}
+
+// An object dumped with indent 2, without its closing "\n}", so that members can follow.
+std::string open_object(const Json& object) {
+  std::string text = object.dump(2);
+  if (object.empty()) return "{";  // "{}"
+  text.resize(text.size() - 2);
+  return text;
+}
+
 BatchHeader header_from_json(const Json& r) {
   BatchHeader h;
   h.tool_version = r["tool"]["version"].get<std::string>();
@@ -56,10 +79,11 @@ BatchHeader header_from_json(const Json& r) {
 
 }  // namespace
 
-Json clip_entry(const std::string& input, const std::string& output, ClipStatus status, const std::string& error,
-                const Json& report, const std::vector<std::string>& held) {
+ClipEntry clip_entry(const std::string& input, const std::string& output, ClipStatus status,
+                     const std::string& error, const Json& report, const std::vector<std::string>& held) {
   const bool ok = status == ClipStatus::Ok;
-  Json e;
+  ClipEntry entry;
+  Json& e = entry.summary;
   e["input"] = input;
   e["output"] = ok ? Json(output) : Json(nullptr);
   e["status"] = status_name(status);
@@ -69,20 +93,21 @@ Json clip_entry(const std::string& input, const std::string& output, ClipStatus 
   e["max_shortfall_m"] = ok ? report["totals"]["max_shortfall_m"].get<double>() : 0.0;
   e["worst"] = ok ? worst_with_reason(report) : Json(nullptr);
   e["fail_on_held"] = held;
-  e["report"] = ok ? report : Json(nullptr);
-  return e;
+  if (ok) entry.report = report.dump();
+  return entry;
 }
 
-Json make_batch_report(const BatchHeader& header, std::vector<Json> entries, const Json& run) {
-  std::stable_sort(entries.begin(), entries.end(), [](const Json& a, const Json& b) {
-    return a["input"].get<std::string>() < b["input"].get<std::string>();
+BatchReport make_batch_report(const BatchHeader& header, std::vector<ClipEntry> entries, const Json& run) {
+  std::stable_sort(entries.begin(), entries.end(), [](const ClipEntry& a, const ClipEntry& b) {
+    return a.summary["input"].get<std::string>() < b.summary["input"].get<std::string>();
   });
   long ok = 0, errors = 0, not_done = 0, frames = 0, unreachable = 0, with_unreachable = 0, held = 0;
   double max_shortfall = 0;
   const Json* worst = nullptr;
   Json error_list = Json::array(), not_done_list = Json::array();
   std::vector<const Json*> worst_clips;
-  for (const auto& e : entries) {
+  for (const auto& entry : entries) {
+    const Json& e = entry.summary;
     const std::string status = e["status"].get<std::string>();
     if (status == "ok") ++ok;
     if (status == "error") {
@@ -112,37 +137,65 @@ Json make_batch_report(const BatchHeader& header, std::vector<Json> entries, con
   });
   const bool errors_held = header.errors_limit >= 0 && errors > header.errors_limit;
 
-  Json report = header_json(header);
+  BatchReport report;
+  Json& head = report.head;
+  head = header_json(header);
   Json worst_json = nullptr;
   if (worst) {
     worst_json = {{"input", (*worst)["input"]}};
     for (const auto& [k, v] : (*worst)["worst"].items()) worst_json[k] = v;
   }
-  report["totals"] = {{"clips", static_cast<long>(entries.size())},
-                      {"ok", ok},
-                      {"errors", errors},
-                      {"not_done", not_done},
-                      {"frames", frames},
-                      {"unreachable_frames", unreachable},
-                      {"clips_with_unreachable", with_unreachable},
-                      {"max_shortfall_m", max_shortfall},
-                      {"worst", worst_json},
-                      {"clips_fail_on_held", held},
-                      {"errors_held", errors_held},
-                      {"passed", held == 0 && !errors_held && not_done == 0}};
+  head["totals"] = {{"clips", static_cast<long>(entries.size())},
+                    {"ok", ok},
+                    {"errors", errors},
+                    {"not_done", not_done},
+                    {"frames", frames},
+                    {"unreachable_frames", unreachable},
+                    {"clips_with_unreachable", with_unreachable},
+                    {"max_shortfall_m", max_shortfall},
+                    {"worst", worst_json},
+                    {"clips_fail_on_held", held},
+                    {"errors_held", errors_held},
+                    {"passed", held == 0 && !errors_held && not_done == 0}};
   Json worst_list = Json::array();
   for (const Json* e : worst_clips)
     worst_list.push_back({{"input", (*e)["input"]},
                           {"unreachable_frames", (*e)["unreachable_frames"]},
                           {"max_shortfall_m", (*e)["max_shortfall_m"]},
                           {"worst", (*e)["worst"]}});
-  report["worst_clips"] = worst_list;
-  report["errors"] = error_list;
-  report["not_done"] = not_done_list;
-  report["clips"] = std::move(entries);
-  report["run"] = run;
+  head["worst_clips"] = worst_list;
+  head["errors"] = error_list;
+  head["not_done"] = not_done_list;
+  report.clips = std::move(entries);
+  report.run = run;
   return report;
 }
+
+std::string batch_report_text(const BatchReport& report) {
+  // Same bytes as Json::dump(2) of {head..., "clips": [...], "run": ...}, one clip at a time.
+  std::string text = open_object(report.head);
+  text += report.head.empty() ? "\n  \"clips\": " : ",\n  \"clips\": ";
+  if (report.clips.empty()) {
+    text += "[]";
+  } else {
+    text += "[";
+    for (std::size_t i = 0; i < report.clips.size(); ++i) {
+      const ClipEntry& c = report.clips[i];
+      std::string entry = open_object(c.summary);
+      entry += ",\n  \"report\": " + nested(Json::parse(c.report).dump(2), 1) + "\n}";
+      text += (i == 0 ? "\n    " : ",\n    ") + nested(entry, 2);
+    }
+    text += "\n  ]";
+  }
+  text += ",\n  \"run\": " + nested(report.run.dump(2), 1) + "\n}\n";
+  return text;
+}
+
+void save_batch_report(const std::string& path, const BatchReport& report) {
+  io::write_file_atomic(path, batch_report_text(report));
+}
+
+namespace {
 
 void check_batch_report(const Json& r, const std::string& source) {
   const bool ok = r.is_object() && r.contains("command") && r["command"] == "batch" && r.contains("schema_version") &&
@@ -153,13 +206,13 @@ void check_batch_report(const Json& r, const std::string& source) {
                                 std::to_string(kBatchSchemaVersion) + ")");
 }
 
-Json merge_batch_reports(const std::vector<Json>& reports, const std::vector<std::string>& sources,
-                         std::vector<std::string>& warnings) {
-  if (reports.empty()) throw std::invalid_argument("no reports to merge");
-  for (std::size_t i = 0; i < reports.size(); ++i) check_batch_report(reports[i], sources[i]);
-  const BatchHeader header = header_from_json(reports[0]);
-  const Json first = header_json(header);
-  std::vector<Json> entries;
+}  // namespace
+
+BatchReport merge_batch_reports(const std::vector<std::string>& paths, std::vector<std::string>& warnings) {
+  if (paths.empty()) throw std::invalid_argument("no reports to merge");
+  BatchHeader header;
+  Json first;
+  std::vector<ClipEntry> entries;
   std::map<std::string, std::string> seen;  // input -> report it came from
   double wall = 0, clip_time = 0;
   long resumed = 0;
@@ -168,19 +221,33 @@ Json merge_batch_reports(const std::vector<Json>& reports, const std::vector<std
   std::set<int> shard_counts;
   std::set<long> library_sizes;
   int unsharded = 0;
-  for (std::size_t i = 0; i < reports.size(); ++i) {
-    const Json& r = reports[i];
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    Json r;
+    try {
+      r = Json::parse(io::read_file(paths[i]));
+    } catch (const Json::parse_error& e) {
+      throw io::InputError(paths[i], std::string("not JSON: ") + e.what());
+    }
+    check_batch_report(r, paths[i]);
     const Json h = header_json(header_from_json(r));
+    if (i == 0) {
+      header = header_from_json(r);
+      first = h;
+    }
     for (const char* key : {"tool", "terrain", "settings_hash", "fail_on"})
       if (h[key] != first[key])
-        throw std::invalid_argument(sources[i] + " and " + sources[0] + " come from different batches: their '" +
-                                    key + "' differ (" + h[key].dump() + " vs " + first[key].dump() + ")");
-    for (const auto& e : r["clips"]) {
+        throw std::invalid_argument(paths[i] + " and " + paths[0] + " come from different batches: their '" + key +
+                                    "' differ (" + h[key].dump() + " vs " + first[key].dump() + ")");
+    for (auto& e : r["clips"]) {
       const std::string input = e["input"].get<std::string>();
       if (auto it = seen.find(input); it != seen.end())
-        throw std::invalid_argument(input + " is in both " + it->second + " and " + sources[i]);
-      seen[input] = sources[i];
-      entries.push_back(e);
+        throw std::invalid_argument(input + " is in both " + it->second + " and " + paths[i]);
+      seen[input] = paths[i];
+      ClipEntry entry;
+      entry.report = e["report"].dump();
+      e.erase("report");
+      entry.summary = std::move(e);
+      entries.push_back(std::move(entry));
     }
     const Json& run = r.contains("run") ? r["run"] : Json();
     if (run.is_object()) {
@@ -197,9 +264,9 @@ Json merge_batch_reports(const std::vector<Json>& reports, const std::vector<std
       }
     }
   }
-  if (shard_counts.size() > 1 || library_sizes.size() > 1)
+  if (shard_counts.size() > 1 || library_sizes.size() > 1) {
     warnings.push_back("the reports come from different shardings (shard counts or library sizes differ)");
-  else if (shard_counts.size() == 1 && unsharded == 0) {
+  } else if (shard_counts.size() == 1 && unsharded == 0) {
     const int count = *shard_counts.begin();
     std::string missing;
     for (int s = 1; s <= count; ++s)
@@ -209,10 +276,9 @@ Json merge_batch_reports(const std::vector<Json>& reports, const std::vector<std
       warnings.push_back("the shards hold " + std::to_string(entries.size()) + " clips, the library " +
                          std::to_string(*library_sizes.begin()));
   }
-  Json sources_json = sources;
   Json run = {{"note", "this block depends on the run (merged here: sums over the merged reports); "
                        "everything else is what one run over all the clips writes"},
-              {"merged", sources_json},
+              {"merged", paths},
               {"shard", nullptr},
               {"wall_s", wall},
               {"clip_s", clip_time},
@@ -221,6 +287,6 @@ Json merge_batch_reports(const std::vector<Json>& reports, const std::vector<std
   return make_batch_report(header, std::move(entries), run);
 }
 
-bool batch_passed(const Json& report) { return report["totals"]["passed"].get<bool>(); }
+bool batch_passed(const BatchReport& report) { return report.head["totals"]["passed"].get<bool>(); }
 
 }  // namespace ikfix::cli

@@ -26,26 +26,40 @@ struct BatchHeader {
 
 enum class ClipStatus { Ok, Error, NotDone };
 
-// One clip's entry: `report` is its full run report (null unless Ok), `error` the one-line error,
-// `held` the --fail-on conditions that held for it ("unreachable=12>0").
-Json clip_entry(const std::string& input, const std::string& output, ClipStatus status, const std::string& error,
-                const Json& report, const std::vector<std::string>& held);
+// One clip's entry, kept small until the report is written: `summary` holds every field but the
+// full run report, which waits as compact JSON text (a few KB; "null" when there is none), so a
+// batch holds no JSON tree per clip and its memory grows only by that text as the library grows.
+struct ClipEntry {
+  Json summary;
+  std::string report = "null";
+};
 
-// The whole report: header, totals, worst clips, errors, not-done clips, every entry (sorted here
-// by input), then `run` as given (run-dependent: jobs, shard, timings).
-Json make_batch_report(const BatchHeader& header, std::vector<Json> entries, const Json& run);
+// `report` is the clip's full run report (null unless Ok), `error` its one-line error, `held` the
+// --fail-on conditions that held for it ("unreachable=12>0").
+ClipEntry clip_entry(const std::string& input, const std::string& output, ClipStatus status, const std::string& error,
+                     const Json& report, const std::vector<std::string>& held);
 
-// Joins batch reports (e.g. one per shard) into the report one run over all their clips writes.
-// Throws std::invalid_argument when they come from different settings or share a clip.
-// `sources` name the reports in messages. Warnings (e.g. a missing shard) go to `warnings`.
-Json merge_batch_reports(const std::vector<Json>& reports, const std::vector<std::string>& sources,
-                         std::vector<std::string>& warnings);
+struct BatchReport {
+  Json head;                     // header, totals, worst_clips, errors, not_done
+  std::vector<ClipEntry> clips;  // sorted by input
+  Json run;                      // run-dependent: jobs, shard, timings
+};
+
+// Sorts the entries by input and computes totals, worst clips, errors and not-done clips.
+BatchReport make_batch_report(const BatchHeader& header, std::vector<ClipEntry> entries, const Json& run);
+
+// The report as `io::save_json` would write the whole object (2-space indent, final newline),
+// built one clip at a time. Written atomically by save_batch_report.
+std::string batch_report_text(const BatchReport& report);
+void save_batch_report(const std::string& path, const BatchReport& report);
+
+// Joins batch report files (e.g. one per shard) into the report one run over all their clips
+// writes. Throws io::InputError for an unreadable file and std::invalid_argument when they come
+// from different settings or share a clip. Warnings (e.g. a missing shard) go to `warnings`.
+BatchReport merge_batch_reports(const std::vector<std::string>& paths, std::vector<std::string>& warnings);
 
 // Whether the batch passed: no --fail-on condition held, no failed clip (unless allowed) and every
-// clip done. Read from a batch report's totals.
-bool batch_passed(const Json& report);
-
-// Throws std::invalid_argument unless `report` looks like a batch report.
-void check_batch_report(const Json& report, const std::string& source);
+// clip done.
+bool batch_passed(const BatchReport& report);
 
 }  // namespace ikfix::cli

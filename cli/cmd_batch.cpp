@@ -50,6 +50,7 @@ struct BatchArgs {
   ClipOptions clip;
   TerrainOptions terrain;
   FixOptions fix;
+  std::string settings_text;  // settings_text() of the command line
 };
 
 // ---- Ctrl-C. The one global besides the logger: a signal handler can reach nothing else. ----
@@ -122,6 +123,7 @@ BatchConditions parse_batch_fail_on(const std::string& text, bool allow_errors) 
   } catch (const std::invalid_argument& e) {
     std::string message = e.what();
     if (const auto at = message.find("(known: "); at != std::string::npos) message.insert(at + 8, "errors[>N], ");
+    else message += " (batch also knows errors[>N])";
     throw std::invalid_argument(message);
   }
   if (!explicit_errors) out.errors_limit = allow_errors ? -1 : 0;
@@ -139,11 +141,6 @@ class Fnv1a {
     hash_ ^= 0xff;  // field separator
     hash_ *= 0x100000001b3ULL;
   }
-  void add(double v) {
-    char buffer[40];
-    std::snprintf(buffer, sizeof buffer, "%.17g", v);
-    add(std::string_view(buffer));
-  }
   std::string hex() const {
     char buffer[24];
     std::snprintf(buffer, sizeof buffer, "%016llx", static_cast<unsigned long long>(hash_));
@@ -154,24 +151,31 @@ class Fnv1a {
   std::uint64_t hash_ = 0xcbf29ce484222325ULL;
 };
 
-// Everything that changes an output: tool version, terrain bytes and placement, clip and fix
-// options. Not the paths (moving the library or the terrain keeps --resume working).
+// Everything that changes an output: the tool version, the terrain's bytes, and every option the
+// user set except those that only say what to run and where (so a fix option added to
+// add_fix_options/add_clip_options/add_terrain_options later is covered without a change here).
+// Paths are left out: moving the library or the terrain keeps --resume working.
+const char* const kRunOnlyOptions[] = {"inputs", "--out-dir", "--jobs", "--shard", "--report", "--junit",
+                                       "--fail-on", "--allow-errors", "--resume", "--quiet", "--terrain", "--help"};
+
+std::string settings_text(const CLI::App& cmd) {
+  std::string text;
+  for (const CLI::Option* option : cmd.get_options()) {
+    if (option->count() == 0) continue;
+    const std::string name = option->get_name();
+    if (std::find(std::begin(kRunOnlyOptions), std::end(kRunOnlyOptions), name) != std::end(kRunOnlyOptions)) continue;
+    text += name;
+    for (const auto& value : option->results()) text += " " + value;
+    text += "\n";
+  }
+  return text;
+}
+
 std::string settings_hash(const BatchArgs& a) {
   Fnv1a h;
   h.add("ikfix " IKFIX_VERSION);
   h.add(io::read_file(a.terrain.path));
-  h.add(a.terrain.unit);
-  h.add(a.terrain.up);
-  for (double v : a.terrain.offset) h.add(v);
-  h.add(a.clip.clip_unit);
-  h.add(a.clip.clip_up);
-  h.add(a.clip.legs);
-  h.add(a.fix.solver);
-  h.add(a.fix.weight);
-  h.add(a.fix.max_pelvis_drop);
-  if (a.fix.floor) h.add(*a.fix.floor);
-  else h.add("detected");
-  h.add(a.fix.no_align_feet ? "no-align-feet" : "align-feet");
+  h.add(a.settings_text);
   return "fnv1a64:" + h.hex();
 }
 
@@ -193,11 +197,11 @@ std::string one_line(std::string s) {
 
 // ---- The batch ----
 
+// What a worker leaves for one clip: its report entry (summary + compact report text; the JSON
+// tree is dropped as soon as the clip is done), or nothing when it was not done.
 struct Outcome {
-  ClipStatus status = ClipStatus::NotDone;
-  std::string error;
-  Json report;
-  std::vector<std::string> held;
+  bool done = false;
+  ClipEntry entry;
   bool resumed = false;
   double seconds = 0;
 };
@@ -241,13 +245,15 @@ class Batch {
     progress_.finish();
   }
 
-  std::vector<Json> entries() const {
-    std::vector<Json> out;
+  // Moves the entries out (call once, after run); clips not done get a "not_done" entry.
+  std::vector<ClipEntry> take_entries() {
+    std::vector<ClipEntry> out;
     out.reserve(clips_.size());
     for (std::size_t i = 0; i < clips_.size(); ++i) {
-      const Outcome& o = outcomes_[i];
-      out.push_back(clip_entry(clips_[i].input.string(), output_path(clips_[i]).string(), o.status, o.error, o.report,
-                               o.held));
+      Outcome& o = outcomes_[i];
+      out.push_back(o.done ? std::move(o.entry)
+                           : clip_entry(clips_[i].input.string(), output_path(clips_[i]).string(),
+                                        ClipStatus::NotDone, "", nullptr, {}));
     }
     return out;
   }
@@ -315,10 +321,13 @@ class Batch {
     const auto started = Clock::now();
     const fs::path output = output_path(c);
     const fs::path state = state_path(c);
+    ClipStatus status = ClipStatus::Error;
+    std::string error;
+    Json report;
     std::vector<std::string> warnings;
-    if (args_.resume && try_resume(c, output, o.report)) {
+    if (args_.resume && try_resume(c, output, report)) {
       o.resumed = true;
-      o.status = ClipStatus::Ok;
+      status = ClipStatus::Ok;
     } else {
       std::error_code ec;
       fs::remove(state, ec);  // a stale state must never vouch for a new output
@@ -331,42 +340,44 @@ class Batch {
         job.clip = args_.clip;
         job.fix = args_.fix;
         FixJobResult result = run_fix_job(job);
-        o.report = std::move(result.report);
+        report = std::move(result.report);
         warnings = std::move(result.warnings);
-        o.status = ClipStatus::Ok;
+        status = ClipStatus::Ok;
       } catch (const std::exception& e) {
-        o.status = ClipStatus::Error;
-        o.error = one_line(e.what());
-        if (o.error.find(c.input.string()) == std::string::npos) o.error = c.input.string() + ": " + o.error;
+        error = one_line(e.what());
+        if (error.find(c.input.string()) == std::string::npos) error = c.input.string() + ": " + error;
       }
-      if (o.status == ClipStatus::Ok) {
+      if (status == ClipStatus::Ok) {
         try {
           std::error_code size_ec;
-          Json saved = {{"settings_hash", hash_},
-                        {"input", c.input.string()},
-                        {"output_bytes", fs::file_size(output, size_ec)},
-                        {"report", o.report}};
+          const Json saved = {{"settings_hash", hash_},
+                              {"input", c.input.string()},
+                              {"output_bytes", fs::file_size(output, size_ec)},
+                              {"report", report}};
           io::write_file_atomic(state, saved.dump() + "\n");
         } catch (const std::exception& e) {
           warnings.push_back(std::string("cannot save the --resume state: ") + e.what());
         }
       }
     }
-    if (o.status == ClipStatus::Ok) o.held = failed_conditions(conditions_.clip, o.report);
+    const bool ok = status == ClipStatus::Ok;
+    const std::vector<std::string> held = ok ? failed_conditions(conditions_.clip, report) : std::vector<std::string>{};
+    const long frames = ok ? report["frames"].get<long>() : 0;
+    const int unreachable = ok ? report["totals"]["unreachable_frames"].get<int>() : 0;
+    o.entry = clip_entry(c.input.string(), output.string(), status, error, report, held);
+    o.done = true;
     o.seconds = std::chrono::duration<double>(Clock::now() - started).count();
-    const long frames = o.status == ClipStatus::Ok ? o.report["frames"].get<long>() : 0;
-    progress_.clip_finished(frames, c.size, o.status == ClipStatus::Error);
+    progress_.clip_finished(frames, c.size, !ok);
     progress_.log([&] {
       const std::string name = c.input.string();
-      if (o.status == ClipStatus::Error) {
-        spdlog::error("{}", o.error);
+      if (!ok) {
+        spdlog::error("{}", error);
         return;
       }
       for (const auto& w : warnings) spdlog::debug("{}: {}", name, w);
-      for (const auto& h : o.held) spdlog::warn("{}: --fail-on condition held: {}", name, h);
-      spdlog::debug("{} -> {}: {} frames, {} unreachable{}, {:.0f} ms", name, output.string(), frames,
-                    o.report["totals"]["unreachable_frames"].get<int>(), o.resumed ? " (resumed: unchanged)" : "",
-                    o.seconds * 1e3);
+      for (const auto& h : held) spdlog::warn("{}: --fail-on condition held: {}", name, h);
+      spdlog::debug("{} -> {}: {} frames, {} unreachable{}, {:.0f} ms", name, output.string(), frames, unreachable,
+                    o.resumed ? " (resumed: unchanged)" : "", o.seconds * 1e3);
     });
   }
 
@@ -406,6 +417,8 @@ int batch(const BatchArgs& args) {
 
   const auto terrain = load_terrain(args.terrain);
   const std::string hash = settings_hash(args);
+  spdlog::debug("batch: settings {} from the terrain's bytes and: {}", hash,
+                args.settings_text.empty() ? std::string("(defaults)") : one_line(args.settings_text));
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   const int jobs = std::max(1, std::min(args.jobs > 0 ? args.jobs : static_cast<int>(cores),
                                         static_cast<int>(std::max<std::size_t>(clips.size(), 1))));
@@ -436,11 +449,11 @@ int batch(const BatchArgs& args) {
               {"clip_s", round_ms(batch.clip_seconds())},
               {"resumed", batch.resumed()},
               {"interrupted", stop_signal != 0}};
-  const Json report = make_batch_report(header, batch.entries(), run);
-  if (!args.report.empty()) io::save_json(args.report, report);
+  const BatchReport report = make_batch_report(header, batch.take_entries(), run);
+  if (!args.report.empty()) save_batch_report(args.report, report);
   if (!args.junit.empty()) io::write_file_atomic(args.junit, junit_xml(report));
 
-  const Json& t = report["totals"];
+  const Json& t = report.head["totals"];
   const Json& worst = t["worst"];
   spdlog::info("batch: {} clip(s): {} fixed{}, {} failed, {} not done; {} frames; {} with "
                "unreachable frames ({} frames{}); {:.1f} s",
@@ -486,8 +499,9 @@ void add_batch_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("-q,--quiet", args->quiet, "Only errors (no progress)");
   add_clip_options(*cmd, args->clip);
   add_fix_options(*cmd, args->fix);
-  cmd->callback([args, &exit_code] {
+  cmd->callback([args, cmd, &exit_code] {
     if (args->quiet) spdlog::set_level(spdlog::level::err);
+    args->settings_text = settings_text(*cmd);
     try {
       exit_code = batch(*args);
     } catch (const io::InputError& e) {

@@ -9,7 +9,6 @@
 #include "cli/junit.hpp"
 #include "io/error.hpp"
 #include "io/file_util.hpp"
-#include "io/report_json.hpp"
 
 namespace ikfix::cli {
 namespace {
@@ -21,23 +20,14 @@ struct MergeArgs {
 };
 
 int merge(const MergeArgs& args) {
-  std::vector<Json> reports;
-  for (const auto& path : args.inputs) {
-    const std::string text = io::read_file(path);
-    try {
-      reports.push_back(Json::parse(text));
-    } catch (const Json::parse_error& e) {
-      throw io::InputError(path, std::string("not JSON: ") + e.what());
-    }
-  }
   std::vector<std::string> warnings;
-  const Json merged = merge_batch_reports(reports, args.inputs, warnings);
+  const BatchReport merged = merge_batch_reports(args.inputs, warnings);
   for (const auto& w : warnings) spdlog::warn("report merge: {}", w);
-  io::save_json(args.output, merged);
+  save_batch_report(args.output, merged);
   if (!args.junit.empty()) io::write_file_atomic(args.junit, junit_xml(merged));
-  const Json& t = merged["totals"];
+  const Json& t = merged.head["totals"];
   spdlog::info("report merge: {} report(s), {} clip(s): {} fixed, {} failed, {} not done, {} with unreachable frames -> {}",
-               reports.size(), t["clips"].get<long>(), t["ok"].get<long>(), t["errors"].get<long>(),
+               args.inputs.size(), t["clips"].get<long>(), t["ok"].get<long>(), t["errors"].get<long>(),
                t["not_done"].get<long>(), t["clips_with_unreachable"].get<long>(), args.output);
   if (batch_passed(merged)) return kExitOk;
   spdlog::error("report merge: the batch did not pass ({} clip(s) with --fail-on held, {} failed, {} not done)",

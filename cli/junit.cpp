@@ -57,10 +57,11 @@ std::string unreachable_ranges(const Json& report) {
 
 }  // namespace
 
-std::string junit_xml(const Json& report) {
-  const Json& t = report["totals"];
+std::string junit_xml(const BatchReport& report) {
+  const Json& t = report.head["totals"];
   long failures = 0, errors = 0, skipped = 0;
-  for (const auto& c : report["clips"]) {
+  for (const auto& entry : report.clips) {
+    const Json& c = entry.summary;
     const std::string status = c["status"].get<std::string>();
     if (status == "error") ++errors;
     else if (status == "not_done") ++skipped;
@@ -71,8 +72,9 @@ std::string junit_xml(const Json& report) {
                              std::to_string(skipped) + "\"";
   std::string x = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   x += "<testsuites name=\"ikfix batch\" " + counts + ">\n";
-  x += "  <testsuite name=\"ikfix batch onto " + xml_escape(report["terrain"].get<std::string>()) + "\" " + counts + ">\n";
-  for (const auto& c : report["clips"]) {
+  x += "  <testsuite name=\"ikfix batch onto " + xml_escape(report.head["terrain"].get<std::string>()) + "\" " + counts + ">\n";
+  for (const auto& entry : report.clips) {
+    const Json& c = entry.summary;
     const std::string input = c["input"].get<std::string>();
     const std::string status = c["status"].get<std::string>();
     x += "    <testcase classname=\"ikfix.batch\" name=\"" + xml_escape(input) + "\" file=\"" + xml_escape(input) + "\"";
@@ -92,7 +94,7 @@ std::string junit_xml(const Json& report) {
       const std::string worst = worst_text(c["worst"]);
       if (!worst.empty()) message += "; " + worst;
       x += "      <failure type=\"fail-on\" message=\"" + xml_escape(message) + "\">" +
-           xml_escape(message + "\n" + unreachable_ranges(c["report"])) + "</failure>\n";
+           xml_escape(message + "\n" + unreachable_ranges(Json::parse(entry.report))) + "</failure>\n";
     }
     x += "    </testcase>\n";
   }

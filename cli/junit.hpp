@@ -6,10 +6,10 @@
 // Deterministic: no timings, so `batch --junit` and `report merge --junit` agree byte for byte.
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include "cli/batch_report.hpp"
 
 namespace ikfix::cli {
 
-std::string junit_xml(const nlohmann::ordered_json& batch_report);
+std::string junit_xml(const BatchReport& report);
 
 }  // namespace ikfix::cli

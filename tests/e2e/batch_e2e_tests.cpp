@@ -80,6 +80,8 @@ TEST(Batch, OutputsMatchRunAndReportsMatchWhateverTheJobs) {
   ASSERT_EQ(r2.exit_code, 0) << r2.output;
 
   EXPECT_EQ(comparable(dir / "r1.json"), comparable(dir / "r2.json"));
+  // Written a clip at a time, yet exactly the JSON writer's layout.
+  EXPECT_EQ(read_text(dir / "r2.json"), read_ordered(dir / "r2.json").dump(2) + "\n");
   const auto outputs = files_under(dir / "out1");
   EXPECT_EQ(outputs, files_under(out));
   for (const auto& f : outputs) EXPECT_EQ(read_text(dir / "out1" / f), read_text(out / f)) << f;
