@@ -163,3 +163,16 @@ ikfix_cli_case(report_merge_not_json 2 "error:.*garbage.obj.*not JSON" report me
 ikfix_cli_case(report_merge_not_batch 2 "error:.*not an ikfix batch report" report merge ${B}/not_batch.json
                -o ${B}/merged_not_batch.json NO_FILE ${B}/merged_not_batch.json)
 ikfix_cli_case(report_merge_no_output 2 "error:.*output" report merge ${B}/not_batch.json)
+
+# ikfix check: measure only.
+ikfix_cli_case(check_basic 0 "penetration max" check ${WALK} --terrain ${STAIRS})
+ikfix_cli_case(check_report 0 "" check ${WALK} --terrain ${STAIRS} --report ${IKFIX_CLI_DIR}/check_report.json)
+# The flat-ground clip stands inside the stairs before it is fixed: the condition holds.
+ikfix_cli_case(check_fail_on_penetration 1 "fail-on condition held: penetration" check ${WALK} --terrain ${STAIRS}
+               --fail-on penetration>0.005)
+ikfix_cli_case(check_fail_on_passes 0 "" check ${WALK} --terrain ${CMAKE_SOURCE_DIR}/data/terrain/flat.obj
+               --fail-on penetration>0.005,bone-length>0.00001,nan)
+ikfix_cli_case(check_bad_fail_on 2 "error:.*fail-on" check ${WALK} --terrain ${STAIRS} --fail-on wobble>1)
+ikfix_cli_case(check_missing_clip 2 "error:.*nosuch.bvh" check ${IKFIX_CLI_DIR}/nosuch.bvh --terrain ${STAIRS})
+ikfix_cli_case(check_no_legs 2 "error:.*nolegs.bvh.*legs" check ${IKFIX_CLI_DIR}/nolegs.bvh --terrain ${STAIRS})
+ikfix_cli_case(check_missing_terrain_flag 2 "error:.*terrain" check ${WALK})
