@@ -11,6 +11,20 @@ void apply_bend_plane(std::span<Vec3> chain, const Vec3& pole_dir) {
   if (axis == Vec3(0)) return;
   const Vec3 pole_perp = pole_dir - axis * glm::dot(pole_dir, axis);
   if (!(glm::length(pole_perp) > 1e-9)) return;
+  if (chain.size() == 3) {
+    // One middle joint: turning it about the axis is placing it at the same distance along and
+    // from the axis, on the pole side (no trigonometry, the hot path of every leg solve).
+    const Vec3 rel = chain[1] - root;
+    const double along = glm::dot(rel, axis);
+    const double radius = glm::length(rel - axis * along);
+    if (!(radius > 1e-12)) return;
+    // Re-orthogonalise: with a pole almost along the axis, pole_perp carries cancellation error.
+    Vec3 side = pole_perp / glm::length(pole_perp);
+    side = safe_normalize(side - axis * glm::dot(side, axis), Vec3(0));
+    if (side == Vec3(0)) return;
+    chain[1] = root + axis * along + side * radius;
+    return;
+  }
   // Turn the whole chain rigidly about the root->end axis (the end is on the axis, so it stays)
   // until the joint farthest from the axis points to the pole. A rigid turn keeps every bone
   // length, also for chains longer than hip-knee-ankle.

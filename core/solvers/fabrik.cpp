@@ -30,9 +30,11 @@ bool FabrikJob::run() const {
   // Direction from a to b, or the previous bone's direction when a and b coincide (a folded
   // chain or a target on a joint must not lose a bone), or the chain's overall direction.
   auto dir = [&](const Vec3& from, const Vec3& to, std::size_t bone) {
-    Vec3 fallback = bone < n - 1 ? start_ws[bone + 1] - start_ws[bone] : Vec3(0, -1, 0);
-    fallback = safe_normalize(fallback, safe_normalize(target_ws - root, Vec3(0, -1, 0)));
-    return safe_normalize(to - from, fallback);
+    const Vec3 d = to - from;
+    const double len = glm::length(d);
+    if (len > 1e-12 && std::isfinite(len)) return d / len;  // the common case: no fallback work
+    const Vec3 fallback = bone < n - 1 ? start_ws[bone + 1] - start_ws[bone] : Vec3(0, -1, 0);
+    return safe_normalize(fallback, safe_normalize(target_ws - root, Vec3(0, -1, 0)));
   };
 
   int passes = 0;
