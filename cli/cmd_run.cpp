@@ -41,6 +41,7 @@ int run(const RunArgs& args) {
   job.clip = args.clip;
   job.fix = args.fix;
   job.terrain_path = args.terrain.path;
+  job.measure = !args.report.empty();  // metrics are for the report; the summary line needs none
   if (!args.in_place && same_file(job.output, job.input))
     throw std::invalid_argument("output " + job.output.string() + " is the input; pass --in-place to overwrite it");
   const auto terrain = load_terrain(args.terrain);

@@ -8,6 +8,7 @@
 #include "core/units.hpp"
 #include "io/bvh/bvh.hpp"
 #include "io/error.hpp"
+#include "io/fbx/fbx_clip_io.hpp"
 
 namespace ikfix::io {
 namespace {
@@ -84,7 +85,10 @@ std::vector<core::Vec3> rest_points_yup(const core::Skeleton& skeleton, char up_
   return points;
 }
 
-bool is_supported_clip(const std::filesystem::path& path) { return lower_extension(path) == ".bvh"; }
+bool is_supported_clip(const std::filesystem::path& path) {
+  const std::string ext = lower_extension(path);
+  return ext == ".bvh" || ext == ".fbx";
+}
 
 LoadedClip load_clip(const std::filesystem::path& path, const ClipLoadOptions& options) {
   std::error_code ec;
@@ -93,8 +97,10 @@ LoadedClip load_clip(const std::filesystem::path& path, const ClipLoadOptions& o
   LoadedClip loaded;
   if (ext == ".bvh") {
     loaded = load_bvh(path, options);
+  } else if (ext == ".fbx") {
+    loaded = fbx::load(path, options);
   } else {
-    throw InputError(path.string(), "unsupported clip format '" + ext + "' (supported: .bvh)");
+    throw InputError(path.string(), "unsupported clip format '" + ext + "' (supported: .bvh, .fbx)");
   }
   if (auto problem = loaded.skeleton.validate(); !problem.empty()) throw InputError(path.string(), problem);
   if (loaded.clip.frame_count == 0) throw InputError(path.string(), "the clip has no frames");
@@ -110,6 +116,11 @@ void save_clip(const std::filesystem::path& path, const LoadedClip& loaded, cons
     bvh::save(path, doc, edited, std::span<const bool>(flags.get(), changed.size()));
     return;
   }
+  if (loaded.format == "fbx") {
+    const TakeEdit edit{&loaded, &edited, changed};
+    fbx::save(path, std::span<const TakeEdit>(&edit, 1));
+    return;
+  }
   throw InputError(path.string(), "cannot write format '" + loaded.format + "'");
 }
 
@@ -119,6 +130,10 @@ void save_takes(const std::filesystem::path& path, std::span<const TakeEdit> edi
     return;
   }
   if (edits.empty()) throw InputError(path.string(), "nothing to write");
+  if (edits[0].loaded->format == "fbx") {
+    fbx::save(path, edits);
+    return;
+  }
   throw InputError(path.string(), "format '" + edits[0].loaded->format + "' holds one take; cannot write " +
                                       std::to_string(edits.size()));
 }

@@ -235,7 +235,7 @@ std::string format_value(const Value& v, std::string_view indent) {
           }
           out.push_back('\n');
           out.append(indent);
-          out.append("} ");
+          out.push_back('}');
         }
       },
       v);

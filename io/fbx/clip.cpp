@@ -1,0 +1,253 @@
+#include "io/fbx/clip.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+#include "io/error.hpp"
+#include "io/fbx/reader.hpp"
+
+namespace ikfix::io::fbx {
+namespace {
+
+using core::Transform;
+using core::Vec3;
+
+// Scales this close to uniform (relative) count as uniform: the shear a parent's non-uniform
+// scale would add moves children by at most this fraction of their offset (0.1 mm per metre).
+constexpr double kUniformScale = 1e-4;
+
+bool is_bone_type(const std::string& type) { return type == "LimbNode" || type == "Limb" || type == "Root"; }
+
+bool uniform(const Vec3& s) {
+  const double m = std::max({std::abs(s.x), std::abs(s.y), std::abs(s.z)});
+  return std::abs(s.x - s.y) <= kUniformScale * m && std::abs(s.x - s.z) <= kUniformScale * m;
+}
+
+const char* inherit_name(InheritType t) {
+  switch (t) {
+    case InheritType::rrss: return "RrSs";
+    case InheritType::rsrs: return "RSrs";
+    case InheritType::rrs: return "Rrs";
+  }
+  return "?";
+}
+
+std::shared_ptr<ClipDocument> build(Document doc) {
+  auto cd = std::make_shared<ClipDocument>();
+  cd->doc = std::move(doc);
+  cd->scene = read_scene(cd->doc);
+  const Scene& scene = cd->scene;
+  const int n = static_cast<int>(scene.models.size());
+  std::vector<char> is_joint(n, 0);
+  for (int m = 0; m < n; ++m)
+    if (is_bone_type(scene.models[m].type))
+      for (int a = m; a >= 0 && !is_joint[a]; a = scene.models[a].parent) is_joint[a] = 1;
+  // Parents before children: depth-first from the roots, children in file order.
+  std::vector<std::vector<int>> children(n);
+  std::vector<int> roots;
+  for (int m = 0; m < n; ++m) {
+    if (!is_joint[m]) continue;
+    const int p = scene.models[m].parent;
+    if (p >= 0) children[p].push_back(m);
+    else roots.push_back(m);
+  }
+  cd->model_joints.assign(n, -1);
+  std::function<void(int)> visit = [&](int m) {
+    cd->model_joints[m] = static_cast<int>(cd->joint_models.size());
+    cd->joint_models.push_back(m);
+    for (int c : children[m]) visit(c);
+  };
+  for (int r : roots) visit(r);
+  if (cd->joint_models.empty())
+    throw InputError(cd->doc.source_name, "no skeleton: the file has no bones (Models of type LimbNode, Limb or Root)");
+
+  core::Skeleton& sk = cd->skeleton;
+  for (int m : cd->joint_models) {
+    const Model& model = scene.models[m];
+    sk.names.push_back(model.name);
+    sk.parents.push_back(model.parent >= 0 ? cd->model_joints[model.parent] : -1);
+    Transform rest = local_transform(model.transform, model.transform.translation, model.transform.rotation,
+                                     model.transform.scaling);
+    if (model.transform.inherit_type == InheritType::rrs && model.parent >= 0) {
+      const Vec3 ps = scene.models[model.parent].transform.scaling;
+      if (uniform(ps) && ps.x != 0.0) rest.scale /= ps.x;
+    }
+    sk.rest.push_back(rest);
+    sk.end_sites.emplace_back(std::nullopt);
+  }
+  return cd;
+}
+
+}  // namespace
+
+std::int64_t TakeTiming::time_of(int frame) const {
+  return start + std::llround(static_cast<double>(frame) * static_cast<double>(kTicksPerSecond) / fps);
+}
+
+std::shared_ptr<ClipDocument> read_clip_document(const std::filesystem::path& path) { return build(read_file(path)); }
+
+std::shared_ptr<ClipDocument> parse_clip_document(std::string data, const std::string& source_name) {
+  return build(parse(std::move(data), source_name));
+}
+
+int curve_node_of(const Scene& scene, int model, Channel channel, int layer) {
+  const auto it = scene.curve_nodes_of.find((std::int64_t{model} << 2) | static_cast<int>(channel));
+  if (it == scene.curve_nodes_of.end()) return -1;
+  for (int cn : it->second)
+    if (scene.curve_nodes[cn].layer == layer) return cn;
+  return -1;
+}
+
+core::Vec3 channel_value(ClipDocument& cd, int model, Channel channel, int layer, std::int64_t time) {
+  Scene& scene = cd.scene;
+  const ModelTransform& mt = scene.models[model].transform;
+  Vec3 v = channel == Channel::translation ? mt.translation : channel == Channel::rotation ? mt.rotation : mt.scaling;
+  const int cn = curve_node_of(scene, model, channel, layer);
+  if (cn < 0) return v;
+  const CurveNode& node = scene.curve_nodes[cn];
+  for (int a = 0; a < 3; ++a) {
+    if (node.has_defaults) v[a] = node.defaults[a];
+    if (node.curves[a] >= 0) {
+      decode_curve(cd.doc, scene, node.curves[a]);
+      v[a] = evaluate_curve(scene.curves[node.curves[a]], time);
+    }
+  }
+  return v;
+}
+
+int take_layer(const ClipDocument& cd, int take) {
+  const Scene& scene = cd.scene;
+  const Take& t = scene.takes[take];
+  int found = -1;
+  for (int l : t.layers) {
+    bool animates = false;
+    for (int cn : scene.layers[l].curve_nodes) {
+      const CurveNode& node = scene.curve_nodes[cn];
+      const bool has_curve = node.curves[0] >= 0 || node.curves[1] >= 0 || node.curves[2] >= 0;
+      if (has_curve && node.model >= 0 && cd.model_joints[node.model] >= 0) animates = true;
+    }
+    if (!animates) continue;
+    if (found >= 0)
+      throw InputError(cd.doc.source_name, "take '" + t.name + "' blends several animation layers ('" +
+                                               scene.layers[found].name + "', '" + scene.layers[l].name +
+                                               "'); ikfix reads and writes single-layer takes only");
+    found = l;
+  }
+  if (found < 0) throw InputError(cd.doc.source_name, "take '" + t.name + "' does not animate the skeleton");
+  return found;
+}
+
+TakeTiming take_timing(const ClipDocument& cd, int take) {
+  const Scene& scene = cd.scene;
+  const Take& t = scene.takes[take];
+  TakeTiming timing;
+  timing.fps = scene.fps;
+  timing.start = t.local_start;
+  timing.stop = t.local_stop;
+  if (timing.stop <= timing.start) {
+    timing.start = t.reference_start;
+    timing.stop = t.reference_stop;
+  }
+  if (timing.stop <= timing.start) {
+    // No range stored: the keys' range (times are read from the stored arrays).
+    std::int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (int l : t.layers)
+      for (int cn : scene.layers[l].curve_nodes)
+        for (int c : scene.curve_nodes[cn].curves) {
+          if (c < 0) continue;
+          const Node& o = cd.doc.root.children[scene.objects_index].children[scene.curves[c].object];
+          if (const Node* kt = o.child("KeyTime"); kt && !kt->props.empty()) {
+            const auto times = as_ints(cd.doc, kt->props[0]);
+            if (!times.empty()) {
+              lo = std::min(lo, times.front());
+              hi = std::max(hi, times.back());
+            }
+          }
+        }
+    timing.start = lo <= hi ? lo : 0;
+    timing.stop = lo <= hi ? hi : 0;
+  }
+  const double frames = static_cast<double>(timing.stop - timing.start) * timing.fps / static_cast<double>(kTicksPerSecond);
+  timing.frame_count = static_cast<int>(std::floor(frames + 1e-6)) + 1;
+  return timing;
+}
+
+core::Clip sample_take(ClipDocument& cd, int take, const TakeTiming& timing) {
+  Scene& scene = cd.scene;
+  const Document& doc = cd.doc;
+  const int layer = take_layer(cd, take);
+  const int joints = static_cast<int>(cd.joint_models.size());
+  core::Clip clip;
+  clip.fps = timing.fps;
+  clip.frame_count = timing.frame_count;
+  clip.joint_count = joints;
+  clip.locals.resize(static_cast<std::size_t>(joints) * timing.frame_count);
+
+  // Per joint and channel: the curve node in this take's layer (or none).
+  struct Source {
+    int curve_node = -1;
+    Vec3 fixed{0.0};
+    std::array<std::size_t, 3> cursor{0, 0, 0};
+  };
+  std::vector<std::array<Source, 3>> sources(joints);
+  for (int j = 0; j < joints; ++j) {
+    const Model& m = scene.models[cd.joint_models[j]];
+    const Vec3 statics[3] = {m.transform.translation, m.transform.rotation, m.transform.scaling};
+    for (int ch = 0; ch < 3; ++ch) {
+      Source& s = sources[j][ch];
+      s.fixed = statics[ch];
+      s.curve_node = curve_node_of(scene, cd.joint_models[j], static_cast<Channel>(ch), layer);
+      if (s.curve_node >= 0) {
+        const CurveNode& cn = scene.curve_nodes[s.curve_node];
+        for (int a = 0; a < 3; ++a) {
+          if (cn.has_defaults) s.fixed[a] = cn.defaults[a];
+          if (cn.curves[a] >= 0) decode_curve(doc, scene, cn.curves[a]);
+        }
+      }
+    }
+  }
+
+  std::vector<Vec3> local_scale(joints);
+  std::vector<char> chain_uniform(joints, 1);  // the joint and all its ancestors scale uniformly
+  std::vector<std::string>& inexact = cd.inexact[take];
+  inexact.assign(joints, std::string());
+  for (int f = 0; f < timing.frame_count; ++f) {
+    const std::int64_t t = timing.time_of(f);
+    for (int j = 0; j < joints; ++j) {
+      Vec3 v[3];
+      for (int ch = 0; ch < 3; ++ch) {
+        Source& s = sources[j][ch];
+        v[ch] = s.fixed;
+        if (s.curve_node < 0) continue;
+        const CurveNode& cn = scene.curve_nodes[s.curve_node];
+        for (int a = 0; a < 3; ++a)
+          if (cn.curves[a] >= 0) v[ch][a] = evaluate_curve(scene.curves[cn.curves[a]], t, s.cursor[a]);
+      }
+      const Model& m = scene.models[cd.joint_models[j]];
+      local_scale[j] = v[2];
+      chain_uniform[j] = uniform(v[2]) && (cd.skeleton.parents[j] < 0 || chain_uniform[cd.skeleton.parents[j]]);
+      Transform local = local_transform(m.transform, v[0], v[1], v[2]);
+      const int parent = cd.skeleton.parents[j];
+      if (parent >= 0 && m.transform.inherit_type != InheritType::rrss) {
+        // RSrs: exact while every ancestor's scale is uniform. Rrs: the parent's own scale is
+        // divided out of the child's, which needs it uniform too.
+        if (!chain_uniform[parent] && inexact[j].empty()) {
+          int a = parent;
+          while (uniform(local_scale[a])) a = cd.skeleton.parents[a];
+          inexact[j] = "joint '" + m.name + "' inherits a non-uniform scale from '" + cd.skeleton.names[a] +
+                       "' (InheritType " + inherit_name(m.transform.inherit_type) + ", frame " + std::to_string(f) +
+                       "), which ikfix cannot represent exactly";
+        }
+        if (m.transform.inherit_type == InheritType::rrs && local_scale[parent].x != 0.0)
+          local.scale /= local_scale[parent].x;
+      }
+      if (!core::is_finite(local.translation) || !core::is_finite(local.rotation) || !core::is_finite(local.scale))
+        throw InputError(doc.source_name, "joint '" + m.name + "' has a non-finite transform at frame " + std::to_string(f));
+      clip.at(f, j) = local;
+    }
+  }
+  return clip;
+}
+
+}  // namespace ikfix::io::fbx

@@ -1,0 +1,24 @@
+#pragma once
+// FBX behind io::load_clip / io::save_clip / io::save_takes.
+#include <filesystem>
+#include <span>
+
+#include "io/clip_io.hpp"
+
+namespace ikfix::io::fbx {
+
+// Loads one take (ClipLoadOptions::take: name or 0-based index; the first take when unset).
+// LoadedClip::document holds an fbx::ClipDocument shared by every take loaded from it.
+// Units: GlobalSettings UnitScaleFactor (cm per unit) unless the skeleton it gives is not
+// human-sized (0.3-10 m tall), in which case the unit is guessed from the rest height - also
+// trying each common unit divided by the scale of group nodes above the skeleton (CMU files:
+// CMU units under a x100 root) - and the report says why. Up axis: GlobalSettings UpAxis and
+// UpAxisSign. Throws InputError.
+LoadedClip load(const std::filesystem::path& path, const ClipLoadOptions& options);
+
+// Patches the edited takes into a copy of the original file and writes it atomically, then
+// reads the result back through Assimp and compares the edited joints with the intended poses
+// (0.1 mm, 0.01 degrees); a mismatch is an InputError and nothing is written.
+void save(const std::filesystem::path& path, std::span<const TakeEdit> edits);
+
+}  // namespace ikfix::io::fbx
