@@ -8,7 +8,7 @@
 #include "core/units.hpp"
 #include "io/bvh/bvh.hpp"
 #include "io/error.hpp"
-#include "io/fbx/fbx_clip_io.hpp"
+#include "io/gltf/gltf.hpp"
 
 namespace ikfix::io {
 namespace {
@@ -68,6 +68,41 @@ LoadedClip load_bvh(const std::filesystem::path& path, const ClipLoadOptions& op
   return loaded;
 }
 
+// glTF/GLB: our own reader (io/gltf); one animation is one take. glTF states metres and +Y up.
+LoadedClip load_gltf(const std::filesystem::path& path, const ClipLoadOptions& options) {
+  auto doc = std::make_shared<const gltf::Document>(gltf::read_file(path));
+  if (doc->animations.empty()) throw InputError(path.string(), "no animation in the file (nothing to fix)");
+  const int index = options.take ? gltf::find_animation(*doc, *options.take) : 0;
+  gltf::Take take = gltf::extract_take(doc, index);
+  LoadedClip loaded;
+  loaded.path = path;
+  loaded.format = doc->container == gltf::Container::glb ? "glb" : "gltf";
+  loaded.take_name = take.name;
+  loaded.take_index = index;
+  loaded.take_count = static_cast<int>(doc->animations.size());
+  loaded.skeleton = std::move(take.skeleton);
+  loaded.clip = std::move(take.clip);
+  loaded.warnings = std::move(take.warnings);
+  resolve_units(loaded, options, 1.0, "m");
+  if (loaded.unit_source == "file") loaded.unit_reason = take.unit_note;
+  loaded.document = std::make_shared<const gltf::TakeLayout>(std::move(take.layout));
+  return loaded;
+}
+
+bool is_gltf(const LoadedClip& clip) { return clip.format == "gltf" || clip.format == "glb"; }
+
+void save_gltf(const std::filesystem::path& path, std::span<const TakeEdit> edits) {
+  const auto* first = static_cast<const gltf::TakeLayout*>(edits[0].loaded->document.get());
+  std::vector<gltf::TakeEdit> takes;
+  for (const TakeEdit& e : edits) {
+    const auto* layout = static_cast<const gltf::TakeLayout*>(e.loaded->document.get());
+    if (!is_gltf(*e.loaded) || layout->document != first->document)
+      throw InputError(path.string(), "takes to write come from different files");
+    takes.push_back({layout, &e.loaded->clip, e.edited, e.changed});
+  }
+  gltf::save(path, *first->document, takes);
+}
+
 }  // namespace
 
 std::vector<core::Vec3> rest_points_yup(const core::Skeleton& skeleton, char up_axis) {
@@ -87,7 +122,7 @@ std::vector<core::Vec3> rest_points_yup(const core::Skeleton& skeleton, char up_
 
 bool is_supported_clip(const std::filesystem::path& path) {
   const std::string ext = lower_extension(path);
-  return ext == ".bvh" || ext == ".fbx";
+  return ext == ".bvh" || ext == ".gltf" || ext == ".glb";
 }
 
 LoadedClip load_clip(const std::filesystem::path& path, const ClipLoadOptions& options) {
@@ -97,10 +132,10 @@ LoadedClip load_clip(const std::filesystem::path& path, const ClipLoadOptions& o
   LoadedClip loaded;
   if (ext == ".bvh") {
     loaded = load_bvh(path, options);
-  } else if (ext == ".fbx") {
-    loaded = fbx::load(path, options);
+  } else if (ext == ".gltf" || ext == ".glb") {
+    loaded = load_gltf(path, options);
   } else {
-    throw InputError(path.string(), "unsupported clip format '" + ext + "' (supported: .bvh, .fbx)");
+    throw InputError(path.string(), "unsupported clip format '" + ext + "' (supported: .bvh, .gltf, .glb)");
   }
   if (auto problem = loaded.skeleton.validate(); !problem.empty()) throw InputError(path.string(), problem);
   if (loaded.clip.frame_count == 0) throw InputError(path.string(), "the clip has no frames");
@@ -116,24 +151,24 @@ void save_clip(const std::filesystem::path& path, const LoadedClip& loaded, cons
     bvh::save(path, doc, edited, std::span<const bool>(flags.get(), changed.size()));
     return;
   }
-  if (loaded.format == "fbx") {
+  if (is_gltf(loaded)) {
     const TakeEdit edit{&loaded, &edited, changed};
-    fbx::save(path, std::span<const TakeEdit>(&edit, 1));
+    save_gltf(path, {&edit, 1});
     return;
   }
   throw InputError(path.string(), "cannot write format '" + loaded.format + "'");
 }
 
 void save_takes(const std::filesystem::path& path, std::span<const TakeEdit> edits) {
+  if (!edits.empty() && is_gltf(*edits[0].loaded)) {
+    save_gltf(path, edits);
+    return;
+  }
   if (edits.size() == 1) {
     save_clip(path, *edits[0].loaded, *edits[0].edited, edits[0].changed);
     return;
   }
   if (edits.empty()) throw InputError(path.string(), "nothing to write");
-  if (edits[0].loaded->format == "fbx") {
-    fbx::save(path, edits);
-    return;
-  }
   throw InputError(path.string(), "format '" + edits[0].loaded->format + "' holds one take; cannot write " +
                                       std::to_string(edits.size()));
 }

@@ -1,0 +1,419 @@
+#include "io/gltf/writer.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <initializer_list>
+#include <map>
+#include <optional>
+
+#include "io/error.hpp"
+#include "io/gltf/base64.hpp"
+#include "io/gltf/json_text.hpp"
+
+namespace ikfix::io::gltf {
+namespace {
+
+namespace fs = std::filesystem;
+using json_text::Edit;
+using json_text::Span;
+
+constexpr int kFloat = 5126;
+
+std::size_t align4(std::size_t n) { return (n + 3) & ~static_cast<std::size_t>(3); }
+
+void put_u32(std::string& out, std::uint32_t v) {
+  char b[4];
+  std::memcpy(b, &v, 4);
+  out.append(b, 4);
+}
+
+bool is_relative_uri(const std::string& uri) {
+  if (uri.empty() || uri.rfind("data:", 0) == 0 || uri.find("://") != std::string::npos) return false;
+  return fs::path(uri).is_relative();
+}
+
+std::string percent_decode(std::string_view s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '%' && i + 2 < s.size()) {
+      auto hex = [](char c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1; };
+      const int hi = hex(s[i + 1]), lo = hex(s[i + 2]);
+      if (hi >= 0 && lo >= 0) {
+        out += static_cast<char>(hi * 16 + lo);
+        i += 2;
+        continue;
+      }
+    }
+    out += s[i];
+  }
+  return out;
+}
+
+std::string percent_encode_path(const std::string& s) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : s) {
+    const bool keep = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
+                      c == '_' || c == '.' || c == '~' || c == '/' || c >= 0x80;
+    if (keep) {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  return out;
+}
+
+// Builds the appended bytes and the JSON for the new accessors and bufferViews.
+struct NewData {
+  int buffer = 0;           // buffer index the new bufferViews refer to
+  std::size_t base = 0;     // byte offset of `bytes` within that buffer
+  std::string bytes;
+  int first_view = 0;
+  int first_accessor = 0;
+  std::vector<std::string> views;
+  std::vector<std::string> accessors;
+
+  int add(const std::vector<float>& data, const char* type, int count, const std::optional<std::pair<float, float>>& min_max) {
+    const std::size_t offset = base + bytes.size();
+    bytes.append(reinterpret_cast<const char*>(data.data()), data.size() * sizeof(float));
+    Json view = Json::object();
+    view["buffer"] = buffer;
+    view["byteOffset"] = offset;
+    view["byteLength"] = data.size() * sizeof(float);
+    views.push_back(view.dump());
+    Json accessor = Json::object();
+    accessor["bufferView"] = first_view + static_cast<int>(views.size()) - 1;
+    accessor["componentType"] = kFloat;
+    accessor["count"] = count;
+    accessor["type"] = type;
+    if (min_max) {
+      accessor["min"] = Json::array({static_cast<double>(min_max->first)});
+      accessor["max"] = Json::array({static_cast<double>(min_max->second)});
+    }
+    accessors.push_back(accessor.dump());
+    return first_accessor + static_cast<int>(accessors.size()) - 1;
+  }
+};
+
+// The output file in three pieces, so that save() can write the original BIN bytes straight from
+// the document without copying them: head + middle (a view into the document) + tail.
+struct Output {
+  std::string head;
+  std::string_view middle;
+  std::string tail;
+};
+
+Output assemble(const Document& doc, std::span<const TakeEdit> edits, const fs::path& output_path) {
+  const std::string_view text = doc.json_text();
+  const Span top{doc.top_begin, doc.top_end};
+  // Top-level members, as the reader found them.
+  auto top_member = [&](std::string_view key) -> std::optional<Span> {
+    std::optional<Span> found;
+    for (const auto& m : doc.top_members)
+      if (m.key == key) found = Span{m.begin, m.end};
+    return found;
+  };
+  std::vector<Edit> text_edits;
+  const std::string& file = doc.source_name;
+
+  // ---- where new bytes go ----
+  const Json& buffers_json = array_member(doc.json, "buffers");
+  NewData data;
+  data.first_view = static_cast<int>(array_member(doc.json, "bufferViews").size());
+  data.first_accessor = static_cast<int>(array_member(doc.json, "accessors").size());
+  const bool into_bin = doc.container == Container::glb &&
+                        ((!doc.buffers.empty() && doc.buffers[0].source == BufferSource::glb_bin) || doc.buffers.empty());
+  if (into_bin) {
+    data.buffer = 0;
+    data.base = doc.has_bin_chunk ? align4(doc.bin_length) : 0;
+  } else {
+    data.buffer = static_cast<int>(buffers_json.size());
+    data.base = 0;
+  }
+
+  // ---- animation edits ----
+  const Span animations_span = top_member("animations").value_or(Span{});
+  std::vector<Span> animation_spans;  // found when the first animation needs editing
+  std::vector<char> animation_done(doc.animations.size(), 0);
+  for (const TakeEdit& e : edits) {
+    if (!e.layout || !e.original || !e.edited || e.layout->document.get() != &doc)
+      throw InputError(file, "internal: a take to write does not belong to this document");
+    const TakeLayout& layout = *e.layout;
+    const int a = layout.animation;
+    if (animation_done[a]) throw InputError(file, "animation " + std::to_string(a) + " written twice");
+    animation_done[a] = 1;
+    const core::Clip& before = *e.original;
+    const core::Clip& after = *e.edited;
+    const int frames = static_cast<int>(layout.frame_times.size());
+    const int joints = static_cast<int>(layout.joint_nodes.size());
+    if (before.frame_count != frames || after.frame_count != frames || before.joint_count != joints ||
+        after.joint_count != joints || static_cast<int>(e.changed.size()) != joints)
+      throw InputError(file, "the edited clip does not match the take as read (frames or joints differ)");
+
+    const Animation& anim = doc.animations[a];
+    const Json& anim_json = doc.json["animations"][a];
+    std::vector<int> sampler_users(anim.samplers.size(), 0);
+    for (const Channel& c : anim.channels) ++sampler_users[c.sampler];
+
+    int time_accessor = -1;
+    std::map<int, Json> replaced_samplers;  // sampler index -> new object
+    std::map<int, Json> replaced_channels;  // channel index -> new object
+    std::vector<std::string> new_samplers, new_channels;
+    int next_sampler = static_cast<int>(anim.samplers.size());
+
+    for (int j = 0; j < joints; ++j) {
+      if (!e.changed[j]) continue;
+      const int node = layout.joint_nodes[j];
+      for (Path path : {Path::translation, Path::rotation, Path::scale}) {
+        bool differs = false;
+        for (int f = 0; f < frames && !differs; ++f) {
+          const core::Transform& x = before.at(f, j);
+          const core::Transform& y = after.at(f, j);
+          differs = path == Path::translation ? x.translation != y.translation
+                    : path == Path::rotation  ? x.rotation != y.rotation
+                                              : x.scale != y.scale;
+        }
+        if (!differs) continue;
+        const std::string joint_name = doc.nodes[node].display_name;
+        if (doc.nodes[node].has_matrix)
+          throw InputError(file, "joint '" + joint_name + "' (node " + std::to_string(node) +
+                                     ") has a matrix; glTF cannot animate it, so its edit cannot be written");
+        // Output values.
+        const int components = path == Path::rotation ? 4 : 3;
+        std::vector<float> values(static_cast<std::size_t>(frames) * components);
+        core::Quat previous(1, 0, 0, 0);
+        for (int f = 0; f < frames; ++f) {
+          const core::Transform& t = after.at(f, j);
+          float* v = values.data() + static_cast<std::size_t>(f) * components;
+          if (path == Path::rotation) {
+            core::Quat q = glm::normalize(t.rotation);
+            if (!core::is_finite(q))
+              throw InputError(file, "joint '" + joint_name + "': non-finite rotation at frame " + std::to_string(f));
+            if (f > 0) q = core::align_hemisphere(q, previous);
+            previous = q;
+            v[0] = static_cast<float>(q.x);
+            v[1] = static_cast<float>(q.y);
+            v[2] = static_cast<float>(q.z);
+            v[3] = static_cast<float>(q.w);
+          } else {
+            const core::Vec3 p = path == Path::translation ? t.translation : t.scale;
+            if (!core::is_finite(p))
+              throw InputError(file, "joint '" + joint_name + "': non-finite " + std::string(path_name(path)) +
+                                         " at frame " + std::to_string(f));
+            v[0] = static_cast<float>(p.x);
+            v[1] = static_cast<float>(p.y);
+            v[2] = static_cast<float>(p.z);
+          }
+        }
+        if (time_accessor < 0) {
+          std::vector<float> times(layout.frame_times.begin(), layout.frame_times.end());
+          for (std::size_t f = 1; f < times.size(); ++f)
+            if (!(times[f] > times[f - 1]))
+              throw InputError(file, "frame times of animation '" + anim.display_name + "' are not increasing");
+          time_accessor = data.add(times, "SCALAR", frames, std::make_pair(times.front(), times.back()));
+        }
+        const int output = data.add(values, components == 4 ? "VEC4" : "VEC3", frames, std::nullopt);
+
+        // The channel of (node, path), if any.
+        int channel = -1;
+        for (std::size_t c = 0; c < anim.channels.size(); ++c)
+          if (anim.channels[c].node == node && anim.channels[c].path == path) {
+            channel = static_cast<int>(c);
+            break;
+          }
+        if (channel >= 0 && sampler_users[anim.channels[channel].sampler] == 1) {
+          const int s = anim.channels[channel].sampler;
+          Json sampler = anim_json["samplers"][s];
+          sampler["input"] = time_accessor;
+          sampler["output"] = output;
+          if (sampler.contains("interpolation")) sampler["interpolation"] = "LINEAR";
+          replaced_samplers[s] = std::move(sampler);
+        } else {
+          Json sampler = Json::object();
+          sampler["input"] = time_accessor;
+          sampler["interpolation"] = "LINEAR";
+          sampler["output"] = output;
+          new_samplers.push_back(sampler.dump());
+          const int s = next_sampler++;
+          if (channel >= 0) {
+            Json c = anim_json["channels"][channel];
+            c["sampler"] = s;
+            replaced_channels[channel] = std::move(c);
+          } else {
+            Json c = Json::object();
+            c["sampler"] = s;
+            c["target"] = Json::object();
+            c["target"]["node"] = node;
+            c["target"]["path"] = std::string(path_name(path));
+            new_channels.push_back(c.dump());
+          }
+        }
+      }
+    }
+    if (replaced_samplers.empty() && replaced_channels.empty() && new_samplers.empty() && new_channels.empty()) continue;
+    if (animation_spans.empty()) animation_spans = json_text::elements(text, animations_span);
+    const Span anim_span = animation_spans.at(static_cast<std::size_t>(a));
+    Span samplers_span, channels_span;
+    for (const auto& [key, span] : json_text::members(text, anim_span)) {
+      if (key == "samplers") samplers_span = span;
+      if (key == "channels") channels_span = span;
+    }
+    const std::vector<Span> sampler_spans = json_text::elements(text, samplers_span);
+    const std::vector<Span> channel_spans = json_text::elements(text, channels_span);
+    for (const auto& [s, json] : replaced_samplers)
+      text_edits.push_back({sampler_spans.at(s).begin, sampler_spans.at(s).end - sampler_spans.at(s).begin, json.dump()});
+    for (const auto& [c, json] : replaced_channels)
+      text_edits.push_back({channel_spans.at(c).begin, channel_spans.at(c).end - channel_spans.at(c).begin, json.dump()});
+    if (!new_samplers.empty()) text_edits.push_back(json_text::append_to_array(text, samplers_span, new_samplers));
+    if (!new_channels.empty()) text_edits.push_back(json_text::append_to_array(text, channels_span, new_channels));
+  }
+
+  // ---- relative uris of a .gltf written to another folder ----
+  if (doc.container == Container::gltf) {
+    std::error_code ec;
+    const fs::path in_dir = fs::weakly_canonical(fs::absolute(doc.path, ec), ec).parent_path();
+    const fs::path out_dir = fs::weakly_canonical(fs::absolute(output_path, ec), ec).parent_path();
+    if (in_dir != out_dir) {
+      for (const char* kind : {"buffers", "images"}) {
+        const Json& list = array_member(doc.json, kind);
+        const auto list_span = top_member(kind);
+        if (!list_span) continue;
+        const std::vector<Span> spans = json_text::elements(text, *list_span);
+        for (std::size_t i = 0; i < list.size() && i < spans.size(); ++i) {
+          if (!list[i].is_object() || !list[i].contains("uri") || !list[i]["uri"].is_string()) continue;
+          const std::string uri = list[i]["uri"].get<std::string>();
+          if (!is_relative_uri(uri)) continue;
+          const fs::path target = (in_dir / percent_decode(uri)).lexically_normal();
+          const std::string moved = percent_encode_path(target.lexically_relative(out_dir).generic_string());
+          const auto uri_span = json_text::member(text, spans[i], "uri");
+          if (uri_span) text_edits.push_back({uri_span->begin, uri_span->end - uri_span->begin, Json(moved).dump()});
+        }
+      }
+    }
+  }
+
+  if (text_edits.empty() && data.bytes.empty()) return {{}, doc.file_bytes, {}};  // nothing changed: same bytes
+
+  // ---- new accessors, bufferViews and buffer ----
+  std::string bin_tail;  // for a .glb: bytes appended to the BIN chunk
+  if (!data.bytes.empty()) {
+    auto append_list = [&](const char* key, const std::vector<std::string>& items) {
+      const auto span = top_member(key);
+      if (span) {
+        text_edits.push_back(json_text::append_to_array(text, *span, items));
+      } else {
+        std::string value = "[";
+        for (std::size_t i = 0; i < items.size(); ++i) value += (i ? "," : "") + items[i];
+        text_edits.push_back(json_text::add_member(text, top, key, value + "]"));
+      }
+    };
+    append_list("bufferViews", data.views);
+    append_list("accessors", data.accessors);
+    const std::size_t new_length = data.base + data.bytes.size();
+    if (into_bin) {
+      if (doc.buffers.empty()) {
+        Json b = Json::object();
+        b["byteLength"] = new_length;
+        append_list("buffers", {b.dump()});
+      } else {
+        const Span buffer0 = json_text::value_at(text, top_member("buffers")->begin + 1);
+        const Span length = *json_text::member(text, buffer0, "byteLength");
+        text_edits.push_back({length.begin, length.end - length.begin, std::to_string(new_length)});
+      }
+      if (doc.has_bin_chunk) bin_tail.assign(data.base - doc.bin_length, '\0');
+      bin_tail += data.bytes;
+    } else {
+      Json b = Json::object();
+      b["byteLength"] = data.bytes.size();
+      b["uri"] = "data:application/octet-stream;base64," + base64_encode(data.bytes);
+      append_list("buffers", {b.dump()});
+    }
+  }
+
+  Output out;
+  std::string json_out = json_text::apply(text, std::move(text_edits));
+  if (doc.container == Container::gltf) {
+    if (doc.json_offset > 0) json_out.insert(0, doc.file_bytes, 0, doc.json_offset);  // keep a BOM
+    out.head = std::move(json_out);
+    return out;
+  }
+
+  // ---- GLB container: header, JSON chunk, BIN chunk (original bytes + new bytes), other chunks ----
+  json_out.append(align4(json_out.size()) - json_out.size(), ' ');
+  const std::size_t bin_data = (doc.has_bin_chunk ? doc.bin_length : 0) + bin_tail.size();
+  const bool has_bin = doc.has_bin_chunk || !bin_tail.empty();
+  const std::size_t bin_chunk = align4(bin_data);
+  const std::size_t tail = doc.file_bytes.size() - doc.tail_offset;
+  const std::size_t total = 12 + 8 + json_out.size() + (has_bin ? 8 + bin_chunk : 0) + tail;
+  if (total > 0xFFFFFFFFull) throw InputError(file, "the patched GLB would exceed 4 GiB");
+  out.head.reserve(28 + json_out.size());
+  out.head.append(doc.file_bytes, 0, 8);  // magic + version
+  put_u32(out.head, static_cast<std::uint32_t>(total));
+  put_u32(out.head, static_cast<std::uint32_t>(json_out.size()));
+  put_u32(out.head, 0x4E4F534A);
+  out.head += json_out;
+  if (has_bin) {
+    put_u32(out.head, static_cast<std::uint32_t>(bin_chunk));
+    put_u32(out.head, 0x004E4942);
+    if (doc.has_bin_chunk) out.middle = std::string_view(doc.file_bytes).substr(doc.bin_offset, doc.bin_length);
+    out.tail = std::move(bin_tail);
+    out.tail.append(bin_chunk - bin_data, '\0');
+  }
+  out.tail.append(doc.file_bytes, doc.tail_offset, tail);
+  return out;
+}
+
+// Writes the pieces to a temp file beside `path`, then renames it over `path` (the same
+// contract as io::write_file_atomic, without joining the pieces first).
+void write_atomic(const fs::path& path, std::initializer_list<std::string_view> parts) {
+  std::error_code ec;
+  const auto parent = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  fs::create_directories(parent, ec);
+  if (ec) throw InputError(path.string(), "cannot create folder: " + ec.message());
+  const fs::path temp = parent / ("." + path.filename().string() + ".tmp-" + std::to_string(::getpid()));
+  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0) throw InputError(path.string(), std::string("cannot write: ") + std::strerror(errno));
+  bool ok = true;
+  for (std::string_view part : parts) {
+    while (ok && !part.empty()) {
+      const ssize_t n = ::write(fd, part.data(), part.size());
+      if (n < 0 && errno == EINTR) continue;
+      ok = n > 0;
+      if (ok) part.remove_prefix(static_cast<std::size_t>(n));
+    }
+  }
+  ok = ::close(fd) == 0 && ok;
+  if (!ok) {
+    fs::remove(temp, ec);
+    throw InputError(path.string(), "write failed (disk full?)");
+  }
+  fs::rename(temp, path, ec);
+  if (ec) {
+    fs::remove(temp, ec);
+    throw InputError(path.string(), "cannot replace file: " + ec.message());
+  }
+}
+
+}  // namespace
+
+std::string write(const Document& doc, std::span<const TakeEdit> edits, const fs::path& output_path) {
+  const Output out = assemble(doc, edits, output_path);
+  std::string bytes;
+  bytes.reserve(out.head.size() + out.middle.size() + out.tail.size());
+  bytes.append(out.head).append(out.middle).append(out.tail);
+  return bytes;
+}
+
+void save(const fs::path& path, const Document& doc, std::span<const TakeEdit> edits) {
+  const Output out = assemble(doc, edits, path);
+  write_atomic(path, {out.head, out.middle, out.tail});
+}
+
+}  // namespace ikfix::io::gltf
