@@ -8,6 +8,7 @@
 #include "core/units.hpp"
 #include "io/bvh/bvh.hpp"
 #include "io/error.hpp"
+#include "io/fbx/fbx_clip_io.hpp"
 #include "io/gltf/gltf.hpp"
 
 namespace ikfix::io {
@@ -122,7 +123,7 @@ std::vector<core::Vec3> rest_points_yup(const core::Skeleton& skeleton, char up_
 
 bool is_supported_clip(const std::filesystem::path& path) {
   const std::string ext = lower_extension(path);
-  return ext == ".bvh" || ext == ".gltf" || ext == ".glb";
+  return ext == ".bvh" || ext == ".gltf" || ext == ".glb" || ext == ".fbx";
 }
 
 LoadedClip load_clip(const std::filesystem::path& path, const ClipLoadOptions& options) {
@@ -134,8 +135,10 @@ LoadedClip load_clip(const std::filesystem::path& path, const ClipLoadOptions& o
     loaded = load_bvh(path, options);
   } else if (ext == ".gltf" || ext == ".glb") {
     loaded = load_gltf(path, options);
+  } else if (ext == ".fbx") {
+    loaded = fbx::load(path, options);
   } else {
-    throw InputError(path.string(), "unsupported clip format '" + ext + "' (supported: .bvh, .gltf, .glb)");
+    throw InputError(path.string(), "unsupported clip format '" + ext + "' (supported: .bvh, .gltf, .glb, .fbx)");
   }
   if (auto problem = loaded.skeleton.validate(); !problem.empty()) throw InputError(path.string(), problem);
   if (loaded.clip.frame_count == 0) throw InputError(path.string(), "the clip has no frames");
@@ -149,6 +152,11 @@ void save_clip(const std::filesystem::path& path, const LoadedClip& loaded, cons
     std::unique_ptr<bool[]> flags(new bool[changed.size()]);
     for (std::size_t i = 0; i < changed.size(); ++i) flags[i] = changed[i] != 0;
     bvh::save(path, doc, edited, std::span<const bool>(flags.get(), changed.size()));
+    return;
+  }
+  if (loaded.format == "fbx") {
+    const TakeEdit edit{&loaded, &edited, changed};
+    fbx::save(path, std::span<const TakeEdit>(&edit, 1));
     return;
   }
   if (is_gltf(loaded)) {
@@ -169,6 +177,10 @@ void save_takes(const std::filesystem::path& path, std::span<const TakeEdit> edi
     return;
   }
   if (edits.empty()) throw InputError(path.string(), "nothing to write");
+  if (edits[0].loaded->format == "fbx") {
+    fbx::save(path, edits);
+    return;
+  }
   throw InputError(path.string(), "format '" + edits[0].loaded->format + "' holds one take; cannot write " +
                                       std::to_string(edits.size()));
 }
