@@ -368,6 +368,7 @@ class Batch {
     o.done = true;
     o.seconds = std::chrono::duration<double>(Clock::now() - started).count();
     progress_.clip_finished(frames, c.size, !ok);
+    if (ok && held.empty() && !spdlog::should_log(spdlog::level::debug)) return;  // nothing to print
     progress_.log([&] {
       const std::string name = c.input.string();
       if (!ok) {

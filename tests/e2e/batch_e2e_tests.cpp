@@ -59,11 +59,15 @@ std::string batch_args(const fs::path& inputs, const fs::path& out, const std::s
   return "batch " + quoted(inputs) + " --terrain " + quoted(kStairs) + " --out-dir " + quoted(out) + " " + extra;
 }
 
+// Files below `dir`, relative to it, sorted. Safe to call while ikfix is writing there.
 std::vector<fs::path> files_under(const fs::path& dir) {
   std::vector<fs::path> out;
-  if (!fs::exists(dir)) return out;
-  for (const auto& e : fs::recursive_directory_iterator(dir))
-    if (e.is_regular_file()) out.push_back(fs::relative(e.path(), dir));
+  std::error_code ec;
+  fs::recursive_directory_iterator it(dir, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    std::error_code type_ec;
+    if (it->is_regular_file(type_ec)) out.push_back(it->path().lexically_relative(dir));
+  }
   std::sort(out.begin(), out.end());
   return out;
 }
