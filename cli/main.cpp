@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cli/cmd_batch.hpp"
+#include "cli/cmd_check.hpp"
 #include "cli/cmd_inspect.hpp"
 #include "cli/cmd_report.hpp"
 #include "cli/cmd_run.hpp"
@@ -30,6 +31,7 @@ int main(int argc, char** argv) {
 
   int exit_code = ikfix::cli::kExitOk;
   ikfix::cli::add_run_command(app, exit_code);
+  ikfix::cli::add_check_command(app, exit_code);
   ikfix::cli::add_inspect_command(app, exit_code);
   ikfix::cli::add_terrain_command(app, exit_code);
   ikfix::cli::add_batch_command(app, exit_code);
