@@ -8,6 +8,7 @@
 #include "core/units.hpp"
 #include "io/bvh/bvh.hpp"
 #include "io/error.hpp"
+#include "io/assimp/assimp_clip.hpp"
 #include "io/fbx/fbx_clip_io.hpp"
 #include "io/gltf/gltf.hpp"
 
@@ -123,7 +124,7 @@ std::vector<core::Vec3> rest_points_yup(const core::Skeleton& skeleton, char up_
 
 bool is_supported_clip(const std::filesystem::path& path) {
   const std::string ext = lower_extension(path);
-  return ext == ".bvh" || ext == ".gltf" || ext == ".glb" || ext == ".fbx";
+  return ext == ".bvh" || ext == ".gltf" || ext == ".glb" || ext == ".fbx" || assimp::is_assimp_clip(path);
 }
 
 LoadedClip load_clip(const std::filesystem::path& path, const ClipLoadOptions& options) {
@@ -137,8 +138,10 @@ LoadedClip load_clip(const std::filesystem::path& path, const ClipLoadOptions& o
     loaded = load_gltf(path, options);
   } else if (ext == ".fbx") {
     loaded = fbx::load(path, options);
+  } else if (assimp::is_assimp_clip(path)) {
+    loaded = assimp::load(path, options);
   } else {
-    throw InputError(path.string(), "unsupported clip format '" + ext + "' (supported: .bvh, .gltf, .glb, .fbx)");
+    throw InputError(path.string(), "unsupported clip format '" + ext + "' (supported: .bvh, .gltf, .glb, .fbx; .dae read-only)");
   }
   if (auto problem = loaded.skeleton.validate(); !problem.empty()) throw InputError(path.string(), problem);
   if (loaded.clip.frame_count == 0) throw InputError(path.string(), "the clip has no frames");
@@ -164,6 +167,9 @@ void save_clip(const std::filesystem::path& path, const LoadedClip& loaded, cons
     save_gltf(path, {&edit, 1});
     return;
   }
+  if (loaded.format == "dae")
+    throw InputError(loaded.path.string(), "ikfix reads Collada (.dae) clips but cannot write them back without losing "
+                                           "data; convert the clip to FBX, glTF/GLB or BVH first");
   throw InputError(path.string(), "cannot write format '" + loaded.format + "'");
 }
 
