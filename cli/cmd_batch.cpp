@@ -339,6 +339,7 @@ class Batch {
         job.terrain_path = args_.terrain.path;
         job.clip = args_.clip;
         job.fix = args_.fix;
+        job.measure = true;  // the full report, as `run --report` writes it (--fail-on and --resume read it)
         FixJobResult result = run_fix_job(job);
         report = std::move(result.report);
         warnings = std::move(result.warnings);
@@ -493,8 +494,8 @@ void add_batch_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--report", args->report, "Write the batch report (JSON) here");
   cmd->add_option("--junit", args->junit, "Write JUnit XML here: one test case per clip");
   cmd->add_option("--fail-on", args->fail_on,
-                  "Exit 1 when a condition holds for a clip: unreachable[>N], shortfall>M (metres), pelvis-limit[>N]; "
-                  "or for the batch: errors[>N] (failed clips; default: any)");
+                  "Exit 1 when a condition of `run --fail-on` holds for a clip (e.g. unreachable[>N], shortfall>M), "
+                  "or errors[>N]: more than N clips failed (without it: any failed clip, unless --allow-errors)");
   cmd->add_flag("--allow-errors", args->allow_errors, "Clips that fail (bad file, no legs) do not make the exit code 1");
   cmd->add_flag("--resume", args->resume, "Skip clips whose output is newer than the input and made with the same settings");
   cmd->add_flag("-q,--quiet", args->quiet, "Only errors (no progress)");

@@ -28,13 +28,13 @@ for k in 1 2 3 4; do mkdir -p "$work/lib4/part$k"; cp -r "$work/lib1/." "$work/l
 count1=$(find "$work/lib1" -name '*.bvh' | wc -l)
 count4=$(find "$work/lib4" -name '*.bvh' | wc -l)
 
-# One batch; prints "wall_s max_rss_kb".
+# One batch; prints "wall_s max_rss_kb cpu_s" (cpu: user + system, all threads).
 measure() {
   local lib="$1" jobs="$2"
   rm -rf "$work/out"
-  /usr/bin/time -f "%e %M" -o "$work/time.txt" "$bin" -q batch "$lib" --terrain "$terrain" \
+  /usr/bin/time -f "%e %M %U %S" -o "$work/time.txt" "$bin" -q batch "$lib" --terrain "$terrain" \
     --out-dir "$work/out" --jobs "$jobs" --report "$work/report.json"
-  cat "$work/time.txt"
+  awk '{ printf "%s %s %.2f\n", $1, $2, $3 + $4 }' "$work/time.txt"
 }
 # Control: the same library as two --jobs 1 processes at once (shards 1/2 and 2/2). What the machine
 # gives two independent processes right now bounds what --jobs 2 can reach; prints "wall_s".
@@ -55,19 +55,21 @@ echo "library 1x: $count1 clips, $(du -sh "$work/lib1" | cut -f1); library 4x: $
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 measure "$work/lib1" 1 > /dev/null  # warm the page cache
 
-: > "$work/j1"; : > "$work/jn"; : > "$work/ctl"; : > "$work/rss1"; : > "$work/rss4"
+: > "$work/j1"; : > "$work/jn"; : > "$work/ctl"; : > "$work/rss1"; : > "$work/rss4"; : > "$work/cpu1"; : > "$work/cpun"
 for r in $(seq 1 "$runs"); do
   # Alternate the configurations so a burst of load hits both alike.
-  read -r wall rss < <(measure "$work/lib1" 1); echo "$wall" >> "$work/j1"
-  read -r wall rss < <(measure "$work/lib1" "$jobs_many"); echo "$wall" >> "$work/jn"; echo "$rss" >> "$work/rss1"
+  read -r wall rss cpu < <(measure "$work/lib1" 1); echo "$wall" >> "$work/j1"; echo "$cpu" >> "$work/cpu1"
+  read -r wall rss cpu < <(measure "$work/lib1" "$jobs_many")
+  echo "$wall" >> "$work/jn"; echo "$rss" >> "$work/rss1"; echo "$cpu" >> "$work/cpun"
   measure_two_processes "$work/lib1" >> "$work/ctl"
-  read -r wall rss < <(measure "$work/lib4" "$jobs_many"); echo "$rss" >> "$work/rss4"
+  read -r wall rss cpu < <(measure "$work/lib4" "$jobs_many"); echo "$rss" >> "$work/rss4"
 done
 j1=$(median < "$work/j1"); jn=$(median < "$work/jn"); ctl=$(median < "$work/ctl")
 rss1=$(median < "$work/rss1"); rss4=$(median < "$work/rss4")
 echo "wall --jobs 1: $(paste -sd' ' "$work/j1") s -> median $j1 s"
 echo "wall --jobs $jobs_many: $(paste -sd' ' "$work/jn") s -> median $jn s"
 awk -v a="$j1" -v b="$jn" -v n="$jobs_many" 'BEGIN { printf "speed-up --jobs %s vs --jobs 1: %.2fx\n", n, a / b }'
+echo "cpu time (user + sys) --jobs 1: median $(median < "$work/cpu1") s; --jobs $jobs_many: median $(median < "$work/cpun") s"
 echo "control, two --jobs 1 processes (shards 1/2 + 2/2) at once: $(paste -sd' ' "$work/ctl") s -> median $ctl s"
 awk -v a="$j1" -v b="$ctl" 'BEGIN { printf "speed-up the machine gives two processes now: %.2fx\n", a / b }'
 echo "peak RSS --jobs $jobs_many, 1x library: $(paste -sd' ' "$work/rss1") KB -> median $rss1 KB"
