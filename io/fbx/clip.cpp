@@ -39,9 +39,13 @@ std::shared_ptr<ClipDocument> build(Document doc) {
   cd->scene = read_scene(cd->doc);
   const Scene& scene = cd->scene;
   const int n = static_cast<int>(scene.models.size());
+  // With skins, the bones that deform them (rig controls and Blender's "_end" leaf bones are
+  // left out: they move no mesh and would only mislead leg detection); without, every bone.
+  bool skinned = false;
+  for (const Model& m : scene.models) skinned = skinned || m.deforms;
   std::vector<char> is_joint(n, 0);
   for (int m = 0; m < n; ++m)
-    if (is_bone_type(scene.models[m].type))
+    if (skinned ? scene.models[m].deforms : is_bone_type(scene.models[m].type))
       for (int a = m; a >= 0 && !is_joint[a]; a = scene.models[a].parent) is_joint[a] = 1;
   // Parents before children: depth-first from the roots, children in file order.
   std::vector<std::vector<int>> children(n);

@@ -2,9 +2,11 @@
 // FBX scene -> core Skeleton + Clip per take, and the bookkeeping the patcher needs to map the
 // core's joints and frames back to Models, curve nodes and key times.
 //
-// Joints are the Models of type LimbNode, Limb or Root and all their ancestors (so a scaled,
+// Joints are the Models that deform a skin (linked to a skin Cluster) - or, in files without
+// skins, the Models of type LimbNode, Limb or Root - and all their ancestors (so a scaled,
 // rotated group node above a skeleton - the CMU files' "07_01" - is a joint too and world
-// transforms come out right). Each joint's local transform folds in its pivots, offsets and
+// transforms come out right). Rig controls and leaf "_end" bones of skinned files move no mesh
+// and are left out. Each joint's local transform folds in its pivots, offsets and
 // pre/post rotations; InheritType RrSs is what the core composes, RSrs is exact while the
 // ancestors' scales stay uniform, Rrs (segment scale compensate) is folded into the local scale
 // while the parent's scale is uniform. Anything else is refused with a message naming the

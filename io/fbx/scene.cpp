@@ -176,7 +176,7 @@ Scene read_scene(const Document& doc) {
   }
 
   // Objects.
-  enum class Kind : std::uint8_t { model, stack, layer, curve_node, curve };
+  enum class Kind : std::uint8_t { model, stack, layer, curve_node, curve, cluster };
   std::unordered_map<std::int64_t, std::pair<Kind, int>> by_id;
   const PropertyMap* model_template = template_of("Model");
   const PropertyMap* stack_template = template_of("AnimationStack");
@@ -241,6 +241,10 @@ Scene read_scene(const Document& doc) {
         }
       by_id[id] = {Kind::curve_node, static_cast<int>(scene.curve_nodes.size())};
       scene.curve_nodes.push_back(c);
+    } else if (o.name == "Deformer" && o.props.size() > 2 && as_string(doc, o.props[2]) == "Cluster") {
+      // Only a cluster with weights moves vertices (Maya exports empty ones for every joint).
+      const Node* indexes = o.child("Indexes");
+      if (indexes && !indexes->props.empty() && array_size(doc, indexes->props[0]) > 0) by_id[id] = {Kind::cluster, -1};
     } else if (o.name == "AnimationCurve") {
       Curve c;
       c.id = id;
@@ -262,7 +266,9 @@ Scene read_scene(const Document& doc) {
     const auto [ck, ci] = child->second;
     const auto [pk, pi] = parent->second;
     if (kind == "OO") {
-      if (ck == Kind::model && pk == Kind::model) {
+      if (ck == Kind::model && pk == Kind::cluster) {
+        scene.models[ci].deforms = true;
+      } else if (ck == Kind::model && pk == Kind::model) {
         if (scene.models[ci].parent < 0) scene.models[ci].parent = pi;
       } else if (ck == Kind::curve_node && pk == Kind::layer) {
         if (scene.curve_nodes[ci].layer < 0) {

@@ -48,6 +48,7 @@ struct Model {
   std::string name;        // without "Model::"
   std::string type;        // "LimbNode", "Limb", "Root", "Null", "Mesh", ...
   int parent = -1;         // index into Scene::models, -1 under the scene root
+  bool deforms = false;    // linked to a skin Cluster with weights (a bone that moves a mesh)
   std::uint32_t object = 0;  // index into Objects' children
   ModelTransform transform;
 };
