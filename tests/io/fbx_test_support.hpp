@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <assimp/Importer.hpp>
+#include <glm/gtc/matrix_transform.hpp>
 #include <cmath>
 #include <filesystem>
 #include <map>
