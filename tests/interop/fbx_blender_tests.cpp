@@ -1,0 +1,83 @@
+// Blender 3.4 opens what ikfix writes: the binary FBX outputs of `ikfix run` import with
+// bpy.ops.import_scene.fbx and show the same armature bones, actions, F-curves and frame
+// ranges as the inputs. Skips when Blender is not installed (apt-get install blender).
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "io/file_util.hpp"
+#include "test_data.hpp"
+
+namespace ikfix::test {
+namespace {
+
+std::string run_command(const std::string& command, int& exit_code) {
+  std::string output;
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen((command + " 2>&1").c_str(), "r"), pclose);
+  if (!pipe) return output;
+  std::array<char, 4096> buffer;
+  std::size_t n;
+  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe.get())) > 0) output.append(buffer.data(), n);
+  const int status = pclose(pipe.release());
+  exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return output;
+}
+
+std::string q(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
+
+TEST(FbxBlenderInterop, FixedBinaryFbxOpensInBlenderWithTheSameBonesAndFrames) {
+  IKFIX_REQUIRE_SHARED_DATA();
+  int code = 0;
+  run_command("blender --version", code);
+  if (code != 0) GTEST_SKIP() << "blender not installed";
+  const auto dir = std::filesystem::temp_directory_path() / ("ikfix_interop_fbx_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::vector<std::pair<std::filesystem::path, std::filesystem::path>> pairs;
+  for (const char* name : {"cmu_07_01_walk_skeleton.fbx", "kenney_character_maya_7700.fbx"}) {
+    const auto input = shared_data_dir() / "anim" / "fbx" / name;
+    const auto out = dir / name;
+    const std::string out_text = run_command(q(ikfix_binary()) + " run " + q(input) + " --terrain " +
+                                                 q(source_dir() / "data" / "terrain" / "stairs.obj") + " -o " + q(out),
+                                             code);
+    ASSERT_EQ(code, 0) << out_text;
+    pairs.emplace_back(input, out);
+  }
+  const auto json_path = dir / "blender.json";
+  std::string command = "blender -b --factory-startup --python " + q(source_dir() / "tests" / "interop" / "blender_fbx_import.py") +
+                        " -- " + q(json_path);
+  for (const auto& [in, out] : pairs) command += " " + q(in) + " " + q(out);
+  const std::string log = run_command(command, code);
+  ASSERT_EQ(code, 0) << log;
+  const auto result = nlohmann::json::parse(io::read_file(json_path));
+  for (const auto& [in, out] : pairs) {
+    SCOPED_TRACE(out.filename().string());
+    const auto& a = result.at(in.string());
+    const auto& b = result.at(out.string());
+    ASSERT_TRUE(a["ok"].get<bool>()) << a.dump();
+    ASSERT_TRUE(b["ok"].get<bool>()) << b.dump();
+    EXPECT_FALSE(b["armatures"].empty());
+    EXPECT_EQ(a["armatures"], b["armatures"]);
+    // Same actions and F-curves. The frame range Blender shows is the keys' range: the fixed
+    // joints get a key on every frame of the take (LocalStart..LocalStop), so a take whose keys
+    // stopped early (Kenney: keys to frame 16 of 0..20) now spans the whole take.
+    ASSERT_EQ(a["actions"].size(), b["actions"].size());
+    for (const auto& [name, action] : a["actions"].items()) {
+      ASSERT_TRUE(b["actions"].contains(name)) << name;
+      const auto& other = b["actions"][name];
+      EXPECT_EQ(action["fcurves"], other["fcurves"]) << name;
+      EXPECT_EQ(action["frame_range"][0], other["frame_range"][0]) << name;
+      EXPECT_GE(other["frame_range"][1].get<double>(), action["frame_range"][1].get<double>()) << name;
+    }
+  }
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace ikfix::test
