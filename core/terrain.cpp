@@ -186,7 +186,10 @@ void Terrain::Impl::build() {
     throw std::invalid_argument(
         "terrain mesh has no triangle to stand on (all are zero-area or vertical)");
 
-  device.reset(rtcNewDevice(nullptr));
+  // One build thread: Embree's default pool spins a TBB worker per core after the build, which
+  // on a 2-core machine steals a core from `ikfix batch` workers; terrains are small enough
+  // (100k triangles: ~20 ms) that a parallel build does not pay for it.
+  device.reset(rtcNewDevice("threads=1"));
   if (!device) throw std::runtime_error("terrain: Embree failed to create a device");
   packet_width = options.packet_width == 0 ? auto_packet_width(device.get()) : options.packet_width;
 
