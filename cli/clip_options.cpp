@@ -15,6 +15,8 @@ void add_clip_options(CLI::App& cmd, ClipOptions& o) {
                  "Default: from the file, else guessed from the skeleton's height");
   cmd.add_option("--clip-up", o.clip_up, "Up axis of the clip: y or z (default: from the file; BVH is y)")
       ->check(CLI::IsMember({"y", "z"}));
+  cmd.add_option("--take", o.take,
+                 "Take to use (FBX animation stack, glTF animation): its name or 0-based index; default the first");
   cmd.add_option("--legs", o.legs,
                  "Leg joints, overriding detection: LHIP,LKNEE,LANKLE,LTOE,RHIP,RKNEE,RANKLE,RTOE (toes may be empty)");
 }
@@ -27,6 +29,7 @@ io::ClipLoadOptions to_load_options(const ClipOptions& o) {
     load.metres_per_unit = m;
   }
   if (!o.clip_up.empty()) load.up_axis = o.clip_up[0];
+  if (!o.take.empty()) load.take = o.take;
   return load;
 }
 

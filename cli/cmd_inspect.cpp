@@ -24,6 +24,7 @@ int inspect(const InspectArgs& args) {
   nlohmann::ordered_json out;
   out["file"] = args.input;
   out["format"] = clip.format;
+  out["take"] = {{"name", clip.take_name}, {"index", clip.take_index}, {"count", clip.take_count}};
   out["joints"] = clip.skeleton.joint_count();
   out["frames"] = clip.clip.frame_count;
   out["fps"] = clip.clip.fps;
@@ -57,6 +58,7 @@ int inspect(const InspectArgs& args) {
   std::printf("unit: %s = %g m (%s)%s%s\n", clip.unit_name.c_str(), clip.space.metres_per_unit,
               clip.unit_source.c_str(), clip.unit_reason.empty() ? "" : ": ", clip.unit_reason.c_str());
   std::printf("up axis: %c\n", clip.up_axis);
+  std::printf("take: %d '%s' of %d\n", clip.take_index, clip.take_name.c_str(), clip.take_count);
   if (legs_error.empty()) {
     const auto& legs = out["legs"];
     std::printf("legs (%s): pelvis %s\n", legs["method"].get<std::string>().c_str(),

@@ -64,6 +64,7 @@ Json make_run_report(const RunReportInput& in) {
   report["output"] = in.output_path.empty() ? Json(nullptr) : Json(in.output_path);
   report["terrain"] = in.terrain_path;
   report["format"] = clip.format;
+  report["take"] = {{"name", clip.take_name}, {"index", clip.take_index}, {"count", clip.take_count}};
   report["skeleton"] = {{"joints", clip.skeleton.joint_count()}, {"root", clip.skeleton.names.at(0)}};
   report["legs"] = legs_json(clip.skeleton, *in.rig);
   report["unit"] = {{"name", clip.unit_name},
