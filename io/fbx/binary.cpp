@@ -11,6 +11,7 @@
 #include "io/fbx/binary.hpp"
 
 #include <cstring>
+#include <unordered_map>
 
 #include <zlib.h>
 
@@ -263,11 +264,12 @@ class BinaryWriter {
     }
     std::uint32_t count = 0;
     const std::string raw = array_bytes(v, count);
-    bool compress = raw.size() >= 128;
-    if (p.offset != kNoSource && p.offset + 12 <= doc_.data.size()) {
-      // Replacing a stored array: keep its encoding.
+    // Integer arrays (key times, flags) shrink several-fold under zlib; float key values barely
+    // do (~0.9), so they are stored raw. A replaced integer array keeps its stored encoding.
+    const bool integral = type == 'l' || type == 'i' || type == 'b';
+    bool compress = integral && raw.size() >= 128;
+    if (integral && p.offset != kNoSource && p.offset + 12 <= doc_.data.size())
       compress = load_le<std::uint32_t>(doc_.data.data() + p.offset + 4) == 1;
-    }
     store_le(out_, count);
     if (!compress) {
       store_le(out_, std::uint32_t{0});
@@ -275,14 +277,19 @@ class BinaryWriter {
       out_.append(raw);
       return;
     }
-    uLongf packed_len = compressBound(static_cast<uLong>(raw.size()));
-    std::string packed(packed_len, '\0');
-    if (compress2(reinterpret_cast<Bytef*>(packed.data()), &packed_len, reinterpret_cast<const Bytef*>(raw.data()),
-                  static_cast<uLong>(raw.size()), Z_DEFAULT_COMPRESSION) != Z_OK)
-      throw InputError(doc_.source_name, "zlib failed to compress an array");
+    // Edited curves share their KeyTime arrays: compress each distinct array once.
+    std::string& packed = compressed_[raw];
+    if (packed.empty()) {
+      uLongf packed_len = compressBound(static_cast<uLong>(raw.size()));
+      packed.resize(packed_len);
+      if (compress2(reinterpret_cast<Bytef*>(packed.data()), &packed_len, reinterpret_cast<const Bytef*>(raw.data()),
+                    static_cast<uLong>(raw.size()), Z_BEST_SPEED) != Z_OK)
+        throw InputError(doc_.source_name, "zlib failed to compress an array");
+      packed.resize(packed_len);
+    }
     store_le(out_, std::uint32_t{1});
-    store_le(out_, static_cast<std::uint32_t>(packed_len));
-    out_.append(packed.data(), packed_len);
+    store_le(out_, static_cast<std::uint32_t>(packed.size()));
+    out_.append(packed);
   }
 
   // The top-level null record and the footer. The footer is: 16 id bytes, zero padding, the
@@ -321,6 +328,7 @@ class BinaryWriter {
   std::uint64_t word_;
   std::uint64_t null_size_;
   std::string out_;
+  std::unordered_map<std::string, std::string> compressed_;  // raw array bytes -> zlib stream
 };
 
 }  // namespace

@@ -74,10 +74,15 @@ class Patcher {
       for (auto& v : trans) v.resize(frames);
       bool translation_changed = false;
       Vec3 previous = channel_value(cd_, model, Channel::rotation, layer_, times_[0]);
+      const std::vector<Vec3> scales = track(model, Channel::scaling);
+      const std::vector<Vec3> stored_translations = track(model, Channel::translation);
+      const int parent = cd_.skeleton.parents[j];
+      std::vector<Vec3> parent_scales;
+      if (mt.inherit_type == InheritType::rrs && parent >= 0) parent_scales = track(cd_.joint_models[parent], Channel::scaling);
       for (int f = 0; f < frames; ++f) {
         const core::Transform& local = edited.at(f, j);
-        const Vec3 s = channel_value(cd_, model, Channel::scaling, layer_, times_[f]);
-        check_scale(m, j, f, local, s);
+        const Vec3& s = scales[f];
+        check_scale(m, f, local, s, parent_scales.empty() ? nullptr : &parent_scales[f]);
         const Quat q = glm::normalize(local.rotation);
         const Vec3 r = quat_to_euler(pre_inv * q * post, mt.rotation_order, previous);
         (void)axes;
@@ -85,7 +90,7 @@ class Patcher {
         // Translation that puts the joint where the core has it, given its pivots and offsets.
         const Vec3 inner = mt.scaling_offset + mt.scaling_pivot - s * mt.scaling_pivot - mt.rotation_pivot;
         const Vec3 t = local.translation - mt.rotation_offset - mt.rotation_pivot - q * inner;
-        const Vec3 stored = channel_value(cd_, model, Channel::translation, layer_, times_[f]);
+        const Vec3& stored = stored_translations[f];
         for (int a = 0; a < 3; ++a)
           if (std::abs(t[a] - stored[a]) > kSameTranslation * (1.0 + std::abs(stored[a]))) translation_changed = true;
         for (int a = 0; a < 3; ++a) {
@@ -103,13 +108,26 @@ class Patcher {
   }
 
  private:
-  void check_scale(const Model& m, int j, int f, const core::Transform& local, const Vec3& fbx_scale) {
-    Vec3 expected = fbx_scale;
-    const int parent = cd_.skeleton.parents[j];
-    if (m.transform.inherit_type == InheritType::rrs && parent >= 0) {
-      const Vec3 ps = channel_value(cd_, cd_.joint_models[parent], Channel::scaling, layer_, times_[f]);
-      if (ps.x != 0.0) expected /= ps.x;
+  // A Model's Lcl Translation / Rotation / Scaling at every frame of the take.
+  std::vector<Vec3> track(int model, Channel channel) {
+    const int cn = curve_node_of(scene_, model, channel, layer_);
+    std::vector<Vec3> out(times_.size(), channel_value(cd_, model, channel, layer_, times_[0]));
+    if (cn < 0) return out;
+    const CurveNode& node = scene_.curve_nodes[cn];
+    for (int a = 0; a < 3; ++a) {
+      if (node.curves[a] < 0) continue;
+      decode_curve(doc_, scene_, node.curves[a]);
+      const Curve& curve = scene_.curves[node.curves[a]];
+      std::size_t cursor = 0;
+      for (std::size_t f = 0; f < times_.size(); ++f) out[f][a] = evaluate_curve(curve, times_[f], cursor);
     }
+    return out;
+  }
+
+  // `parent_scale`: the parent's Lcl Scaling when the joint does not inherit it (Rrs).
+  void check_scale(const Model& m, int f, const core::Transform& local, const Vec3& fbx_scale, const Vec3* parent_scale) {
+    Vec3 expected = fbx_scale;
+    if (parent_scale && parent_scale->x != 0.0) expected /= parent_scale->x;
     for (int a = 0; a < 3; ++a)
       if (std::abs(local.scale[a] - expected[a]) > 1e-9 * (1.0 + std::abs(expected[a])))
         throw InputError(doc_.source_name, "joint '" + m.name + "' has a changed scale at frame " + std::to_string(f) +
@@ -219,8 +237,7 @@ class Patcher {
       const int c = scene_.curve_nodes[cn].curves[a];
       if (c >= 0 && scene_.curves[c].users <= 1) {
         fill_curve(objects().children[scene_.curves[c].object], values[a]);
-        scene_.curves[c].decoded = false;
-        scene_.curves[c].times.clear();
+        scene_.curves[c].keys.reset();
         continue;
       }
       const int created = create_curve(values[a]);

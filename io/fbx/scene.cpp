@@ -315,7 +315,9 @@ Scene read_scene(const Document& doc) {
 
 void decode_curve(const Document& doc, Scene& scene, int index) {
   Curve& c = scene.curves[index];
-  if (c.decoded) return;
+  if (c.keys) return;
+  auto keys = std::make_shared<CurveKeys>();
+  CurveKeys& k_ = *keys;
   const Node& o = doc.root.children[scene.objects_index].children[c.object];
   const std::string where = "AnimationCurve " + std::to_string(c.id);
   std::vector<double> attr_data;
@@ -324,10 +326,10 @@ void decode_curve(const Document& doc, Scene& scene, int index) {
   for (const Node& k : o.children) {
     if (k.props.empty()) continue;
     if (k.name == "Default") c.default_value = as_double(doc, k.props[0]);
-    else if (k.name == "KeyTime") c.times = as_ints(doc, k.props[0]);
+    else if (k.name == "KeyTime") k_.times = as_ints(doc, k.props[0]);
     else if (k.name == "KeyValueFloat" || k.name == "KeyValueDouble") {
       const auto v = as_doubles(doc, k.props[0]);
-      c.values.assign(v.begin(), v.end());
+      k_.values.assign(v.begin(), v.end());
     } else if (k.name == "KeyAttrFlags") attr_flags = as_ints(doc, k.props[0]);
     else if (k.name == "KeyAttrRefCount") attr_refs = as_ints(doc, k.props[0]);
     else if (k.name == "KeyAttrDataFloat") {
@@ -343,17 +345,17 @@ void decode_curve(const Document& doc, Scene& scene, int index) {
       }
     }
   }
-  const std::size_t n = c.times.size();
-  if (c.values.size() != n)
+  const std::size_t n = k_.times.size();
+  if (k_.values.size() != n)
     throw InputError(doc.source_name, where + " has " + std::to_string(n) + " key times but " +
-                                          std::to_string(c.values.size()) + " values");
+                                          std::to_string(k_.values.size()) + " values");
   for (std::size_t k = 1; k < n; ++k)
-    if (c.times[k] < c.times[k - 1]) throw InputError(doc.source_name, where + " has key times out of order");
-  c.flags.assign(n, kInterpolationLinear);
-  c.right_slope.assign(n, 0.0f);
-  c.next_left_slope.assign(n, 0.0f);
-  c.right_weight.assign(n, static_cast<float>(kDefaultWeight));
-  c.next_left_weight.assign(n, static_cast<float>(kDefaultWeight));
+    if (k_.times[k] < k_.times[k - 1]) throw InputError(doc.source_name, where + " has key times out of order");
+  k_.flags.assign(n, kInterpolationLinear);
+  k_.right_slope.assign(n, 0.0f);
+  k_.next_left_slope.assign(n, 0.0f);
+  k_.right_weight.assign(n, static_cast<float>(kDefaultWeight));
+  k_.next_left_weight.assign(n, static_cast<float>(kDefaultWeight));
   std::size_t key = 0;
   for (std::size_t a = 0; a < attr_flags.size() && key < n; ++a) {
     const std::int64_t count = a < attr_refs.size() ? attr_refs[a] : static_cast<std::int64_t>(n - key);
@@ -365,34 +367,38 @@ void decode_curve(const Document& doc, Scene& scene, int index) {
     const double w_right = (flags & kWeightedRight) ? (packed & 0xffffu) / 9999.0 : kDefaultWeight;
     const double w_left = (flags & kWeightedNextLeft) ? ((packed >> 16) & 0xffffu) / 9999.0 : kDefaultWeight;
     for (std::int64_t r = 0; r < count && key < n; ++r, ++key) {
-      c.flags[key] = flags;
-      c.right_slope[key] = static_cast<float>(data[0]);
-      c.next_left_slope[key] = static_cast<float>(data[1]);
-      c.right_weight[key] = static_cast<float>(w_right);
-      c.next_left_weight[key] = static_cast<float>(w_left);
+      k_.flags[key] = flags;
+      k_.right_slope[key] = static_cast<float>(data[0]);
+      k_.next_left_slope[key] = static_cast<float>(data[1]);
+      k_.right_weight[key] = static_cast<float>(w_right);
+      k_.next_left_weight[key] = static_cast<float>(w_left);
     }
   }
-  c.decoded = true;
+  c.keys = std::move(keys);
 }
 
 namespace {
 
-double evaluate_segment(const Curve& c, std::size_t lo, std::int64_t time);
+double evaluate_segment(const CurveKeys& c, std::size_t lo, std::int64_t time);
 
 }  // namespace
 
-double evaluate_curve(const Curve& c, std::int64_t time) {
+double evaluate_curve(const Curve& curve, std::int64_t time) {
+  if (!curve.keys) return curve.default_value;
+  const CurveKeys& c = *curve.keys;
   const std::size_t n = c.times.size();
-  if (n == 0) return c.default_value;
+  if (n == 0) return curve.default_value;
   if (time <= c.times.front()) return c.values.front();
   if (time >= c.times.back()) return c.values.back();
   const std::size_t hi = static_cast<std::size_t>(std::upper_bound(c.times.begin(), c.times.end(), time) - c.times.begin());
   return evaluate_segment(c, hi - 1, time);
 }
 
-double evaluate_curve(const Curve& c, std::int64_t time, std::size_t& cursor) {
+double evaluate_curve(const Curve& curve, std::int64_t time, std::size_t& cursor) {
+  if (!curve.keys) return curve.default_value;
+  const CurveKeys& c = *curve.keys;
   const std::size_t n = c.times.size();
-  if (n == 0) return c.default_value;
+  if (n == 0) return curve.default_value;
   if (time <= c.times.front()) return c.values.front();
   if (time >= c.times.back()) return c.values.back();
   std::size_t lo = cursor < n - 1 ? cursor : 0;
@@ -404,7 +410,7 @@ double evaluate_curve(const Curve& c, std::int64_t time, std::size_t& cursor) {
 
 namespace {
 
-double evaluate_segment(const Curve& c, std::size_t lo, std::int64_t time) {
+double evaluate_segment(const CurveKeys& c, std::size_t lo, std::int64_t time) {
   const std::size_t hi = lo + 1;
   const double v0 = c.values[lo], v1 = c.values[hi];
   if (time == c.times[lo]) return v0;

@@ -5,6 +5,7 @@
 // vectors; `node` paths locate each object in Document::root so the patcher can change it.
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -56,17 +57,21 @@ struct Model {
 // Transform channel a curve node drives.
 enum class Channel : int { translation = 0, rotation = 1, scaling = 2 };
 
-struct Curve {
-  std::int64_t id = 0;
-  std::uint32_t object = 0;  // index into Objects' children
-  double default_value = 0.0;
+// The decoded keys of one curve (shared between copies of a Scene: decoding is the costly part).
+struct CurveKeys {
   std::vector<std::int64_t> times;  // ticks, ascending
   std::vector<float> values;
   // Per key: interpolation of the segment that starts there and its tangents.
   std::vector<std::uint32_t> flags;
   std::vector<float> right_slope, next_left_slope;  // value units per second
   std::vector<float> right_weight, next_left_weight;
-  bool decoded = false;
+};
+
+struct Curve {
+  std::int64_t id = 0;
+  std::uint32_t object = 0;  // index into Objects' children
+  double default_value = 0.0;
+  std::shared_ptr<const CurveKeys> keys;  // null until decode_curve
   int users = 0;  // curve nodes it is connected to (a shared curve is never rewritten in place)
 };
 

@@ -208,7 +208,7 @@ TEST(FbxPatch, EulerKeysAreContinuousInTheJointsOwnOrder) {
     for (int a = 0; a < 3; ++a) {
       ASSERT_GE(cn.curves[a], 0);
       fbx::decode_curve(doc, scene, cn.curves[a]);
-      v[a] = scene.curves[cn.curves[a]].values;
+      v[a] = scene.curves[cn.curves[a]].keys->values;
       ASSERT_EQ(v[a].size(), static_cast<std::size_t>(e.edited.frame_count));
     }
     // Each triple is the equivalent nearest the previous one: no angle wraps, and the other
