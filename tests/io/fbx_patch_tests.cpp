@@ -357,3 +357,23 @@ TEST(FbxPatch, SeveralTakesOfOneFileAreWrittenTogether) {
   expect_reads_back(out, wiggle, 1e-4, 1e-6);
   expect_reads_back(out, spin, 1e-4, 1e-6);
 }
+
+TEST(FbxPatch, MissingCurvesAreCreatedInAsciiFilesToo) {
+  IKFIX_REQUIRE_SHARED_DATA();
+  // 3ds Max file: Bone005 has no rotation animation and Bone002 no translation animation.
+  const auto in = fbx_file("max_skin_zup_7500_ascii.fbx");
+  const Edit e = make_edit(in, {"Bone005", "Bone003"}, "Bone002");
+  const auto out = temp_file("max_new_curves.fbx");
+  ikfix::io::save_clip(out, e.loaded, e.edited, e.changed);  // includes the Assimp check
+  expect_reads_back(out, e, 1e-4, 1e-6);
+  const fbx::Document a = fbx::read_file(in);
+  const fbx::Document b = fbx::read_file(out);
+  EXPECT_EQ(b.encoding, fbx::Encoding::ascii);
+  // Bone005 R and Bone002 T: two curve nodes and six curves.
+  EXPECT_EQ(b.root.child("Objects")->children.size(), a.root.child("Objects")->children.size() + 8);
+  // The text before the Objects section is untouched except the Definitions counts.
+  const std::string ta = ikfix::io::read_file(in), tb = ikfix::io::read_file(out);
+  const std::size_t defs = ta.find("Definitions:");
+  ASSERT_NE(defs, std::string::npos);
+  EXPECT_EQ(ta.compare(0, defs, tb, 0, defs), 0);
+}
