@@ -112,10 +112,14 @@ Quat euler_to_quat(const Vec3& deg, RotationOrder order) {
 }
 
 core::Transform local_transform(const ModelTransform& m, const Vec3& t, const Vec3& r_deg, const Vec3& s) {
+  return local_transform(m, t, euler_to_quat(r_deg, m.rotation_order), s);
+}
+
+core::Transform local_transform(const ModelTransform& m, const Vec3& t, const Quat& r, const Vec3& s) {
   core::Transform out;
   const bool has_pre = m.pre_rotation != Vec3(0.0);
   const bool has_post = m.post_rotation != Vec3(0.0);
-  Quat q = euler_to_quat(r_deg, m.rotation_order);
+  Quat q = r;
   if (has_pre) q = euler_to_quat(m.pre_rotation, RotationOrder::xyz) * q;
   if (has_post) q = q * glm::conjugate(euler_to_quat(m.post_rotation, RotationOrder::xyz));
   out.rotation = q;

@@ -150,5 +150,8 @@ core::Quat euler_to_quat(const core::Vec3& degrees, RotationOrder order);
 // local = T * Roff * Rp * Rpre * R * Rpost^-1 * Rp^-1 * Soff * Sp * S * Sp^-1.
 core::Transform local_transform(const ModelTransform& props, const core::Vec3& t, const core::Vec3& r_deg,
                                 const core::Vec3& s);
+// Same, with the Lcl Rotation given as a quaternion (already in the Model's rotation order).
+core::Transform local_transform(const ModelTransform& props, const core::Vec3& t, const core::Quat& r,
+                                const core::Vec3& s);
 
 }  // namespace ikfix::io::fbx

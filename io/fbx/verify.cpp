@@ -81,11 +81,23 @@ VerifyReport verify_with_assimp(const std::string& bytes, const std::string& fil
     if (!anim) fail("Assimp finds no animation for it");
     std::unordered_map<std::string, const aiNodeAnim*> channels;
     for (unsigned c = 0; c < anim->mNumChannels; ++c) channels[anim->mChannels[c]->mNodeName.C_Str()] = anim->mChannels[c];
-    std::vector<const aiNodeAnim*> channel_of(joints, nullptr);
+    // Per edited joint: its channel, or - for a Model with pivots or offsets, which Assimp 5.2.5
+    // animates through "<name>_$AssimpFbx$_Translation/Rotation/Scaling" channels even when
+    // pivots are not preserved - those three.
+    struct Channels {
+      const aiNodeAnim* whole = nullptr;
+      const aiNodeAnim* parts[3] = {nullptr, nullptr, nullptr};  // translation, rotation, scaling
+    };
+    std::vector<Channels> channel_of(joints);
+    static const char* const kParts[3] = {"_$AssimpFbx$_Translation", "_$AssimpFbx$_Rotation", "_$AssimpFbx$_Scaling"};
     for (int j : p.joints) {
-      auto it = channels.find(sk.names[j]);
-      if (it == channels.end()) fail("joint '" + sk.names[j] + "' has no animation channel");
-      channel_of[j] = it->second;
+      if (auto it = channels.find(sk.names[j]); it != channels.end()) {
+        channel_of[j].whole = it->second;
+        continue;
+      }
+      for (int k = 0; k < 3; ++k)
+        if (auto it = channels.find(sk.names[j] + kParts[k]); it != channels.end()) channel_of[j].parts[k] = it->second;
+      if (!channel_of[j].parts[1]) fail("joint '" + sk.names[j] + "' has no animation channel");
     }
     const double ticks_per_frame = anim->mTicksPerSecond > 0 ? anim->mTicksPerSecond / p.timing.fps : 1.0;
     const Transform to_world = p.space.to_world();
@@ -98,14 +110,31 @@ VerifyReport verify_with_assimp(const std::string& bytes, const std::string& fil
       // Assimp shifts each take to start at 0.
       const double time = static_cast<double>(f) * ticks_per_frame;
       for (int j : p.joints) {
-        const aiNodeAnim* ch = channel_of[j];
-        if (ch->mNumRotationKeys == 0 || ch->mNumPositionKeys == 0) fail("joint '" + sk.names[j] + "' has no keys");
-        const aiQuatKey& rk = ch->mRotationKeys[nearest_key(ch->mRotationKeys, ch->mNumRotationKeys, time, rot_hint[j])];
-        const aiVectorKey& pk = ch->mPositionKeys[nearest_key(ch->mPositionKeys, ch->mNumPositionKeys, time, pos_hint[j])];
-        if (std::abs(rk.mTime - time) > 1e-3 * ticks_per_frame || std::abs(pk.mTime - time) > 1e-3 * ticks_per_frame)
-          fail("joint '" + sk.names[j] + "' has no key at frame " + std::to_string(f));
-        const Quat q_read(rk.mValue.w, rk.mValue.x, rk.mValue.y, rk.mValue.z);
-        const Vec3 t_read(pk.mValue.x, pk.mValue.y, pk.mValue.z);
+        const Channels& chs = channel_of[j];
+        const aiNodeAnim* rot_ch = chs.whole ? chs.whole : chs.parts[1];
+        const aiNodeAnim* pos_ch = chs.whole ? chs.whole : chs.parts[0];
+        if (rot_ch->mNumRotationKeys == 0 || (pos_ch && pos_ch->mNumPositionKeys == 0)) fail("joint '" + sk.names[j] + "' has no keys");
+        const aiQuatKey& rk = rot_ch->mRotationKeys[nearest_key(rot_ch->mRotationKeys, rot_ch->mNumRotationKeys, time, rot_hint[j])];
+        if (std::abs(rk.mTime - time) > 1e-3 * ticks_per_frame)
+          fail("joint '" + sk.names[j] + "' has no rotation key at frame " + std::to_string(f));
+        Quat q_read(rk.mValue.w, rk.mValue.x, rk.mValue.y, rk.mValue.z);
+        const Model& model = cd.scene.models[cd.joint_models[j]];
+        // Translation: a key at this frame, or the Model's static value when the joint's
+        // translation is not animated (only possible for the split channels).
+        Vec3 t_read = model.transform.translation;
+        if (pos_ch) {
+          const aiVectorKey& pk = pos_ch->mPositionKeys[nearest_key(pos_ch->mPositionKeys, pos_ch->mNumPositionKeys, time, pos_hint[j])];
+          if (pos_ch->mNumPositionKeys > 1 && std::abs(pk.mTime - time) > 1e-3 * ticks_per_frame)
+            fail("joint '" + sk.names[j] + "' has no translation key at frame " + std::to_string(f));
+          t_read = Vec3(pk.mValue.x, pk.mValue.y, pk.mValue.z);
+        }
+        if (!chs.whole) {
+          // Split channels hold the bare Lcl values: apply the Model's pivots, offsets and
+          // pre/post rotations (the scale is the intended one: ikfix never writes scale).
+          const Transform local = local_transform(model.transform, t_read, q_read, model.transform.scaling);
+          q_read = local.rotation;
+          t_read = local.translation;
+        }
         const double local_rot = angle_deg(intended[j].rotation, q_read);
         report.max_local_rotation_error_deg = std::max(report.max_local_rotation_error_deg, local_rot);
         if (!(local_rot <= kVerifyRotationToleranceDeg))

@@ -377,3 +377,68 @@ TEST(FbxPatch, MissingCurvesAreCreatedInAsciiFilesToo) {
   ASSERT_NE(defs, std::string::npos);
   EXPECT_EQ(ta.compare(0, defs, tb, 0, defs), 0);
 }
+
+TEST(FbxPatch, RotationPivotsAndOffsetsAreReadAndWrittenExactly) {
+  IKFIX_REQUIRE_SHARED_DATA();
+  // No corpus leg has pivots, so give one to a CMU leg: RotationPivot, RotationOffset,
+  // ScalingPivot and a PostRotation on LeftLeg. Reading must agree with Assimp (which bakes
+  // pivots when FBX pivots are not preserved), and a rotation edit must land where the core
+  // put the joint: the writer compensates the pivot with Lcl Translation keys.
+  fbx::Document doc = fbx::read_file(fbx_file("cmu_07_01_walk_skeleton.fbx"));
+  fbx::Node* objects = doc.root.child("Objects");
+  bool found = false;
+  for (fbx::Node& o : objects->children) {
+    if (o.name != "Model" || fbx::object_name(fbx::as_string(doc, o.props[1])) != "LeftLeg") continue;
+    fbx::Node* props = o.child("Properties70");
+    ASSERT_NE(props, nullptr);
+    auto vector_p = [&](const char* name, double x, double y, double z) {
+      props->children.push_back(fbx::make_node("P", {std::string(name), std::string("Vector3D"), std::string("Vector"),
+                                                      std::string(), x, y, z}));
+    };
+    vector_p("RotationPivot", 0.3, 1.2, -0.4);
+    vector_p("RotationOffset", 0.1, -0.2, 0.05);
+    vector_p("ScalingPivot", -0.5, 0.25, 0.0);
+    vector_p("PostRotation", 5.0, -10.0, 15.0);
+    found = true;
+  }
+  ASSERT_TRUE(found);
+  const auto pivoted = temp_file("walk_pivots.fbx");
+  fbx::save(pivoted, doc);
+
+  // Reading: LeftLeg's local transform equals the FBX formula evaluated with 4x4 matrices,
+  // T * Roff * Rp * Rpre * R * Rpost^-1 * Rp^-1 * Soff * Sp * S * Sp^-1. (Assimp 5.2.5 is no
+  // reference here: with pivots it moves the animation to "_$AssimpFbx$_" channels whose
+  // nodes it does not create when pivots are not preserved.)
+  const LoadedClip lc = ikfix::io::load_clip(pivoted);
+  auto cd = std::make_shared<fbx::ClipDocument>(*static_cast<const fbx::ClipDocument*>(lc.document.get()));
+  const int leg = lc.skeleton.find("LeftLeg");
+  const int model = cd->joint_models[leg];
+  const fbx::ModelTransform& mt = cd->scene.models[model].transform;
+  const int layer = fbx::take_layer(*cd, 0);
+  const fbx::TakeTiming timing = fbx::take_timing(*cd, 0);
+  auto translate = [](const glm::dvec3& v) { return glm::translate(glm::dmat4(1.0), v); };
+  auto rotate = [](const glm::dvec3& deg, fbx::RotationOrder order) { return glm::mat4_cast(fbx::euler_to_quat(deg, order)); };
+  double worst = 0;
+  for (int f : {0, 40, 120, 316}) {
+    const std::int64_t t = timing.time_of(f);
+    const glm::dvec3 T = fbx::channel_value(*cd, model, fbx::Channel::translation, layer, t);
+    const glm::dvec3 R = fbx::channel_value(*cd, model, fbx::Channel::rotation, layer, t);
+    const glm::dvec3 S = fbx::channel_value(*cd, model, fbx::Channel::scaling, layer, t);
+    const glm::dmat4 m = translate(T) * translate(mt.rotation_offset) * translate(mt.rotation_pivot) *
+                         rotate(mt.pre_rotation, fbx::RotationOrder::xyz) * rotate(R, mt.rotation_order) *
+                         glm::inverse(rotate(mt.post_rotation, fbx::RotationOrder::xyz)) * translate(-mt.rotation_pivot) *
+                         translate(mt.scaling_offset) * translate(mt.scaling_pivot) * glm::scale(glm::dmat4(1.0), S) *
+                         translate(-mt.scaling_pivot);
+    const core::Transform& ours = lc.clip.at(f, leg);
+    const glm::dmat4 o = translate(ours.translation) * glm::mat4_cast(ours.rotation) * glm::scale(glm::dmat4(1.0), ours.scale);
+    for (int c = 0; c < 4; ++c)
+      for (int r = 0; r < 4; ++r) worst = std::max(worst, std::abs(m[c][r] - o[c][r]));
+  }
+  EXPECT_LT(worst, 1e-9);
+
+  // Writing: rotate LeftLeg; its translation keys absorb the pivot so the edit is exact.
+  const Edit e = make_edit(pivoted, {"LeftLeg"});
+  const auto out = temp_file("walk_pivots_fixed.fbx");
+  ikfix::io::save_clip(out, e.loaded, e.edited, e.changed);  // includes the Assimp check
+  expect_reads_back(out, e, 1e-4, 1e-6);
+}
