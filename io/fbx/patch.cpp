@@ -67,7 +67,6 @@ class Patcher {
         throw InputError(file, "joint '" + m.name + "' uses the spherical rotation order, which ikfix cannot write");
       const Quat pre_inv = glm::conjugate(euler_to_quat(mt.pre_rotation, RotationOrder::xyz));
       const Quat post = euler_to_quat(mt.post_rotation, RotationOrder::xyz);
-      const std::array<int, 3> axes = composition_axes(mt.rotation_order);
 
       std::array<std::vector<float>, 3> rot, trans;
       for (auto& v : rot) v.resize(frames);
@@ -85,7 +84,6 @@ class Patcher {
         check_scale(m, f, local, s, parent_scales.empty() ? nullptr : &parent_scales[f]);
         const Quat q = glm::normalize(local.rotation);
         const Vec3 r = quat_to_euler(pre_inv * q * post, mt.rotation_order, previous);
-        (void)axes;
         previous = r;
         // Translation that puts the joint where the core has it, given its pivots and offsets.
         const Vec3 inner = mt.scaling_offset + mt.scaling_pivot - s * mt.scaling_pivot - mt.rotation_pivot;
