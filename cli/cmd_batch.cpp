@@ -45,6 +45,7 @@ struct BatchArgs {
   std::string shard;
   int jobs = 0;
   bool resume = false;
+  bool check_only = false;  // measure each clip as `ikfix check` does; write no clips
   bool allow_errors = false;
   bool quiet = false;
   ClipOptions clip;
@@ -325,7 +326,23 @@ class Batch {
     std::string error;
     Json report;
     std::vector<std::string> warnings;
-    if (args_.resume && try_resume(c, output, report)) {
+    if (args_.check_only) {
+      try {
+        FixJob job;
+        job.input = c.input;
+        job.terrain = &terrain_;
+        job.terrain_path = args_.terrain.path;
+        job.clip = args_.clip;
+        job.fix = args_.fix;
+        FixJobResult result = run_check_job(job);
+        report = std::move(result.report);
+        warnings = std::move(result.warnings);
+        status = ClipStatus::Ok;
+      } catch (const std::exception& e) {
+        error = one_line(e.what());
+        if (error.find(c.input.string()) == std::string::npos) error = c.input.string() + ": " + error;
+      }
+    } else if (args_.resume && try_resume(c, output, report)) {
       o.resumed = true;
       status = ClipStatus::Ok;
     } else {
@@ -365,7 +382,8 @@ class Batch {
     const std::vector<std::string> held = ok ? failed_conditions(conditions_.clip, report) : std::vector<std::string>{};
     const long frames = ok ? report["frames"].get<long>() : 0;
     const int unreachable = ok ? report["totals"]["unreachable_frames"].get<int>() : 0;
-    o.entry = clip_entry(c.input.string(), output.string(), status, error, report, held);
+    o.entry = clip_entry(c.input.string(), args_.check_only ? std::string() : output.string(), status, error,
+                         report, held);
     o.done = true;
     o.seconds = std::chrono::duration<double>(Clock::now() - started).count();
     progress_.clip_finished(frames, c.size, !ok);
@@ -406,14 +424,16 @@ int batch(const BatchArgs& args) {
   if (args.jobs < 0) throw std::invalid_argument("--jobs: must be 0 (all cores) or more");
   (void)to_load_options(args.clip);  // a bad --clip-unit is bad usage, not an error in every clip
 
+  if (args.check_only && args.resume) throw std::invalid_argument("--resume has nothing to resume with --check-only");
+  if (!args.check_only && args.out_dir.empty()) throw std::invalid_argument("--out-dir is required (or --check-only)");
   const std::vector<BatchClip> library = expand_batch_inputs(args.inputs, args.out_dir);
   if (library.empty()) throw std::invalid_argument("no clips found in the inputs given");
   std::vector<BatchClip> clips = select_shard(library, shard);
   for (const auto& c : clips)
-    if (same_file((fs::path(args.out_dir) / c.relative), c.input))
+    if (!args.check_only && same_file((fs::path(args.out_dir) / c.relative), c.input))
       throw std::invalid_argument("--out-dir " + args.out_dir + " would overwrite the input " + c.input.string() +
                                   "; choose another folder");
-  require_writable_folder(args.out_dir, "--out-dir");
+  if (!args.check_only) require_writable_folder(args.out_dir, "--out-dir");
   if (!args.report.empty()) require_writable_folder(fs::path(args.report).parent_path(), "--report");
   if (!args.junit.empty()) require_writable_folder(fs::path(args.junit).parent_path(), "--junit");
 
@@ -488,7 +508,9 @@ void add_batch_command(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand("batch", "Fix a library of clips onto one terrain, in parallel, outputs mirrored under --out-dir");
   cmd->add_option("inputs", args->inputs, "Folders (recursive), globs, @LIST files (one path a line) or clips")->required();
   add_terrain_options(*cmd, args->terrain);
-  cmd->add_option("--out-dir", args->out_dir, "Folder for the fixed clips; the input tree is mirrored under it")->required();
+  cmd->add_option("--out-dir", args->out_dir, "Folder for the fixed clips; the input tree is mirrored under it (required unless --check-only)");
+  cmd->add_flag("--check-only", args->check_only,
+                "Measure every clip as `ikfix check` does (report, --fail-on, JUnit) and write no clips");
   cmd->add_option("-j,--jobs", args->jobs, "Clips fixed at once (default 0: all cores)");
   cmd->add_option("--shard", args->shard, "Take part I of N (1-based) of the sorted library, balanced by size");
   cmd->add_option("--report", args->report, "Write the batch report (JSON) here");

@@ -184,3 +184,10 @@ if(EXISTS "${IKFIX_SHARED_DATA}/anim/gltf/Fox.glb")
   ikfix_cli_case(inspect_take_unknown 2 "error:.*Fox.glb.*no animation 'Dance'" inspect ${IKFIX_SHARED_DATA}/anim/gltf/Fox.glb --take Dance)
 endif()
 ikfix_cli_case(run_bvh_take_other_than_0 2 "error:.*one take" run ${WALK} --terrain ${STAIRS} -o @OUT@ --take 1 NO_FILE @OUT@)
+
+# batch --check-only: measure a library, write no clips.
+ikfix_cli_case(batch_check_only 0 "" batch ${WALK} --terrain ${CMAKE_SOURCE_DIR}/data/terrain/flat.obj --check-only
+               --report ${IKFIX_CLI_DIR}/batch_check_only.json --fail-on penetration>0.005)
+ikfix_cli_case(batch_check_only_fail_on 1 "fail-on held" batch ${WALK} --terrain ${STAIRS} --check-only
+               --fail-on penetration>0.005)
+ikfix_cli_case(batch_check_only_resume 2 "error:.*--resume" batch ${WALK} --terrain ${STAIRS} --check-only --resume)

@@ -56,7 +56,10 @@ bool validator_available(std::string& why) {
   do {                                                  \
     IKFIX_REQUIRE_SHARED_DATA();                        \
     std::string why;                                    \
-    if (!validator_available(why)) GTEST_SKIP() << why; \
+    if (!validator_available(why)) {                                  \
+      if (::ikfix::test::running_in_ci()) FAIL() << why << " (CI=true)"; \
+      GTEST_SKIP() << why;                                            \
+    }                                                                 \
   } while (0)
 
 void expect_valid(const fs::path& output, const fs::path& input) {
