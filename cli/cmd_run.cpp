@@ -71,7 +71,7 @@ int run(const RunArgs& args) {
 void add_run_command(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<RunArgs>();
   CLI::App* cmd = app.add_subcommand("run", "Fix one clip's feet onto a terrain mesh and write the corrected clip");
-  cmd->add_option("clip", args->input, "Input clip (.bvh)")->required();
+  cmd->add_option("clip", args->input, "Input clip (.bvh, .fbx, .glb/.gltf; .dae read-only)")->required();
   add_terrain_options(*cmd, args->terrain);
   cmd->add_option("-o,--output", args->output, "Output clip (default: CLIP.ikfix.EXT beside the input)");
   cmd->add_option("--report", args->report, "Write a JSON report here");
