@@ -17,6 +17,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cli/batch_inputs.hpp"
+#include "cli/clip_config.hpp"
 #include "cli/batch_report.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/fail_on.hpp"
@@ -46,6 +47,7 @@ struct BatchArgs {
   int jobs = 0;
   bool resume = false;
   bool check_only = false;  // measure each clip as `ikfix check` does; write no clips
+  std::string config;       // --config: clip settings JSON for every clip (a clip's sidecar wins)
   bool allow_errors = false;
   bool quiet = false;
   ClipOptions clip;
@@ -177,6 +179,7 @@ std::string settings_hash(const BatchArgs& a) {
   h.add("ikfix " IKFIX_VERSION);
   h.add(io::read_file(a.terrain.path));
   h.add(a.settings_text);
+  if (!a.config.empty()) h.add(io::read_file(a.config));  // --config's contents, not just its path
   return "fnv1a64:" + h.hex();
 }
 
@@ -301,6 +304,8 @@ class Batch {
     if (ec) return false;
     const auto in_time = fs::last_write_time(c.input, ec);
     if (ec || !(out_time > in_time)) return false;
+    const auto sidecar = sidecar_config_path(c.input);
+    if (fs::exists(sidecar, ec) && !(out_time > fs::last_write_time(sidecar, ec))) return false;
     const auto out_size = fs::file_size(output, ec);
     if (ec) return false;
     try {
@@ -332,7 +337,9 @@ class Batch {
         job.input = c.input;
         job.terrain = &terrain_;
         job.terrain_path = args_.terrain.path;
-        job.clip = args_.clip;
+        const ClipSettings settings = settings_for_clip(c.input, args_.clip, args_.config);
+        job.clip = settings.clip;
+        job.terrain_offset = settings.terrain_offset;
         job.fix = args_.fix;
         FixJobResult result = run_check_job(job);
         report = std::move(result.report);
@@ -354,7 +361,9 @@ class Batch {
         job.output = output;
         job.terrain = &terrain_;
         job.terrain_path = args_.terrain.path;
-        job.clip = args_.clip;
+        const ClipSettings settings = settings_for_clip(c.input, args_.clip, args_.config);
+        job.clip = settings.clip;
+        job.terrain_offset = settings.terrain_offset;
         job.fix = args_.fix;
         job.measure = true;  // the full report, as `run --report` writes it (--fail-on and --resume read it)
         FixJobResult result = run_fix_job(job);
@@ -423,6 +432,11 @@ int batch(const BatchArgs& args) {
   const Shard shard = parse_shard(args.shard.empty() ? "1/1" : args.shard);
   if (args.jobs < 0) throw std::invalid_argument("--jobs: must be 0 (all cores) or more");
   (void)to_load_options(args.clip);  // a bad --clip-unit is bad usage, not an error in every clip
+  if (!args.config.empty()) {        // likewise a bad --config
+    ClipOptions probe = args.clip;
+    std::vector<double> offset;
+    apply_clip_config(args.config, probe, offset);
+  }
 
   if (args.check_only && args.resume) throw std::invalid_argument("--resume has nothing to resume with --check-only");
   if (!args.check_only && args.out_dir.empty()) throw std::invalid_argument("--out-dir is required (or --check-only)");
@@ -509,6 +523,9 @@ void add_batch_command(CLI::App& app, int& exit_code) {
   cmd->add_option("inputs", args->inputs, "Folders (recursive), globs, @LIST files (one path a line) or clips")->required();
   add_terrain_options(*cmd, args->terrain);
   cmd->add_option("--out-dir", args->out_dir, "Folder for the fixed clips; the input tree is mirrored under it (required unless --check-only)");
+  cmd->add_option("--config", args->config,
+                  "Clip settings JSON for every clip (legs, clip_unit, clip_up, take, terrain_offset); "
+                  "CLIP.ikfix.json beside a clip wins");
   cmd->add_flag("--check-only", args->check_only,
                 "Measure every clip as `ikfix check` does (report, --fail-on, JUnit) and write no clips");
   cmd->add_option("-j,--jobs", args->jobs, "Clips fixed at once (default 0: all cores)");

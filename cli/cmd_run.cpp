@@ -6,6 +6,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "cli/clip_config.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/fail_on.hpp"
 #include "cli/fix_job.hpp"
@@ -25,6 +26,7 @@ struct RunArgs {
   ClipOptions clip;
   TerrainOptions terrain;
   FixOptions fix;
+  std::string config;
   std::string fail_on;
 };
 
@@ -38,7 +40,9 @@ int run(const RunArgs& args) {
                : args.output.empty() ? default_output(args.input)
                                      : fs::path(args.output);
   job.in_place = args.in_place;
-  job.clip = args.clip;
+  const ClipSettings settings = settings_for_clip(args.input, args.clip, args.config);
+  job.clip = settings.clip;
+  job.terrain_offset = settings.terrain_offset;
   job.fix = args.fix;
   job.terrain_path = args.terrain.path;
   job.measure = !args.report.empty();  // metrics are for the report; the summary line needs none
@@ -78,6 +82,9 @@ void add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--in-place", args->in_place, "Overwrite the input clip");
   add_clip_options(*cmd, args->clip);
   add_fix_options(*cmd, args->fix);
+  cmd->add_option("--config", args->config,
+                  "Clip settings as JSON (legs, clip_unit, clip_up, take, terrain_offset); CLIP.ikfix.json beside "
+                  "the clip is read too and wins");
   cmd->add_option("--fail-on", args->fail_on,
                   "Exit 1 when a condition holds: unreachable[>N], shortfall>M (metres), pelvis-limit[>N]");
   cmd->callback([args, &exit_code] {

@@ -42,6 +42,8 @@ FixJobResult fix_or_check(const FixJob& job, bool check) {
   if (!check && !job.in_place && same_file(job.output, job.input))
     throw std::invalid_argument("output " + job.output.string() + " is the input; pass --in-place to overwrite it");
   io::LoadedClip clip = io::load_clip(job.input, to_load_options(job.clip));
+  if (job.terrain_offset.size() == 3)
+    clip.space.world_offset -= core::Vec3(job.terrain_offset[0], job.terrain_offset[1], job.terrain_offset[2]);
   const core::LegRig rig = find_legs(clip, job.clip);
 
   core::FixInput fix;

@@ -21,6 +21,9 @@ struct FixJob {
   std::string terrain_path;       // for the report
   ClipOptions clip;
   FixOptions fix;
+  // Where this clip stands on the shared terrain, metres (empty: as the terrain file says). The
+  // clip is placed by the opposite offset, so one terrain built once serves every clip.
+  std::vector<double> terrain_offset;
   bool measure = true;            // add before/after metrics (what `check` measures) to the report
   bool write_output = true;       // false: analyse only (`check`), nothing written
 };

@@ -191,3 +191,18 @@ ikfix_cli_case(batch_check_only 0 "" batch ${WALK} --terrain ${CMAKE_SOURCE_DIR}
 ikfix_cli_case(batch_check_only_fail_on 1 "fail-on held" batch ${WALK} --terrain ${STAIRS} --check-only
                --fail-on penetration>0.005)
 ikfix_cli_case(batch_check_only_resume 2 "error:.*--resume" batch ${WALK} --terrain ${STAIRS} --check-only --resume)
+
+# --config: clip settings JSON (a sidecar CLIP.ikfix.json wins); bad configs are bad input.
+file(WRITE "${IKFIX_CLI_DIR}/legs_config.json" "{\"legs\": \"LeftUpLeg,LeftLeg,LeftFoot,LeftToeBase,RightUpLeg,RightLeg,RightFoot,RightToeBase\", \"clip_unit\": \"cm\"}")
+file(WRITE "${IKFIX_CLI_DIR}/unknown_key_config.json" "{\"legz\": \"x\"}")
+file(WRITE "${IKFIX_CLI_DIR}/not_json_config.json" "legs = x")
+file(WRITE "${IKFIX_CLI_DIR}/bad_offset_config.json" "{\"terrain_offset\": [0, 1]}")
+ikfix_cli_case(run_config 0 "legs by user" run ${WALK} --terrain ${STAIRS} -o @OUT@ --config ${IKFIX_CLI_DIR}/legs_config.json)
+ikfix_cli_case(run_config_unknown_key 2 "error:.*unknown_key_config.json.*unknown key" run ${WALK} --terrain ${STAIRS}
+               -o @OUT@ --config ${IKFIX_CLI_DIR}/unknown_key_config.json NO_FILE @OUT@)
+ikfix_cli_case(run_config_not_json 2 "error:.*not_json_config.json.*not valid JSON" run ${WALK} --terrain ${STAIRS}
+               -o @OUT@ --config ${IKFIX_CLI_DIR}/not_json_config.json NO_FILE @OUT@)
+ikfix_cli_case(run_config_bad_offset 2 "error:.*bad_offset_config.json.*terrain_offset" run ${WALK} --terrain ${STAIRS}
+               -o @OUT@ --config ${IKFIX_CLI_DIR}/bad_offset_config.json NO_FILE @OUT@)
+ikfix_cli_case(batch_bad_config 2 "error:.*unknown_key_config.json" batch ${WALK} --terrain ${STAIRS}
+               --out-dir ${IKFIX_CLI_DIR}/batch_bad_config.d --config ${IKFIX_CLI_DIR}/unknown_key_config.json)

@@ -398,6 +398,8 @@ FixResult fix_clip(const FixInput& in) {
   const double pelvis_sigma = s.pelvis_smoothing * fps;
   dilate_max(drop_raw, gaussian_radius(pelvis_sigma), drop_dilated);
   gaussian_smooth(drop_dilated, pelvis_sigma, drop);
+  diag.max_body_rise_m = body[0];  // extremes of the signal itself (it may be all above 0)
+  diag.min_body_rise_m = body[0];
   for (int f = 0; f < frames; ++f) {
     drop[f] = std::min(drop[f], max_drop);
     diag.max_pelvis_drop_m = std::max(diag.max_pelvis_drop_m, drop[f]);
