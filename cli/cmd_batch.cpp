@@ -19,6 +19,7 @@
 #include "cli/batch_inputs.hpp"
 #include "cli/clip_config.hpp"
 #include "cli/batch_report.hpp"
+#include "cli/command_guard.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/fail_on.hpp"
 #include "cli/fix_job.hpp"
@@ -543,18 +544,7 @@ void add_batch_command(CLI::App& app, int& exit_code) {
   cmd->callback([args, cmd, &exit_code] {
     if (args->quiet) spdlog::set_level(spdlog::level::err);
     args->settings_text = settings_text(*cmd);
-    try {
-      exit_code = batch(*args);
-    } catch (const io::InputError& e) {
-      spdlog::error("{}", e.what());
-      exit_code = kExitBadInput;
-    } catch (const std::invalid_argument& e) {
-      spdlog::error("{}", e.what());
-      exit_code = kExitBadInput;
-    } catch (const std::exception& e) {
-      spdlog::error("batch: {}", e.what());
-      exit_code = kExitBadInput;
-    }
+    exit_code = run_guarded("batch", [&] { return batch(*args); });
   });
 }
 

@@ -4,6 +4,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "cli/command_guard.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/fail_on.hpp"
 #include "cli/fix_job.hpp"
@@ -61,18 +62,7 @@ void add_check_command(CLI::App& app, int& exit_code) {
                   "Exit 1 when a condition holds, e.g. \"penetration>0.005,slide>0.01,unreachable\" "
                   "(see README: Exit codes and --fail-on)");
   cmd->callback([args, &exit_code] {
-    try {
-      exit_code = check(*args);
-    } catch (const io::InputError& e) {
-      spdlog::error("{}", e.what());
-      exit_code = kExitBadInput;
-    } catch (const std::invalid_argument& e) {
-      spdlog::error("{}", e.what());
-      exit_code = kExitBadInput;
-    } catch (const std::exception& e) {
-      spdlog::error("{}: {}", args->input, e.what());
-      exit_code = kExitBadInput;
-    }
+    exit_code = run_guarded(args->input, [&] { return check(*args); });
   });
 }
 

@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cli/clip_options.hpp"
+#include "cli/command_guard.hpp"
 #include "cli/exit_codes.hpp"
 #include "io/error.hpp"
 #include "io/report_json.hpp"
@@ -87,15 +88,7 @@ void add_inspect_command(CLI::App& app, int& exit_code) {
   add_clip_options(*cmd, args->clip);
   cmd->add_flag("--json", args->json, "Print JSON instead of text");
   cmd->callback([args, &exit_code] {
-    try {
-      exit_code = inspect(*args);
-    } catch (const io::InputError& e) {
-      spdlog::error("{}", e.what());
-      exit_code = kExitBadInput;
-    } catch (const std::exception& e) {
-      spdlog::error("{}: {}", args->input, e.what());
-      exit_code = kExitBadInput;
-    }
+    exit_code = run_guarded(args->input, [&] { return inspect(*args); });
   });
 }
 

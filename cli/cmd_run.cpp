@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cli/clip_config.hpp"
+#include "cli/command_guard.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/fail_on.hpp"
 #include "cli/fix_job.hpp"
@@ -86,20 +87,9 @@ void add_run_command(CLI::App& app, int& exit_code) {
                   "Clip settings as JSON (legs, clip_unit, clip_up, take, terrain_offset); CLIP.ikfix.json beside "
                   "the clip is read too and wins");
   cmd->add_option("--fail-on", args->fail_on,
-                  "Exit 1 when a condition holds: unreachable[>N], shortfall>M (metres), pelvis-limit[>N]");
+                  "Exit 1 when a condition holds, e.g. \"unreachable,penetration>0.005\" (see README: ikfix check)");
   cmd->callback([args, &exit_code] {
-    try {
-      exit_code = run(*args);
-    } catch (const io::InputError& e) {
-      spdlog::error("{}", e.what());
-      exit_code = kExitBadInput;
-    } catch (const std::invalid_argument& e) {
-      spdlog::error("{}", e.what());
-      exit_code = kExitBadInput;
-    } catch (const std::exception& e) {
-      spdlog::error("{}: {}", args->input, e.what());
-      exit_code = kExitBadInput;
-    }
+    exit_code = run_guarded(args->input, [&] { return run(*args); });
   });
 }
 
