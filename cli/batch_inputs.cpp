@@ -42,6 +42,10 @@ bool is_hidden(const fs::path& p) {
   return name.size() > 1 && name[0] == '.' && name != "..";
 }
 
+// walk.ikfix.bvh: what `ikfix run` writes beside its input by default. A folder walk skips
+// these, so fixing a library twice never fixes the fixed clips (name them explicitly to include).
+bool is_ikfix_output(const fs::path& p) { return p.stem().extension() == ".ikfix"; }
+
 bool has_glob_chars(const std::string& s) { return s.find_first_of("*?[") != std::string::npos; }
 
 // A set of paths that share one mirror base (one glob, one list, or the plain file arguments).
@@ -75,7 +79,7 @@ class Collector {
         if (!skip_.empty() && fs::weakly_canonical(p, ec) == skip_) it.disable_recursion_pending();
         continue;
       }
-      if (it->is_regular_file(ec) && io::is_supported_clip(p)) add_file(p, base);
+      if (it->is_regular_file(ec) && io::is_supported_clip(p) && !is_ikfix_output(p)) add_file(p, base);
     }
   }
 

@@ -30,3 +30,25 @@ TEST(E2eConfig, SidecarPlacesTheClipOnTheTerrainForRunAndBatch) {
 
 }  // namespace
 }  // namespace ikfix::test
+
+namespace ikfix::test {
+namespace {
+
+TEST(E2eBatchInputs, FolderWalkSkipsIkfixOutputs) {
+  const auto dir = temp_dir("skip_outputs");
+  const auto lib = dir / "lib";
+  std::filesystem::create_directories(lib);
+  std::filesystem::copy_file(bundled("clips/walk.bvh"), lib / "walk.bvh");
+  auto run = run_ikfix("-q run " + quoted(lib / "walk.bvh") + " --terrain " + quoted(bundled("terrain/flat.obj")));
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  ASSERT_TRUE(std::filesystem::exists(lib / "walk.ikfix.bvh"));
+  auto batch = run_ikfix("batch " + quoted(lib) + " --terrain " + quoted(bundled("terrain/flat.obj")) + " --out-dir " +
+                         quoted(dir / "out"));
+  ASSERT_EQ(batch.exit_code, 0) << batch.output;
+  EXPECT_NE(batch.output.find("1 clip(s)"), std::string::npos) << batch.output;
+  EXPECT_FALSE(std::filesystem::exists(dir / "out" / "walk.ikfix.bvh"));
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace ikfix::test
