@@ -14,8 +14,12 @@ struct FixSettings {
   SolverKind solver = SolverKind::Fabrik;
   // FABRIK / CCD passes per leg per frame. FABRIK creeps near full extension; its exact two-bone
   // closing step takes over after these passes, so more passes cost time without changing the
-  // result (measured on cmu_02_01_walk: mean 22-26 passes to reach 1e-6 m without the step).
-  int max_iterations = 16;
+  // result (measured on cmu_02_01_walk: mean 22-26 passes to reach 1e-6 m without the step;
+  // 8 instead of 16 passes changed no written channel by more than 0.0007 degrees and made
+  // the FABRIK fix 16% faster).
+  int max_iterations = 8;
+  // CCD has no closing step and converges slowly near full extension: it gets more sweeps.
+  int ccd_max_iterations = 128;
   double solver_tolerance = 1e-6;      // metres
   double unreachable_tolerance = 1e-3; // metres: shortfall above this is reported unreachable
 

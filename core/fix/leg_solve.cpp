@@ -69,7 +69,7 @@ LegSolveResult solve_leg(const LegPose& a, const Vec3& hip_ws, const Vec3& targe
       job.target_ws = goal;
       job.pole_dir_ws = &pole_ws;
       job.tolerance = s.solver_tolerance;
-      job.max_iterations = s.max_iterations;
+      job.max_iterations = s.ccd_max_iterations;
       job.out_ws = out;
       job.iterations = &r.iterations;
       job.run();
