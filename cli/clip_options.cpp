@@ -16,7 +16,8 @@ void add_clip_options(CLI::App& cmd, ClipOptions& o) {
   cmd.add_option("--clip-up", o.clip_up, "Up axis of the clip: y or z (default: from the file; BVH is y)")
       ->check(CLI::IsMember({"y", "z"}));
   cmd.add_option("--take", o.take,
-                 "Take to use (FBX animation stack, glTF animation): its name or 0-based index; default the first");
+                 "Take to use (FBX animation stack, glTF animation): its name, 0-based index, or 'all' (every take that "
+                 "animates the skeleton, each fixed and reported); default the first");
   cmd.add_option("--legs", o.legs,
                  "Leg joints, overriding detection: LHIP,LKNEE,LANKLE,LTOE,RHIP,RKNEE,RANKLE,RTOE (toes may be empty)");
 }

@@ -14,7 +14,7 @@ struct ClipOptions {
   std::string clip_unit;  // m|cm|mm|in|ft|cmu|<metres per unit>; empty: from the file or guessed
   std::string clip_up;    // y|z; empty: from the file
   std::string legs;       // 8 comma-separated joint names (toe may be empty)
-  std::string take;       // take (FBX stack / glTF animation) name or 0-based index; empty: the first
+  std::string take;       // take (FBX stack / glTF animation) name, 0-based index or "all"; empty: the first
 };
 
 void add_clip_options(CLI::App& cmd, ClipOptions& options);

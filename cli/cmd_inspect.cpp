@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <memory>
+#include <vector>
 
 #include <spdlog/spdlog.h>
 
@@ -21,11 +22,20 @@ struct InspectArgs {
 };
 
 int inspect(const InspectArgs& args) {
-  const io::LoadedClip clip = io::load_clip(args.input, to_load_options(args.clip));
+  // --take all: every take that animates the skeleton (they share it); the first is shown in full.
+  std::vector<io::LoadedClip> takes;
+  if (args.clip.take == "all") takes = io::load_takes(args.input, to_load_options(args.clip));
+  const io::LoadedClip clip = takes.empty() ? io::load_clip(args.input, to_load_options(args.clip)) : takes.front();
   nlohmann::ordered_json out;
   out["file"] = args.input;
   out["format"] = clip.format;
   out["take"] = {{"name", clip.take_name}, {"index", clip.take_index}, {"count", clip.take_count}};
+  if (!takes.empty()) {
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    for (const auto& t : takes)
+      list.push_back({{"name", t.take_name}, {"index", t.take_index}, {"frames", t.clip.frame_count}, {"fps", t.clip.fps}});
+    out["takes"] = list;
+  }
   out["joints"] = clip.skeleton.joint_count();
   out["frames"] = clip.clip.frame_count;
   out["fps"] = clip.clip.fps;
@@ -60,6 +70,8 @@ int inspect(const InspectArgs& args) {
               clip.unit_source.c_str(), clip.unit_reason.empty() ? "" : ": ", clip.unit_reason.c_str());
   std::printf("up axis: %c\n", clip.up_axis);
   std::printf("take: %d '%s' of %d\n", clip.take_index, clip.take_name.c_str(), clip.take_count);
+  for (const auto& t : takes)
+    std::printf("  take %d '%s': %d frames at %g fps\n", t.take_index, t.take_name.c_str(), t.clip.frame_count, t.clip.fps);
   if (legs_error.empty()) {
     const auto& legs = out["legs"];
     std::printf("legs (%s): pelvis %s\n", legs["method"].get<std::string>().c_str(),

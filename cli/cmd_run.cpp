@@ -65,6 +65,11 @@ int run(const RunArgs& args) {
                r["legs"]["method"].get<std::string>(), r["body"]["min_rise_m"].get<double>(),
                r["body"]["max_rise_m"].get<double>(), r["body"]["max_pelvis_drop_m"].get<double>(),
                r["totals"]["unreachable_frames"].get<int>(), ms);
+  if (r.contains("takes"))  // --take all: the line above is the first take's, unreachable summed
+    for (const auto& t : r["takes"])
+      spdlog::info("  take {} '{}': {} frames, {} unreachable frame(s)", t["take"]["index"].get<int>(),
+                   t["take"]["name"].get<std::string>(), t["frames"].get<int>(),
+                   t["totals"]["unreachable_frames"].get<int>());
 
   const auto failed = failed_conditions(conditions, r);
   for (const auto& f : failed) spdlog::error("{}: --fail-on condition held: {}", args.input, f);

@@ -38,14 +38,13 @@ core::ClipMetrics measure(const io::LoadedClip& clip, const core::Clip& motion, 
   return core::measure_clip(m);
 }
 
-FixJobResult fix_or_check(const FixJob& job, bool check) {
-  if (!check && !job.in_place && same_file(job.output, job.input))
-    throw std::invalid_argument("output " + job.output.string() + " is the input; pass --in-place to overwrite it");
-  io::LoadedClip clip = io::load_clip(job.input, to_load_options(job.clip));
-  if (job.terrain_offset.size() == 3)
-    clip.space.world_offset -= core::Vec3(job.terrain_offset[0], job.terrain_offset[1], job.terrain_offset[2]);
-  const core::LegRig rig = find_legs(clip, job.clip);
+// One take fixed: the fixed clip (not yet written) and its report.
+struct FixedTake {
+  core::FixResult result;
+  FixJobResult out;
+};
 
+FixedTake fix_take(const FixJob& job, bool check, io::LoadedClip& clip, const core::LegRig& rig) {
   core::FixInput fix;
   fix.skeleton = &clip.skeleton;
   fix.clip = &clip.clip;
@@ -53,9 +52,9 @@ FixJobResult fix_or_check(const FixJob& job, bool check) {
   fix.rig = rig;
   fix.terrain = job.terrain;
   fix.settings = to_settings(job.fix);
-  const core::FixResult result = core::fix_clip(fix);
-
-  if (!check) io::save_clip(job.output, clip, result.clip, result.changed_joints);
+  FixedTake taken;
+  taken.result = core::fix_clip(fix);
+  const core::FixResult& result = taken.result;
 
   std::optional<core::ClipMetrics> before, after;
   if (job.measure || check) before = measure(clip, clip.clip, rig, *job.terrain, fix.settings);
@@ -71,12 +70,72 @@ FixJobResult fix_or_check(const FixJob& job, bool check) {
   report_input.diagnostics = &result.diagnostics;
   report_input.metrics_before = before ? &*before : nullptr;
   report_input.metrics_after = after ? &*after : nullptr;
-  FixJobResult out;
+  FixJobResult& out = taken.out;
   out.report = io::make_run_report(report_input);
   out.warnings = clip.warnings;
   out.warnings.insert(out.warnings.end(), result.diagnostics.warnings.begin(), result.diagnostics.warnings.end());
   out.frames = result.diagnostics.frames;
+  return taken;
+}
+
+void place(io::LoadedClip& clip, const FixJob& job) {
+  if (job.terrain_offset.size() == 3)
+    clip.space.world_offset -= core::Vec3(job.terrain_offset[0], job.terrain_offset[1], job.terrain_offset[2]);
+}
+
+// --take all: every take that animates the skeleton, fixed with the same settings and written
+// together. The report is the first take's (so single-take consumers keep working) plus "takes"
+// (one report per take) and totals over all takes (so --fail-on covers every take).
+FixJobResult fix_all_takes(const FixJob& job, bool check) {
+  std::vector<io::LoadedClip> clips = io::load_takes(job.input, to_load_options(job.clip));
+  for (io::LoadedClip& clip : clips) place(clip, job);
+  const core::LegRig rig = find_legs(clips.front(), job.clip);  // one skeleton for all takes
+  std::vector<FixedTake> fixed;
+  for (io::LoadedClip& clip : clips) fixed.push_back(fix_take(job, check, clip, rig));
+  if (!check) {
+    std::vector<io::TakeEdit> edits;
+    for (std::size_t i = 0; i < clips.size(); ++i)
+      edits.push_back({&clips[i], &fixed[i].result.clip, fixed[i].result.changed_joints});
+    io::save_takes(job.output, edits);
+  }
+  FixJobResult out = fixed.front().out;
+  nlohmann::ordered_json takes = nlohmann::ordered_json::array();
+  int unreachable = 0;
+  const nlohmann::ordered_json* worst = nullptr;
+  int worst_index = 0;
+  out.warnings.clear();
+  out.frames = 0;
+  for (const FixedTake& t : fixed) {
+    const auto& totals = t.out.report["totals"];
+    unreachable += totals["unreachable_frames"].get<int>();
+    if (!worst || totals["max_shortfall_m"].get<double>() > (*worst)["max_shortfall_m"].get<double>()) {
+      worst = &totals;
+      worst_index = static_cast<int>(&t - fixed.data());
+    }
+    takes.push_back(t.out.report);
+    const std::string prefix = clips.size() > 1 ? "take '" + t.out.report["take"]["name"].get<std::string>() + "': " : "";
+    for (const std::string& w : t.out.warnings) out.warnings.push_back(prefix + w);
+    out.frames += t.out.frames;
+  }
+  out.report["totals"]["unreachable_frames"] = unreachable;
+  out.report["totals"]["max_shortfall_m"] = (*worst)["max_shortfall_m"];
+  out.report["totals"]["worst"] = (*worst)["worst"];
+  if (!out.report["totals"]["worst"].is_null())
+    out.report["totals"]["worst"]["take"] = fixed[static_cast<std::size_t>(worst_index)].out.report["take"]["name"];
+  out.report["takes"] = std::move(takes);
   return out;
+}
+
+FixJobResult fix_or_check(const FixJob& job, bool check) {
+  if (!check && !job.in_place && same_file(job.output, job.input))
+    throw std::invalid_argument("output " + job.output.string() + " is the input; pass --in-place to overwrite it");
+  if (job.clip.take == "all") return fix_all_takes(job, check);
+  io::LoadedClip clip = io::load_clip(job.input, to_load_options(job.clip));
+  place(clip, job);
+  const core::LegRig rig = find_legs(clip, job.clip);
+  FixedTake taken = fix_take(job, check, clip, rig);
+  if (!check) io::save_clip(job.output, clip, taken.result.clip, taken.result.changed_joints);
+  return std::move(taken.out);
 }
 
 }  // namespace

@@ -71,10 +71,8 @@ LoadedClip load_bvh(const std::filesystem::path& path, const ClipLoadOptions& op
 }
 
 // glTF/GLB: our own reader (io/gltf); one animation is one take. glTF states metres and +Y up.
-LoadedClip load_gltf(const std::filesystem::path& path, const ClipLoadOptions& options) {
-  auto doc = std::make_shared<const gltf::Document>(gltf::read_file(path));
-  if (doc->animations.empty()) throw InputError(path.string(), "no animation in the file (nothing to fix)");
-  const int index = options.take ? gltf::find_animation(*doc, *options.take) : 0;
+LoadedClip load_gltf_take(const std::shared_ptr<const gltf::Document>& doc, int index,
+                          const std::filesystem::path& path, const ClipLoadOptions& options) {
   gltf::Take take = gltf::extract_take(doc, index);
   LoadedClip loaded;
   loaded.path = path;
@@ -89,6 +87,24 @@ LoadedClip load_gltf(const std::filesystem::path& path, const ClipLoadOptions& o
   if (loaded.unit_source == "file") loaded.unit_reason = take.unit_note;
   loaded.document = std::make_shared<const gltf::TakeLayout>(std::move(take.layout));
   return loaded;
+}
+
+std::shared_ptr<const gltf::Document> read_gltf(const std::filesystem::path& path) {
+  auto doc = std::make_shared<const gltf::Document>(gltf::read_file(path));
+  if (doc->animations.empty()) throw InputError(path.string(), "no animation in the file (nothing to fix)");
+  return doc;
+}
+
+LoadedClip load_gltf(const std::filesystem::path& path, const ClipLoadOptions& options) {
+  const auto doc = read_gltf(path);
+  const int index = options.take ? gltf::find_animation(*doc, *options.take) : 0;
+  return load_gltf_take(doc, index, path, options);
+}
+
+// The checks every loaded take passes before it is handed out.
+void check_loaded(const std::filesystem::path& path, const LoadedClip& loaded) {
+  if (auto problem = loaded.skeleton.validate(); !problem.empty()) throw InputError(path.string(), problem);
+  if (loaded.clip.frame_count == 0) throw InputError(path.string(), "the clip has no frames");
 }
 
 bool is_gltf(const LoadedClip& clip) { return clip.format == "gltf" || clip.format == "glb"; }
@@ -143,9 +159,40 @@ LoadedClip load_clip(const std::filesystem::path& path, const ClipLoadOptions& o
   } else {
     throw InputError(path.string(), "unsupported clip format '" + ext + "' (supported: .bvh, .gltf, .glb, .fbx; .dae read-only)");
   }
-  if (auto problem = loaded.skeleton.validate(); !problem.empty()) throw InputError(path.string(), problem);
-  if (loaded.clip.frame_count == 0) throw InputError(path.string(), "the clip has no frames");
+  check_loaded(path, loaded);
   return loaded;
+}
+
+std::vector<LoadedClip> load_takes(const std::filesystem::path& path, const ClipLoadOptions& options) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) throw InputError(path.string(), "no such file");
+  const std::string ext = lower_extension(path);
+  ClipLoadOptions each = options;
+  each.take.reset();
+  std::vector<LoadedClip> takes;
+  if (ext == ".fbx") {
+    takes = fbx::load_all(path, each);
+  } else if (ext == ".gltf" || ext == ".glb") {
+    // One read; a take that cannot be extracted or has no frames is skipped, unless none is left.
+    const auto doc = read_gltf(path);
+    std::optional<InputError> first_error;
+    for (int i = 0; i < static_cast<int>(doc->animations.size()); ++i) {
+      try {
+        LoadedClip take = load_gltf_take(doc, i, path, each);
+        check_loaded(path, take);
+        takes.push_back(std::move(take));
+      } catch (const InputError& e) {
+        if (!first_error) first_error = e;
+      }
+    }
+    if (takes.empty()) throw *first_error;
+    return takes;
+  } else {
+    takes.push_back(load_clip(path, each));  // single-take formats
+    return takes;
+  }
+  for (const LoadedClip& take : takes) check_loaded(path, take);
+  return takes;
 }
 
 void save_clip(const std::filesystem::path& path, const LoadedClip& loaded, const core::Clip& edited,

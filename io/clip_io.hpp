@@ -41,6 +41,11 @@ struct LoadedClip {
 // Reads any supported clip file. Throws InputError naming the file and the problem.
 LoadedClip load_clip(const std::filesystem::path& path, const ClipLoadOptions& options = {});
 
+// Every take of the file that animates the skeleton, in file order, all sharing one document so
+// they can be written together with save_takes (BVH and other single-take formats: the one
+// take). ClipLoadOptions::take is ignored. Throws InputError as load_clip when no take is usable.
+std::vector<LoadedClip> load_takes(const std::filesystem::path& path, const ClipLoadOptions& options = {});
+
 // Writes `edited` (same skeleton and frame count as `loaded.clip`) in the input's format,
 // replacing only the joints flagged in `changed`. Atomic. Throws InputError.
 void save_clip(const std::filesystem::path& path, const LoadedClip& loaded, const core::Clip& edited,

@@ -206,3 +206,10 @@ ikfix_cli_case(run_config_bad_offset 2 "error:.*bad_offset_config.json.*terrain_
                -o @OUT@ --config ${IKFIX_CLI_DIR}/bad_offset_config.json NO_FILE @OUT@)
 ikfix_cli_case(batch_bad_config 2 "error:.*unknown_key_config.json" batch ${WALK} --terrain ${STAIRS}
                --out-dir ${IKFIX_CLI_DIR}/batch_bad_config.d --config ${IKFIX_CLI_DIR}/unknown_key_config.json)
+
+# --take all: every take (BVH: its one take); inspect lists the takes.
+ikfix_cli_case(inspect_take_all_bvh 0 "take 0 '': [0-9]+ frames" inspect ${WALK} --take all)
+if(EXISTS "${IKFIX_SHARED_DATA}/anim/gltf/Fox.glb")
+  ikfix_cli_case(inspect_take_all_fox 0 "take 2 'Run': 36 frames" inspect ${IKFIX_SHARED_DATA}/anim/gltf/Fox.glb --take all)
+endif()
+ikfix_cli_case(run_take_all_bvh 0 "" run ${WALK} --terrain ${STAIRS} -o @OUT@ --take all)

@@ -183,9 +183,11 @@ void resolve_space(LoadedClip& loaded, const ClipDocument& cd, const ClipLoadOpt
 
 }  // namespace
 
-LoadedClip load(const std::filesystem::path& path, const ClipLoadOptions& options) {
-  std::shared_ptr<ClipDocument> cd = read_clip_document(path);
-  const int take = find_take(*cd, path.string(), options.take);
+namespace {
+
+// One take of an already read document as a LoadedClip sharing `cd`.
+LoadedClip load_take(const std::shared_ptr<ClipDocument>& cd, const std::filesystem::path& path, int take,
+                     const ClipLoadOptions& options) {
   const TakeTiming timing = take_timing(*cd, take);
   LoadedClip loaded;
   loaded.path = path;
@@ -208,6 +210,31 @@ LoadedClip load(const std::filesystem::path& path, const ClipLoadOptions& option
   resolve_space(loaded, *cd, options);
   loaded.document = cd;
   return loaded;
+}
+
+}  // namespace
+
+LoadedClip load(const std::filesystem::path& path, const ClipLoadOptions& options) {
+  std::shared_ptr<ClipDocument> cd = read_clip_document(path);
+  const int take = find_take(*cd, path.string(), options.take);
+  return load_take(cd, path, take, options);
+}
+
+std::vector<LoadedClip> load_all(const std::filesystem::path& path, const ClipLoadOptions& options) {
+  std::shared_ptr<ClipDocument> cd = read_clip_document(path);
+  // Same checks and error as the default take when no take animates the skeleton.
+  const int first = find_take(*cd, path.string(), std::nullopt);
+  std::vector<LoadedClip> out;
+  out.push_back(load_take(cd, path, first, options));
+  for (int t = first + 1; t < static_cast<int>(cd->scene.takes.size()); ++t) {
+    try {
+      take_layer(*cd, t);
+    } catch (const InputError&) {
+      continue;  // this take animates nothing of the skeleton
+    }
+    out.push_back(load_take(cd, path, t, options));
+  }
+  return out;
 }
 
 void save(const std::filesystem::path& path, std::span<const TakeEdit> edits) {

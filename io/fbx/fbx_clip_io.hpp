@@ -2,6 +2,7 @@
 // FBX behind io::load_clip / io::save_clip / io::save_takes.
 #include <filesystem>
 #include <span>
+#include <vector>
 
 #include "io/clip_io.hpp"
 
@@ -15,6 +16,11 @@ namespace ikfix::io::fbx {
 // CMU units under a x100 root) - and the report says why. Up axis: GlobalSettings UpAxis and
 // UpAxisSign. Throws InputError.
 LoadedClip load(const std::filesystem::path& path, const ClipLoadOptions& options);
+
+// Every take that animates the skeleton (ClipLoadOptions::take ignored), in file order, all
+// sharing one ClipDocument (so they can be written together by `save`). Takes whose layer
+// animates nothing are skipped; when none does, the same InputError as `load`.
+std::vector<LoadedClip> load_all(const std::filesystem::path& path, const ClipLoadOptions& options);
 
 // Patches the edited takes into a copy of the original file and writes it atomically, then
 // reads the result back through Assimp and compares the edited joints with the intended poses
