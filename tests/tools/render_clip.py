@@ -20,7 +20,7 @@ scene = bpy.context.scene
 scene.frame_set(frame)
 cam_data = bpy.data.cameras.new("cam"); cam = bpy.data.objects.new("cam", cam_data)
 scene.collection.objects.link(cam); scene.camera = cam
-# Blender is Z up after import: the walk goes along -Y (BVH +Z -> Blender -Y)? put camera on +X side
+# Blender is Z up after import; the camera stands 5 m to the side (+X) of the hips, looking at them.
 hips = arm.matrix_world @ arm.pose.bones[0].head
 cam.location = (hips.x + 5.0, hips.y, hips.z - 0.2); cam.rotation_euler = (math.radians(90), 0, math.radians(90))
 cam_data.lens = 50
