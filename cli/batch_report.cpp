@@ -27,7 +27,12 @@ Json worst_with_reason(const Json& report) {
   Json out = worst;
   out["reason"] = nullptr;
   const int frame = worst["frame"].get<int>();
-  for (const auto& leg : report["per_leg"]) {
+  // With --take all the worst frame may belong to another take than the top level's.
+  const Json* take_report = &report;
+  if (worst.contains("take") && report.contains("takes"))
+    for (const auto& t : report["takes"])
+      if (t.contains("take") && t["take"]["name"] == worst["take"]) take_report = &t;
+  for (const auto& leg : (*take_report)["per_leg"]) {
     if (leg["side"] != worst["leg"]) continue;
     for (const auto& range : leg["unreachable"])
       if (range["first"].get<int>() <= frame && frame <= range["last"].get<int>()) out["reason"] = range["reason"];
