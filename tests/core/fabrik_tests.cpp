@@ -5,21 +5,14 @@
 #include <random>
 #include <vector>
 
+#include "solver_test_util.hpp"
 #include "core/solvers/fabrik.hpp"
 
 namespace ikfix::core {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-Vec3 random_unit(std::mt19937& rng) {
-  std::normal_distribution<double> g(0.0, 1.0);
-  for (;;) {
-    const Vec3 v(g(rng), g(rng), g(rng));
-    const double len = glm::length(v);
-    if (len > 1e-3) return v / len;
-  }
-}
+using test_util::kNaN;
+using test_util::random_unit;
 
 double sum(const std::vector<double>& v) {
   double s = 0;

@@ -4,21 +4,14 @@
 #include <limits>
 #include <random>
 
+#include "solver_test_util.hpp"
 #include "core/solvers/two_bone.hpp"
 
 namespace ikfix::core {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-Vec3 random_unit(std::mt19937& rng) {
-  std::normal_distribution<double> g(0.0, 1.0);
-  for (;;) {
-    const Vec3 v(g(rng), g(rng), g(rng));
-    const double len = glm::length(v);
-    if (len > 1e-3) return v / len;
-  }
-}
+using test_util::kNaN;
+using test_util::random_unit;
 
 struct Leg {
   Vec3 hip, knee, ankle;
