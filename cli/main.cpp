@@ -18,7 +18,7 @@ int main(int argc, char** argv) {
   logger->set_pattern("%^%l%$: %v");
   spdlog::set_default_logger(logger);
 
-  CLI::App app{"ikfix: fix animation clips' feet onto terrain (BVH in, BVH out; JSON reports)", "ikfix"};
+  CLI::App app{"ikfix: fix animation clips' feet onto terrain (BVH, FBX, glTF in; the same format patched out; JSON reports)", "ikfix"};
   app.set_version_flag("--version", std::string("ikfix ") + IKFIX_VERSION);
   app.require_subcommand(1);
   bool quiet = false, verbose = false;
