@@ -17,7 +17,7 @@ void add_clip_options(CLI::App& cmd, ClipOptions& o) {
       ->check(CLI::IsMember({"y", "z"}));
   cmd.add_option("--take", o.take,
                  "Take to use (FBX animation stack, glTF animation): its name, 0-based index, or 'all' (every take that "
-                 "animates the skeleton, each fixed and reported); default the first");
+                 "animates the skeleton, each fixed and reported); default: all takes when the file has several");
   cmd.add_option("--legs", o.legs,
                  "Leg joints, overriding detection: LHIP,LKNEE,LANKLE,LTOE,RHIP,RKNEE,RANKLE,RTOE (toes may be empty)");
 }

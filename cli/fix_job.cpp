@@ -131,6 +131,9 @@ FixJobResult fix_or_check(const FixJob& job, bool check) {
     throw std::invalid_argument("output " + job.output.string() + " is the input; pass --in-place to overwrite it");
   if (job.clip.take == "all") return fix_all_takes(job, check);
   io::LoadedClip clip = io::load_clip(job.input, to_load_options(job.clip));
+  // No --take and several takes in the file: every take that animates the skeleton is fixed
+  // (issue 3's default), each reported under "takes".
+  if (job.clip.take.empty() && clip.take_count > 1) return fix_all_takes(job, check);
   place(clip, job);
   const core::LegRig rig = find_legs(clip, job.clip);
   FixedTake taken = fix_take(job, check, clip, rig);

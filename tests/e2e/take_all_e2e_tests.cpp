@@ -141,3 +141,28 @@ TEST(TakeAllE2E, FoxEveryTakeFixedAndWritten) {
 
 }  // namespace
 }  // namespace ikfix::test
+
+namespace ikfix::test {
+namespace {
+
+// Without --take, a file with several takes has all of them fixed (issue 3's default); with a
+// take named, only that one.
+TEST(TakeAllE2E, SeveralTakesAreAllFixedByDefault) {
+  IKFIX_REQUIRE_SHARED_DATA();
+  const auto input = shared_data_dir() / "anim" / "gltf" / "Fox.glb";
+  const auto dir = temp_dir("take_default_fox");
+  auto r = run_ikfix("run " + quoted(input) + " --terrain " + quoted(bundled("terrain/flat.obj")) + " -o " +
+                     quoted(dir / "all.glb") + " --report " + quoted(dir / "all.json") + " --clip-unit cm" + kFoxLegs);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(read_json(dir / "all.json")["takes"].size(), 3u);
+  r = run_ikfix("run " + quoted(input) + " --terrain " + quoted(bundled("terrain/flat.obj")) + " -o " +
+                quoted(dir / "walk.glb") + " --report " + quoted(dir / "walk.json") + " --clip-unit cm --take Walk" + kFoxLegs);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto walk = read_json(dir / "walk.json");
+  EXPECT_FALSE(walk.contains("takes"));
+  EXPECT_EQ(walk["take"]["name"], "Walk");
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace ikfix::test
