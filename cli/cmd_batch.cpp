@@ -332,34 +332,12 @@ class Batch {
     std::string error;
     Json report;
     std::vector<std::string> warnings;
-    if (args_.check_only) {
+    // One clip through run_fix_job or run_check_job; a failure is recorded, never thrown.
+    auto process_clip = [&](bool check) {
       try {
         FixJob job;
         job.input = c.input;
-        job.terrain = &terrain_;
-        job.terrain_path = args_.terrain.path;
-        const ClipSettings settings = settings_for_clip(c.input, args_.clip, args_.config);
-        job.clip = settings.clip;
-        job.terrain_offset = settings.terrain_offset;
-        job.fix = args_.fix;
-        FixJobResult result = run_check_job(job);
-        report = std::move(result.report);
-        warnings = std::move(result.warnings);
-        status = ClipStatus::Ok;
-      } catch (const std::exception& e) {
-        error = one_line(e.what());
-        if (error.find(c.input.string()) == std::string::npos) error = c.input.string() + ": " + error;
-      }
-    } else if (args_.resume && try_resume(c, output, report)) {
-      o.resumed = true;
-      status = ClipStatus::Ok;
-    } else {
-      std::error_code ec;
-      fs::remove(state, ec);  // a stale state must never vouch for a new output
-      try {
-        FixJob job;
-        job.input = c.input;
-        job.output = output;
+        if (!check) job.output = output;
         job.terrain = &terrain_;
         job.terrain_path = args_.terrain.path;
         const ClipSettings settings = settings_for_clip(c.input, args_.clip, args_.config);
@@ -367,7 +345,7 @@ class Batch {
         job.terrain_offset = settings.terrain_offset;
         job.fix = args_.fix;
         job.measure = true;  // the full report, as `run --report` writes it (--fail-on and --resume read it)
-        FixJobResult result = run_fix_job(job);
+        FixJobResult result = check ? run_check_job(job) : run_fix_job(job);
         report = std::move(result.report);
         warnings = std::move(result.warnings);
         status = ClipStatus::Ok;
@@ -375,6 +353,16 @@ class Batch {
         error = one_line(e.what());
         if (error.find(c.input.string()) == std::string::npos) error = c.input.string() + ": " + error;
       }
+    };
+    if (args_.check_only) {
+      process_clip(true);
+    } else if (args_.resume && try_resume(c, output, report)) {
+      o.resumed = true;
+      status = ClipStatus::Ok;
+    } else {
+      std::error_code ec;
+      fs::remove(state, ec);  // a stale state must never vouch for a new output
+      process_clip(false);
       if (status == ClipStatus::Ok) {
         try {
           std::error_code size_ec;
