@@ -1,7 +1,9 @@
 #pragma once
 // Every knob of the foot fix, with defaults that suit human mocap. Distances are metres for a
 // leg of `reference_leg_length`; the fix scales them by the actual leg length.
+#include <array>
 #include <optional>
+#include <vector>
 
 #include "core/fix/contacts.hpp"
 #include "core/math.hpp"
@@ -25,6 +27,11 @@ struct FixSettings {
 
   double reference_leg_length = 0.85;  // metres; thresholds below are for this leg length
   ContactSettings contacts;
+  // Planted flags given from outside instead of detected: [leg 0 left, 1 right][frame], one
+  // entry per clip frame. A user's contact file (Kovar: a human corrects the detector) or, when
+  // retargeting, the source clip's contacts carried over frame for frame. Ignored for a leg whose
+  // vector does not have exactly one entry per frame (callers validate and say so).
+  std::optional<std::array<std::vector<char>, 2>> contacts_override;
 
   // Clip floor (world Y, metres, before the fix). Unset: y = 0 when the feet rest just above it,
   // else the 5th percentile of the lowest foot joint.

@@ -266,7 +266,8 @@ FixResult fix_clip(const FixInput& in) {
         speeds[p][f] = b > a ? glm::length(track[b] - track[a]) * fps / (b - a) : 0.0;
       }
     }
-    result.planted[l] = detect_contacts(heights, speeds, fps, contact_settings);
+    const bool given = s.contacts_override && static_cast<int>((*s.contacts_override)[l].size()) == frames;
+    result.planted[l] = given ? (*s.contacts_override)[l] : detect_contacts(heights, speeds, fps, contact_settings);
     for (int p = 0; p < 2; ++p) point_height[l][p] = heights[p];
   }
 

@@ -1,0 +1,66 @@
+#pragma once
+// Which joint of a target skeleton plays the part of which joint of a source skeleton.
+// Both skeletons are mapped onto one canonical set of humanoid roles (hips, spine chain, neck,
+// head; per side clavicle, upper/lower arm, hand, thigh, shin, foot, toe; optional fingers);
+// joints that share a role are paired. Control, IK, roll and helper bones are never mapped.
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/legs.hpp"
+#include "core/math.hpp"
+#include "core/skeleton.hpp"
+
+namespace ikfix::core {
+
+// How a pair was found, best first.
+enum class MapProvenance {
+  ExactName,     // same normalised name on both sides (after prefix stripping)
+  RoleSynonym,   // both names resolve to the same role through the synonym tables
+  Topology,      // found by structure (mirror-symmetric branches, rest-pose sides)
+  User,          // given by a --map file
+};
+const char* provenance_name(MapProvenance p);
+
+// One mapped pair. `target_end_site` marks a source joint whose partner is not a target joint
+// but the end point (End Site / bone tail) of `target` — the barbarian's ankle is the end of
+// its shin bone `pied gauche`. Such a pair carries no rotation; it tells where the chain ends.
+struct BonePair {
+  int source = -1;              // joint index in the source skeleton
+  int target = -1;              // joint index in the target skeleton
+  bool target_end_site = false;
+  std::string role;             // canonical role, e.g. "hips", "spine", "left_thigh", "left_foot"
+  MapProvenance provenance = MapProvenance::ExactName;
+  double confidence = 1.0;      // 0..1
+};
+
+struct BoneMap {
+  std::vector<BonePair> pairs;               // at most one pair per source and per target joint
+  std::vector<int> unmapped_source;          // source joints with no partner (ascending)
+  std::vector<int> unmapped_target;          // target joints with no partner (ascending)
+  std::vector<int> excluded_target;          // control/IK/helper/weapon target joints (never written)
+  std::vector<std::string> missing_roles;    // required roles found on neither or only one side
+
+  // Index into `pairs` of the pair for a joint, or -1.
+  int pair_of_source(int joint) const;
+  int pair_of_target(int joint) const;
+};
+
+// A skeleton in its rest pose, with world positions (metres, Y up) of every joint and of every
+// end site (nullopt where the joint has none), as given by FK through the clip space.
+struct RestPose {
+  const Skeleton* skeleton = nullptr;
+  std::vector<Vec3> joint_world;                  // joint_count entries
+  std::vector<std::optional<Vec3>> end_world;     // joint_count entries
+};
+
+// Automatic map: name tokens with synonyms and prefix stripping, then topology. Never throws;
+// `missing_roles` says what could not be found (the caller decides whether that is an error).
+BoneMap auto_map(const RestPose& source, const RestPose& target);
+
+// The target's legs as the map sees them (thigh, shin, foot, toe roles), for the foot stage.
+// Empty when the target has no two mapped legs whose ankles are joints.
+std::optional<LegRig> target_leg_rig(const BoneMap& map, const Skeleton& target);
+
+}  // namespace ikfix::core
