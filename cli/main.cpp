@@ -7,6 +7,7 @@
 #include "cli/cmd_batch.hpp"
 #include "cli/cmd_check.hpp"
 #include "cli/cmd_inspect.hpp"
+#include "cli/cmd_map.hpp"
 #include "cli/cmd_report.hpp"
 #include "cli/cmd_run.hpp"
 #include "cli/cmd_terrain.hpp"
@@ -36,6 +37,7 @@ int main(int argc, char** argv) {
   ikfix::cli::add_terrain_command(app, exit_code);
   ikfix::cli::add_batch_command(app, exit_code);
   ikfix::cli::add_report_command(app, exit_code);
+  ikfix::cli::add_map_command(app, exit_code);
 
   try {
     app.parse(argc, argv);

@@ -213,3 +213,23 @@ if(EXISTS "${IKFIX_SHARED_DATA}/anim/gltf/Fox.glb")
   ikfix_cli_case(inspect_take_all_fox 0 "take 2 'Run': 36 frames" inspect ${IKFIX_SHARED_DATA}/anim/gltf/Fox.glb --take all)
 endif()
 ikfix_cli_case(run_take_all_bvh 0 "" run ${WALK} --terrain ${STAIRS} -o @OUT@ --take all)
+
+# map: the automatic bone map, as a table, JSON or a saved file; unusable maps and bad inputs
+# are bad input.
+ikfix_cli_case(map_help 0 "--to" map --help)
+ikfix_cli_case(map_identity 0 "LeftUpLeg +LeftUpLeg +left_thigh +exact_name" map ${WALK} --to ${WALK})
+ikfix_cli_case(map_json 0 "ikfix-bone-map-v1" map ${WALK} --to ${WALK} --json)
+ikfix_cli_case(map_save 0 "" map ${WALK} --to ${WALK} --save ${IKFIX_CLI_DIR}/map_save.json)
+ikfix_cli_case(map_missing_to 2 "error:.*--to" map ${WALK})
+ikfix_cli_case(map_missing_source 2 "error:" map --to ${WALK})
+ikfix_cli_case(map_no_legs 2 "error:.*nolegs.bvh.*required roles not found.*hips.*left_thigh"
+               map ${WALK} --to ${IKFIX_CLI_DIR}/nolegs.bvh --save ${IKFIX_CLI_DIR}/map_no_legs.json
+               NO_FILE ${IKFIX_CLI_DIR}/map_no_legs.json)
+ikfix_cli_case(map_target_not_a_clip 2 "error:.*notaclip.fbx" map ${WALK} --to ${IKFIX_CLI_DIR}/notaclip.fbx)
+ikfix_cli_case(map_source_missing_file 2 "error:.*nope.bvh" map ${IKFIX_CLI_DIR}/nope.bvh --to ${WALK})
+ikfix_cli_case(map_source_empty 2 "error:.*empty.bvh" map ${IKFIX_CLI_DIR}/empty.bvh --to ${WALK})
+ikfix_cli_case(map_save_unwritable 2 "error:.*map.json" map ${WALK} --to ${WALK} --save ${WALK}/map.json)
+if(EXISTS "${IKFIX_SHARED_DATA}/retarget/barbarian_rest.bvh")
+  ikfix_cli_case(map_barbarian_end_site 0 "LeftFoot +pied_gauche \\(end\\) +left_foot"
+                 map ${IKFIX_SHARED_DATA}/anim/bvh/cmu_02_01_walk.bvh --to ${IKFIX_SHARED_DATA}/retarget/barbarian_rest.bvh)
+endif()

@@ -55,9 +55,32 @@ struct RestPose {
   std::vector<std::optional<Vec3>> end_world;     // joint_count entries
 };
 
+// FK of `skeleton.rest` through `clip_to_world` (ClipSpace::to_world()). Keeps a pointer to
+// `skeleton`, which must outlive the result.
+RestPose make_rest_pose(const Skeleton& skeleton, const Transform& clip_to_world);
+
 // Automatic map: name tokens with synonyms and prefix stripping, then topology. Never throws;
 // `missing_roles` says what could not be found (the caller decides whether that is an error).
+//
+// Roles (BonePair::role): "hips"; "spine_<k>" and "neck_<k>" with k = 1-based index in the
+// TARGET's chain counted from the hips (the last spine_<k> is the joint the arms hang from);
+// "head"; per side ("left_", "right_"): "clavicle", "upper_arm", "lower_arm", "hand",
+// "<finger>_<k>" (finger = thumb, index, middle, ring, pinky; k = target chain index),
+// "hip" (a joint between pelvis and thigh, CMU LHipJoint / SL lButtock), "thigh", "shin",
+// "foot", "toe"; "other_<name>" for joints no role claims that have the same name on both
+// sides and partner parents (eyes, jaw, extra fingers). Chains of different lengths pair as in ../shared/data/retarget/pairs.json:
+// spine tops together, the rest by nearest height above the thigh joints; neck bases together;
+// fingers by nearest distance from the wrist; unpaired joints stay unmapped.
+// A foot pair may be a target_end_site pair (2-bone legs); pair_of_target ignores those.
+// Required roles: hips and both thighs, shins and feet.
 BoneMap auto_map(const RestPose& source, const RestPose& target);
+
+// The role set auto_map requires (missing_roles lists those without a pair).
+const std::vector<std::string>& required_roles();
+
+// Recomputes unmapped_source/unmapped_target (ascending) and missing_roles from `pairs`
+// (used after a map is read from a file or edited).
+void refresh_unmapped(BoneMap& map, int source_joints, int target_joints);
 
 // The target's legs as the map sees them (thigh, shin, foot, toe roles), for the foot stage.
 // Empty when the target has no two mapped legs whose ankles are joints.
