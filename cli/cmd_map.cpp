@@ -30,22 +30,34 @@ std::string joined_names(const std::vector<int>& joints, const core::Skeleton& s
   return out;
 }
 
+// Characters on screen (UTF-8 continuation bytes take no column), for aligned columns.
+std::size_t columns(const std::string& s) {
+  std::size_t n = 0;
+  for (char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  return n;
+}
+
+// `s` padded with spaces to `width` columns.
+std::string padded(const std::string& s, std::size_t width) {
+  const std::size_t n = columns(s);
+  return n >= width ? s : s + std::string(width - n, ' ');
+}
+
 void print_table(const MapArgs& args, const core::BoneMap& map, const core::Skeleton& src, const core::Skeleton& tgt) {
   std::printf("%s (%d joints) -> %s (%d joints): %zu pairs\n", args.source.c_str(), src.joint_count(),
               args.target.c_str(), tgt.joint_count(), map.pairs.size());
   std::size_t ws = 6, wt = 6, wr = 4;
+  auto target_of = [&](const core::BonePair& p) { return tgt.names[p.target] + (p.target_end_site ? " (end)" : ""); };
   for (const auto& p : map.pairs) {
-    ws = std::max(ws, src.names[p.source].size());
-    wt = std::max(wt, tgt.names[p.target].size() + (p.target_end_site ? 6 : 0));
-    wr = std::max(wr, p.role.size());
+    ws = std::max(ws, columns(src.names[p.source]));
+    wt = std::max(wt, columns(target_of(p)));
+    wr = std::max(wr, columns(p.role));
   }
-  const int is = static_cast<int>(ws), it = static_cast<int>(wt), ir = static_cast<int>(wr);
-  std::printf("  %-*s  %-*s  %-*s  %-12s  %s\n", is, "source", it, "target", ir, "role", "provenance", "confidence");
-  for (const auto& p : map.pairs) {
-    const std::string target = tgt.names[p.target] + (p.target_end_site ? " (end)" : "");
-    std::printf("  %-*s  %-*s  %-*s  %-12s  %.2f\n", is, src.names[p.source].c_str(), it, target.c_str(), ir,
-                p.role.c_str(), core::provenance_name(p.provenance), p.confidence);
-  }
+  std::printf("  %s  %s  %s  %-12s  %s\n", padded("source", ws).c_str(), padded("target", wt).c_str(),
+              padded("role", wr).c_str(), "provenance", "confidence");
+  for (const auto& p : map.pairs)
+    std::printf("  %s  %s  %s  %-12s  %.2f\n", padded(src.names[p.source], ws).c_str(), padded(target_of(p), wt).c_str(),
+                padded(p.role, wr).c_str(), core::provenance_name(p.provenance), p.confidence);
   std::printf("unmapped source: %s\n", joined_names(map.unmapped_source, src).c_str());
   std::printf("unmapped target: %s\n", joined_names(map.unmapped_target, tgt).c_str());
   std::printf("excluded target (control/IK/helper, never written): %s\n", joined_names(map.excluded_target, tgt).c_str());

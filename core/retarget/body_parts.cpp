@@ -135,6 +135,26 @@ double leg_length(const Walker& w, const LegParts& leg) {
   return glm::length(knee - w.pos(leg.thigh)) + (ankle ? glm::length(*ankle - knee) : 0.0);
 }
 
+// A biped stands on these two legs only: no other limb (two or more long bones below the
+// pelvis's level, outside the legs) reaches below the knees. A fox's front legs are not its
+// "legs" when its hind legs hang as low, and the other way round.
+bool stands_on(const Walker& w, int pelvis, const LegParts& a, const LegParts& b, double leg_len) {
+  const double knee_y = std::min(w.pos(a.shin).y, w.pos(b.shin).y);
+  for (int j = 0; j < w.s.joint_count(); ++j) {
+    if (w.names[j].helper || w.s.is_ancestor(j, pelvis) || w.s.is_ancestor(a.thigh, j) || w.s.is_ancestor(b.thigh, j))
+      continue;
+    if (w.pos(j).y >= knee_y - 0.05 * leg_len) continue;
+    int long_bones = 0;
+    bool under_helper = false;  // IK targets and controls may sit on the floor
+    for (int k = j; k >= 0 && w.s.parents[k] >= 0 && !w.s.is_ancestor(k, pelvis); k = w.s.parents[k]) {
+      under_helper = under_helper || w.names[k].helper;
+      if (glm::length(w.pos(k) - w.pos(w.s.parents[k])) > 0.15 * leg_len) ++long_bones;
+    }
+    if (long_bones >= 2 && !under_helper) return false;
+  }
+  return true;
+}
+
 // The two mirror branches hanging lowest from one joint: the legs, and that joint the pelvis.
 bool find_legs(const Walker& w, BodyParts& body, std::array<std::vector<int>, 2>& branches) {
   double best_score = 0;
@@ -158,6 +178,7 @@ bool find_legs(const Walker& w, BodyParts& body, std::array<std::vector<int>, 2>
         // Mirror branches stand apart; two copies of one chain do not.
         const Vec3 gap = w.pos(la.shin) - w.pos(lb.shin);
         if (glm::length(Vec3(gap.x, 0, gap.z)) < 0.05 * std::max(drop_a, drop_b)) continue;
+        if (!stands_on(w, p, la, lb, std::max(len_a, len_b))) continue;
         best_score = drop_a + drop_b;
         body.hips = p;
         body.legs = {la, lb};

@@ -267,6 +267,26 @@ TEST(AutoMap, NoLegsMeansMissingRolesNotACrash) {
   EXPECT_EQ(auto_map(src.rest, broken).missing_roles, required_roles());
 }
 
+TEST(AutoMap, AQuadrupedIsNotABiped) {
+  // Hind legs from the pelvis, front legs from the chest, both reaching the ground.
+  std::vector<Joint> j = {{"root", "", Vec3(0, 0.6, 0), std::nullopt},
+                          {"spine", "root", Vec3(0, 0, 0.4), std::nullopt},
+                          {"neck", "spine", Vec3(0, 0.1, 0.3), std::nullopt},
+                          {"head", "neck", Vec3(0, 0.1, 0.1), Vec3(0, 0, 0.2)}};
+  for (const char* part : {"root", "spine"})
+    for (double x : {0.1, -0.1}) {
+      const std::string n = std::string(part) + (x > 0 ? "_a" : "_b");
+      j.push_back({n + "1", part, Vec3(x, -0.05, 0), std::nullopt});
+      j.push_back({n + "2", n + "1", Vec3(0, -0.27, 0.02), std::nullopt});
+      j.push_back({n + "3", n + "2", Vec3(0, -0.26, -0.02), Vec3(0, -0.02, 0.06)});
+    }
+  const Rig src(humanoid(mixamo));
+  const Rig fox(j);
+  const BoneMap map = auto_map(src.rest, fox.rest);
+  EXPECT_EQ(map.missing_roles, required_roles());
+  EXPECT_TRUE(map.pairs.empty());
+}
+
 TEST(AutoMap, IdentityMapsEveryJointToItself) {
   for (auto naming : {std::function<std::string(const std::string&)>(mixamo), anonymous()}) {
     const Rig rig(humanoid(naming));
