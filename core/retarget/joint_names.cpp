@@ -128,7 +128,10 @@ bool is_helper_word(const std::string& w) {
   static const std::unordered_set<std::string> kHelper = {
       "ctrl", "ctl", "control", "controller", "ik", "roll", "pole", "target", "tgt", "helper", "mch",
       "aux", "twist", "weapon", "arme", "sword", "gun", "shield", "prop", "pagne", "loincloth", "cape",
-      "locator", "null", "driver", "offset", "socket", "attach", "attachment", "effector"};
+      "locator", "null", "driver", "offset", "socket", "attach", "attachment", "effector",
+      // Secondary (cloth, hair, jiggle) bones: deform, but no humanoid role, and a skirt reaching
+      // below the knees must not look like a third leg.
+      "skirt", "dress", "coat", "cloth", "hair", "ponytail", "braid", "jiggle", "physics", "dyn"};
   return kHelper.count(w) > 0;
 }
 
@@ -141,10 +144,14 @@ JointName parse_joint_name(std::string_view raw) {
   std::string name = fold_to_ascii(raw);
   // Namespaces ("mixamorig:", "Armature|") end at the last separator.
   if (const auto cut = name.find_last_of(":|"); cut != std::string::npos) name = name.substr(cut + 1);
-  // Blender's duplicate suffix ("pied gauche.001") names a copy, not another body part.
+  // Blender's numbered suffix ("pied gauche.001", rigify "spine.003") is no anatomy word, but
+  // it keeps names apart.
+  std::string suffix;
   if (name.size() > 4 && name[name.size() - 4] == '.' &&
-      std::all_of(name.end() - 3, name.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+      std::all_of(name.end() - 3, name.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+    suffix = name.substr(name.size() - 4);
     name.resize(name.size() - 4);
+  }
   std::vector<std::string> words = split_words(name);
   // Rig prefixes ("Bip01 ", "Character1_", "DEF-", "CC_Base_") are leading noise words and numbers.
   std::size_t first = 0;
@@ -162,6 +169,7 @@ JointName parse_joint_name(std::string_view raw) {
   }
   out.tokens = tokens;
   for (const auto& t : tokens) out.key += t;
+  out.key += suffix;
 
   std::vector<std::string> anatomy;  // words that may name a body part
   for (const auto& t : tokens) {

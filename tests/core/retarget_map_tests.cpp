@@ -42,6 +42,8 @@ TEST(JointNames, PrefixesNamespacesAndSeparatorsGiveOneKey) {
                         "x:left_up_leg", "Left Up Leg"})
     EXPECT_EQ(parse_joint_name(n).key, key) << n;
   EXPECT_EQ(parse_joint_name("Bip01 L Thigh").key, parse_joint_name("L_Thigh").key);
+  EXPECT_NE(parse_joint_name("DEF-spine.001").key, parse_joint_name("DEF-spine.003").key);
+  EXPECT_EQ(parse_joint_name("DEF-spine.001").key, parse_joint_name("spine.001").key);
   EXPECT_EQ(parse_joint_name("t\xC3\xAAte").key, "tete");  // tête
   EXPECT_TRUE(parse_joint_name("t\xC3\xAAte").can_mean(PartKind::Head));
 }
@@ -58,7 +60,8 @@ TEST(JointNames, SidesInEveryConvention) {
 
 TEST(JointNames, HelpersAndEndMarkers) {
   for (const char* n : {"HipsCtrl", "LeftFootIK", "LeftHeelRoll", "LeftKneeCtrl", "LeftFootRollCtrl",
-                        "arme gauche", "pagne avant", "MCH-thigh_ik.L", "hand_ik_target_l", "upperarm_twist_01_l"})
+                        "arme gauche", "pagne avant", "MCH-thigh_ik.L", "hand_ik_target_l", "upperarm_twist_01_l",
+                        "skirt_back_02", "Hair_L_1"})
     EXPECT_TRUE(parse_joint_name(n).helper) << n;
   for (const char* n : {"Hips", "LeftFoot", "pied gauche.001", "Spine1", "LeftToeBase", "main gauche", "torse"})
     EXPECT_FALSE(parse_joint_name(n).helper) << n;
