@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "core/fk.hpp"
+#include "core/retarget/limb_reach.hpp"
 #include "core/retarget/rest_alignment.hpp"
 
 namespace ikfix::core {
@@ -135,6 +136,7 @@ RetargetResult retarget_clip(const RetargetInput& in, const std::vector<char> (&
     if (drive.kind[t] != TargetDrive::Rest) result.animated[t] = 1;
   result.animated[t_hips] = 1;
 
+  const std::vector<ArmChain> arms = arm_chains(map, src_rest, tgt, tgt_rest);
   std::vector<Transform> sworld(src.joint_count()), tworld(tn);
   std::vector<Quat> delta(src.joint_count());
   Vec3 hips_start{0.0};
@@ -163,6 +165,7 @@ RetargetResult retarget_clip(const RetargetInput& in, const std::vector<char> (&
       out[t] = local;
       tworld[t] = compose(parent_world, local);
     }
+    reach_arms(arms, tgt, sworld, tworld, out, t_to_world, in.settings.arm_reach);
   }
 
   // Ground: shift the hips so the target's feet meet the ground where the source's do (scaled).

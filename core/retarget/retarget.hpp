@@ -21,6 +21,9 @@ namespace ikfix::core {
 struct RetargetSettings {
   bool align_rest = true;               // align target rest bone directions to the source's
   std::optional<double> scale;          // horizontal root scale; unset: target/source leg length
+  // 0..1: how far the hands reach where the source's are (in arm lengths from the shoulder)
+  // instead of only copying bone directions (see core/retarget/limb_reach.hpp).
+  double arm_reach = 1.0;
 };
 
 struct RetargetInput {

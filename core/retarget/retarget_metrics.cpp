@@ -161,25 +161,46 @@ RetargetQuality measure_retarget(const RetargetMeasureInput& in) {
   if (in.source_contacts) {
     FeetAtContacts& feet = q.feet;
     double slide_sum = 0, float_sum = 0;
-    long n = 0;
-    long both = 0;
+    long n = 0, both = 0;
+    std::vector<double> gaps;
     for (int l = 0; l < 2; ++l) {
       const Leg& leg = in.target_legs.legs[l];
       const std::vector<char>& sc = in.source_contacts[l];
       const int tip = leg.toe >= 0 ? leg.toe : leg.ankle;
-      auto points = [&](int f) {
-        std::vector<Vec3> pts{T(f, leg.ankle).translation};
-        if (leg.toe >= 0) pts.push_back(T(f, leg.toe).translation);
-        if (tgt.end_sites[tip]) pts.push_back(transform_point(T(f, tip), *tgt.end_sites[tip]));
-        return pts;
+      // Heights above the terrain of the foot points: ankle, toe joint, toe (or ankle) end site.
+      auto heights = [&](int f) {
+        std::vector<double> h;
+        auto add = [&](const Vec3& p) { h.push_back(p.y - ground_height(in.terrain, p)); };
+        add(T(f, leg.ankle).translation);
+        if (leg.toe >= 0) add(T(f, leg.toe).translation);
+        if (tgt.end_sites[tip]) add(transform_point(T(f, tip), *tgt.end_sites[tip]));
+        return h;
       };
+      std::vector<int> contact_frames;
       for (int f = 0; f < frames && f < static_cast<int>(sc.size()); ++f) {
         const bool target_planted = in.target_contacts && f < static_cast<int>(in.target_contacts[l].size()) &&
                                     in.target_contacts[l][f];
         feet.target_contact_frames += target_planted;
         if (!sc[f]) continue;
-        ++feet.source_contact_frames;
+        contact_frames.push_back(f);
         both += target_planted;
+      }
+      feet.source_contact_frames += static_cast<int>(contact_frames.size());
+      if (contact_frames.empty()) continue;
+      // Planted level of each point over this leg's contact frames.
+      std::vector<std::vector<double>> per_point;
+      for (int f : contact_frames) {
+        const auto h = heights(f);
+        per_point.resize(h.size());
+        for (std::size_t k = 0; k < h.size(); ++k) per_point[k].push_back(h[k]);
+      }
+      std::vector<double> level;
+      for (auto v : per_point) {
+        std::sort(v.begin(), v.end());
+        level.push_back(v[v.size() / 20]);
+      }
+      for (std::size_t i = 0; i < contact_frames.size(); ++i) {
+        const int f = contact_frames[i];
         // Slide: the slower of heel and toe (the pivot the foot rolls over), horizontally.
         const int a = std::max(0, f - 1), b = std::min(frames - 1, f + 1);
         double slide = 0;
@@ -194,20 +215,25 @@ RetargetQuality measure_retarget(const RetargetMeasureInput& in) {
         }
         slide_sum += slide;
         if (slide > feet.slide_max_mps) feet.slide_max_mps = slide, feet.worst_slide_frame = f, feet.worst_slide_leg = l;
-        double lowest = 1e300, deepest = 0;
-        for (const Vec3& p : points(f)) {
-          const double h = p.y - ground_height(in.terrain, p);
-          lowest = std::min(lowest, h);
-          deepest = std::max(deepest, -h);
+        double above_level = 1e300, lowest = 1e300;
+        for (std::size_t k = 0; k < level.size(); ++k) {
+          above_level = std::min(above_level, per_point[k][i] - level[k]);
+          lowest = std::min(lowest, per_point[k][i]);
         }
-        float_sum += std::max(0.0, lowest);
-        feet.float_max_m = std::max(feet.float_max_m, std::max(0.0, lowest));
-        feet.penetration_max_m = std::max(feet.penetration_max_m, deepest);
+        above_level = std::max(0.0, above_level);
+        float_sum += above_level;
+        feet.float_max_m = std::max(feet.float_max_m, above_level);
+        feet.penetration_max_m = std::max(feet.penetration_max_m, -lowest);
+        gaps.push_back(lowest);
         ++n;
       }
     }
     feet.slide_mean_mps = n ? slide_sum / double(n) : 0.0;
     feet.float_mean_m = n ? float_sum / double(n) : 0.0;
+    if (!gaps.empty()) {
+      std::nth_element(gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(gaps.size() / 2), gaps.end());
+      feet.ground_gap_m = gaps[gaps.size() / 2];
+    }
     if (in.target_contacts) {
       feet.contact_recall = feet.source_contact_frames ? double(both) / feet.source_contact_frames : 1.0;
       feet.contact_precision = feet.target_contact_frames ? double(both) / feet.target_contact_frames : 1.0;

@@ -34,7 +34,12 @@ struct ChainError {
 
 struct FeetAtContacts {
   double slide_mean_mps = 0, slide_max_mps = 0;  // slower of heel/toe, horizontal, source contact frames
-  double float_mean_m = 0, float_max_m = 0;      // lowest foot point above the terrain
+  // Float as `ikfix check` measures it: the lowest foot point (ankle, toe, toe tip) above the level
+  // it has when planted (5th percentile over the contact frames, above the terrain); mean and max.
+  double float_mean_m = 0, float_max_m = 0;
+  // Median over contact frames of the lowest foot point above the terrain: where the feet meet
+  // the ground (a skeleton has no sole; a mocap ankle and toe sit some centimetres up).
+  double ground_gap_m = 0;
   double penetration_max_m = 0;                  // deepest foot point below the terrain
   int worst_slide_frame = -1, worst_slide_leg = -1;
   double contact_precision = 1, contact_recall = 1;  // target contacts vs source contacts
