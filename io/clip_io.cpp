@@ -7,6 +7,7 @@
 #include "core/fk.hpp"
 #include "core/units.hpp"
 #include "io/bvh/bvh.hpp"
+#include "io/end_leaves.hpp"
 #include "io/error.hpp"
 #include "io/assimp/assimp_clip.hpp"
 #include "io/fbx/fbx_clip_io.hpp"
@@ -70,10 +71,16 @@ LoadedClip load_bvh(const std::filesystem::path& path, const ClipLoadOptions& op
   return loaded;
 }
 
-// glTF/GLB: our own reader (io/gltf); one animation is one take. glTF states metres and +Y up.
-LoadedClip load_gltf_take(const std::shared_ptr<const gltf::Document>& doc, int index,
-                          const std::filesystem::path& path, const ClipLoadOptions& options) {
-  gltf::Take take = gltf::extract_take(doc, index);
+// A take (or the rest pose) as a LoadedClip; for a character, "_end" leaves become end sites.
+LoadedClip gltf_loaded(gltf::Take take, const std::shared_ptr<const gltf::Document>& doc, int index,
+                       const std::filesystem::path& path, const ClipLoadOptions& options, bool character) {
+  if (character) {
+    const std::vector<int> kept = fold_end_leaves(take.skeleton);
+    take.clip = select_joints(take.clip, kept);
+    std::vector<int> nodes;
+    for (int j : kept) nodes.push_back(take.layout.joint_nodes[j]);
+    take.layout.joint_nodes = std::move(nodes);
+  }
   LoadedClip loaded;
   loaded.path = path;
   loaded.format = doc->container == gltf::Container::glb ? "glb" : "gltf";
@@ -87,6 +94,12 @@ LoadedClip load_gltf_take(const std::shared_ptr<const gltf::Document>& doc, int 
   if (loaded.unit_source == "file") loaded.unit_reason = take.unit_note;
   loaded.document = std::make_shared<const gltf::TakeLayout>(std::move(take.layout));
   return loaded;
+}
+
+// glTF/GLB: our own reader (io/gltf); one animation is one take. glTF states metres and +Y up.
+LoadedClip load_gltf_take(const std::shared_ptr<const gltf::Document>& doc, int index,
+                          const std::filesystem::path& path, const ClipLoadOptions& options) {
+  return gltf_loaded(gltf::extract_take(doc, index), doc, index, path, options, false);
 }
 
 std::shared_ptr<const gltf::Document> read_gltf(const std::filesystem::path& path) {
@@ -163,6 +176,29 @@ LoadedClip load_clip(const std::filesystem::path& path, const ClipLoadOptions& o
   return loaded;
 }
 
+LoadedClip load_character(const std::filesystem::path& path, const ClipLoadOptions& options) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) throw InputError(path.string(), "no such file");
+  const std::string ext = lower_extension(path);
+  LoadedClip loaded;
+  if (ext == ".fbx") {
+    loaded = fbx::load_character(path, options);
+  } else if (ext == ".gltf" || ext == ".glb") {
+    const auto doc = std::make_shared<const gltf::Document>(gltf::read_file(path));
+    if (options.take || !doc->animations.empty()) {
+      const int index = options.take ? gltf::find_animation(*doc, *options.take) : 0;
+      loaded = gltf_loaded(gltf::extract_take(doc, index), doc, index, path, options, true);
+    } else {
+      loaded = gltf_loaded(gltf::extract_rest_take(doc), doc, -1, path, options, true);
+      loaded.take_count = 0;
+    }
+  } else {
+    return load_clip(path, options);  // BVH (and read-only formats): the skeleton and its motion
+  }
+  check_loaded(path, loaded);
+  return loaded;
+}
+
 std::vector<LoadedClip> load_takes(const std::filesystem::path& path, const ClipLoadOptions& options) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) throw InputError(path.string(), "no such file");
@@ -197,6 +233,8 @@ std::vector<LoadedClip> load_takes(const std::filesystem::path& path, const Clip
 
 void save_clip(const std::filesystem::path& path, const LoadedClip& loaded, const core::Clip& edited,
                std::span<const char> changed) {
+  if (loaded.take_index < 0)
+    throw InputError(loaded.path.string(), "loaded without a take (rest pose only): there is no animation to patch");
   if (loaded.format == "bvh") {
     const auto& doc = *static_cast<const bvh::Document*>(loaded.document.get());
     std::unique_ptr<bool[]> flags(new bool[changed.size()]);

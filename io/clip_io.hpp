@@ -25,7 +25,7 @@ struct LoadedClip {
   std::filesystem::path path;
   std::string format;            // "bvh", ...
   std::string take_name;         // name of the loaded take ("" when the format has none)
-  int take_index = 0;            // 0-based
+  int take_index = 0;            // 0-based; -1: no take, `clip` is one frame of the rest pose
   int take_count = 1;            // takes in the file
   core::Skeleton skeleton;
   core::Clip clip;
@@ -40,6 +40,20 @@ struct LoadedClip {
 
 // Reads any supported clip file. Throws InputError naming the file and the problem.
 LoadedClip load_clip(const std::filesystem::path& path, const ClipLoadOptions& options = {});
+
+// Reads a target character: its skeleton with every joint of the armature (control and IK bones
+// included: the caller decides what to drive), its rest pose (Skeleton::rest, the file's own
+// local transforms), units and axes (`space`, resolved as load_clip does) and the format
+// document, for files with or without animation.
+// - FBX: every bone Model and every Model that deforms a skin, with their ancestors.
+// - glTF/GLB: the joints of the skin with the most joints plus their ancestors; a file without
+//   skins (skeleton-only asset): every node.
+// - BVH (and other formats): as load_clip.
+// FBX and glTF leaf joints named "*_end" become their parent's end site (io/end_leaves.hpp).
+// `clip` is the take ClipLoadOptions::take names, else the first take that animates the
+// skeleton, else one frame (at t = 0) of the rest pose with take_index = -1 (save_clip and
+// save_takes refuse such a LoadedClip; use save_new_take). Throws InputError.
+LoadedClip load_character(const std::filesystem::path& path, const ClipLoadOptions& options = {});
 
 // Every take of the file that animates the skeleton, in file order, all sharing one document so
 // they can be written together with save_takes (BVH and other single-take formats: the one

@@ -30,7 +30,12 @@ struct BonePair {
   int source = -1;              // joint index in the source skeleton
   int target = -1;              // joint index in the target skeleton
   bool target_end_site = false;
-  std::string role;             // canonical role, e.g. "hips", "spine", "left_thigh", "left_foot"
+  // Canonical role: "hips", "spine", "chest", "neck", "head", "<side>_clavicle", "<side>_upper_arm",
+  // "<side>_lower_arm", "<side>_hand", "<side>_thigh", "<side>_shin", "<side>_foot", "<side>_toe",
+  // "<side>_<finger><n>" (finger: thumb, index, middle, ring, pinky; n from 1 at the hand), "hip_joint"
+  // sided for pelvis offsets like CMU's LHipJoint; side is "left" or "right". Spine chains may
+  // repeat "spine"/"neck" for several pairs (listed from the hips up).
+  std::string role;
   MapProvenance provenance = MapProvenance::ExactName;
   double confidence = 1.0;      // 0..1
 };

@@ -8,5 +8,6 @@
 //   bvh::save(out_path, doc, clip, changed);       // untouched bytes stay byte for byte
 #include "io/bvh/document.hpp"
 #include "io/bvh/euler.hpp"
+#include "io/bvh/new_writer.hpp"
 #include "io/bvh/reader.hpp"
 #include "io/bvh/writer.hpp"

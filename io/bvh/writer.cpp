@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "io/bvh/euler.hpp"
+#include "io/bvh/number_format.hpp"
 #include "io/error.hpp"
 #include "io/file_util.hpp"
 
@@ -45,25 +46,6 @@ int column_decimals(const Document& doc, int channel) {
   for (int f = 0; f < doc.frame_count && best < kMaxDecimals; ++f)
     best = std::max(best, decimals_of(doc.value_view(f, channel)));
   return best;
-}
-
-// Fixed notation with `decimals` digits; "-0.00" becomes "0.00". Returns the length (0 only if
-// the buffer were too small, which cannot happen: 1e308 with 17 decimals needs ~330 characters).
-constexpr std::size_t kNumberBuffer = 400;
-std::size_t format_fixed(double v, int decimals, char* buffer) {
-  const auto r =
-      std::to_chars(buffer, buffer + kNumberBuffer, v, std::chars_format::fixed, decimals);
-  if (r.ec != std::errc()) return 0;
-  std::size_t n = static_cast<std::size_t>(r.ptr - buffer);
-  if (n > 0 && buffer[0] == '-') {
-    bool zero = true;
-    for (std::size_t k = 1; k < n && zero; ++k) zero = buffer[k] == '0' || buffer[k] == '.';
-    if (zero) {
-      std::memmove(buffer, buffer + 1, n - 1);
-      --n;
-    }
-  }
-  return n;
 }
 
 // What to compute for one edited joint.

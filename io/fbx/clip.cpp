@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "io/error.hpp"
+#include "io/end_leaves.hpp"
 #include "io/fbx/reader.hpp"
 
 namespace ikfix::io::fbx {
@@ -33,7 +34,7 @@ const char* inherit_name(InheritType t) {
   return "?";
 }
 
-std::shared_ptr<ClipDocument> build(Document doc) {
+std::shared_ptr<ClipDocument> build(Document doc, JointSet joint_set) {
   auto cd = std::make_shared<ClipDocument>();
   cd->doc = std::move(doc);
   cd->scene = read_scene(cd->doc);
@@ -41,11 +42,14 @@ std::shared_ptr<ClipDocument> build(Document doc) {
   const int n = static_cast<int>(scene.models.size());
   // With skins, the bones that deform them (rig controls and Blender's "_end" leaf bones are
   // left out: they move no mesh and would only mislead leg detection); without, every bone.
+  // A character (JointSet::armature) keeps every bone and folds the "_end" leaves into end sites.
   bool skinned = false;
   for (const Model& m : scene.models) skinned = skinned || m.deforms;
+  const bool armature = joint_set == JointSet::armature;
   std::vector<char> is_joint(n, 0);
   for (int m = 0; m < n; ++m)
-    if (skinned ? scene.models[m].deforms : is_bone_type(scene.models[m].type))
+    if ((armature && (scene.models[m].deforms || is_bone_type(scene.models[m].type))) ||
+        (!armature && (skinned ? scene.models[m].deforms : is_bone_type(scene.models[m].type))))
       for (int a = m; a >= 0 && !is_joint[a]; a = scene.models[a].parent) is_joint[a] = 1;
   // Parents before children: depth-first from the roots, children in file order.
   std::vector<std::vector<int>> children(n);
@@ -80,6 +84,14 @@ std::shared_ptr<ClipDocument> build(Document doc) {
     sk.rest.push_back(rest);
     sk.end_sites.emplace_back(std::nullopt);
   }
+  if (armature) {
+    const std::vector<int> kept = fold_end_leaves(sk);
+    std::vector<int> models;
+    for (int j : kept) models.push_back(cd->joint_models[j]);
+    cd->joint_models = std::move(models);
+    cd->model_joints.assign(n, -1);
+    for (std::size_t j = 0; j < cd->joint_models.size(); ++j) cd->model_joints[cd->joint_models[j]] = static_cast<int>(j);
+  }
   return cd;
 }
 
@@ -89,10 +101,12 @@ std::int64_t TakeTiming::time_of(int frame) const {
   return start + std::llround(static_cast<double>(frame) * static_cast<double>(kTicksPerSecond) / fps);
 }
 
-std::shared_ptr<ClipDocument> read_clip_document(const std::filesystem::path& path) { return build(read_file(path)); }
+std::shared_ptr<ClipDocument> read_clip_document(const std::filesystem::path& path, JointSet joint_set) {
+  return build(read_file(path), joint_set);
+}
 
-std::shared_ptr<ClipDocument> parse_clip_document(std::string data, const std::string& source_name) {
-  return build(parse(std::move(data), source_name));
+std::shared_ptr<ClipDocument> parse_clip_document(std::string data, const std::string& source_name, JointSet joint_set) {
+  return build(parse(std::move(data), source_name), joint_set);
 }
 
 int curve_node_of(const Scene& scene, int model, Channel channel, int layer) {

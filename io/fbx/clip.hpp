@@ -48,9 +48,22 @@ struct ClipDocument {
   std::map<int, std::vector<std::string>> inexact;
 };
 
+// Which Models become core joints.
+enum class JointSet {
+  // For fixing a clip: the skin's deforming bones (every bone when nothing is skinned) and
+  // their ancestors (see the header comment).
+  deforming,
+  // For a target character (retargeting): every bone (LimbNode, Limb, Root) and every deforming
+  // Model, with their ancestors, so control bones (HipsCtrl, LeftFootIK) are known too; leaf bones
+  // named "*_end" become their parent's end site instead of joints (io/end_leaves.hpp).
+  armature,
+};
+
 // Reads and interprets a file. Throws InputError (FBX 6.x, no skeleton, ...).
-std::shared_ptr<ClipDocument> read_clip_document(const std::filesystem::path& path);
-std::shared_ptr<ClipDocument> parse_clip_document(std::string data, const std::string& source_name);
+std::shared_ptr<ClipDocument> read_clip_document(const std::filesystem::path& path,
+                                                 JointSet joint_set = JointSet::deforming);
+std::shared_ptr<ClipDocument> parse_clip_document(std::string data, const std::string& source_name,
+                                                  JointSet joint_set = JointSet::deforming);
 
 // The take's frames (LocalStart..LocalStop of its AnimationStack at the file's frame rate; the
 // key range when the stack has none).

@@ -237,11 +237,40 @@ std::vector<LoadedClip> load_all(const std::filesystem::path& path, const ClipLo
   return out;
 }
 
+LoadedClip load_character(const std::filesystem::path& path, const ClipLoadOptions& options) {
+  std::shared_ptr<ClipDocument> cd = read_clip_document(path, JointSet::armature);
+  if (options.take) return load_take(cd, path, find_take(*cd, path.string(), options.take), options);
+  for (int t = 0; t < static_cast<int>(cd->scene.takes.size()); ++t) {
+    try {
+      take_layer(*cd, t);
+    } catch (const InputError&) {
+      continue;  // animates nothing of the skeleton
+    }
+    return load_take(cd, path, t, options);
+  }
+  // No animation: one frame of the rest pose (the Models' own transform properties).
+  LoadedClip loaded;
+  loaded.path = path;
+  loaded.format = "fbx";
+  loaded.take_index = -1;
+  loaded.take_count = static_cast<int>(cd->scene.takes.size());
+  loaded.skeleton = cd->skeleton;
+  loaded.clip.fps = cd->scene.fps;
+  loaded.clip.frame_count = 1;
+  loaded.clip.joint_count = cd->skeleton.joint_count();
+  loaded.clip.locals = cd->skeleton.rest;
+  resolve_space(loaded, *cd, options);
+  loaded.document = cd;
+  return loaded;
+}
+
 void save(const std::filesystem::path& path, std::span<const TakeEdit> edits) {
   if (edits.empty()) throw InputError(path.string(), "nothing to write");
   const auto* first = static_cast<const ClipDocument*>(edits[0].loaded->document.get());
   for (const TakeEdit& e : edits) {
     const auto* cd = static_cast<const ClipDocument*>(e.loaded->document.get());
+    if (e.loaded->take_index < 0)
+      throw InputError(path.string(), "the file was loaded without a take (rest pose only); nothing to patch");
     if (e.loaded->format != "fbx" || (cd != first && cd->doc.data != first->doc.data))
       throw InputError(path.string(), "takes to write come from different files");
   }

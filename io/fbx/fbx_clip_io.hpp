@@ -22,6 +22,11 @@ LoadedClip load(const std::filesystem::path& path, const ClipLoadOptions& option
 // animates nothing are skipped; when none does, the same InputError as `load`.
 std::vector<LoadedClip> load_all(const std::filesystem::path& path, const ClipLoadOptions& options);
 
+// A target character (io::load_character): every bone of the armature (fbx::JointSet::armature),
+// the take ClipLoadOptions::take names, else the first take that animates it, else one frame of
+// the rest pose (take_index -1). Units and axes as `load`. Throws InputError.
+LoadedClip load_character(const std::filesystem::path& path, const ClipLoadOptions& options);
+
 // Patches the edited takes into a copy of the original file and writes it atomically, then
 // reads the result back through Assimp and compares the edited joints with the intended poses
 // (0.1 mm, 0.01 degrees); a mismatch is an InputError and nothing is written.

@@ -378,6 +378,105 @@ std::string format_metres(double v) {
   return buf;
 }
 
+// Joints `in_skeleton` in order: depth first from the roots, the default scene's roots first
+// (parents before children, children in file order). Fills `joint_nodes`; returns each node's
+// joint index, -1 for nodes that are not joints.
+std::vector<int> order_joints(const Document& doc, const std::vector<char>& in_skeleton, std::vector<int>& joint_nodes) {
+  const int node_count = static_cast<int>(doc.nodes.size());
+  std::vector<int> roots;
+  std::vector<char> is_listed(node_count, 0);
+  if (doc.scene >= 0 && doc.json.contains("scenes") && doc.json["scenes"].is_array() &&
+      doc.scene < static_cast<int>(doc.json["scenes"].size())) {
+    const Json& scene = doc.json["scenes"][doc.scene];
+    if (scene.contains("nodes") && scene["nodes"].is_array())
+      for (const Json& r : scene["nodes"])
+        if (r.is_number_integer() && r.get<std::int64_t>() >= 0 && r.get<std::int64_t>() < node_count &&
+            doc.nodes[r.get<int>()].parent < 0 && !is_listed[r.get<int>()]) {
+          roots.push_back(r.get<int>());
+          is_listed[r.get<int>()] = 1;
+        }
+  }
+  for (int i = 0; i < node_count; ++i)
+    if (doc.nodes[i].parent < 0 && !is_listed[i]) roots.push_back(i);
+  std::vector<int> joint_of_node(node_count, -1);
+  std::vector<int> stack;
+  for (auto it = roots.rbegin(); it != roots.rend(); ++it) stack.push_back(*it);
+  while (!stack.empty()) {
+    const int i = stack.back();
+    stack.pop_back();
+    if (!in_skeleton[i]) continue;
+    joint_of_node[i] = static_cast<int>(joint_nodes.size());
+    joint_nodes.push_back(i);
+    const auto& children = doc.nodes[i].children;
+    for (auto it = children.rbegin(); it != children.rend(); ++it) stack.push_back(*it);
+  }
+  return joint_of_node;
+}
+
+// take.skeleton from take.layout.joint_nodes; warns about sheared matrices.
+void build_skeleton(const Document& doc, const std::vector<int>& joint_of_node, Take& take) {
+  const std::vector<int>& joint_nodes = take.layout.joint_nodes;
+  core::Skeleton& skeleton = take.skeleton;
+  for (int i : joint_nodes) {
+    const Node& node = doc.nodes[i];
+    skeleton.names.push_back(node.display_name);
+    skeleton.parents.push_back(node.parent >= 0 ? joint_of_node[node.parent] : -1);
+    skeleton.rest.push_back(node.rest);
+    skeleton.end_sites.emplace_back(std::nullopt);
+  }
+  for (int i : joint_nodes)
+    if (doc.nodes[i].has_matrix) {
+      std::array<double, 16> m;
+      const Json& jm = doc.json["nodes"][i]["matrix"];
+      for (int k = 0; k < 16; ++k) m[k] = jm[k].get<double>();
+      core::Transform unused;
+      if (decompose(m, unused) > 1e-6)
+        take.warnings.push_back("node '" + doc.nodes[i].display_name + "' has a sheared matrix; the shear is ignored");
+    }
+}
+
+// glTF is metres; say so when the rest pose looks like another unit.
+void note_unit(Take& take) {
+  const core::Skeleton& skeleton = take.skeleton;
+  std::vector<core::Transform> world(skeleton.joint_count());
+  core::forward_kinematics(skeleton, skeleton.rest, core::Transform{}, world);
+  double lo = 1e300, hi = -1e300;
+  std::vector<core::Vec3> points;
+  for (const auto& w : world) {
+    lo = std::min(lo, w.translation.y);
+    hi = std::max(hi, w.translation.y);
+    points.push_back(w.translation);
+  }
+  const double height = hi - lo;
+  if (height > 0 && (height < 0.3 || height > 3.0)) {
+    const core::UnitGuess guess = core::guess_unit_from_height(points);
+    take.unit_note = "glTF states metres, so the unit stays metres, but the rest pose is " + format_metres(height) +
+                     " m tall, which is not character-sized" +
+                     (guess.unit != "custom" && guess.unit != "m"
+                          ? " (authored in another unit? a 1.5 m human this size would be in '" + guess.unit + "')"
+                          : std::string()) +
+                     "; pass --clip-unit to override";
+    take.warnings.push_back(take.unit_note);
+  }
+}
+
+// Marks the ancestors of every node in `set`.
+void mark_ancestors(const Document& doc, std::vector<char>& set) {
+  for (std::size_t i = 0; i < set.size(); ++i)
+    if (set[i])
+      for (int p = doc.nodes[i].parent; p >= 0 && !set[p]; p = doc.nodes[p].parent) set[p] = 1;
+}
+
+// Nodes of skin `s` (its joints), or an empty vector when it has none.
+std::vector<char> skin_nodes(const Document& doc, const Json& skin) {
+  const int node_count = static_cast<int>(doc.nodes.size());
+  std::vector<char> set(node_count, 0);
+  if (!skin.contains("joints") || !skin["joints"].is_array()) return {};
+  for (const Json& j : skin["joints"])
+    if (j.is_number_integer() && j.get<std::int64_t>() >= 0 && j.get<std::int64_t>() < node_count) set[j.get<int>()] = 1;
+  return set;
+}
+
 }  // namespace
 
 Document parse(std::string bytes, const std::filesystem::path& path) {
@@ -467,20 +566,13 @@ Take extract_take(std::shared_ptr<const Document> document, int animation, const
   std::vector<char> animated(node_count, 0);
   for (const Channel& c : anim.channels)
     if (c.node >= 0 && c.path != Path::other) animated[c.node] = 1;
-  auto mark_ancestors = [&](std::vector<char>& set) {
-    for (int i = 0; i < node_count; ++i)
-      if (set[i])
-        for (int p = doc.nodes[i].parent; p >= 0 && !set[p]; p = doc.nodes[p].parent) set[p] = 1;
-  };
   const Json& skins = array_member(doc.json, "skins");
   int best_skin = -1;
   std::size_t best_count = 0;
   for (std::size_t s = 0; s < skins.size(); ++s) {
-    std::vector<char> set(node_count, 0);
-    if (!skins[s].contains("joints") || !skins[s]["joints"].is_array()) continue;
-    for (const Json& j : skins[s]["joints"])
-      if (j.is_number_integer() && j.get<std::int64_t>() >= 0 && j.get<std::int64_t>() < node_count) set[j.get<int>()] = 1;
-    mark_ancestors(set);
+    std::vector<char> set = skin_nodes(doc, skins[s]);
+    if (set.empty()) continue;
+    mark_ancestors(doc, set);
     std::size_t count = 0;
     for (const Channel& c : anim.channels)
       if (c.node >= 0 && c.path != Path::other && set[c.node]) ++count;
@@ -497,41 +589,14 @@ Take extract_take(std::shared_ptr<const Document> document, int animation, const
       for (int p = i; p >= 0 && !under_animated; p = doc.nodes[p].parent) under_animated = animated[p] != 0;
       in_skeleton[i] = under_animated;
     }
-    mark_ancestors(in_skeleton);
+    mark_ancestors(doc, in_skeleton);
   } else if (skins.size() > 1) {
     take.warnings.push_back("the file has " + std::to_string(skins.size()) + " skins; using skin " +
                             std::to_string(best_skin) + ", which animation '" + anim.display_name + "' drives most");
   }
 
-  // --- joint order: depth first from the roots, the default scene's roots first ---
-  std::vector<int> roots;
-  std::vector<char> is_listed(node_count, 0);
-  if (doc.scene >= 0 && doc.json.contains("scenes") && doc.json["scenes"].is_array() &&
-      doc.scene < static_cast<int>(doc.json["scenes"].size())) {
-    const Json& scene = doc.json["scenes"][doc.scene];
-    if (scene.contains("nodes") && scene["nodes"].is_array())
-      for (const Json& r : scene["nodes"])
-        if (r.is_number_integer() && r.get<std::int64_t>() >= 0 && r.get<std::int64_t>() < node_count &&
-            doc.nodes[r.get<int>()].parent < 0 && !is_listed[r.get<int>()]) {
-          roots.push_back(r.get<int>());
-          is_listed[r.get<int>()] = 1;
-        }
-  }
-  for (int i = 0; i < node_count; ++i)
-    if (doc.nodes[i].parent < 0 && !is_listed[i]) roots.push_back(i);
-  std::vector<int> joint_of_node(node_count, -1);
-  std::vector<int>& joint_nodes = take.layout.joint_nodes;
-  std::vector<int> stack;
-  for (auto it = roots.rbegin(); it != roots.rend(); ++it) stack.push_back(*it);
-  while (!stack.empty()) {
-    const int i = stack.back();
-    stack.pop_back();
-    if (!in_skeleton[i]) continue;
-    joint_of_node[i] = static_cast<int>(joint_nodes.size());
-    joint_nodes.push_back(i);
-    const auto& children = doc.nodes[i].children;
-    for (auto it = children.rbegin(); it != children.rend(); ++it) stack.push_back(*it);
-  }
+  std::vector<int> joint_of_node = order_joints(doc, in_skeleton, take.layout.joint_nodes);
+  const std::vector<int>& joint_nodes = take.layout.joint_nodes;
   for (const Channel& c : anim.channels)
     if (c.node < 0) {
       take.warnings.push_back("animation '" + anim.display_name +
@@ -541,23 +606,8 @@ Take extract_take(std::shared_ptr<const Document> document, int animation, const
   if (joint_nodes.empty())
     throw InputError(doc.source_name, "animation '" + anim.display_name + "' moves no node and the file has no skin");
 
-  core::Skeleton& skeleton = take.skeleton;
-  for (int i : joint_nodes) {
-    const Node& node = doc.nodes[i];
-    skeleton.names.push_back(node.display_name);
-    skeleton.parents.push_back(node.parent >= 0 ? joint_of_node[node.parent] : -1);
-    skeleton.rest.push_back(node.rest);
-    skeleton.end_sites.emplace_back(std::nullopt);
-  }
-  for (int i : joint_nodes)
-    if (doc.nodes[i].has_matrix) {
-      std::array<double, 16> m;
-      const Json& jm = doc.json["nodes"][i]["matrix"];
-      for (int k = 0; k < 16; ++k) m[k] = jm[k].get<double>();
-      core::Transform unused;
-      if (decompose(m, unused) > 1e-6)
-        take.warnings.push_back("node '" + doc.nodes[i].display_name + "' has a sheared matrix; the shear is ignored");
-    }
+  build_skeleton(doc, joint_of_node, take);
+  const core::Skeleton& skeleton = take.skeleton;
 
   // --- channels of the skeleton's joints ---
   struct Driven {
@@ -641,31 +691,56 @@ Take extract_take(std::shared_ptr<const Document> document, int animation, const
     }
   }
 
-  // --- unit sanity: glTF is metres; say so when the rest pose looks like another unit ---
-  {
-    std::vector<core::Transform> world(skeleton.joint_count());
-    core::forward_kinematics(skeleton, skeleton.rest, core::Transform{}, world);
-    double lo = 1e300, hi = -1e300;
-    std::vector<core::Vec3> points;
-    for (const auto& w : world) {
-      lo = std::min(lo, w.translation.y);
-      hi = std::max(hi, w.translation.y);
-      points.push_back(w.translation);
-    }
-    const double height = hi - lo;
-    if (height > 0 && (height < 0.3 || height > 3.0)) {
-      const core::UnitGuess guess = core::guess_unit_from_height(points);
-      take.unit_note = "glTF states metres, so the unit stays metres, but the rest pose is " + format_metres(height) +
-                       " m tall, which is not character-sized" +
-                       (guess.unit != "custom" && guess.unit != "m"
-                            ? " (authored in another unit? a 1.5 m human this size would be in '" + guess.unit + "')"
-                            : std::string()) +
-                       "; pass --clip-unit to override";
-      take.warnings.push_back(take.unit_note);
-    }
-  }
+  note_unit(take);
   take.layout.document = std::move(document);
   take.layout.animation = animation;
+  return take;
+}
+
+}  // namespace ikfix::io::gltf
+
+namespace ikfix::io::gltf {
+
+Take extract_rest_take(std::shared_ptr<const Document> document) {
+  const Document& doc = *document;
+  const int node_count = static_cast<int>(doc.nodes.size());
+  Take take;
+  // The skin with the most joints (ties: the lower index), plus ancestors; without skins, the
+  // whole node tree (a skeleton-only asset: every node is a bone).
+  std::vector<char> in_skeleton;
+  const Json& skins = array_member(doc.json, "skins");
+  std::size_t best_count = 0;
+  int best_skin = -1;
+  for (std::size_t s = 0; s < skins.size(); ++s) {
+    std::vector<char> set = skin_nodes(doc, skins[s]);
+    const auto count = static_cast<std::size_t>(std::count(set.begin(), set.end(), 1));
+    if (count > best_count) {
+      best_count = count;
+      best_skin = static_cast<int>(s);
+      in_skeleton = std::move(set);
+    }
+  }
+  if (best_skin < 0) {
+    in_skeleton.assign(node_count, 1);
+  } else {
+    mark_ancestors(doc, in_skeleton);
+    if (skins.size() > 1)
+      take.warnings.push_back("the file has " + std::to_string(skins.size()) + " skins; using skin " +
+                              std::to_string(best_skin) + ", which has the most joints");
+  }
+  const std::vector<int> joint_of_node = order_joints(doc, in_skeleton, take.layout.joint_nodes);
+  if (take.layout.joint_nodes.empty()) throw InputError(doc.source_name, "no skeleton: the file has no nodes");
+  build_skeleton(doc, joint_of_node, take);
+  core::Clip& clip = take.clip;
+  clip.fps = 30.0;
+  clip.frame_count = 1;
+  clip.joint_count = take.skeleton.joint_count();
+  clip.locals = take.skeleton.rest;
+  take.uniform_grid = true;
+  take.layout.frame_times = {0.0};
+  take.layout.animation = -1;
+  note_unit(take);
+  take.layout.document = std::move(document);
   return take;
 }
 

@@ -48,7 +48,7 @@ struct ReadOptions {
 // time of every frame. Shared by every LoadedClip of the same document.
 struct TakeLayout {
   std::shared_ptr<const Document> document;
-  int animation = 0;
+  int animation = 0;                // -1 for the rest pose of a file read by extract_rest_take
   std::vector<int> joint_nodes;     // node index of each skeleton joint
   std::vector<double> frame_times;  // seconds, one per clip frame (as stored: float values)
 };
@@ -65,5 +65,11 @@ struct Take {
 
 // Extracts animation `animation` of `document`. Throws InputError on malformed samplers.
 Take extract_take(std::shared_ptr<const Document> document, int animation, const ReadOptions& options = {});
+
+// The character of a file, animated or not: the joints of the skin with the most joints plus
+// their ancestors (without skins, every node: a skeleton-only asset), ordered as extract_take
+// orders them, and a one-frame clip of their rest TRS (layout.animation = -1, frame time 0).
+// Throws InputError when the file has no node.
+Take extract_rest_take(std::shared_ptr<const Document> document);
 
 }  // namespace ikfix::io::gltf

@@ -1,0 +1,220 @@
+#include "core/retarget/rest_alignment.hpp"
+
+#include <algorithm>
+#include <optional>
+
+namespace ikfix::core {
+namespace {
+
+bool is_sided(const std::string& role) { return role.rfind("left", 0) == 0 || role.rfind("right", 0) == 0; }
+bool is_thumb(const std::string& role) { return role.find("thumb") != std::string::npos; }
+
+int depth_below(const Skeleton& sk, int ancestor, int joint) {
+  int d = 0;
+  for (int j = joint; j >= 0; j = sk.parents[j], ++d)
+    if (j == ancestor) return d;
+  return -1;
+}
+
+// The pair whose joints give pair p's bone direction on both sides: the nearest mapped joint
+// below it (in the source hierarchy), preferring the spine over limbs at a branch (hips, chest)
+// and fingers over the thumb at the hand. -1 when there is none or the choice is ambiguous.
+Vec3 child_position(const BonePair& q, const Skeleton& sk, std::span<const Transform> rest, bool target_side);
+
+int direction_child(const BoneMap& map, int p, const Skeleton& source, std::span<const Transform> source_rest,
+                    const Skeleton& target, std::span<const Transform> target_rest) {
+  const BonePair& bp = map.pairs[p];
+  std::vector<int> best;
+  int best_depth = 1 << 30;
+  for (int q = 0; q < static_cast<int>(map.pairs.size()); ++q) {
+    if (q == p) continue;
+    const BonePair& bq = map.pairs[q];
+    const int d = depth_below(source, bp.source, bq.source);
+    if (d <= 0) continue;
+    const bool below_on_target = bq.target_end_site ? (bq.target == bp.target || target.is_ancestor(bp.target, bq.target))
+                                                    : (bq.target != bp.target && target.is_ancestor(bp.target, bq.target));
+    if (!below_on_target) continue;
+    if (bq.target_end_site && !target.end_sites[bq.target]) continue;
+    // A child at the joint itself (CMU's thumb and finger base) gives no direction.
+    const double ls = glm::length(child_position(bq, source, source_rest, false) - source_rest[bp.source].translation);
+    const double lt = glm::length(child_position(bq, target, target_rest, true) - target_rest[bp.target].translation);
+    if (ls < 1e-6 || lt < 1e-6) continue;
+    if (d < best_depth) best.clear(), best_depth = d;
+    if (d == best_depth) best.push_back(q);
+  }
+  auto keep = [&](auto pred) {
+    std::vector<int> kept;
+    for (int q : best)
+      if (pred(map.pairs[q])) kept.push_back(q);
+    if (!kept.empty()) best = kept;
+  };
+  if (best.size() > 1) keep([](const BonePair& q) { return !is_sided(q.role); });
+  if (best.size() > 1) keep([](const BonePair& q) { return !is_thumb(q.role); });
+  return best.size() == 1 ? best[0] : -1;
+}
+
+Vec3 child_position(const BonePair& q, const Skeleton& sk, std::span<const Transform> rest, bool target_side) {
+  const int j = target_side ? q.target : q.source;
+  if (target_side && q.target_end_site) return transform_point(rest[j], *sk.end_sites[j]);
+  return rest[j].translation;
+}
+
+// Right/up/forward frame of a rig in its rest pose.
+Quat rig_frame(const BoneMap& map, const Skeleton& sk, std::span<const Transform> rest, const LegRig& legs,
+               bool target_side) {
+  const Vec3 left_hip = rest[legs.legs[0].hip].translation;
+  const Vec3 right_hip = rest[legs.legs[1].hip].translation;
+  const Vec3 mid = 0.5 * (left_hip + right_hip);
+  // Up: toward the centroid of the mapped upper body (the same pairs on both sides, so both
+  // frames are measured on the same body parts).
+  Vec3 sum{0.0};
+  int count = 0;
+  for (const BonePair& bp : map.pairs) {
+    if (bp.target_end_site) continue;
+    const int j = target_side ? bp.target : bp.source;
+    bool in_leg = false;
+    for (const Leg& leg : legs.legs) in_leg = in_leg || sk.is_ancestor(leg.hip, j);
+    if (in_leg || j == legs.pelvis) continue;
+    const Vec3 pos = rest[j].translation;
+    if (pos.y <= mid.y) continue;  // arms hanging below the hips say nothing about "up"
+    sum += pos;
+    ++count;
+  }
+  const Vec3 up = safe_normalize(count ? sum / double(count) - mid : Vec3(0, 1, 0), Vec3(0, 1, 0));
+  Vec3 right = right_hip - left_hip;
+  right -= up * glm::dot(right, up);
+  right = safe_normalize(right, any_perpendicular(up));
+  const Vec3 forward = glm::cross(right, up);
+  glm::dmat3 basis(right, up, forward);
+  return glm::normalize(glm::quat_cast(basis));
+}
+
+}  // namespace
+
+RestAlignment align_rest_poses(const BoneMap& map, const Skeleton& source, std::span<const Transform> source_rest,
+                               const LegRig& source_legs, const Skeleton& target,
+                               std::span<const Transform> target_rest, const LegRig& target_legs, bool align_bones) {
+  RestAlignment out;
+  const Quat source_frame = rig_frame(map, source, source_rest, source_legs, false);
+  const Quat target_frame = rig_frame(map, target, target_rest, target_legs, true);
+  out.facing = glm::normalize(source_frame * glm::inverse(target_frame));
+
+  const int n = static_cast<int>(map.pairs.size());
+  out.per_pair.assign(n, identity_quat());
+  std::vector<char> has_direction(n, 0);
+  for (int p = 0; p < n; ++p) {
+    const BonePair& bp = map.pairs[p];
+    if (bp.target_end_site) continue;
+    Vec3 ds{0.0}, dt{0.0};
+    const int q = direction_child(map, p, source, source_rest, target, target_rest);
+    if (q >= 0) {
+      ds = child_position(map.pairs[q], source, source_rest, false) - source_rest[bp.source].translation;
+      dt = child_position(map.pairs[q], target, target_rest, true) - target_rest[bp.target].translation;
+    } else if (source.end_sites[bp.source] && target.end_sites[bp.target] &&
+               source.children(bp.source).empty() && target.children(bp.target).empty()) {
+      ds = transform_point(source_rest[bp.source], *source.end_sites[bp.source]) - source_rest[bp.source].translation;
+      dt = transform_point(target_rest[bp.target], *target.end_sites[bp.target]) - target_rest[bp.target].translation;
+    }
+    const double ls = glm::length(ds), lt = glm::length(dt);
+    if (ls > 1e-9 && lt > 1e-9) {
+      const Vec3 from = out.facing * (dt / lt);
+      const Vec3 to = ds / ls;
+      has_direction[p] = 1;
+      if (align_bones) out.per_pair[p] = rotation_between(from, to);
+    }
+  }
+  // Bones with no direction of their own turn with the nearest mapped ancestor, so they keep
+  // their rest relation to it (hands with their forearm, heads with their neck).
+  std::vector<int> order;
+  for (int p = 0; p < n; ++p)
+    if (!map.pairs[p].target_end_site) order.push_back(p);
+  std::sort(order.begin(), order.end(), [&](int a, int b) { return map.pairs[a].target < map.pairs[b].target; });
+  std::vector<int> pair_of_target(target.joint_count(), -1);
+  for (int p : order) pair_of_target[map.pairs[p].target] = p;
+  for (int p : order) {
+    if (has_direction[p]) continue;
+    for (int j = target.parents[map.pairs[p].target]; j >= 0; j = target.parents[j])
+      if (pair_of_target[j] >= 0) {
+        out.per_pair[p] = out.per_pair[pair_of_target[j]];
+        break;
+      }
+  }
+  for (int p : order)
+    out.bones.push_back({p, rotation_angle(out.per_pair[p]), has_direction[p] != 0});
+  return out;
+}
+
+TargetDrive plan_target_drive(const BoneMap& map, const Skeleton& source, const Skeleton& target,
+                              std::span<const Transform> target_rest) {
+  (void)source;
+  const int tn = target.joint_count();
+  TargetDrive drive;
+  drive.kind.assign(tn, TargetDrive::Rest);
+  drive.pair_a.assign(tn, -1);
+  drive.pair_b.assign(tn, -1);
+  drive.weight.assign(tn, 0.0);
+  drive.target_rest_rotation.resize(tn);
+  for (int t = 0; t < tn; ++t) drive.target_rest_rotation[t] = target_rest[t].rotation;
+  for (const BonePair& bp : map.pairs) drive.source_of_pair.push_back(bp.source);
+
+  std::vector<char> excluded(tn, 0);
+  for (int t : map.excluded_target) excluded[t] = 1;
+  std::vector<int> pair_of_target(tn, -1);
+  for (int p = 0; p < static_cast<int>(map.pairs.size()); ++p)
+    if (!map.pairs[p].target_end_site && !excluded[map.pairs[p].target]) pair_of_target[map.pairs[p].target] = p;
+
+  for (int t = 0; t < tn; ++t) {
+    if (excluded[t]) continue;
+    if (pair_of_target[t] >= 0) {
+      drive.kind[t] = TargetDrive::Mapped;
+      drive.pair_a[t] = pair_of_target[t];
+      continue;
+    }
+    // Unmapped: a blend only inside a spine/neck chain (mapped, side-less joints above and below
+    // on a single-child path).
+    int above = -1;
+    double up_length = 0;
+    for (int j = t, p = target.parents[t]; p >= 0; j = p, p = target.parents[p]) {
+      up_length += glm::length(target_rest[j].translation - target_rest[p].translation);
+      if (pair_of_target[p] >= 0) {
+        above = pair_of_target[p];
+        break;
+      }
+    }
+    if (above < 0 || is_sided(map.pairs[above].role)) continue;
+    int below = -1;
+    double down_length = 0;
+    for (int j = t;;) {
+      std::vector<int> kids;
+      for (int c : target.children(j))
+        if (!excluded[c]) kids.push_back(c);
+      if (kids.size() != 1) break;
+      down_length += glm::length(target_rest[kids[0]].translation - target_rest[j].translation);
+      if (pair_of_target[kids[0]] >= 0) {
+        below = pair_of_target[kids[0]];
+        break;
+      }
+      j = kids[0];
+    }
+    if (below < 0 || is_sided(map.pairs[below].role)) continue;
+    drive.kind[t] = TargetDrive::Blend;
+    drive.pair_a[t] = above;
+    drive.pair_b[t] = below;
+    drive.weight[t] = up_length + down_length > 1e-12 ? up_length / (up_length + down_length) : 0.5;
+  }
+  return drive;
+}
+
+Quat TargetDrive::world_rotation(int t, std::span<const Quat> source_delta, const RestAlignment& align) const {
+  const Quat rest = align.facing * target_rest_rotation[t];
+  if (kind[t] == Mapped) {
+    const int p = pair_a[t];
+    return glm::normalize(source_delta[source_of_pair[p]] * align.per_pair[p] * rest);
+  }
+  const int a = pair_a[t], b = pair_b[t];
+  const Quat delta = glm::slerp(source_delta[source_of_pair[a]], source_delta[source_of_pair[b]], weight[t]);
+  const Quat aligned = glm::slerp(align.per_pair[a], align.per_pair[b], weight[t]);
+  return glm::normalize(delta * aligned * rest);
+}
+
+}  // namespace ikfix::core

@@ -1,0 +1,265 @@
+#include "io/bvh/new_writer.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <functional>
+#include <set>
+
+#include "io/bvh/euler.hpp"
+#include "io/bvh/number_format.hpp"
+#include "io/error.hpp"
+#include "io/file_util.hpp"
+
+namespace ikfix::io::bvh {
+namespace {
+
+using core::Quat;
+using core::Transform;
+using core::Vec3;
+
+constexpr int kAngleDecimals = 6;
+// One printed position step is at most this fraction of the skeleton's size.
+constexpr double kPositionResolution = 1e-9;
+// A joint whose translation in the file stays this close (relative to the skeleton's size) to its
+// OFFSET gets no position channels.
+constexpr double kStillTranslation = 1e-8;
+// Scales closer than this (relative) count as equal: uniform, and constant over the clip. FBX
+// scale curves are floats and Maya leaves noise (kenney_character_maya_7700.fbx: 1 stored as
+// 0.999981821); the FBX reader treats the same 1e-4 as uniform.
+constexpr double kSameScale = 1e-4;
+
+// Base letters of U+00C0..U+00FF (Latin-1 letters with accents); "_" where there is none.
+constexpr const char* kLatin1[64] = {
+    "A", "A", "A", "A", "A", "A", "AE", "C", "E", "E", "E", "E", "I", "I", "I", "I",
+    "D", "N", "O", "O", "O", "O", "O", "_", "O", "U", "U", "U", "U", "Y", "Th", "ss",
+    "a", "a", "a", "a", "a", "a", "ae", "c", "e", "e", "e", "e", "i", "i", "i", "i",
+    "d", "n", "o", "o", "o", "o", "o", "_", "o", "u", "u", "u", "u", "y", "th", "y"};
+
+std::string safe_name(const std::string& name) {
+  std::string out;
+  const auto* s = reinterpret_cast<const unsigned char*>(name.data());
+  const std::size_t n = name.size();
+  for (std::size_t i = 0; i < n;) {
+    const unsigned char c = s[i];
+    if (c < 0x80) {
+      out += std::isalnum(c) || c == '_' || c == '-' || c == '.' || c == ':' ? static_cast<char>(c) : '_';
+      ++i;
+      continue;
+    }
+    // A UTF-8 sequence: its length from the lead byte (a stray byte counts as one character).
+    std::size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+    if (i + len > n) len = n - i;
+    for (std::size_t k = 1; k < len; ++k)
+      if ((s[i + k] & 0xC0) != 0x80) len = k;
+    if (len == 2 && c == 0xC3) out += kLatin1[s[i + 1] & 0x3F];  // U+00C0 + low 6 bits
+    else if (len == 2 && c == 0xC2 && s[i + 1] == 0xA0) out += '_';  // no-break space
+    else out += '_';
+    i += len;
+  }
+  return out;
+}
+
+[[noreturn]] void refuse(const NewFileOptions& o, const std::string& cause) {
+  throw InputError(o.source_name, "cannot write BVH: " + cause);
+}
+
+bool uniform(const Vec3& s) {
+  const double m = std::max({std::abs(s.x), std::abs(s.y), std::abs(s.z)});
+  return std::abs(s.x - s.y) <= kSameScale * m && std::abs(s.x - s.z) <= kSameScale * m;
+}
+
+void append_number(std::string& out, double v, int decimals) {
+  char buffer[kNumberBuffer];
+  out.append(buffer, format_fixed(v, decimals, buffer));
+}
+
+}  // namespace
+
+std::vector<std::string> bvh_safe_names(const std::vector<std::string>& names) {
+  std::vector<std::string> out;
+  std::set<std::string> used;
+  for (std::size_t j = 0; j < names.size(); ++j) {
+    std::string name = safe_name(names[j]);
+    if (name.empty()) name = "joint_" + std::to_string(j);
+    if (used.count(name)) {
+      int k = 2;
+      while (used.count(name + "_" + std::to_string(k))) ++k;
+      name += "_" + std::to_string(k);
+    }
+    used.insert(name);
+    out.push_back(std::move(name));
+  }
+  return out;
+}
+
+NewFile write_new(const core::Skeleton& skeleton, const core::Clip& clip, const NewFileOptions& o) {
+  const int joints = skeleton.joint_count();
+  const int frames = clip.frame_count;
+  if (joints == 0) refuse(o, "the skeleton has no joint");
+  if (clip.joint_count != joints || clip.locals.size() != static_cast<std::size_t>(joints) * frames)
+    refuse(o, "the clip has " + std::to_string(clip.joint_count) + " joints; the skeleton " + std::to_string(joints));
+  if (frames < 1) refuse(o, "the clip has no frames");
+  if (!(clip.fps > 0) || !std::isfinite(clip.fps)) refuse(o, "the frame rate is not a positive number");
+  const auto axes = o.rotation_axes;
+  if (axes[0] == axes[1] || axes[1] == axes[2] || axes[0] == axes[2] ||
+      std::any_of(axes.begin(), axes.end(), [](int a) { return a < 0 || a > 2; }))
+    refuse(o, "the rotation order needs three different axes");
+
+  // Scales must be uniform and constant (to kSameScale); rest world rotation R of each joint.
+  std::vector<Quat> rest_world(joints);
+  const Quat up = glm::normalize(o.up_rotation);
+  for (int j = 0; j < joints; ++j) {
+    const Vec3 s0 = clip.at(0, j).scale;
+    for (int f = 0; f < frames; ++f) {
+      const Transform& t = clip.at(f, j);
+      if (!core::is_finite(t.translation) || !core::is_finite(t.rotation) || !core::is_finite(t.scale))
+        refuse(o, "joint '" + skeleton.names[j] + "' is not finite at frame " + std::to_string(f));
+      if (!uniform(t.scale) || !(t.scale.x > 0))
+        refuse(o, "joint '" + skeleton.names[j] + "' has a non-uniform or non-positive scale at frame " +
+                      std::to_string(f) + "; BVH stores no scale");
+      if (glm::length(t.scale - s0) > kSameScale * glm::length(s0))
+        refuse(o, "joint '" + skeleton.names[j] + "' has an animated scale (frame " + std::to_string(f) +
+                      "); BVH stores no scale");
+    }
+    const int p = skeleton.parents[j];
+    rest_world[j] = (p >= 0 ? rest_world[p] : up) * glm::normalize(skeleton.rest[j].rotation);
+  }
+  // A joint's translation in the file: in its parent's rest-aligned frame, scaled by the
+  // parent's accumulated scale (per axis, as core::compose applies it; the scales' float noise is
+  // kept, so positions stay exact). `accumulated` holds the scales of one pose.
+  auto parent_rotation = [&](int j) { return skeleton.parents[j] >= 0 ? rest_world[skeleton.parents[j]] : up; };
+  auto accumulate = [&](std::span<const Transform> pose, std::vector<Vec3>& accumulated) {
+    accumulated.resize(joints);
+    for (int j = 0; j < joints; ++j)
+      accumulated[j] = (skeleton.parents[j] >= 0 ? accumulated[skeleton.parents[j]] : Vec3(1.0)) * pose[j].scale;
+  };
+  auto file_translation = [&](int j, const Vec3& t, const std::vector<Vec3>& accumulated) {
+    const int p = skeleton.parents[j];
+    return parent_rotation(j) * ((p >= 0 ? accumulated[p] : Vec3(1.0)) * t);
+  };
+  std::vector<Vec3> accumulated;
+  accumulate(skeleton.rest, accumulated);
+
+  // Rest offsets, end sites and the size the position decimals follow.
+  std::vector<Vec3> offsets(joints);
+  std::vector<Vec3> rest_points(joints);
+  std::vector<std::vector<int>> children(joints);
+  std::vector<int> roots;
+  Vec3 lo(1e300), hi(-1e300);
+  for (int j = 0; j < joints; ++j) {
+    const int p = skeleton.parents[j];
+    offsets[j] = file_translation(j, skeleton.rest[j].translation, accumulated);
+    rest_points[j] = (p >= 0 ? rest_points[p] : Vec3(0.0)) + offsets[j];
+    lo = glm::min(lo, rest_points[j]);
+    hi = glm::max(hi, rest_points[j]);
+    if (p >= 0) children[p].push_back(j);
+    else roots.push_back(j);
+  }
+  std::vector<Vec3> sites(joints, Vec3(0.0));
+  for (int j = 0; j < joints; ++j) {
+    if (!children[j].empty()) continue;
+    if (skeleton.end_sites[j]) {
+      sites[j] = rest_world[j] * (accumulated[j] * *skeleton.end_sites[j]);  // as given, even zero
+    } else {
+      sites[j] = 0.25 * offsets[j];
+      if (sites[j] == Vec3(0.0)) sites[j] = Vec3(0.0, 0.1 * glm::length(hi - lo), 0.0);
+    }
+    lo = glm::min(lo, rest_points[j] + sites[j]);
+    hi = glm::max(hi, rest_points[j] + sites[j]);
+  }
+  const double size = joints > 1 ? glm::length(hi - lo) : 1.0;
+  const int position_decimals =
+      std::clamp(static_cast<int>(std::ceil(-std::log10(kPositionResolution * (size > 0 ? size : 1.0)))), 0, 15);
+
+  // Channels: roots and joints whose translation moves get positions.
+  std::vector<char> has_position(joints, 0);
+  for (int j = 0; j < joints; ++j) has_position[j] = skeleton.parents[j] < 0;
+  std::vector<Vec3> frame_scales;
+  for (int f = 0; f < frames; ++f) {
+    accumulate(clip.frame(f), frame_scales);
+    for (int j = 0; j < joints; ++j)
+      if (!has_position[j] && glm::length(file_translation(j, clip.at(f, j).translation, frame_scales) - offsets[j]) >
+                                  kStillTranslation * size)
+        has_position[j] = 1;
+  }
+
+  NewFile out;
+  out.names = bvh_safe_names(skeleton.names);
+  std::string& text = out.text;
+  text += "HIERARCHY\n";
+  static const char* const kRotation[3] = {"Xrotation", "Yrotation", "Zrotation"};
+  std::function<void(int, int)> write_joint = [&](int j, int depth) {
+    out.joints.push_back(j);
+    const std::string pad(static_cast<std::size_t>(depth), '\t');
+    text += pad + (skeleton.parents[j] < 0 ? "ROOT " : "JOINT ") + out.names[j] + "\n" + pad + "{\n";
+    text += pad + "\tOFFSET";
+    for (int a = 0; a < 3; ++a) {
+      text += ' ';
+      append_number(text, offsets[j][a], position_decimals);
+    }
+    text += "\n" + pad + "\tCHANNELS " + (has_position[j] ? "6 Xposition Yposition Zposition" : "3");
+    for (int a : axes) text += std::string(" ") + kRotation[a];
+    text += "\n";
+    for (int c : children[j]) write_joint(c, depth + 1);
+    if (children[j].empty()) {
+      text += pad + "\tEnd Site\n" + pad + "\t{\n" + pad + "\t\tOFFSET";
+      for (int a = 0; a < 3; ++a) {
+        text += ' ';
+        append_number(text, sites[j][a], position_decimals);
+      }
+      text += "\n" + pad + "\t}\n";
+    }
+    text += pad + "}\n";
+  };
+  for (int r : roots) write_joint(r, 0);
+
+  text += "MOTION\nFrames: " + std::to_string(frames) + "\nFrame Time: ";
+  {
+    char buffer[kNumberBuffer];
+    const auto r = std::to_chars(buffer, buffer + kNumberBuffer, 1.0 / clip.fps, std::chars_format::fixed);
+    text.append(buffer, r.ptr);
+    text += "\n";
+  }
+  std::vector<std::array<double, 3>> previous(joints, std::array<double, 3>{0.0, 0.0, 0.0});
+  std::vector<Quat> rest_inverse(joints);
+  for (int j = 0; j < joints; ++j) rest_inverse[j] = glm::conjugate(glm::normalize(skeleton.rest[j].rotation));
+  for (int f = 0; f < frames; ++f) {
+    accumulate(clip.frame(f), frame_scales);
+    bool first = true;
+    for (int j : out.joints) {
+      const Transform& t = clip.at(f, j);
+      if (!first) text += ' ';
+      first = false;
+      if (has_position[j]) {
+        const Vec3 delta = file_translation(j, t.translation, frame_scales) - offsets[j];
+        for (int a = 0; a < 3; ++a) {
+          if (a) text += ' ';
+          append_number(text, delta[a], position_decimals);
+        }
+        text += ' ';
+      }
+      const Quat rp = parent_rotation(j);
+      const Quat b = rp * glm::normalize(t.rotation) * rest_inverse[j] * glm::conjugate(rp);
+      const std::array<double, 3> angles = euler_from_quat_deg(b, axes, previous[j]);
+      previous[j] = angles;
+      for (int a = 0; a < 3; ++a) {
+        if (!std::isfinite(angles[a])) refuse(o, "joint '" + skeleton.names[j] + "' has a non-finite rotation at frame " + std::to_string(f));
+        if (a) text += ' ';
+        append_number(text, angles[a], kAngleDecimals);
+      }
+    }
+    text += '\n';
+  }
+  return out;
+}
+
+NewFile save_new(const std::filesystem::path& path, const core::Skeleton& skeleton, const core::Clip& clip,
+                 const NewFileOptions& options) {
+  NewFile file = write_new(skeleton, clip, options);
+  write_file_atomic(path, file.text);
+  return file;
+}
+
+}  // namespace ikfix::io::bvh
