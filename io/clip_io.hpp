@@ -62,6 +62,11 @@ std::vector<LoadedClip> load_takes(const std::filesystem::path& path, const Clip
 
 // Writes `edited` (same skeleton and frame count as `loaded.clip`) in the input's format,
 // replacing only the joints flagged in `changed`. Atomic. Throws InputError.
+// When `path`'s extension names another format (.bvh, .fbx, .gltf, .glb) than the input's, the
+// clip is converted instead, where that loses nothing: to .bvh from any format
+// (bvh::write_new: every joint where the edited clip puts it, the clip's units, Y up); other
+// conversions (e.g. .bvh -> .fbx, .gltf <-> .glb) are an InputError saying so. Same for
+// save_takes, where a BVH output takes one take only.
 void save_clip(const std::filesystem::path& path, const LoadedClip& loaded, const core::Clip& edited,
                std::span<const char> changed);
 
