@@ -309,4 +309,34 @@ void save_takes(const std::filesystem::path& path, std::span<const TakeEdit> edi
                                       std::to_string(edits.size()));
 }
 
+void save_new_take(const std::filesystem::path& path, const LoadedClip& character, const core::Clip& clip,
+                   std::span<const char> animated, const std::string& take_name, bool replace_takes) {
+  if (clip.joint_count != character.skeleton.joint_count() ||
+      animated.size() != static_cast<std::size_t>(character.skeleton.joint_count()))
+    throw InputError(path.string(), "the new take has " + std::to_string(clip.joint_count) + " joints; the character " +
+                                        std::to_string(character.skeleton.joint_count()));
+  if (const std::string format = format_named_by(path); !format.empty() && format != character.format)
+    throw InputError(path.string(), "a take for a ." + character.format + " character is written as ." + character.format);
+  if (character.format == "fbx") {
+    fbx::save_new_take(path, character, clip, animated, take_name, replace_takes);
+  } else if (is_gltf(character)) {
+    const auto* layout = static_cast<const gltf::TakeLayout*>(character.document.get());
+    gltf::save_new_animation(path, *layout->document, layout->joint_nodes, clip, animated, take_name, replace_takes);
+  } else if (character.format == "bvh") {
+    const auto& doc = *static_cast<const bvh::Document*>(character.document.get());
+    bvh::NewFileOptions options;
+    options.source_name = path.string();
+    options.up_rotation = character.space.to_world_rotation;
+    // The target's own rotation order, when its root lists three rotations.
+    std::array<int, 3> axes{};
+    int n = 0;
+    for (bvh::ChannelKind k : doc.joints.front().channels)
+      if (bvh::is_rotation(k) && n < 3) axes[n++] = bvh::axis_of(k);
+    if (n == 3) options.rotation_axes = axes;
+    bvh::save_new(path, character.skeleton, clip, options);
+  } else {
+    throw InputError(path.string(), "cannot add a take to a ." + character.format + " file");
+  }
+}
+
 }  // namespace ikfix::io

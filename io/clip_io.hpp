@@ -80,6 +80,21 @@ struct TakeEdit {
 // share its document); takes not listed keep their bytes. Atomic. Throws InputError.
 void save_takes(const std::filesystem::path& path, std::span<const TakeEdit> edits);
 
+// Writes a copy of the character's file (loaded with load_character) with a new take `take_name`
+// made of `clip` (local transforms of character.skeleton's joints, in the character's own units
+// and axes, any frame count and rate), animating the joints with animated[j] != 0; the others
+// keep their rest transforms in the new take. Everything else in the file stays as it was.
+// With `replace_takes`, the file's other takes are dropped. Per format:
+// - FBX: a new AnimationStack/AnimationLayer with rotation and translation curves (fbx::add_take),
+//   read back through Assimp before it is written; binary and ASCII.
+// - glTF/GLB: a new animation (gltf::save_new_animation): new samplers, accessors and
+//   bufferViews appended, the original buffer bytes kept.
+// - BVH: the character's hierarchy with the new motion (bvh::write_new; BVH holds one take, so
+//   `take_name` and `replace_takes` do not apply).
+// `path` must have the character's format (extension). Atomic. Throws InputError.
+void save_new_take(const std::filesystem::path& path, const LoadedClip& character, const core::Clip& clip,
+                   std::span<const char> animated, const std::string& take_name, bool replace_takes);
+
 // True when the file extension is one `load_clip` reads.
 bool is_supported_clip(const std::filesystem::path& path);
 
