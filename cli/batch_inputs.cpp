@@ -248,4 +248,16 @@ std::vector<BatchClip> select_shard(const std::vector<BatchClip>& clips, const S
   return out;
 }
 
+void set_output_format(std::vector<BatchClip>& clips, const std::string& format) {
+  std::map<std::string, std::size_t> by_output;
+  for (std::size_t i = 0; i < clips.size(); ++i) {
+    clips[i].relative.replace_extension("." + format);
+    const std::string out = clips[i].relative.generic_string();
+    if (auto [it, added] = by_output.emplace(out, i); !added)
+      throw std::invalid_argument(clips[it->second].input.string() + " and " + clips[i].input.string() +
+                                  " would both be written to " + out + " under --out-dir with --format " + format +
+                                  "; pass them in separate runs");
+  }
+}
+
 }  // namespace ikfix::cli

@@ -11,7 +11,7 @@ namespace ikfix::cli {
 
 struct BatchClip {
   std::filesystem::path input;     // as the user named it (folder + relative path), lexically normal
-  std::filesystem::path relative;  // mirrored under --out-dir (same name and extension as the input)
+  std::filesystem::path relative;  // mirrored under --out-dir (same name and extension as the input, or --format's)
   std::uintmax_t size = 0;         // bytes, for balancing shards and scheduling
 };
 
@@ -29,6 +29,10 @@ struct BatchClip {
 // two inputs that would write the same output.
 std::vector<BatchClip> expand_batch_inputs(const std::vector<std::string>& arguments,
                                            const std::filesystem::path& skip = {});
+
+// `--format EXT`: every output gets extension .EXT (walk.fbx -> walk.bvh). Throws
+// std::invalid_argument when two clips would then write the same output (walk.fbx, walk.bvh).
+void set_output_format(std::vector<BatchClip>& clips, const std::string& format);
 
 // `--shard i/N` (1-based). Throws std::invalid_argument on a malformed value.
 struct Shard {

@@ -49,6 +49,7 @@ struct BatchArgs {
   bool resume = false;
   bool check_only = false;  // measure each clip as `ikfix check` does; write no clips
   std::string config;       // --config: clip settings JSON for every clip (a clip's sidecar wins)
+  std::string format;       // --format: output extension (empty: each input's own)
   bool allow_errors = false;
   bool quiet = false;
   ClipOptions clip;
@@ -429,8 +430,12 @@ int batch(const BatchArgs& args) {
 
   if (args.check_only && args.resume) throw std::invalid_argument("--resume has nothing to resume with --check-only");
   if (!args.check_only && args.out_dir.empty()) throw std::invalid_argument("--out-dir is required (or --check-only)");
-  const std::vector<BatchClip> library = expand_batch_inputs(args.inputs, args.out_dir);
+  std::vector<BatchClip> library = expand_batch_inputs(args.inputs, args.out_dir);
   if (library.empty()) throw std::invalid_argument("no clips found in the inputs given");
+  if (!args.format.empty()) {
+    if (args.check_only) throw std::invalid_argument("--format has nothing to write with --check-only");
+    set_output_format(library, args.format);
+  }
   std::vector<BatchClip> clips = select_shard(library, shard);
   for (const auto& c : clips)
     if (!args.check_only && same_file((fs::path(args.out_dir) / c.relative), c.input))
@@ -512,6 +517,10 @@ void add_batch_command(CLI::App& app, int& exit_code) {
   cmd->add_option("inputs", args->inputs, "Folders (recursive), globs, @LIST files (one path a line) or clips")->required();
   add_terrain_options(*cmd, args->terrain);
   cmd->add_option("--out-dir", args->out_dir, "Folder for the fixed clips; the input tree is mirrored under it (required unless --check-only)");
+  cmd->add_option("--format", args->format,
+                  "Write every output in this format (bvh from any input; an input whose format cannot be "
+                  "converted without loss fails with the reason)")
+      ->check(CLI::IsMember({"bvh", "fbx", "gltf", "glb"}));
   cmd->add_option("--config", args->config,
                   "Clip settings JSON for every clip (legs, clip_unit, clip_up, take, terrain_offset); "
                   "CLIP.ikfix.json beside a clip wins");

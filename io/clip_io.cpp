@@ -134,6 +134,30 @@ void save_gltf(const std::filesystem::path& path, std::span<const TakeEdit> edit
   gltf::save(path, *first->document, takes);
 }
 
+// The format a path names by its extension, or "" when it names none.
+std::string format_named_by(const std::filesystem::path& path) {
+  const std::string ext = lower_extension(path);
+  if (ext == ".bvh" || ext == ".fbx" || ext == ".gltf" || ext == ".glb") return ext.substr(1);
+  return "";
+}
+
+// Writes takes in another format than they were read from, with a from-scratch writer. Only
+// what that format holds without loss is done: any format to BVH (one take).
+void convert_takes(const std::filesystem::path& path, const std::string& format, std::span<const TakeEdit> edits) {
+  const LoadedClip& first = *edits[0].loaded;
+  if (format != "bvh")
+    throw InputError(path.string(), "cannot write a ." + first.format + " clip as ." + format +
+                                        " without losing data (ikfix writes ." + first.format + " clips as ." +
+                                        first.format + (first.format == "bvh" ? "" : " or .bvh") + " only)");
+  if (edits.size() > 1)
+    throw InputError(path.string(), "a BVH holds one take; " + first.path.string() + " gives " +
+                                        std::to_string(edits.size()) + " (name one with --take)");
+  bvh::NewFileOptions options;
+  options.source_name = path.string();
+  options.up_rotation = first.space.to_world_rotation;
+  bvh::save_new(path, first.skeleton, *edits[0].edited, options);
+}
+
 }  // namespace
 
 std::vector<core::Vec3> rest_points_yup(const core::Skeleton& skeleton, char up_axis) {
@@ -233,6 +257,11 @@ std::vector<LoadedClip> load_takes(const std::filesystem::path& path, const Clip
 
 void save_clip(const std::filesystem::path& path, const LoadedClip& loaded, const core::Clip& edited,
                std::span<const char> changed) {
+  if (const std::string format = format_named_by(path); !format.empty() && format != loaded.format) {
+    const TakeEdit edit{&loaded, &edited, changed};
+    convert_takes(path, format, {&edit, 1});
+    return;
+  }
   if (loaded.take_index < 0)
     throw InputError(loaded.path.string(), "loaded without a take (rest pose only): there is no animation to patch");
   if (loaded.format == "bvh") {
@@ -254,12 +283,17 @@ void save_clip(const std::filesystem::path& path, const LoadedClip& loaded, cons
   }
   if (loaded.format == "dae")
     throw InputError(loaded.path.string(), "ikfix reads Collada (.dae) clips but cannot write them back without losing "
-                                           "data; convert the clip to FBX, glTF/GLB or BVH first");
+                                           "data; write it as BVH instead (an output path ending in .bvh)");
   throw InputError(path.string(), "cannot write format '" + loaded.format + "'");
 }
 
 void save_takes(const std::filesystem::path& path, std::span<const TakeEdit> edits) {
-  if (!edits.empty() && is_gltf(*edits[0].loaded)) {
+  if (edits.empty()) throw InputError(path.string(), "nothing to write");
+  if (const std::string format = format_named_by(path); !format.empty() && format != edits[0].loaded->format) {
+    convert_takes(path, format, edits);
+    return;
+  }
+  if (is_gltf(*edits[0].loaded)) {
     save_gltf(path, edits);
     return;
   }
@@ -267,13 +301,42 @@ void save_takes(const std::filesystem::path& path, std::span<const TakeEdit> edi
     save_clip(path, *edits[0].loaded, *edits[0].edited, edits[0].changed);
     return;
   }
-  if (edits.empty()) throw InputError(path.string(), "nothing to write");
   if (edits[0].loaded->format == "fbx") {
     fbx::save(path, edits);
     return;
   }
   throw InputError(path.string(), "format '" + edits[0].loaded->format + "' holds one take; cannot write " +
                                       std::to_string(edits.size()));
+}
+
+void save_new_take(const std::filesystem::path& path, const LoadedClip& character, const core::Clip& clip,
+                   std::span<const char> animated, const std::string& take_name, bool replace_takes) {
+  if (clip.joint_count != character.skeleton.joint_count() ||
+      animated.size() != static_cast<std::size_t>(character.skeleton.joint_count()))
+    throw InputError(path.string(), "the new take has " + std::to_string(clip.joint_count) + " joints; the character " +
+                                        std::to_string(character.skeleton.joint_count()));
+  if (const std::string format = format_named_by(path); !format.empty() && format != character.format)
+    throw InputError(path.string(), "a take for a ." + character.format + " character is written as ." + character.format);
+  if (character.format == "fbx") {
+    fbx::save_new_take(path, character, clip, animated, take_name, replace_takes);
+  } else if (is_gltf(character)) {
+    const auto* layout = static_cast<const gltf::TakeLayout*>(character.document.get());
+    gltf::save_new_animation(path, *layout->document, layout->joint_nodes, clip, animated, take_name, replace_takes);
+  } else if (character.format == "bvh") {
+    const auto& doc = *static_cast<const bvh::Document*>(character.document.get());
+    bvh::NewFileOptions options;
+    options.source_name = path.string();
+    options.up_rotation = character.space.to_world_rotation;
+    // The target's own rotation order, when its root lists three rotations.
+    std::array<int, 3> axes{};
+    int n = 0;
+    for (bvh::ChannelKind k : doc.joints.front().channels)
+      if (bvh::is_rotation(k) && n < 3) axes[n++] = bvh::axis_of(k);
+    if (n == 3) options.rotation_axes = axes;
+    bvh::save_new(path, character.skeleton, clip, options);
+  } else {
+    throw InputError(path.string(), "cannot add a take to a ." + character.format + " file");
+  }
 }
 
 }  // namespace ikfix::io

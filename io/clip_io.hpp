@@ -62,6 +62,11 @@ std::vector<LoadedClip> load_takes(const std::filesystem::path& path, const Clip
 
 // Writes `edited` (same skeleton and frame count as `loaded.clip`) in the input's format,
 // replacing only the joints flagged in `changed`. Atomic. Throws InputError.
+// When `path`'s extension names another format (.bvh, .fbx, .gltf, .glb) than the input's, the
+// clip is converted instead, where that loses nothing: to .bvh from any format
+// (bvh::write_new: every joint where the edited clip puts it, the clip's units, Y up); other
+// conversions (e.g. .bvh -> .fbx, .gltf <-> .glb) are an InputError saying so. Same for
+// save_takes, where a BVH output takes one take only.
 void save_clip(const std::filesystem::path& path, const LoadedClip& loaded, const core::Clip& edited,
                std::span<const char> changed);
 
@@ -74,6 +79,21 @@ struct TakeEdit {
 // Writes several takes of the same file at once (all `loaded` must come from the same path and
 // share its document); takes not listed keep their bytes. Atomic. Throws InputError.
 void save_takes(const std::filesystem::path& path, std::span<const TakeEdit> edits);
+
+// Writes a copy of the character's file (loaded with load_character) with a new take `take_name`
+// made of `clip` (local transforms of character.skeleton's joints, in the character's own units
+// and axes, any frame count and rate), animating the joints with animated[j] != 0; the others
+// keep their rest transforms in the new take. Everything else in the file stays as it was.
+// With `replace_takes`, the file's other takes are dropped. Per format:
+// - FBX: a new AnimationStack/AnimationLayer with rotation and translation curves (fbx::add_take),
+//   read back through Assimp before it is written; binary and ASCII.
+// - glTF/GLB: a new animation (gltf::save_new_animation): new samplers, accessors and
+//   bufferViews appended, the original buffer bytes kept.
+// - BVH: the character's hierarchy with the new motion (bvh::write_new; BVH holds one take, so
+//   `take_name` and `replace_takes` do not apply).
+// `path` must have the character's format (extension). Atomic. Throws InputError.
+void save_new_take(const std::filesystem::path& path, const LoadedClip& character, const core::Clip& clip,
+                   std::span<const char> animated, const std::string& take_name, bool replace_takes);
 
 // True when the file extension is one `load_clip` reads.
 bool is_supported_clip(const std::filesystem::path& path);

@@ -13,8 +13,10 @@
 //   scale). The written file's zero pose is the skeleton's rest pose, and at every frame every
 //   joint and end site lands where forward kinematics of the input puts it; a joint's world
 //   rotation is the input's times the constant R_j^-1.
-// - Scale: a constant uniform scale per joint (e.g. a x100 group node) is baked into the offsets
-//   below it; a non-uniform or animated scale is refused (BVH stores none).
+// - Scale: a uniform, constant scale per joint (e.g. a x100 group node) is baked into the
+//   translations below it (per frame and per axis, so the float noise of FBX scale curves keeps
+//   positions exact, through position channels where it matters); a scale non-uniform or animated
+//   by more than 1e-4 (relative) is refused: BVH stores none.
 // - Channels: roots Xposition Yposition Zposition then the rotations; other joints rotations
 //   only, plus the three position channels when their translation animates. Rotation order
 //   ZXY by default (R = Rz * Rx * Ry), each frame's angles the equivalent nearest the previous

@@ -286,4 +286,16 @@ void save(const std::filesystem::path& path, std::span<const TakeEdit> edits) {
   write_file_atomic(path, bytes);
 }
 
+void save_new_take(const std::filesystem::path& path, const LoadedClip& character, const core::Clip& clip,
+                   std::span<const char> animated, const std::string& take_name, bool replace_takes) {
+  if (character.format != "fbx") throw InputError(path.string(), "the character was not read from an FBX file");
+  // Add to a copy: the loaded document stays as read.
+  ClipDocument work = *static_cast<const ClipDocument*>(character.document.get());
+  PatchedTake added = add_take(work, take_name, clip, animated, replace_takes);
+  added.space = character.space;
+  std::string bytes = write(work.doc);
+  verify_with_assimp(bytes, path.string(), work, {added});
+  write_file_atomic(path, bytes);
+}
+
 }  // namespace ikfix::io::fbx

@@ -2,6 +2,7 @@
 // FBX behind io::load_clip / io::save_clip / io::save_takes.
 #include <filesystem>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "io/clip_io.hpp"
@@ -31,5 +32,10 @@ LoadedClip load_character(const std::filesystem::path& path, const ClipLoadOptio
 // reads the result back through Assimp and compares the edited joints with the intended poses
 // (0.1 mm, 0.01 degrees); a mismatch is an InputError and nothing is written.
 void save(const std::filesystem::path& path, std::span<const TakeEdit> edits);
+
+// io::save_new_take for FBX: fbx::add_take on a copy of the character's document, read back
+// through Assimp and compared with `clip` as `save` does, then written atomically.
+void save_new_take(const std::filesystem::path& path, const LoadedClip& character, const core::Clip& clip,
+                   std::span<const char> animated, const std::string& take_name, bool replace_takes);
 
 }  // namespace ikfix::io::fbx

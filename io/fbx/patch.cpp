@@ -1,7 +1,11 @@
 #include "io/fbx/patch.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
+#include <map>
+#include <string_view>
+#include <unordered_set>
 
 #include "io/bvh/euler.hpp"
 #include "io/error.hpp"
@@ -57,55 +61,63 @@ class Patcher {
     for (int j = 0; j < joints; ++j) {
       if (!changed[j]) continue;
       out.joints.push_back(j);
-      const int model = cd_.joint_models[j];
-      const Model& m = scene_.models[model];
-      const ModelTransform& mt = m.transform;
-      if (const auto it = cd_.inexact.find(take_); it != cd_.inexact.end())
-        for (int a = j; a >= 0; a = cd_.skeleton.parents[a])
-          if (!it->second[a].empty()) throw InputError(file, it->second[a] + "; joint '" + m.name + "' cannot be fixed");
-      if (mt.rotation_order == RotationOrder::spheric_xyz)
-        throw InputError(file, "joint '" + m.name + "' uses the spherical rotation order, which ikfix cannot write");
-      const Quat pre_inv = glm::conjugate(euler_to_quat(mt.pre_rotation, RotationOrder::xyz));
-      const Quat post = euler_to_quat(mt.post_rotation, RotationOrder::xyz);
-
-      std::array<std::vector<float>, 3> rot, trans;
-      for (auto& v : rot) v.resize(frames);
-      for (auto& v : trans) v.resize(frames);
-      bool translation_changed = false;
-      Vec3 previous = channel_value(cd_, model, Channel::rotation, layer_, times_[0]);
-      const std::vector<Vec3> scales = track(model, Channel::scaling);
-      const std::vector<Vec3> stored_translations = track(model, Channel::translation);
-      const int parent = cd_.skeleton.parents[j];
-      std::vector<Vec3> parent_scales;
-      if (mt.inherit_type == InheritType::rrs && parent >= 0) parent_scales = track(cd_.joint_models[parent], Channel::scaling);
-      for (int f = 0; f < frames; ++f) {
-        const core::Transform& local = edited.at(f, j);
-        const Vec3& s = scales[f];
-        check_scale(m, f, local, s, parent_scales.empty() ? nullptr : &parent_scales[f]);
-        const Quat q = glm::normalize(local.rotation);
-        const Vec3 r = quat_to_euler(pre_inv * q * post, mt.rotation_order, previous);
-        previous = r;
-        // Translation that puts the joint where the core has it, given its pivots and offsets.
-        const Vec3 inner = mt.scaling_offset + mt.scaling_pivot - s * mt.scaling_pivot - mt.rotation_pivot;
-        const Vec3 t = local.translation - mt.rotation_offset - mt.rotation_pivot - q * inner;
-        const Vec3& stored = stored_translations[f];
-        for (int a = 0; a < 3; ++a)
-          if (std::abs(t[a] - stored[a]) > kSameTranslation * (1.0 + std::abs(stored[a]))) translation_changed = true;
-        for (int a = 0; a < 3; ++a) {
-          rot[a][f] = static_cast<float>(r[a]);
-          trans[a][f] = static_cast<float>(t[a]);
-          if (!std::isfinite(rot[a][f]) || !std::isfinite(trans[a][f]))
-            throw InputError(file, "joint '" + m.name + "' has a non-finite edited value at frame " + std::to_string(f));
-        }
-      }
-      write_channel(model, Channel::rotation, rot);
-      if (translation_changed) write_channel(model, Channel::translation, trans);
+      write_joint(j, edited, false);
     }
     update_definitions();
     return out;
   }
 
  private:
+  // Rotation keys (and translation keys when the translation changed, or `always_translation`)
+  // of joint j from `edited`, at times_, in layer_.
+  void write_joint(int j, const core::Clip& edited, bool always_translation) {
+    const std::string& file = doc_.source_name;
+    const int frames = static_cast<int>(times_.size());
+    const int model = cd_.joint_models[j];
+    const Model& m = scene_.models[model];
+    const ModelTransform& mt = m.transform;
+    if (const auto it = cd_.inexact.find(take_); it != cd_.inexact.end())
+      for (int a = j; a >= 0; a = cd_.skeleton.parents[a])
+        if (!it->second[a].empty()) throw InputError(file, it->second[a] + "; joint '" + m.name + "' cannot be fixed");
+    if (mt.rotation_order == RotationOrder::spheric_xyz)
+      throw InputError(file, "joint '" + m.name + "' uses the spherical rotation order, which ikfix cannot write");
+    const Quat pre_inv = glm::conjugate(euler_to_quat(mt.pre_rotation, RotationOrder::xyz));
+    const Quat post = euler_to_quat(mt.post_rotation, RotationOrder::xyz);
+
+    std::array<std::vector<float>, 3> rot, trans;
+    for (auto& v : rot) v.resize(frames);
+    for (auto& v : trans) v.resize(frames);
+    bool translation_changed = false;
+    Vec3 previous = channel_value(cd_, model, Channel::rotation, layer_, times_[0]);
+    const std::vector<Vec3> scales = track(model, Channel::scaling);
+    const std::vector<Vec3> stored_translations = track(model, Channel::translation);
+    const int parent = cd_.skeleton.parents[j];
+    std::vector<Vec3> parent_scales;
+    if (mt.inherit_type == InheritType::rrs && parent >= 0) parent_scales = track(cd_.joint_models[parent], Channel::scaling);
+    for (int f = 0; f < frames; ++f) {
+      const core::Transform& local = edited.at(f, j);
+      const Vec3& s = scales[f];
+      check_scale(m, f, local, s, parent_scales.empty() ? nullptr : &parent_scales[f]);
+      const Quat q = glm::normalize(local.rotation);
+      const Vec3 r = quat_to_euler(pre_inv * q * post, mt.rotation_order, previous);
+      previous = r;
+      // Translation that puts the joint where the core has it, given its pivots and offsets.
+      const Vec3 inner = mt.scaling_offset + mt.scaling_pivot - s * mt.scaling_pivot - mt.rotation_pivot;
+      const Vec3 t = local.translation - mt.rotation_offset - mt.rotation_pivot - q * inner;
+      const Vec3& stored = stored_translations[f];
+      for (int a = 0; a < 3; ++a)
+        if (std::abs(t[a] - stored[a]) > kSameTranslation * (1.0 + std::abs(stored[a]))) translation_changed = true;
+      for (int a = 0; a < 3; ++a) {
+        rot[a][f] = static_cast<float>(r[a]);
+        trans[a][f] = static_cast<float>(t[a]);
+        if (!std::isfinite(rot[a][f]) || !std::isfinite(trans[a][f]))
+          throw InputError(file, "joint '" + m.name + "' has a non-finite edited value at frame " + std::to_string(f));
+      }
+    }
+    write_channel(model, Channel::rotation, rot);
+    if (translation_changed || always_translation) write_channel(model, Channel::translation, trans);
+  }
+
   // A Model's Lcl Translation / Rotation / Scaling at every frame of the take.
   std::vector<Vec3> track(int model, Channel channel) {
     const int cn = curve_node_of(scene_, model, channel, layer_);
@@ -245,23 +257,166 @@ class Patcher {
     }
   }
 
-  // Object counts in Definitions follow the objects created.
+  // Object counts in Definitions follow the objects created (and removed).
   void update_definitions() {
-    if (created_curves_ == 0 && created_curve_nodes_ == 0) return;
+    count_definition("AnimationCurve", created_curves_);
+    count_definition("AnimationCurveNode", created_curve_nodes_);
+    created_curves_ = created_curve_nodes_ = 0;
+  }
+
+  // Adds `by` (may be negative) to the Count of ObjectType `type` and to the total Count; a type
+  // the file does not list yet gets an ObjectType node (without a property template: readers
+  // fall back to the FBX defaults).
+  void count_definition(const std::string& type_name, int by) {
     Node* defs = doc_.root.child("Definitions");
-    if (!defs) return;
-    auto bump = [&](Node* count_node, int by) {
-      if (!count_node || count_node->props.empty() || by == 0) return;
+    if (!defs || by == 0) return;
+    auto bump = [&](Node* count_node) {
+      if (!count_node || count_node->props.empty()) return;
       set_value(count_node->props[0], static_cast<std::int32_t>(as_int(doc_, count_node->props[0]) + by));
     };
-    bump(defs->child("Count"), created_curves_ + created_curve_nodes_);
-    for (Node& type : defs->children) {
-      if (type.name != "ObjectType" || type.props.empty()) continue;
-      const std::string name = as_string(doc_, type.props[0]);
-      if (name == "AnimationCurve") bump(type.child("Count"), created_curves_);
-      if (name == "AnimationCurveNode") bump(type.child("Count"), created_curve_nodes_);
+    bump(defs->child("Count"));
+    for (Node& type : defs->children)
+      if (type.name == "ObjectType" && !type.props.empty() && as_string(doc_, type.props[0]) == type_name) {
+        bump(type.child("Count"));
+        return;
+      }
+    if (by < 0) return;
+    Node type = make_node("ObjectType", {type_name});
+    type.children.push_back(make_node("Count", {static_cast<std::int32_t>(by)}));
+    defs->children.push_back(std::move(type));
+  }
+
+ public:
+  // A new take `name` (AnimationStack + one AnimationLayer) animating the joints flagged in
+  // `animated` from `clip`, keys at the clip's own frame times from 0; with `replace`, every
+  // other take and all its animation objects go. See add_take in patch.hpp.
+  PatchedTake add(const std::string& name, const core::Clip& clip, std::span<const char> animated, bool replace) {
+    const std::string& file = doc_.source_name;
+    const int joints = static_cast<int>(cd_.joint_models.size());
+    if (clip.joint_count != joints || animated.size() != static_cast<std::size_t>(joints) ||
+        clip.locals.size() != static_cast<std::size_t>(joints) * clip.frame_count)
+      throw InputError(file, "the clip for the new take has " + std::to_string(clip.joint_count) + " joints; the character " +
+                                 std::to_string(joints));
+    if (clip.frame_count < 1) throw InputError(file, "the clip for the new take has no frames");
+    if (!(clip.fps > 0) || !std::isfinite(clip.fps)) throw InputError(file, "the clip for the new take has no frame rate");
+    if (name.empty()) throw InputError(file, "the new take needs a name");
+    if (!replace)
+      for (const Take& t : scene_.takes)
+        if (t.name == name) throw InputError(file, "the file already has a take '" + name + "'");
+
+    // What `replace` removes: every animation object (found before anything is appended, as
+    // removal shifts the Objects indices the scene refers to).
+    std::vector<char> remove(objects().children.size(), 0);
+    std::unordered_set<std::int64_t> removed_ids;
+    std::map<std::string, int> removed_count;
+    if (replace) {
+      for (std::size_t k = 0; k < objects().children.size(); ++k) {
+        const Node& o = objects().children[k];
+        if (o.name != "AnimationStack" && o.name != "AnimationLayer" && o.name != "AnimationCurveNode" &&
+            o.name != "AnimationCurve")
+          continue;
+        if (o.props.empty()) continue;
+        remove[k] = 1;
+        removed_ids.insert(as_int(doc_, o.props[0]));
+        ++removed_count[o.name];
+      }
     }
-    created_curves_ = created_curve_nodes_ = 0;
+
+    PatchedTake out;
+    out.edited = &clip;
+    out.timing.fps = clip.fps;
+    out.timing.start = 0;
+    out.timing.frame_count = clip.frame_count;
+    out.timing.stop = out.timing.time_of(clip.frame_count - 1);
+    times_.resize(clip.frame_count);
+    for (int f = 0; f < clip.frame_count; ++f) times_[f] = out.timing.time_of(f);
+
+    // The stack and its layer.
+    const std::int64_t stack_id = new_id();
+    Node stack = make_node("AnimationStack", {stack_id, stored_name(doc_, name, "AnimStack"), std::string()});
+    Node stack_props = make_node("Properties70");
+    for (const char* p : {"LocalStart", "LocalStop", "ReferenceStart", "ReferenceStop"}) {
+      const bool start = std::string_view(p).find("Start") != std::string_view::npos;
+      stack_props.children.push_back(make_node("P", {std::string(p), std::string("KTime"), std::string("Time"), std::string(),
+                                                     start ? out.timing.start : out.timing.stop}));
+    }
+    stack.children.push_back(std::move(stack_props));
+    objects().children.push_back(std::move(stack));
+    Take take;
+    take.id = stack_id;
+    take.object = static_cast<std::uint32_t>(objects().children.size() - 1);
+    take.name = name;
+    take.local_start = take.reference_start = out.timing.start;
+    take.local_stop = take.reference_stop = out.timing.stop;
+    const std::int64_t layer_id = new_id();
+    // A layer with a property block: Assimp skips an AnimationLayer without one.
+    Node layer_node = make_node("AnimationLayer", {layer_id, stored_name(doc_, "BaseLayer", "AnimLayer"), std::string()});
+    Node layer_props = make_node("Properties70");
+    layer_props.children.push_back(
+        make_node("P", {std::string("Weight"), std::string("Number"), std::string(), std::string("A"), 100.0}));
+    layer_node.children.push_back(std::move(layer_props));
+    objects().children.push_back(std::move(layer_node));
+    Layer layer;
+    layer.id = layer_id;
+    layer.object = static_cast<std::uint32_t>(objects().children.size() - 1);
+    layer.name = "BaseLayer";
+    layer.stack = static_cast<int>(scene_.takes.size());
+    take.layers.push_back(static_cast<int>(scene_.layers.size()));
+    scene_.layers.push_back(layer);
+    scene_.takes.push_back(take);
+    take_ = static_cast<int>(scene_.takes.size()) - 1;
+    layer_ = take.layers[0];
+    connect("OO", layer_id, stack_id, nullptr);
+    count_definition("AnimationStack", 1);
+    count_definition("AnimationLayer", 1);
+    out.take = take_;
+
+    for (int j = 0; j < joints; ++j) {
+      if (!animated[j]) continue;
+      out.joints.push_back(j);
+      write_joint(j, clip, true);
+    }
+    update_definitions();
+    add_take_entry(name, out.timing, replace);
+
+    if (replace) {
+      std::vector<Node>& children = objects().children;
+      std::size_t kept = 0;
+      for (std::size_t k = 0; k < children.size(); ++k) {
+        if (k < remove.size() && remove[k]) continue;
+        if (kept != k) children[kept] = std::move(children[k]);  // never self-move: it empties a Node
+        ++kept;
+      }
+      children.resize(kept);
+      std::vector<Node>& links = connections().children;
+      links.erase(std::remove_if(links.begin(), links.end(),
+                                 [&](const Node& c) {
+                                   return c.name == "C" && c.props.size() >= 3 &&
+                                          (removed_ids.count(as_int(doc_, c.props[1])) ||
+                                           removed_ids.count(as_int(doc_, c.props[2])));
+                                 }),
+                  links.end());
+      for (const auto& [type, count] : removed_count) count_definition(type, -count);
+    }
+    return out;
+  }
+
+ private:
+  // The top-level Takes list (when the file has one): an entry for the new take, which becomes
+  // Current when it replaces the others.
+  void add_take_entry(const std::string& name, const TakeTiming& timing, bool replace) {
+    Node* takes = doc_.root.child("Takes");
+    if (!takes) return;
+    if (replace) {
+      auto& list = takes->children;
+      list.erase(std::remove_if(list.begin(), list.end(), [](const Node& n) { return n.name == "Take"; }), list.end());
+      if (Node* current = takes->child("Current"); current && !current->props.empty()) set_value(current->props[0], name);
+    }
+    Node entry = make_node("Take", {name});
+    entry.children.push_back(make_node("FileName", {name + ".tak"}));
+    entry.children.push_back(make_node("LocalTime", {timing.start, timing.stop}));
+    entry.children.push_back(make_node("ReferenceTime", {timing.start, timing.stop}));
+    takes->children.push_back(std::move(entry));
   }
 
   ClipDocument& cd_;
@@ -287,6 +442,11 @@ core::Vec3 quat_to_euler(const core::Quat& q, RotationOrder order, const core::V
 
 PatchedTake patch_take(ClipDocument& cd, int take, const core::Clip& edited, std::span<const char> changed) {
   return Patcher(cd, take).run(edited, changed);
+}
+
+PatchedTake add_take(ClipDocument& cd, const std::string& name, const core::Clip& clip, std::span<const char> animated,
+                     bool replace_takes) {
+  return Patcher(cd, -1).add(name, clip, animated, replace_takes);
 }
 
 }  // namespace ikfix::io::fbx

@@ -2,6 +2,7 @@
 // The FBX patch writer: replaces the animation curves of edited joints in one take with
 // per-frame keys, leaving every other node as it was.
 #include <span>
+#include <string>
 #include <vector>
 
 #include "core/clip.hpp"
@@ -32,6 +33,21 @@ struct PatchedTake {
 // for joints the file cannot express: changed scale, spherical rotation order, a shared curve
 // node, or sizes that do not match the take.
 PatchedTake patch_take(ClipDocument& cd, int take, const core::Clip& edited, std::span<const char> changed);
+
+// Adds a take called `name` to the document: a new AnimationStack (LocalStart 0, LocalStop the
+// clip's last frame) with one AnimationLayer, and for every joint j with animated[j] != 0 new
+// Lcl Rotation and Lcl Translation curve nodes and curves (one linear key per clip frame, at
+// round(f * ticks per second / clip.fps); converted as patch_take converts: Euler degrees in the
+// Model's RotationOrder, Pre/PostRotation and pivots taken out). `clip` is in the character's
+// own local space (same joints as cd.skeleton); its scales must equal the Models' Lcl Scaling.
+// Definitions counts follow (ObjectTypes the file lacks are added); the top-level Takes list,
+// when present, gets an entry. Nothing else changes: meshes, skins, materials, control nodes
+// and other takes keep their nodes. With `replace_takes`, every other take goes with all its
+// AnimationStack/Layer/CurveNode/Curve objects and their connections (Takes lists only the new
+// one, which becomes Current). Throws InputError for a name already taken (without
+// replace_takes), sizes that do not match, or joints the file cannot express (as patch_take).
+PatchedTake add_take(ClipDocument& cd, const std::string& name, const core::Clip& clip, std::span<const char> animated,
+                     bool replace_takes);
 
 // Euler angles (degrees, x y z) in `order` for rotation `q`, the equivalent nearest `reference`.
 core::Vec3 quat_to_euler(const core::Quat& q, RotationOrder order, const core::Vec3& reference);

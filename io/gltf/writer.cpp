@@ -102,6 +102,40 @@ struct NewData {
   }
 };
 
+// Sampler output values of one joint's translation / rotation / scale over a clip: floats,
+// rotations as unit (x, y, z, w) quaternions sign-continuous from frame to frame.
+std::vector<float> channel_values(const core::Clip& clip, int j, Path path, const std::string& file,
+                                  const std::string& joint_name) {
+  const int frames = clip.frame_count;
+  const int components = path == Path::rotation ? 4 : 3;
+  std::vector<float> values(static_cast<std::size_t>(frames) * components);
+  core::Quat previous(1, 0, 0, 0);
+  for (int f = 0; f < frames; ++f) {
+    const core::Transform& t = clip.at(f, j);
+    float* v = values.data() + static_cast<std::size_t>(f) * components;
+    if (path == Path::rotation) {
+      core::Quat q = glm::normalize(t.rotation);
+      if (!core::is_finite(q))
+        throw InputError(file, "joint '" + joint_name + "': non-finite rotation at frame " + std::to_string(f));
+      if (f > 0) q = core::align_hemisphere(q, previous);
+      previous = q;
+      v[0] = static_cast<float>(q.x);
+      v[1] = static_cast<float>(q.y);
+      v[2] = static_cast<float>(q.z);
+      v[3] = static_cast<float>(q.w);
+    } else {
+      const core::Vec3 p = path == Path::translation ? t.translation : t.scale;
+      if (!core::is_finite(p))
+        throw InputError(file, "joint '" + joint_name + "': non-finite " + std::string(path_name(path)) + " at frame " +
+                                   std::to_string(f));
+      v[0] = static_cast<float>(p.x);
+      v[1] = static_cast<float>(p.y);
+      v[2] = static_cast<float>(p.z);
+    }
+  }
+  return values;
+}
+
 // The output file in three pieces, so that save() can write the original BIN bytes straight from
 // the document without copying them: head + middle (a view into the document) + tail.
 struct Output {
@@ -110,7 +144,8 @@ struct Output {
   std::string tail;
 };
 
-Output assemble(const Document& doc, std::span<const TakeEdit> edits, const fs::path& output_path) {
+Output assemble(const Document& doc, std::span<const TakeEdit> edits, const fs::path& output_path,
+                const NewAnimation* added = nullptr) {
   const std::string_view text = doc.json_text();
   const Span top{doc.top_begin, doc.top_end};
   // Top-level members, as the reader found them.
@@ -185,33 +220,8 @@ Output assemble(const Document& doc, std::span<const TakeEdit> edits, const fs::
         if (doc.nodes[node].has_matrix)
           throw InputError(file, "joint '" + joint_name + "' (node " + std::to_string(node) +
                                      ") has a matrix; glTF cannot animate it, so its edit cannot be written");
-        // Output values.
         const int components = path == Path::rotation ? 4 : 3;
-        std::vector<float> values(static_cast<std::size_t>(frames) * components);
-        core::Quat previous(1, 0, 0, 0);
-        for (int f = 0; f < frames; ++f) {
-          const core::Transform& t = after.at(f, j);
-          float* v = values.data() + static_cast<std::size_t>(f) * components;
-          if (path == Path::rotation) {
-            core::Quat q = glm::normalize(t.rotation);
-            if (!core::is_finite(q))
-              throw InputError(file, "joint '" + joint_name + "': non-finite rotation at frame " + std::to_string(f));
-            if (f > 0) q = core::align_hemisphere(q, previous);
-            previous = q;
-            v[0] = static_cast<float>(q.x);
-            v[1] = static_cast<float>(q.y);
-            v[2] = static_cast<float>(q.z);
-            v[3] = static_cast<float>(q.w);
-          } else {
-            const core::Vec3 p = path == Path::translation ? t.translation : t.scale;
-            if (!core::is_finite(p))
-              throw InputError(file, "joint '" + joint_name + "': non-finite " + std::string(path_name(path)) +
-                                         " at frame " + std::to_string(f));
-            v[0] = static_cast<float>(p.x);
-            v[1] = static_cast<float>(p.y);
-            v[2] = static_cast<float>(p.z);
-          }
-        }
+        const std::vector<float> values = channel_values(after, j, path, file, joint_name);
         if (time_accessor < 0) {
           std::vector<float> times(layout.frame_times.begin(), layout.frame_times.end());
           for (std::size_t f = 1; f < times.size(); ++f)
@@ -273,6 +283,70 @@ Output assemble(const Document& doc, std::span<const TakeEdit> edits, const fs::
       text_edits.push_back({channel_spans.at(c).begin, channel_spans.at(c).end - channel_spans.at(c).begin, json.dump()});
     if (!new_samplers.empty()) text_edits.push_back(json_text::append_to_array(text, samplers_span, new_samplers));
     if (!new_channels.empty()) text_edits.push_back(json_text::append_to_array(text, channels_span, new_channels));
+  }
+
+  // ---- a new animation ----
+  if (added) {
+    const std::vector<int>& nodes = *added->joint_nodes;
+    const core::Clip& clip = *added->clip;
+    const int joints = static_cast<int>(nodes.size());
+    if (clip.joint_count != joints || static_cast<int>(added->animated.size()) != joints ||
+        clip.locals.size() != static_cast<std::size_t>(joints) * clip.frame_count || clip.frame_count < 1 ||
+        !(clip.fps > 0))
+      throw InputError(file, "the clip for the new animation does not match the character (joints, frames or rate)");
+    if (added->name.empty()) throw InputError(file, "the new animation needs a name");
+    if (!added->replace_others)
+      for (const Animation& a : doc.animations)
+        if (a.name == added->name) throw InputError(file, "the file already has an animation '" + added->name + "'");
+    std::vector<float> times(static_cast<std::size_t>(clip.frame_count));
+    for (int f = 0; f < clip.frame_count; ++f) times[f] = static_cast<float>(static_cast<double>(f) / clip.fps);
+    for (std::size_t f = 1; f < times.size(); ++f)
+      if (!(times[f] > times[f - 1])) throw InputError(file, "the new animation's frame times are not increasing as floats");
+    int time_accessor = -1;
+    Json samplers = Json::array(), channels = Json::array();
+    for (int j = 0; j < joints; ++j) {
+      if (!added->animated[j]) continue;
+      const int node = nodes[j];
+      const std::string joint_name = doc.nodes[node].display_name;
+      if (doc.nodes[node].has_matrix)
+        throw InputError(file, "joint '" + joint_name + "' (node " + std::to_string(node) +
+                                   ") has a matrix; glTF cannot animate it");
+      for (Path path : {Path::translation, Path::rotation, Path::scale}) {
+        if (path == Path::scale) {  // scale only when it moves away from the node's own
+          bool differs = false;
+          for (int f = 0; f < clip.frame_count && !differs; ++f) differs = clip.at(f, j).scale != doc.nodes[node].rest.scale;
+          if (!differs) continue;
+        }
+        if (time_accessor < 0) time_accessor = data.add(times, "SCALAR", clip.frame_count, std::make_pair(times.front(), times.back()));
+        const std::vector<float> values = channel_values(clip, j, path, file, joint_name);
+        const int output = data.add(values, path == Path::rotation ? "VEC4" : "VEC3", clip.frame_count, std::nullopt);
+        Json sampler = Json::object();
+        sampler["input"] = time_accessor;
+        sampler["interpolation"] = "LINEAR";
+        sampler["output"] = output;
+        Json channel = Json::object();
+        channel["sampler"] = static_cast<int>(samplers.size());
+        channel["target"] = Json::object();
+        channel["target"]["node"] = node;
+        channel["target"]["path"] = std::string(path_name(path));
+        samplers.push_back(std::move(sampler));
+        channels.push_back(std::move(channel));
+      }
+    }
+    if (samplers.empty()) throw InputError(file, "the new animation animates no joint");
+    Json animation = Json::object();
+    animation["name"] = added->name;
+    animation["channels"] = std::move(channels);
+    animation["samplers"] = std::move(samplers);
+    const auto animations_member = top_member("animations");
+    if (!animations_member) {
+      text_edits.push_back(json_text::add_member(text, top, "animations", "[" + animation.dump() + "]"));
+    } else if (added->replace_others) {
+      text_edits.push_back({animations_member->begin, animations_member->end - animations_member->begin,
+                            "[" + animation.dump() + "]"});
+    } else {
+      text_edits.push_back(json_text::append_to_array(text, *animations_member, {animation.dump()}));
+    }
   }
 
   // ---- relative uris of a .gltf written to another folder ----
@@ -413,6 +487,27 @@ std::string write(const Document& doc, std::span<const TakeEdit> edits, const fs
 
 void save(const fs::path& path, const Document& doc, std::span<const TakeEdit> edits) {
   const Output out = assemble(doc, edits, path);
+  write_atomic(path, {out.head, out.middle, out.tail});
+}
+
+std::string write_new_animation(const Document& doc, const NewAnimation& animation, const fs::path& output_path) {
+  const Output out = assemble(doc, {}, output_path, &animation);
+  std::string bytes;
+  bytes.reserve(out.head.size() + out.middle.size() + out.tail.size());
+  bytes.append(out.head).append(out.middle).append(out.tail);
+  return bytes;
+}
+
+void save_new_animation(const fs::path& path, const Document& doc, const std::vector<int>& joint_nodes,
+                        const core::Clip& clip, std::span<const char> animated, const std::string& name,
+                        bool replace_others) {
+  const std::string ext = path.extension().string();
+  const bool glb_path = ext == ".glb" || ext == ".GLB";
+  if ((doc.container == Container::glb) != glb_path && (ext == ".glb" || ext == ".gltf" || ext == ".GLB" || ext == ".GLTF"))
+    throw InputError(path.string(), std::string("the character is a ") + (doc.container == Container::glb ? ".glb" : ".gltf") +
+                                        "; write its new animation to the same container");
+  const NewAnimation animation{name, &joint_nodes, &clip, animated, replace_others};
+  const Output out = assemble(doc, {}, path, &animation);
   write_atomic(path, {out.head, out.middle, out.tail});
 }
 

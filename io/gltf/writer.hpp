@@ -28,6 +28,7 @@
 #include <filesystem>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "core/clip.hpp"
 #include "io/gltf/document.hpp"
@@ -50,5 +51,30 @@ std::string write(const Document& doc, std::span<const TakeEdit> edits, const st
 
 // write() then an atomic write to `path` (temp file + rename).
 void save(const std::filesystem::path& path, const Document& doc, std::span<const TakeEdit> edits);
+
+// A new animation for a character: `clip` holds local TRS (metres) of the nodes `joint_nodes`
+// (TakeLayout::joint_nodes of the character), frame f at f / clip.fps seconds.
+struct NewAnimation {
+  std::string name;
+  const std::vector<int>* joint_nodes = nullptr;
+  const core::Clip* clip = nullptr;
+  std::span<const char> animated;  // per joint: non-zero to animate it
+  bool replace_others = false;     // drop the file's other animations (their data stays, unused)
+};
+
+// The file with `animation` added: for every animated joint, a translation and a rotation
+// channel (a scale channel too when the clip's scale leaves the node's), LINEAR samplers sharing
+// one new time accessor, each output in a new accessor and bufferView; new bytes go where
+// `write` puts them (GLB: appended to the BIN chunk; .gltf: a new embedded buffer). Every other
+// byte of the JSON text and buffers stays. Throws InputError (name taken without
+// replace_others, sizes, a node with a matrix, non-finite values).
+std::string write_new_animation(const Document& doc, const NewAnimation& animation,
+                                const std::filesystem::path& output_path);
+
+// write_new_animation then an atomic write to `path`, which must name the same container
+// (.glb / .gltf) as `doc`.
+void save_new_animation(const std::filesystem::path& path, const Document& doc, const std::vector<int>& joint_nodes,
+                        const core::Clip& clip, std::span<const char> animated, const std::string& name,
+                        bool replace_others);
 
 }  // namespace ikfix::io::gltf
