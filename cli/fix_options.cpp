@@ -8,8 +8,11 @@
 
 namespace ikfix::cli {
 
-void add_terrain_options(CLI::App& cmd, TerrainOptions& o) {
-  cmd.add_option("--terrain", o.path, "Terrain mesh (any format Assimp reads; OBJ is common)")->required();
+void add_terrain_options(CLI::App& cmd, TerrainOptions& o, bool required) {
+  auto* terrain = cmd.add_option("--terrain", o.path,
+                                 required ? "Terrain mesh (any format Assimp reads; OBJ is common)"
+                                          : "Terrain mesh (any format Assimp reads; OBJ is common); default flat ground at y = 0");
+  if (required) terrain->required();
   cmd.add_option("--terrain-unit", o.unit, "Length unit of the terrain (default m)");
   cmd.add_option("--terrain-up", o.up, "Up axis of the terrain: y or z (default y)")->check(CLI::IsMember({"y", "z"}));
   cmd.add_option("--terrain-offset", o.offset, "Move the terrain by X Y Z metres")->expected(3);

@@ -27,7 +27,8 @@ struct FixOptions {
   bool no_align_feet = false;
 };
 
-void add_terrain_options(CLI::App& cmd, TerrainOptions& options);
+// `required` false: the terrain is optional (retarget: flat ground at y = 0 without one).
+void add_terrain_options(CLI::App& cmd, TerrainOptions& options, bool required = true);
 void add_fix_options(CLI::App& cmd, FixOptions& options);
 
 // Loads and builds the terrain once; throws io::InputError naming the file.

@@ -9,6 +9,7 @@
 #include "cli/cmd_inspect.hpp"
 #include "cli/cmd_map.hpp"
 #include "cli/cmd_report.hpp"
+#include "cli/cmd_retarget.hpp"
 #include "cli/cmd_run.hpp"
 #include "cli/cmd_terrain.hpp"
 #include "cli/exit_codes.hpp"
@@ -38,6 +39,7 @@ int main(int argc, char** argv) {
   ikfix::cli::add_batch_command(app, exit_code);
   ikfix::cli::add_report_command(app, exit_code);
   ikfix::cli::add_map_command(app, exit_code);
+  ikfix::cli::add_retarget_command(app, exit_code);
 
   try {
     app.parse(argc, argv);

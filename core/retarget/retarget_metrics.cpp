@@ -167,13 +167,15 @@ RetargetQuality measure_retarget(const RetargetMeasureInput& in) {
       const Leg& leg = in.target_legs.legs[l];
       const std::vector<char>& sc = in.source_contacts[l];
       const int tip = leg.toe >= 0 ? leg.toe : leg.ankle;
-      // Heights above the terrain of the foot points: ankle, toe joint, toe (or ankle) end site.
+      // Heights above the terrain of the foot points the foot stage stands on (as `check`): the
+      // ankle and the toe joint, or the foot's end site when there is no toe joint. Toe tips
+      // beyond the toe joint may hang over a step edge, as real toes do.
       auto heights = [&](int f) {
         std::vector<double> h;
         auto add = [&](const Vec3& p) { h.push_back(p.y - ground_height(in.terrain, p)); };
         add(T(f, leg.ankle).translation);
         if (leg.toe >= 0) add(T(f, leg.toe).translation);
-        if (tgt.end_sites[tip]) add(transform_point(T(f, tip), *tgt.end_sites[tip]));
+        else if (tgt.end_sites[tip]) add(transform_point(T(f, tip), *tgt.end_sites[tip]));
         return h;
       };
       std::vector<int> contact_frames;

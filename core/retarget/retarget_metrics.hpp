@@ -34,7 +34,7 @@ struct ChainError {
 
 struct FeetAtContacts {
   double slide_mean_mps = 0, slide_max_mps = 0;  // slower of heel/toe, horizontal, source contact frames
-  // Float as `ikfix check` measures it: the lowest foot point (ankle, toe, toe tip) above the level
+  // Float as `ikfix check` measures it: the lowest foot point (ankle, toe joint) above the level
   // it has when planted (5th percentile over the contact frames, above the terrain); mean and max.
   double float_mean_m = 0, float_max_m = 0;
   // Median over contact frames of the lowest foot point above the terrain: where the feet meet
