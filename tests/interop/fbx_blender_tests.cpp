@@ -82,5 +82,58 @@ TEST(FbxBlenderInterop, FixedBinaryFbxOpensInBlenderWithTheSameBonesAndFrames) {
   std::filesystem::remove_all(dir);
 }
 
+// P8: a CMU walk retargeted into the full Kenney character opens in Blender with the character's
+// mesh, skin (vertex groups, armature modifier), materials and every bone (controls included),
+// plus one more action: the retargeted take, spanning the source's frames.
+TEST(FbxBlenderInterop, RetargetedTakeInTheFullCharacterKeepsMeshSkinAndControls) {
+  IKFIX_REQUIRE_SHARED_DATA();
+  int code = 0;
+  run_command("blender --version", code);
+  if (code != 0) {
+    if (running_in_ci()) FAIL() << "blender not installed (CI=true: .ci/setup installs it)";
+    GTEST_SKIP() << "blender not installed";
+  }
+  const auto dir = std::filesystem::temp_directory_path() / ("ikfix_interop_p8_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto character = shared_data_dir() / "anim" / "fbx" / "kenney_character_maya_7700.fbx";
+  const auto out = dir / "walk_on_kenney.fbx";
+  const std::string out_text =
+      run_command(q(ikfix_binary()) + " retarget " + q(shared_data_dir() / "anim" / "bvh" / "cmu_02_01_walk.bvh") +
+                      " --to " + q(character) + " --terrain " + q(source_dir() / "data" / "terrain" / "stairs.obj") +
+                      " --take-name cmu_walk -o " + q(out),
+                  code);
+  ASSERT_EQ(code, 0) << out_text;
+  const auto json_path = dir / "blender.json";
+  const std::string log = run_command("blender -b --factory-startup --python " +
+                                          q(source_dir() / "tests" / "interop" / "blender_fbx_import.py") + " -- " +
+                                          q(json_path) + " " + q(character) + " " + q(out),
+                                      code);
+  ASSERT_EQ(code, 0) << log;
+  const auto result = nlohmann::json::parse(io::read_file(json_path));
+  const auto& a = result.at(character.string());
+  const auto& b = result.at(out.string());
+  ASSERT_TRUE(a["ok"].get<bool>()) << a.dump();
+  ASSERT_TRUE(b["ok"].get<bool>()) << b.dump();
+  EXPECT_EQ(a["armatures"], b["armatures"]);  // every bone, the control bones included
+  EXPECT_FALSE(b["meshes"].empty());
+  EXPECT_EQ(a["meshes"], b["meshes"]);        // vertices, vertex groups, armature modifiers, materials
+  EXPECT_EQ(a["materials"], b["materials"]);
+  for (const auto& [name, mesh] : b["meshes"].items()) {
+    EXPECT_GT(mesh["vertices"].get<int>(), 0) << name;
+    EXPECT_FALSE(mesh["vertex_groups"].empty()) << name;
+  }
+  // The character's own takes are still there, and one more.
+  EXPECT_EQ(b["actions"].size(), a["actions"].size() + 1) << b["actions"].dump();
+  bool found = false;
+  for (const auto& [name, action] : b["actions"].items())
+    if (name.find("cmu_walk") != std::string::npos) {
+      found = true;
+      EXPECT_GT(action["fcurves"].get<int>(), 30) << name;
+      EXPECT_GT(action["frame_range"][1].get<double>() - action["frame_range"][0].get<double>(), 50.0) << name;
+    }
+  EXPECT_TRUE(found) << b["actions"].dump();
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace ikfix::test

@@ -157,5 +157,28 @@ TEST(GltfValidator, RunCesiumManOnFlat) {
   run_and_validate("flat");
 }
 
+// A CMU walk retargeted onto glTF characters: a new animation in the character's file, which the
+// validator accepts with no new warning (CesiumMan: skinned mesh; Kenney: skeleton-only GLB).
+void retarget_and_validate(const fs::path& character) {
+  const auto dir = temp_dir("gltf_validate_retarget_" + character.stem().string());
+  const auto out = dir / ("walk_on_" + character.filename().string());
+  const auto r = run_ikfix("retarget " + quoted(shared_data_dir() / "anim" / "bvh" / "cmu_02_01_walk.bvh") + " --to " +
+                           quoted(character) + " --terrain " + quoted(bundled("terrain/stairs.obj")) + " -o " +
+                           quoted(out));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  expect_valid(out, character);
+  fs::remove_all(dir);
+}
+
+TEST(GltfValidator, RetargetOntoCesiumMan) {
+  IKFIX_REQUIRE_VALIDATOR();
+  retarget_and_validate(gltf_clip("CesiumMan.glb"));
+}
+
+TEST(GltfValidator, RetargetOntoSkeletonOnlyKenney) {
+  IKFIX_REQUIRE_VALIDATOR();
+  retarget_and_validate(shared_data_dir() / "retarget" / "kenney_rest.glb");
+}
+
 }  // namespace
 }  // namespace ikfix::test
