@@ -308,6 +308,27 @@ TEST(NewTake, BvhCharacterIsWrittenWithTheNewMotion) {
   EXPECT_NE(text.find("CHANNELS 6 Xposition Yposition Zposition"), std::string::npos);
 }
 
+// A 120 fps clip (CMU mocap) into a file whose frame rate is lower: keys at the clip's own times,
+// which Assimp reads back key for key (checked inside save_new_take), and the take spans the
+// clip's duration at the file's rate.
+TEST(NewTake, FbxTakeKeepsTheClipsOwnFrameRate) {
+  IKFIX_REQUIRE_SHARED_DATA();
+  const LoadedClip character = ikfix::io::load_character(data_dir() / "retarget/kenney_rest.fbx");
+  ASSERT_LT(character.clip.fps, 120.0);
+  LoadedClip at_120 = character;
+  at_120.clip.fps = 120.0;
+  const Motion m = make_motion(at_120, 121, kKenneySwing, "Hips");  // one second
+  const fs::path out = out_dir() / "kenney_rest_120.fbx";
+  ikfix::io::save_new_take(out, character, m.clip, m.animated, "Mocap", false);
+  const LoadedClip back = ikfix::io::load_character(out);
+  EXPECT_EQ(back.clip.fps, character.clip.fps);
+  EXPECT_EQ(back.clip.frame_count, static_cast<int>(std::lround(character.clip.fps)) + 1);
+  // The last frame (t = 1 s) is the clip's last frame.
+  const int last = back.clip.frame_count - 1;
+  for (int j = 0; j < back.skeleton.joint_count(); ++j)
+    EXPECT_LT(angle_deg(back.clip.at(last, j).rotation, m.clip.at(120, j).rotation), 1e-4) << back.skeleton.names[j];
+}
+
 TEST(NewTake, RefusesWhatItCannotWrite) {
   IKFIX_REQUIRE_SHARED_DATA();
   const LoadedClip character = ikfix::io::load_character(data_dir() / "retarget/kenney_rest.fbx");
