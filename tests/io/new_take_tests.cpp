@@ -329,6 +329,26 @@ TEST(NewTake, FbxTakeKeepsTheClipsOwnFrameRate) {
     EXPECT_LT(angle_deg(back.clip.at(last, j).rotation, m.clip.at(120, j).rotation), 1e-4) << back.skeleton.names[j];
 }
 
+// A scale that leaves the Model's gets Lcl Scaling curves.
+TEST(NewTake, FbxScaleIsWrittenWhenItChanges) {
+  IKFIX_REQUIRE_SHARED_DATA();
+  const fs::path in = data_dir() / "anim/fbx/kenney_character_maya_7700.fbx";
+  const LoadedClip character = ikfix::io::load_character(in);
+  Motion m = make_motion(character, 12, kKenneySwing, "Hips");
+  const int hand = character.skeleton.find("LeftHand");
+  ASSERT_GE(hand, 0);
+  m.animated[hand] = 1;
+  for (int f = 0; f < m.clip.frame_count; ++f) m.clip.at(f, hand).scale *= 1.0 + 0.05 * f;
+  const fs::path out = out_dir() / "kenney_scaled_hand.fbx";
+  ikfix::io::save_new_take(out, character, m.clip, m.animated, "Grow", false);
+  ikfix::io::ClipLoadOptions grow;
+  grow.take = "Grow";
+  const LoadedClip back = ikfix::io::load_character(out, grow);
+  expect_reads_back(back, character, m);
+  for (int f = 0; f < m.clip.frame_count; ++f)
+    EXPECT_LT(glm::length(back.clip.at(f, hand).scale - m.clip.at(f, hand).scale), 1e-6 * glm::length(m.clip.at(f, hand).scale));
+}
+
 TEST(NewTake, RefusesWhatItCannotWrite) {
   IKFIX_REQUIRE_SHARED_DATA();
   const LoadedClip character = ikfix::io::load_character(data_dir() / "retarget/kenney_rest.fbx");
@@ -337,10 +357,10 @@ TEST(NewTake, RefusesWhatItCannotWrite) {
                ikfix::io::InputError);
   EXPECT_THROW(ikfix::io::save_new_take(out_dir() / "x.fbx", character, m.clip, m.animated, "", false),
                ikfix::io::InputError);
-  m.clip.at(2, character.skeleton.find("LeftLeg")).scale = Vec3(2.0);
+  m.clip.at(2, character.skeleton.find("LeftLeg")).rotation.x = std::nan("");
   try {
     ikfix::io::save_new_take(out_dir() / "x.fbx", character, m.clip, m.animated, "Walk", false);
-    FAIL() << "a scale change was accepted";
+    FAIL() << "a NaN was written";
   } catch (const ikfix::io::InputError& e) {
     EXPECT_NE(std::string(e.what()).find("LeftLeg"), std::string::npos) << e.what();
   }
