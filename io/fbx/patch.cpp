@@ -69,8 +69,9 @@ class Patcher {
 
  private:
   // Rotation keys (and translation keys when the translation changed, or `always_translation`)
-  // of joint j from `edited`, at times_, in layer_.
-  void write_joint(int j, const core::Clip& edited, bool always_translation) {
+  // of joint j from `edited`, at times_, in layer_. A scale that differs from the Model's is
+  // refused, or with `write_scale` written as Lcl Scaling keys.
+  void write_joint(int j, const core::Clip& edited, bool always_translation, bool write_scale = false) {
     const std::string& file = doc_.source_name;
     const int frames = static_cast<int>(times_.size());
     const int model = cd_.joint_models[j];
@@ -84,10 +85,11 @@ class Patcher {
     const Quat pre_inv = glm::conjugate(euler_to_quat(mt.pre_rotation, RotationOrder::xyz));
     const Quat post = euler_to_quat(mt.post_rotation, RotationOrder::xyz);
 
-    std::array<std::vector<float>, 3> rot, trans;
+    std::array<std::vector<float>, 3> rot, trans, scl;
     for (auto& v : rot) v.resize(frames);
     for (auto& v : trans) v.resize(frames);
-    bool translation_changed = false;
+    for (auto& v : scl) v.resize(frames);
+    bool translation_changed = false, scale_changed = false;
     Vec3 previous = channel_value(cd_, model, Channel::rotation, layer_, times_[0]);
     const std::vector<Vec3> scales = track(model, Channel::scaling);
     const std::vector<Vec3> stored_translations = track(model, Channel::translation);
@@ -96,8 +98,18 @@ class Patcher {
     if (mt.inherit_type == InheritType::rrs && parent >= 0) parent_scales = track(cd_.joint_models[parent], Channel::scaling);
     for (int f = 0; f < frames; ++f) {
       const core::Transform& local = edited.at(f, j);
-      const Vec3& s = scales[f];
-      check_scale(m, f, local, s, parent_scales.empty() ? nullptr : &parent_scales[f]);
+      Vec3 s = scales[f];
+      const Vec3* parent_scale = parent_scales.empty() ? nullptr : &parent_scales[f];
+      if (!write_scale) {
+        check_scale(m, f, local, s, parent_scale);
+      } else {
+        // Lcl Scaling that gives the core's scale (Rrs: the parent's own scale divided out).
+        Vec3 wanted = local.scale;
+        if (parent_scale && parent_scale->x != 0.0) wanted *= parent_scale->x;
+        for (int a = 0; a < 3; ++a)
+          if (std::abs(wanted[a] - s[a]) > 1e-9 * (1.0 + std::abs(s[a]))) scale_changed = true;
+        s = wanted;
+      }
       const Quat q = glm::normalize(local.rotation);
       const Vec3 r = quat_to_euler(pre_inv * q * post, mt.rotation_order, previous);
       previous = r;
@@ -110,12 +122,14 @@ class Patcher {
       for (int a = 0; a < 3; ++a) {
         rot[a][f] = static_cast<float>(r[a]);
         trans[a][f] = static_cast<float>(t[a]);
-        if (!std::isfinite(rot[a][f]) || !std::isfinite(trans[a][f]))
+        scl[a][f] = static_cast<float>(s[a]);
+        if (!std::isfinite(rot[a][f]) || !std::isfinite(trans[a][f]) || !std::isfinite(scl[a][f]))
           throw InputError(file, "joint '" + m.name + "' has a non-finite edited value at frame " + std::to_string(f));
       }
     }
     write_channel(model, Channel::rotation, rot);
     if (translation_changed || always_translation) write_channel(model, Channel::translation, trans);
+    if (scale_changed) write_channel(model, Channel::scaling, scl);
   }
 
   // A Model's Lcl Translation / Rotation / Scaling at every frame of the take.
@@ -374,7 +388,7 @@ class Patcher {
     for (int j = 0; j < joints; ++j) {
       if (!animated[j]) continue;
       out.joints.push_back(j);
-      write_joint(j, clip, true);
+      write_joint(j, clip, true, true);
     }
     update_definitions();
     add_take_entry(name, out.timing, replace);

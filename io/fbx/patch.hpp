@@ -38,8 +38,9 @@ PatchedTake patch_take(ClipDocument& cd, int take, const core::Clip& edited, std
 // clip's last frame) with one AnimationLayer, and for every joint j with animated[j] != 0 new
 // Lcl Rotation and Lcl Translation curve nodes and curves (one linear key per clip frame, at
 // round(f * ticks per second / clip.fps); converted as patch_take converts: Euler degrees in the
-// Model's RotationOrder, Pre/PostRotation and pivots taken out). `clip` is in the character's
-// own local space (same joints as cd.skeleton); its scales must equal the Models' Lcl Scaling.
+// Model's RotationOrder, Pre/PostRotation and pivots taken out), plus Lcl Scaling curves for a
+// joint whose scale in the clip differs from its Model's (InheritType Rrs: the parent's scale
+// multiplied back in). `clip` is in the character's own local space (same joints as cd.skeleton).
 // Definitions counts follow (ObjectTypes the file lacks are added); the top-level Takes list,
 // when present, gets an entry. Nothing else changes: meshes, skins, materials, control nodes
 // and other takes keep their nodes. With `replace_takes`, every other take goes with all its

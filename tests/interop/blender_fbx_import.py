@@ -1,9 +1,12 @@
 # Imports FBX files into Blender (bpy.ops.import_scene.fbx) and writes what Blender sees as
 # JSON: per file, the armatures with their bone names, the actions with their frame range
-# and F-curve count, and the meshes with their vertices, vertex groups, armature modifiers and
-# materials. Run by tests/interop/fbx_blender_tests.cpp:
+# and F-curve count, every object's type and parent, and each mesh's vertex count, vertex groups
+# and armature modifiers (its skin) and materials. With IKFIX_POSE_ACTION=NAME and IKFIX_POSE_FRAMES=1,5,...,
+# also the world position (metres, Blender's Z up) of every bone's head at those frames of the
+# action whose name contains NAME. Run by tests/interop/fbx_blender_tests.cpp:
 #   blender -b --factory-startup --python blender_fbx_import.py -- OUT.json FILE...
 import json
+import os
 import sys
 
 import bpy
@@ -21,14 +24,29 @@ for path in files:
                               for o in bpy.data.objects if o.type == "ARMATURE"}
         entry["actions"] = {a.name: {"frame_range": list(a.frame_range), "fcurves": len(a.fcurves)}
                             for a in bpy.data.actions}
-        # What a character file must keep: meshes with their vertices, skins (vertex groups and
-        # armature modifiers) and materials.
+        entry["objects"] = {o.name: {"type": o.type, "parent": o.parent.name if o.parent else ""}
+                            for o in bpy.data.objects}
         entry["meshes"] = {o.name: {"vertices": len(o.data.vertices),
                                     "vertex_groups": sorted(g.name for g in o.vertex_groups),
-                                    "armature_modifiers": sum(1 for m in o.modifiers if m.type == "ARMATURE"),
+                                    "armatures": sorted(m.object.name for m in o.modifiers
+                                                        if m.type == "ARMATURE" and m.object),
                                     "materials": sorted(m.name for m in o.data.materials if m)}
                            for o in bpy.data.objects if o.type == "MESH"}
         entry["materials"] = sorted(m.name for m in bpy.data.materials)
+        pose_action = os.environ.get("IKFIX_POSE_ACTION")
+        if pose_action:
+            frames = [int(f) for f in os.environ.get("IKFIX_POSE_FRAMES", "1").split(",")]
+            entry["poses"] = {}
+            for action in bpy.data.actions:
+                if pose_action not in action.name:
+                    continue
+                for o in bpy.data.objects:
+                    if o.type != "ARMATURE":
+                        continue
+                    o.animation_data_create().action = action
+                    for frame in frames:
+                        bpy.context.scene.frame_set(frame)
+                        entry["poses"][str(frame)] = {b.name: list(o.matrix_world @ b.head) for b in o.pose.bones}
     except Exception as e:  # report, do not crash: the test prints it
         entry["error"] = str(e)
     result[path] = entry

@@ -4,14 +4,19 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <map>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "core/fk.hpp"
+#include "io/clip_io.hpp"
 #include "io/file_util.hpp"
 #include "test_data.hpp"
 
@@ -80,6 +85,107 @@ TEST(FbxBlenderInterop, FixedBinaryFbxOpensInBlenderWithTheSameBonesAndFrames) {
     }
   }
   std::filesystem::remove_all(dir);
+}
+
+// Issue 6, P8: a take added to the full Kenney character (binary FBX 7.7) and to its rest-only
+// armature opens in Blender with the mesh, its skin (vertex groups, armature modifier) and every
+// control bone intact, the file's own take unchanged, and the new take as one more action.
+TEST(FbxBlenderInterop, AddedTakeOpensInBlenderWithMeshSkinAndControlsIntact) {
+  IKFIX_REQUIRE_SHARED_DATA();
+  int code = 0;
+  run_command("blender --version", code);
+  if (code != 0) {
+    if (running_in_ci()) FAIL() << "blender not installed (CI=true: .ci/setup installs it)";
+    GTEST_SKIP() << "blender not installed";
+  }
+  const auto dir = std::filesystem::temp_directory_path() / ("ikfix_interop_take_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const int frames = 40;
+  std::vector<std::pair<std::filesystem::path, std::filesystem::path>> pairs;
+  // Where each bone should be (metres, Blender's Z up) at frames 0, 13 and 39 of the new take.
+  std::map<std::string, std::map<int, std::map<std::string, core::Vec3>>> expected;
+  for (const auto& input : {shared_data_dir() / "anim" / "fbx" / "kenney_character_maya_7700.fbx",
+                            shared_data_dir() / "retarget" / "kenney_rest.fbx"}) {
+    const io::LoadedClip character = io::load_character(input);
+    core::Clip clip;
+    clip.fps = character.clip.fps;
+    clip.frame_count = frames;
+    clip.joint_count = character.skeleton.joint_count();
+    std::vector<char> animated(clip.joint_count, 0);
+    for (int f = 0; f < frames; ++f)
+      for (int j = 0; j < clip.joint_count; ++j) {
+        core::Transform t = character.skeleton.rest[j];
+        const std::string& name = character.skeleton.names[j];
+        if (name == "LeftUpLeg" || name == "RightLeg" || name == "Hips") {
+          t.rotation = t.rotation * core::axis_angle(core::Vec3(1, 0, 0), 0.6 * std::sin(f * 0.3));
+          animated[j] = 1;
+        }
+        clip.locals.push_back(t);
+      }
+    const auto out = dir / ("walk_" + input.filename().string());
+    io::save_new_take(out, character, clip, animated, "Walk", false);
+    pairs.emplace_back(input, out);
+    std::vector<core::Transform> world(clip.joint_count);
+    for (int f : {0, 13, 39}) {
+      core::forward_kinematics(character.skeleton, clip.frame(f), character.space.to_world(), world);
+      for (int j = 0; j < clip.joint_count; ++j) {
+        const core::Vec3 p = world[j].translation;  // Y up -> Blender's Z up
+        expected[out.string()][f][character.skeleton.names[j]] = core::Vec3(p.x, -p.z, p.y);
+      }
+    }
+  }
+  const auto json_path = dir / "blender.json";
+  // Blender shows FBX time 0 as frame 1.
+  std::string command = "IKFIX_POSE_ACTION=Walk IKFIX_POSE_FRAMES=1,14,40 blender -b --factory-startup --python " +
+                        q(source_dir() / "tests" / "interop" / "blender_fbx_import.py") + " -- " + q(json_path);
+  for (const auto& [in, out] : pairs) command += " " + q(in) + " " + q(out);
+  const std::string log = run_command(command, code);
+  ASSERT_EQ(code, 0) << log;
+  const auto result = nlohmann::json::parse(io::read_file(json_path));
+  for (const auto& [in, out] : pairs) {
+    SCOPED_TRACE(out.filename().string());
+    const auto& a = result.at(in.string());
+    const auto& b = result.at(out.string());
+    ASSERT_TRUE(a["ok"].get<bool>()) << a.dump();
+    ASSERT_TRUE(b["ok"].get<bool>()) << b.dump();
+    EXPECT_FALSE(b["armatures"].empty());
+    if (in.filename() == "kenney_character_maya_7700.fbx") {
+      EXPECT_FALSE(b["meshes"].empty());  // the character mesh and its skin
+    }
+    EXPECT_EQ(a["armatures"], b["armatures"]);  // every bone, controls included
+    // The new take poses every bone where ikfix's forward kinematics puts it.
+    int compared = 0;
+    double worst = 0.0;
+    for (const auto& [frame, bones] : b["poses"].items()) {
+      const auto& want = expected[out.string()][std::stoi(frame) - 1];
+      for (const auto& [bone, head] : bones.items()) {
+        const auto it = want.find(bone);
+        if (it == want.end()) continue;
+        const core::Vec3 got(head[0].get<double>(), head[1].get<double>(), head[2].get<double>());
+        worst = std::max(worst, glm::length(got - it->second));
+        ++compared;
+      }
+    }
+    EXPECT_GT(compared, 3 * 30);
+    EXPECT_LT(worst, 1e-4) << "metres, between Blender's bone heads and ikfix's joints";
+    EXPECT_EQ(a["objects"], b["objects"]);
+    EXPECT_EQ(a["meshes"], b["meshes"]);        // vertices, vertex groups, armature modifier
+    for (const auto& [name, action] : a["actions"].items()) {
+      ASSERT_TRUE(b["actions"].contains(name)) << name;
+      EXPECT_EQ(action, b["actions"][name]) << name;
+    }
+    ASSERT_EQ(b["actions"].size(), a["actions"].size() + 1) << b["actions"].dump();
+    bool found = false;
+    for (const auto& [name, action] : b["actions"].items()) {
+      if (a["actions"].contains(name)) continue;
+      found = true;
+      EXPECT_NE(name.find("Walk"), std::string::npos) << name;
+      EXPECT_GT(action["fcurves"].get<int>(), 0);
+      EXPECT_NEAR(action["frame_range"][1].get<double>() - action["frame_range"][0].get<double>(), frames - 1, 1e-3);
+    }
+    EXPECT_TRUE(found);
+  }
+  if (!HasFailure()) std::filesystem::remove_all(dir);
 }
 
 // P8: a CMU walk retargeted into the full Kenney character opens in Blender with the character's

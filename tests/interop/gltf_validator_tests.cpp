@@ -157,6 +157,49 @@ TEST(GltfValidator, RunCesiumManOnFlat) {
   run_and_validate("flat");
 }
 
+// A new animation added to a character (io::save_new_take): every joint swings, the first one
+// also moves; kept beside the file's animations, or replacing them.
+void add_animation_and_validate(const fs::path& input, bool replace) {
+  const auto dir = temp_dir("gltf_validate_new_take");
+  const io::LoadedClip character = io::load_character(input);
+  core::Clip clip;
+  clip.fps = 30.0;
+  clip.frame_count = 25;
+  clip.joint_count = character.skeleton.joint_count();
+  std::vector<char> animated(clip.joint_count, 0);
+  const auto* layout = static_cast<const io::gltf::TakeLayout*>(character.document.get());
+  for (int f = 0; f < clip.frame_count; ++f)
+    for (int j = 0; j < clip.joint_count; ++j) {
+      core::Transform t = character.skeleton.rest[j];
+      // Bones only: nodes with a matrix (CesiumMan's Z_UP and Armature) cannot be animated, and
+      // the validator warns about animating a skinned mesh's node (SimpleSkin's node 0).
+      const int node = layout->joint_nodes[j];
+      if (!layout->document->nodes[node].has_matrix && !layout->document->json["nodes"][node].contains("skin")) {
+        t.rotation = t.rotation * core::axis_angle(core::Vec3(1, 0, 0), 0.3 * std::sin(0.2 * f + j));
+        animated[j] = 1;
+      }
+      clip.locals.push_back(t);
+    }
+  const fs::path out = dir / ("new_take_" + input.filename().string());
+  io::save_new_take(out, character, clip, animated, "Retargeted", replace);
+  expect_valid(out, input);
+  fs::remove_all(dir);
+}
+
+TEST(GltfValidator, NewAnimationOnSkeletonOnlyGlb) {
+  IKFIX_REQUIRE_VALIDATOR();
+  add_animation_and_validate(shared_data_dir() / "retarget" / "kenney_rest.glb", false);
+  add_animation_and_validate(shared_data_dir() / "retarget" / "cesiumman_rest.glb", false);
+}
+
+TEST(GltfValidator, NewAnimationBesideOrInsteadOfTheFilesOwn) {
+  IKFIX_REQUIRE_VALIDATOR();
+  for (bool replace : {false, true}) {
+    add_animation_and_validate(gltf_clip("CesiumMan.glb"), replace);
+    add_animation_and_validate(gltf_clip("SimpleSkin.gltf"), replace);
+  }
+}
+
 // A CMU walk retargeted onto glTF characters: a new animation in the character's file, which the
 // validator accepts with no new warning (CesiumMan: skinned mesh; Kenney: skeleton-only GLB).
 void retarget_and_validate(const fs::path& character) {
