@@ -6,7 +6,9 @@
 #include <cmath>
 
 #include "core/fix/contacts.hpp"
+#include "core/fix/foot_contacts.hpp"
 #include "core/fix/leg_solve.hpp"
+#include "core/fix/pivot_hold.hpp"
 #include "core/fix/smooth.hpp"
 #include "core/fk.hpp"
 
@@ -125,8 +127,10 @@ std::vector<Vec3> foot_lock(const std::vector<char>& planted, const std::vector<
       else if (pivot == 0 && heel_height[f] > toe_height[f] + switch_margin) want = 1;
       else if (pivot == 1 && toe_height[f] > heel_height[f] + switch_margin) want = 0;
       if (want != pivot) {
-        // Re-lock on the new pivot where it is now (target, not animation): no jump.
-        lock = flat(want == 0 ? ankle[f] : toe[f]) + previous;
+        // Re-lock on the new pivot where it was on the frame before (target, not animation):
+        // it does not move on the switch frame.
+        const std::vector<Vec3>& track = want == 0 ? ankle : toe;
+        lock = flat(track[f > a ? f - 1 : f]) + previous;
         pivot = want;
       }
       const Vec3 anim = flat(pivot == 0 ? ankle[f] : toe[f]);
@@ -247,6 +251,7 @@ FixResult fix_clip(const FixInput& in) {
   ContactSettings contact_settings = s.contacts;
   contact_settings.height_threshold *= scale;
   contact_settings.speed_threshold *= scale;
+  bool contacts_given[2] = {false, false};
   std::vector<double> planted_level[2];  // per foot: ankle, toe level when planted (world Y)
   std::vector<double> point_height[2][2];  // per foot, per point (ankle, toe): above planted level
   for (int l = 0; l < 2; ++l) {
@@ -266,114 +271,169 @@ FixResult fix_clip(const FixInput& in) {
         speeds[p][f] = b > a ? glm::length(track[b] - track[a]) * fps / (b - a) : 0.0;
       }
     }
-    const bool given = s.contacts_override && static_cast<int>((*s.contacts_override)[l].size()) == frames;
-    result.planted[l] = given ? (*s.contacts_override)[l] : detect_contacts(heights, speeds, fps, contact_settings);
+    contacts_given[l] = s.contacts_override && static_cast<int>((*s.contacts_override)[l].size()) == frames;
+    result.planted[l] = contacts_given[l] ? (*s.contacts_override)[l] : detect_contacts(heights, speeds, fps, contact_settings);
     for (int p = 0; p < 2; ++p) point_height[l][p] = heights[p];
   }
 
-  // Foot lock: during a plant the pivot (heel while it is down, then the toe) stays where it
-  // landed; after the plant the horizontal correction fades out over the blend window.
+  // Steps 3-8 are planned for a set of plants; the plan is then checked the way `ikfix check`
+  // will see the output (contacts detected on the planned heel and toe over the terrain). A
+  // frame that looks planted there but was not locked would be measured as sliding, so it
+  // joins the plants and the plan is made again (plants only grow, so this ends; a few passes
+  // suffice in practice). Contacts given by the user are taken as they are.
+  const FootTrack animated_feet[2] = {feet[0], feet[1]};
+  const std::vector<Vec3> input_ankle[2] = {feet[0].ankle, feet[1].ankle};  // for diagnostics
+  const int blend_frames = std::max(1, static_cast<int>(std::lround(s.lock_blend_time * fps)));
   std::vector<Vec3> lock_correction[2];
   std::vector<signed char> pivot[2];  // per frame: 0 heel, 1 toe, -1 not planted
-  for (int l = 0; l < 2; ++l)
-    lock_correction[l] = foot_lock(result.planted[l], point_height[l][0], point_height[l][1], feet[l].ankle,
-                                   feet[l].toe, s.unlock_radius * scale,
-                                   std::max(1, static_cast<int>(std::lround(s.lock_blend_time * fps))),
-                                   s.pivot_switch_margin * scale, pivot[l]);
-  const std::vector<Vec3> input_ankle[2] = {feet[0].ankle, feet[1].ankle};  // for diagnostics
-  for (int l = 0; l < 2; ++l)
-    for (int f = 0; f < frames; ++f) {
-      feet[l].ankle[f] += lock_correction[l][f];
-      feet[l].toe[f] += lock_correction[l][f];
+  GroundTrack ground[2][2];
+  std::vector<double> foot_offset[2];
+  std::vector<double> body(frames), body_raw(frames);
+  std::vector<double> align_weight[2];
+  std::vector<Quat> foot_rotation[2];
+  std::vector<Vec3> toe_target_ws[2];
+  constexpr int kMaxContactPasses = 4;
+  for (int pass = 0;; ++pass) {
+    feet[0] = animated_feet[0];
+    feet[1] = animated_feet[1];
+    diag.off_terrain_frames = 0;
+    // Foot lock: during a plant the pivot (heel while it is down, then the toe) stays where it
+    // landed; after the plant the horizontal correction fades out over the blend window.
+    for (int l = 0; l < 2; ++l)
+      lock_correction[l] = foot_lock(result.planted[l], point_height[l][0], point_height[l][1], feet[l].ankle,
+                                     feet[l].toe, s.unlock_radius * scale,
+                                     blend_frames,
+                                     s.pivot_switch_margin * scale, pivot[l]);
+    for (int l = 0; l < 2; ++l)
+      for (int f = 0; f < frames; ++f) {
+        feet[l].ankle[f] += lock_correction[l][f];
+        feet[l].toe[f] += lock_correction[l][f];
+      }
+
+    // 3. Ground under heel (ankle) and toe of each foot.
+    for (int l = 0; l < 2; ++l) {
+      ground[l][0] = query_ground(*in.terrain, feet[l].ankle, floor);
+      ground[l][1] = query_ground(*in.terrain, feet[l].toe, floor);
+      for (int f = 0; f < frames; ++f)
+        if (!ground[l][0].hit[f] || !ground[l][1].hit[f]) ++diag.off_terrain_frames;
     }
 
-  // 3. Ground under heel (ankle) and toe of each foot.
-  GroundTrack ground[2][2];
-  for (int l = 0; l < 2; ++l) {
-    ground[l][0] = query_ground(*in.terrain, feet[l].ankle, floor);
-    ground[l][1] = query_ground(*in.terrain, feet[l].toe, floor);
-    for (int f = 0; f < frames; ++f)
-      if (!ground[l][0].hit[f] || !ground[l][1].hit[f]) ++diag.off_terrain_frames;
+    // Foot-orientation weight: planted, ramped so alignment fades in and out without a pop.
+    for (int l = 0; l < 2; ++l) {
+      std::vector<double> raw(frames);
+      for (int f = 0; f < frames; ++f) raw[f] = result.planted[l][f] ? 1.0 : 0.0;
+      align_weight[l].resize(frames);
+      gaussian_smooth(raw, 0.03 * fps, align_weight[l]);
+    }
+
+    // The foot's turn to the ground under its heel: limited and weighted (identity when the
+    // feet are not aligned).
+    auto ground_tilt = [&](int l, int f) {
+      return std::min(angle_between(kUp, ground[l][0].normal[f]), s.max_foot_tilt) * align_weight[l][f];
+    };
+    auto ground_turn = [&](int l, int f) {
+      if (!s.align_feet || !(align_weight[l][f] > 0)) return identity_quat();
+      const Vec3 axis = safe_normalize(glm::cross(kUp, ground[l][0].normal[f]), Vec3(1, 0, 0));
+      return axis_angle(axis, ground_tilt(l, f));
+    };
+
+    // 5. Foot offsets: how far each foot moves up or down to stand on the terrain.
+    for (int l = 0; l < 2; ++l) {
+      std::vector<double> need(frames), ground_rel(frames);
+      for (int f = 0; f < frames; ++f) {
+        const double ankle_need = ground[l][0].height[f] + (planted_level[l][0] - floor) - feet[l].ankle[f].y;
+        // The toe as it will be: turned with the foot to the ground's tilt. Raising the foot
+        // for the untilted toe and then tilting it up a slope would leave the heel floating.
+        const double toe_need = ground[l][1].height[f] + (planted_level[l][1] - floor) -
+                                (feet[l].ankle[f].y + (ground_turn(l, f) * (feet[l].toe[f] - feet[l].ankle[f])).y);
+        need[f] = std::max(ankle_need, toe_need);
+        ground_rel[f] = std::max(ground[l][0].height[f], ground[l][1].height[f]) - floor;
+      }
+      foot_offset[l] = foot_offsets(result.planted[l], need, ground_rel, s.foot_smoothing * fps, s.clearance_smoothing * fps);
+    }
+
+    // 4. The body follows the terrain under the feet that carry it: the planted feet (a swing
+    // foot's offset is only a plan), both equally in flight; smoothed, zero phase.
+    {
+      std::vector<double> support[2];
+      for (int l = 0; l < 2; ++l) {
+        std::vector<double> raw(frames);
+        for (int f = 0; f < frames; ++f) raw[f] = result.planted[l][f] ? 1.0 : 0.0;
+        support[l].resize(frames);
+        gaussian_smooth(raw, 0.05 * fps, support[l]);
+      }
+      for (int f = 0; f < frames; ++f) {
+        const double w0 = support[0][f] + 1e-3, w1 = support[1][f] + 1e-3;
+        body_raw[f] = (w0 * foot_offset[0][f] + w1 * foot_offset[1][f]) / (w0 + w1);
+      }
+    }
+    gaussian_smooth(body_raw, s.body_smoothing * fps, body);
+
+    // 8 (planned before 6, so the pelvis drop knows the final targets). Foot targets and foot
+    // orientation per frame: the ankle target on the terrain, the foot turned by the ground's tilt.
+    for (int l = 0; l < 2; ++l) {
+      result.ankle_target_ws[l].resize(frames);
+      foot_rotation[l].resize(frames);
+      const Leg& leg = in.rig.legs[l];
+      for (int f = 0; f < frames; ++f) {
+        const Quat animated_rot = W(f, leg.ankle).rotation;
+        // Foot orientation: turn the animated foot by the ground's tilt, limited and weighted.
+        // The toe must stay at or above its own level over the ground under it: where the ground
+        // under the toe differs from the ankle's slope (bumps, a step edge), the tilt is reduced.
+        Quat ankle_rot = animated_rot;
+        Vec3 target = feet[l].ankle[f] + Vec3(0, foot_offset[l][f], 0);
+        if (s.align_feet && align_weight[l][f] > 0) {
+          const Vec3 n = ground[l][0].normal[f];
+          const double full_tilt = ground_tilt(l, f);
+          const Vec3 axis = safe_normalize(glm::cross(kUp, n), Vec3(1, 0, 0));
+          const Vec3 toe_from_ankle = feet[l].toe[f] - feet[l].ankle[f];
+          const double toe_floor = ground[l][1].height[f] + (planted_level[l][1] - floor);
+          Quat turn = identity_quat();
+          for (double fraction : {1.0, 0.75, 0.5, 0.25, 0.0}) {
+            turn = axis_angle(axis, full_tilt * fraction);
+            const double toe_y = target.y + (turn * toe_from_ankle).y;
+            if (full_tilt == 0.0 || toe_y >= toe_floor - 1e-9 || toe_y >= target.y + toe_from_ankle.y - 1e-9) break;
+          }
+          ankle_rot = turn * animated_rot;
+        }
+        result.ankle_target_ws[l][f] = target;
+        foot_rotation[l][f] = ankle_rot;
+      }
+    }
+
+    // The foot was turned about the ankle: hold the planted pivot (heel or toe) exactly where it
+    // is on the final foot, so neither the tilt nor a heel->toe switch moves it.
+    for (int l = 0; l < 2; ++l) {
+      std::vector<Vec3>& toe_target = toe_target_ws[l];
+      toe_target.resize(frames);
+      for (int f = 0; f < frames; ++f)
+        toe_target[f] = result.ankle_target_ws[l][f] +
+                        foot_rotation[l][f] * glm::inverse(W(f, in.rig.legs[l].ankle).rotation) * (feet[l].toe[f] - feet[l].ankle[f]);
+      const auto hold = hold_pivots(pivot[l], result.ankle_target_ws[l], toe_target, blend_frames, s.unlock_radius * scale);
+      for (int f = 0; f < frames; ++f) {
+        result.ankle_target_ws[l][f] += hold[f];
+        toe_target[f] += hold[f];
+      }
+    }
+
+    // Agreement with the check: plants the output shows but the plan did not lock.
+    if (pass + 1 >= kMaxContactPasses) break;
+    bool grew = false;
+    for (int l = 0; l < 2; ++l) {
+      if (contacts_given[l]) continue;
+      const FootContacts seen =
+          detect_foot_contacts(*in.terrain, result.ankle_target_ws[l], toe_target_ws[l], fps, contact_settings);
+      for (int f = 0; f < frames; ++f)
+        if (seen.planted[f] && !result.planted[l][f]) {
+          result.planted[l][f] = 1;
+          grew = true;
+        }
+    }
+    if (!grew) break;
   }
   if (diag.off_terrain_frames > 0)
     diag.warnings.push_back(std::to_string(diag.off_terrain_frames) +
                             " foot samples have no terrain below them; the clip floor was used there");
-
-  // 5. Foot offsets: how far each foot moves up or down to stand on the terrain.
-  std::vector<double> foot_offset[2];
-  for (int l = 0; l < 2; ++l) {
-    std::vector<double> need(frames), ground_rel(frames);
-    for (int f = 0; f < frames; ++f) {
-      const double ankle_need = ground[l][0].height[f] + (planted_level[l][0] - floor) - feet[l].ankle[f].y;
-      const double toe_need = ground[l][1].height[f] + (planted_level[l][1] - floor) - feet[l].toe[f].y;
-      need[f] = std::max(ankle_need, toe_need);
-      ground_rel[f] = std::max(ground[l][0].height[f], ground[l][1].height[f]) - floor;
-    }
-    foot_offset[l] = foot_offsets(result.planted[l], need, ground_rel, s.foot_smoothing * fps, s.clearance_smoothing * fps);
-  }
-
-  // 4. The body follows the terrain under the feet that carry it: the planted feet (a swing
-  // foot's offset is only a plan), both equally in flight; smoothed, zero phase.
-  std::vector<double> body(frames), body_raw(frames);
-  {
-    std::vector<double> support[2];
-    for (int l = 0; l < 2; ++l) {
-      std::vector<double> raw(frames);
-      for (int f = 0; f < frames; ++f) raw[f] = result.planted[l][f] ? 1.0 : 0.0;
-      support[l].resize(frames);
-      gaussian_smooth(raw, 0.05 * fps, support[l]);
-    }
-    for (int f = 0; f < frames; ++f) {
-      const double w0 = support[0][f] + 1e-3, w1 = support[1][f] + 1e-3;
-      body_raw[f] = (w0 * foot_offset[0][f] + w1 * foot_offset[1][f]) / (w0 + w1);
-    }
-  }
-  gaussian_smooth(body_raw, s.body_smoothing * fps, body);
-
-  // Foot-orientation weight: planted, ramped so alignment fades in and out without a pop.
-  std::vector<double> align_weight[2];
-  for (int l = 0; l < 2; ++l) {
-    std::vector<double> raw(frames);
-    for (int f = 0; f < frames; ++f) raw[f] = result.planted[l][f] ? 1.0 : 0.0;
-    align_weight[l].resize(frames);
-    gaussian_smooth(raw, 0.03 * fps, align_weight[l]);
-  }
-
-  // 8 (planned before 6, so the pelvis drop knows the final targets). Foot targets and foot
-  // orientation per frame: the ankle target on the terrain, the foot turned by the ground's tilt.
-  std::vector<Quat> foot_rotation[2];
-  for (int l = 0; l < 2; ++l) {
-    result.ankle_target_ws[l].resize(frames);
-    foot_rotation[l].resize(frames);
-    const Leg& leg = in.rig.legs[l];
-    for (int f = 0; f < frames; ++f) {
-      const Quat animated_rot = W(f, leg.ankle).rotation;
-      // Foot orientation: turn the animated foot by the ground's tilt, limited and weighted.
-      // The toe must stay at or above its own level over the ground under it: where the ground
-      // under the toe differs from the ankle's slope (bumps, a step edge), the tilt is reduced.
-      // When the toe is the planted pivot the foot turns about the toe, not the ankle, so the
-      // locked toe does not slide: the ankle target moves instead.
-      Quat ankle_rot = animated_rot;
-      Vec3 target = feet[l].ankle[f] + Vec3(0, foot_offset[l][f], 0);
-      if (s.align_feet && align_weight[l][f] > 0) {
-        const Vec3 n = ground[l][0].normal[f];
-        const double full_tilt = std::min(angle_between(kUp, n), s.max_foot_tilt) * align_weight[l][f];
-        const Vec3 axis = safe_normalize(glm::cross(kUp, n), Vec3(1, 0, 0));
-        const Vec3 toe_from_ankle = feet[l].toe[f] - feet[l].ankle[f];
-        const double toe_floor = ground[l][1].height[f] + (planted_level[l][1] - floor);
-        Quat turn = identity_quat();
-        for (double fraction : {1.0, 0.75, 0.5, 0.25, 0.0}) {
-          turn = axis_angle(axis, full_tilt * fraction);
-          const double toe_y = target.y + (turn * toe_from_ankle).y;
-          if (full_tilt == 0.0 || toe_y >= toe_floor - 1e-9 || toe_y >= target.y + toe_from_ankle.y - 1e-9) break;
-        }
-        ankle_rot = turn * animated_rot;
-        if (pivot[l][f] == 1) target -= turn * toe_from_ankle - toe_from_ankle;
-      }
-      result.ankle_target_ws[l][f] = target;
-      foot_rotation[l][f] = ankle_rot;
-    }
-  }
 
   // 6. Pelvis lowered just enough for both legs to reach, within a limit; dilated before
   // smoothing so the smoothed drop never falls short of what a frame needs.
