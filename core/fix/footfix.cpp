@@ -61,8 +61,8 @@ GroundTrack query_ground(const Terrain& terrain, const std::vector<Vec3>& points
 // terrain), eased between plants, and never less than what keeps every foot point at or above
 // its planted level over the terrain (`need`).
 std::vector<double> foot_offsets(const std::vector<char>& planted, const std::vector<double>& need,
-                                 const std::vector<double>& ground_rel, double smoothing_frames,
-                                 double clearance_frames) {
+                                 const std::vector<double>& ground_rel, const std::vector<double>& ease,
+                                 double smoothing_frames, double clearance_frames) {
   const int n = static_cast<int>(need.size());
   const auto plants = contact_intervals(planted);
   std::vector<double> base(n);
@@ -99,18 +99,22 @@ std::vector<double> foot_offsets(const std::vector<char>& planted, const std::ve
   std::vector<double> lifted(n), smoothed(n);
   for (int f = 0; f < n; ++f) lifted[f] = std::max({base[f], need[f], envelope[f]});
   gaussian_smooth(lifted, smoothing_frames, smoothed);
-  for (int f = 0; f < n; ++f) smoothed[f] = std::max(smoothed[f], need[f]);
+  // A planted foot keeps its plant's offset exactly (any change would move the planted
+  // pivot); the swing eases out of it and into the next one (`ease` is 1 in plants).
+  for (int f = 0; f < n; ++f)
+    smoothed[f] = planted[f] ? base[f] : std::max(ease[f] * base[f] + (1.0 - ease[f]) * smoothed[f], need[f]);
   return smoothed;
 }
 
 // Horizontal correction per frame that keeps a planted foot's pivot still (see fix_clip).
 // The pivot is the lower of heel and toe (heights above their planted levels), switching only
 // when the other is lower by `switch_margin`: heel strike, then the toe as soon as the heel rolls
-// up, so a rolling foot turns about the point that is really on the ground.
+// up, so a rolling foot turns about the point that is really on the ground. Where only one of
+// them is marked `on_ground` (non-empty: per frame, heel and toe) that one is the pivot.
 std::vector<Vec3> foot_lock(const std::vector<char>& planted, const std::vector<double>& heel_height,
-                            const std::vector<double>& toe_height, const std::vector<Vec3>& ankle,
-                            const std::vector<Vec3>& toe, double unlock_radius, int blend_frames,
-                            double switch_margin, std::vector<signed char>& pivots) {
+                            const std::vector<double>& toe_height, const std::vector<char> (&on_ground)[2],
+                            const std::vector<Vec3>& ankle, const std::vector<Vec3>& toe, double unlock_radius,
+                            int blend_frames, double switch_margin, std::vector<signed char>& pivots) {
   const int n = static_cast<int>(planted.size());
   std::vector<Vec3> corr(n, Vec3(0));
   pivots.assign(n, -1);
@@ -126,6 +130,7 @@ std::vector<Vec3> foot_lock(const std::vector<char>& planted, const std::vector<
       if (pivot < 0) want = heel_height[f] <= toe_height[f] ? 0 : 1;
       else if (pivot == 0 && heel_height[f] > toe_height[f] + switch_margin) want = 1;
       else if (pivot == 1 && toe_height[f] > heel_height[f] + switch_margin) want = 0;
+      if (!on_ground[0].empty() && !on_ground[want][f] && on_ground[1 - want][f]) want = 1 - want;
       if (want != pivot) {
         // Re-lock on the new pivot where it was on the frame before (target, not animation):
         // it does not move on the switch frame.
@@ -284,6 +289,7 @@ FixResult fix_clip(const FixInput& in) {
   const FootTrack animated_feet[2] = {feet[0], feet[1]};
   const std::vector<Vec3> input_ankle[2] = {feet[0].ankle, feet[1].ankle};  // for diagnostics
   const int blend_frames = std::max(1, static_cast<int>(std::lround(s.lock_blend_time * fps)));
+  const int ease_frames = std::max(1, static_cast<int>(std::lround(s.plant_ease_time * fps)));
   std::vector<Vec3> lock_correction[2];
   std::vector<signed char> pivot[2];  // per frame: 0 heel, 1 toe, -1 not planted
   GroundTrack ground[2][2];
@@ -293,6 +299,13 @@ FixResult fix_clip(const FixInput& in) {
   std::vector<Quat> foot_rotation[2];
   std::vector<Vec3> toe_target_ws[2];
   constexpr int kMaxContactPasses = 4;
+  // Heel and toe heights the pivot is chosen by: the input's at first, then those of the
+  // planned output over the terrain (a toe over a step edge is not on the ground, whatever
+  // the flat-floor input said), with which points check will see on the ground.
+  std::vector<double> pivot_height[2][2] = {{point_height[0][0], point_height[0][1]},
+                                            {point_height[1][0], point_height[1][1]}};
+  std::vector<char> on_ground[2][2];
+  std::vector<signed char> previous_pivot[2];
   for (int pass = 0;; ++pass) {
     feet[0] = animated_feet[0];
     feet[1] = animated_feet[1];
@@ -300,7 +313,7 @@ FixResult fix_clip(const FixInput& in) {
     // Foot lock: during a plant the pivot (heel while it is down, then the toe) stays where it
     // landed; after the plant the horizontal correction fades out over the blend window.
     for (int l = 0; l < 2; ++l)
-      lock_correction[l] = foot_lock(result.planted[l], point_height[l][0], point_height[l][1], feet[l].ankle,
+      lock_correction[l] = foot_lock(result.planted[l], pivot_height[l][0], pivot_height[l][1], on_ground[l], feet[l].ankle,
                                      feet[l].toe, s.unlock_radius * scale,
                                      blend_frames,
                                      s.pivot_switch_margin * scale, pivot[l]);
@@ -318,13 +331,9 @@ FixResult fix_clip(const FixInput& in) {
         if (!ground[l][0].hit[f] || !ground[l][1].hit[f]) ++diag.off_terrain_frames;
     }
 
-    // Foot-orientation weight: planted, ramped so alignment fades in and out without a pop.
-    for (int l = 0; l < 2; ++l) {
-      std::vector<double> raw(frames);
-      for (int f = 0; f < frames; ++f) raw[f] = result.planted[l][f] ? 1.0 : 0.0;
-      align_weight[l].resize(frames);
-      gaussian_smooth(raw, 0.03 * fps, align_weight[l]);
-    }
+    // Foot-orientation weight: 1 while planted, eased in before touchdown and out after
+    // lift-off, so the foot turns in the swing and a planted pivot never moves.
+    for (int l = 0; l < 2; ++l) align_weight[l] = plant_ease_weight(result.planted[l], ease_frames);
 
     // The foot's turn to the ground under its heel: limited and weighted (identity when the
     // feet are not aligned).
@@ -349,7 +358,7 @@ FixResult fix_clip(const FixInput& in) {
         need[f] = std::max(ankle_need, toe_need);
         ground_rel[f] = std::max(ground[l][0].height[f], ground[l][1].height[f]) - floor;
       }
-      foot_offset[l] = foot_offsets(result.planted[l], need, ground_rel, s.foot_smoothing * fps, s.clearance_smoothing * fps);
+      foot_offset[l] = foot_offsets(result.planted[l], need, ground_rel, align_weight[l], s.foot_smoothing * fps, s.clearance_smoothing * fps);
     }
 
     // 4. The body follows the terrain under the feet that carry it: the planted feet (a swing
@@ -428,8 +437,15 @@ FixResult fix_clip(const FixInput& in) {
           result.planted[l][f] = 1;
           grew = true;
         }
+      for (int p = 0; p < 2; ++p) {
+        pivot_height[l][p] = seen.height[p];
+        on_ground[l][p] = seen.point_planted[p];
+      }
     }
-    if (!grew) break;
+    const bool pivots_settled = pass > 0 && previous_pivot[0] == pivot[0] && previous_pivot[1] == pivot[1];
+    if (!grew && pivots_settled) break;
+    previous_pivot[0] = pivot[0];
+    previous_pivot[1] = pivot[1];
   }
   if (diag.off_terrain_frames > 0)
     diag.warnings.push_back(std::to_string(diag.off_terrain_frames) +
