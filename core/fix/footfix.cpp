@@ -284,8 +284,10 @@ FixResult fix_clip(const FixInput& in) {
   // Steps 3-8 are planned for a set of plants; the plan is then checked the way `ikfix check`
   // will see the output (contacts detected on the planned heel and toe over the terrain). A
   // frame that looks planted there but was not locked would be measured as sliding, so it
-  // joins the plants and the plan is made again (plants only grow, so this ends; a few passes
-  // suffice in practice). Contacts given by the user are taken as they are.
+  // joins the plants and the plan is made again, until neither the plants nor the pivots
+  // change (plants only grow; on a few clips the heel/toe choice keeps flipping on some frames,
+  // so there are at most kMaxContactPasses plans). Contacts given by the user are taken as
+  // they are (only the pivot choice is refined).
   const FootTrack animated_feet[2] = {feet[0], feet[1]};
   const std::vector<Vec3> input_ankle[2] = {feet[0].ankle, feet[1].ankle};  // for diagnostics
   const int blend_frames = std::max(1, static_cast<int>(std::lround(s.lock_blend_time * fps)));
@@ -429,10 +431,9 @@ FixResult fix_clip(const FixInput& in) {
     if (pass + 1 >= kMaxContactPasses) break;
     bool grew = false;
     for (int l = 0; l < 2; ++l) {
-      if (contacts_given[l]) continue;
       const FootContacts seen =
           detect_foot_contacts(*in.terrain, result.ankle_target_ws[l], toe_target_ws[l], fps, contact_settings);
-      for (int f = 0; f < frames; ++f)
+      for (int f = 0; f < frames && !contacts_given[l]; ++f)
         if (seen.planted[f] && !result.planted[l][f]) {
           result.planted[l][f] = 1;
           grew = true;
