@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 
 #include "core/fix/contacts.hpp"
 #include "core/fix/foot_contacts.hpp"
@@ -468,8 +469,16 @@ FixResult fix_clip(const FixInput& in) {
       d = std::max(d, needed_drop(hip, target, leg_reach));
     }
     if (d > max_drop) {
-      d = max_drop;
       ++diag.pelvis_limit_frames;
+      if (diag.pelvis_limit.empty() || diag.pelvis_limit.back().last != f - 1)
+        diag.pelvis_limit.push_back({f, f, d, f});
+      PelvisLimitRange& range = diag.pelvis_limit.back();
+      range.last = f;
+      if (d > range.max_needed_drop_m) {
+        range.max_needed_drop_m = d;
+        range.worst_frame = f;
+      }
+      d = max_drop;
     }
     drop_raw[f] = d;
   }
@@ -484,9 +493,19 @@ FixResult fix_clip(const FixInput& in) {
     diag.max_body_rise_m = std::max(diag.max_body_rise_m, body[f]);
     diag.min_body_rise_m = std::min(diag.min_body_rise_m, body[f]);
   }
-  if (diag.pelvis_limit_frames > 0)
-    diag.warnings.push_back("pelvis drop limit (" + std::to_string(s.max_pelvis_drop) + " x leg length) reached on " +
-                            std::to_string(diag.pelvis_limit_frames) + " frames");
+  if (diag.pelvis_limit_frames > 0) {
+    // Name where it bites (the first few ranges), so a user can go and look.
+    std::string where;
+    for (std::size_t i = 0; i < diag.pelvis_limit.size() && i < 3; ++i) {
+      const PelvisLimitRange& r = diag.pelvis_limit[i];
+      where += (i ? ", " : "") + std::to_string(r.first) + (r.last > r.first ? "-" + std::to_string(r.last) : "");
+    }
+    if (diag.pelvis_limit.size() > 3) where += ", ...";
+    char limit[32];
+    std::snprintf(limit, sizeof limit, "%.2f", s.max_pelvis_drop);
+    diag.warnings.push_back(std::string("pelvis drop limit (") + limit + " x leg length) reached on " +
+                            std::to_string(diag.pelvis_limit_frames) + " frames (" + where + ")");
+  }
 
   // 7-10. Per frame: pelvis, leg IK, foot orientation, local rotations written back.
   const int pelvis = in.rig.pelvis;
