@@ -36,8 +36,13 @@ void apply_clip_config(const std::filesystem::path& path, ClipOptions& clip, std
       if (!value.is_array() || value.size() != 3 || !value[0].is_number() || !value[1].is_number() || !value[2].is_number())
         throw io::InputError(file, "\"terrain_offset\" must be [x, y, z] in metres");
       terrain_offset = {value[0].get<double>(), value[1].get<double>(), value[2].get<double>()};
+    } else if (key == "contacts") {
+      if (!value.is_string() || value.get<std::string>().empty())
+        throw io::InputError(file, "\"contacts\" must be the path of a contacts file");
+      const std::filesystem::path contacts = value.get<std::string>();
+      clip.contacts = (contacts.is_absolute() ? contacts : path.parent_path() / contacts).string();
     } else {
-      throw io::InputError(file, "unknown key \"" + key + "\" (known: legs, clip_unit, clip_up, take, terrain_offset)");
+      throw io::InputError(file, "unknown key \"" + key + "\" (known: legs, clip_unit, clip_up, take, terrain_offset, contacts)");
     }
   }
 }

@@ -7,6 +7,7 @@
 //   "take": "Walk" | 1                                          (as --take)
 //   "terrain_offset": [x, y, z]   metres: where this clip stands on the shared terrain (the
 //                                 terrain is moved by this much relative to the clip)
+//   "contacts": "walk.contacts.json"  foot contacts file (as --contacts), relative to this config
 #include <filesystem>
 #include <vector>
 

@@ -22,6 +22,12 @@ void add_clip_options(CLI::App& cmd, ClipOptions& o) {
                  "Leg joints, overriding detection: LHIP,LKNEE,LANKLE,LTOE,RHIP,RKNEE,RANKLE,RTOE (toes may be empty)");
 }
 
+void add_contacts_option(CLI::App& cmd, ClipOptions& o) {
+  cmd.add_option("--contacts", o.contacts,
+                 "Foot contacts from this JSON file instead of detecting them (write one to edit with "
+                 "--contacts-out; format in README)");
+}
+
 io::ClipLoadOptions to_load_options(const ClipOptions& o) {
   io::ClipLoadOptions load;
   if (!o.clip_unit.empty()) {

@@ -15,7 +15,12 @@ struct ClipOptions {
   std::string clip_up;    // y|z; empty: from the file
   std::string legs;       // 8 comma-separated joint names (toe may be empty)
   std::string take;       // take (FBX stack / glTF animation) name, 0-based index or "all"; empty: the first
+  std::string contacts;   // contacts file (io/contacts_json.hpp) used instead of detection; empty: detect
 };
+
+// --contacts FILE for commands that fix one clip (run, check); batch takes it per clip from
+// the clip's config.
+void add_contacts_option(CLI::App& cmd, ClipOptions& options);
 
 void add_clip_options(CLI::App& cmd, ClipOptions& options);
 

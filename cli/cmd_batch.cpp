@@ -308,6 +308,12 @@ class Batch {
     if (ec || !(out_time > in_time)) return false;
     const auto sidecar = sidecar_config_path(c.input);
     if (fs::exists(sidecar, ec) && !(out_time > fs::last_write_time(sidecar, ec))) return false;
+    try {  // an edited contacts file (named by the clip's config) must be fixed again
+      const ClipSettings settings = settings_for_clip(c.input, args_.clip, args_.config);
+      if (!settings.clip.contacts.empty() && !(out_time > fs::last_write_time(settings.clip.contacts, ec))) return false;
+    } catch (const std::exception&) {
+      return false;
+    }
     const auto out_size = fs::file_size(output, ec);
     if (ec) return false;
     try {
@@ -522,7 +528,7 @@ void add_batch_command(CLI::App& app, int& exit_code) {
                   "converted without loss fails with the reason)")
       ->check(CLI::IsMember({"bvh", "fbx", "gltf", "glb"}));
   cmd->add_option("--config", args->config,
-                  "Clip settings JSON for every clip (legs, clip_unit, clip_up, take, terrain_offset); "
+                  "Clip settings JSON for every clip (legs, clip_unit, clip_up, take, terrain_offset, contacts); "
                   "CLIP.ikfix.json beside a clip wins");
   cmd->add_flag("--check-only", args->check_only,
                 "Measure every clip as `ikfix check` does (report, --fail-on, JUnit) and write no clips");

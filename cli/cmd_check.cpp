@@ -21,6 +21,7 @@ struct CheckArgs {
   TerrainOptions terrain;
   FixOptions fix;
   std::string fail_on;
+  std::string contacts_out;
 };
 
 int check(const CheckArgs& args) {
@@ -29,6 +30,7 @@ int check(const CheckArgs& args) {
   job.input = args.input;
   job.clip = args.clip;
   job.fix = args.fix;
+  job.contacts_out = args.contacts_out;
   job.terrain_path = args.terrain.path;
   const auto terrain = load_terrain(args.terrain);
   job.terrain = terrain.get();
@@ -57,6 +59,9 @@ void add_check_command(CLI::App& app, int& exit_code) {
   add_terrain_options(*cmd, args->terrain);
   cmd->add_option("--report", args->report, "Write a JSON report here");
   add_clip_options(*cmd, args->clip);
+  add_contacts_option(*cmd, args->clip);
+  cmd->add_option("--contacts-out", args->contacts_out,
+                  "Write the foot contacts a fix would use as JSON, to edit and pass to run with --contacts");
   add_fix_options(*cmd, args->fix);
   cmd->add_option("--fail-on", args->fail_on,
                   "Exit 1 when a condition holds, e.g. \"penetration>0.005,slide>0.01,unreachable\" "

@@ -29,6 +29,7 @@ struct RunArgs {
   FixOptions fix;
   std::string config;
   std::string fail_on;
+  std::string contacts_out;
 };
 
 int run(const RunArgs& args) {
@@ -46,6 +47,7 @@ int run(const RunArgs& args) {
   job.terrain_offset = settings.terrain_offset;
   job.fix = args.fix;
   job.terrain_path = args.terrain.path;
+  job.contacts_out = args.contacts_out;
   job.measure = !args.report.empty();  // metrics are for the report; the summary line needs none
   if (!args.in_place && same_file(job.output, job.input))
     throw std::invalid_argument("output " + job.output.string() + " is the input; pass --in-place to overwrite it");
@@ -87,10 +89,13 @@ void add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--report", args->report, "Write a JSON report here");
   cmd->add_flag("--in-place", args->in_place, "Overwrite the input clip");
   add_clip_options(*cmd, args->clip);
+  add_contacts_option(*cmd, args->clip);
+  cmd->add_option("--contacts-out", args->contacts_out,
+                  "Write the foot contacts the fix used as JSON (edit and pass back with --contacts)");
   add_fix_options(*cmd, args->fix);
   cmd->add_option("--config", args->config,
-                  "Clip settings as JSON (legs, clip_unit, clip_up, take, terrain_offset); CLIP.ikfix.json beside "
-                  "the clip is read too and wins");
+                  "Clip settings as JSON (legs, clip_unit, clip_up, take, terrain_offset, contacts); CLIP.ikfix.json "
+                  "beside the clip is read too and wins");
   cmd->add_option("--fail-on", args->fail_on,
                   "Exit 1 when a condition holds, e.g. \"unreachable,penetration>0.005\" (see README: ikfix check)");
   cmd->callback([args, &exit_code] {

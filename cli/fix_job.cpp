@@ -6,6 +6,7 @@
 #include "core/fix/footfix.hpp"
 #include "core/metrics.hpp"
 #include "io/clip_io.hpp"
+#include "io/contacts_json.hpp"
 #include "io/report_json.hpp"
 
 namespace ikfix::cli {
@@ -52,9 +53,11 @@ FixedTake fix_take(const FixJob& job, bool check, io::LoadedClip& clip, const co
   fix.rig = rig;
   fix.terrain = job.terrain;
   fix.settings = to_settings(job.fix);
+  if (!job.clip.contacts.empty()) fix.settings.contacts_override = io::load_contacts(job.clip.contacts, clip.clip.frame_count);
   FixedTake taken;
   taken.result = core::fix_clip(fix);
   const core::FixResult& result = taken.result;
+  if (!job.contacts_out.empty()) io::save_contacts(job.contacts_out, {result.planted[0], result.planted[1]}, clip.clip.fps);
 
   std::optional<core::ClipMetrics> before, after;
   if (job.measure || check) before = measure(clip, clip.clip, rig, *job.terrain, fix.settings);
@@ -88,6 +91,9 @@ void place(io::LoadedClip& clip, const FixJob& job) {
 // (one report per take) and totals over all takes (so --fail-on covers every take).
 FixJobResult fix_all_takes(const FixJob& job, bool check) {
   std::vector<io::LoadedClip> clips = io::load_takes(job.input, to_load_options(job.clip));
+  if (clips.size() > 1 && (!job.clip.contacts.empty() || !job.contacts_out.empty()))
+    throw std::invalid_argument(job.input.string() + ": has " + std::to_string(clips.size()) +
+                                " takes; a contacts file is for one take, choose it with --take");
   for (io::LoadedClip& clip : clips) place(clip, job);
   const core::LegRig rig = find_legs(clips.front(), job.clip);  // one skeleton for all takes
   std::vector<FixedTake> fixed;

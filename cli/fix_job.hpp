@@ -26,6 +26,9 @@ struct FixJob {
   std::vector<double> terrain_offset;
   bool measure = true;            // add before/after metrics (what `check` measures) to the report
   bool write_output = true;       // false: analyse only (`check`), nothing written
+  // Where to write the contacts the fix used (detected, or as given), to edit and feed back
+  // with --contacts; empty: not written.
+  std::filesystem::path contacts_out;
 };
 
 struct FixJobResult {

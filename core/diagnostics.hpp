@@ -15,6 +15,15 @@ struct UnreachableRange {
   std::string reason;          // "too far" (leg too short), "too close" (knee bend limit)
 };
 
+// Consecutive frames where the legs needed the pelvis lower than its limit allows (what is
+// left over shows up as unreachable frames).
+struct PelvisLimitRange {
+  int first = 0;
+  int last = 0;
+  double max_needed_drop_m = 0;  // largest drop the legs asked for in the range
+  int worst_frame = 0;
+};
+
 struct LegDiagnostics {
   std::string side;                  // "left" / "right"
   int frames_in_contact = 0;
@@ -43,6 +52,7 @@ struct FixDiagnostics {
   double min_body_rise_m = 0;
   double max_pelvis_drop_m = 0;
   int pelvis_limit_frames = 0;       // frames where the pelvis drop limit was reached
+  std::vector<PelvisLimitRange> pelvis_limit;  // those frames, as ranges
   int off_terrain_frames = 0;        // frames with a foot outside the terrain (no ground below)
   double max_bone_length_change = 0; // relative, measured on the output (should be ~1e-15)
   LegDiagnostics legs[2];

@@ -4,17 +4,11 @@
 #include <array>
 #include <cmath>
 
+#include "core/fix/foot_contacts.hpp"
 #include "core/fk.hpp"
 
 namespace ikfix::core {
 namespace {
-
-double percentile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  const auto k = static_cast<std::size_t>(q * static_cast<double>(v.size() - 1));
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
-  return v[k];
-}
 
 // Mean magnitude of the third derivative (central differences), units per second cubed.
 double mean_jerk(const std::vector<Vec3>& p, double fps) {
@@ -87,31 +81,15 @@ ClipMetrics measure_clip(const MetricsInput& in) {
       pts[0].push_back(a.translation);
       pts[1].push_back(leg.toe >= 0 ? W(f, leg.toe) : end_site ? transform_point(a, *end_site) : a.translation);
     }
-    // Height of each point above the terrain, and its own planted level (5th percentile).
-    std::vector<double> above[2], level(2), heights[2], speeds[2];
-    for (int p = 0; p < 2; ++p) {
-      std::vector<std::array<double, 2>> xz(frames);
-      for (int f = 0; f < frames; ++f) xz[f] = {pts[p][f].x, pts[p][f].z};
-      std::vector<GroundHit> hits(frames);
-      in.terrain->ground_at(xz, hits);
-      above[p].resize(frames);
-      for (int f = 0; f < frames; ++f) {
-        above[p][f] = pts[p][f].y - (hits[f].hit ? hits[f].height : 0.0);
-        m.penetration.offer(std::max(0.0, -above[p][f]), f, l, p == 0 ? "ankle" : "toe");
-      }
-      level[p] = percentile(above[p], 0.05);
-      heights[p].resize(frames);
-      speeds[p].resize(frames);
-      for (int f = 0; f < frames; ++f) {
-        heights[p][f] = above[p][f] - level[p];
-        const int a = std::max(0, f - 1), b = std::min(frames - 1, f + 1);
-        speeds[p][f] = b > a ? glm::length(pts[p][b] - pts[p][a]) * fps / (b - a) : 0.0;
-      }
-    }
-    const auto planted = detect_contacts(heights, speeds, fps, cs);
-    std::vector<char> point_planted[2];
+    // Contacts as the fix also sees its own output: heights above the terrain, each point
+    // relative to its own planted level.
+    const FootContacts contacts = detect_foot_contacts(*in.terrain, pts[0], pts[1], fps, cs);
+    const auto& above = contacts.above;
+    const auto& heights = contacts.height;
+    const auto& planted = contacts.planted;
+    const auto& point_planted = contacts.point_planted;
     for (int p = 0; p < 2; ++p)
-      point_planted[p] = detect_contacts(std::span(heights + p, 1), std::span(speeds + p, 1), fps, cs);
+      for (int f = 0; f < frames; ++f) m.penetration.offer(std::max(0.0, -above[p][f]), f, l, p == 0 ? "ankle" : "toe");
     for (const Interval& iv : contact_intervals(planted)) {
       PlantMetrics pm;
       pm.first = iv.first;

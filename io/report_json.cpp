@@ -13,6 +13,16 @@ using Json = nlohmann::ordered_json;
 // Rounded to 1e-9 so the report is stable and readable (no 0.30000000000000004).
 double round9(double v) { return std::isfinite(v) ? std::round(v * 1e9) / 1e9 : 0.0; }
 
+Json pelvis_limit_json(const std::vector<core::PelvisLimitRange>& ranges) {
+  Json out = Json::array();
+  for (const auto& r : ranges)
+    out.push_back({{"first", r.first},
+                   {"last", r.last},
+                   {"max_needed_drop_m", round9(r.max_needed_drop_m)},
+                   {"worst_frame", r.worst_frame}});
+  return out;
+}
+
 Json leg_json(const core::LegDiagnostics& leg) {
   Json ranges = Json::array();
   for (const auto& r : leg.unreachable)
@@ -82,7 +92,8 @@ Json make_run_report(const RunReportInput& in) {
                     {"max_rise_m", round9(d.max_body_rise_m)},
                     {"min_rise_m", round9(d.min_body_rise_m)},
                     {"max_pelvis_drop_m", round9(d.max_pelvis_drop_m)},
-                    {"pelvis_limit_frames", d.pelvis_limit_frames}};
+                    {"pelvis_limit_frames", d.pelvis_limit_frames},
+                    {"pelvis_limit", pelvis_limit_json(d.pelvis_limit)}};
   Json legs = Json::array();
   int unreachable = 0;
   double worst = 0;

@@ -177,6 +177,17 @@ ikfix_cli_case(check_missing_clip 2 "error:.*nosuch.bvh" check ${IKFIX_CLI_DIR}/
 ikfix_cli_case(check_no_legs 2 "error:.*nolegs.bvh.*legs" check ${IKFIX_CLI_DIR}/nolegs.bvh --terrain ${STAIRS})
 ikfix_cli_case(check_missing_terrain_flag 2 "error:.*terrain" check ${WALK})
 
+# Contact files (--contacts / --contacts-out): dumped, then refused when they do not fit.
+file(WRITE "${IKFIX_CLI_DIR}/contacts_overlap.json" "{\"ikfix_contacts\": 1, \"frames\": 2, \"left\": [[0, 1], [1, 1]], \"right\": []}")
+file(WRITE "${IKFIX_CLI_DIR}/contacts_key.json" "{\"ikfix_contacts\": 1, \"frames\": 2, \"left\": [], \"right\": [], \"both\": []}")
+ikfix_cli_case(check_contacts_out 0 "" check ${WALK} --terrain ${STAIRS} --contacts-out ${IKFIX_CLI_DIR}/contacts_out.json)
+ikfix_cli_case(run_contacts_missing 2 "error:.*nosuch.contacts.json" run ${WALK} --terrain ${STAIRS} -o @OUT@
+               --contacts ${IKFIX_CLI_DIR}/nosuch.contacts.json NO_FILE @OUT@)
+ikfix_cli_case(run_contacts_wrong_frames 2 "error:.*contacts_overlap.json: is for 2 frames but the clip has" run ${WALK}
+               --terrain ${STAIRS} -o @OUT@ --contacts ${IKFIX_CLI_DIR}/contacts_overlap.json NO_FILE @OUT@)
+ikfix_cli_case(check_contacts_unknown_key 2 "error:.*contacts_key.json: unknown key \"both\"" check ${WALK}
+               --terrain ${STAIRS} --contacts ${IKFIX_CLI_DIR}/contacts_key.json)
+
 # --take: a take by index or name; an unknown take is bad input. (Shared data: the gtest suites
 # report it missing, failing under CI=true.)
 if(EXISTS "${IKFIX_SHARED_DATA}/anim/gltf/Fox.glb")

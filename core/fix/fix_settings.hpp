@@ -40,6 +40,9 @@ struct FixSettings {
   double unlock_radius = 0.10;         // metres: a planted foot's lock is dragged beyond this
   double pivot_switch_margin = 0.01;   // metres: heel/toe pivot switches when the other is this much lower
   double lock_blend_time = 0.15;       // seconds to fade the lock correction out after a plant
+  // Seconds before touchdown / after lift-off over which the foot eases into and out of its
+  // planted offset and ground tilt (so nothing changes while it is planted).
+  double plant_ease_time = 0.08;
 
   double body_smoothing = 0.12;        // seconds (Gaussian sigma) for the root following terrain
   double foot_smoothing = 0.02;        // seconds, swing-foot height offsets

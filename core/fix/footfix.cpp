@@ -4,9 +4,12 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 
 #include "core/fix/contacts.hpp"
+#include "core/fix/foot_contacts.hpp"
 #include "core/fix/leg_solve.hpp"
+#include "core/fix/pivot_hold.hpp"
 #include "core/fix/smooth.hpp"
 #include "core/fk.hpp"
 
@@ -59,8 +62,8 @@ GroundTrack query_ground(const Terrain& terrain, const std::vector<Vec3>& points
 // terrain), eased between plants, and never less than what keeps every foot point at or above
 // its planted level over the terrain (`need`).
 std::vector<double> foot_offsets(const std::vector<char>& planted, const std::vector<double>& need,
-                                 const std::vector<double>& ground_rel, double smoothing_frames,
-                                 double clearance_frames) {
+                                 const std::vector<double>& ground_rel, const std::vector<double>& ease,
+                                 double smoothing_frames, double clearance_frames) {
   const int n = static_cast<int>(need.size());
   const auto plants = contact_intervals(planted);
   std::vector<double> base(n);
@@ -97,18 +100,22 @@ std::vector<double> foot_offsets(const std::vector<char>& planted, const std::ve
   std::vector<double> lifted(n), smoothed(n);
   for (int f = 0; f < n; ++f) lifted[f] = std::max({base[f], need[f], envelope[f]});
   gaussian_smooth(lifted, smoothing_frames, smoothed);
-  for (int f = 0; f < n; ++f) smoothed[f] = std::max(smoothed[f], need[f]);
+  // A planted foot keeps its plant's offset exactly (any change would move the planted
+  // pivot); the swing eases out of it and into the next one (`ease` is 1 in plants).
+  for (int f = 0; f < n; ++f)
+    smoothed[f] = planted[f] ? base[f] : std::max(ease[f] * base[f] + (1.0 - ease[f]) * smoothed[f], need[f]);
   return smoothed;
 }
 
 // Horizontal correction per frame that keeps a planted foot's pivot still (see fix_clip).
 // The pivot is the lower of heel and toe (heights above their planted levels), switching only
 // when the other is lower by `switch_margin`: heel strike, then the toe as soon as the heel rolls
-// up, so a rolling foot turns about the point that is really on the ground.
+// up, so a rolling foot turns about the point that is really on the ground. Where only one of
+// them is marked `on_ground` (non-empty: per frame, heel and toe) that one is the pivot.
 std::vector<Vec3> foot_lock(const std::vector<char>& planted, const std::vector<double>& heel_height,
-                            const std::vector<double>& toe_height, const std::vector<Vec3>& ankle,
-                            const std::vector<Vec3>& toe, double unlock_radius, int blend_frames,
-                            double switch_margin, std::vector<signed char>& pivots) {
+                            const std::vector<double>& toe_height, const std::vector<char> (&on_ground)[2],
+                            const std::vector<Vec3>& ankle, const std::vector<Vec3>& toe, double unlock_radius,
+                            int blend_frames, double switch_margin, std::vector<signed char>& pivots) {
   const int n = static_cast<int>(planted.size());
   std::vector<Vec3> corr(n, Vec3(0));
   pivots.assign(n, -1);
@@ -124,9 +131,12 @@ std::vector<Vec3> foot_lock(const std::vector<char>& planted, const std::vector<
       if (pivot < 0) want = heel_height[f] <= toe_height[f] ? 0 : 1;
       else if (pivot == 0 && heel_height[f] > toe_height[f] + switch_margin) want = 1;
       else if (pivot == 1 && toe_height[f] > heel_height[f] + switch_margin) want = 0;
+      if (!on_ground[0].empty() && !on_ground[want][f] && on_ground[1 - want][f]) want = 1 - want;
       if (want != pivot) {
-        // Re-lock on the new pivot where it is now (target, not animation): no jump.
-        lock = flat(want == 0 ? ankle[f] : toe[f]) + previous;
+        // Re-lock on the new pivot where it was on the frame before (target, not animation):
+        // it does not move on the switch frame.
+        const std::vector<Vec3>& track = want == 0 ? ankle : toe;
+        lock = flat(track[f > a ? f - 1 : f]) + previous;
         pivot = want;
       }
       const Vec3 anim = flat(pivot == 0 ? ankle[f] : toe[f]);
@@ -247,6 +257,7 @@ FixResult fix_clip(const FixInput& in) {
   ContactSettings contact_settings = s.contacts;
   contact_settings.height_threshold *= scale;
   contact_settings.speed_threshold *= scale;
+  bool contacts_given[2] = {false, false};
   std::vector<double> planted_level[2];  // per foot: ankle, toe level when planted (world Y)
   std::vector<double> point_height[2][2];  // per foot, per point (ankle, toe): above planted level
   for (int l = 0; l < 2; ++l) {
@@ -266,114 +277,181 @@ FixResult fix_clip(const FixInput& in) {
         speeds[p][f] = b > a ? glm::length(track[b] - track[a]) * fps / (b - a) : 0.0;
       }
     }
-    const bool given = s.contacts_override && static_cast<int>((*s.contacts_override)[l].size()) == frames;
-    result.planted[l] = given ? (*s.contacts_override)[l] : detect_contacts(heights, speeds, fps, contact_settings);
+    contacts_given[l] = s.contacts_override && static_cast<int>((*s.contacts_override)[l].size()) == frames;
+    result.planted[l] = contacts_given[l] ? (*s.contacts_override)[l] : detect_contacts(heights, speeds, fps, contact_settings);
     for (int p = 0; p < 2; ++p) point_height[l][p] = heights[p];
   }
 
-  // Foot lock: during a plant the pivot (heel while it is down, then the toe) stays where it
-  // landed; after the plant the horizontal correction fades out over the blend window.
+  // Steps 3-8 are planned for a set of plants; the plan is then checked the way `ikfix check`
+  // will see the output (contacts detected on the planned heel and toe over the terrain). A
+  // frame that looks planted there but was not locked would be measured as sliding, so it
+  // joins the plants and the plan is made again, until neither the plants nor the pivots
+  // change (plants only grow; on a few clips the heel/toe choice keeps flipping on some frames,
+  // so there are at most kMaxContactPasses plans). Contacts given by the user are taken as
+  // they are (only the pivot choice is refined).
+  const FootTrack animated_feet[2] = {feet[0], feet[1]};
+  const std::vector<Vec3> input_ankle[2] = {feet[0].ankle, feet[1].ankle};  // for diagnostics
+  const int blend_frames = std::max(1, static_cast<int>(std::lround(s.lock_blend_time * fps)));
+  const int ease_frames = std::max(1, static_cast<int>(std::lround(s.plant_ease_time * fps)));
   std::vector<Vec3> lock_correction[2];
   std::vector<signed char> pivot[2];  // per frame: 0 heel, 1 toe, -1 not planted
-  for (int l = 0; l < 2; ++l)
-    lock_correction[l] = foot_lock(result.planted[l], point_height[l][0], point_height[l][1], feet[l].ankle,
-                                   feet[l].toe, s.unlock_radius * scale,
-                                   std::max(1, static_cast<int>(std::lround(s.lock_blend_time * fps))),
-                                   s.pivot_switch_margin * scale, pivot[l]);
-  const std::vector<Vec3> input_ankle[2] = {feet[0].ankle, feet[1].ankle};  // for diagnostics
-  for (int l = 0; l < 2; ++l)
-    for (int f = 0; f < frames; ++f) {
-      feet[l].ankle[f] += lock_correction[l][f];
-      feet[l].toe[f] += lock_correction[l][f];
+  GroundTrack ground[2][2];
+  std::vector<double> foot_offset[2];
+  std::vector<double> body(frames), body_raw(frames);
+  std::vector<double> align_weight[2];
+  std::vector<Quat> foot_rotation[2];
+  std::vector<Vec3> toe_target_ws[2];
+  constexpr int kMaxContactPasses = 4;
+  // Heel and toe heights the pivot is chosen by: the input's at first, then those of the
+  // planned output over the terrain (a toe over a step edge is not on the ground, whatever
+  // the flat-floor input said), with which points check will see on the ground.
+  std::vector<double> pivot_height[2][2] = {{point_height[0][0], point_height[0][1]},
+                                            {point_height[1][0], point_height[1][1]}};
+  std::vector<char> on_ground[2][2];
+  std::vector<signed char> previous_pivot[2];
+  for (int pass = 0;; ++pass) {
+    feet[0] = animated_feet[0];
+    feet[1] = animated_feet[1];
+    diag.off_terrain_frames = 0;
+    // Foot lock: during a plant the pivot (heel while it is down, then the toe) stays where it
+    // landed; after the plant the horizontal correction fades out over the blend window.
+    for (int l = 0; l < 2; ++l)
+      lock_correction[l] = foot_lock(result.planted[l], pivot_height[l][0], pivot_height[l][1], on_ground[l], feet[l].ankle,
+                                     feet[l].toe, s.unlock_radius * scale,
+                                     blend_frames,
+                                     s.pivot_switch_margin * scale, pivot[l]);
+    for (int l = 0; l < 2; ++l)
+      for (int f = 0; f < frames; ++f) {
+        feet[l].ankle[f] += lock_correction[l][f];
+        feet[l].toe[f] += lock_correction[l][f];
+      }
+
+    // 3. Ground under heel (ankle) and toe of each foot.
+    for (int l = 0; l < 2; ++l) {
+      ground[l][0] = query_ground(*in.terrain, feet[l].ankle, floor);
+      ground[l][1] = query_ground(*in.terrain, feet[l].toe, floor);
+      for (int f = 0; f < frames; ++f)
+        if (!ground[l][0].hit[f] || !ground[l][1].hit[f]) ++diag.off_terrain_frames;
     }
 
-  // 3. Ground under heel (ankle) and toe of each foot.
-  GroundTrack ground[2][2];
-  for (int l = 0; l < 2; ++l) {
-    ground[l][0] = query_ground(*in.terrain, feet[l].ankle, floor);
-    ground[l][1] = query_ground(*in.terrain, feet[l].toe, floor);
-    for (int f = 0; f < frames; ++f)
-      if (!ground[l][0].hit[f] || !ground[l][1].hit[f]) ++diag.off_terrain_frames;
+    // Foot-orientation weight: 1 while planted, eased in before touchdown and out after
+    // lift-off, so the foot turns in the swing and a planted pivot never moves.
+    for (int l = 0; l < 2; ++l) align_weight[l] = plant_ease_weight(result.planted[l], ease_frames);
+
+    // The foot's turn to the ground under its heel: limited and weighted (identity when the
+    // feet are not aligned).
+    auto ground_tilt = [&](int l, int f) {
+      return std::min(angle_between(kUp, ground[l][0].normal[f]), s.max_foot_tilt) * align_weight[l][f];
+    };
+    auto ground_turn = [&](int l, int f) {
+      if (!s.align_feet || !(align_weight[l][f] > 0)) return identity_quat();
+      const Vec3 axis = safe_normalize(glm::cross(kUp, ground[l][0].normal[f]), Vec3(1, 0, 0));
+      return axis_angle(axis, ground_tilt(l, f));
+    };
+
+    // 5. Foot offsets: how far each foot moves up or down to stand on the terrain.
+    for (int l = 0; l < 2; ++l) {
+      std::vector<double> need(frames), ground_rel(frames);
+      for (int f = 0; f < frames; ++f) {
+        const double ankle_need = ground[l][0].height[f] + (planted_level[l][0] - floor) - feet[l].ankle[f].y;
+        // The toe as it will be: turned with the foot to the ground's tilt. Raising the foot
+        // for the untilted toe and then tilting it up a slope would leave the heel floating.
+        const double toe_need = ground[l][1].height[f] + (planted_level[l][1] - floor) -
+                                (feet[l].ankle[f].y + (ground_turn(l, f) * (feet[l].toe[f] - feet[l].ankle[f])).y);
+        need[f] = std::max(ankle_need, toe_need);
+        ground_rel[f] = std::max(ground[l][0].height[f], ground[l][1].height[f]) - floor;
+      }
+      foot_offset[l] = foot_offsets(result.planted[l], need, ground_rel, align_weight[l], s.foot_smoothing * fps, s.clearance_smoothing * fps);
+    }
+
+    // 4. The body follows the terrain under the feet that carry it: the planted feet (a swing
+    // foot's offset is only a plan), both equally in flight; smoothed, zero phase.
+    {
+      std::vector<double> support[2];
+      for (int l = 0; l < 2; ++l) {
+        std::vector<double> raw(frames);
+        for (int f = 0; f < frames; ++f) raw[f] = result.planted[l][f] ? 1.0 : 0.0;
+        support[l].resize(frames);
+        gaussian_smooth(raw, 0.05 * fps, support[l]);
+      }
+      for (int f = 0; f < frames; ++f) {
+        const double w0 = support[0][f] + 1e-3, w1 = support[1][f] + 1e-3;
+        body_raw[f] = (w0 * foot_offset[0][f] + w1 * foot_offset[1][f]) / (w0 + w1);
+      }
+    }
+    gaussian_smooth(body_raw, s.body_smoothing * fps, body);
+
+    // 8 (planned before 6, so the pelvis drop knows the final targets). Foot targets and foot
+    // orientation per frame: the ankle target on the terrain, the foot turned by the ground's tilt.
+    for (int l = 0; l < 2; ++l) {
+      result.ankle_target_ws[l].resize(frames);
+      foot_rotation[l].resize(frames);
+      const Leg& leg = in.rig.legs[l];
+      for (int f = 0; f < frames; ++f) {
+        const Quat animated_rot = W(f, leg.ankle).rotation;
+        // Foot orientation: turn the animated foot by the ground's tilt, limited and weighted.
+        // The toe must stay at or above its own level over the ground under it: where the ground
+        // under the toe differs from the ankle's slope (bumps, a step edge), the tilt is reduced.
+        Quat ankle_rot = animated_rot;
+        Vec3 target = feet[l].ankle[f] + Vec3(0, foot_offset[l][f], 0);
+        if (s.align_feet && align_weight[l][f] > 0) {
+          const Vec3 n = ground[l][0].normal[f];
+          const double full_tilt = ground_tilt(l, f);
+          const Vec3 axis = safe_normalize(glm::cross(kUp, n), Vec3(1, 0, 0));
+          const Vec3 toe_from_ankle = feet[l].toe[f] - feet[l].ankle[f];
+          const double toe_floor = ground[l][1].height[f] + (planted_level[l][1] - floor);
+          Quat turn = identity_quat();
+          for (double fraction : {1.0, 0.75, 0.5, 0.25, 0.0}) {
+            turn = axis_angle(axis, full_tilt * fraction);
+            const double toe_y = target.y + (turn * toe_from_ankle).y;
+            if (full_tilt == 0.0 || toe_y >= toe_floor - 1e-9 || toe_y >= target.y + toe_from_ankle.y - 1e-9) break;
+          }
+          ankle_rot = turn * animated_rot;
+        }
+        result.ankle_target_ws[l][f] = target;
+        foot_rotation[l][f] = ankle_rot;
+      }
+    }
+
+    // The foot was turned about the ankle: hold the planted pivot (heel or toe) exactly where it
+    // is on the final foot, so neither the tilt nor a heel->toe switch moves it.
+    for (int l = 0; l < 2; ++l) {
+      std::vector<Vec3>& toe_target = toe_target_ws[l];
+      toe_target.resize(frames);
+      for (int f = 0; f < frames; ++f)
+        toe_target[f] = result.ankle_target_ws[l][f] +
+                        foot_rotation[l][f] * glm::inverse(W(f, in.rig.legs[l].ankle).rotation) * (feet[l].toe[f] - feet[l].ankle[f]);
+      const auto hold = hold_pivots(pivot[l], result.ankle_target_ws[l], toe_target, blend_frames, s.unlock_radius * scale);
+      for (int f = 0; f < frames; ++f) {
+        result.ankle_target_ws[l][f] += hold[f];
+        toe_target[f] += hold[f];
+      }
+    }
+
+    // Agreement with the check: plants the output shows but the plan did not lock.
+    if (pass + 1 >= kMaxContactPasses) break;
+    bool grew = false;
+    for (int l = 0; l < 2; ++l) {
+      const FootContacts seen =
+          detect_foot_contacts(*in.terrain, result.ankle_target_ws[l], toe_target_ws[l], fps, contact_settings);
+      for (int f = 0; f < frames && !contacts_given[l]; ++f)
+        if (seen.planted[f] && !result.planted[l][f]) {
+          result.planted[l][f] = 1;
+          grew = true;
+        }
+      for (int p = 0; p < 2; ++p) {
+        pivot_height[l][p] = seen.height[p];
+        on_ground[l][p] = seen.point_planted[p];
+      }
+    }
+    const bool pivots_settled = pass > 0 && previous_pivot[0] == pivot[0] && previous_pivot[1] == pivot[1];
+    if (!grew && pivots_settled) break;
+    previous_pivot[0] = pivot[0];
+    previous_pivot[1] = pivot[1];
   }
   if (diag.off_terrain_frames > 0)
     diag.warnings.push_back(std::to_string(diag.off_terrain_frames) +
                             " foot samples have no terrain below them; the clip floor was used there");
-
-  // 5. Foot offsets: how far each foot moves up or down to stand on the terrain.
-  std::vector<double> foot_offset[2];
-  for (int l = 0; l < 2; ++l) {
-    std::vector<double> need(frames), ground_rel(frames);
-    for (int f = 0; f < frames; ++f) {
-      const double ankle_need = ground[l][0].height[f] + (planted_level[l][0] - floor) - feet[l].ankle[f].y;
-      const double toe_need = ground[l][1].height[f] + (planted_level[l][1] - floor) - feet[l].toe[f].y;
-      need[f] = std::max(ankle_need, toe_need);
-      ground_rel[f] = std::max(ground[l][0].height[f], ground[l][1].height[f]) - floor;
-    }
-    foot_offset[l] = foot_offsets(result.planted[l], need, ground_rel, s.foot_smoothing * fps, s.clearance_smoothing * fps);
-  }
-
-  // 4. The body follows the terrain under the feet that carry it: the planted feet (a swing
-  // foot's offset is only a plan), both equally in flight; smoothed, zero phase.
-  std::vector<double> body(frames), body_raw(frames);
-  {
-    std::vector<double> support[2];
-    for (int l = 0; l < 2; ++l) {
-      std::vector<double> raw(frames);
-      for (int f = 0; f < frames; ++f) raw[f] = result.planted[l][f] ? 1.0 : 0.0;
-      support[l].resize(frames);
-      gaussian_smooth(raw, 0.05 * fps, support[l]);
-    }
-    for (int f = 0; f < frames; ++f) {
-      const double w0 = support[0][f] + 1e-3, w1 = support[1][f] + 1e-3;
-      body_raw[f] = (w0 * foot_offset[0][f] + w1 * foot_offset[1][f]) / (w0 + w1);
-    }
-  }
-  gaussian_smooth(body_raw, s.body_smoothing * fps, body);
-
-  // Foot-orientation weight: planted, ramped so alignment fades in and out without a pop.
-  std::vector<double> align_weight[2];
-  for (int l = 0; l < 2; ++l) {
-    std::vector<double> raw(frames);
-    for (int f = 0; f < frames; ++f) raw[f] = result.planted[l][f] ? 1.0 : 0.0;
-    align_weight[l].resize(frames);
-    gaussian_smooth(raw, 0.03 * fps, align_weight[l]);
-  }
-
-  // 8 (planned before 6, so the pelvis drop knows the final targets). Foot targets and foot
-  // orientation per frame: the ankle target on the terrain, the foot turned by the ground's tilt.
-  std::vector<Quat> foot_rotation[2];
-  for (int l = 0; l < 2; ++l) {
-    result.ankle_target_ws[l].resize(frames);
-    foot_rotation[l].resize(frames);
-    const Leg& leg = in.rig.legs[l];
-    for (int f = 0; f < frames; ++f) {
-      const Quat animated_rot = W(f, leg.ankle).rotation;
-      // Foot orientation: turn the animated foot by the ground's tilt, limited and weighted.
-      // The toe must stay at or above its own level over the ground under it: where the ground
-      // under the toe differs from the ankle's slope (bumps, a step edge), the tilt is reduced.
-      // When the toe is the planted pivot the foot turns about the toe, not the ankle, so the
-      // locked toe does not slide: the ankle target moves instead.
-      Quat ankle_rot = animated_rot;
-      Vec3 target = feet[l].ankle[f] + Vec3(0, foot_offset[l][f], 0);
-      if (s.align_feet && align_weight[l][f] > 0) {
-        const Vec3 n = ground[l][0].normal[f];
-        const double full_tilt = std::min(angle_between(kUp, n), s.max_foot_tilt) * align_weight[l][f];
-        const Vec3 axis = safe_normalize(glm::cross(kUp, n), Vec3(1, 0, 0));
-        const Vec3 toe_from_ankle = feet[l].toe[f] - feet[l].ankle[f];
-        const double toe_floor = ground[l][1].height[f] + (planted_level[l][1] - floor);
-        Quat turn = identity_quat();
-        for (double fraction : {1.0, 0.75, 0.5, 0.25, 0.0}) {
-          turn = axis_angle(axis, full_tilt * fraction);
-          const double toe_y = target.y + (turn * toe_from_ankle).y;
-          if (full_tilt == 0.0 || toe_y >= toe_floor - 1e-9 || toe_y >= target.y + toe_from_ankle.y - 1e-9) break;
-        }
-        ankle_rot = turn * animated_rot;
-        if (pivot[l][f] == 1) target -= turn * toe_from_ankle - toe_from_ankle;
-      }
-      result.ankle_target_ws[l][f] = target;
-      foot_rotation[l][f] = ankle_rot;
-    }
-  }
 
   // 6. Pelvis lowered just enough for both legs to reach, within a limit; dilated before
   // smoothing so the smoothed drop never falls short of what a frame needs.
@@ -391,8 +469,16 @@ FixResult fix_clip(const FixInput& in) {
       d = std::max(d, needed_drop(hip, target, leg_reach));
     }
     if (d > max_drop) {
-      d = max_drop;
       ++diag.pelvis_limit_frames;
+      if (diag.pelvis_limit.empty() || diag.pelvis_limit.back().last != f - 1)
+        diag.pelvis_limit.push_back({f, f, d, f});
+      PelvisLimitRange& range = diag.pelvis_limit.back();
+      range.last = f;
+      if (d > range.max_needed_drop_m) {
+        range.max_needed_drop_m = d;
+        range.worst_frame = f;
+      }
+      d = max_drop;
     }
     drop_raw[f] = d;
   }
@@ -407,9 +493,19 @@ FixResult fix_clip(const FixInput& in) {
     diag.max_body_rise_m = std::max(diag.max_body_rise_m, body[f]);
     diag.min_body_rise_m = std::min(diag.min_body_rise_m, body[f]);
   }
-  if (diag.pelvis_limit_frames > 0)
-    diag.warnings.push_back("pelvis drop limit (" + std::to_string(s.max_pelvis_drop) + " x leg length) reached on " +
-                            std::to_string(diag.pelvis_limit_frames) + " frames");
+  if (diag.pelvis_limit_frames > 0) {
+    // Name where it bites (the first few ranges), so a user can go and look.
+    std::string where;
+    for (std::size_t i = 0; i < diag.pelvis_limit.size() && i < 3; ++i) {
+      const PelvisLimitRange& r = diag.pelvis_limit[i];
+      where += (i ? ", " : "") + std::to_string(r.first) + (r.last > r.first ? "-" + std::to_string(r.last) : "");
+    }
+    if (diag.pelvis_limit.size() > 3) where += ", ...";
+    char limit[32];
+    std::snprintf(limit, sizeof limit, "%.2f", s.max_pelvis_drop);
+    diag.warnings.push_back(std::string("pelvis drop limit (") + limit + " x leg length) reached on " +
+                            std::to_string(diag.pelvis_limit_frames) + " frames (" + where + ")");
+  }
 
   // 7-10. Per frame: pelvis, leg IK, foot orientation, local rotations written back.
   const int pelvis = in.rig.pelvis;

@@ -60,4 +60,25 @@ void dilate_max(std::span<const double> in, int radius, std::span<double> out) {
   }
 }
 
+std::vector<double> plant_ease_weight(std::span<const char> planted, int ease_frames) {
+  const int n = static_cast<int>(planted.size());
+  // Distance in frames to the nearest planted frame, both ways.
+  std::vector<int> distance(n, n + ease_frames + 1);
+  for (int f = 0, last = -1; f < n; ++f) {
+    if (planted[f]) last = f;
+    if (last >= 0) distance[f] = f - last;
+  }
+  for (int f = n - 1, next = -1; f >= 0; --f) {
+    if (planted[f]) next = f;
+    if (next >= 0) distance[f] = std::min(distance[f], next - f);
+  }
+  std::vector<double> w(n, 0.0);
+  for (int f = 0; f < n; ++f) {
+    if (distance[f] > ease_frames) continue;
+    const double t = 1.0 - static_cast<double>(distance[f]) / (ease_frames + 1);
+    w[f] = t * t * (3.0 - 2.0 * t);
+  }
+  return w;
+}
+
 }  // namespace ikfix::core

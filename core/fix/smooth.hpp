@@ -15,6 +15,11 @@ void gaussian_smooth(std::span<const double> in, double sigma, std::span<double>
 // than what a frame needs.
 void dilate_max(std::span<const double> in, int radius, std::span<double> out);
 
+// Blend weight around plants: 1 on every planted frame, easing (smoothstep) to 0 over the
+// `ease_frames` frames before each plant and after it, 0 further away. A change faded with it
+// happens in the swing, never while the foot is planted.
+std::vector<double> plant_ease_weight(std::span<const char> planted, int ease_frames);
+
 // Kernel half-width in samples used by gaussian_smooth for a given sigma.
 int gaussian_radius(double sigma);
 

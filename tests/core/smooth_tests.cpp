@@ -199,3 +199,26 @@ TEST(SmoothDilateThenSmooth, SinglePeakIsFullyCovered) {
 
 }  // namespace
 }  // namespace ikfix::core
+
+namespace ikfix::core {
+namespace {
+
+TEST(PlantEaseWeight, OneWhilePlantedEasingToZeroOutsideOnly) {
+  //                              0  1  2  3  4  5  6  7  8  9 10 11 12 13
+  const std::vector<char> planted{0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0};
+  const auto w = plant_ease_weight(planted, 3);
+  for (int f = 5; f <= 7; ++f) EXPECT_EQ(w[f], 1.0);
+  // Strictly rising towards the plant, strictly falling after it, zero beyond 3 frames.
+  EXPECT_EQ(w[1], 0.0);
+  EXPECT_GT(w[2], 0.0);
+  EXPECT_LT(w[2], w[3]);
+  EXPECT_LT(w[3], w[4]);
+  EXPECT_LT(w[4], 1.0);
+  EXPECT_GT(w[8], w[9]);
+  EXPECT_GT(w[10], 0.0);
+  EXPECT_EQ(w[11], 0.0);
+  EXPECT_DOUBLE_EQ(w[4], w[8]);  // symmetric
+}
+
+}  // namespace
+}  // namespace ikfix::core

@@ -141,6 +141,36 @@ TEST(E2eRun, CliffReportsUnreachableFrames) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(E2eRun, PelvisLimitFramesAreReportedWhereTheyAre) {
+  // With a 2% pelvis drop limit the legs cannot reach down the stairs on some frames: the
+  // report says which, as ranges whose lengths add up to the count, and the warning names them.
+  const auto dir = temp_dir("pelvis_limit");
+  const auto r = run_ikfix("run " + quoted(bundled("clips/walk.bvh")) + " --terrain " +
+                           quoted(bundled("terrain/stairs.obj")) + " -o " + quoted(dir / "out.bvh") + " --report " +
+                           quoted(dir / "r.json") + " --max-pelvis-drop 0.02");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto body = read_json(dir / "r.json")["body"];
+  const int count = body["pelvis_limit_frames"].get<int>();
+  ASSERT_GT(count, 0);
+  int covered = 0, previous_last = -1;
+  for (const auto& range : body["pelvis_limit"]) {
+    const int first = range["first"].get<int>(), last = range["last"].get<int>();
+    EXPECT_GT(first, previous_last);
+    EXPECT_LE(first, last);
+    EXPECT_GE(range["worst_frame"].get<int>(), first);
+    EXPECT_LE(range["worst_frame"].get<int>(), last);
+    EXPECT_GT(range["max_needed_drop_m"].get<double>(), 0.02 * body["leg_length_m"].get<double>());
+    covered += last - first + 1;
+    previous_last = last;
+  }
+  EXPECT_EQ(covered, count);
+  const auto& first = body["pelvis_limit"][0];
+  EXPECT_NE(r.output.find("reached on " + std::to_string(count) + " frames (" + std::to_string(first["first"].get<int>())),
+            std::string::npos)
+      << r.output;
+  std::filesystem::remove_all(dir);
+}
+
 TEST(E2eRun, OutputIsDeterministic) {
   const auto dir = temp_dir("determinism");
   std::string first;

@@ -12,21 +12,20 @@ namespace ikfix::test {
 namespace {
 
 // The goals. Where a clip does not meet a goal yet, a ratchet holds the line instead so
-// a regression still fails: sliding must lose at least 70% of the input's and stay under
-// 2.5 cm/s mean; penetration may not exceed the input's own (a boxer lying on the canvas);
-// jerk may grow at most 1.5x on uneven terrain. regression_table.md marks which clips meet the
-// sliding goal, so the gap stays visible.
+// a regression still fails: the worst sliding speed in a plant may not exceed 30 cm/s (goal
+// 2 cm/s; every clip was at <= 27.4 cm/s when this was set); penetration may not exceed the
+// input's own (a boxer lying on the canvas). Mean sliding (<= 0.14 cm/s) and jerk (<= 1.17x)
+// meet their goals on every clip and terrain, so the goals are the limits.
+// regression_table.md marks which clips meet the sliding goal, so the gap stays visible.
 struct Limits {
   double planted_penetration_m = 0.002;
   double penetration_m = 0.005;
   double float_mean_m = 0.01;
   double slide_mean_goal_mps = 0.005;
   double slide_max_goal_mps = 0.02;
-  double slide_mean_ceiling_mps = 0.025;
-  double slide_kept_fraction = 0.3;
+  double slide_max_ceiling_mps = 0.30;
   double bone_length = 1e-5;
   double jerk_ratio_goal = 1.2;
-  double jerk_ratio_ceiling = 1.5;
 };
 
 std::vector<std::string> clips() {
@@ -75,16 +74,13 @@ TEST_P(Regression, FixedClipMeetsTheQualityBar) {
   expect_le("penetration_m", after["penetration"]["max_m"],
             std::max(lim.penetration_m, before["penetration"]["max_m"].get<double>() + 1e-6), after["penetration"]);
   expect_le("float_mean_m", after["float"]["mean_m"], lim.float_mean_m, after["float"]);
-  expect_le("slide_mean_mps", after["slide"]["mean_mps"],
-            std::max(lim.slide_mean_goal_mps,
-                     std::min(lim.slide_mean_ceiling_mps, lim.slide_kept_fraction * before["slide"]["mean_mps"].get<double>())),
-            after["slide"]);
+  expect_le("slide_mean_mps", after["slide"]["mean_mps"], lim.slide_mean_goal_mps, after["slide"]);
+  expect_le("slide_max_mps", after["slide"]["max_mps"], lim.slide_max_ceiling_mps, after["slide"]);
   expect_le("bone_length_change", after["bone_length_change"]["max"], lim.bone_length, after["bone_length_change"]);
   const double foot_jerk = after["jerk"]["foot_mean_mps3"].get<double>() / std::max(1e-9, before["jerk"]["foot_mean_mps3"].get<double>());
   const double pelvis_jerk = after["jerk"]["pelvis_mean_mps3"].get<double>() / std::max(1e-9, before["jerk"]["pelvis_mean_mps3"].get<double>());
-  const bool flat = terrain_name == "flat" || terrain_name == "stairs";
-  expect_le("foot_jerk_ratio", foot_jerk, flat ? lim.jerk_ratio_goal : lim.jerk_ratio_ceiling, nlohmann::json::object());
-  expect_le("pelvis_jerk_ratio", pelvis_jerk, flat ? lim.jerk_ratio_goal : lim.jerk_ratio_ceiling, nlohmann::json::object());
+  expect_le("foot_jerk_ratio", foot_jerk, lim.jerk_ratio_goal, nlohmann::json::object());
+  expect_le("pelvis_jerk_ratio", pelvis_jerk, lim.jerk_ratio_goal, nlohmann::json::object());
   // The knee limit applies to what the fix makes: never tighter than the input's own bend.
   expect_le("knee_limit_violation_deg", after["knee"]["limit_violation_deg"],
             std::max(1e-3, before["knee"]["limit_violation_deg"].get<double>() + 1e-3), after["knee"]);

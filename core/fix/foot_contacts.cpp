@@ -1,0 +1,47 @@
+#include "core/fix/foot_contacts.hpp"
+
+#include <algorithm>
+#include <array>
+#include <span>
+
+namespace ikfix::core {
+namespace {
+
+double percentile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  const auto k = static_cast<std::size_t>(q * static_cast<double>(v.size() - 1));
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
+  return v[k];
+}
+
+}  // namespace
+
+FootContacts detect_foot_contacts(const Terrain& terrain, const std::vector<Vec3>& heel, const std::vector<Vec3>& toe,
+                                  double fps, const ContactSettings& settings) {
+  const int frames = static_cast<int>(heel.size());
+  FootContacts c;
+  const std::vector<Vec3>* pts[2] = {&heel, &toe};
+  for (int p = 0; p < 2; ++p) {
+    const auto& track = *pts[p];
+    std::vector<std::array<double, 2>> xz(frames);
+    for (int f = 0; f < frames; ++f) xz[f] = {track[f].x, track[f].z};
+    std::vector<GroundHit> hits(frames);
+    terrain.ground_at(xz, hits);
+    c.above[p].resize(frames);
+    for (int f = 0; f < frames; ++f) c.above[p][f] = track[f].y - (hits[f].hit ? hits[f].height : 0.0);
+    const double level = percentile(c.above[p], 0.05);
+    c.height[p].resize(frames);
+    c.speed[p].resize(frames);
+    for (int f = 0; f < frames; ++f) {
+      c.height[p][f] = c.above[p][f] - level;
+      const int a = std::max(0, f - 1), b = std::min(frames - 1, f + 1);
+      c.speed[p][f] = b > a ? glm::length(track[b] - track[a]) * fps / (b - a) : 0.0;
+    }
+  }
+  c.planted = detect_contacts(c.height, c.speed, fps, settings);
+  for (int p = 0; p < 2; ++p)
+    c.point_planted[p] = detect_contacts(std::span(c.height + p, 1), std::span(c.speed + p, 1), fps, settings);
+  return c;
+}
+
+}  // namespace ikfix::core

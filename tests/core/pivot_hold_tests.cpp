@@ -1,0 +1,74 @@
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "core/fix/foot_contacts.hpp"
+#include "core/fix/pivot_hold.hpp"
+#include "core/terrain.hpp"
+#include "core/terrain_gen.hpp"
+
+namespace ikfix::core {
+namespace {
+
+// A foot 0.2 m long along +z whose heel (ankle) drifts forward 1 cm per frame and whose toe
+// additionally swings sideways, as a tilted foot's toe does.
+struct Foot {
+  std::vector<Vec3> heel, toe;
+};
+Foot drifting_foot(int frames) {
+  Foot foot;
+  for (int f = 0; f < frames; ++f) {
+    foot.heel.push_back({0.0, 0.08, 0.01 * f});
+    foot.toe.push_back({0.003 * f, 0.02, 0.2 + 0.01 * f});
+  }
+  return foot;
+}
+
+Vec3 flat(Vec3 v) { return {v.x, 0.0, v.z}; }
+
+TEST(HoldPivots, HeldPivotStaysExactlyStillAcrossAHeelToToeSwitch) {
+  const Foot foot = drifting_foot(12);
+  std::vector<signed char> pivots = {-1, 0, 0, 0, 0, 1, 1, 1, 1, -1, -1, -1};
+  const auto corr = hold_pivots(pivots, foot.heel, foot.toe, 2, 1.0);
+  for (int f = 2; f <= 4; ++f) EXPECT_NEAR(glm::length(flat(foot.heel[f] + corr[f] - foot.heel[1] - corr[1])), 0.0, 1e-12);
+  // The toe is held from the frame before the switch: it does not move on the switch frame.
+  for (int f = 5; f <= 8; ++f) EXPECT_NEAR(glm::length(flat(foot.toe[f] + corr[f] - foot.toe[4] - corr[4])), 0.0, 1e-12);
+  for (const Vec3& c : corr) EXPECT_EQ(c.y, 0.0);
+  // Faded out after the plant: zero once the blend window is over.
+  EXPECT_GT(glm::length(corr[9]), 0.0);
+  EXPECT_EQ(glm::length(corr[11]), 0.0);
+  EXPECT_EQ(glm::length(corr[0]), 0.0);
+}
+
+TEST(HoldPivots, CorrectionIsDraggedBeyondTheRadius) {
+  const Foot foot = drifting_foot(20);
+  std::vector<signed char> pivots(20, 0);
+  const auto corr = hold_pivots(pivots, foot.heel, foot.toe, 2, 0.05);
+  for (const Vec3& c : corr) EXPECT_LE(glm::length(c), 0.05 + 1e-12);
+  EXPECT_NEAR(glm::length(corr[19]), 0.05, 1e-12);
+}
+
+TEST(FootContacts, PlantedOnSlopeIsMeasuredAboveTheTerrain) {
+  // A foot standing still on a 10 degree slope (0.5 m up the ramp), then moving fast 30 cm
+  // above it: heights are taken above the terrain under each point, not above y = 0.
+  SlopeParams params;
+  const Terrain terrain(make_slope_terrain(params));
+  std::vector<Vec3> heel, toe;
+  for (int f = 0; f < 40; ++f) {
+    const bool swing = f >= 20;
+    const double x = 0.0, z = 1.0 + (swing ? 0.05 * (f - 20) : 0.0);
+    const double lift = swing ? 0.3 : 0.01;
+    heel.push_back({x, terrain.ground_at(x, z).height + lift, z});
+    toe.push_back({x, terrain.ground_at(x, z + 0.15).height + lift, z + 0.15});
+  }
+  ContactSettings settings;
+  const FootContacts c = detect_foot_contacts(terrain, heel, toe, 30.0, settings);
+  for (int f = 0; f < 19; ++f) EXPECT_TRUE(c.planted[f]) << f;
+  for (int f = 22; f < 40; ++f) EXPECT_FALSE(c.planted[f]) << f;
+  EXPECT_NEAR(c.above[0][5], 0.01, 1e-9);
+  EXPECT_NEAR(c.above[1][5], 0.01, 1e-9);
+  EXPECT_GT(heel[5].y, 0.05);  // the ground itself is well above y = 0 there
+}
+
+}  // namespace
+}  // namespace ikfix::core
