@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "io/bvh/euler.hpp"
+#include "io/decimal.hpp"
 #include "io/error.hpp"
 #include "io/file_util.hpp"
 
@@ -89,7 +90,7 @@ inline NumberStatus parse_number(const char* first, const char* last, double& va
     ++s;
     if (s < last && *s == '-') return NumberStatus::invalid;
   }
-  const auto [ptr, ec] = std::from_chars(s, last, value);
+  const auto [ptr, ec] = io::read_double(s, last, value);
   *stop = ptr;
   if (ec == std::errc::result_out_of_range) return NumberStatus::out_of_range;
   if (ec != std::errc()) return NumberStatus::invalid;
@@ -469,21 +470,30 @@ class Parser {
   void read_frame_line(double* values, TextSpan* spans) {
     const int line = line_;
     const int count = doc_.channel_count;
+    // The hot loop of the reader (one pass per value of the file): cursor in a local, so it
+    // lives in a register instead of being re-read through `this` after every store.
+    const char* p = p_;
+    const char* const end = end_;
     for (int c = 0; c < count; ++c) {
-      skip_blank();
-      if (at_eol())
+      while (p < end && is_blank(*p)) ++p;
+      if (p == end || is_eol(*p)) {
+        p_ = p;
         fail(line, "frame line has " + std::to_string(c) + " values; expected " +
                        std::to_string(count) + " (the CHANNELS of the hierarchy)");
+      }
       const char* stop = nullptr;
       double v;
-      const NumberStatus status = parse_number(p_, end_, v, &stop);
-      if (status != NumberStatus::ok) bad_value(line, status);
-      if (stop < end_ && !is_space(*stop)) bad_value(line, NumberStatus::invalid);
+      const NumberStatus status = parse_number(p, end, v, &stop);
+      if (status != NumberStatus::ok || (stop < end && !is_space(*stop))) {
+        p_ = p;
+        bad_value(line, status != NumberStatus::ok ? status : NumberStatus::invalid);
+      }
       values[c] = v;
       spans[c] =
-          TextSpan{static_cast<std::uint32_t>(p_ - begin_), static_cast<std::uint32_t>(stop - p_)};
-      p_ = stop;
+          TextSpan{static_cast<std::uint32_t>(p - begin_), static_cast<std::uint32_t>(stop - p)};
+      p = stop;
     }
+    p_ = p;
     skip_blank();
     if (!at_eol()) {
       int extra = 0;

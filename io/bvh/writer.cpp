@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "io/bvh/euler.hpp"
+#include "io/decimal.hpp"
 #include "io/error.hpp"
 #include "io/file_util.hpp"
 
@@ -40,10 +41,13 @@ int decimals_of(std::string_view s) {
   return std::clamp(decimals, 0, kMaxDecimals);
 }
 
-int column_decimals(const Document& doc, int channel) {
-  int best = 0;
-  for (int f = 0; f < doc.frame_count && best < kMaxDecimals; ++f)
-    best = std::max(best, decimals_of(doc.value_view(f, channel)));
+// Most decimals each of `channels` shows over all frames. One sweep in file order (frame-major),
+// so the text is read sequentially instead of one strided column at a time.
+std::vector<int> column_decimals(const Document& doc, const std::vector<int>& channels) {
+  std::vector<int> best(channels.size(), 0);
+  for (int f = 0; f < doc.frame_count; ++f)
+    for (std::size_t s = 0; s < channels.size(); ++s)
+      if (best[s] < kMaxDecimals) best[s] = std::max(best[s], decimals_of(doc.value_view(f, channels[s])));
   return best;
 }
 
@@ -51,8 +55,7 @@ int column_decimals(const Document& doc, int channel) {
 // the buffer were too small, which cannot happen: 1e308 with 17 decimals needs ~330 characters).
 constexpr std::size_t kNumberBuffer = 400;
 std::size_t format_fixed(double v, int decimals, char* buffer) {
-  const auto r =
-      std::to_chars(buffer, buffer + kNumberBuffer, v, std::chars_format::fixed, decimals);
+  const auto r = io::write_fixed(buffer, buffer + kNumberBuffer, v, decimals);
   if (r.ec != std::errc()) return 0;
   std::size_t n = static_cast<std::size_t>(r.ptr - buffer);
   if (n > 0 && buffer[0] == '-') {
@@ -140,18 +143,24 @@ std::string write(const Document& doc, const core::Clip& edited, std::span<const
     }
     return ChannelKind::Xposition;
   };
+  const std::vector<int> slot_decimals = column_decimals(doc, slots);
+  std::vector<int> all_decimals;  // per channel of the file, computed only when a slot needs it
   for (std::size_t s = 0; s < slots.size(); ++s) {
-    decimals[s] = column_decimals(doc, slots[s]);
+    decimals[s] = slot_decimals[s];
     if (decimals[s] > 0) continue;
     const int group = is_rotation(channel_kind_at(slots[s])) ? 1 : 0;
     if (kind_fallback[group] < 0) {
+      if (all_decimals.empty()) {
+        std::vector<int> every(channels);
+        for (int c = 0; c < channels; ++c) every[c] = c;
+        all_decimals = column_decimals(doc, every);
+      }
       kind_fallback[group] = 0;
       for (const Joint& joint : doc.joints)
         for (std::size_t n = 0; n < joint.channels.size(); ++n)
           if ((is_rotation(joint.channels[n]) ? 1 : 0) == group)
             kind_fallback[group] =
-                std::max(kind_fallback[group],
-                         column_decimals(doc, joint.first_value + static_cast<int>(n)));
+                std::max(kind_fallback[group], all_decimals[joint.first_value + static_cast<int>(n)]);
     }
     decimals[s] = kind_fallback[group];
   }
@@ -223,7 +232,7 @@ std::string write(const Document& doc, const core::Clip& edited, std::span<const
       if (std::string_view(buffer, n) == std::string_view(text + span.offset, span.length))
         continue;
       double reread = 0.0;
-      std::from_chars(buffer, buffer + n, reread);
+      io::read_double(buffer, buffer + n, reread);
       if (reread == doc.values[index]) continue;
       out.append(text + cursor, span.offset - cursor);
       out.append(buffer, n);
