@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 #include <system_error>
 
 namespace ikfix::io {
@@ -18,8 +19,30 @@ inline constexpr double kPow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  
                                       1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 }  // namespace decimal_detail
 
-// Same contract as std::from_chars(first, last, value) for chars_format::general.
-inline std::from_chars_result read_double(const char* first, const char* last, double& value) {
+// Decimals a number's text shows: digits after '.', minus the exponent if any ("1.5e-05" -> 6),
+// clamped to [0, kMaxShownDecimals]. 0 for integers.
+inline constexpr int kMaxShownDecimals = 17;
+inline int decimals_shown(std::string_view s) {
+  int decimals = 0;
+  std::size_t n = 0;
+  while (n < s.size() && s[n] != '.' && s[n] != 'e' && s[n] != 'E') ++n;
+  if (n < s.size() && s[n] == '.') {
+    for (++n; n < s.size() && s[n] >= '0' && s[n] <= '9'; ++n) ++decimals;
+  }
+  if (n < s.size() && (s[n] == 'e' || s[n] == 'E')) {
+    std::size_t start = n + 1;
+    if (start < s.size() && s[start] == '+') ++start;
+    int exponent = 0;
+    std::from_chars(s.data() + start, s.data() + s.size(), exponent);
+    decimals -= exponent;
+  }
+  return decimals < 0 ? 0 : decimals > kMaxShownDecimals ? kMaxShownDecimals : decimals;
+}
+
+// Same contract as std::from_chars(first, last, value) for chars_format::general. When
+// `decimals` is not null it receives decimals_shown() of the text read.
+inline std::from_chars_result read_double(const char* first, const char* last, double& value,
+                                          int* decimals_out = nullptr) {
   // Clinger's fast path: an integer mantissa m < 2^53 and 10^k exactly representable make
   // m / 10^k a single correctly rounded IEEE division, i.e. exactly what from_chars returns.
   const char* p = first;
@@ -35,8 +58,12 @@ inline std::from_chars_result read_double(const char* first, const char* last, d
   }
   const bool exponent_follows = p < last && (*p == 'e' || *p == 'E');
   if (digits == 0 || digits > 19 || exponent_follows || decimals > 22 ||
-      mantissa > (std::uint64_t{1} << 53))
-    return std::from_chars(first, last, value);
+      mantissa > (std::uint64_t{1} << 53)) {
+    const auto r = std::from_chars(first, last, value);
+    if (decimals_out) *decimals_out = decimals_shown(std::string_view(first, static_cast<std::size_t>(r.ptr - first)));
+    return r;
+  }
+  if (decimals_out) *decimals_out = decimals > kMaxShownDecimals ? kMaxShownDecimals : decimals;
   const double magnitude =
       static_cast<double>(mantissa) / decimal_detail::kPow10[decimals];
   value = negative ? -magnitude : magnitude;

@@ -16,38 +16,23 @@
 namespace ikfix::io::bvh {
 namespace {
 
-constexpr int kMaxDecimals = 17;
+constexpr int kMaxDecimals = io::kMaxShownDecimals;
 // How far an edited value may stray on an axis the joint has no channel for (degrees for
 // rotations; for translations, relative to 1 + |OFFSET|) before the write is refused.
 constexpr double kUnrepresentableDeg = 1e-6;
 constexpr double kUnrepresentableRel = 1e-6;
 
-// Decimals a value's text shows: digits after '.', plus the negative exponent if any
-// ("1.5e-05" -> 6). 0 for integers.
-int decimals_of(std::string_view s) {
-  int decimals = 0;
-  std::size_t n = 0;
-  while (n < s.size() && s[n] != '.' && s[n] != 'e' && s[n] != 'E') ++n;
-  if (n < s.size() && s[n] == '.') {
-    for (++n; n < s.size() && s[n] >= '0' && s[n] <= '9'; ++n) ++decimals;
-  }
-  if (n < s.size() && (s[n] == 'e' || s[n] == 'E')) {
-    std::size_t start = n + 1;
-    if (start < s.size() && s[start] == '+') ++start;
-    int exponent = 0;
-    std::from_chars(s.data() + start, s.data() + s.size(), exponent);
-    decimals -= exponent;
-  }
-  return std::clamp(decimals, 0, kMaxDecimals);
-}
-
 // Most decimals each of `channels` shows over all frames. One sweep in file order (frame-major),
 // so the text is read sequentially instead of one strided column at a time.
 std::vector<int> column_decimals(const Document& doc, const std::vector<int>& channels) {
   std::vector<int> best(channels.size(), 0);
+  if (doc.channel_decimals.size() == static_cast<std::size_t>(doc.channel_count)) {
+    for (std::size_t s = 0; s < channels.size(); ++s) best[s] = doc.channel_decimals[channels[s]];
+    return best;
+  }
   for (int f = 0; f < doc.frame_count; ++f)
     for (std::size_t s = 0; s < channels.size(); ++s)
-      if (best[s] < kMaxDecimals) best[s] = std::max(best[s], decimals_of(doc.value_view(f, channels[s])));
+      if (best[s] < kMaxDecimals) best[s] = std::max(best[s], io::decimals_shown(doc.value_view(f, channels[s])));
   return best;
 }
 

@@ -9,22 +9,27 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "io/decimal.hpp"
 
 namespace {
 
+using ikfix::io::decimals_shown;
 using ikfix::io::read_double;
 using ikfix::io::write_fixed;
 
 void expect_same_read(const std::string& text) {
   double fast = 12345.0, standard = 12345.0;
-  const auto a = read_double(text.data(), text.data() + text.size(), fast);
+  int shown = -1;
+  const auto a = read_double(text.data(), text.data() + text.size(), fast, &shown);
   const auto b = std::from_chars(text.data(), text.data() + text.size(), standard);
   ASSERT_EQ(a.ec, b.ec) << text;
   ASSERT_EQ(a.ptr - text.data(), b.ptr - text.data()) << text;
   if (b.ec == std::errc()) {
+    ASSERT_EQ(shown, ikfix::io::decimals_shown(std::string_view(text.data(), static_cast<std::size_t>(b.ptr - text.data()))))
+        << text;
     if (std::isnan(standard)) {
       ASSERT_TRUE(std::isnan(fast)) << text;
     } else {
@@ -53,6 +58,16 @@ TEST(Decimal, ReadsLikeFromCharsOnHandPickedInputs) {
         "9007199254740993", "99999999999999999999", "0.1234567890123456789012", "1.7976931348623157e308",
         "0.00000000000000000000001", "-12.345678", ".0083333", "1 2", "7-"})
     expect_same_read(s);
+}
+
+TEST(Decimal, DecimalsShown) {
+  EXPECT_EQ(decimals_shown("12"), 0);
+  EXPECT_EQ(decimals_shown("-12.3400"), 4);
+  EXPECT_EQ(decimals_shown(".0083333"), 7);
+  EXPECT_EQ(decimals_shown("5."), 0);
+  EXPECT_EQ(decimals_shown("1.5e-05"), 6);
+  EXPECT_EQ(decimals_shown("1.5E+02"), 0);
+  EXPECT_EQ(decimals_shown("0.123456789012345678901"), 17);
 }
 
 TEST(Decimal, ReadsLikeFromCharsOnRandomDecimals) {
