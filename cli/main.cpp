@@ -3,7 +3,6 @@
 #include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
-#include <malloc.h>
 
 #include "cli/cmd_batch.hpp"
 #include "cli/cmd_check.hpp"
@@ -12,14 +11,10 @@
 #include "cli/cmd_run.hpp"
 #include "cli/cmd_terrain.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/heap_setup.hpp"
 
 int main(int argc, char** argv) {
-  // A run allocates a few large blocks (file text, clip, fixed clip, output text) and frees
-  // some before allocating the next. glibc would map each with mmap and unmap it on free, so
-  // every block costs fresh zeroed pages again (page faults were ~20% of an `ikfix run`). Served
-  // from the heap and never trimmed, freed blocks are reused.
-  mallopt(M_MMAP_THRESHOLD, 1 << 30);
-  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  ikfix::cli::set_up_heap_for_large_blocks();
   // Logs go to stderr so stdout stays clean for machine-readable output (inspect --json).
   auto logger = spdlog::stderr_color_mt("ikfix");
   logger->set_pattern("%^%l%$: %v");
