@@ -27,7 +27,9 @@ bool closing_step_ignores_pose(const Vec3& root, const Vec3& target, const Vec3&
 bool will_not_converge(double previous_error, double error, int passes_left, double tolerance) {
   const double ratio = error / previous_error;
   if (!(ratio < 1.0)) return true;
-  return error * std::pow(ratio, passes_left) > 4.0 * tolerance;
+  double predicted = error;  // error * ratio^passes_left, without a libm pow per solve
+  for (int i = 0; i < passes_left; ++i) predicted *= ratio;
+  return predicted > 4.0 * tolerance;
 }
 
 }  // namespace
