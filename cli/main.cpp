@@ -13,8 +13,10 @@
 #include "cli/cmd_run.hpp"
 #include "cli/cmd_terrain.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/heap_setup.hpp"
 
 int main(int argc, char** argv) {
+  ikfix::cli::set_up_heap_for_large_blocks();
   // Logs go to stderr so stdout stays clean for machine-readable output (inspect --json).
   auto logger = spdlog::stderr_color_mt("ikfix");
   logger->set_pattern("%^%l%$: %v");

@@ -18,10 +18,22 @@ std::string read_file(const std::filesystem::path& path) {
     throw InputError(path.string(), "is a directory, not a file");
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) throw InputError(path.string(), std::string("cannot open: ") + std::strerror(errno));
+  // Read straight into a string of the file's size (growing it chunk by chunk copied a 2 MB
+  // clip several times over, with fresh pages each time); keep reading in case it grew.
   std::string data;
-  char buffer[1 << 16];
-  std::size_t n;
-  while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) data.append(buffer, n);
+  const auto size = std::filesystem::file_size(path, ec);
+  std::size_t used = 0;
+  if (!ec && size > 0) {
+    data.resize(static_cast<std::size_t>(size));
+    used = std::fread(data.data(), 1, data.size(), f);
+  }
+  if (used < data.size()) {
+    data.resize(used);  // shorter than it was a moment ago (or a read error, checked below)
+  } else {
+    char buffer[1 << 16];
+    std::size_t n;
+    while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) data.append(buffer, n);
+  }
   const bool failed = std::ferror(f) != 0;
   std::fclose(f);
   if (failed) throw InputError(path.string(), "read error");

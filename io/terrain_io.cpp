@@ -20,6 +20,7 @@
 
 #include "io/error.hpp"
 #include "io/file_util.hpp"
+#include "io/obj_reader.hpp"
 
 namespace ikfix::io {
 
@@ -147,6 +148,56 @@ class MeshCollector {
   std::unordered_map<VertexKey, std::uint32_t, VertexKeyHash> index_;
 };
 
+bool has_obj_extension(const std::filesystem::path& path) {
+  std::string ext = path.extension().string();
+  for (char& c : ext) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  return ext == ".obj";
+}
+
+// OBJ files through our own reader: the same result as the Assimp path (corners merged by
+// identical position and normal, in face order; normals kept when every corner has one), but
+// with the file's numbers in double.
+core::TerrainMesh load_obj_terrain(const std::filesystem::path& path, const std::string& file,
+                                   const dmat4& to_world) {
+  const ObjGeometry obj = parse_obj(read_file(path), file);
+  const dmat3 linear(to_world);
+  const dmat3 normal_matrix = glm::inverseTranspose(linear);
+  const bool mirrored = glm::determinant(linear) < 0.0;
+  const bool with_normals = !obj.triangles.empty() && obj.every_corner_has_normal;
+
+  core::TerrainMesh mesh;
+  std::vector<Vec3> positions_ws(obj.positions.size()), normals_ws(obj.normals.size());
+  for (std::size_t i = 0; i < obj.positions.size(); ++i) {
+    positions_ws[i] = Vec3(to_world * glm::dvec4(obj.positions[i], 1.0));
+    if (!core::is_finite(positions_ws[i]))
+      throw InputError(file, "vertex " + std::to_string(i + 1) + " is not finite in metres");
+  }
+  for (std::size_t i = 0; i < obj.normals.size(); ++i)
+    normals_ws[i] = core::safe_normalize(normal_matrix * obj.normals[i], Vec3(0.0));
+
+  std::unordered_map<VertexKey, std::uint32_t, VertexKeyHash> index;
+  index.reserve(obj.positions.size());
+  auto output_index = [&](const ObjCorner& c) {
+    const Vec3& position = positions_ws[c.position];
+    const Vec3 normal = with_normals ? normals_ws[static_cast<std::size_t>(c.normal)] : Vec3(0.0);
+    const VertexKey key{{position.x, position.y, position.z, normal.x, normal.y, normal.z}};
+    auto [it, inserted] = index.try_emplace(key, static_cast<std::uint32_t>(mesh.vertices.size()));
+    if (inserted) {
+      mesh.vertices.push_back(position);
+      if (with_normals) mesh.vertex_normals.push_back(normal);
+    }
+    return it->second;
+  };
+  mesh.triangles.reserve(obj.triangles.size());
+  for (const auto& corners : obj.triangles) {
+    std::array<std::uint32_t, 3> tri{output_index(corners[0]), output_index(corners[1]),
+                                     output_index(corners[2])};
+    if (mirrored) std::swap(tri[1], tri[2]);
+    mesh.triangles.push_back(tri);
+  }
+  return mesh;
+}
+
 // Appends `value` in fixed notation with `decimals` digits; never "-0.000".
 void append_fixed(std::string& out, double value, int decimals) {
   char buffer[64];
@@ -188,16 +239,6 @@ core::TerrainMesh load_terrain_mesh(const std::filesystem::path& path, double me
   if (std::filesystem::is_directory(path, ec))
     throw InputError(file, "is a directory, not a mesh file");
 
-  Assimp::Importer importer;
-  // Pivots folded into plain node transforms (see research/assimp_fidelity.md §2.1).
-  importer.SetPropertyBool(AI_CONFIG_IMPORT_FBX_PRESERVE_PIVOTS, false);
-  // Only steps that leave geometry and nodes alone; no vertex joining or pre-transforming.
-  const aiScene* scene =
-      importer.ReadFile(file, aiProcess_Triangulate | aiProcess_ValidateDataStructure);
-  if (!scene)
-    throw InputError(file, "cannot read as a mesh: " + one_line(importer.GetErrorString()));
-  if (!scene->mRootNode) throw InputError(file, "no triangles in the file");
-
   // File space -> metres, Y up. Z up: rotate -90 degrees about X, (x, y, z) -> (x, z, -y).
   dmat4 to_world(metres_per_unit);
   to_world[3][3] = 1.0;
@@ -207,6 +248,23 @@ core::TerrainMesh load_terrain_mesh(const std::filesystem::path& path, double me
     rotate[2] = glm::dvec4(0.0, 1.0, 0.0, 0.0);   // image of +Z
     to_world = to_world * rotate;
   }
+
+  if (has_obj_extension(path)) {
+    core::TerrainMesh mesh = load_obj_terrain(path, file, to_world);
+    if (mesh.triangles.empty())
+      throw InputError(file, "no triangles in the file (points and lines are ignored)");
+    return mesh;
+  }
+
+  Assimp::Importer importer;
+  // Pivots folded into plain node transforms (see research/assimp_fidelity.md §2.1).
+  importer.SetPropertyBool(AI_CONFIG_IMPORT_FBX_PRESERVE_PIVOTS, false);
+  // Only steps that leave geometry and nodes alone; no vertex joining or pre-transforming.
+  const aiScene* scene =
+      importer.ReadFile(file, aiProcess_Triangulate | aiProcess_ValidateDataStructure);
+  if (!scene)
+    throw InputError(file, "cannot read as a mesh: " + one_line(importer.GetErrorString()));
+  if (!scene->mRootNode) throw InputError(file, "no triangles in the file");
 
   MeshCollector collector(*scene, file, to_world);
   collector.visit(*scene->mRootNode, dmat4(1.0));

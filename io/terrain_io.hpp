@@ -15,6 +15,8 @@ namespace ikfix::io {
 //   metres_per_unit: scale from file units to metres (0.01 for centimetres), finite and > 0.
 //   up_axis: 'y' (file is Y up, as OBJ and glTF) or 'z' (Z up: rotated -90 degrees about X so
 //            +Z becomes +Y and +Y becomes -Z); case-insensitive.
+// .obj files are read by io/obj_reader (numbers in double; faster than Assimp's set-up), every
+// other format through Assimp.
 // Throws InputError naming the file when it is missing, unreadable, holds no triangles or
 // non-finite numbers, or when the arguments are invalid.
 core::TerrainMesh load_terrain_mesh(const std::filesystem::path& path, double metres_per_unit = 1.0,

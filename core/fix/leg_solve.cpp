@@ -35,7 +35,9 @@ LegSolveResult solve_leg(const LegPose& a, const Vec3& hip_ws, const Vec3& targe
       glm::length(a.ankle_ws - a.hip_ws));
   const Vec3 to_target = target_ws - hip_ws;
   const double d = glm::length(to_target);
-  const Vec3 axis = safe_normalize(to_target, safe_normalize(start[2] - start[0], Vec3(0, -1, 0)));
+  // The fallback only when needed (an eager argument would cost a square root every solve).
+  Vec3 axis = safe_normalize(to_target, Vec3(0));
+  if (axis == Vec3(0)) axis = safe_normalize(start[2] - start[0], Vec3(0, -1, 0));
   Vec3 goal = target_ws;
   const char* reason = "";
   if (d > max_d) {

@@ -60,7 +60,8 @@ bool place_two_bone(std::span<Vec3> chain, const Vec3& end_ws, double a, double 
   Vec3 side = pole_dir - axis * glm::dot(pole_dir, axis);
   // Fall back to the current bend when the pole is parallel to the axis.
   if (!(glm::length(side) > 1e-9)) side = (chain[1] - root) - axis * glm::dot(chain[1] - root, axis);
-  side = safe_normalize(side, any_perpendicular(axis));
+  side = safe_normalize(side, Vec3(0));  // any_perpendicular only when needed (hot path)
+  if (side == Vec3(0)) side = any_perpendicular(axis);
   if (d == 0.0) {
     chain[1] = root + side * a;
     chain[2] = end_ws;

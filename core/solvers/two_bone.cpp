@@ -21,7 +21,8 @@ bool TwoBoneJob::run() const {
   // Clamp the distance into the reachable shell, then place exactly.
   const Vec3 to_target = target_ws - root_ws;
   const double d = glm::length(to_target);
-  const Vec3 axis = safe_normalize(to_target, safe_normalize(end_ws - root_ws, Vec3(0, -1, 0)));
+  Vec3 axis = safe_normalize(to_target, Vec3(0));  // fallback computed only when needed
+  if (axis == Vec3(0)) axis = safe_normalize(end_ws - root_ws, Vec3(0, -1, 0));
   const double reach = std::clamp(d, std::abs(a - b), a + b);
   const Vec3 end = (reach == d) ? target_ws : root_ws + axis * reach;
   if (!place_two_bone(chain, end, a, b, bend)) {

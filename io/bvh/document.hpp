@@ -68,6 +68,10 @@ struct Document {
   // where its text lies in `text`.
   std::vector<double> values;
   std::vector<TextSpan> value_text;
+  // Per channel: the most decimals any of its `frame_count` values shows (io::decimals_shown),
+  // so the writer prints edited values as precisely as the file without re-scanning the text.
+  // Filled by the reader; empty in a Document assembled by hand (the writer then scans).
+  std::vector<int> channel_decimals;
 
   // Frame lines after the last of `frame_count` frames. Always 0 unless the file was parsed with
   // ParseOptions::allow_extra_frame_lines; such lines are kept verbatim and are not in the clip.

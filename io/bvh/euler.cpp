@@ -96,6 +96,10 @@ core::Quat quat_from_euler_deg(const std::array<int, 3>& axes, const std::array<
 }
 
 double nearest_equivalent_deg(double degrees, double reference) {
+  // The common case, answered without the division and the libm round: well within half a
+  // turn of the reference (the margin keeps it exact: the quotient below cannot round to 0.5).
+  const double gap = reference - degrees;
+  if (gap < 179.0 && gap > -179.0) return degrees;
   const double turns = std::round((reference - degrees) / 360.0);
   return turns == 0.0 ? degrees : degrees + 360.0 * turns;
 }

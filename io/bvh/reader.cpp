@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "io/bvh/euler.hpp"
+#include "io/decimal.hpp"
 #include "io/error.hpp"
 #include "io/file_util.hpp"
 
@@ -83,13 +84,13 @@ enum class NumberStatus { ok, invalid, out_of_range, not_finite };
 // Parses a number starting at `first` (an optional '+' is accepted). On success `*stop` is
 // the first character after it. The caller checks what follows.
 inline NumberStatus parse_number(const char* first, const char* last, double& value,
-                                 const char** stop) {
+                                 const char** stop, int* decimals = nullptr) {
   const char* s = first;
   if (s < last && *s == '+') {
     ++s;
     if (s < last && *s == '-') return NumberStatus::invalid;
   }
-  const auto [ptr, ec] = std::from_chars(s, last, value);
+  const auto [ptr, ec] = io::read_double(s, last, value, decimals);
   *stop = ptr;
   if (ec == std::errc::result_out_of_range) return NumberStatus::out_of_range;
   if (ec != std::errc()) return NumberStatus::invalid;
@@ -466,24 +467,36 @@ class Parser {
 
   // Reads one frame line at the cursor (which is on a non-blank character) into `values` /
   // `spans` (channel_count entries each) and moves past its line break.
-  void read_frame_line(double* values, TextSpan* spans) {
+  // `decimals` (channel_count entries, or null) is raised to the decimals each value shows.
+  void read_frame_line(double* values, TextSpan* spans, int* decimals) {
     const int line = line_;
     const int count = doc_.channel_count;
+    // The hot loop of the reader (one pass per value of the file): cursor in a local, so it
+    // lives in a register instead of being re-read through `this` after every store.
+    const char* p = p_;
+    const char* const end = end_;
     for (int c = 0; c < count; ++c) {
-      skip_blank();
-      if (at_eol())
+      while (p < end && is_blank(*p)) ++p;
+      if (p == end || is_eol(*p)) {
+        p_ = p;
         fail(line, "frame line has " + std::to_string(c) + " values; expected " +
                        std::to_string(count) + " (the CHANNELS of the hierarchy)");
+      }
       const char* stop = nullptr;
       double v;
-      const NumberStatus status = parse_number(p_, end_, v, &stop);
-      if (status != NumberStatus::ok) bad_value(line, status);
-      if (stop < end_ && !is_space(*stop)) bad_value(line, NumberStatus::invalid);
+      int shown = 0;
+      const NumberStatus status = parse_number(p, end, v, &stop, &shown);
+      if (status != NumberStatus::ok || (stop < end && !is_space(*stop))) {
+        p_ = p;
+        bad_value(line, status != NumberStatus::ok ? status : NumberStatus::invalid);
+      }
       values[c] = v;
+      if (decimals && shown > decimals[c]) decimals[c] = shown;
       spans[c] =
-          TextSpan{static_cast<std::uint32_t>(p_ - begin_), static_cast<std::uint32_t>(stop - p_)};
-      p_ = stop;
+          TextSpan{static_cast<std::uint32_t>(p - begin_), static_cast<std::uint32_t>(stop - p)};
+      p = stop;
     }
+    p_ = p;
     skip_blank();
     if (!at_eol()) {
       int extra = 0;
@@ -508,6 +521,7 @@ class Parser {
     const std::size_t capacity = std::min<std::size_t>(static_cast<std::size_t>(declared), fit);
     doc_.values.resize(capacity * channels);
     doc_.value_text.resize(capacity * channels);
+    doc_.channel_decimals.assign(channels, 0);
 
     for (int f = 0; f < declared; ++f) {
       skip_blank_lines();
@@ -517,7 +531,8 @@ class Parser {
       if (static_cast<std::size_t>(f) >= capacity) fail(line_, "internal: frame capacity");
       if (f == 0) doc_.first_frame_line = line_;
       const std::size_t at = static_cast<std::size_t>(f) * channels;
-      read_frame_line(doc_.values.data() + at, doc_.value_text.data() + at);
+      read_frame_line(doc_.values.data() + at, doc_.value_text.data() + at,
+                      doc_.channel_decimals.data());
     }
 
     skip_blank_lines();
@@ -528,7 +543,7 @@ class Parser {
     std::vector<double> scratch_values(channels);
     std::vector<TextSpan> scratch_spans(channels);
     while (p_ != end_) {
-      read_frame_line(scratch_values.data(), scratch_spans.data());
+      read_frame_line(scratch_values.data(), scratch_spans.data(), nullptr);
       ++doc_.extra_frame_lines;
       skip_blank_lines();
     }

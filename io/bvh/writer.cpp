@@ -10,41 +10,30 @@
 
 #include "io/bvh/euler.hpp"
 #include "io/bvh/number_format.hpp"
+#include "io/decimal.hpp"
 #include "io/error.hpp"
 #include "io/file_util.hpp"
 
 namespace ikfix::io::bvh {
 namespace {
 
-constexpr int kMaxDecimals = 17;
+constexpr int kMaxDecimals = io::kMaxShownDecimals;
 // How far an edited value may stray on an axis the joint has no channel for (degrees for
 // rotations; for translations, relative to 1 + |OFFSET|) before the write is refused.
 constexpr double kUnrepresentableDeg = 1e-6;
 constexpr double kUnrepresentableRel = 1e-6;
 
-// Decimals a value's text shows: digits after '.', plus the negative exponent if any
-// ("1.5e-05" -> 6). 0 for integers.
-int decimals_of(std::string_view s) {
-  int decimals = 0;
-  std::size_t n = 0;
-  while (n < s.size() && s[n] != '.' && s[n] != 'e' && s[n] != 'E') ++n;
-  if (n < s.size() && s[n] == '.') {
-    for (++n; n < s.size() && s[n] >= '0' && s[n] <= '9'; ++n) ++decimals;
+// Most decimals each of `channels` shows over all frames. One sweep in file order (frame-major),
+// so the text is read sequentially instead of one strided column at a time.
+std::vector<int> column_decimals(const Document& doc, const std::vector<int>& channels) {
+  std::vector<int> best(channels.size(), 0);
+  if (doc.channel_decimals.size() == static_cast<std::size_t>(doc.channel_count)) {
+    for (std::size_t s = 0; s < channels.size(); ++s) best[s] = doc.channel_decimals[channels[s]];
+    return best;
   }
-  if (n < s.size() && (s[n] == 'e' || s[n] == 'E')) {
-    std::size_t start = n + 1;
-    if (start < s.size() && s[start] == '+') ++start;
-    int exponent = 0;
-    std::from_chars(s.data() + start, s.data() + s.size(), exponent);
-    decimals -= exponent;
-  }
-  return std::clamp(decimals, 0, kMaxDecimals);
-}
-
-int column_decimals(const Document& doc, int channel) {
-  int best = 0;
-  for (int f = 0; f < doc.frame_count && best < kMaxDecimals; ++f)
-    best = std::max(best, decimals_of(doc.value_view(f, channel)));
+  for (int f = 0; f < doc.frame_count; ++f)
+    for (std::size_t s = 0; s < channels.size(); ++s)
+      if (best[s] < kMaxDecimals) best[s] = std::max(best[s], io::decimals_shown(doc.value_view(f, channels[s])));
   return best;
 }
 
@@ -122,18 +111,24 @@ std::string write(const Document& doc, const core::Clip& edited, std::span<const
     }
     return ChannelKind::Xposition;
   };
+  const std::vector<int> slot_decimals = column_decimals(doc, slots);
+  std::vector<int> all_decimals;  // per channel of the file, computed only when a slot needs it
   for (std::size_t s = 0; s < slots.size(); ++s) {
-    decimals[s] = column_decimals(doc, slots[s]);
+    decimals[s] = slot_decimals[s];
     if (decimals[s] > 0) continue;
     const int group = is_rotation(channel_kind_at(slots[s])) ? 1 : 0;
     if (kind_fallback[group] < 0) {
+      if (all_decimals.empty()) {
+        std::vector<int> every(channels);
+        for (int c = 0; c < channels; ++c) every[c] = c;
+        all_decimals = column_decimals(doc, every);
+      }
       kind_fallback[group] = 0;
       for (const Joint& joint : doc.joints)
         for (std::size_t n = 0; n < joint.channels.size(); ++n)
           if ((is_rotation(joint.channels[n]) ? 1 : 0) == group)
             kind_fallback[group] =
-                std::max(kind_fallback[group],
-                         column_decimals(doc, joint.first_value + static_cast<int>(n)));
+                std::max(kind_fallback[group], all_decimals[joint.first_value + static_cast<int>(n)]);
     }
     decimals[s] = kind_fallback[group];
   }
@@ -205,7 +200,7 @@ std::string write(const Document& doc, const core::Clip& edited, std::span<const
       if (std::string_view(buffer, n) == std::string_view(text + span.offset, span.length))
         continue;
       double reread = 0.0;
-      std::from_chars(buffer, buffer + n, reread);
+      io::read_double(buffer, buffer + n, reread);
       if (reread == doc.values[index]) continue;
       out.append(text + cursor, span.offset - cursor);
       out.append(buffer, n);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # ikfix run (fix included) vs Blender's headless BVH import + export (no fix), side by side in
-# one hyperfine run, on the same clip. Prints hyperfine's table and the ratio.
+# one hyperfine run, on the same clip. Prints hyperfine's table, then the ratio of mean wall
+# times and of mean CPU times (user + system: steadier than wall time on a loaded machine).
 #   tests/bench/vs_blender.sh [clip.bvh] [terrain.obj]
 # Needs: blender (apt-get install blender), hyperfine (apt-get install hyperfine), a Release build.
 set -euo pipefail
@@ -9,6 +10,14 @@ clip=${1:-$root/../shared/data/anim/bvh/cmu_01_01_forward_jumps.bvh}
 terrain=${2:-$root/data/terrain/stairs.obj}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-hyperfine -N -w 2 -r 10 \
+hyperfine -N -w 2 -r 10 --export-json "$out/times.json" \
   -n blender "blender -b --factory-startup --python $root/tests/bench/blender_bvh_roundtrip.py -- $clip $out/blender.bvh" \
   -n ikfix "$root/build/ikfix -q run $clip --terrain $terrain -o $out/ikfix.bvh"
+python3 - "$out/times.json" <<'PY'
+import json, sys
+r = {b["command"]: b for b in json.load(open(sys.argv[1]))["results"]}
+b, i = r["blender"], r["ikfix"]
+cpu = lambda x: x["user"] + x["system"]
+print(f"wall: blender {b['mean']:.3f} s, ikfix {i['mean'] * 1e3:.1f} ms -> {b['mean'] / i['mean']:.0f}x")
+print(f"cpu:  blender {cpu(b):.3f} s, ikfix {cpu(i) * 1e3:.1f} ms -> {cpu(b) / cpu(i):.0f}x")
+PY

@@ -263,6 +263,40 @@ TEST(FabrikTwoBone, NearFullExtensionTheExactFinalStepConverges) {
   EXPECT_GT(plain_missed, 30);
 }
 
+TEST(FabrikTwoBone, WithAPoleNearExtensionStopsEarlyOnTheSameAnswer) {
+  // Near full extension FABRIK creeps; with a pole the closing step's answer does not depend on
+  // the passes, so they stop once they cannot converge. The answer must be the one all passes
+  // plus the closing step give (bit for bit when neither run converged by itself).
+  std::mt19937 rng(99);
+  const std::vector<double> lengths = {0.45, 0.42};
+  const Vec3 hip(0, 0.95, 0);
+  const auto start = hanging_chain(hip, lengths);
+  const Vec3 pole(0, 0, 1);
+  int early = 0;
+  for (int i = 0; i < 300; ++i) {
+    const Vec3 dir = glm::normalize(random_unit(rng) * 0.3 + Vec3(0, -1, 0));
+    const Vec3 target = hip + dir * (0.998 * (lengths[0] + lengths[1]));
+    FabrikJob job;
+    job.target_ws = target;
+    job.pole_dir_ws = &pole;
+    job.max_iterations = 8;
+    const Result fast = solve(job, start, lengths);
+    job.max_iterations = 64;
+    job.tolerance = 1e-300;  // every pass runs, then the closing step
+    const Result full = solve(job, start, lengths);
+    expect_sane(fast, start, lengths, target, "early stop");
+    EXPECT_LE(fast.residual, 1e-9) << "target " << i;
+    const Vec3 knee = fast.out[1] - hip;
+    EXPECT_GT(glm::dot(knee - dir * glm::dot(knee, dir), pole), 0.0) << "knee off the pole side, target " << i;
+    if (fast.residual != 0.0) continue;  // the passes converged by themselves: their own answer
+    // The closing step placed the chain (end exactly on the target): same answer as the full run.
+    EXPECT_EQ(fast.out[1], full.out[1]) << "target " << i;
+    EXPECT_EQ(fast.out[2], full.out[2]) << "target " << i;
+    if (fast.iterations < 8) ++early;
+  }
+  EXPECT_GT(early, 200);  // the point: most of these solves skip the creeping passes
+}
+
 TEST(FabrikTwoBone, ExactFinalStepKeepsTheBendSideTheIterationsFound) {
   const std::vector<double> lengths = {0.45, 0.42};
   const Vec3 hip(0, 1, 0);

@@ -72,9 +72,9 @@ TEST_F(TerrainIo, StairsRoundTripThroughObj) {
   save_obj(path, mesh);
   const core::TerrainMesh loaded = load_terrain_mesh(path);
   EXPECT_TRUE(loaded.vertex_normals.empty());
-  // OBJ numbers are read as float by Assimp: 20 m terrains come back to ~1e-6 m.
-  expect_same_triangles(mesh, loaded, 2e-6);
-  // Assimp unrolls OBJ faces into one vertex per corner; identical corners are merged back.
+  // OBJ numbers are read in double and written to 1e-9 m.
+  expect_same_triangles(mesh, loaded, 1e-9);
+  // Corners with identical position (and normal) are merged back into shared vertices.
   EXPECT_EQ(loaded.vertices.size(), mesh.vertices.size());
 }
 
@@ -87,8 +87,59 @@ TEST_F(TerrainIo, BumpsRoundTripKeepsNormals) {
   save_obj(path, mesh);
   const core::TerrainMesh loaded = load_terrain_mesh(path);
   ASSERT_EQ(loaded.vertex_normals.size(), loaded.vertices.size());
-  expect_same_triangles(mesh, loaded, 1e-6);
+  expect_same_triangles(mesh, loaded, 1e-8);
   EXPECT_EQ(loaded.vertices.size(), mesh.vertices.size());
+}
+
+TEST_F(TerrainIo, ObjStatementsIndicesAndPolygons) {
+  // Comments, CRLF, vt and other statements skipped, negative indices, a pentagon fanned,
+  // every corner syntax, extra vertex numbers (w / colour) ignored.
+  const fs::path path = write_text("forms.obj",
+                                   "# header\r\nmtllib x.mtl\r\no ground\r\n"
+                                   "v 0 0 0 1\nv 1 0 0 0.5 0.5 0.5\nv 1 0 1\nv 0.5 0 1.5\nv 0 0 1  # last\n"
+                                   "vt 0 0\nvn 0 1 0\ns off\nusemtl m\ng part\n"
+                                   "f 1/1/1 5//1 -2/1/-1 3//1 2/1/1\n"
+                                   "l 1 2\np 3\n");
+  const core::TerrainMesh mesh = load_terrain_mesh(path);
+  ASSERT_EQ(mesh.triangles.size(), 3u) << "a pentagon is three triangles";
+  ASSERT_EQ(mesh.vertices.size(), 5u);
+  ASSERT_EQ(mesh.vertex_normals.size(), 5u);
+  // Fan from the first corner: (1 5 4), (1 4 3), (1 3 2) in file numbering.
+  const auto at = [&](int t, int k) { return mesh.vertices[mesh.triangles[t][k]]; };
+  EXPECT_EQ(at(0, 0), Vec3(0, 0, 0));
+  EXPECT_EQ(at(0, 1), Vec3(0, 0, 1));
+  EXPECT_EQ(at(0, 2), Vec3(0.5, 0, 1.5));
+  EXPECT_EQ(at(2, 2), Vec3(1, 0, 0));
+  EXPECT_EQ(mesh.vertex_normals[0], Vec3(0, 1, 0));
+
+  // Without a normal on every corner, no normals at all.
+  const fs::path mixed = write_text("mixed.obj", "v 0 0 0\nv 1 0 0\nv 0 0 1\nvn 0 1 0\nf 1//1 3 2//1\n");
+  EXPECT_TRUE(load_terrain_mesh(mixed).vertex_normals.empty());
+}
+
+TEST_F(TerrainIo, ObjErrorsNameFileAndLine) {
+  const struct {
+    const char* text;
+    const char* expect;
+  } cases[] = {
+      {"v 0 0 0\nv 1 0 0\nv 0 0 x\nf 1 2 3\n", ":3: 'x' is not a number"},
+      {"v 0 0\n", ":1: expected 3 numbers, found 2"},
+      {"v 0 0 0\nv 1 0 0\nv 0 0 1\n\nf 1 2 4\n", ":5: face corner: vertex index 4 is out of range"},
+      {"v 0 0 0\nv 1 0 0\nv 0 0 1\nf 0 1 2\n", ":4: face corner: vertex index 0 (indices start at 1)"},
+      {"v 0 0 0\nv 1 0 0\nv 0 0 1\nf -4 1 2\n", ":4: face corner: vertex index -4 is out of range"},
+      {"v 0 0 0\nv 1 0 0\nf 1 2\n", ":3: face has 2 corners"},
+      {"v 0 0 0\nv 1 0 0\nv 0 0 1\nf 1//1 2//1 3//1\n", ":4: face corner: normal index 1 is out of range"},
+      {"v 0 0 0\nv 1 0 0\nv 0 0 1\nf 1 2 3x\n", ":4: face corner has unexpected 'x'"},
+      {"v 0 nan 0\n", ":1: 'nan' is not a finite number"},
+      {"vn 0 1 0 1\n", ":1: expected 3 numbers, found 4"},
+  };
+  int n = 0;
+  for (const auto& c : cases) {
+    const fs::path path = write_text("bad" + std::to_string(n++) + ".obj", c.text);
+    const std::string m = message_of([&] { load_terrain_mesh(path); });
+    EXPECT_NE(m.find(path.string() + c.expect), std::string::npos) << m;
+    EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+  }
 }
 
 TEST_F(TerrainIo, SavedObjIsDeterministicAndDocumented) {

@@ -1,0 +1,122 @@
+// io/decimal.hpp's fast paths must agree bit for bit with std::from_chars / std::to_chars:
+// millions of random values across magnitudes and decimal counts, ties, signs and the inputs
+// that have to fall back (exponents, long mantissas, inf/nan, lone signs).
+#include <gtest/gtest.h>
+
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "io/decimal.hpp"
+
+namespace {
+
+using ikfix::io::decimals_shown;
+using ikfix::io::read_double;
+using ikfix::io::write_fixed;
+
+void expect_same_read(const std::string& text) {
+  double fast = 12345.0, standard = 12345.0;
+  int shown = -1;
+  const auto a = read_double(text.data(), text.data() + text.size(), fast, &shown);
+  const auto b = std::from_chars(text.data(), text.data() + text.size(), standard);
+  ASSERT_EQ(a.ec, b.ec) << text;
+  ASSERT_EQ(a.ptr - text.data(), b.ptr - text.data()) << text;
+  if (b.ec == std::errc()) {
+    ASSERT_EQ(shown, ikfix::io::decimals_shown(std::string_view(text.data(), static_cast<std::size_t>(b.ptr - text.data()))))
+        << text;
+    if (std::isnan(standard)) {
+      ASSERT_TRUE(std::isnan(fast)) << text;
+    } else {
+      ASSERT_EQ(std::memcmp(&fast, &standard, sizeof fast), 0) << text << ": " << fast << " vs " << standard;
+    }
+  }
+}
+
+std::string standard_fixed(double v, int decimals) {
+  char buffer[400];
+  const auto r = std::to_chars(buffer, buffer + sizeof buffer, v, std::chars_format::fixed, decimals);
+  return std::string(buffer, r.ptr);
+}
+
+void expect_same_write(double v, int decimals) {
+  char buffer[400];
+  const auto r = write_fixed(buffer, buffer + sizeof buffer, v, decimals);
+  ASSERT_EQ(r.ec, std::errc());
+  ASSERT_EQ(std::string(buffer, r.ptr), standard_fixed(v, decimals)) << v << " with " << decimals;
+}
+
+TEST(Decimal, ReadsLikeFromCharsOnHandPickedInputs) {
+  for (const char* s :
+       {"0", "-0", "0.0", "-0.000", ".5", "-.5", "5.", "-5.", ".", "-", "-.", "", "+1", "1e5", "1.5E-3", "1e",
+        "inf", "-inf", "nan", "0x10", "1.2.3", "123abc", "00000000000000000000001.5", "9007199254740992",
+        "9007199254740993", "99999999999999999999", "0.1234567890123456789012", "1.7976931348623157e308",
+        "0.00000000000000000000001", "-12.345678", ".0083333", "1 2", "7-"})
+    expect_same_read(s);
+}
+
+TEST(Decimal, DecimalsShown) {
+  EXPECT_EQ(decimals_shown("12"), 0);
+  EXPECT_EQ(decimals_shown("-12.3400"), 4);
+  EXPECT_EQ(decimals_shown(".0083333"), 7);
+  EXPECT_EQ(decimals_shown("5."), 0);
+  EXPECT_EQ(decimals_shown("1.5e-05"), 6);
+  EXPECT_EQ(decimals_shown("1.5E+02"), 0);
+  EXPECT_EQ(decimals_shown("0.123456789012345678901"), 17);
+}
+
+TEST(Decimal, ReadsLikeFromCharsOnRandomDecimals) {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  std::uniform_int_distribution<int> exponent(-8, 12), decimals(0, 22);
+  for (int i = 0; i < 300000; ++i) {
+    const double v = unit(rng) * std::pow(10.0, exponent(rng));
+    expect_same_read(standard_fixed(v, decimals(rng)));
+  }
+  // Random digit strings: any mantissa length, any decimal point position.
+  std::uniform_int_distribution<int> length(1, 24), digit(0, 9);
+  for (int i = 0; i < 300000; ++i) {
+    std::string s = (rng() & 1) ? "-" : "";
+    const int n = length(rng);
+    const int point = static_cast<int>(rng() % static_cast<unsigned>(n + 1));
+    for (int k = 0; k < n; ++k) {
+      if (k == point) s += '.';
+      s += static_cast<char>('0' + digit(rng));
+    }
+    expect_same_read(s);
+  }
+}
+
+TEST(Decimal, WritesLikeToCharsOnRandomValues) {
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  std::uniform_int_distribution<int> exponent(-10, 16), decimals(0, 22);
+  for (int i = 0; i < 500000; ++i) expect_same_write(unit(rng) * std::pow(10.0, exponent(rng)), decimals(rng));
+}
+
+TEST(Decimal, WritesTiesSignsAndEdgesLikeToChars) {
+  for (int d = 0; d <= 22; ++d)
+    for (double v : {0.0, -0.0, 0.5, -0.5, 1.5, 2.5, -2.5, 0.125, 0.375, -0.0625, 1e-300, -1e-300, 0.05, 0.15,
+                     0.25, 0.35, 2.675, 1.005, 123456.5, 4503599627370495.5, 4e15, 3.9999e15, 1e16, 1e300,
+                     std::numeric_limits<double>::max(), std::numeric_limits<double>::denorm_min(),
+                     std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()})
+      expect_same_write(v, d);
+  // Every multiple of 1/1024 is exact in binary, so many of these are exact decimal ties.
+  for (int k = -5000; k <= 5000; ++k)
+    for (int d = 0; d <= 6; ++d) expect_same_write(k / 1024.0, d);
+  // Values printed with d decimals and read back, nudged by an ulp: the near-tie neighbourhood.
+  std::mt19937_64 rng(3);
+  std::uniform_real_distribution<double> unit(-400.0, 400.0);
+  for (int i = 0; i < 200000; ++i) {
+    const int d = static_cast<int>(rng() % 8);
+    const double half = (std::round(unit(rng) * std::pow(10.0, d)) + 0.5) / std::pow(10.0, d);
+    for (double v : {half, std::nextafter(half, 1e300), std::nextafter(half, -1e300)}) expect_same_write(v, d);
+  }
+}
+
+}  // namespace
