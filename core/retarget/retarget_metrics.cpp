@@ -146,11 +146,18 @@ RetargetQuality measure_retarget(const RetargetMeasureInput& in) {
     q.direction_error_mean_rad = count ? sum / double(count) : 0.0;
   }
 
-  // M8: bone lengths of the output against the target's rest.
+  // M8: bone lengths of the output against the target's rest. A joint whose local translation
+  // the clip moves (the hips under a root control, or a root) hangs on no bone: skipped.
+  std::vector<char> moves(tn, 0);
+  for (int f = 0; f < in.target_clip->frame_count; ++f)
+    for (int j = 0; j < tn; ++j)
+      if (glm::length(in.target_clip->at(f, j).translation - tgt.rest[j].translation) >
+          1e-9 * (1.0 + glm::length(tgt.rest[j].translation)))
+        moves[j] = 1;
   for (int f = 0; f < in.target_clip->frame_count; ++f)
     for (int j = 0; j < tn; ++j) {
       const int p = tgt.parents[j];
-      if (p < 0) continue;
+      if (p < 0 || moves[j]) continue;
       const double rest = glm::length(tgt_rest[j].translation - tgt_rest[p].translation);
       if (rest < 1e-9) continue;
       const double now = glm::length(T(f, j).translation - T(f, p).translation);
@@ -203,8 +210,11 @@ RetargetQuality measure_retarget(const RetargetMeasureInput& in) {
       }
       for (std::size_t i = 0; i < contact_frames.size(); ++i) {
         const int f = contact_frames[i];
-        // Slide: the slower of heel and toe (the pivot the foot rolls over), horizontally.
-        const int a = std::max(0, f - 1), b = std::min(frames - 1, f + 1);
+        // Slide: the slower of heel and toe (the pivot the foot rolls over), horizontally, from
+        // neighbouring contact frames only (a plant's first and last frames are not smeared with
+        // the motion of touch-down and lift-off).
+        const int a = f > 0 && sc[f - 1] ? f - 1 : f;
+        const int b = f + 1 < frames && f + 1 < static_cast<int>(sc.size()) && sc[f + 1] ? f + 1 : f;
         double slide = 0;
         if (b > a) {
           auto horizontal_speed = [&](int j) {
