@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
@@ -25,6 +26,7 @@
 #include "cli/fix_job.hpp"
 #include "cli/junit.hpp"
 #include "cli/progress.hpp"
+#include "cli/retarget_job.hpp"
 #include "io/error.hpp"
 #include "io/file_util.hpp"
 #include "io/report_json.hpp"
@@ -50,6 +52,7 @@ struct BatchArgs {
   bool check_only = false;  // measure each clip as `ikfix check` does; write no clips
   std::string config;       // --config: clip settings JSON for every clip (a clip's sidecar wins)
   std::string format;       // --format: output extension (empty: each input's own)
+  RetargetOptions retarget; // --to CHARACTER: every clip retargeted onto it (see retarget_job.hpp)
   bool allow_errors = false;
   bool quiet = false;
   ClipOptions clip;
@@ -182,6 +185,8 @@ std::string settings_hash(const BatchArgs& a) {
   h.add(io::read_file(a.terrain.path));
   h.add(a.settings_text);
   if (!a.config.empty()) h.add(io::read_file(a.config));  // --config's contents, not just its path
+  if (!a.retarget.target.empty()) h.add(io::read_file(a.retarget.target));  // the character, likewise
+  if (!a.retarget.map.empty()) h.add(io::read_file(a.retarget.map));
   return "fnv1a64:" + h.hex();
 }
 
@@ -352,6 +357,21 @@ class Batch {
         job.terrain_offset = settings.terrain_offset;
         job.fix = args_.fix;
         job.measure = true;  // the full report, as `run --report` writes it (--fail-on and --resume read it)
+        if (!args_.retarget.target.empty()) {
+          RetargetJob rj;
+          rj.input = c.input;
+          rj.output = output;
+          rj.terrain = &terrain_;
+          rj.terrain_path = args_.terrain.path;
+          rj.clip = settings.clip;
+          rj.retarget = args_.retarget;
+          rj.fix = args_.fix;
+          RetargetJobResult result = run_retarget_job(rj);
+          report = std::move(result.report);
+          warnings = std::move(result.warnings);
+          status = ClipStatus::Ok;
+          return;
+        }
         FixJobResult result = check ? run_check_job(job) : run_fix_job(job);
         report = std::move(result.report);
         warnings = std::move(result.warnings);
@@ -441,6 +461,17 @@ int batch(const BatchArgs& args) {
   if (!args.format.empty()) {
     if (args.check_only) throw std::invalid_argument("--format has nothing to write with --check-only");
     set_output_format(library, args.format);
+  }
+  if (!args.retarget.target.empty()) {
+    if (args.check_only) throw std::invalid_argument("--to has nothing to write with --check-only");
+    if (!std::filesystem::exists(args.retarget.target))
+      throw io::InputError(args.retarget.target, "no such file");
+    // Outputs take the character's format (or --format bvh: a BVH of its skeleton).
+    if (args.format.empty()) {
+      std::string ext = fs::path(args.retarget.target).extension().string();
+      std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char ch) { return std::tolower(ch); });
+      set_output_format(library, ext.empty() ? ext : ext.substr(1));
+    }
   }
   std::vector<BatchClip> clips = select_shard(library, shard);
   for (const auto& c : clips)
@@ -544,6 +575,7 @@ void add_batch_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("-q,--quiet", args->quiet, "Only errors (no progress)");
   add_clip_options(*cmd, args->clip);
   add_fix_options(*cmd, args->fix);
+  add_retarget_options(*cmd, args->retarget, true);
   cmd->callback([args, cmd, &exit_code] {
     if (args->quiet) spdlog::set_level(spdlog::level::err);
     args->settings_text = settings_text(*cmd);

@@ -77,9 +77,13 @@ core::ClipMetrics measure(const io::LoadedClip& character, const core::Clip& cli
 
 }  // namespace
 
-void add_retarget_options(CLI::App& cmd, RetargetOptions& o) {
-  cmd.add_option("--to", o.target, "Target character (FBX, glTF/GLB or BVH; a rest-pose-only file is fine)")->required();
-  cmd.add_option("--map", o.map, "Bone map file (from 'ikfix map --save', edited); default: automatic");
+void add_retarget_options(CLI::App& cmd, RetargetOptions& o, bool for_batch) {
+  auto* to = cmd.add_option("--to", o.target,
+                            for_batch ? "Retarget every clip onto this character (FBX, glTF/GLB or BVH) instead of fixing it"
+                                      : "Target character (FBX, glTF/GLB or BVH; a rest-pose-only file is fine)");
+  if (!for_batch) to->required();
+  cmd.add_option("--map", o.map, "Bone map file (from 'ikfix map --save', edited); default: automatic")
+      ->needs(to);
   cmd.add_option("--target-unit", o.target_unit, "Length unit of the character file (default: from the file / guessed)");
   cmd.add_option("--target-up", o.target_up, "Up axis of the character file: y or z (default: from the file)")
       ->check(CLI::IsMember({"y", "z"}));
@@ -91,7 +95,8 @@ void add_retarget_options(CLI::App& cmd, RetargetOptions& o) {
   cmd.add_flag("--no-foot-fix", o.no_foot_fix, "Transfer only: no foot lock, terrain or leg IK on the target");
   cmd.add_flag("--no-rest-align", o.no_rest_align,
                "Do not align the character's rest bone directions to the source's (for comparison only)");
-  cmd.add_option("--take-name", o.take_name, "Name of the new take in the output (default: the source file's stem)");
+  if (!for_batch)
+    cmd.add_option("--take-name", o.take_name, "Name of the new take in the output (default: the source file's stem)");
 }
 
 fs::path default_retarget_output(const fs::path& source, const fs::path& target) {

@@ -27,7 +27,9 @@ struct RetargetOptions {
   std::string take_name;          // --take-name: the new take's name; default the source's stem
 };
 
-void add_retarget_options(CLI::App& cmd, RetargetOptions& options);
+// `for_batch`: --to is optional (given: every clip is retargeted) and --take-name is left out
+// (each clip's take is named after its file).
+void add_retarget_options(CLI::App& cmd, RetargetOptions& options, bool for_batch = false);
 
 struct RetargetJob {
   std::filesystem::path input;

@@ -244,3 +244,23 @@ if(EXISTS "${IKFIX_SHARED_DATA}/retarget/barbarian_rest.bvh")
   ikfix_cli_case(map_barbarian_end_site 0 "LeftFoot +pied_gauche \\(end\\) +left_foot"
                  map ${IKFIX_SHARED_DATA}/anim/bvh/cmu_02_01_walk.bvh --to ${IKFIX_SHARED_DATA}/retarget/barbarian_rest.bvh)
 endif()
+
+# retarget: the bundled walk onto itself works without shared data; bad inputs fail cleanly.
+ikfix_cli_case(retarget_help 0 "--to" retarget --help)
+ikfix_cli_case(retarget_self 0 "bones mapped" retarget ${WALK} --to ${WALK} -o @OUT@)
+ikfix_cli_case(retarget_self_stairs_report 0 "" retarget ${WALK} --to ${WALK} --terrain ${STAIRS} -o @OUT@
+               --report ${IKFIX_CLI_DIR}/retarget_report.json)
+ikfix_cli_case(retarget_no_foot_fix 0 "" retarget ${WALK} --to ${WALK} --no-foot-fix -o @OUT@)
+ikfix_cli_case(retarget_missing_to 2 "error:.*--to" retarget ${WALK} -o @OUT@)
+ikfix_cli_case(retarget_missing_character 2 "error:.*nobody.fbx" retarget ${WALK} --to ${IKFIX_CLI_DIR}/nobody.fbx
+               -o ${IKFIX_CLI_DIR}/retarget_missing.fbx NO_FILE ${IKFIX_CLI_DIR}/retarget_missing.fbx)
+ikfix_cli_case(retarget_unmappable 2 "error:.*nolegs.bvh" retarget ${WALK} --to ${IKFIX_CLI_DIR}/nolegs.bvh
+               -o ${IKFIX_CLI_DIR}/retarget_unmappable.bvh NO_FILE ${IKFIX_CLI_DIR}/retarget_unmappable.bvh)
+ikfix_cli_case(retarget_bad_map_file 2 "error:.*notaclip.fbx" retarget ${WALK} --to ${WALK}
+               --map ${IKFIX_CLI_DIR}/notaclip.fbx -o @OUT@ NO_FILE @OUT@)
+ikfix_cli_case(retarget_arm_reach_range 2 "error:.*--arm-reach" retarget ${WALK} --to ${WALK} --arm-reach 2 -o @OUT@)
+ikfix_cli_case(retarget_output_is_input 2 "error:.*overwrite an input" retarget ${WALK} --to ${WALK} -o ${WALK})
+ikfix_cli_case(retarget_wrong_output_format 2 "error:.*retarget writes" retarget ${WALK} --to ${WALK}
+               -o ${IKFIX_CLI_DIR}/retarget_out.fbx NO_FILE ${IKFIX_CLI_DIR}/retarget_out.fbx)
+ikfix_cli_case(batch_to_check_only 2 "error:.*--to has nothing to write" batch ${WALK} --to ${WALK}
+               --terrain ${STAIRS} --check-only)

@@ -84,5 +84,31 @@ TEST(RetargetE2E, MissingCharacterIsAOneLineError) {
   EXPECT_FALSE(std::filesystem::exists(dir / "out.fbx"));
 }
 
+TEST(RetargetE2E, BatchPutsALibraryOnOneCharacter) {
+  IKFIX_REQUIRE_SHARED_DATA();
+  const auto dir = temp_dir("retarget_batch");
+  const auto lib = dir / "mocap";
+  std::filesystem::create_directories(lib / "dance");
+  std::filesystem::copy_file(anim("bvh/cmu_02_01_walk.bvh"), lib / "walk.bvh");
+  std::filesystem::copy_file(anim("bvh/cmu_60_01_salsa_sl_metres.bvh"), lib / "dance" / "salsa.bvh");
+  const auto character = pair_file("kenney_rest.glb");
+  const auto r = run_ikfix("batch " + quoted(lib) + " --to " + quoted(character) + " --terrain " +
+                           quoted(bundled("terrain/stairs.obj")) + " --out-dir " + quoted(dir / "out") +
+                           " --jobs 2 --report " + quoted(dir / "batch.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* rel : {"walk.glb", "dance/salsa.glb"}) {
+    SCOPED_TRACE(rel);
+    // The character's file (no animation of its own) with the retargeted clip as its animation.
+    const io::LoadedClip written = io::load_character(dir / "out" / rel, io::ClipLoadOptions{std::nullopt, std::nullopt, std::string("0")});
+    const io::LoadedClip rest = io::load_character(character);
+    EXPECT_EQ(written.skeleton.names, rest.skeleton.names);
+    EXPECT_GT(written.clip.frame_count, 100);
+    EXPECT_EQ(written.take_count, 1);
+  }
+  const auto report = read_json(dir / "batch.json");
+  EXPECT_EQ(report["totals"]["clips"].get<int>(), 2);
+  EXPECT_EQ(report["totals"]["ok"].get<int>(), 2);
+}
+
 }  // namespace
 }  // namespace ikfix::test
