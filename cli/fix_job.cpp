@@ -23,8 +23,6 @@ bool same_file(const fs::path& a, const fs::path& b) {
   return fs::weakly_canonical(a, ec) == fs::weakly_canonical(b, ec);
 }
 
-namespace {
-
 core::ClipMetrics measure(const io::LoadedClip& clip, const core::Clip& motion, const core::LegRig& rig,
                           const core::Terrain& terrain, const core::FixSettings& settings) {
   core::MetricsInput m;
@@ -38,6 +36,8 @@ core::ClipMetrics measure(const io::LoadedClip& clip, const core::Clip& motion, 
   m.min_knee_angle = settings.min_knee_angle;
   return core::measure_clip(m);
 }
+
+namespace {
 
 // One take fixed: the fixed clip (not yet written) and its report.
 struct FixedTake {

@@ -9,7 +9,10 @@
 
 #include "cli/clip_options.hpp"
 #include "cli/fix_options.hpp"
+#include "core/fix/fix_settings.hpp"
+#include "core/metrics.hpp"
 #include "core/terrain.hpp"
+#include "io/clip_io.hpp"
 
 namespace ikfix::cli {
 
@@ -44,6 +47,11 @@ FixJobResult run_check_job(const FixJob& job);
 // Throws io::InputError / std::invalid_argument (bad input: exit 2) with a one-line message.
 // Thread-safe: touches nothing global (no logging either; the caller logs the warnings).
 FixJobResult run_fix_job(const FixJob& job);
+
+// What `check` measures on `motion` (a clip of `clip`'s skeleton, in its space) over `terrain`,
+// with the contact thresholds and knee limit of `settings`.
+core::ClipMetrics measure(const io::LoadedClip& clip, const core::Clip& motion, const core::LegRig& rig,
+                          const core::Terrain& terrain, const core::FixSettings& settings);
 
 // walk.bvh -> walk.ikfix.bvh beside the input.
 std::filesystem::path default_output(const std::filesystem::path& input);

@@ -1,5 +1,7 @@
 #include "cli/retarget_job.hpp"
 
+#include "cli/fix_job.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <memory>
@@ -61,19 +63,6 @@ void write_output(const fs::path& out, const io::LoadedClip& character, const co
                               ") or .bvh");
 }
 
-core::ClipMetrics measure(const io::LoadedClip& character, const core::Clip& clip, const core::LegRig& legs,
-                          const core::Terrain& ground, const core::FixSettings& fix) {
-  core::MetricsInput mi;
-  mi.skeleton = &character.skeleton;
-  mi.clip = &clip;
-  mi.space = character.space;
-  mi.rig = legs;
-  mi.terrain = &ground;
-  mi.contacts = fix.contacts;
-  mi.reference_leg_length = fix.reference_leg_length;
-  mi.min_knee_angle = fix.min_knee_angle;
-  return core::measure_clip(mi);
-}
 
 }  // namespace
 
