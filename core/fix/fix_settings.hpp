@@ -54,6 +54,7 @@ struct FixSettings {
 
   bool align_feet = true;              // turn planted feet to the ground normal
   double max_foot_tilt = 35.0 * kPi / 180.0;  // radians
+  double max_toe_bend = 50.0 * kPi / 180.0;   // radians: toes turned up at the ball, at most
   double weight = 1.0;                 // 0 = input unchanged, 1 = full fix
 };
 
