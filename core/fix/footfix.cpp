@@ -547,6 +547,18 @@ FixResult fix_clip(const FixInput& in) {
 
   // 7-10. Per frame: pelvis, leg IK, foot orientation, local rotations written back.
   const int pelvis = in.rig.pelvis;
+  // Hip cones: each leg's rest hip->ankle direction in the pelvis's frame.
+  Vec3 hip_cone_rest[2] = {Vec3(0), Vec3(0)};
+  {
+    std::vector<Transform> rest(slots);
+    forward_kinematics(subset, sk.rest, to_world, rest);
+    auto R = [&](int j) -> const Transform& { return rest[subset.slot_of[j]]; };
+    for (int l = 0; l < 2; ++l) {
+      const Leg& leg = in.rig.legs[l];
+      const Vec3 down = safe_normalize(R(leg.ankle).translation - R(leg.hip).translation, Vec3(0));
+      hip_cone_rest[l] = glm::inverse(R(pelvis).rotation) * down;
+    }
+  }
   std::vector<double> iterations_sum(2, 0.0);
   std::vector<const char*> reasons[2];
   for (int l = 0; l < 2; ++l) reasons[l].assign(frames, "");
@@ -564,7 +576,8 @@ FixResult fix_clip(const FixInput& in) {
     for (int l = 0; l < 2; ++l) {
       const Leg& leg = in.rig.legs[l];
       LegPose pose{W(f, leg.hip).translation, W(f, leg.knee).translation, W(f, leg.ankle).translation,
-                   W(f, leg.hip).rotation,    W(f, leg.knee).rotation,    W(f, leg.ankle).rotation};
+                   W(f, leg.hip).rotation,    W(f, leg.knee).rotation,    W(f, leg.ankle).rotation,
+                   W(f, pelvis).rotation * hip_cone_rest[l]};
       const Vec3 target = result.ankle_target_ws[l][f];
       const Quat ankle_rot = foot_rotation[l][f];
       Vec3 forward = feet[l].toe[f] - feet[l].ankle[f];

@@ -35,7 +35,8 @@ LegSolveResult solve_leg(const LegPose& a, const Vec3& hip_ws, const Vec3& targe
       glm::length(a.ankle_ws - a.hip_ws));
   const Vec3 to_target = target_ws - hip_ws;
   const double d = glm::length(to_target);
-  const Vec3 axis = safe_normalize(to_target, safe_normalize(start[2] - start[0], Vec3(0, -1, 0)));
+  const Vec3 animated_axis = safe_normalize(start[2] - start[0], Vec3(0, -1, 0));
+  Vec3 axis = safe_normalize(to_target, animated_axis);
   Vec3 goal = target_ws;
   const char* reason = "";
   if (d > max_d) {
@@ -44,6 +45,20 @@ LegSolveResult solve_leg(const LegPose& a, const Vec3& hip_ws, const Vec3& targe
   } else if (d < min_d) {
     goal = hip_ws + axis * min_d;
     reason = "too close";
+  }
+  // Hip cone: the leg may not swing further from the cone's axis than the limit (or than the
+  // animation itself does); a target outside is approached along the cone's edge.
+  const Vec3& cone = a.hip_cone_axis_ws;
+  if (glm::length(cone) > 0.5) {
+    const double allowed = std::max(s.max_hip_angle, angle_between(cone, animated_axis));
+    if (angle_between(cone, axis) > allowed + 1e-12) {
+      const Vec3 away = safe_normalize(axis - cone * glm::dot(axis, cone), safe_normalize(animated_axis - cone * glm::dot(animated_axis, cone), Vec3(0)));
+      if (glm::length(away) > 0.5) {
+        axis = cone * std::cos(allowed) + away * std::sin(allowed);
+        goal = hip_ws + axis * std::clamp(d, min_d, max_d);
+        reason = "hip limit";
+      }
+    }
   }
 
   LegSolveResult r;
