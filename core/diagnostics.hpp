@@ -12,7 +12,8 @@ struct UnreachableRange {
   int last = 0;
   double max_shortfall_m = 0;  // largest |ankle - target| in the range
   int worst_frame = 0;
-  std::string reason;          // "too far" (leg too short), "too close" (knee bend limit)
+  std::string reason;          // "too far" (leg too short), "too close" (knee bend limit),
+                               // "hip limit" (the leg would swing outside the hip cone)
 };
 
 // Consecutive frames where the legs needed the pelvis lower than its limit allows (what is

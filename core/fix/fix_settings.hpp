@@ -51,9 +51,13 @@ struct FixSettings {
   double max_pelvis_drop = 0.35;       // fraction of leg length
   double max_reach = 0.9995;           // fraction of leg length the solver may use
   double min_knee_angle = 25.0 * kPi / 180.0;  // radians, interior angle at full bend
+  // Radians: how far the hip->ankle line may swing from its rest direction (carried by the
+  // pelvis); the animation's own swing is always allowed.
+  double max_hip_angle = 120.0 * kPi / 180.0;  // about the most a hip flexes
 
   bool align_feet = true;              // turn planted feet to the ground normal
   double max_foot_tilt = 35.0 * kPi / 180.0;  // radians
+  double max_toe_bend = 50.0 * kPi / 180.0;   // radians: toes turned up at the ball, at most
   double weight = 1.0;                 // 0 = input unchanged, 1 = full fix
 };
 

@@ -11,6 +11,7 @@
 #include "core/fix/leg_solve.hpp"
 #include "core/fix/pivot_hold.hpp"
 #include "core/fix/smooth.hpp"
+#include "core/fix/toe_bend.hpp"
 #include "core/fk.hpp"
 
 namespace ikfix::core {
@@ -453,6 +454,43 @@ FixResult fix_clip(const FixInput& in) {
     diag.warnings.push_back(std::to_string(diag.off_terrain_frames) +
                             " foot samples have no terrain below them; the clip floor was used there");
 
+  // Toes bend at the ball: where a planted foot's toe tips would go below their level over the
+  // ground under them (a foot turned to a rising slope, a heel up on the ball), they turn up
+  // about the ball joint instead. Dilated, then smoothed, so the bend is never short of what a
+  // frame needs and does not pop.
+  std::vector<double> toe_bend[2];
+  std::vector<Vec3> toe_bend_axis[2];
+  for (int l = 0; l < 2; ++l) {
+    const Leg& leg = in.rig.legs[l];
+    const auto& tip_offset = leg.toe >= 0 ? sk.end_sites[leg.toe] : std::nullopt;
+    if (!s.align_feet || !tip_offset || sk.parents[leg.toe] != leg.ankle) continue;
+    std::vector<Vec3> tip(frames), tip_anim(frames);
+    std::vector<Quat> toe_rot(frames);
+    std::vector<double> tip_y(frames);
+    for (int f = 0; f < frames; ++f) {
+      tip_anim[f] = transform_point(W(f, leg.toe), *tip_offset);
+      tip_y[f] = tip_anim[f].y;
+      // The toe carried rigidly by the foot's new pose (ball = toe target).
+      toe_rot[f] = foot_rotation[l][f] * glm::inverse(W(f, leg.ankle).rotation) * W(f, leg.toe).rotation;
+      tip[f] = transform_point(Transform{toe_target_ws[l][f], toe_rot[f], W(f, leg.toe).scale}, *tip_offset);
+    }
+    const double tip_level = percentile(tip_y, 0.05);
+    const GroundTrack under_tip = query_ground(*in.terrain, tip, floor);
+    std::vector<double> raw(frames, 0.0), dilated(frames), smoothed(frames);
+    toe_bend_axis[l].resize(frames);
+    for (int f = 0; f < frames; ++f) {
+      const double min_y = under_tip.height[f] + (tip_level - floor);
+      const ToeLift lift = toe_lift(toe_target_ws[l][f], tip[f], min_y, s.max_toe_bend);
+      toe_bend_axis[l][f] = lift.axis;
+      if (align_weight[l][f] > 0) raw[f] = lift.angle;
+    }
+    const double sigma = s.foot_smoothing * fps;
+    dilate_max(raw, gaussian_radius(sigma), dilated);
+    gaussian_smooth(dilated, sigma, smoothed);
+    for (double& a : smoothed) a = std::clamp(a, 0.0, s.max_toe_bend);
+    toe_bend[l] = std::move(smoothed);
+  }
+
   // 6. Pelvis lowered just enough for both legs to reach, within a limit; dilated before
   // smoothing so the smoothed drop never falls short of what a frame needs.
   const double reach = s.max_reach * leg_length;
@@ -509,6 +547,18 @@ FixResult fix_clip(const FixInput& in) {
 
   // 7-10. Per frame: pelvis, leg IK, foot orientation, local rotations written back.
   const int pelvis = in.rig.pelvis;
+  // Hip cones: each leg's rest hip->ankle direction in the pelvis's frame.
+  Vec3 hip_cone_rest[2] = {Vec3(0), Vec3(0)};
+  {
+    std::vector<Transform> rest(slots);
+    forward_kinematics(subset, sk.rest, to_world, rest);
+    auto R = [&](int j) -> const Transform& { return rest[subset.slot_of[j]]; };
+    for (int l = 0; l < 2; ++l) {
+      const Leg& leg = in.rig.legs[l];
+      const Vec3 down = safe_normalize(R(leg.ankle).translation - R(leg.hip).translation, Vec3(0));
+      hip_cone_rest[l] = glm::inverse(R(pelvis).rotation) * down;
+    }
+  }
   std::vector<double> iterations_sum(2, 0.0);
   std::vector<const char*> reasons[2];
   for (int l = 0; l < 2; ++l) reasons[l].assign(frames, "");
@@ -526,7 +576,8 @@ FixResult fix_clip(const FixInput& in) {
     for (int l = 0; l < 2; ++l) {
       const Leg& leg = in.rig.legs[l];
       LegPose pose{W(f, leg.hip).translation, W(f, leg.knee).translation, W(f, leg.ankle).translation,
-                   W(f, leg.hip).rotation,    W(f, leg.knee).rotation,    W(f, leg.ankle).rotation};
+                   W(f, leg.hip).rotation,    W(f, leg.knee).rotation,    W(f, leg.ankle).rotation,
+                   W(f, pelvis).rotation * hip_cone_rest[l]};
       const Vec3 target = result.ankle_target_ws[l][f];
       const Quat ankle_rot = foot_rotation[l][f];
       Vec3 forward = feet[l].toe[f] - feet[l].ankle[f];
@@ -558,6 +609,10 @@ FixResult fix_clip(const FixInput& in) {
       set_rotation(leg.hip, hip_parent, r.hip_rot_ws);
       set_rotation(leg.knee, knee_parent, r.knee_rot_ws);
       set_rotation(leg.ankle, ankle_parent, ankle_rot);
+      if (!toe_bend[l].empty() && toe_bend[l][f] > 0) {
+        const Quat toe_ws = foot_rotation[l][f] * glm::inverse(W(f, leg.ankle).rotation) * W(f, leg.toe).rotation;
+        set_rotation(leg.toe, ankle_rot, axis_angle(toe_bend_axis[l][f], toe_bend[l][f]) * toe_ws);
+      }
     }
   }
   if (s.weight < 1.0 && pelvis_moved)

@@ -35,9 +35,11 @@ LegSolveResult solve_leg(const LegPose& a, const Vec3& hip_ws, const Vec3& targe
       glm::length(a.ankle_ws - a.hip_ws));
   const Vec3 to_target = target_ws - hip_ws;
   const double d = glm::length(to_target);
-  // The fallback only when needed (an eager argument would cost a square root every solve).
+  // The animated hip->ankle direction: the fallback when the target sits on the hip, and the
+  // hip cone limit's reference below.
+  const Vec3 animated_axis = safe_normalize(start[2] - start[0], Vec3(0, -1, 0));
   Vec3 axis = safe_normalize(to_target, Vec3(0));
-  if (axis == Vec3(0)) axis = safe_normalize(start[2] - start[0], Vec3(0, -1, 0));
+  if (axis == Vec3(0)) axis = animated_axis;
   Vec3 goal = target_ws;
   const char* reason = "";
   if (d > max_d) {
@@ -46,6 +48,20 @@ LegSolveResult solve_leg(const LegPose& a, const Vec3& hip_ws, const Vec3& targe
   } else if (d < min_d) {
     goal = hip_ws + axis * min_d;
     reason = "too close";
+  }
+  // Hip cone: the leg may not swing further from the cone's axis than the limit (or than the
+  // animation itself does); a target outside is approached along the cone's edge.
+  const Vec3& cone = a.hip_cone_axis_ws;
+  if (glm::length(cone) > 0.5) {
+    const double allowed = std::max(s.max_hip_angle, angle_between(cone, animated_axis));
+    if (angle_between(cone, axis) > allowed + 1e-12) {
+      const Vec3 away = safe_normalize(axis - cone * glm::dot(axis, cone), safe_normalize(animated_axis - cone * glm::dot(animated_axis, cone), Vec3(0)));
+      if (glm::length(away) > 0.5) {
+        axis = cone * std::cos(allowed) + away * std::sin(allowed);
+        goal = hip_ws + axis * std::clamp(d, min_d, max_d);
+        reason = "hip limit";
+      }
+    }
   }
 
   LegSolveResult r;

@@ -9,6 +9,9 @@ namespace ikfix::core {
 struct LegPose {
   Vec3 hip_ws, knee_ws, ankle_ws;  // world metres
   Quat hip_rot_ws, knee_rot_ws, ankle_rot_ws;  // world rotations
+  // Centre of the hip cone: the rest pose's hip->ankle direction carried by the pelvis (unit,
+  // world). Zero: no hip limit.
+  Vec3 hip_cone_axis_ws{0.0};
 };
 
 struct LegSolveResult {
@@ -17,7 +20,7 @@ struct LegSolveResult {
   double residual_m = 0;         // |ankle - target| after the solve
   int iterations = 0;
   bool reached = false;
-  const char* reason = "";       // when not reached: "too far" or "too close"
+  const char* reason = "";       // when not reached: "too far", "too close" or "hip limit"
 };
 
 // Pole: the animated knee's offset from the hip->ankle line, blended with the foot's forward
@@ -25,7 +28,9 @@ struct LegSolveResult {
 Vec3 knee_pole(const LegPose& animated, const Vec3& foot_forward_ws, double leg_length);
 
 // Solves hip->knee->ankle toward `target_ws` with the leg translated so the hip is at `hip_ws`
-// (the animated pose otherwise). Bone lengths come from `animated`, so they are preserved.
+// (the animated pose otherwise). Bone lengths come from `animated`, so they are preserved. The
+// hip->ankle line stays within settings.max_hip_angle of the hip cone's axis, or within the
+// animation's own angle if that is wider (a kick is never folded back).
 LegSolveResult solve_leg(const LegPose& animated, const Vec3& hip_ws, const Vec3& target_ws,
                          const Vec3& pole_ws, const FixSettings& settings);
 

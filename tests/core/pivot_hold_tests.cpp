@@ -72,3 +72,32 @@ TEST(FootContacts, PlantedOnSlopeIsMeasuredAboveTheTerrain) {
 
 }  // namespace
 }  // namespace ikfix::core
+
+#include "core/fix/toe_bend.hpp"
+
+namespace ikfix::core {
+namespace {
+
+TEST(ToeLift, TurnsTheTipUpToTheGroundAboutTheBall) {
+  // Toes 5 cm long pointing along +z and 10 degrees down; the ground needs the tip at the
+  // ball's height.
+  const Vec3 ball(0.1, 0.02, 0.3);
+  const double down = 10.0 * kPi / 180.0;
+  const Vec3 tip = ball + 0.05 * Vec3(0.0, -std::sin(down), std::cos(down));
+  const ToeLift lift = toe_lift(ball, tip, ball.y, 1.0);
+  EXPECT_NEAR(lift.angle, down, 1e-12);
+  const Vec3 turned = ball + axis_angle(lift.axis, lift.angle) * (tip - ball);
+  EXPECT_NEAR(turned.y, ball.y, 1e-12);
+  EXPECT_NEAR(glm::length(turned - ball), 0.05, 1e-12);  // the toe keeps its length
+  EXPECT_GT(turned.z, ball.z);                            // still pointing forward
+}
+
+TEST(ToeLift, NothingWhenHighEnoughAndNoMoreThanTheLimit) {
+  const Vec3 ball(0, 0, 0), tip(0, -0.01, 0.05);
+  EXPECT_EQ(toe_lift(ball, tip, -0.02, 1.0).angle, 0.0);       // already above
+  EXPECT_EQ(toe_lift(ball, tip, 0.2, 0.3).angle, 0.3);         // cannot reach: the limit
+  EXPECT_EQ(toe_lift(ball, Vec3(0, -0.05, 0), 0.0, 1.0).angle, 0.0);  // straight down: no forward
+}
+
+}  // namespace
+}  // namespace ikfix::core

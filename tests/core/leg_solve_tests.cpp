@@ -1,0 +1,70 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/fix/leg_solve.hpp"
+
+namespace ikfix::core {
+namespace {
+
+constexpr double kDeg = kPi / 180.0;
+
+// A leg hanging straight down from the origin, thigh and shin about 0.45 m, knee slightly forward.
+LegPose hanging_leg() {
+  LegPose pose;
+  pose.hip_ws = Vec3(0, 0, 0);
+  pose.knee_ws = Vec3(0, -0.45, 0.02);
+  pose.ankle_ws = Vec3(0, -0.9, 0);
+  pose.hip_rot_ws = pose.knee_rot_ws = pose.ankle_rot_ws = identity_quat();
+  pose.hip_cone_axis_ws = Vec3(0, -1, 0);
+  return pose;
+}
+
+// The ankle target `degrees` away from straight down, forward, 0.8 m from the hip.
+Vec3 target_at(double degrees) { return 0.8 * Vec3(0, -std::cos(degrees * kDeg), std::sin(degrees * kDeg)); }
+
+TEST(LegSolveHipCone, TargetInsideTheConeIsReached) {
+  FixSettings s;
+  const LegSolveResult r = solve_leg(hanging_leg(), Vec3(0), target_at(60), Vec3(0, 0, 1), s);
+  EXPECT_TRUE(r.reached);
+  EXPECT_LT(r.residual_m, 1e-5);
+}
+
+TEST(LegSolveHipCone, TargetOutsideIsApproachedAlongTheConeEdge) {
+  FixSettings s;
+  s.max_hip_angle = 70 * kDeg;
+  const LegSolveResult r = solve_leg(hanging_leg(), Vec3(0), target_at(100), Vec3(0, 0, 1), s);
+  EXPECT_FALSE(r.reached);
+  EXPECT_STREQ(r.reason, "hip limit");
+  EXPECT_NEAR(angle_between(Vec3(0, -1, 0), r.ankle_ws), 70 * kDeg, 1e-4);
+  EXPECT_NEAR(glm::length(r.ankle_ws), 0.8, 1e-4);  // as far as the target, on the edge
+  const LegPose pose = hanging_leg();  // bone lengths kept
+  EXPECT_NEAR(glm::length(r.knee_ws), glm::length(pose.knee_ws - pose.hip_ws), 1e-9);
+  EXPECT_NEAR(glm::length(r.ankle_ws - r.knee_ws), glm::length(pose.ankle_ws - pose.knee_ws), 1e-9);
+}
+
+TEST(LegSolveHipCone, TheAnimationsOwnSwingIsAlwaysAllowed) {
+  // The animated leg already swings 80 degrees forward; a 70 degree limit does not fold it back.
+  LegPose pose = hanging_leg();
+  const Quat swing = axis_angle(Vec3(1, 0, 0), -80 * kDeg);  // turns -y toward +z
+  pose.knee_ws = swing * pose.knee_ws;
+  pose.ankle_ws = swing * pose.ankle_ws;
+  FixSettings s;
+  s.max_hip_angle = 70 * kDeg;
+  const LegSolveResult r = solve_leg(pose, Vec3(0), target_at(78), Vec3(0, 0, 1), s);
+  EXPECT_TRUE(r.reached) << r.reason;
+  const LegSolveResult beyond = solve_leg(pose, Vec3(0), target_at(95), Vec3(0, 0, 1), s);
+  EXPECT_STREQ(beyond.reason, "hip limit");
+  EXPECT_NEAR(angle_between(Vec3(0, -1, 0), beyond.ankle_ws), angle_between(Vec3(0, -1, 0), pose.ankle_ws), 1e-4);
+}
+
+TEST(LegSolveHipCone, NoAxisNoLimit) {
+  LegPose pose = hanging_leg();
+  pose.hip_cone_axis_ws = Vec3(0);
+  FixSettings s;
+  s.max_hip_angle = 10 * kDeg;
+  EXPECT_TRUE(solve_leg(pose, Vec3(0), target_at(100), Vec3(0, 0, 1), s).reached);
+}
+
+}  // namespace
+}  // namespace ikfix::core
