@@ -25,11 +25,12 @@ using ikfix::io::LoadedClip;
 
 fs::path retarget_dir() { return ikfix::test::shared_data_dir() / "retarget"; }
 
-// World positions (metres, Y up) of every joint and end site at frame `frame`, by name
-// ("Head" and "Head/end").
-std::map<std::string, Vec3> world_points(const LoadedClip& c, int frame = 0) {
+// World positions (metres, Y up) of every joint and end site at frame 0 (or in the rest pose),
+// by name ("Head" and "Head/end").
+std::map<std::string, Vec3> world_points(const LoadedClip& c, bool rest = false) {
   std::vector<Transform> world(c.skeleton.joint_count());
-  ikfix::core::forward_kinematics(c.skeleton, c.clip.frame(frame), c.space.to_world(), world);
+  ikfix::core::forward_kinematics(c.skeleton, rest ? std::span<const Transform>(c.skeleton.rest) : c.clip.frame(0),
+                                  c.space.to_world(), world);
   std::map<std::string, Vec3> out;
   for (int j = 0; j < c.skeleton.joint_count(); ++j) {
     out[c.skeleton.names[j]] = world[j].translation;
@@ -180,6 +181,11 @@ TEST(LoadCharacter, FullCharacterWithATakeKnowsTheSameBones) {
   EXPECT_EQ(full.take_index, 0);
   EXPECT_GT(full.clip.frame_count, 1);
   EXPECT_EQ(names_of(full), names_of(rest));
+  // The rest pose is the skin's BindPose, not the Models' own transforms (saved mid-stride in
+  // this Maya file): the same as the armature Blender exported from it, to 0.1 mm.
+  const auto [worst, shared] = compare_points(world_points(full, true), world_points(rest, true));
+  EXPECT_EQ(shared, static_cast<int>(world_points(rest).size()));
+  EXPECT_LT(worst, 1e-4);
   // load_clip keeps only what deforms the mesh: the character has more.
   const LoadedClip clip = ikfix::io::load_clip(ikfix::test::shared_data_dir() / "anim/fbx/kenney_character_maya_7700.fbx");
   EXPECT_LT(clip.skeleton.joint_count(), full.skeleton.joint_count());
