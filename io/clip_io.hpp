@@ -42,8 +42,9 @@ struct LoadedClip {
 LoadedClip load_clip(const std::filesystem::path& path, const ClipLoadOptions& options = {});
 
 // Reads a target character: its skeleton with every joint of the armature (control and IK bones
-// included: the caller decides what to drive), its rest pose (Skeleton::rest, the file's own
-// local transforms), units and axes (`space`, resolved as load_clip does) and the format
+// included: the caller decides what to drive), its rest pose (Skeleton::rest: FBX the skin's
+// BindPose where it lists the joint, else the Model's own transform; glTF the nodes' TRS; BVH
+// the OFFSETs), units and axes (`space`, resolved as load_clip does) and the format
 // document, for files with or without animation.
 // - FBX: every bone Model and every Model that deforms a skin, with their ancestors.
 // - glTF/GLB: the joints of the skin with the most joints plus their ancestors; a file without
@@ -82,8 +83,10 @@ void save_takes(const std::filesystem::path& path, std::span<const TakeEdit> edi
 
 // Writes a copy of the character's file (loaded with load_character) with a new take `take_name`
 // made of `clip` (local transforms of character.skeleton's joints, in the character's own units
-// and axes, any frame count and rate), animating the joints with animated[j] != 0; the others
-// keep their rest transforms in the new take. Everything else in the file stays as it was.
+// and axes, any frame count and rate), animating the joints with animated[j] != 0. The others
+// keep the file's own static transform in the new take (FBX: the Model's Lcl properties, which
+// may be a pose other than the bind-pose rest; glTF: the node's TRS): flag every joint whose
+// pose matters. Everything else in the file stays as it was.
 // With `replace_takes`, the file's other takes are dropped. Per format:
 // - FBX: a new AnimationStack/AnimationLayer with rotation and translation curves (fbx::add_take),
 //   read back through Assimp before it is written; binary and ASCII.

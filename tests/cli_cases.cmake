@@ -120,6 +120,15 @@ ikfix_cli_case(batch_clip_fails_mid_batch 1 "error:.*bad.bvh.*1 fixed, 1 failed"
 ikfix_cli_case(batch_allow_errors 0 "1 failed" batch ${BATCH_BAD} --terrain ${STAIRS} --out-dir ${B}/batch_allow_errors.d --allow-errors)
 ikfix_cli_case(batch_fail_on_errors_limit 0 "1 failed" batch ${BATCH_BAD} --terrain ${STAIRS}
                --out-dir ${B}/batch_fail_on_errors_limit.d --fail-on errors>1)
+# --format (issue 5): BVH to BVH is the usual patch; a conversion that would lose data fails the
+# clip (exit 1, no file), as `run -o` with another extension does (exit 2).
+ikfix_cli_case(batch_format_same 0 "1 fixed" batch ${WALK} --terrain ${STAIRS} --out-dir ${B}/batch_format_same.d --format bvh)
+ikfix_cli_case(batch_format_lossy 1 "cannot write a .bvh clip as .fbx without losing data" batch ${WALK} --terrain ${STAIRS}
+               --out-dir ${B}/batch_format_lossy.d --format fbx NO_FILE ${B}/batch_format_lossy.d/walk.fbx)
+ikfix_cli_case(batch_format_unknown 2 "error:.*--format" batch ${WALK} --terrain ${STAIRS} --out-dir ${B}/batch_format_unknown.d
+               --format obj NO_FILE ${B}/batch_format_unknown.d)
+ikfix_cli_case(run_output_lossy_format 2 "error:.*cannot write a .bvh clip as .fbx" run ${WALK} --terrain ${STAIRS}
+               -o ${B}/run_output_lossy_format.fbx NO_FILE ${B}/run_output_lossy_format.fbx)
 
 # Negative: bad usage and bad inputs, each exit 2 with one error line and no work done.
 ikfix_cli_case(batch_no_inputs 2 "error:.*inputs" batch --terrain ${STAIRS} --out-dir ${B}/batch_no_inputs.d)

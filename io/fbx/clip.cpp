@@ -6,6 +6,7 @@
 
 #include "io/error.hpp"
 #include "io/end_leaves.hpp"
+#include "io/matrix_trs.hpp"
 #include "io/fbx/reader.hpp"
 
 namespace ikfix::io::fbx {
@@ -33,6 +34,58 @@ const char* inherit_name(InheritType t) {
   }
   return "?";
 }
+
+// World matrices (file units and axes) of the Models a BindPose lists: the pose the skin was
+// bound in, i.e. the character's rest pose. The first BindPose that lists a Model wins.
+std::unordered_map<std::int64_t, glm::dmat4> bind_pose(const Document& doc, const Scene& scene) {
+  std::unordered_map<std::int64_t, glm::dmat4> out;
+  const Node& objects = doc.root.children[scene.objects_index];
+  for (const Node& o : objects.children) {
+    if (o.name != "Pose" || o.props.size() < 3 || as_string(doc, o.props[2]) != "BindPose") continue;
+    for (const Node& pn : o.children) {
+      if (pn.name != "PoseNode") continue;
+      const Node* id = pn.child("Node");
+      const Node* matrix = pn.child("Matrix");
+      if (!id || !matrix || id->props.empty() || matrix->props.empty()) continue;
+      const std::vector<double> m = as_doubles(doc, matrix->props[0]);
+      if (m.size() != 16) continue;
+      glm::dmat4 g;
+      for (int c = 0; c < 4; ++c)
+        for (int r = 0; r < 4; ++r) g[c][r] = m[static_cast<std::size_t>(4 * c + r)];
+      out.emplace(as_int(doc, id->props[0]), g);
+    }
+  }
+  return out;
+}
+
+// Rest locals from the bind pose: a listed joint's rest is its bind world matrix relative to its
+// parent's; an unlisted joint keeps its Model's own transform (below a listed parent's bind
+// pose). Joints whose bind pose has shear or a non-finite value keep theirs too.
+void apply_bind_pose(ClipDocument& cd) {
+  const auto bind = bind_pose(cd.doc, cd.scene);
+  if (bind.empty()) return;
+  core::Skeleton& sk = cd.skeleton;
+  std::vector<glm::dmat4> world(sk.names.size());
+  for (std::size_t j = 0; j < sk.names.size(); ++j) {
+    const int p = sk.parents[j];
+    const glm::dmat4 parent = p >= 0 ? world[static_cast<std::size_t>(p)] : glm::dmat4(1.0);
+    const auto it = bind.find(cd.scene.models[cd.joint_models[j]].id);
+    if (it == bind.end()) {
+      world[j] = parent * trs_matrix(sk.rest[j]);
+      continue;
+    }
+    Transform local;
+    const double shear = decompose_trs(glm::inverse(parent) * it->second, local);
+    if (shear > 1e-4 || !core::is_finite(local.translation) || !core::is_finite(local.rotation) ||
+        !core::is_finite(local.scale)) {
+      world[j] = parent * trs_matrix(sk.rest[j]);
+      continue;
+    }
+    sk.rest[j] = local;
+    world[j] = it->second;
+  }
+}
+
 
 std::shared_ptr<ClipDocument> build(Document doc, JointSet joint_set) {
   auto cd = std::make_shared<ClipDocument>();
@@ -85,6 +138,7 @@ std::shared_ptr<ClipDocument> build(Document doc, JointSet joint_set) {
     sk.end_sites.emplace_back(std::nullopt);
   }
   if (armature) {
+    apply_bind_pose(*cd);
     const std::vector<int> kept = fold_end_leaves(sk);
     std::vector<int> models;
     for (int j : kept) models.push_back(cd->joint_models[j]);

@@ -21,6 +21,8 @@ constexpr std::uint32_t kLinearKey = 0x00000004;  // KFCURVE_INTERPOLATION_LINEA
 constexpr std::int32_t kDefaultWeightsPacked = 3333 | (3333 << 16);
 // A translation differing from the stored one by less than this (relative to 1 + |t|) is kept.
 constexpr double kSameTranslation = 1e-9;
+// A new take's scale this close (relative) to the Model's Lcl Scaling writes no scale curve.
+constexpr double kSameScale = 1e-6;
 
 // bvh::euler_from_quat_deg composes R = R_a0 * R_a1 * R_a2; FBX order "XYZ" is Rz * Ry * Rx.
 std::array<int, 3> composition_axes(RotationOrder order) {
@@ -106,9 +108,13 @@ class Patcher {
         // Lcl Scaling that gives the core's scale (Rrs: the parent's own scale divided out).
         Vec3 wanted = local.scale;
         if (parent_scale && parent_scale->x != 0.0) wanted *= parent_scale->x;
-        for (int a = 0; a < 3; ++a)
-          if (std::abs(wanted[a] - s[a]) > 1e-9 * (1.0 + std::abs(s[a]))) scale_changed = true;
-        s = wanted;
+        // (A bind-pose rest decomposes to scales a few 1e-7 off the Models' own: not a change.)
+        bool differs = false;
+        for (int a = 0; a < 3; ++a) differs = differs || std::abs(wanted[a] - s[a]) > kSameScale * (1.0 + std::abs(s[a]));
+        if (differs) {
+          scale_changed = true;
+          s = wanted;
+        }
       }
       const Quat q = glm::normalize(local.rotation);
       const Vec3 r = quat_to_euler(pre_inv * q * post, mt.rotation_order, previous);

@@ -18,6 +18,7 @@
 #include "io/gltf/base64.hpp"
 #include "io/gltf/json_text.hpp"
 #include "io/gltf/sampling.hpp"
+#include "io/matrix_trs.hpp"
 
 namespace ikfix::io::gltf {
 namespace {
@@ -155,21 +156,10 @@ core::Vec3 vec3(const Document& doc, const Json& v, const std::string& where) {
 
 // Decomposes a column-major 4x4 matrix into TRS; returns the largest shear left out.
 double decompose(const std::array<double, 16>& m, core::Transform& out) {
-  out.translation = core::Vec3(m[12], m[13], m[14]);
-  core::Vec3 c0(m[0], m[1], m[2]), c1(m[4], m[5], m[6]), c2(m[8], m[9], m[10]);
-  double sx = glm::length(c0), sy = glm::length(c1), sz = glm::length(c2);
-  if (glm::dot(glm::cross(c0, c1), c2) < 0) sx = -sx;  // a mirror: put it on X
-  out.scale = core::Vec3(sx, sy, sz);
-  if (sx == 0 || sy == 0 || sz == 0) {
-    out.rotation = core::identity_quat();
-    return 0;
-  }
-  c0 /= sx;
-  c1 /= sy;
-  c2 /= sz;
-  const double shear = std::max({std::abs(glm::dot(c0, c1)), std::abs(glm::dot(c0, c2)), std::abs(glm::dot(c1, c2))});
-  out.rotation = glm::normalize(glm::quat_cast(glm::dmat3(c0, c1, c2)));
-  return shear;
+  glm::dmat4 matrix;
+  for (int c = 0; c < 4; ++c)
+    for (int r = 0; r < 4; ++r) matrix[c][r] = m[static_cast<std::size_t>(4 * c + r)];
+  return decompose_trs(matrix, out);
 }
 
 void read_nodes(Document& doc) {

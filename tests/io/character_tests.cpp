@@ -2,6 +2,7 @@
 // character with takes. The same armature exported to several formats must give the same
 // joints (controls included, "_end" leaves as end sites) at the same world positions.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -14,6 +15,7 @@
 #include "io/clip_io.hpp"
 #include "io/end_leaves.hpp"
 #include "io/error.hpp"
+#include "io/file_util.hpp"
 #include "test_data.hpp"
 
 namespace {
@@ -25,11 +27,12 @@ using ikfix::io::LoadedClip;
 
 fs::path retarget_dir() { return ikfix::test::shared_data_dir() / "retarget"; }
 
-// World positions (metres, Y up) of every joint and end site at frame `frame`, by name
-// ("Head" and "Head/end").
-std::map<std::string, Vec3> world_points(const LoadedClip& c, int frame = 0) {
+// World positions (metres, Y up) of every joint and end site at frame 0 (or in the rest pose),
+// by name ("Head" and "Head/end").
+std::map<std::string, Vec3> world_points(const LoadedClip& c, bool rest = false) {
   std::vector<Transform> world(c.skeleton.joint_count());
-  ikfix::core::forward_kinematics(c.skeleton, c.clip.frame(frame), c.space.to_world(), world);
+  ikfix::core::forward_kinematics(c.skeleton, rest ? std::span<const Transform>(c.skeleton.rest) : c.clip.frame(0),
+                                  c.space.to_world(), world);
   std::map<std::string, Vec3> out;
   for (int j = 0; j < c.skeleton.joint_count(); ++j) {
     out[c.skeleton.names[j]] = world[j].translation;
@@ -180,6 +183,11 @@ TEST(LoadCharacter, FullCharacterWithATakeKnowsTheSameBones) {
   EXPECT_EQ(full.take_index, 0);
   EXPECT_GT(full.clip.frame_count, 1);
   EXPECT_EQ(names_of(full), names_of(rest));
+  // The rest pose is the skin's BindPose, not the Models' own transforms (saved mid-stride in
+  // this Maya file): the same as the armature Blender exported from it, to 0.1 mm.
+  const auto [worst, shared] = compare_points(world_points(full, true), world_points(rest, true));
+  EXPECT_EQ(shared, static_cast<int>(world_points(rest).size()));
+  EXPECT_LT(worst, 1e-4);
   // load_clip keeps only what deforms the mesh: the character has more.
   const LoadedClip clip = ikfix::io::load_clip(ikfix::test::shared_data_dir() / "anim/fbx/kenney_character_maya_7700.fbx");
   EXPECT_LT(clip.skeleton.joint_count(), full.skeleton.joint_count());
@@ -189,6 +197,28 @@ TEST(LoadCharacter, FullCharacterWithATakeKnowsTheSameBones) {
   bad.take = "Walk";
   EXPECT_THROW(ikfix::io::load_character(ikfix::test::shared_data_dir() / "anim/fbx/kenney_character_maya_7700.fbx", bad),
                ikfix::io::InputError);
+}
+
+// A skeleton-only glTF without a skin (nothing for Assimp to import): every node is a bone.
+TEST(LoadCharacter, GltfWithoutSkinIsItsNodeTree) {
+  const fs::path path = fs::temp_directory_path() / ("ikfix_noskin_" + std::to_string(::getpid()) + ".gltf");
+  ikfix::io::write_file_atomic(path, R"({"asset": {"version": "2.0"}, "scene": 0, "scenes": [{"nodes": [0]}],
+    "nodes": [{"name": "Hips", "translation": [0, 1, 0], "children": [1, 3]},
+              {"name": "Leg", "translation": [0.1, -0.5, 0], "rotation": [0, 0, -0.7071068, 0.7071068], "children": [2]},
+              {"name": "Leg_end", "translation": [0.4, 0, 0]},
+              {"name": "Spine", "translation": [0, 0.2, 0]}]})");
+  const LoadedClip c = ikfix::io::load_character(path);
+  fs::remove(path);
+  EXPECT_EQ(c.skeleton.names, (std::vector<std::string>{"Hips", "Leg", "Spine"}));
+  EXPECT_EQ(c.skeleton.parents, (std::vector<int>{-1, 0, 0}));
+  expect_rest_only(c);
+  ASSERT_TRUE(c.skeleton.end_sites[1].has_value());
+  EXPECT_EQ(*c.skeleton.end_sites[1], Vec3(0.4, 0, 0));
+  EXPECT_FALSE(c.skeleton.end_sites[2].has_value());
+  // The leg's tip in the world: below the hips (the leg's rotation turns +X down).
+  const auto points = world_points(c, true);
+  EXPECT_NEAR(points.at("Leg/end").y, 0.1, 1e-6);
+  EXPECT_EQ(c.space.metres_per_unit, 1.0);
 }
 
 TEST(LoadCharacter, RestOnlyCannotBePatched) {
