@@ -42,6 +42,24 @@ bool all_finite(const core::Clip& clip) {
   return true;
 }
 
+// Joints that hold their rest transform on every frame need no curves where the file's own
+// transforms are the rest pose (glTF node TRS, BVH offsets); an FBX character may have been
+// saved in another pose than its bind pose, so there every joint is keyed.
+std::vector<char> joints_to_write(const io::LoadedClip& character, const core::Clip& clip, std::vector<char> animated) {
+  if (character.format == "fbx") return animated;
+  const core::Skeleton& sk = character.skeleton;
+  for (int j = 0; j < sk.joint_count(); ++j) {
+    if (!animated[j]) continue;
+    bool at_rest = true;
+    for (int f = 0; f < clip.frame_count && at_rest; ++f) {
+      const core::Transform& t = clip.at(f, j);
+      at_rest = t.translation == sk.rest[j].translation && t.rotation == sk.rest[j].rotation && t.scale == sk.rest[j].scale;
+    }
+    if (at_rest) animated[j] = 0;
+  }
+  return animated;
+}
+
 // The character's format adds a take; a .bvh output of a non-BVH character is a new BVH of its
 // skeleton. Anything else would lose the character's data: refused.
 void write_output(const fs::path& out, const io::LoadedClip& character, const core::Clip& clip,
@@ -143,7 +161,7 @@ RetargetJobResult run_retarget_job(const RetargetJob& job) {
     throw io::InputError(job.input.string(), "retargeting produced non-finite values; nothing written");
 
   if (job.write_output)
-    write_output(job.output, target, result.clip, result.animated,
+    write_output(job.output, target, result.clip, joints_to_write(target, result.clip, result.animated),
                  job.retarget.take_name.empty() ? job.input.stem().string() : job.retarget.take_name);
 
   // Report: the run report of the character's new take, plus the retarget section.

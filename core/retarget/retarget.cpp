@@ -131,10 +131,15 @@ RetargetResult retarget_clip(const RetargetInput& in, const std::vector<char> (&
   result.clip.frame_count = frames;
   result.clip.joint_count = tn;
   result.clip.locals.resize(static_cast<std::size_t>(frames) * tn);
-  result.animated.assign(tn, 0);
-  for (int t = 0; t < tn; ++t)
-    if (drive.kind[t] != TargetDrive::Rest) result.animated[t] = 1;
-  result.animated[t_hips] = 1;
+  // Every joint but the excluded controls is written: an unmapped joint holds its rest pose in
+  // the new take, whatever pose the character file was saved in (a Maya file saved mid-stride
+  // would otherwise show that pose on the fingers).
+  result.animated.assign(tn, 1);
+  for (int t : map.excluded_target) result.animated[t] = 0;
+  // Ancestors of written joints are written too (at rest), so a control above the hips
+  // (Kenney's HipsCtrl) stands where the transfer assumed it does.
+  for (int t = tn - 1; t >= 0; --t)
+    if (result.animated[t] && tgt.parents[t] >= 0) result.animated[tgt.parents[t]] = 1;
 
   const std::vector<ArmChain> arms = arm_chains(map, src_rest, tgt, tgt_rest);
   std::vector<Transform> sworld(src.joint_count()), tworld(tn);

@@ -47,7 +47,7 @@ struct BoneAlignment {
 
 struct RetargetResult {
   Clip clip;                       // target skeleton, source frame count and rate, target units
-  std::vector<char> animated;      // per target joint: its local transform was written
+  std::vector<char> animated;      // per target joint: written (all but the excluded controls)
   double scale = 1;                // horizontal (and vertical motion) root scale used
   std::string scale_method;        // "leg length" or "user"
   double source_leg_length_m = 0;  // thigh + shin, rest, longer leg
