@@ -126,6 +126,18 @@ TEST(EndSiteJoints, NameClashGetsANumber) {
   EXPECT_EQ(aug.skeleton.names.back(), "pied gauche_ankle2");
 }
 
+TEST(EndSiteJoints, OnlyTailsHangingDownAreAnkleCandidates) {
+  std::vector<Joint> j = two_bone_biped();
+  // A Blender IK target: a root-level bone lying flat by the foot (its tail points forward).
+  j.push_back({"pied gauche.001", "", Vec3(0.1, 0.05, 0), Vec3(0, 0, 0.3)});
+  const Skeleton s = test::build(j);
+  const auto world = fk(s, s.rest, Transform{});
+  std::vector<std::string> names;
+  for (int k : hanging_end_sites(s, world)) names.push_back(s.names[k]);
+  // The head points up and the hands sideways: only the shins hang.
+  EXPECT_EQ(names, (std::vector<std::string>{"pied gauche", "pied droit"}));
+}
+
 LegDetection detect(const Skeleton& s) {
   LegDetectionInput input;
   input.skeleton = &s;
