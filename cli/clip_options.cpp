@@ -40,9 +40,9 @@ io::ClipLoadOptions to_load_options(const ClipOptions& o) {
   return load;
 }
 
-core::LegRig find_legs(const io::LoadedClip& clip, const ClipOptions& o) {
-  const std::string file = clip.path.string();
-  core::LegDetection found;
+namespace {
+
+core::LegDetection detect(const core::Skeleton& skeleton, const core::ClipSpace& space, const ClipOptions& o) {
   if (!o.legs.empty()) {
     std::array<std::string, 8> names;
     std::stringstream in(o.legs);
@@ -53,17 +53,57 @@ core::LegRig find_legs(const io::LoadedClip& clip, const ClipOptions& o) {
       names[count++] = item;
     }
     if (count < 7) throw std::invalid_argument("--legs takes 8 comma-separated joint names (got " + std::to_string(count) + ")");
-    found = core::legs_from_names(clip.skeleton, names);
-  } else {
-    core::LegDetectionInput input;
-    input.skeleton = &clip.skeleton;
-    std::vector<core::Transform> world(clip.skeleton.joint_count());
-    core::forward_kinematics(clip.skeleton, clip.skeleton.rest, clip.space.to_world(), world);
-    for (const auto& t : world) input.rest_world.push_back(t.translation);
-    found = core::detect_legs(input);
+    return core::legs_from_names(skeleton, names);
   }
-  if (!found.rig) throw io::InputError(file, found.error);
+  core::LegDetectionInput input;
+  input.skeleton = &skeleton;
+  std::vector<core::Transform> world(skeleton.joint_count());
+  core::forward_kinematics(skeleton, skeleton.rest, space.to_world(), world);
+  for (const auto& t : world) input.rest_world.push_back(t.translation);
+  return core::detect_legs(input);
+}
+
+}  // namespace
+
+core::LegRig find_legs(const io::LoadedClip& clip, const ClipOptions& o) {
+  core::LegDetection found = detect(clip.skeleton, clip.space, o);
+  if (!found.rig) throw io::InputError(clip.path.string(), found.error);
   return *found.rig;
+}
+
+FoundLegs find_legs_or_tails(const io::LoadedClip& clip, const ClipOptions& o) {
+  core::LegDetection found = detect(clip.skeleton, clip.space, o);
+  if (found.rig) return {*found.rig, std::nullopt};
+  std::vector<core::Transform> world(clip.skeleton.joint_count());
+  core::forward_kinematics(clip.skeleton, clip.skeleton.rest, clip.space.to_world(), world);
+  const std::vector<int> leaves = core::hanging_end_sites(clip.skeleton, world);
+  if (!leaves.empty()) {
+    const core::EndSiteJoints all = core::add_end_site_joints(clip.skeleton, leaves);
+    const core::LegDetection with = detect(all.skeleton, clip.space, o);
+    // Only legs that really end on bone tails: a rig of real joints that the virtual ones merely
+    // made pass would be a different detection from find_legs's.
+    if (with.rig && all.is_virtual(with.rig->legs[0].ankle) && all.is_virtual(with.rig->legs[1].ankle)) {
+      FoundLegs out{*with.rig, std::nullopt};
+      out.tails = core::keep_leg_end_site_joints(all, out.rig);
+      return out;
+    }
+  }
+  throw io::InputError(clip.path.string(), found.error);
+}
+
+void report_tails(nlohmann::ordered_json& report, const core::EndSiteJoints& tails) {
+  auto& skeleton = report["skeleton"];
+  skeleton["joints"] = tails.original_count;
+  nlohmann::ordered_json names = nlohmann::ordered_json::array();
+  for (int j = tails.original_count; j < tails.skeleton.joint_count(); ++j) names.push_back(tails.skeleton.names[j]);
+  skeleton["virtual_ankles"] = std::move(names);
+}
+
+io::LoadedClip with_tails(const io::LoadedClip& clip, const core::EndSiteJoints& tails) {
+  io::LoadedClip out = clip;
+  out.skeleton = tails.skeleton;
+  out.clip = core::with_end_site_joints(clip.clip, tails);
+  return out;
 }
 
 }  // namespace ikfix::cli

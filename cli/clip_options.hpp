@@ -4,7 +4,9 @@
 #include <string>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
+#include "core/end_site_joints.hpp"
 #include "core/legs.hpp"
 #include "io/clip_io.hpp"
 
@@ -29,5 +31,28 @@ io::ClipLoadOptions to_load_options(const ClipOptions& options);
 
 // Leg rig from --legs or detection; throws io::InputError naming the clip when none is found.
 core::LegRig find_legs(const io::LoadedClip& clip, const ClipOptions& options);
+
+// Legs of a clip whose legs may end in bone tails (2-bone legs: thigh and shin joints, the ankle
+// only the shin's end site). `tails` is set when the rig's ankles are virtual joints at those end
+// sites (core/end_site_joints.hpp); `rig` then indexes tails->skeleton.
+struct FoundLegs {
+  core::LegRig rig;
+  std::optional<core::EndSiteJoints> tails;
+};
+
+// As find_legs; when that finds no legs, the same (detection or --legs, which may then name a
+// virtual "<shin>_ankle") on the skeleton with a virtual joint at the end site of every leaf hanging down, kept only
+// when the legs found end on virtual joints. Existing rigs are found exactly as find_legs finds
+// them. Throws io::InputError with find_legs's message when neither finds legs.
+FoundLegs find_legs_or_tails(const io::LoadedClip& clip, const ClipOptions& options);
+
+// A copy of `clip` (sharing its document) whose skeleton and clip have the virtual joints: what
+// the fix, the metrics and the report work on. Never written: strip with
+// core::without_end_site_joints first.
+io::LoadedClip with_tails(const io::LoadedClip& clip, const core::EndSiteJoints& tails);
+
+// A run report made on with_tails's clip: "skeleton" counts the file's joints again and lists
+// the virtual ones ("virtual_ankles").
+void report_tails(nlohmann::ordered_json& report, const core::EndSiteJoints& tails);
 
 }  // namespace ikfix::cli

@@ -47,8 +47,9 @@ int inspect(const InspectArgs& args) {
   out["up_axis"] = std::string(1, clip.up_axis);
   std::string legs_error;
   try {
-    const core::LegRig rig = find_legs(clip, args.clip);
-    out["legs"] = io::legs_json(clip.skeleton, rig);
+    const FoundLegs legs = find_legs_or_tails(clip, args.clip);
+    // 2-bone legs: the ankles are virtual joints at the shins' tails (named "<shin>_ankle").
+    out["legs"] = io::legs_json(legs.tails ? legs.tails->skeleton : clip.skeleton, legs.rig);
   } catch (const io::InputError& e) {
     legs_error = e.cause();
     out["legs"] = {{"error", legs_error}};

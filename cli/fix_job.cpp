@@ -45,7 +45,7 @@ struct FixedTake {
   FixJobResult out;
 };
 
-FixedTake fix_take(const FixJob& job, bool check, io::LoadedClip& clip, const core::LegRig& rig) {
+FixedTake fix_take(const FixJob& job, bool check, const io::LoadedClip& clip, const core::LegRig& rig) {
   core::FixInput fix;
   fix.skeleton = &clip.skeleton;
   fix.clip = &clip.clip;
@@ -81,6 +81,21 @@ FixedTake fix_take(const FixJob& job, bool check, io::LoadedClip& clip, const co
   return taken;
 }
 
+// Legs ending in bone tails: the fix runs on the clip with virtual ankle joints (the same fix,
+// contacts, IK and report as any rig), then the result is cut back to the file's joints (the
+// virtual ankles' own rotations have no bone to go to). The report counts the file's joints and
+// names the virtual ones.
+FixedTake fix_take_on_tails(const FixJob& job, bool check, const io::LoadedClip& clip, const FoundLegs& legs) {
+  if (!legs.tails) return fix_take(job, check, clip, legs.rig);
+  const core::EndSiteJoints& tails = *legs.tails;
+  io::LoadedClip work = with_tails(clip, tails);
+  FixedTake taken = fix_take(job, check, work, legs.rig);
+  taken.result.clip = core::without_end_site_joints(taken.result.clip, tails);
+  taken.result.changed_joints = core::without_end_site_joints(taken.result.changed_joints, tails);
+  report_tails(taken.out.report, tails);
+  return taken;
+}
+
 void place(io::LoadedClip& clip, const FixJob& job) {
   if (job.terrain_offset.size() == 3)
     clip.space.world_offset -= core::Vec3(job.terrain_offset[0], job.terrain_offset[1], job.terrain_offset[2]);
@@ -95,9 +110,9 @@ FixJobResult fix_all_takes(const FixJob& job, bool check) {
     throw std::invalid_argument(job.input.string() + ": has " + std::to_string(clips.size()) +
                                 " takes; a contacts file is for one take, choose it with --take");
   for (io::LoadedClip& clip : clips) place(clip, job);
-  const core::LegRig rig = find_legs(clips.front(), job.clip);  // one skeleton for all takes
+  const FoundLegs legs = find_legs_or_tails(clips.front(), job.clip);  // one skeleton for all takes
   std::vector<FixedTake> fixed;
-  for (io::LoadedClip& clip : clips) fixed.push_back(fix_take(job, check, clip, rig));
+  for (io::LoadedClip& clip : clips) fixed.push_back(fix_take_on_tails(job, check, clip, legs));
   if (!check) {
     std::vector<io::TakeEdit> edits;
     for (std::size_t i = 0; i < clips.size(); ++i)
@@ -141,8 +156,8 @@ FixJobResult fix_or_check(const FixJob& job, bool check) {
   // (issue 3's default), each reported under "takes".
   if (job.clip.take.empty() && clip.take_count > 1) return fix_all_takes(job, check);
   place(clip, job);
-  const core::LegRig rig = find_legs(clip, job.clip);
-  FixedTake taken = fix_take(job, check, clip, rig);
+  const FoundLegs legs = find_legs_or_tails(clip, job.clip);
+  FixedTake taken = fix_take_on_tails(job, check, clip, legs);
   if (!check) io::save_clip(job.output, clip, taken.result.clip, taken.result.changed_joints);
   return std::move(taken.out);
 }

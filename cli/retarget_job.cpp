@@ -10,6 +10,7 @@
 #include "core/metrics.hpp"
 #include "core/retarget/bone_map.hpp"
 #include "core/retarget/retarget_pipeline.hpp"
+#include "core/retarget/tail_legs.hpp"
 #include "core/terrain_gen.hpp"
 #include "core/units.hpp"
 #include "io/bone_map_json.hpp"
@@ -135,10 +136,16 @@ RetargetJobResult run_retarget_job(const RetargetJob& job) {
     throw io::InputError(job.retarget.map.empty() ? target_file : job.retarget.map,
                          "cannot map " + joined(map.missing_roles) + " between " + job.input.string() + " and " +
                              target_file + "; write a map with 'ikfix map --save', complete it and pass --map");
-  const std::optional<core::LegRig> target_legs = core::target_leg_rig(map, target.skeleton);
-  if (!target_legs)
-    throw io::InputError(target_file, "the character's legs end without ankle joints (bone tails only); the foot "
-                                      "stage needs hip, knee and ankle joints");
+  // 2-bone legs (the ankle is the shin's bone tail): the transfer, foot stage and report run on
+  // the character with virtual ankle joints there; the output is cut back to its own joints.
+  std::optional<core::LegRig> found_legs = core::target_leg_rig(map, target.skeleton);
+  std::optional<core::TailLegs> tails;
+  if (!found_legs && (tails = core::target_tail_legs(map, target.skeleton))) found_legs = tails->rig;
+  if (!found_legs)
+    throw io::InputError(target_file, "the character's legs have no ankle joints and no shin end sites to put them "
+                                      "on; the foot stage needs hip, knee and ankle");
+  const core::LegRig* target_legs = &*found_legs;
+  const io::LoadedClip work = tails ? with_tails(target, tails->joints) : target;
 
   core::FixSettings fix = to_settings(job.fix);
   core::RetargetPipelineInput in;
@@ -146,8 +153,8 @@ RetargetJobResult run_retarget_job(const RetargetJob& job) {
   in.transfer.source_clip = &source.clip;
   in.transfer.source_space = source.space;
   in.transfer.source_legs = source_legs;
-  in.transfer.target = &target.skeleton;
-  in.transfer.target_space = target.space;
+  in.transfer.target = &work.skeleton;
+  in.transfer.target_space = work.space;
   in.transfer.target_legs = *target_legs;
   in.transfer.map = &map;
   in.transfer.settings.scale = job.retarget.scale;
@@ -160,9 +167,16 @@ RetargetJobResult run_retarget_job(const RetargetJob& job) {
   if (!all_finite(result.clip))
     throw io::InputError(job.input.string(), "retargeting produced non-finite values; nothing written");
 
-  if (job.write_output)
-    write_output(job.output, target, result.clip, joints_to_write(target, result.clip, result.animated),
-                 job.retarget.take_name.empty() ? job.input.stem().string() : job.retarget.take_name);
+  if (job.write_output) {
+    const std::string take = job.retarget.take_name.empty() ? job.input.stem().string() : job.retarget.take_name;
+    if (tails) {
+      const core::Clip clip = core::without_end_site_joints(result.clip, tails->joints);
+      write_output(job.output, target, clip,
+                   joints_to_write(target, clip, core::without_end_site_joints(result.animated, tails->joints)), take);
+    } else {
+      write_output(job.output, target, result.clip, joints_to_write(target, result.clip, result.animated), take);
+    }
+  }
 
   // Report: the run report of the character's new take, plus the retarget section.
   std::unique_ptr<core::Terrain> flat;
@@ -173,8 +187,8 @@ RetargetJobResult run_retarget_job(const RetargetJob& job) {
     flat = std::make_unique<core::Terrain>(core::make_flat_terrain(params));
     ground = flat.get();
   }
-  const core::ClipMetrics before = measure(target, result.transfer.clip, *target_legs, *ground, fix);
-  const core::ClipMetrics after = measure(target, result.clip, *target_legs, *ground, fix);
+  const core::ClipMetrics before = measure(work, result.transfer.clip, *target_legs, *ground, fix);
+  const core::ClipMetrics after = measure(work, result.clip, *target_legs, *ground, fix);
   core::FixDiagnostics diagnostics = result.diagnostics;
   if (!result.feet_fixed) {
     diagnostics.frames = result.clip.frame_count;
@@ -184,8 +198,8 @@ RetargetJobResult run_retarget_job(const RetargetJob& job) {
   io::RunReportInput ri;
   ri.command = "retarget";
   ri.tool_version = IKFIX_VERSION;
-  ri.clip = &target;
-  ri.rig = &*target_legs;
+  ri.clip = &work;
+  ri.rig = target_legs;
   ri.output_path = job.write_output ? job.output.string() : "";
   ri.terrain_path = job.terrain_path;
   ri.diagnostics = &diagnostics;
@@ -201,7 +215,8 @@ RetargetJobResult run_retarget_job(const RetargetJob& job) {
                           {"legs", io::legs_json(source.skeleton, source_legs)},
                           {"unit", {{"name", source.unit_name}, {"metres_per_unit", source.space.metres_per_unit},
                                     {"source", source.unit_source}}}};
-  out.report["retarget"] = io::retarget_section_json(result, map, source.skeleton, target.skeleton);
+  if (tails) report_tails(out.report, tails->joints);
+  out.report["retarget"] = io::retarget_section_json(result, map, source.skeleton, work.skeleton);
   out.frames = result.clip.frame_count;
   for (const auto& w : source.warnings) out.warnings.push_back(w);
   for (const auto& w : target.warnings) out.warnings.push_back(target_file + ": " + w);

@@ -137,6 +137,26 @@ std::shared_ptr<ClipDocument> build(Document doc, JointSet joint_set) {
     sk.rest.push_back(rest);
     sk.end_sites.emplace_back(std::nullopt);
   }
+  if (!armature) {
+    // A kept leaf whose only child bone is a left-out "_end" leaf gets that tip as its end site,
+    // as the armature's folding does: a 2-bone leg's ankle is only known from its shin's tip.
+    std::vector<int> bone_children(n, 0), only_child(n, -1);
+    for (int m = 0; m < n; ++m) {
+      const int p = scene.models[m].parent;
+      if (p < 0 || !(scene.models[m].deforms || is_bone_type(scene.models[m].type))) continue;
+      ++bone_children[p];
+      only_child[p] = m;
+    }
+    for (int j = 0; j < sk.joint_count(); ++j) {
+      const int m = cd->joint_models[j];
+      const int leaf = only_child[m];
+      if (bone_children[m] != 1 || is_joint[leaf] || bone_children[leaf] != 0 ||
+          !is_end_leaf_name(scene.models[leaf].name))
+        continue;
+      const ModelTransform& t = scene.models[leaf].transform;
+      sk.end_sites[j] = local_transform(t, t.translation, t.rotation, t.scaling).translation;
+    }
+  }
   if (armature) {
     apply_bind_pose(*cd);
     const std::vector<int> kept = fold_end_leaves(sk);

@@ -13,6 +13,7 @@
 #include "core/legs.hpp"
 #include "core/retarget/bone_map.hpp"
 #include "core/retarget/retarget_pipeline.hpp"
+#include "core/retarget/tail_legs.hpp"
 #include "io/clip_io.hpp"
 #include "io/terrain_io.hpp"
 #include "tests/test_data.hpp"
@@ -27,6 +28,10 @@ struct PairCase {
   double feet_shape;       // goal: leg end-effector error (mean), limb lengths
   bool rest_goal;          // P2, P5: bone directions within 1 deg mean, 3 deg max
   const char* terrain;     // "flat" or "stairs"
+  // Ratchets below the goals, for pairs that do not meet them (measured values in the rows).
+  double min_contact_recall = 0.91;
+  double max_float_mean_m = 0.01;
+  int arm_chains = 2;  // arms measured (shoulder to hand); 0 where the target has no hand joint
 };
 
 std::string PrintTo(const PairCase& c) { return std::string(c.id) + "_" + c.terrain; }
@@ -56,8 +61,13 @@ TEST_P(RetargetRegression, MeetsTheRetargetGoals) {
   const core::RestPose tp = core::make_rest_pose(target.skeleton, target.space.to_world());
   const core::BoneMap map = core::auto_map(sp, tp);
   ASSERT_TRUE(map.missing_roles.empty());
-  const auto target_legs = core::target_leg_rig(map, target.skeleton);
+  // 2-bone legs (P3, the barbarian): the ankles are virtual joints at the shins' tails, as
+  // `ikfix retarget` does it.
+  auto target_legs = core::target_leg_rig(map, target.skeleton);
+  std::optional<core::TailLegs> tails;
+  if (!target_legs && (tails = core::target_tail_legs(map, target.skeleton))) target_legs = tails->rig;
   ASSERT_TRUE(target_legs.has_value());
+  const core::Skeleton& target_skeleton = tails ? tails->joints.skeleton : target.skeleton;
 
   const auto terrain_mesh =
       io::load_terrain_mesh(test::source_dir() / "data" / "terrain" / (std::string(c.terrain) + ".obj"), 1.0, 'y');
@@ -67,7 +77,7 @@ TEST_P(RetargetRegression, MeetsTheRetargetGoals) {
   in.transfer.source_clip = &source.clip;
   in.transfer.source_space = source.space;
   in.transfer.source_legs = detect(source);
-  in.transfer.target = &target.skeleton;
+  in.transfer.target = &target_skeleton;
   in.transfer.target_space = target.space;
   in.transfer.target_legs = *target_legs;
   in.transfer.map = &map;
@@ -84,7 +94,7 @@ TEST_P(RetargetRegression, MeetsTheRetargetGoals) {
     double& worst = leg ? feet_ee : hands_ee;
     worst = std::max(worst, chain.mean);
   }
-  EXPECT_EQ(arms, 2) << "both arms measured";
+  EXPECT_EQ(arms, c.arm_chains) << "arms measured";
   {
     std::ofstream table("retarget_table.md", std::ios::app);
     char row[512];
@@ -106,14 +116,14 @@ TEST_P(RetargetRegression, MeetsTheRetargetGoals) {
     EXPECT_LE(deg(naive.direction_error_max_rad), 3.0) << naive.direction_worst_bone;
   }
   // Feet after the foot stage, during the source's contacts.
-  EXPECT_LE(q.feet.float_mean_m, 0.01);
+  EXPECT_LE(q.feet.float_mean_m, c.max_float_mean_m);
   EXPECT_LE(q.feet.penetration_max_m, 0.002);
   EXPECT_LE(q.max_bone_length_change, 1e-5);
   EXPECT_LE(q.feet.slide_mean_mps, 0.005);
   // Contacts `check` finds on the output against the source's: goal 0.95 both ways, met on P2,
   // P5, P6 and P7; P1's precision (0.93: the eased plant edges read as planted a few frames
   // longer) and P4's recall (0.91: salsa pivots on a raised heel) are ratcheted here.
-  EXPECT_GE(q.feet.contact_recall, 0.91);
+  EXPECT_GE(q.feet.contact_recall, c.min_contact_recall);
   EXPECT_GE(q.feet.contact_precision, 0.93);
 }
 
@@ -130,6 +140,11 @@ const PairCase kPairs[] = {
     {"P6", "anim/bvh/boxing_toes.bvh", "retarget/cmu_02_tpose_rest.bvh", 0.02, false, "stairs"},
     {"P7", "anim/gltf/CesiumMan.glb", "retarget/cmu_02_tpose_rest.bvh", 0.04, false, "flat"},
     {"P7", "anim/gltf/CesiumMan.glb", "retarget/cmu_02_tpose_rest.bvh", 0.04, false, "stairs"},
+    // P3: 2-bone legs ending in bone tails (virtual ankles). Recall 0.864 and float 4.4 cm (of a
+    // 2.66 m leg) are ratcheted here; its arms end at `main` (forearm + hand, no hand joint), so
+    // no arm chain is measured.
+    {"P3", "anim/bvh/cmu_02_01_walk.bvh", "retarget/barbarian_rest.glb", 0.02, false, "flat", 0.86, 0.045, 0},
+    {"P3", "anim/bvh/cmu_02_01_walk.bvh", "retarget/barbarian_rest.glb", 0.02, false, "stairs", 0.86, 0.045, 0},
 };
 
 INSTANTIATE_TEST_SUITE_P(SharedPairs, RetargetRegression, ::testing::ValuesIn(kPairs),
