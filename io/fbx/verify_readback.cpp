@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string_view>
+#include <unordered_map>
 
 #include "core/fk.hpp"
 #include "io/error.hpp"
@@ -51,6 +53,27 @@ struct ChannelSource {
   bool used = true;  // false: the channel cannot change what is compared (scale without pivots)
 };
 
+// Decodes curve `c` of the written scene, or - when its node is one the patch left alone and its
+// bytes in the written file equal the original's - shares the keys the load already decoded
+// (the same bytes decode to the same keys; untouched curves are most of an edited joint's).
+void decode_or_share(const Document& doc, Scene& scene, int c, const ClipDocument& original,
+                     const std::unordered_map<std::int64_t, int>& original_curve_of_id, KeyTimeCache& key_times) {
+  Curve& curve = scene.curves[c];
+  if (auto it = original_curve_of_id.find(curve.id); it != original_curve_of_id.end()) {
+    const Curve& before = original.scene.curves[it->second];
+    const Node& was = original.doc.root.children[original.scene.objects_index].children[before.object];
+    const Node& now = doc.root.children[scene.objects_index].children[curve.object];
+    if (before.keys && !is_changed(was) && was.begin != kNoSource && now.begin != kNoSource &&
+        was.end - was.begin == now.end - now.begin &&
+        std::string_view(original.doc.data).substr(was.begin, was.end - was.begin) ==
+            std::string_view(doc.data).substr(now.begin, now.end - now.begin)) {
+      curve.keys = before.keys;
+      return;
+    }
+  }
+  decode_curve(doc, scene, c, &key_times);
+}
+
 }  // namespace
 
 VerifyReport verify_readback(const std::string& bytes, const std::string& file, const ClipDocument& cd,
@@ -72,6 +95,9 @@ VerifyReport verify_readback(const std::string& bytes, const std::string& file, 
   if (scene.models.size() != cd.scene.models.size())
     throw InputError(file, "the written FBX reads back with " + std::to_string(scene.models.size()) + " models instead of " +
                                std::to_string(cd.scene.models.size()) + "; nothing was written");
+  KeyTimeCache key_times;  // refers to doc.data: declared after doc
+  std::unordered_map<std::int64_t, int> original_curve_of_id;
+  for (std::size_t c = 0; c < cd.scene.curves.size(); ++c) original_curve_of_id[cd.scene.curves[c].id] = static_cast<int>(c);
   for (const PatchedTake& p : patched) {
     if (p.joints.empty()) continue;
     const std::string& take_name = cd.scene.takes[p.take].name;
@@ -86,11 +112,21 @@ VerifyReport verify_readback(const std::string& bytes, const std::string& file, 
     // Per edited joint and channel: its curve node in the take's layers (at most one: the
     // patcher writes single-layer takes only), else the static property.
     std::vector<std::array<ChannelSource, 3>> sources(joints);
+    // Per edited joint: its Model's static transform without Pre/PostRotation, and those two as
+    // quaternions, so they are not rebuilt from Euler angles at every frame (local_transform
+    // applies them in this order: Pre * R * Post^-1).
+    std::vector<ModelTransform> bare(joints);
+    std::vector<Quat> pre(joints, core::identity_quat()), post_inverse(joints, core::identity_quat());
     for (int j : p.joints) {
       const int m = cd.joint_models[j];
       const Model& model = scene.models[m];
       if (model.name != sk.names[j]) fail("model " + std::to_string(m) + " is '" + model.name + "', not joint '" + sk.names[j] + "'");
       const Vec3 statics[3] = {model.transform.translation, model.transform.rotation, model.transform.scaling};
+      bare[j] = model.transform;
+      bare[j].pre_rotation = bare[j].post_rotation = Vec3(0.0);
+      if (model.transform.pre_rotation != Vec3(0.0)) pre[j] = euler_to_quat(model.transform.pre_rotation, RotationOrder::xyz);
+      if (model.transform.post_rotation != Vec3(0.0))
+        post_inverse[j] = glm::conjugate(euler_to_quat(model.transform.post_rotation, RotationOrder::xyz));
       // Scale moves no translation or rotation of a Model without scaling pivot and offset,
       // and the patcher never writes it: then its curves need no decoding.
       sources[j][2].used = model.transform.scaling_offset != Vec3(0.0) || model.transform.scaling_pivot != Vec3(0.0);
@@ -113,7 +149,7 @@ VerifyReport verify_readback(const std::string& bytes, const std::string& file, 
         for (int a = 0; a < 3; ++a) {
           if (node.has_defaults) s.fixed[a] = node.defaults[a];
           s.curves[a] = node.curves[a];
-          if (node.curves[a] >= 0) decode_curve(doc, scene, node.curves[a]);
+          if (node.curves[a] >= 0) decode_or_share(doc, scene, node.curves[a], cd, original_curve_of_id, key_times);
           else if (ch == 1) fail("joint '" + sk.names[j] + "' has no rotation curve on axis " + std::string(1, "XYZ"[a]));
         }
       }
@@ -152,8 +188,8 @@ VerifyReport verify_readback(const std::string& bytes, const std::string& file, 
             }
           }
         }
-        const Model& model = scene.models[cd.joint_models[j]];
-        const Transform local = local_transform(model.transform, v[0], v[1], v[2]);
+        const Quat r = pre[j] * euler_to_quat(v[1], bare[j].rotation_order) * post_inverse[j];
+        const Transform local = local_transform(bare[j], v[0], r, v[2]);
         const double local_rot = half_angle_sine(intended[j].rotation, local.rotation);
         max_local = std::max(max_local, local_rot);
         if (!(local_rot <= rotation_tolerance))
