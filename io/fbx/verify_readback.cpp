@@ -55,7 +55,8 @@ struct ChannelSource {
 
 // Decodes curve `c` of the written scene, or - when its node is one the patch left alone and its
 // bytes in the written file equal the original's - shares the keys the load already decoded
-// (the same bytes decode to the same keys; untouched curves are most of an edited joint's).
+// (the same bytes decode to the same keys: a leg joint's translation curves, where the fix
+// only turned it).
 void decode_or_share(const Document& doc, Scene& scene, int c, const ClipDocument& original,
                      const std::unordered_map<std::int64_t, int>& original_curve_of_id, KeyTimeCache& key_times) {
   Curve& curve = scene.curves[c];
