@@ -164,7 +164,8 @@ class Fnv1a {
 // add_fix_options/add_clip_options/add_terrain_options later is covered without a change here).
 // Paths are left out: moving the library or the terrain keeps --resume working.
 const char* const kRunOnlyOptions[] = {"inputs", "--out-dir", "--jobs", "--shard", "--report", "--junit",
-                                       "--fail-on", "--allow-errors", "--resume", "--quiet", "--terrain", "--help"};
+                                       "--fail-on", "--allow-errors", "--resume", "--quiet", "--terrain", "--help",
+                                       "--verify-assimp"};
 
 std::string settings_text(const CLI::App& cmd) {
   std::string text;
@@ -575,6 +576,7 @@ void add_batch_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("-q,--quiet", args->quiet, "Only errors (no progress)");
   add_clip_options(*cmd, args->clip);
   add_fix_options(*cmd, args->fix);
+  add_verify_assimp_option(*cmd);
   add_retarget_options(*cmd, args->retarget, true);
   cmd->callback([args, cmd, &exit_code] {
     if (args->quiet) spdlog::set_level(spdlog::level::err);

@@ -83,6 +83,7 @@ void add_retarget_command(CLI::App& app, int& exit_code) {
   add_terrain_options(*cmd, args->terrain, false);
   add_clip_options(*cmd, args->clip);
   add_fix_options(*cmd, args->fix);
+  add_verify_assimp_option(*cmd);
   cmd->add_option("--fail-on", args->fail_on,
                   "Exit 1 when a condition holds on the output, e.g. \"slide>0.01,unreachable\" (as for run)");
   cmd->callback([args, &exit_code] {

@@ -48,7 +48,8 @@ int run(const RunArgs& args) {
   job.fix = args.fix;
   job.terrain_path = args.terrain.path;
   job.contacts_out = args.contacts_out;
-  job.measure = !args.report.empty();  // metrics are for the report; the summary line needs none
+  // Metrics are for the report and for --fail-on conditions on them; the summary line needs none.
+  job.measure = !args.report.empty() || needs_metrics(conditions);
   if (!args.in_place && same_file(job.output, job.input))
     throw std::invalid_argument("output " + job.output.string() + " is the input; pass --in-place to overwrite it");
   const auto terrain = load_terrain(args.terrain);
@@ -93,6 +94,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--contacts-out", args->contacts_out,
                   "Write the foot contacts the fix used as JSON (edit and pass back with --contacts)");
   add_fix_options(*cmd, args->fix);
+  add_verify_assimp_option(*cmd);
   cmd->add_option("--config", args->config,
                   "Clip settings as JSON (legs, clip_unit, clip_up, take, terrain_offset, contacts); CLIP.ikfix.json "
                   "beside the clip is read too and wins");

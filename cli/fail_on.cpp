@@ -82,14 +82,33 @@ std::vector<FailCondition> parse_fail_on(const std::string& text) {
   return out;
 }
 
+bool needs_metrics(const std::vector<FailCondition>& conditions) {
+  for (const auto& c : conditions)
+    for (const auto& path : kMetrics)
+      if (c.metric == path.name && (*path.group != 0 || c.metric == "nan")) return true;
+  return false;
+}
+
 std::vector<std::string> failed_conditions(const std::vector<FailCondition>& conditions,
                                            const nlohmann::ordered_json& report) {
   std::vector<std::string> failed;
   for (const auto& c : conditions) {
-    const double v = metric_value(c.metric, report);
-    if (v > c.limit) {
+    // The report's own value (the first take's, or a total over every take), then each take's:
+    // the worst one decides, and the message names the take it came from.
+    double worst = metric_value(c.metric, report);
+    std::string take;
+    if (report.contains("takes") && report["takes"].size() > 1)
+      for (const auto& t : report["takes"]) {
+        const double v = metric_value(c.metric, t);
+        if (v > worst) {
+          worst = v;
+          take = t.contains("take") ? t["take"]["name"].get<std::string>() : std::string();
+        }
+      }
+    if (worst > c.limit) {
       std::ostringstream s;
-      s << c.metric << "=" << v << ">" << c.limit;
+      s << c.metric << "=" << worst << ">" << c.limit;
+      if (!take.empty()) s << " (take '" << take << "')";
       failed.push_back(s.str());
     }
   }

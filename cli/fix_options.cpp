@@ -4,6 +4,7 @@
 
 #include "core/units.hpp"
 #include "io/error.hpp"
+#include "io/fbx/verify.hpp"
 #include "io/terrain_io.hpp"
 
 namespace ikfix::cli {
@@ -16,6 +17,12 @@ void add_terrain_options(CLI::App& cmd, TerrainOptions& o, bool required) {
   cmd.add_option("--terrain-unit", o.unit, "Length unit of the terrain (default m)");
   cmd.add_option("--terrain-up", o.up, "Up axis of the terrain: y or z (default y)")->check(CLI::IsMember({"y", "z"}));
   cmd.add_option("--terrain-offset", o.offset, "Move the terrain by X Y Z metres")->expected(3);
+}
+
+void add_verify_assimp_option(CLI::App& cmd) {
+  cmd.add_flag_callback("--verify-assimp", [] { io::fbx::set_assimp_check(true); },
+                        "Also read every FBX output back through Assimp before writing it (slower; our own re-read "
+                        "always runs)");
 }
 
 void add_fix_options(CLI::App& cmd, FixOptions& o) {

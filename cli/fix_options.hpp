@@ -31,6 +31,11 @@ struct FixOptions {
 void add_terrain_options(CLI::App& cmd, TerrainOptions& options, bool required = true);
 void add_fix_options(CLI::App& cmd, FixOptions& options);
 
+// `--verify-assimp` (commands that write clips): every FBX output is also read back through
+// Assimp before it is written (io::fbx::set_assimp_check), on top of the check with our own
+// reader that always runs.
+void add_verify_assimp_option(CLI::App& cmd);
+
 // Loads and builds the terrain once; throws io::InputError naming the file.
 std::unique_ptr<core::Terrain> load_terrain(const TerrainOptions& options);
 

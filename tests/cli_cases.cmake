@@ -234,6 +234,15 @@ if(EXISTS "${IKFIX_SHARED_DATA}/anim/gltf/Fox.glb")
 endif()
 ikfix_cli_case(run_take_all_bvh 0 "" run ${WALK} --terrain ${STAIRS} -o @OUT@ --take all)
 
+# --verify-assimp: the FBX output is also read back through Assimp (and passes); the check with
+# our own reader runs either way.
+if(EXISTS "${IKFIX_SHARED_DATA}/anim/fbx/cmu_07_01_walk_skeleton.fbx")
+  ikfix_cli_case(run_fbx_verify_assimp 0 "-> .*run_fbx_verify_assimp.fbx" run
+                 ${IKFIX_SHARED_DATA}/anim/fbx/cmu_07_01_walk_skeleton.fbx --terrain ${STAIRS}
+                 -o ${IKFIX_CLI_DIR}/run_fbx_verify_assimp.fbx --verify-assimp)
+endif()
+ikfix_cli_case(check_has_no_verify_assimp 2 "verify-assimp" check ${WALK} --terrain ${STAIRS} --verify-assimp)
+
 # map: the automatic bone map, as a table, JSON or a saved file; unusable maps and bad inputs
 # are bad input.
 ikfix_cli_case(map_help 0 "--to" map --help)

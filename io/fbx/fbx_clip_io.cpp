@@ -12,6 +12,7 @@
 #include "io/fbx/patch.hpp"
 #include "io/fbx/reader.hpp"
 #include "io/fbx/verify.hpp"
+#include "io/fbx/verify_readback.hpp"
 #include "io/file_util.hpp"
 
 namespace ikfix::io::fbx {
@@ -181,6 +182,14 @@ void resolve_space(LoadedClip& loaded, const ClipDocument& cd, const ClipLoadOpt
   loaded.unit_reason = reason;
 }
 
+// The written bytes prove themselves before they replace anything: re-read with our own reader
+// always, and through Assimp too when asked.
+void check_written(const std::string& bytes, const std::string& file, const ClipDocument& cd,
+                   const std::vector<PatchedTake>& patched) {
+  verify_readback(bytes, file, cd, patched);
+  if (assimp_check()) verify_with_assimp(bytes, file, cd, patched);
+}
+
 }  // namespace
 
 namespace {
@@ -282,7 +291,7 @@ void save(const std::filesystem::path& path, std::span<const TakeEdit> edits) {
     patched.back().space = e.loaded->space;
   }
   std::string bytes = write(work.doc);
-  verify_with_assimp(bytes, path.string(), work, patched);
+  check_written(bytes, path.string(), work, patched);
   write_file_atomic(path, bytes);
 }
 
@@ -294,7 +303,7 @@ void save_new_take(const std::filesystem::path& path, const LoadedClip& characte
   PatchedTake added = add_take(work, take_name, clip, animated, replace_takes);
   added.space = character.space;
   std::string bytes = write(work.doc);
-  verify_with_assimp(bytes, path.string(), work, {added});
+  check_written(bytes, path.string(), work, {added});
   write_file_atomic(path, bytes);
 }
 

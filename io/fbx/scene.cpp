@@ -317,7 +317,7 @@ Scene read_scene(const Document& doc) {
   return scene;
 }
 
-void decode_curve(const Document& doc, Scene& scene, int index) {
+void decode_curve(const Document& doc, Scene& scene, int index, KeyTimeCache* key_times) {
   Curve& c = scene.curves[index];
   if (c.keys) return;
   auto keys = std::make_shared<CurveKeys>();
@@ -330,7 +330,18 @@ void decode_curve(const Document& doc, Scene& scene, int index) {
   for (const Node& k : o.children) {
     if (k.props.empty()) continue;
     if (k.name == "Default") c.default_value = as_double(doc, k.props[0]);
-    else if (k.name == "KeyTime") k_.times = as_ints(doc, k.props[0]);
+    else if (k.name == "KeyTime") {
+      const Property& p = k.props[0];
+      if (key_times && !p.value && p.offset != kNoSource && doc.encoding == Encoding::binary) {
+        // Binary arrays as stored (header and zlib stream): equal bytes, equal times.
+        const std::string_view stored = std::string_view(doc.data).substr(p.offset, p.size);
+        auto [it, added] = key_times->try_emplace(stored);
+        if (added) it->second = as_ints(doc, p);
+        k_.times = it->second;
+      } else {
+        k_.times = as_ints(doc, p);
+      }
+    }
     else if (k.name == "KeyValueFloat" || k.name == "KeyValueDouble") {
       const auto v = as_doubles(doc, k.props[0]);
       k_.values.assign(v.begin(), v.end());

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -130,8 +131,13 @@ struct Scene {
 // or malformed (dangling ids are ignored, as other readers do).
 Scene read_scene(const Document& doc);
 
-// Decodes the key arrays of curve `index` (KeyTime, KeyValueFloat, KeyAttr*) if not done yet.
-void decode_curve(const Document& doc, Scene& scene, int index);
+// Decoded binary KeyTime arrays by their stored bytes (which stay in the Document): curves of one
+// take usually share their times, and inflating them once saves most of a curve's decoding.
+using KeyTimeCache = std::unordered_map<std::string_view, std::vector<std::int64_t>>;
+
+// Decodes the key arrays of curve `index` (KeyTime, KeyValueFloat, KeyAttr*) if not done yet,
+// binary KeyTime arrays through `key_times` when given.
+void decode_curve(const Document& doc, Scene& scene, int index, KeyTimeCache* key_times = nullptr);
 
 // Value of a decoded curve at `time` (ticks): constant, linear or cubic (Hermite/Bezier with the
 // stored slopes and weights) between keys, the end values outside.

@@ -5,6 +5,7 @@
 #include <assimp/scene.h>
 
 #include <algorithm>
+#include <atomic>
 #include <assimp/Importer.hpp>
 #include <cmath>
 #include <cstdio>
@@ -57,7 +58,12 @@ const aiAnimation* find_animation(const aiScene* s, const Take& take, int take_i
   return nullptr;
 }
 
+std::atomic<bool> g_assimp_check{false};
+
 }  // namespace
+
+void set_assimp_check(bool on) { g_assimp_check.store(on); }
+bool assimp_check() { return g_assimp_check.load(); }
 
 VerifyReport verify_with_assimp(const std::string& bytes, const std::string& file, const ClipDocument& cd,
                                 const std::vector<PatchedTake>& patched) {

@@ -1,6 +1,9 @@
 #pragma once
-// The patch writer proves itself: the bytes it is about to write are read back through Assimp
-// and every edited joint is compared with the pose the core asked for.
+// The Assimp cross-check of the patch writer: the bytes it is about to write are read back
+// through Assimp and every edited joint is compared with the pose the core asked for. Every
+// save is checked with our own reader (verify_readback.hpp); this independent second reader
+// costs about 1.5 reads, so it runs in the tests and when asked (set_assimp_check,
+// `ikfix run/batch --verify-assimp`).
 #include <string>
 #include <vector>
 
@@ -29,5 +32,11 @@ struct VerifyReport {
 // read the bytes or a difference exceeds the tolerances.
 VerifyReport verify_with_assimp(const std::string& bytes, const std::string& file, const ClipDocument& cd,
                                 const std::vector<PatchedTake>& patched);
+
+// Whether fbx::save and fbx::save_new_take also run verify_with_assimp (off by default). Set
+// once, before saving (the flag is atomic, so threads saving meanwhile see one value or the
+// other).
+void set_assimp_check(bool on);
+bool assimp_check();
 
 }  // namespace ikfix::io::fbx

@@ -2,6 +2,7 @@
 // reported per take. No multi-take humanoid is in the shared data, so the several-takes case is the
 // Fox (3 glTF animations) with its hind legs given by --legs, plus the bundled one-take BVH.
 #include <cmath>
+#include <cstdio>
 
 #include "e2e_support.hpp"
 
@@ -161,6 +162,69 @@ TEST(TakeAllE2E, SeveralTakesAreAllFixedByDefault) {
   const auto walk = read_json(dir / "walk.json");
   EXPECT_FALSE(walk.contains("takes"));
   EXPECT_EQ(walk["take"]["name"], "Walk");
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace ikfix::test
+
+namespace ikfix::test {
+namespace {
+
+// --fail-on with several takes: a metric condition holds when it holds for any take, not only
+// for the first take (whose metrics are the report's top level). The limit is taken from a first
+// run's report: just at the first take's value, where a later take is worse. --weight 0 keeps
+// each take's own feet (the full fix leaves all three Fox takes clean on the bumps): the
+// standing Survey sinks into the bumps less than Walk and Run do.
+TEST(TakeAllE2E, FailOnMetricsCountEveryTake) {
+  IKFIX_REQUIRE_SHARED_DATA();
+  const auto input = shared_data_dir() / "anim" / "gltf" / "Fox.glb";
+  const auto dir = temp_dir("take_all_fail_on");
+  const std::string command = "run " + quoted(input) + " --terrain " + quoted(bundled("terrain/bumps.obj")) + " -o " +
+                              quoted(dir / "fox.glb") + " --clip-unit cm --take all --weight 0" + kFoxLegs;
+  auto r = run_ikfix(command + " --report " + quoted(dir / "report.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto report = read_json(dir / "report.json");
+  ASSERT_EQ(report["takes"].size(), 3u);
+  // A metric on which a later take is worse than the first one.
+  struct Metric {
+    const char* condition;
+    const char* group;
+    const char* key;
+  };
+  const Metric metrics[] = {{"penetration", "penetration", "max_m"}, {"slide", "slide", "max_mps"},
+                            {"slide-mean", "slide", "mean_mps"},     {"float", "float", "mean_m"},
+                            {"knee", "knee", "limit_violation_deg"}};
+  auto value = [](const nlohmann::json& r, const Metric& m) { return r["metrics"]["after"][m.group][m.key].get<double>(); };
+  const Metric* chosen = nullptr;
+  double first = 0, worst = 0;
+  std::string worst_take;
+  for (const Metric& m : metrics) {
+    first = value(report["takes"][0], m);
+    worst = first;
+    for (const auto& t : report["takes"])
+      if (value(t, m) > worst) {
+        worst = value(t, m);
+        worst_take = t["take"]["name"].get<std::string>();
+      }
+    if (worst > first) {
+      chosen = &m;
+      break;
+    }
+  }
+  ASSERT_NE(chosen, nullptr) << "no metric where a later Fox take is worse than the first";
+  EXPECT_EQ(value(report, *chosen), first);  // the top level is the first take's
+  char limit[64];
+  // Just at the first take's value: only a later take exceeds it.
+  std::snprintf(limit, sizeof limit, "%.17g", first);
+  r = run_ikfix(command + " --fail-on '" + chosen->condition + ">" + limit + "'");  // quoted: > redirects
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find(std::string("--fail-on condition held: ") + chosen->condition), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("(take '" + worst_take + "')"), std::string::npos) << r.output;
+  // At the worst take's value nothing exceeds it.
+  std::snprintf(limit, sizeof limit, "%.17g", worst);
+  r = run_ikfix(command + " --fail-on '" + chosen->condition + ">" + limit + "'");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
   std::filesystem::remove_all(dir);
 }
 

@@ -345,6 +345,47 @@ TEST(FbxPatch, AssimpCheckCatchesAWrongPatch) {
   }
 }
 
+// The check every save runs (our reader): the same patch passes it with the same errors as
+// Assimp's, a wrong intended pose fails it naming joint and frame, and so do damaged bytes.
+TEST(FbxPatch, ReadbackCheckAgreesWithAssimpAndCatchesAWrongPatch) {
+  IKFIX_REQUIRE_SHARED_DATA();
+  Edit e = make_edit(fbx_file("cmu_07_01_walk_skeleton.fbx"), {"RightFoot"}, "Hips");
+  auto cd = std::make_shared<fbx::ClipDocument>(*static_cast<const fbx::ClipDocument*>(e.loaded.document.get()));
+  std::vector<fbx::PatchedTake> patched{fbx::patch_take(*cd, 0, e.edited, e.changed)};
+  patched[0].space = e.loaded.space;
+  const std::string bytes = fbx::write(cd->doc);
+  const fbx::VerifyReport ours = fbx::verify_readback(bytes, "x.fbx", *cd, patched);
+  const fbx::VerifyReport assimp = fbx::verify_with_assimp(bytes, "x.fbx", *cd, patched);
+  EXPECT_EQ(ours.keys_checked, assimp.keys_checked);
+  EXPECT_LT(ours.max_position_error_m, 1e-5);
+  EXPECT_LT(ours.max_rotation_error_deg, 1e-3);
+  EXPECT_NEAR(ours.max_position_error_m, assimp.max_position_error_m, 1e-5);
+
+  core::Clip wrong = e.edited;
+  const int j = e.loaded.skeleton.find("RightFoot");
+  wrong.at(100, j).rotation = glm::normalize(core::axis_angle(core::Vec3(0, 1, 0), 0.01) * wrong.at(100, j).rotation);
+  std::vector<fbx::PatchedTake> claimed = patched;
+  claimed[0].edited = &wrong;
+  try {
+    fbx::verify_readback(bytes, "x.fbx", *cd, claimed);
+    ADD_FAILURE() << "a 0.57 degree mismatch passed the check";
+  } catch (const InputError& err) {
+    EXPECT_NE(std::string(err.what()).find("'RightFoot' frame 100"), std::string::npos) << err.what();
+  }
+  // A pelvis off at one frame (at least 1 mm: the Hips sit under scaled group nodes).
+  wrong = e.edited;
+  wrong.at(7, e.loaded.skeleton.find("Hips")).translation.x += 0.001 / e.loaded.space.metres_per_unit;
+  claimed[0].edited = &wrong;
+  EXPECT_THROW(fbx::verify_readback(bytes, "x.fbx", *cd, claimed), InputError);
+  // Bytes cut short do not parse: the check names the file.
+  try {
+    fbx::verify_readback(bytes.substr(0, bytes.size() / 2), "x.fbx", *cd, patched);
+    ADD_FAILURE() << "a truncated file passed the check";
+  } catch (const InputError& err) {
+    EXPECT_NE(std::string(err.what()).find("x.fbx"), std::string::npos) << err.what();
+  }
+}
+
 TEST(FbxPatch, SeveralTakesOfOneFileAreWrittenTogether) {
   IKFIX_REQUIRE_SHARED_DATA();
   const auto in = fbx_file("sausage_3takes_maya_7500_ascii.fbx");

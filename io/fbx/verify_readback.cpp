@@ -1,0 +1,221 @@
+#include "io/fbx/verify_readback.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string_view>
+#include <unordered_map>
+
+#include "core/fk.hpp"
+#include "io/error.hpp"
+#include "io/fbx/reader.hpp"
+#include "io/fbx/scene.hpp"
+
+namespace ikfix::io::fbx {
+namespace {
+
+using core::Quat;
+using core::Transform;
+using core::Vec3;
+
+// The angle between two rotations is 2 asin(|v|) of the (normalised) relative quaternion v + w:
+// comparing |v| with sin(tolerance / 2) is the same test as comparing the angle with the
+// tolerance, without a trigonometric call per joint and frame; only maxima become degrees.
+double half_angle_sine(const Quat& a, const Quat& b) {
+  const Quat r = glm::conjugate(a) * b;
+  const double v2 = r.x * r.x + r.y * r.y + r.z * r.z;
+  return std::min(1.0, std::sqrt(v2 / (v2 + r.w * r.w)));
+}
+
+double degrees_of(double half_sine) { return 2.0 * std::asin(half_sine) * 180.0 / core::kPi; }
+
+std::string format(const char* fmt, double a, double b = 0) {
+  char buf[128];
+  std::snprintf(buf, sizeof buf, fmt, a, b);
+  return buf;
+}
+
+// The take of the written scene that patched take `p` is: the same name (a take added by
+// add_take with replace_takes moves), else the same index.
+int find_take(const Scene& written, const Scene& intended, int take) {
+  const std::string& name = intended.takes[take].name;
+  for (std::size_t t = 0; t < written.takes.size(); ++t)
+    if (written.takes[t].name == name) return static_cast<int>(t);
+  return take < static_cast<int>(written.takes.size()) ? take : -1;
+}
+
+// One channel (T, R or S) of an edited joint as the written file gives it.
+struct ChannelSource {
+  Vec3 fixed{0.0};
+  std::array<int, 3> curves{-1, -1, -1};
+  std::array<std::size_t, 3> cursor{0, 0, 0};
+  std::array<std::size_t, 3> key{0, 0, 0};  // next key to match a frame time
+  bool used = true;  // false: the channel cannot change what is compared (scale without pivots)
+};
+
+// Decodes curve `c` of the written scene, or - when its node is one the patch left alone and its
+// bytes in the written file equal the original's - shares the keys the load already decoded
+// (the same bytes decode to the same keys: a leg joint's translation curves, where the fix
+// only turned it).
+void decode_or_share(const Document& doc, Scene& scene, int c, const ClipDocument& original,
+                     const std::unordered_map<std::int64_t, int>& original_curve_of_id, KeyTimeCache& key_times) {
+  Curve& curve = scene.curves[c];
+  if (auto it = original_curve_of_id.find(curve.id); it != original_curve_of_id.end()) {
+    const Curve& before = original.scene.curves[it->second];
+    const Node& was = original.doc.root.children[original.scene.objects_index].children[before.object];
+    const Node& now = doc.root.children[scene.objects_index].children[curve.object];
+    if (before.keys && !is_changed(was) && was.begin != kNoSource && now.begin != kNoSource &&
+        was.end - was.begin == now.end - now.begin &&
+        std::string_view(original.doc.data).substr(was.begin, was.end - was.begin) ==
+            std::string_view(doc.data).substr(now.begin, now.end - now.begin)) {
+      curve.keys = before.keys;
+      return;
+    }
+  }
+  decode_curve(doc, scene, c, &key_times);
+}
+
+}  // namespace
+
+VerifyReport verify_readback(const std::string& bytes, const std::string& file, const ClipDocument& cd,
+                             const std::vector<PatchedTake>& patched) {
+  VerifyReport report;
+  const double rotation_tolerance = std::sin(kVerifyRotationToleranceDeg * core::kPi / 360.0);
+  double max_local = 0.0, max_world = 0.0;  // sines of half angles
+  Document doc;
+  Scene scene;
+  try {
+    doc = parse(bytes, file);
+    scene = read_scene(doc);
+  } catch (const InputError& e) {
+    throw InputError(file, "the written FBX does not read back (" + e.cause() + "); nothing was written");
+  }
+  const core::Skeleton& sk = cd.skeleton;
+  const int joints = sk.joint_count();
+  // The writer adds and removes no Model: joints keep their Scene::models index.
+  if (scene.models.size() != cd.scene.models.size())
+    throw InputError(file, "the written FBX reads back with " + std::to_string(scene.models.size()) + " models instead of " +
+                               std::to_string(cd.scene.models.size()) + "; nothing was written");
+  KeyTimeCache key_times;  // refers to doc.data: declared after doc
+  std::unordered_map<std::int64_t, int> original_curve_of_id;
+  for (std::size_t c = 0; c < cd.scene.curves.size(); ++c) original_curve_of_id[cd.scene.curves[c].id] = static_cast<int>(c);
+  for (const PatchedTake& p : patched) {
+    if (p.joints.empty()) continue;
+    const std::string& take_name = cd.scene.takes[p.take].name;
+    auto fail = [&](const std::string& what) {
+      throw InputError(file, "written take '" + take_name + "' does not read back as intended: " + what +
+                                 "; nothing was written");
+    };
+    const int take = find_take(scene, cd.scene, p.take);
+    if (take < 0) fail("the written file has no such take");
+    const std::vector<int>& layers = scene.takes[take].layers;
+
+    // Per edited joint and channel: its curve node in the take's layers (at most one: the
+    // patcher writes single-layer takes only), else the static property.
+    std::vector<std::array<ChannelSource, 3>> sources(joints);
+    // Per edited joint: its Model's static transform without Pre/PostRotation, and those two as
+    // quaternions, so they are not rebuilt from Euler angles at every frame (local_transform
+    // applies them in this order: Pre * R * Post^-1).
+    std::vector<ModelTransform> bare(joints);
+    std::vector<Quat> pre(joints, core::identity_quat()), post_inverse(joints, core::identity_quat());
+    for (int j : p.joints) {
+      const int m = cd.joint_models[j];
+      const Model& model = scene.models[m];
+      if (model.name != sk.names[j]) fail("model " + std::to_string(m) + " is '" + model.name + "', not joint '" + sk.names[j] + "'");
+      const Vec3 statics[3] = {model.transform.translation, model.transform.rotation, model.transform.scaling};
+      bare[j] = model.transform;
+      bare[j].pre_rotation = bare[j].post_rotation = Vec3(0.0);
+      if (model.transform.pre_rotation != Vec3(0.0)) pre[j] = euler_to_quat(model.transform.pre_rotation, RotationOrder::xyz);
+      if (model.transform.post_rotation != Vec3(0.0))
+        post_inverse[j] = glm::conjugate(euler_to_quat(model.transform.post_rotation, RotationOrder::xyz));
+      // Scale moves no translation or rotation of a Model without scaling pivot and offset,
+      // and the patcher never writes it: then its curves need no decoding.
+      sources[j][2].used = model.transform.scaling_offset != Vec3(0.0) || model.transform.scaling_pivot != Vec3(0.0);
+      for (int ch = 0; ch < 3; ++ch) {
+        ChannelSource& s = sources[j][ch];
+        s.fixed = statics[ch];
+        if (!s.used) continue;
+        int found = -1;
+        if (auto it = scene.curve_nodes_of.find((std::int64_t{m} << 2) | ch); it != scene.curve_nodes_of.end())
+          for (int cn : it->second)
+            if (std::find(layers.begin(), layers.end(), scene.curve_nodes[cn].layer) != layers.end()) {
+              if (found >= 0) fail("joint '" + sk.names[j] + "' is animated by two curve nodes");
+              found = cn;
+            }
+        if (found < 0) {
+          if (ch == 1) fail("joint '" + sk.names[j] + "' has no rotation curve node");
+          continue;
+        }
+        const CurveNode& node = scene.curve_nodes[found];
+        for (int a = 0; a < 3; ++a) {
+          if (node.has_defaults) s.fixed[a] = node.defaults[a];
+          s.curves[a] = node.curves[a];
+          if (node.curves[a] >= 0) decode_or_share(doc, scene, node.curves[a], cd, original_curve_of_id, key_times);
+          else if (ch == 1) fail("joint '" + sk.names[j] + "' has no rotation curve on axis " + std::string(1, "XYZ"[a]));
+        }
+      }
+    }
+
+    const Transform to_world = p.space.to_world();
+    // World transforms of the edited joints and their ancestors only (a leg fix edits a third
+    // of a mocap skeleton's joints).
+    const core::JointSubset subset(sk, p.joints);
+    std::vector<Transform> locals(joints), world_intended(subset.size()), world_read(subset.size());
+    for (int f = 0; f < p.timing.frame_count; ++f) {
+      const std::int64_t time = p.timing.time_of(f);
+      const auto intended = p.edited->frame(f);
+      core::forward_kinematics(subset, intended, to_world, world_intended);
+      for (int j : subset.joints) locals[j] = intended[j];
+      for (int j : p.joints) {
+        Vec3 v[3];
+        for (int ch = 0; ch < 3; ++ch) {
+          ChannelSource& s = sources[j][ch];
+          v[ch] = s.fixed;
+          for (int a = 0; a < 3; ++a) {
+            if (s.curves[a] < 0) continue;
+            const Curve& curve = scene.curves[s.curves[a]];
+            // Written rotation curves hold a key at every frame: the value read is the key's,
+            // not an interpolation. (A translation curve is rewritten only where the core moved
+            // the joint or its pivots need it; either way its value is compared below.)
+            if (ch == 1) {
+              const auto& times = curve.keys->times;
+              std::size_t& k = s.key[a];
+              while (k < times.size() && times[k] < time) ++k;
+              if (k == times.size() || times[k] != time)
+                fail("joint '" + sk.names[j] + "' has no rotation key at frame " + std::to_string(f));
+              v[ch][a] = curve.keys->values[k];
+            } else {
+              v[ch][a] = evaluate_curve(curve, time, s.cursor[a]);
+            }
+          }
+        }
+        const Quat r = pre[j] * euler_to_quat(v[1], bare[j].rotation_order) * post_inverse[j];
+        const Transform local = local_transform(bare[j], v[0], r, v[2]);
+        const double local_rot = half_angle_sine(intended[j].rotation, local.rotation);
+        max_local = std::max(max_local, local_rot);
+        if (!(local_rot <= rotation_tolerance))
+          fail("joint '" + sk.names[j] + "' frame " + std::to_string(f) + ": local rotation off by " +
+               format("%.4g deg", degrees_of(local_rot)));
+        locals[j].rotation = local.rotation;
+        locals[j].translation = local.translation;
+        ++report.keys_checked;
+      }
+      core::forward_kinematics(subset, locals, to_world, world_read);
+      for (int j : p.joints) {
+        const int slot = subset.slot_of[j];
+        const double dp = glm::length(world_read[slot].translation - world_intended[slot].translation);
+        const double dr = half_angle_sine(world_read[slot].rotation, world_intended[slot].rotation);
+        report.max_position_error_m = std::max(report.max_position_error_m, dp);
+        max_world = std::max(max_world, dr);
+        if (!(dp <= kVerifyPositionTolerance) || !(dr <= rotation_tolerance))
+          fail("joint '" + sk.names[j] + "' frame " + std::to_string(f) + ": world position off by " +
+               format("%.3g mm", dp * 1000.0) + ", rotation by " + format("%.3g deg", degrees_of(dr)));
+      }
+    }
+  }
+  report.max_local_rotation_error_deg = degrees_of(max_local);
+  report.max_rotation_error_deg = degrees_of(max_world);
+  return report;
+}
+
+}  // namespace ikfix::io::fbx
