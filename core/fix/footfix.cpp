@@ -323,6 +323,9 @@ FixResult fix_clip(const FixInput& in) {
   // has moved the other foot point over different ground (a step edge), put that point into
   // the terrain; those plants keep the constant offset (the plan is made again).
   std::vector<char> keep_constant[2] = {std::vector<char>(frames, 0), std::vector<char>(frames, 0)};
+  bool clearance_given[2];
+  for (int l = 0; l < 2; ++l)
+    clearance_given[l] = s.swing_clearance && static_cast<int>((*s.swing_clearance)[l].size()) == frames;
   for (int pass = 0;; ++pass) {
     feet[0] = animated_feet[0];
     feet[1] = animated_feet[1];
@@ -373,6 +376,7 @@ FixResult fix_clip(const FixInput& in) {
         const double toe_need = ground[l][1].height[f] + (planted_level[l][1] - floor) -
                                 (feet[l].ankle[f].y + (ground_turn(l, f) * (feet[l].toe[f] - feet[l].ankle[f])).y);
         need[f] = std::max(ankle_need, toe_need);
+        if (clearance_given[l] && !result.planted[l][f]) need[f] += std::max(0.0, (*s.swing_clearance)[l][f]);
         ground_rel[f] = std::max(ground[l][0].height[f], ground[l][1].height[f]) - floor;
       }
       foot_offset[l] = foot_offsets(result.planted[l], need, ground_rel, align_weight[l], s.foot_smoothing * fps, s.clearance_smoothing * fps,

@@ -121,11 +121,9 @@ TEST_P(RetargetRegression, MeetsTheRetargetGoals) {
   EXPECT_LE(q.max_bone_length_change, 1e-5);
   EXPECT_LE(q.feet.slide_mean_mps, 0.005);
   // Contacts `check` finds on the output against the source's: goal 0.95 both ways, met on all
-  // pairs but P1's precision (0.94: after lift-off the target's toe, which would sink below its
-  // level, is held at it and drags forward slowly for a few frames, read as still planted);
-  // ratcheted here.
+  // pairs (lowest: recall 0.964 P4 stairs, precision 0.984 P1 flat); ratcheted above the goal.
   EXPECT_GE(q.feet.contact_recall, c.min_contact_recall);
-  EXPECT_GE(q.feet.contact_precision, 0.94);
+  EXPECT_GE(q.feet.contact_precision, 0.98);
 }
 
 const PairCase kPairs[] = {
