@@ -38,6 +38,10 @@ struct FixSettings {
   // approaches the ground as the source's does, whatever its proportions. Ignored for a leg
   // whose vector does not have exactly one entry per frame.
   std::optional<std::array<std::vector<double>, 2>> swing_clearance;
+  // With contacts_override: the planted foot's lower point is held exactly on its level for
+  // every frame of a given plant (the contacts come from another motion, e.g. a retarget
+  // source, so this foot may rise or sink inside them), instead of one offset per plant.
+  bool given_plants_on_ground = false;
 
   // Clip floor (world Y, metres, before the fix). Unset: y = 0 when the feet rest just above it,
   // else the 5th percentile of the lowest foot joint.

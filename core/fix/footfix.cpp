@@ -380,7 +380,7 @@ FixResult fix_clip(const FixInput& in) {
         ground_rel[f] = std::max(ground[l][0].height[f], ground[l][1].height[f]) - floor;
       }
       foot_offset[l] = foot_offsets(result.planted[l], need, ground_rel, align_weight[l], s.foot_smoothing * fps, s.clearance_smoothing * fps,
-                                   contacts_given[l], keep_constant[l]);
+                                   contacts_given[l] && s.given_plants_on_ground, keep_constant[l]);
     }
 
     // 4. The body follows the terrain under the feet that carry it: the planted feet (a swing
@@ -450,7 +450,7 @@ FixResult fix_clip(const FixInput& in) {
     // Agreement with the check: plants the output shows but the plan did not lock.
     bool demoted = false;
     for (int l = 0; l < 2; ++l) {
-      if (!contacts_given[l]) continue;
+      if (!contacts_given[l] || !s.given_plants_on_ground) continue;
       const GroundTrack under[2] = {query_ground(*in.terrain, result.ankle_target_ws[l], floor),
                                     query_ground(*in.terrain, toe_target_ws[l], floor)};
       for (int f = 0; f < frames; ++f) {

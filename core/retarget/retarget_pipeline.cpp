@@ -119,6 +119,7 @@ RetargetPipelineResult retarget_and_fix(const RetargetPipelineInput& in) {
     fi.terrain = ground;
     fi.settings = in.fix;
     fi.settings.contacts_override = std::array<std::vector<char>, 2>{out.source_contacts[0], out.source_contacts[1]};
+    fi.settings.given_plants_on_ground = true;
     // The source's swing heights (lower of heel and toe above its planted level), scaled by the
     // leg-length ratio: a target whose toe would sink below the floor as the heel rises must
     // still lift its foot when the source does, or check sees it planted after the source's
