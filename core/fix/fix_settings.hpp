@@ -32,6 +32,16 @@ struct FixSettings {
   // retargeting, the source clip's contacts carried over frame for frame. Ignored for a leg whose
   // vector does not have exactly one entry per frame (callers validate and say so).
   std::optional<std::array<std::vector<char>, 2>> contacts_override;
+  // Least height (metres) of a swing foot's lower point (heel or toe) above its planted level
+  // over the terrain: [leg][frame], used on frames that are not planted. When retargeting, the
+  // source's own swing heights scaled to the target's legs, so the target's foot leaves and
+  // approaches the ground as the source's does, whatever its proportions. Ignored for a leg
+  // whose vector does not have exactly one entry per frame.
+  std::optional<std::array<std::vector<double>, 2>> swing_clearance;
+  // With contacts_override: the planted foot's lower point is held exactly on its level for
+  // every frame of a given plant (the contacts come from another motion, e.g. a retarget
+  // source, so this foot may rise or sink inside them), instead of one offset per plant.
+  bool given_plants_on_ground = false;
 
   // Clip floor (world Y, metres, before the fix). Unset: y = 0 when the feet rest just above it,
   // else the 5th percentile of the lowest foot joint.

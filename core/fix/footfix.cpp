@@ -61,34 +61,43 @@ GroundTrack query_ground(const Terrain& terrain, const std::vector<Vec3>& points
 
 // Vertical offset of one foot per frame: constant during each plant (the foot moved onto the
 // terrain), eased between plants, and never less than what keeps every foot point at or above
-// its planted level over the terrain (`need`).
+// its planted level over the terrain (`need`). With `follow_need` (contacts given from another
+// motion, e.g. a retarget source) the offset during a plant is exactly `need`: the animated
+// foot was not planted on this skeleton, so it may rise or sink inside the given plant, and a
+// constant offset would leave the foot floating and moving where the source's foot stands.
+// A plant with any `keep_constant` frame keeps the constant offset (see fix_clip).
 std::vector<double> foot_offsets(const std::vector<char>& planted, const std::vector<double>& need,
                                  const std::vector<double>& ground_rel, const std::vector<double>& ease,
-                                 double smoothing_frames, double clearance_frames) {
+                                 double smoothing_frames, double clearance_frames, bool follow_need,
+                                 const std::vector<char>& keep_constant) {
   const int n = static_cast<int>(need.size());
   const auto plants = contact_intervals(planted);
   std::vector<double> base(n);
   if (plants.empty()) {
     gaussian_smooth(ground_rel, smoothing_frames * 4.0, base);
   } else {
-    std::vector<double> plant_offset(plants.size());
+    // Offset at each plant's first and last frame (equal unless `follow_need`).
+    std::vector<double> plant_in(plants.size()), plant_out(plants.size());
     for (std::size_t i = 0; i < plants.size(); ++i) {
       double m = -1e300;
       for (int f = plants[i].first; f <= plants[i].last; ++f) m = std::max(m, need[f]);
-      plant_offset[i] = m;
-      for (int f = plants[i].first; f <= plants[i].last; ++f) base[f] = m;
+      bool follow = follow_need;
+      for (int f = plants[i].first; f <= plants[i].last && follow; ++f) follow = !keep_constant[f];
+      for (int f = plants[i].first; f <= plants[i].last; ++f) base[f] = follow ? need[f] : m;
+      plant_in[i] = base[plants[i].first];
+      plant_out[i] = base[plants[i].last];
     }
-    for (int f = 0; f < plants.front().first; ++f) base[f] = plant_offset.front();
-    for (int f = plants.back().last + 1; f < n; ++f) base[f] = plant_offset.back();
+    for (int f = 0; f < plants.front().first; ++f) base[f] = plant_in.front();
+    for (int f = plants.back().last + 1; f < n; ++f) base[f] = plant_out.back();
     for (std::size_t i = 0; i + 1 < plants.size(); ++i) {
       const int a = plants[i].last, b = plants[i + 1].first;
       // Stepping up, the swing foot rises early (it must clear the step it lands on); stepping
       // down it stays high and drops late (it must clear the edge it leaves).
-      const bool up = plant_offset[i + 1] > plant_offset[i];
+      const bool up = plant_in[i + 1] > plant_out[i];
       for (int f = a + 1; f < b; ++f) {
         const double u = static_cast<double>(f - a) / (b - a);
         const double t = smoothstep(std::clamp(up ? u * 1.5 : (u - 1.0 / 3.0) * 1.5, 0.0, 1.0));
-        base[f] = plant_offset[i] + (plant_offset[i + 1] - plant_offset[i]) * t;
+        base[f] = plant_out[i] + (plant_in[i + 1] - plant_out[i]) * t;
       }
     }
   }
@@ -310,6 +319,13 @@ FixResult fix_clip(const FixInput& in) {
                                             {point_height[1][0], point_height[1][1]}};
   std::vector<char> on_ground[2][2];
   std::vector<signed char> previous_pivot[2];
+  // Given contacts: plants whose foot follows the per-frame need would, once the pivot hold
+  // has moved the other foot point over different ground (a step edge), put that point into
+  // the terrain; those plants keep the constant offset (the plan is made again).
+  std::vector<char> keep_constant[2] = {std::vector<char>(frames, 0), std::vector<char>(frames, 0)};
+  bool clearance_given[2];
+  for (int l = 0; l < 2; ++l)
+    clearance_given[l] = s.swing_clearance && static_cast<int>((*s.swing_clearance)[l].size()) == frames;
   for (int pass = 0;; ++pass) {
     feet[0] = animated_feet[0];
     feet[1] = animated_feet[1];
@@ -360,9 +376,11 @@ FixResult fix_clip(const FixInput& in) {
         const double toe_need = ground[l][1].height[f] + (planted_level[l][1] - floor) -
                                 (feet[l].ankle[f].y + (ground_turn(l, f) * (feet[l].toe[f] - feet[l].ankle[f])).y);
         need[f] = std::max(ankle_need, toe_need);
+        if (clearance_given[l] && !result.planted[l][f]) need[f] += std::max(0.0, (*s.swing_clearance)[l][f]);
         ground_rel[f] = std::max(ground[l][0].height[f], ground[l][1].height[f]) - floor;
       }
-      foot_offset[l] = foot_offsets(result.planted[l], need, ground_rel, align_weight[l], s.foot_smoothing * fps, s.clearance_smoothing * fps);
+      foot_offset[l] = foot_offsets(result.planted[l], need, ground_rel, align_weight[l], s.foot_smoothing * fps, s.clearance_smoothing * fps,
+                                   contacts_given[l] && s.given_plants_on_ground, keep_constant[l]);
     }
 
     // 4. The body follows the terrain under the feet that carry it: the planted feet (a swing
@@ -430,6 +448,22 @@ FixResult fix_clip(const FixInput& in) {
     }
 
     // Agreement with the check: plants the output shows but the plan did not lock.
+    bool demoted = false;
+    for (int l = 0; l < 2; ++l) {
+      if (!contacts_given[l] || !s.given_plants_on_ground) continue;
+      const GroundTrack under[2] = {query_ground(*in.terrain, result.ankle_target_ws[l], floor),
+                                    query_ground(*in.terrain, toe_target_ws[l], floor)};
+      for (int f = 0; f < frames; ++f) {
+        if (!result.planted[l][f] || keep_constant[l][f]) continue;
+        const double ankle_floor = under[0].height[f] + (planted_level[l][0] - floor);
+        const double toe_floor = under[1].height[f] + (planted_level[l][1] - floor);
+        if (result.ankle_target_ws[l][f].y < ankle_floor - 1e-4 || toe_target_ws[l][f].y < toe_floor - 1e-4) {
+          keep_constant[l][f] = 1;
+          demoted = true;
+        }
+      }
+    }
+    if (demoted && pass < kMaxContactPasses + 2) continue;
     if (pass + 1 >= kMaxContactPasses) break;
     bool grew = false;
     for (int l = 0; l < 2; ++l) {

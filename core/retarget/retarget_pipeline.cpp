@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <memory>
 
+#include "core/fix/foot_contacts.hpp"
 #include "core/fix/footfix.hpp"
+#include "core/fk.hpp"
 #include "core/metrics.hpp"
 #include "core/terrain_gen.hpp"
 
@@ -34,6 +36,27 @@ void detected_contacts(const Skeleton& sk, const Clip& clip, const ClipSpace& sp
     out[l].assign(clip.frame_count, 0);
     for (const PlantMetrics& p : m.legs[l].plants)
       for (int f = p.first; f <= p.last && f < clip.frame_count; ++f) out[l][f] = 1;
+  }
+}
+
+// Heel (ankle) and toe of each leg per frame, world metres, as the metrics take them.
+void foot_points(const Skeleton& sk, const Clip& clip, const ClipSpace& space, const LegRig& legs,
+                 std::vector<Vec3> (&out)[2][2], double& leg_length) {
+  std::vector<Transform> world(sk.joint_count());
+  leg_length = 0;
+  for (int f = 0; f < clip.frame_count; ++f) {
+    forward_kinematics(sk, clip.frame(f), space.to_world(), world);
+    for (int l = 0; l < 2; ++l) {
+      const Leg& leg = legs.legs[l];
+      const Transform& a = world[leg.ankle];
+      if (f == 0)
+        leg_length = std::max(leg_length, glm::length(world[leg.knee].translation - world[leg.hip].translation) +
+                                              glm::length(a.translation - world[leg.knee].translation));
+      const auto& end_site = sk.end_sites[leg.ankle];
+      out[l][0].push_back(a.translation);
+      out[l][1].push_back(leg.toe >= 0 ? world[leg.toe].translation
+                                       : end_site ? transform_point(a, *end_site) : a.translation);
+    }
   }
 }
 
@@ -96,6 +119,52 @@ RetargetPipelineResult retarget_and_fix(const RetargetPipelineInput& in) {
     fi.terrain = ground;
     fi.settings = in.fix;
     fi.settings.contacts_override = std::array<std::vector<char>, 2>{out.source_contacts[0], out.source_contacts[1]};
+    fi.settings.given_plants_on_ground = true;
+    // The source's swing heights (lower of heel and toe above its planted level), scaled by the
+    // leg-length ratio: a target whose toe would sink below the floor as the heel rises must
+    // still lift its foot when the source does, or check sees it planted after the source's
+    // lift-off (and before its touchdown).
+    {
+      std::vector<Vec3> source_points[2][2], target_points[2][2];
+      double source_leg = 0, target_leg = 0;
+      foot_points(*t.source, *t.source_clip, t.source_space, t.source_legs, source_points, source_leg);
+      foot_points(*t.target, out.transfer.clip, t.target_space, t.target_legs, target_points, target_leg);
+      const std::unique_ptr<Terrain> source_floor = flat_ground();
+      ContactSettings cs = in.fix.contacts;
+      const double source_scale = source_leg / in.fix.reference_leg_length;
+      cs.height_threshold *= source_scale;
+      cs.speed_threshold *= source_scale;
+      const double ratio = source_leg > 0 ? target_leg / source_leg : 1.0;
+      std::array<std::vector<double>, 2> clearance;
+      for (int l = 0; l < 2; ++l) {
+        const FootContacts c = detect_foot_contacts(*source_floor, source_points[l][0], source_points[l][1],
+                                                    t.source_clip->fps, cs);
+        const int n = static_cast<int>(c.height[0].size());
+        std::vector<double> lower(n);
+        for (int f = 0; f < n; ++f) lower[f] = std::min(c.height[0][f], c.height[1][f]);
+        // Relative to the source's height at the plant edges around each swing (linear across
+        // it): the target's planted foot is held exactly on its level, the source's was only
+        // near it, so the clearance starts and ends at 0 and the swing joins its plants smoothly.
+        const std::vector<char>& planted = out.source_contacts[l];
+        clearance[l].assign(n, 0.0);
+        for (int f = 0; f < n && static_cast<int>(planted.size()) == n;) {
+          if (planted[f]) {
+            ++f;
+            continue;
+          }
+          int g = f;
+          while (g < n && !planted[g]) ++g;  // swing [f, g)
+          const double from = f > 0 ? lower[f - 1] : (g < n ? lower[g] : 0.0);
+          const double to = g < n ? lower[g] : from;
+          for (int k = f; k < g; ++k) {
+            const double u = static_cast<double>(k - f + 1) / (g - f + 1);
+            clearance[l][k] = ratio * std::max(0.0, lower[k] - (from + (to - from) * u));
+          }
+          f = g;
+        }
+      }
+      if (static_cast<int>(clearance[0].size()) == out.transfer.clip.frame_count) fi.settings.swing_clearance = clearance;
+    }
     FixResult fixed = fix_clip(fi);
     out.clip = std::move(fixed.clip);
     for (int j = 0; j < static_cast<int>(out.animated.size()); ++j)

@@ -6,7 +6,11 @@
 #include <cmath>
 #include <map>
 
+#include "core/fix/foot_contacts.hpp"
+#include "core/fix/footfix.hpp"
+#include "core/fk.hpp"
 #include "core/retarget/retarget_pipeline.hpp"
+#include "core/terrain_gen.hpp"
 #include "io/clip_io.hpp"
 #include "tests/retarget_test_util.hpp"
 #include "tests/test_data.hpp"
@@ -195,6 +199,67 @@ TEST(RetargetTransfer, ScaleUpOntoKenney) {  // P1 (deform-bone BVH of the Kenne
               feet.slide_mean_mps, feet.slide_max_mps, feet.float_mean_m, feet.penetration_max_m,
               feet.contact_precision, feet.contact_recall, r.result.transfer_quality.feet.slide_mean_mps,
               r.result.transfer_quality.feet.float_mean_m);
+}
+
+// The foot stage with the source's contacts (given_plants_on_ground) and a swing clearance, on
+// the transferred P1 clip: in every given plant the foot's lower point is on its level, and in
+// every swing frame it is at least the clearance above it (the target's toe, which would sink
+// below the floor as the heel rises, is lifted instead of dragged along the ground).
+TEST(RetargetTransfer, GivenPlantsOnGroundAndSwingClearance) {
+  IKFIX_REQUIRE_SHARED_DATA();
+  std::vector<std::pair<std::string, std::string>> names = {
+      {"Hips", "Hips"}, {"LowerBack", "Spine"}, {"Spine", "Chest"}, {"Spine1", "UpperChest"}, {"Neck", "Neck"},
+      {"Head", "Head"}};
+  for (std::string side : {"Left", "Right"}) {
+    for (std::string j : {"Shoulder", "Arm", "ForeArm", "Hand", "UpLeg", "Leg", "Foot"})
+      names.push_back({side + j, side + j});
+    names.push_back({side + "ToeBase", side + "Toes"});
+  }
+  const Retargeted r = run(anim("bvh/cmu_02_01_walk.bvh"), retarget_file("kenney_rest.bvh"),
+                           pairs_by_cmu_source(names), false, io::ClipLoadOptions{1.0, std::nullopt, std::nullopt});
+  const core::Clip& clip = r.result.transfer.clip;
+  const int frames = clip.frame_count;
+  core::FlatParams flat;
+  flat.size = 400.0;
+  const core::Terrain ground(core::make_flat_terrain(flat));
+  constexpr double kClearance = 0.03;  // metres
+  core::FixInput fi;
+  fi.skeleton = &r.target.skeleton;
+  fi.clip = &clip;
+  fi.space = r.target.space;
+  fi.rig = test::legs_of(r.target);
+  fi.terrain = &ground;
+  fi.settings.contacts_override = std::array<std::vector<char>, 2>{r.result.source_contacts[0], r.result.source_contacts[1]};
+  fi.settings.given_plants_on_ground = true;
+  fi.settings.swing_clearance = std::array<std::vector<double>, 2>{std::vector<double>(frames, kClearance),
+                                                                   std::vector<double>(frames, kClearance)};
+  const core::FixResult fixed = core::fix_clip(fi);
+
+  std::vector<core::Transform> world(r.target.skeleton.joint_count());
+  std::vector<core::Vec3> points[2][2];
+  for (int f = 0; f < frames; ++f) {
+    core::forward_kinematics(r.target.skeleton, fixed.clip.frame(f), r.target.space.to_world(), world);
+    for (int l = 0; l < 2; ++l) {
+      points[l][0].push_back(world[fi.rig.legs[l].ankle].translation);
+      points[l][1].push_back(world[fi.rig.legs[l].toe].translation);
+    }
+  }
+  int plant_frames = 0, swing_frames = 0;
+  for (int l = 0; l < 2; ++l) {
+    const core::FootContacts c = core::detect_foot_contacts(ground, points[l][0], points[l][1], clip.fps, {});
+    for (int f = 0; f < frames; ++f) {
+      const double lower = std::min(c.height[0][f], c.height[1][f]);
+      if (r.result.source_contacts[l][f]) {
+        ++plant_frames;
+        EXPECT_NEAR(lower, 0.0, 2e-3) << "leg " << l << " frame " << f;
+      } else {
+        ++swing_frames;
+        EXPECT_GE(lower, kClearance - 2e-3) << "leg " << l << " frame " << f;
+      }
+    }
+  }
+  EXPECT_GT(plant_frames, frames / 2);
+  EXPECT_GT(swing_frames, frames / 4);
 }
 
 }  // namespace
