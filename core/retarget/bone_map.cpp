@@ -180,6 +180,14 @@ int BoneMap::pair_of_target(int joint) const {
   return -1;
 }
 
+int BoneMap::pair_with_role(const std::string& role) const {
+  for (std::size_t i = 0; i < pairs.size(); ++i)
+    if (pairs[i].role == role && !pairs[i].target_end_site) return static_cast<int>(i);
+  return -1;
+}
+
+bool is_sided_role(const std::string& role) { return role.rfind("left", 0) == 0 || role.rfind("right", 0) == 0; }
+
 RestPose make_rest_pose(const Skeleton& skeleton, const Transform& clip_to_world) {
   RestPose rest;
   rest.skeleton = &skeleton;

@@ -50,7 +50,12 @@ struct BoneMap {
   // Index into `pairs` of the pair for a joint, or -1.
   int pair_of_source(int joint) const;
   int pair_of_target(int joint) const;
+  // Index of the first pair with `role` whose target is a joint (not an end site), or -1.
+  int pair_with_role(const std::string& role) const;
 };
+
+// True for the roles of one side of the body ("left_...", "right_...").
+bool is_sided_role(const std::string& role);
 
 // A skeleton in its rest pose, with world positions (metres, Y up) of every joint and of every
 // end site (nullopt where the joint has none), as given by FK through the clip space.

@@ -4,23 +4,14 @@
 #include <cmath>
 
 namespace ikfix::core {
-namespace {
-
-int pair_with_role(const BoneMap& map, const std::string& role) {
-  for (int p = 0; p < static_cast<int>(map.pairs.size()); ++p)
-    if (map.pairs[p].role == role && !map.pairs[p].target_end_site) return p;
-  return -1;
-}
-
-}  // namespace
 
 std::vector<ArmChain> arm_chains(const BoneMap& map, std::span<const Transform> source_rest,
                                  const Skeleton& target, std::span<const Transform> target_rest) {
   std::vector<ArmChain> arms;
   for (const char* side : {"left", "right"}) {
-    const int u = pair_with_role(map, std::string(side) + "_upper_arm");
-    const int l = pair_with_role(map, std::string(side) + "_lower_arm");
-    const int h = pair_with_role(map, std::string(side) + "_hand");
+    const int u = map.pair_with_role(std::string(side) + "_upper_arm");
+    const int l = map.pair_with_role(std::string(side) + "_lower_arm");
+    const int h = map.pair_with_role(std::string(side) + "_hand");
     if (u < 0 || l < 0 || h < 0) continue;
     ArmChain c;
     c.source_upper = map.pairs[u].source;

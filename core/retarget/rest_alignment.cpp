@@ -6,7 +6,6 @@
 namespace ikfix::core {
 namespace {
 
-bool is_sided(const std::string& role) { return role.rfind("left", 0) == 0 || role.rfind("right", 0) == 0; }
 bool is_thumb(const std::string& role) { return role.find("thumb") != std::string::npos; }
 
 int depth_below(const Skeleton& sk, int ancestor, int joint) {
@@ -48,7 +47,7 @@ int direction_child(const BoneMap& map, int p, const Skeleton& source, std::span
       if (pred(map.pairs[q])) kept.push_back(q);
     if (!kept.empty()) best = kept;
   };
-  if (best.size() > 1) keep([](const BonePair& q) { return !is_sided(q.role); });
+  if (best.size() > 1) keep([](const BonePair& q) { return !is_sided_role(q.role); });
   if (best.size() > 1) keep([](const BonePair& q) { return !is_thumb(q.role); });
   return best.size() == 1 ? best[0] : -1;
 }
@@ -181,7 +180,7 @@ TargetDrive plan_target_drive(const BoneMap& map, const Skeleton& source, const 
         break;
       }
     }
-    if (above < 0 || is_sided(map.pairs[above].role)) continue;
+    if (above < 0 || is_sided_role(map.pairs[above].role)) continue;
     int below = -1;
     double down_length = 0;
     for (int j = t;;) {
@@ -196,7 +195,7 @@ TargetDrive plan_target_drive(const BoneMap& map, const Skeleton& source, const 
       }
       j = kids[0];
     }
-    if (below < 0 || is_sided(map.pairs[below].role)) continue;
+    if (below < 0 || is_sided_role(map.pairs[below].role)) continue;
     drive.kind[t] = TargetDrive::Blend;
     drive.pair_a[t] = above;
     drive.pair_b[t] = below;

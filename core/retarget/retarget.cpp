@@ -89,9 +89,7 @@ RetargetResult retarget_clip(const RetargetInput& in, const std::vector<char> (&
   RetargetResult result;
 
   // The hips pair carries the root motion.
-  int hips_pair = -1;
-  for (int p = 0; p < static_cast<int>(map.pairs.size()); ++p)
-    if (map.pairs[p].role == "hips" && !map.pairs[p].target_end_site) hips_pair = p;
+  int hips_pair = map.pair_with_role("hips");
   if (hips_pair < 0)
     for (int p = 0; p < static_cast<int>(map.pairs.size()); ++p)
       if (map.pairs[p].source == in.source_legs.pelvis && !map.pairs[p].target_end_site) hips_pair = p;
@@ -145,6 +143,7 @@ RetargetResult retarget_clip(const RetargetInput& in, const std::vector<char> (&
   std::vector<Transform> sworld(src.joint_count()), tworld(tn);
   std::vector<Quat> delta(src.joint_count());
   Vec3 hips_start{0.0};
+  std::vector<Transform> hips_parent_world(frames);  // for the ground shift below
   for (int f = 0; f < frames; ++f) {
     forward_kinematics(src, sclip.frame(f), s_to_world, sworld);
     for (int s = 0; s < src.joint_count(); ++s)
@@ -166,7 +165,10 @@ RetargetResult retarget_clip(const RetargetInput& in, const std::vector<char> (&
         const Quat world_rot = drive.world_rotation(t, delta, align);
         local.rotation = glm::normalize(glm::inverse(parent_world.rotation) * world_rot);
       }
-      if (t == t_hips) local.translation = transform_point(inverse(parent_world), hips_pos);
+      if (t == t_hips) {
+        local.translation = transform_point(inverse(parent_world), hips_pos);
+        hips_parent_world[f] = parent_world;
+      }
       out[t] = local;
       tworld[t] = compose(parent_world, local);
     }
@@ -178,11 +180,9 @@ RetargetResult retarget_clip(const RetargetInput& in, const std::vector<char> (&
   const double target_level = contact_level(tgt, in.target_legs, in.target_space, result.clip, source_contacts);
   result.ground_offset_m = result.scale * source_level - target_level;
   for (int f = 0; f < frames; ++f) {
-    // World shift (0, offset, 0) expressed in the hips' parent space (unanimated above the hips
-    // or animated; either way the same parent transform the loop above used).
-    const int parent = tgt.parents[t_hips];
-    Transform parent_world = t_to_world;
-    if (parent >= 0) parent_world = joint_world(tgt, result.clip.frame(f), t_to_world, parent);
+    // World shift (0, offset, 0) expressed in the hips' parent space, the same parent transform
+    // the loop above used (arm reach changes only the arms).
+    const Transform& parent_world = hips_parent_world[f];
     const Vec3 world_pos = transform_point(parent_world, result.clip.at(f, t_hips).translation) +
                            Vec3(0.0, result.ground_offset_m, 0.0);
     result.clip.at(f, t_hips).translation = transform_point(inverse(parent_world), world_pos);

@@ -8,14 +8,6 @@
 namespace ikfix::core {
 namespace {
 
-bool is_sided(const std::string& role) { return role.rfind("left", 0) == 0 || role.rfind("right", 0) == 0; }
-
-int pair_with_role(const BoneMap& map, const std::string& role) {
-  for (int p = 0; p < static_cast<int>(map.pairs.size()); ++p)
-    if (map.pairs[p].role == role) return p;
-  return -1;
-}
-
 std::vector<Transform> all_world(const Skeleton& sk, const Clip& clip, const ClipSpace& space) {
   std::vector<Transform> world(static_cast<std::size_t>(clip.frame_count) * sk.joint_count());
   const Transform to_world = space.to_world();
@@ -59,8 +51,8 @@ std::vector<LimbChain> limb_chains(const BoneMap& map, const LegRig& source_legs
     if (c.source_base >= 0 && c.source_end >= 0 && c.target_base >= 0 && c.target_end >= 0) chains.push_back(c);
   }
   for (const char* side : kLegSideNames) {
-    const int base = pair_with_role(map, std::string(side) + "_upper_arm");
-    const int end = pair_with_role(map, std::string(side) + "_hand");
+    const int base = map.pair_with_role(std::string(side) + "_upper_arm");
+    const int end = map.pair_with_role(std::string(side) + "_hand");
     if (base < 0 || end < 0) continue;
     LimbChain c;
     c.name = std::string(side) + " arm";
@@ -117,7 +109,7 @@ RetargetQuality measure_retarget(const RetargetMeasureInput& in) {
     long count = 0;
     const auto& pairs = in.map->pairs;
     for (const BonePair& a : pairs) {
-      if (a.target_end_site || !is_sided(a.role)) continue;
+      if (a.target_end_site || !is_sided_role(a.role)) continue;
       for (const BonePair& b : pairs) {
         // b is a's direct child on the source side and below a on the target side.
         if (src.parents[b.source] != a.source) continue;
