@@ -26,4 +26,13 @@ class InputError : public std::runtime_error {
   std::string cause_;
 };
 
+// A third-party error text (Assimp's) as one line: line breaks and tabs become spaces,
+// trailing spaces go, and an empty text reads "unknown error".
+inline std::string one_line(std::string text) {
+  for (char& c : text)
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  while (!text.empty() && text.back() == ' ') text.pop_back();
+  return text.empty() ? "unknown error" : text;
+}
+
 }  // namespace ikfix::io

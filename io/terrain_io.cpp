@@ -30,14 +30,6 @@ using core::Vec3;
 using glm::dmat3;
 using glm::dmat4;
 
-// Assimp messages can span lines; the CLI prints errors as one line.
-std::string one_line(std::string text) {
-  for (char& c : text)
-    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-  while (!text.empty() && text.back() == ' ') text.pop_back();
-  return text.empty() ? "unknown error" : text;
-}
-
 dmat4 to_dmat4(const aiMatrix4x4& m) {
   // Assimp is row-major (a4, b4, c4 = translation); glm is column-major: g[column][row].
   dmat4 g(1.0);

@@ -23,13 +23,6 @@ using core::Quat;
 using core::Transform;
 using core::Vec3;
 
-std::string one_line(std::string text) {
-  for (char& c : text)
-    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-  while (!text.empty() && text.back() == ' ') text.pop_back();
-  return text.empty() ? "unknown error" : text;
-}
-
 std::string lower_extension(const std::filesystem::path& path) {
   std::string ext = path.extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });

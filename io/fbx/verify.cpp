@@ -21,12 +21,6 @@ using core::Quat;
 using core::Transform;
 using core::Vec3;
 
-std::string one_line(std::string text) {
-  for (char& c : text)
-    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-  return text;
-}
-
 double angle_deg(const Quat& a, const Quat& b) {
   return core::rotation_angle(glm::normalize(glm::conjugate(a) * b)) * 180.0 / core::kPi;
 }
