@@ -74,6 +74,16 @@ Retargeted run(const std::filesystem::path& source, const std::filesystem::path&
 
 double degrees(double rad) { return rad * 180.0 / core::kPi; }
 
+// The feet at the source's contacts, after the foot stage and for the transfer alone (the
+// figures of the closing note's table come from the regression suite; this is for reading).
+void print_feet(const char* pair, const core::RetargetPipelineResult& r) {
+  const auto& feet = r.quality.feet;
+  std::printf("%s feet: slide %.4f/%.4f m/s float %.4f pen %.4f P %.3f R %.3f (naive: slide %.4f float %.4f)\n", pair,
+              feet.slide_mean_mps, feet.slide_max_mps, feet.float_mean_m, feet.penetration_max_m,
+              feet.contact_precision, feet.contact_recall, r.transfer_quality.feet.slide_mean_mps,
+              r.transfer_quality.feet.float_mean_m);
+}
+
 TEST(RetargetTransfer, SkeletonOntoItselfReproducesEveryJoint) {
   IKFIX_REQUIRE_SHARED_DATA();
   const auto path = anim("bvh/cmu_02_01_walk.bvh");
@@ -139,13 +149,8 @@ TEST(RetargetTransfer, APoseTargetWithAnonymousNames) {  // P2
   EXPECT_LE(degrees(q.direction_error_mean_rad), 1.0);
   EXPECT_LE(degrees(q.direction_error_max_rad), 3.0) << q.direction_worst_bone;
   for (const auto& c : q.chains) EXPECT_LE(c.mean, c.name.find("leg") != std::string::npos ? 0.02 : 0.07) << c.name;
-  const auto& feet = r.result.quality.feet;
   EXPECT_LE(r.result.quality.max_bone_length_change, 1e-5);
-  RecordProperty("slide_mean", std::to_string(feet.slide_mean_mps));
-  std::printf("P2 feet: slide %.4f/%.4f m/s float %.4f pen %.4f P %.3f R %.3f (naive: slide %.4f float %.4f)\n",
-              feet.slide_mean_mps, feet.slide_max_mps, feet.float_mean_m, feet.penetration_max_m,
-              feet.contact_precision, feet.contact_recall, r.result.transfer_quality.feet.slide_mean_mps,
-              r.result.transfer_quality.feet.float_mean_m);
+  print_feet("P2", r.result);
 }
 
 TEST(RetargetTransfer, BoxingOntoCmuKeepsLimbShape) {  // P6: cm -> CMU units, Hip = thigh
@@ -168,11 +173,7 @@ TEST(RetargetTransfer, BoxingOntoCmuKeepsLimbShape) {  // P6: cm -> CMU units, H
                                                       << q.direction_worst_frame << ", "
                                                       << degrees(q.direction_error_max_rad) << " deg";
   for (const auto& c : q.chains) EXPECT_LE(c.mean, c.name.find("leg") != std::string::npos ? 0.02 : 0.07) << c.name;
-  const auto& feet = r.result.quality.feet;
-  std::printf("P6 feet: slide %.4f/%.4f m/s float %.4f pen %.4f P %.3f R %.3f (naive: slide %.4f float %.4f)\n",
-              feet.slide_mean_mps, feet.slide_max_mps, feet.float_mean_m, feet.penetration_max_m,
-              feet.contact_precision, feet.contact_recall, r.result.transfer_quality.feet.slide_mean_mps,
-              r.result.transfer_quality.feet.float_mean_m);
+  print_feet("P6", r.result);
 }
 
 TEST(RetargetTransfer, ScaleUpOntoKenney) {  // P1 (deform-bone BVH of the Kenney character)
@@ -194,11 +195,7 @@ TEST(RetargetTransfer, ScaleUpOntoKenney) {  // P1 (deform-bone BVH of the Kenne
                                                       << q.direction_worst_frame << ", "
                                                       << degrees(q.direction_error_max_rad) << " deg";
   for (const auto& c : q.chains) EXPECT_LE(c.mean, c.name.find("leg") != std::string::npos ? 0.02 : 0.07) << c.name;
-  const auto& feet = r.result.quality.feet;
-  std::printf("P1 feet: slide %.4f/%.4f m/s float %.4f pen %.4f P %.3f R %.3f (naive: slide %.4f float %.4f)\n",
-              feet.slide_mean_mps, feet.slide_max_mps, feet.float_mean_m, feet.penetration_max_m,
-              feet.contact_precision, feet.contact_recall, r.result.transfer_quality.feet.slide_mean_mps,
-              r.result.transfer_quality.feet.float_mean_m);
+  print_feet("P1", r.result);
 }
 
 // The foot stage with the source's contacts (given_plants_on_ground) and a swing clearance, on

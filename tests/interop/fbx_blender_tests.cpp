@@ -37,14 +37,21 @@ std::string run_command(const std::string& command, int& exit_code) {
 
 std::string q(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
 
+// Shared data and Blender are needed; without Blender the test skips, except under CI=true.
+#define IKFIX_REQUIRE_BLENDER()                                                             \
+  do {                                                                                      \
+    IKFIX_REQUIRE_SHARED_DATA();                                                            \
+    int blender_code = 0;                                                                   \
+    run_command("blender --version", blender_code);                                         \
+    if (blender_code != 0) {                                                                \
+      if (running_in_ci()) FAIL() << "blender not installed (CI=true: .ci/setup installs it)"; \
+      GTEST_SKIP() << "blender not installed";                                              \
+    }                                                                                       \
+  } while (0)
+
 TEST(FbxBlenderInterop, FixedBinaryFbxOpensInBlenderWithTheSameBonesAndFrames) {
-  IKFIX_REQUIRE_SHARED_DATA();
+  IKFIX_REQUIRE_BLENDER();
   int code = 0;
-  run_command("blender --version", code);
-  if (code != 0) {
-    if (running_in_ci()) FAIL() << "blender not installed (CI=true: .ci/setup installs it)";
-    GTEST_SKIP() << "blender not installed";
-  }
   const auto dir = std::filesystem::temp_directory_path() / ("ikfix_interop_fbx_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   std::vector<std::pair<std::filesystem::path, std::filesystem::path>> pairs;
@@ -91,13 +98,8 @@ TEST(FbxBlenderInterop, FixedBinaryFbxOpensInBlenderWithTheSameBonesAndFrames) {
 // armature opens in Blender with the mesh, its skin (vertex groups, armature modifier) and every
 // control bone intact, the file's own take unchanged, and the new take as one more action.
 TEST(FbxBlenderInterop, AddedTakeOpensInBlenderWithMeshSkinAndControlsIntact) {
-  IKFIX_REQUIRE_SHARED_DATA();
+  IKFIX_REQUIRE_BLENDER();
   int code = 0;
-  run_command("blender --version", code);
-  if (code != 0) {
-    if (running_in_ci()) FAIL() << "blender not installed (CI=true: .ci/setup installs it)";
-    GTEST_SKIP() << "blender not installed";
-  }
   const auto dir = std::filesystem::temp_directory_path() / ("ikfix_interop_take_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const int frames = 40;
@@ -192,13 +194,8 @@ TEST(FbxBlenderInterop, AddedTakeOpensInBlenderWithMeshSkinAndControlsIntact) {
 // mesh, skin (vertex groups, armature modifier), materials and every bone (controls included),
 // plus one more action: the retargeted take, spanning the source's frames.
 TEST(FbxBlenderInterop, RetargetedTakeInTheFullCharacterKeepsMeshSkinAndControls) {
-  IKFIX_REQUIRE_SHARED_DATA();
+  IKFIX_REQUIRE_BLENDER();
   int code = 0;
-  run_command("blender --version", code);
-  if (code != 0) {
-    if (running_in_ci()) FAIL() << "blender not installed (CI=true: .ci/setup installs it)";
-    GTEST_SKIP() << "blender not installed";
-  }
   const auto dir = std::filesystem::temp_directory_path() / ("ikfix_interop_p8_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const auto character = shared_data_dir() / "anim" / "fbx" / "kenney_character_maya_7700.fbx";
