@@ -12,7 +12,8 @@
 namespace ikfix::io {
 namespace {
 
-inline bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\v' || c == '\f' || c == '\r'; }
+inline bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\v' || c == '\f'; }
+inline bool is_eol(char c) { return c == '\n' || c == '\r'; }
 
 class ObjParser {
  public:
@@ -33,6 +34,12 @@ class ObjParser {
       // Anything else (comments included) is not geometry a terrain needs.
       next_line();
     }
+    for (const auto& [value, line] : forward_)
+      if (value > geometry_.positions.size()) {
+        line_ = line;
+        fail("face corner: vertex index " + std::to_string(value) + " is out of range (" +
+             std::to_string(geometry_.positions.size()) + " vertices in the file)");
+      }
     return std::move(geometry_);
   }
 
@@ -42,18 +49,19 @@ class ObjParser {
   void skip_blank() {
     while (p_ < end_ && is_blank(*p_)) ++p_;
   }
-  bool at_end_of_statement() const { return p_ == end_ || *p_ == '\n' || *p_ == '#'; }
+  bool at_end_of_statement() const { return p_ == end_ || is_eol(*p_) || *p_ == '#'; }
   std::string_view word() {
     const char* s = p_;
-    while (p_ < end_ && !is_blank(*p_) && *p_ != '\n' && *p_ != '#') ++p_;
+    while (p_ < end_ && !is_blank(*p_) && !is_eol(*p_) && *p_ != '#') ++p_;
     return {s, static_cast<std::size_t>(p_ - s)};
   }
+  // Past the line break: LF, CRLF or a lone CR.
   void next_line() {
-    while (p_ < end_ && *p_ != '\n') ++p_;
-    if (p_ < end_) {
-      ++p_;
-      ++line_;
-    }
+    while (p_ < end_ && !is_eol(*p_)) ++p_;
+    if (p_ == end_) return;
+    if (*p_ == '\r' && p_ + 1 < end_ && p_[1] == '\n') ++p_;
+    ++p_;
+    ++line_;
   }
 
   // `count` numbers; with `extra_allowed`, more may follow (a w or a vertex colour) and are
@@ -68,7 +76,7 @@ class ObjParser {
       const char* start = p_;
       if (*p_ == '+') ++p_;
       const auto r = read_double(p_, end_, value);
-      if (r.ec != std::errc() || (r.ptr < end_ && !is_blank(*r.ptr) && *r.ptr != '\n' && *r.ptr != '#')) {
+      if (r.ec != std::errc() || (r.ptr < end_ && !is_blank(*r.ptr) && !is_eol(*r.ptr) && *r.ptr != '#')) {
         p_ = start;
         fail("'" + std::string(word()) + "' is not a number");
       }
@@ -84,8 +92,10 @@ class ObjParser {
     return {v[0], v[1], v[2]};
   }
 
-  // A 1-based (or negative, relative) index into a list of `size` elements, as 0-based.
-  std::uint32_t read_index(std::size_t size, const char* what) {
+  // A 1-based (or negative, relative) index into a list of `size` elements so far, as 0-based.
+  // With `forward_ok`, a positive index may name an element defined later in the file (checked
+  // once the whole file is read).
+  std::uint32_t read_index(std::size_t size, const char* what, bool forward_ok = false) {
     const char* start = p_;
     bool negative = false;
     if (p_ < end_ && (*p_ == '-' || *p_ == '+')) negative = *p_++ == '-';
@@ -96,6 +106,10 @@ class ObjParser {
       fail(std::string("face corner '") + std::string(word()) + "': " + what + " index is not a number");
     }
     p_ = r.ptr;
+    if (forward_ok && !negative && value > size && value <= std::numeric_limits<std::uint32_t>::max()) {
+      forward_.push_back({static_cast<std::uint32_t>(value), line_});
+      return static_cast<std::uint32_t>(value - 1);
+    }
     if (value == 0 || value > size)
       fail(std::string("face corner: ") + what + " index " + (negative ? "-" : "") + std::to_string(value) +
            (value == 0 ? " (indices start at 1)" : " is out of range (" + std::to_string(size) + " defined so far)"));
@@ -108,7 +122,7 @@ class ObjParser {
       skip_blank();
       if (at_end_of_statement()) break;
       ObjCorner corner;
-      corner.position = read_index(geometry_.positions.size(), "vertex");
+      corner.position = read_index(geometry_.positions.size(), "vertex", true);
       if (p_ < end_ && *p_ == '/') {
         ++p_;
         if (p_ < end_ && *p_ != '/') {
@@ -128,7 +142,7 @@ class ObjParser {
           corner.normal = static_cast<std::int32_t>(read_index(geometry_.normals.size(), "normal"));
         }
       }
-      if (p_ < end_ && !is_blank(*p_) && *p_ != '\n' && *p_ != '#')
+      if (p_ < end_ && !is_blank(*p_) && !is_eol(*p_) && *p_ != '#')
         fail("face corner has unexpected '" + std::string(1, *p_) + "'");
       if (corner.normal < 0) geometry_.every_corner_has_normal = false;
       corners_.push_back(corner);
@@ -144,6 +158,11 @@ class ObjParser {
   int line_ = 1;
   ObjGeometry geometry_;
   std::vector<ObjCorner> corners_;
+  struct ForwardReference {
+    std::uint32_t value;  // 1-based vertex index beyond those defined when it was read
+    int line;
+  };
+  std::vector<ForwardReference> forward_;
 };
 
 }  // namespace

@@ -28,8 +28,9 @@ struct ObjGeometry {
 };
 
 // Parses OBJ text: "v", "vn" and "f" (corners "v", "v/vt", "v/vt/vn", "v//vn"; negative indices
-// count back from the last element defined so far); comments ("#" to end of line), blank lines,
-// LF/CRLF, and every other statement (vt, o, g, s, usemtl, mtllib, l, p, ...) are skipped.
+// count back from the last element defined so far, positive vertex indices may point ahead);
+// comments ("#" to end of line), blank lines, LF/CRLF/CR, and every other statement (vt, o, g,
+// s, usemtl, mtllib, l, p, ...) are skipped.
 // Throws InputError naming `source_name` and the 1-based line on malformed or non-finite
 // numbers, a face with fewer than 3 corners, or an index that is 0 or out of range.
 ObjGeometry parse_obj(std::string_view text, const std::string& source_name);

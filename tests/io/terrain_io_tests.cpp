@@ -112,6 +112,12 @@ TEST_F(TerrainIo, ObjStatementsIndicesAndPolygons) {
   EXPECT_EQ(at(2, 2), Vec3(1, 0, 0));
   EXPECT_EQ(mesh.vertex_normals[0], Vec3(0, 1, 0));
 
+  // Old Mac line ends (CR only), and a face naming vertices defined after it.
+  const fs::path cr = write_text("cr.obj", "f 1 3 2\rv 0 0 0\rv 1 0 0\rv 0 0 1\r");
+  const core::TerrainMesh from_cr = load_terrain_mesh(cr);
+  ASSERT_EQ(from_cr.triangles.size(), 1u);
+  EXPECT_EQ(from_cr.vertices[from_cr.triangles[0][1]], Vec3(0, 0, 1));
+
   // Without a normal on every corner, no normals at all.
   const fs::path mixed = write_text("mixed.obj", "v 0 0 0\nv 1 0 0\nv 0 0 1\nvn 0 1 0\nf 1//1 3 2//1\n");
   EXPECT_TRUE(load_terrain_mesh(mixed).vertex_normals.empty());
@@ -124,7 +130,8 @@ TEST_F(TerrainIo, ObjErrorsNameFileAndLine) {
   } cases[] = {
       {"v 0 0 0\nv 1 0 0\nv 0 0 x\nf 1 2 3\n", ":3: 'x' is not a number"},
       {"v 0 0\n", ":1: expected 3 numbers, found 2"},
-      {"v 0 0 0\nv 1 0 0\nv 0 0 1\n\nf 1 2 4\n", ":5: face corner: vertex index 4 is out of range"},
+      {"v 0 0 0\nv 1 0 0\nv 0 0 1\n\nf 1 2 4\n", ":5: face corner: vertex index 4 is out of range (3 vertices"},
+      {"v 0 0 0\r\nv 1 0 0\r\nf 1 2 x\r\nv 0 0 1\r\n", ":3: face corner 'x': vertex index is not a number"},
       {"v 0 0 0\nv 1 0 0\nv 0 0 1\nf 0 1 2\n", ":4: face corner: vertex index 0 (indices start at 1)"},
       {"v 0 0 0\nv 1 0 0\nv 0 0 1\nf -4 1 2\n", ":4: face corner: vertex index -4 is out of range"},
       {"v 0 0 0\nv 1 0 0\nf 1 2\n", ":3: face has 2 corners"},
