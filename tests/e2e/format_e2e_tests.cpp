@@ -76,8 +76,10 @@ TEST(Format, BatchFormatBvhWritesWhatTheNativeFixPoses) {
     io::ClipLoadOptions same_unit;
     same_unit.metres_per_unit = fixed.loaded.space.metres_per_unit;
     const PosedClip converted = pose_clip(dir / "bvh" / as_bvh, same_unit);
-    // Float keys in the native FBX / GLB against doubles in the BVH (measured: <= 0.2 micrometres).
-    EXPECT_LT(largest_difference(fixed, converted), 1e-6);
+    // Float keys in the native FBX / GLB against doubles in the BVH, and joint translations that
+    // move by less than 2e-7 of the skeleton's size written as constant OFFSETs (measured:
+    // <= 1.06 micrometres, CMU x100 group and Maya scale noise).
+    EXPECT_LT(largest_difference(fixed, converted), 2e-6);
     if (input.extension() == ".bvh") {  // BVH to BVH is the patch writer, as without --format
       EXPECT_EQ(io::read_file(dir / "native" / relative), io::read_file(dir / "bvh" / as_bvh));
     }
