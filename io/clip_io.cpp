@@ -155,6 +155,7 @@ void convert_takes(const std::filesystem::path& path, const std::string& format,
   bvh::NewFileOptions options;
   options.source_name = path.string();
   options.up_rotation = first.space.to_world_rotation;
+  options.root_at_first_branch = true;  // ROOT = the pelvis, as tools expect of a BVH
   bvh::save_new(path, first.skeleton, *edits[0].edited, options);
 }
 

@@ -24,7 +24,7 @@ constexpr int kAngleDecimals = 6;
 constexpr double kPositionResolution = 1e-9;
 // A joint whose translation in the file stays this close (relative to the skeleton's size) to its
 // OFFSET gets no position channels.
-constexpr double kStillTranslation = 1e-8;
+constexpr double kStillTranslation = 2e-7;
 // Scales closer than this (relative) count as equal: uniform, and constant over the clip. FBX
 // scale curves are floats and Maya leaves noise (kenney_character_maya_7700.fbx: 1 stored as
 // 0.999981821); the FBX reader treats the same 1e-4 as uniform.
@@ -94,7 +94,10 @@ std::vector<std::string> bvh_safe_names(const std::vector<std::string>& names) {
   return out;
 }
 
-NewFile write_new(const core::Skeleton& skeleton, const core::Clip& clip, const NewFileOptions& o) {
+namespace {
+
+// write_new without the root chain option: every joint of `skeleton` is written.
+NewFile write_tree(const core::Skeleton& skeleton, const core::Clip& clip, const NewFileOptions& o) {
   const int joints = skeleton.joint_count();
   const int frames = clip.frame_count;
   if (joints == 0) refuse(o, "the skeleton has no joint");
@@ -173,16 +176,35 @@ NewFile write_new(const core::Skeleton& skeleton, const core::Clip& clip, const 
   const int position_decimals =
       std::clamp(static_cast<int>(std::ceil(-std::log10(kPositionResolution * (size > 0 ? size : 1.0)))), 0, 15);
 
-  // Channels: roots and joints whose translation moves get positions.
+  // A root's position channels hold its whole translation and its OFFSET is zero: that is how
+  // other readers take a root's channels (Blender and Assimp use them as the position itself),
+  // and offset + channel (ikfix's reader) gives the same.
+  for (int r : roots) offsets[r] = Vec3(0.0);
+
+  // Channels: roots and joints whose translation moves get positions. A joint whose translation
+  // stays constant over the clip but away from its rest translation (a glTF animation keying
+  // every joint's translation 1 mm off the node's) gets that constant as its OFFSET instead:
+  // other tools read non-root position channels differently (Blender as armature-space
+  // positions, Assimp as the whole local translation), so the file has as few as possible.
   std::vector<char> has_position(joints, 0);
   for (int j = 0; j < joints; ++j) has_position[j] = skeleton.parents[j] < 0;
-  std::vector<Vec3> frame_scales;
+  std::vector<Vec3> frame_scales, first_translation(joints);
+  std::vector<char> constant(joints, 1);
   for (int f = 0; f < frames; ++f) {
     accumulate(clip.frame(f), frame_scales);
-    for (int j = 0; j < joints; ++j)
-      if (!has_position[j] && glm::length(file_translation(j, clip.at(f, j).translation, frame_scales) - offsets[j]) >
-                                  kStillTranslation * size)
-        has_position[j] = 1;
+    for (int j = 0; j < joints; ++j) {
+      const Vec3 t = file_translation(j, clip.at(f, j).translation, frame_scales);
+      if (f == 0) first_translation[j] = t;
+      if (glm::length(t - first_translation[j]) > kStillTranslation * size) constant[j] = 0;
+    }
+  }
+  for (int j = 0; j < joints; ++j) {
+    if (has_position[j]) continue;
+    if (constant[j]) {
+      if (glm::length(first_translation[j] - offsets[j]) > kStillTranslation * size) offsets[j] = first_translation[j];
+    } else {
+      has_position[j] = 1;
+    }
   }
 
   NewFile out;
@@ -253,6 +275,75 @@ NewFile write_new(const core::Skeleton& skeleton, const core::Clip& clip, const 
     text += '\n';
   }
   return out;
+}
+
+// The skeleton and clip with the single root's chain of one-child joints above the first joint
+// that branches (or ends) folded into that joint: its rest and every frame become the composed
+// transforms of the chain, so its world transforms stay exactly what FK gives. `kept` receives
+// the old index of each joint left.
+void fold_root_chain(core::Skeleton& skeleton, core::Clip& clip, std::vector<int>& kept) {
+  const int n = skeleton.joint_count();
+  kept.resize(n);
+  for (int j = 0; j < n; ++j) kept[j] = j;
+  int roots = 0;
+  for (int j = 0; j < n; ++j) roots += skeleton.parents[j] < 0;
+  if (roots != 1) return;
+  std::vector<int> chain;
+  int top = 0;
+  while (true) {
+    const std::vector<int> children = skeleton.children(top);
+    if (children.size() != 1 || skeleton.end_sites[top]) break;
+    chain.push_back(top);
+    top = children[0];
+  }
+  if (chain.empty()) return;
+  core::Skeleton folded;
+  kept.clear();
+  std::vector<int> new_index(n, -1);
+  for (int j = 0; j < n; ++j) {
+    if (std::find(chain.begin(), chain.end(), j) != chain.end()) continue;
+    new_index[j] = static_cast<int>(kept.size());
+    kept.push_back(j);
+    folded.names.push_back(skeleton.names[j]);
+    folded.parents.push_back(j == top ? -1 : new_index[skeleton.parents[j]]);
+    folded.end_sites.push_back(skeleton.end_sites[j]);
+    Transform rest = skeleton.rest[j];
+    if (j == top)
+      for (auto it = chain.rbegin(); it != chain.rend(); ++it) rest = core::compose(skeleton.rest[*it], rest);
+    folded.rest.push_back(rest);
+  }
+  core::Clip out;
+  out.fps = clip.fps;
+  out.frame_count = clip.frame_count;
+  out.joint_count = static_cast<int>(kept.size());
+  out.locals.reserve(static_cast<std::size_t>(out.frame_count) * kept.size());
+  for (int f = 0; f < clip.frame_count; ++f)
+    for (int j : kept) {
+      Transform t = clip.at(f, j);
+      if (j == top)
+        for (auto it = chain.rbegin(); it != chain.rend(); ++it) t = core::compose(clip.at(f, *it), t);
+      out.locals.push_back(t);
+    }
+  skeleton = std::move(folded);
+  clip = std::move(out);
+}
+
+}  // namespace
+
+NewFile write_new(const core::Skeleton& skeleton, const core::Clip& clip, const NewFileOptions& options) {
+  if (!options.root_at_first_branch) return write_tree(skeleton, clip, options);
+  if (clip.joint_count != skeleton.joint_count() ||
+      clip.locals.size() != static_cast<std::size_t>(clip.joint_count) * clip.frame_count)
+    refuse(options, "the clip has " + std::to_string(clip.joint_count) + " joints; the skeleton " +
+                        std::to_string(skeleton.joint_count()));
+  core::Skeleton folded = skeleton;
+  core::Clip folded_clip = clip;
+  std::vector<int> kept;
+  fold_root_chain(folded, folded_clip, kept);
+  NewFile file = write_tree(folded, folded_clip, options);
+  for (int& j : file.joints) j = kept[static_cast<std::size_t>(j)];
+  file.names = bvh_safe_names(skeleton.names);
+  return file;
 }
 
 NewFile save_new(const std::filesystem::path& path, const core::Skeleton& skeleton, const core::Clip& clip,

@@ -17,8 +17,12 @@
 //   translations below it (per frame and per axis, so the float noise of FBX scale curves keeps
 //   positions exact, through position channels where it matters); a scale non-uniform or animated
 //   by more than 1e-4 (relative) is refused: BVH stores none.
-// - Channels: roots Xposition Yposition Zposition then the rotations; other joints rotations
-//   only, plus the three position channels when their translation animates. Rotation order
+// - Channels: roots Xposition Yposition Zposition (the whole translation; a root's OFFSET is
+//   zero) then the rotations; other joints rotations only, plus the three position channels
+//   (translation - OFFSET, as ikfix's reader takes them; Blender and Assimp read non-root
+//   position channels otherwise: see root_at_first_branch) when their translation animates. A
+//   joint whose translation is constant over the clip but not its rest translation gets that
+//   constant as OFFSET (its zero pose then differs from the rest pose by that much). Rotation order
 //   ZXY by default (R = Rz * Rx * Ry), each frame's angles the equivalent nearest the previous
 //   frame's (no +-360 jumps).
 // - End Sites: a leaf joint's Skeleton::end_sites entry; when absent, a site a quarter of the
@@ -43,11 +47,18 @@ struct NewFileOptions {
   // Rotation channels in file order, as axes (0 = X, 1 = Y, 2 = Z): {2, 0, 1} writes
   // "Zrotation Xrotation Yrotation". Must be three distinct axes.
   std::array<int, 3> rotation_axes{2, 0, 1};
+  // Fold the chain of one-child joints above the first joint that branches (group, armature and
+  // control nodes above the pelvis: CesiumMan's Z_UP and Armature, Kenney's Root and HipsCtrl)
+  // into that joint, which becomes the ROOT. Other tools (Blender, Assimp) read position channels
+  // only on a ROOT as ikfix does, and a BVH's root is the pelvis; the folded joints are not
+  // written (every written joint still lands exactly where it was).
+  bool root_at_first_branch = false;
 };
 
 struct NewFile {
   std::string text;
   std::vector<int> joints;         // file joint k is skeleton joint joints[k] (depth-first order)
+                                   // (folded joints of root_at_first_branch are not listed)
   std::vector<std::string> names;  // the name written for each skeleton joint
 };
 

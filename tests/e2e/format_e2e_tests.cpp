@@ -32,15 +32,20 @@ fs::path mixed_library(const fs::path& dir) {
 }
 
 // Largest distance (metres) between a joint of `native` and the joint of the same (BVH-safe)
-// name in `converted`, over all frames; fails when a joint or frame is missing.
+// name in `converted`, over all frames. The converted file's ROOT is the pelvis: the one-child
+// joints above it in `native` (group and control nodes) are not in it; every other joint is.
 double largest_difference(const PosedClip& native, const PosedClip& converted) {
   EXPECT_EQ(native.loaded.clip.frame_count, converted.loaded.clip.frame_count);
   const std::vector<std::string> names = io::bvh::bvh_safe_names(native.loaded.skeleton.names);
+  const core::Skeleton& skeleton = native.loaded.skeleton;
   double worst = 0.0;
   for (int j = 0; j < native.joints; ++j) {
     const int k = converted.loaded.skeleton.find(names[j]);
-    EXPECT_GE(k, 0) << names[j];
-    if (k < 0) continue;
+    const bool above_pelvis = skeleton.children(j).size() == 1 && (skeleton.parents[j] < 0 || skeleton.children(skeleton.parents[j]).size() == 1);
+    if (k < 0) {
+      EXPECT_TRUE(above_pelvis) << names[j] << " is missing";
+      continue;
+    }
     for (int f = 0; f < std::min(native.loaded.clip.frame_count, converted.loaded.clip.frame_count); ++f)
       worst = std::max(worst, glm::length(native.at(f, j) - converted.at(f, k)));
   }
@@ -71,8 +76,10 @@ TEST(Format, BatchFormatBvhWritesWhatTheNativeFixPoses) {
     io::ClipLoadOptions same_unit;
     same_unit.metres_per_unit = fixed.loaded.space.metres_per_unit;
     const PosedClip converted = pose_clip(dir / "bvh" / as_bvh, same_unit);
-    // Float keys in the native FBX / GLB against doubles in the BVH (measured: <= 0.2 micrometres).
-    EXPECT_LT(largest_difference(fixed, converted), 1e-6);
+    // Float keys in the native FBX / GLB against doubles in the BVH, and joint translations that
+    // move by less than 2e-7 of the skeleton's size written as constant OFFSETs (measured:
+    // <= 1.06 micrometres, CMU x100 group and Maya scale noise).
+    EXPECT_LT(largest_difference(fixed, converted), 2e-6);
     if (input.extension() == ".bvh") {  // BVH to BVH is the patch writer, as without --format
       EXPECT_EQ(io::read_file(dir / "native" / relative), io::read_file(dir / "bvh" / as_bvh));
     }

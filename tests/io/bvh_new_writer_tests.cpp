@@ -98,8 +98,10 @@ double extent(const World& w) {
 
 // Writes, reads back and compares every joint (and the end sites the input has) at every frame.
 // Returns the largest position error relative to the skeleton's size.
+// `check_zero_pose`: the file's zero pose is the rest pose (not so for a joint whose translation
+// is constant over the clip but off its rest: that constant becomes its OFFSET).
 double round_trip_error(const Skeleton& skeleton, const Clip& clip, const bvh::NewFileOptions& options,
-                        bool check_rotations = true) {
+                        bool check_rotations = true, bool check_zero_pose = true) {
   const bvh::NewFile file = bvh::write_new(skeleton, clip, options);
   const bvh::Document doc = bvh::parse(file.text, "written.bvh");
   const Skeleton back = bvh::skeleton(doc);
@@ -113,13 +115,14 @@ double round_trip_error(const Skeleton& skeleton, const Clip& clip, const bvh::N
   const World rest = world_of(skeleton, skeleton.rest, up);
   const double size = extent(rest);
   double worst = 0.0;
-  // The zero pose of the file is the input's rest pose.
-  {
+  // The zero pose of the file is the input's rest pose, with the root at the origin (a root's
+  // OFFSET is zero).
+  if (check_zero_pose) {
     std::vector<Transform> zero = back.rest;
     const World w = world_of(back, zero, Transform{});
-    for (std::size_t k = 0; k < file.joints.size(); ++k) {
-      worst = std::max(worst, glm::length(w.points[k] - rest.points[file.joints[k]]) / size);
-    }
+    const Vec3 root = rest.points[file.joints[0]];
+    for (std::size_t k = 0; k < file.joints.size(); ++k)
+      worst = std::max(worst, glm::length(w.points[k] - (rest.points[file.joints[k]] - root)) / size);
   }
   for (int f = 0; f < clip.frame_count; ++f) {
     const World in = world_of(skeleton, clip.frame(f), up);
@@ -199,6 +202,61 @@ TEST(BvhNewWriter, ConstantUniformScaleIsBakedIntoTheOffsets) {
   EXPECT_LT(round_trip_error(rig.skeleton, rig.clip, {}), 1e-6);
 }
 
+// root_at_first_branch: a group node and a moving control above the pelvis fold into it; the
+// pelvis is the ROOT, and every joint written lands where it was.
+TEST(BvhNewWriter, RootChainFoldsIntoThePelvis) {
+  Rig rig = random_rig(8, 10);
+  // Joint 0 branches in random_rig; put a x100 group and a moving control above it.
+  Skeleton s;
+  s.names = {"Group", "Control"};
+  s.parents = {-1, 0};
+  Transform group, control;
+  group.scale = Vec3(100.0);
+  group.rotation = ikfix::core::axis_angle(Vec3(1, 0, 0), -ikfix::core::kPi / 2);
+  control.translation = Vec3(0.0, 0.0, 1.5);
+  s.rest = {group, control};
+  s.end_sites = {std::nullopt, std::nullopt};
+  for (int j = 0; j < rig.skeleton.joint_count(); ++j) {
+    s.names.push_back(rig.skeleton.names[j]);
+    s.parents.push_back(rig.skeleton.parents[j] < 0 ? 1 : rig.skeleton.parents[j] + 2);
+    s.rest.push_back(rig.skeleton.rest[j]);
+    s.end_sites.push_back(rig.skeleton.end_sites[j]);
+  }
+  Clip c;
+  c.fps = rig.clip.fps;
+  c.frame_count = rig.clip.frame_count;
+  c.joint_count = s.joint_count();
+  for (int f = 0; f < c.frame_count; ++f) {
+    c.locals.push_back(group);
+    Transform moving = control;
+    moving.translation.x += 0.01 * f;
+    c.locals.push_back(moving);
+    for (int j = 0; j < rig.clip.joint_count; ++j) c.locals.push_back(rig.clip.at(f, j));
+  }
+  bvh::NewFileOptions o;
+  o.root_at_first_branch = true;
+  const bvh::NewFile file = bvh::write_new(s, c, o);
+  ASSERT_EQ(file.joints.size(), static_cast<std::size_t>(s.joint_count() - 2));
+  EXPECT_EQ(file.joints.front(), 2);
+  EXPECT_EQ(file.text.find("Group"), std::string::npos);
+  EXPECT_NE(file.text.find("ROOT joint_0"), std::string::npos);
+  const bvh::Document doc = bvh::parse(file.text, "folded.bvh");
+  const Skeleton back = bvh::skeleton(doc);
+  const Clip back_clip = bvh::clip(doc);
+  std::vector<Transform> in(s.joint_count()), out(back.joint_count());
+  double worst = 0.0;
+  for (int f = 0; f < c.frame_count; ++f) {
+    ikfix::core::forward_kinematics(s, c.frame(f), Transform{}, in);
+    ikfix::core::forward_kinematics(back, back_clip.frame(f), Transform{}, out);
+    for (std::size_t k = 0; k < file.joints.size(); ++k)
+      worst = std::max(worst, glm::length(out[k].translation - in[file.joints[k]].translation));
+  }
+  EXPECT_LT(worst, 1e-6 * 100.0 * 200.0);  // the group's x100 on a ~200-unit rig
+  // Only the ROOT has position channels left (the moving control folded into it).
+  for (int k = 1; k < doc.joint_count(); ++k)
+    EXPECT_EQ(doc.joints[k].channels.size(), file.joints[k] == 2 + 5 ? 6u : 3u) << doc.joints[k].name;
+}
+
 TEST(BvhNewWriter, RefusesWhatBvhCannotStore) {
   Rig rig = random_rig(6, 3);
   rig.clip.at(1, 2).scale = Vec3(1.0, 2.0, 1.0);
@@ -243,7 +301,7 @@ TEST(BvhNewWriter, RealClipsOfEveryFormatConvertExactly) {
     bvh::NewFileOptions o;
     o.source_name = name;
     o.up_rotation = clip.space.to_world_rotation;
-    EXPECT_LT(round_trip_error(clip.skeleton, clip.clip, o), 1e-6);
+    EXPECT_LT(round_trip_error(clip.skeleton, clip.clip, o, true, false), 1e-6);
   }
 }
 
