@@ -16,6 +16,7 @@
 
 #include "core/retarget/bone_map.hpp"
 #include "core/retarget/joint_names.hpp"
+#include "io/bone_map_json.hpp"
 #include "io/clip_io.hpp"
 #include "test_data.hpp"
 
@@ -202,6 +203,20 @@ TEST(RetargetPairs, AutoMapReproducesPairsJson) {
         EXPECT_LE(p.confidence, 1.0);
         EXPECT_FALSE(p.role.empty());
       }
+      // `ikfix map --save` then `--map`: the same pairs, lists and roles come back.
+      const auto saved = ikfix::io::bone_map_json(map, src->clip.skeleton, tgt->clip.skeleton);
+      const core::BoneMap loaded = ikfix::io::bone_map_from_json(nlohmann::json::parse(saved.dump()),
+                                                                 src->clip.skeleton, tgt->clip.skeleton, "map.json");
+      ASSERT_EQ(loaded.pairs.size(), map.pairs.size());
+      for (std::size_t i = 0; i < map.pairs.size(); ++i) {
+        EXPECT_EQ(loaded.pairs[i].source, map.pairs[i].source);
+        EXPECT_EQ(loaded.pairs[i].target, map.pairs[i].target);
+        EXPECT_EQ(loaded.pairs[i].target_end_site, map.pairs[i].target_end_site);
+        EXPECT_EQ(loaded.pairs[i].role, map.pairs[i].role);
+      }
+      EXPECT_EQ(loaded.unmapped_source, map.unmapped_source);
+      EXPECT_EQ(loaded.unmapped_target, map.unmapped_target);
+      EXPECT_EQ(loaded.excluded_target, map.excluded_target);
     }
   }
 }
