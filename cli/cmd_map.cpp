@@ -65,9 +65,8 @@ void print_table(const MapArgs& args, const core::BoneMap& map, const core::Skel
 
 int run_map(const MapArgs& args) {
   const io::LoadedClip source = io::load_clip(args.source);
-  // TODO(writers branch): load the target with io::load_character once it is on main, so a
-  // character without animation (kenney_rest.fbx, *_rest.glb) can be a target.
-  const io::LoadedClip target = io::load_clip(args.target);
+  // The whole character, controls included (the map excludes them), with or without animation.
+  const io::LoadedClip target = io::load_character(args.target);
   const core::RestPose src_rest = core::make_rest_pose(source.skeleton, source.space.to_world());
   const core::RestPose tgt_rest = core::make_rest_pose(target.skeleton, target.space.to_world());
   const core::BoneMap map = core::auto_map(src_rest, tgt_rest);

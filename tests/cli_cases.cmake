@@ -258,6 +258,16 @@ ikfix_cli_case(map_target_not_a_clip 2 "error:.*notaclip.fbx" map ${WALK} --to $
 ikfix_cli_case(map_source_missing_file 2 "error:.*nope.bvh" map ${IKFIX_CLI_DIR}/nope.bvh --to ${WALK})
 ikfix_cli_case(map_source_empty 2 "error:.*empty.bvh" map ${IKFIX_CLI_DIR}/empty.bvh --to ${WALK})
 ikfix_cli_case(map_save_unwritable 2 "error:.*map.json" map ${WALK} --to ${WALK} --save ${WALK}/map.json)
+if(EXISTS "${IKFIX_SHARED_DATA}/retarget/kenney_rest.fbx")
+  # A character without animation, controls beside the deform bones: the controls are excluded.
+  ikfix_cli_case(map_rest_fbx_controls_excluded 0 "excluded target.*LeftFootIK.*HipsCtrl"
+                 map ${IKFIX_SHARED_DATA}/anim/bvh/cmu_02_01_walk.bvh --to ${IKFIX_SHARED_DATA}/retarget/kenney_rest.fbx
+                 --save ${IKFIX_CLI_DIR}/map_kenney.json)
+endif()
+if(EXISTS "${IKFIX_SHARED_DATA}/anim/gltf/Fox.glb")
+  ikfix_cli_case(map_quadruped 2 "error:.*Fox.glb.*required roles not found"
+                 map ${WALK} --to ${IKFIX_SHARED_DATA}/anim/gltf/Fox.glb)
+endif()
 if(EXISTS "${IKFIX_SHARED_DATA}/retarget/barbarian_rest.bvh")
   ikfix_cli_case(map_barbarian_end_site 0 "LeftFoot +pied_gauche \\(end\\) +left_foot"
                  map ${IKFIX_SHARED_DATA}/anim/bvh/cmu_02_01_walk.bvh --to ${IKFIX_SHARED_DATA}/retarget/barbarian_rest.bvh)

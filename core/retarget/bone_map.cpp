@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "core/fk.hpp"
 #include "core/retarget/body_parts.hpp"
@@ -83,12 +84,12 @@ struct Mapper {
     map.pairs.push_back(pair);
   }
 
+  // `role(j)`: the role of the pair whose target is the j-th joint of the target chain.
   void add_chain(const std::vector<int>& s, const std::vector<double>& s_pos, const std::vector<int>& t,
-                 const std::vector<double>& t_pos, Anchor anchor, const std::string& role, PartKind kind,
-                 double penalty) {
+                 const std::vector<double>& t_pos, Anchor anchor, const std::function<std::string(int)>& role,
+                 PartKind kind, double penalty) {
     const double unequal = s.size() == t.size() ? 0.0 : kUnequalChainPenalty;
-    for (const auto& [i, j] : pair_chain(s_pos, t_pos, anchor))
-      add(s[i], t[j], role + "_" + std::to_string(j + 1), kind, penalty + unequal);
+    for (const auto& [i, j] : pair_chain(s_pos, t_pos, anchor)) add(s[i], t[j], role(j), kind, penalty + unequal);
   }
 
   void add_arm(int side) {
@@ -112,7 +113,10 @@ struct Mapper {
         if (f.kind == kind) fa = &f;
       for (const auto& f : b.fingers)
         if (f.kind == kind) fb = &f;
-      if (fa && fb) add_chain(fa->joints, fa->positions, fb->joints, fb->positions, Anchor::None, p + name, kind, penalty);
+      const std::string finger = p + name;
+      if (fa && fb)
+        add_chain(fa->joints, fa->positions, fb->joints, fb->positions, Anchor::None,
+                  [&](int j) { return finger + std::to_string(j + 1); }, kind, penalty);
     }
   }
 
@@ -121,7 +125,7 @@ struct Mapper {
     const LegParts& b = tgt.legs[side];
     const double penalty = a.side_from_names && b.side_from_names ? 0.0 : kGeometricSidePenalty;
     const std::string p = kSide[side];
-    add(a.hip_socket, b.hip_socket, p + "hip", PartKind::HipSocket, penalty);
+    add(a.hip_socket, b.hip_socket, p + "hip_joint", PartKind::HipSocket, penalty);
     add(a.thigh, b.thigh, p + "thigh", PartKind::Thigh, penalty);
     add(a.shin, b.shin, p + "shin", PartKind::Shin, penalty);
     if (b.foot_is_shin_end)
@@ -237,10 +241,11 @@ BoneMap auto_map(const RestPose& source, const RestPose& target) {
   if (src.has_legs() && tgt.has_legs()) {
     const double trunk_penalty = 0.0;  // the trunk has no side to guess
     m.add(src.hips, tgt.hips, "hips", PartKind::Hips, trunk_penalty);
-    m.add_chain(src.spine, src.spine_heights, tgt.spine, tgt.spine_heights, Anchor::Last, "spine", PartKind::Spine,
-                trunk_penalty);
-    m.add_chain(src.neck, src.neck_heights, tgt.neck, tgt.neck_heights, Anchor::First, "neck", PartKind::Neck,
-                trunk_penalty);
+    const int spine_top = static_cast<int>(tgt.spine.size()) - 1;
+    m.add_chain(src.spine, src.spine_heights, tgt.spine, tgt.spine_heights, Anchor::Last,
+                [&](int j) { return j == spine_top ? "chest" : "spine"; }, PartKind::Spine, trunk_penalty);
+    m.add_chain(src.neck, src.neck_heights, tgt.neck, tgt.neck_heights, Anchor::First,
+                [](int) { return "neck"; }, PartKind::Neck, trunk_penalty);
     m.add(src.head, tgt.head, "head", PartKind::Head, trunk_penalty);
     for (int side = 0; side < 2; ++side) {
       m.add_arm(side);

@@ -69,18 +69,18 @@ struct RestPose {
 // `skeleton`, which must outlive the result.
 RestPose make_rest_pose(const Skeleton& skeleton, const Transform& clip_to_world);
 
-// Automatic map: name tokens with synonyms and prefix stripping, then topology. Never throws;
-// `missing_roles` says what could not be found (the caller decides whether that is an error).
+// Automatic map. Roles come from structure (core/retarget/body_parts.hpp: legs, trunk, arms and
+// fingers found in each rest pose), so the same word may mean different bones in different
+// rigs; names (prefixes and namespaces stripped, synonyms, side tokens) exclude helpers, give
+// sides, tell fingers apart and set each pair's provenance. Never throws; `missing_roles` says
+// what could not be found (the caller decides whether that is an error).
 //
-// Roles (BonePair::role): "hips"; "spine_<k>" and "neck_<k>" with k = 1-based index in the
-// TARGET's chain counted from the hips (the last spine_<k> is the joint the arms hang from);
-// "head"; per side ("left_", "right_"): "clavicle", "upper_arm", "lower_arm", "hand",
-// "<finger>_<k>" (finger = thumb, index, middle, ring, pinky; k = target chain index),
-// "hip" (a joint between pelvis and thigh, CMU LHipJoint / SL lButtock), "thigh", "shin",
-// "foot", "toe"; "other_<name>" for joints no role claims that have the same name on both
-// sides and partner parents (eyes, jaw, extra fingers). Chains of different lengths pair as in ../shared/data/retarget/pairs.json:
-// spine tops together, the rest by nearest height above the thigh joints; neck bases together;
-// fingers by nearest distance from the wrist; unpaired joints stay unmapped.
+// Roles as BonePair::role lists; numbers count along the TARGET's chain, and joints no role
+// claims but named alike on both sides with partner parents (eyes, jaw) pair as
+// "other_<normalised name>". Chains of different lengths pair as in
+// ../shared/data/retarget/pairs.json: spine tops ("chest") together and the other spine joints
+// by nearest height above the thigh joints; neck bases together; fingers by nearest distance
+// from the wrist; joints left over stay unmapped.
 // A foot pair may be a target_end_site pair (2-bone legs); pair_of_target ignores those.
 // Required roles: hips and both thighs, shins and feet.
 BoneMap auto_map(const RestPose& source, const RestPose& target);

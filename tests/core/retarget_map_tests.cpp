@@ -104,7 +104,8 @@ TEST(AutoMap, MixamoToUnrealPairsEveryRole) {
   ASSERT_NE(thigh, nullptr);
   EXPECT_EQ(thigh->provenance, MapProvenance::RoleSynonym);
   EXPECT_EQ(pair_with_role(map, "head")->provenance, MapProvenance::ExactName);
-  EXPECT_EQ(pair_with_role(map, "spine_2")->target, tgt.skeleton.find("spine_02"));
+  EXPECT_EQ(pair_with_role(map, "chest")->target, tgt.skeleton.find("spine_03"));
+  EXPECT_EQ(pair_with_role(map, "left_index2")->target, tgt.skeleton.find("index_02_l"));
   EXPECT_TRUE(map.unmapped_source.empty());
   EXPECT_TRUE(map.unmapped_target.empty());
   EXPECT_TRUE(map.excluded_target.empty());

@@ -16,6 +16,7 @@
 
 #include "core/retarget/bone_map.hpp"
 #include "core/retarget/joint_names.hpp"
+#include "io/bone_map_json.hpp"
 #include "io/clip_io.hpp"
 #include "test_data.hpp"
 
@@ -31,9 +32,10 @@ struct Loaded {
   core::RestPose rest;
 };
 
-std::unique_ptr<Loaded> load(const fs::path& path) {
+// A source clip, or (character = true) a target character with all its bones.
+std::unique_ptr<Loaded> load(const fs::path& path, bool character = false) {
   auto out = std::make_unique<Loaded>();
-  out->clip = ikfix::io::load_clip(path);
+  out->clip = character ? ikfix::io::load_character(path) : ikfix::io::load_clip(path);
   out->rest = core::make_rest_pose(out->clip.skeleton, out->clip.space.to_world());
   return out;
 }
@@ -44,9 +46,7 @@ struct Expected {
   bool target_end = false;
 };
 
-// pairs.json names the barbarian's joints as in Blender ("bras gauche"); its BVH rest file
-// uses underscores. "%HipJoint" stands for LHipJoint and RHipJoint; "X_end (...)" for the end
-// of X.
+// "%HipJoint" stands for LHipJoint and RHipJoint; "X_end (...)" for the end of X.
 std::vector<Expected> expand(const nlohmann::json& map) {
   std::vector<Expected> out;
   for (const auto& row : map) {
@@ -58,8 +58,6 @@ std::vector<Expected> expand(const nlohmann::json& map) {
         t = t.substr(0, end);
         e.target_end = true;
       }
-      for (char& c : t)
-        if (c == ' ') c = '_';
       e.target = t;
     }
     const bool hip_joint = (e.source && e.source->front() == '%') || (e.target && e.target->front() == '%');
@@ -77,6 +75,19 @@ std::vector<Expected> expand(const nlohmann::json& map) {
   return out;
 }
 
+// Joint `name` of `s`; pairs.json spells the barbarian's names with spaces (as Blender, FBX and
+// glTF do), its BVH rest file with underscores.
+int find_spelled(const core::Skeleton& s, const std::string& name) {
+  auto underscored = [](std::string n) {
+    for (char& c : n)
+      if (c == ' ') c = '_';
+    return n;
+  };
+  for (int j = 0; j < s.joint_count(); ++j)
+    if (underscored(s.names[j]) == underscored(name)) return j;
+  return -1;
+}
+
 struct Score {
   int matched = 0;         // expected pair reproduced (or expected "no partner" respected)
   int wrong = 0;           // a pair the expectation contradicts
@@ -89,8 +100,8 @@ Score score(const core::BoneMap& map, const core::Skeleton& src, const core::Ske
             const std::vector<Expected>& expected) {
   Score sc;
   for (const auto& e : expected) {
-    const int s = e.source ? src.find(*e.source) : -1;
-    const int t = e.target ? tgt.find(*e.target) : -1;
+    const int s = e.source ? find_spelled(src, *e.source) : -1;
+    const int t = e.target ? find_spelled(tgt, *e.target) : -1;
     if ((e.source && s < 0) || (e.target && t < 0)) {
       sc.problems.push_back("expected joint not in file: " + e.source.value_or("-") + " / " + e.target.value_or("-"));
       ++sc.wrong;
@@ -134,7 +145,8 @@ Score score(const core::BoneMap& map, const core::Skeleton& src, const core::Ske
 
 struct Case {
   std::string id;
-  fs::path source, target;
+  fs::path source;
+  std::vector<fs::path> targets;  // the rest files: BVH, FBX, GLB (the same skeleton)
   std::vector<Expected> expected;
 };
 
@@ -149,8 +161,7 @@ std::vector<Case> cases_from_pairs_json() {
     Case c;
     c.id = id;
     c.source = retarget_dir() / pair["source"]["file"].get<std::string>();
-    for (const auto& f : pair["target"]["rest_files"])
-      if (fs::path(f.get<std::string>()).extension() == ".bvh") c.target = retarget_dir() / f.get<std::string>();
+    for (const auto& f : pair["target"]["rest_files"]) c.targets.push_back(retarget_dir() / f.get<std::string>());
     c.expected = expand(pair["map"]);
     if (id == "P2") p2 = c.expected;
     cases.push_back(c);
@@ -159,7 +170,7 @@ std::vector<Case> cases_from_pairs_json() {
   Case p7;
   p7.id = "P7";
   p7.source = ikfix::test::shared_data_dir() / "anim" / "gltf" / "CesiumMan.glb";
-  p7.target = retarget_dir() / "cmu_02_tpose_rest.bvh";
+  p7.targets = {retarget_dir() / "cmu_02_tpose_rest.bvh"};
   for (const auto& e : p2) {
     if (e.target_end) continue;
     p7.expected.push_back({e.target, e.source, false});
@@ -170,25 +181,42 @@ std::vector<Case> cases_from_pairs_json() {
 
 TEST(RetargetPairs, AutoMapReproducesPairsJson) {
   IKFIX_REQUIRE_SHARED_DATA();
-  std::printf("pair  matched  wrong  missed  helpers  (source -> target)\n");
+  std::printf("pair  matched  wrong  missed  helpers  excluded  (source -> target)\n");
   for (const Case& c : cases_from_pairs_json()) {
-    SCOPED_TRACE(c.id);
     const auto src = load(c.source);
-    const auto tgt = load(c.target);
-    const core::BoneMap map = core::auto_map(src->rest, tgt->rest);
-    const Score sc = score(map, src->clip.skeleton, tgt->clip.skeleton, c.expected);
-    std::printf("%-4s  %7d  %5d  %6d  %7d  (%s -> %s)\n", c.id.c_str(), sc.matched, sc.wrong, sc.missed,
-                sc.helpers_mapped, c.source.filename().c_str(), c.target.filename().c_str());
-    for (const auto& p : sc.problems) std::printf("      %s\n", p.c_str());
-    EXPECT_EQ(sc.wrong, 0);
-    EXPECT_EQ(sc.missed, 0);
-    EXPECT_EQ(sc.helpers_mapped, 0);
-    EXPECT_GT(sc.matched, 10);
-    EXPECT_TRUE(map.missing_roles.empty()) << map.missing_roles.size() << " required roles missing";
-    for (const auto& p : map.pairs) {
-      EXPECT_GT(p.confidence, 0.0);
-      EXPECT_LE(p.confidence, 1.0);
-      EXPECT_FALSE(p.role.empty());
+    for (const fs::path& target : c.targets) {
+      SCOPED_TRACE(c.id + " -> " + target.filename().string());
+      const auto tgt = load(target, true);
+      const core::BoneMap map = core::auto_map(src->rest, tgt->rest);
+      const Score sc = score(map, src->clip.skeleton, tgt->clip.skeleton, c.expected);
+      std::printf("%-4s  %7d  %5d  %6d  %7d  %8zu  (%s -> %s)\n", c.id.c_str(), sc.matched, sc.wrong, sc.missed,
+                  sc.helpers_mapped, map.excluded_target.size(), c.source.filename().c_str(),
+                  target.filename().c_str());
+      for (const auto& p : sc.problems) std::printf("      %s\n", p.c_str());
+      EXPECT_EQ(sc.wrong, 0);
+      EXPECT_EQ(sc.missed, 0);
+      EXPECT_EQ(sc.helpers_mapped, 0);
+      EXPECT_GT(sc.matched, 10);
+      EXPECT_TRUE(map.missing_roles.empty()) << map.missing_roles.size() << " required roles missing";
+      for (const auto& p : map.pairs) {
+        EXPECT_GT(p.confidence, 0.0);
+        EXPECT_LE(p.confidence, 1.0);
+        EXPECT_FALSE(p.role.empty());
+      }
+      // `ikfix map --save` then `--map`: the same pairs, lists and roles come back.
+      const auto saved = ikfix::io::bone_map_json(map, src->clip.skeleton, tgt->clip.skeleton);
+      const core::BoneMap loaded = ikfix::io::bone_map_from_json(nlohmann::json::parse(saved.dump()),
+                                                                 src->clip.skeleton, tgt->clip.skeleton, "map.json");
+      ASSERT_EQ(loaded.pairs.size(), map.pairs.size());
+      for (std::size_t i = 0; i < map.pairs.size(); ++i) {
+        EXPECT_EQ(loaded.pairs[i].source, map.pairs[i].source);
+        EXPECT_EQ(loaded.pairs[i].target, map.pairs[i].target);
+        EXPECT_EQ(loaded.pairs[i].target_end_site, map.pairs[i].target_end_site);
+        EXPECT_EQ(loaded.pairs[i].role, map.pairs[i].role);
+      }
+      EXPECT_EQ(loaded.unmapped_source, map.unmapped_source);
+      EXPECT_EQ(loaded.unmapped_target, map.unmapped_target);
+      EXPECT_EQ(loaded.excluded_target, map.excluded_target);
     }
   }
 }
@@ -205,8 +233,8 @@ TEST(RetargetPairs, FullCharactersKeepControlsUnmapped) {
   // The barbarian's FBX is left out: FBX keeps no bone tails, so its 2-bone legs have no ankle.
   for (const Full& f : {Full{"kenney_character_maya_7700.fbx", "kenney_rest.bvh"}}) {
     SCOPED_TRACE(f.file);
-    const auto full = load(ikfix::test::shared_data_dir() / "anim" / "fbx" / f.file);
-    const auto rest = load(retarget_dir() / f.rest);
+    const auto full = load(ikfix::test::shared_data_dir() / "anim" / "fbx" / f.file, true);
+    const auto rest = load(retarget_dir() / f.rest, true);
     const core::BoneMap on_full = core::auto_map(src->rest, full->rest);
     const core::BoneMap on_rest = core::auto_map(src->rest, rest->rest);
     EXPECT_TRUE(on_full.missing_roles.empty());
