@@ -44,12 +44,16 @@ ClipMetrics measure_clip(const MetricsInput& in) {
                                                      static_cast<std::size_t>(joints)});
   auto W = [&](int f, int j) -> const Vec3& { return world[static_cast<std::size_t>(f) * joints + j].translation; };
 
-  // Bone lengths against the rest pose.
+  // Bone lengths against the rest pose. The pelvis and its ancestors carry the root motion (an
+  // FBX or glTF pelvis hangs under an armature node and moves away from it), so the segments
+  // ending at them are not bones.
+  std::vector<char> carries_root_motion(joints, 0);
+  for (int j = in.rig.pelvis; j >= 0; j = sk.parents[j]) carries_root_motion[j] = 1;
   std::vector<Transform> rest_world(joints);
   forward_kinematics(sk, sk.rest, to_world, rest_world);
   for (int j = 0; j < joints; ++j) {
     const int p = sk.parents[j];
-    if (p < 0) continue;
+    if (p < 0 || carries_root_motion[j]) continue;
     const double rest = glm::length(rest_world[j].translation - rest_world[p].translation);
     if (!(rest > 1e-9)) continue;
     for (int f = 0; f < frames; ++f)

@@ -49,7 +49,9 @@ struct ClipMetrics {
   Worst float_height;         // m, per plant mean float
   double mean_slide_mps = 0;  // over all planted point-frames
   double mean_float_m = 0;    // over all plants
-  Worst bone_length_change;   // relative to the rest pose (every bone, every frame)
+  Worst bone_length_change;   // relative to the rest pose (every bone, every frame; the
+                              // segments ending at the pelvis and its ancestors move with the
+                              // root motion and are not counted)
   Worst knee_limit_violation; // radians outside [min_knee_angle, pi]
   Worst rotation_speed;       // rad/s, frame-to-frame change of a leg joint's local rotation
   double foot_jerk_mean = 0;  // m/s^3, mean over both ankles
