@@ -445,7 +445,7 @@ void note_unit(Take& take) {
                      (guess.unit != "custom" && guess.unit != "m"
                           ? " (authored in another unit? a 1.5 m human this size would be in '" + guess.unit + "')"
                           : std::string()) +
-                     "; pass --clip-unit to override";
+                     "; if that is wrong, give the unit (--clip-unit, or --target-unit for a retarget target)";
     take.warnings.push_back(take.unit_note);
   }
 }
