@@ -120,8 +120,10 @@ std::string check_biped(const Skeleton& s, const std::vector<Vec3>& p, const Leg
   for (int j = 0; j < s.joint_count(); ++j) {
     const bool in_leg = s.is_ancestor(rig.legs[0].hip, j) || s.is_ancestor(rig.legs[1].hip, j);
     if (in_leg || s.is_ancestor(j, pelvis) || p[j].y >= knee_y - 0.05 * leg_len) continue;
+    // The segment joining the chain to an ancestor of the pelvis (an armature or root node that
+    // also holds IK controls placed anywhere) is a placement, not a bone of a limb: not counted.
     int long_bones = 0;
-    for (int k = j; k >= 0 && s.parents[k] >= 0 && !s.is_ancestor(k, pelvis); k = s.parents[k])
+    for (int k = j; k >= 0 && s.parents[k] >= 0 && !s.is_ancestor(s.parents[k], pelvis); k = s.parents[k])
       if (glm::length(p[k] - p[s.parents[k]]) > 0.15 * leg_len) ++long_bones;
     if (long_bones >= 2)
       return "joint '" + s.names[j] + "' (not part of the legs) reaches below the knees in the rest pose: "

@@ -281,6 +281,26 @@ TEST(LegsByName, UnrealWithRootOnTheFloor) {
   expect_pelvis(d, b, "pelvis");
 }
 
+// Blender's barbarian: the armature object sits at hip height and also holds IK control
+// bones placed beside the legs, each with a child at its tail reaching the floor. A control's
+// segment from the armature node is a placement, not a bone: the rig is still a biped.
+TEST(LegsByName, ArmatureHoldingIkControlChainsIsStillABiped) {
+  BipedNames n = unreal_names();
+  n.root = "Armature";
+  n.root_pos = Vec3(0, 1.1, 0);
+  SkeletonBuilder b = make_biped(n);
+  for (const char* side : {"l", "r"}) {
+    const double x = std::string(side) == "l" ? 0.1 : -0.1;
+    const std::string control = std::string("foot_ik_") + side;
+    b.add(control, "Armature", Vec3(x, 0.6, -0.4));
+    b.add(control + "_end", control, Vec3(x, 0.0, -0.4));
+  }
+  const LegDetection d = detect(b.skeleton());
+  expect_leg(d, b, 0, "thigh_l", "calf_l", "foot_l", "ball_l");
+  expect_leg(d, b, 1, "thigh_r", "calf_r", "foot_r", "ball_r");
+  expect_pelvis(d, b, "pelvis");
+}
+
 TEST(LegsByName, UnityHumanoid) {
   BipedNames n;
   n.pelvis = "Hips";
@@ -461,6 +481,28 @@ TEST(LegsReject, QuadrupedWithHumanoidNames) {
   EXPECT_FALSE(d.rig.has_value());
   EXPECT_NE(d.error.find("quadruped"), std::string::npos) << d.error;
   EXPECT_NE(d.error.find("Hand"), std::string::npos) << d.error;
+}
+
+TEST(LegsReject, QuadrupedWhoseChestHangsFromTheRoot) {
+  // Hind legs under the hips, the chest a sibling of the hips under a root node: the front legs
+  // join the body through that root, and still have two long bones of their own.
+  SkeletonBuilder b;
+  b.add("Root", "", Vec3(0, 0.6, 0));
+  b.add("Hips", "Root", Vec3(0, 0.6, -0.3));
+  b.add("Chest", "Root", Vec3(0, 0.62, 0.2));
+  for (const char* side : {"Left", "Right"}) {
+    const double x = std::string(side) == "Left" ? 0.1 : -0.1;
+    const std::string s = side;
+    b.add(s + "UpLeg", "Hips", Vec3(x, 0.55, -0.3));
+    b.add(s + "Leg", s + "UpLeg", Vec3(x, 0.3, -0.25));
+    b.add(s + "Foot", s + "Leg", Vec3(x, 0.05, -0.3));
+    b.add(s + "Arm", "Chest", Vec3(x, 0.55, 0.2));
+    b.add(s + "ForeArm", s + "Arm", Vec3(x, 0.3, 0.2));
+    b.add(s + "Hand", s + "ForeArm", Vec3(x, 0.03, 0.21));
+  }
+  const LegDetection d = detect(b.skeleton());
+  EXPECT_FALSE(d.rig.has_value());
+  EXPECT_NE(d.error.find("quadruped"), std::string::npos) << d.error;
 }
 
 TEST(LegsReject, OnlyArms) {
