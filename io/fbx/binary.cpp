@@ -11,6 +11,7 @@
 #include "io/fbx/binary.hpp"
 
 #include <cstring>
+#include <stdexcept>
 #include <unordered_map>
 
 #include <zlib.h>
@@ -43,13 +44,39 @@ void patch_le(std::string& out, std::size_t at, T v) {
   std::memcpy(out.data() + at, &v, sizeof(T));
 }
 
+// What the parser builds of a node (ParseDepth::scene builds only what read_scene reads).
+enum class Build : std::uint8_t {
+  all,            // the node and everything below it
+  scene_top,      // a top-level node of a scene-only parse
+  scene_object,   // a child of Objects in a scene-only parse
+  check,          // nothing: the record is only checked (a deferred node's descendants)
+};
+
+// Build mode of the children of a node built in `mode`.
+Build child_build(Build mode, std::string_view name) {
+  switch (mode) {
+    case Build::all: return Build::all;
+    case Build::check: return Build::check;
+    case Build::scene_top:
+      if (name == "Objects") return Build::scene_object;
+      if (name == "GlobalSettings" || name == "Definitions" || name == "Connections") return Build::all;
+      return Build::check;
+    case Build::scene_object:
+      if (name == "Model" || name == "AnimationStack" || name == "AnimationLayer" || name == "AnimationCurveNode" ||
+          name == "Deformer")
+        return Build::all;
+      return Build::check;
+  }
+  return Build::all;
+}
+
 class BinaryParser {
  public:
   explicit BinaryParser(Document& doc)
       : doc_(doc), data_(doc.data.data()), size_(doc.data.size()), wide_(doc.wide_offsets()),
         word_(wide_ ? 8 : 4), null_size_(3 * word_ + 1) {}
 
-  void run() {
+  void run(bool scene_only) {
     Node& root = doc_.root;
     root.begin = kHeaderSize;
     std::uint64_t pos = kHeaderSize;
@@ -61,9 +88,16 @@ class BinaryParser {
         check_footer(pos + null_size_);
         return;
       }
-      root.children.push_back(parse_node(pos, size_, 0));
+      root.children.push_back(parse_node(pos, size_, 0, scene_only ? Build::scene_top : Build::all));
       pos = root.children.back().end;
     }
+  }
+
+  // Builds the children of a node run() deferred (its records were checked then).
+  void expand(Node& node) {
+    Node whole = parse_node(node.begin, node.end, 0, Build::all);
+    node.children = std::move(whole.children);
+    node.deferred = false;
   }
 
  private:
@@ -85,7 +119,9 @@ class BinaryParser {
     return wide_ ? load_le<std::uint64_t>(data_ + at) : load_le<std::uint32_t>(data_ + at);
   }
 
-  Node parse_node(std::uint64_t pos, std::uint64_t limit, int depth) {
+  // The record at `pos`; with Build::check only its name and extent are kept (the caller
+  // discards it), with a deferring mode its children are checked but not kept.
+  Node parse_node(std::uint64_t pos, std::uint64_t limit, int depth, Build mode) {
     if (depth > kMaxDepth) fail(pos, "nodes nested deeper than " + std::to_string(kMaxDepth));
     if (pos + null_size_ > limit) fail(pos, limit == size_ ? "file is truncated" : "node record overruns its parent");
     Node node;
@@ -102,10 +138,16 @@ class BinaryParser {
     node.name.assign(data_ + name_at, name_len);
     const std::uint64_t props_end = props_at + prop_bytes;
     if (prop_count > prop_bytes) fail(pos, "node '" + node.name + "' claims " + std::to_string(prop_count) + " properties in " + std::to_string(prop_bytes) + " bytes");
-    node.props.reserve(static_cast<std::size_t>(prop_count));
+    const bool keep = mode != Build::check;
+    if (keep) node.props.reserve(static_cast<std::size_t>(prop_count));
     std::uint64_t q = props_at;
-    for (std::uint64_t k = 0; k < prop_count; ++k) node.props.push_back(parse_property(q, props_end, node.name));
+    for (std::uint64_t k = 0; k < prop_count; ++k) {
+      Property p = parse_property(q, props_end, node.name);
+      if (keep) node.props.push_back(std::move(p));
+    }
     if (q != props_end) fail(q, "property list of node '" + node.name + "' does not match its declared length");
+    const Build children = child_build(mode, node.name);
+    node.deferred = keep && children == Build::check;
     std::uint64_t cur = props_end;
     node.tail = node.end;
     while (cur < node.end) {
@@ -113,8 +155,9 @@ class BinaryParser {
         node.tail = cur;  // null record (and anything up to the end offset) kept verbatim
         break;
       }
-      node.children.push_back(parse_node(cur, node.end, depth + 1));
-      cur = node.children.back().end;
+      Node child = parse_node(cur, node.end, depth + 1, children);
+      cur = child.end;
+      if (children != Build::check) node.children.push_back(std::move(child));
     }
     return node;
   }
@@ -164,9 +207,9 @@ class BinaryParser {
   std::uint64_t null_size_;
 };
 
-// Raw little-endian bytes of an array Value.
-std::string array_bytes(const Value& v, std::uint32_t& count) {
-  std::string out;
+// Appends the raw little-endian bytes of an array Value to `out`; returns its element count.
+std::uint32_t append_array_bytes(std::string& out, const Value& v) {
+  std::uint32_t count = 0;
   std::visit(
       [&](const auto& x) {
         using T = std::decay_t<decltype(x)>;
@@ -177,12 +220,31 @@ std::string array_bytes(const Value& v, std::uint32_t& count) {
                              std::is_same_v<T, std::vector<std::int64_t>> ||
                              std::is_same_v<T, std::vector<std::int32_t>>) {
           count = static_cast<std::uint32_t>(x.size());
-          out.resize(x.size() * sizeof(typename T::value_type));
-          if (!x.empty()) std::memcpy(out.data(), x.data(), out.size());
+          out.append(reinterpret_cast<const char*>(x.data()), x.size() * sizeof(typename T::value_type));
         }
       },
       v);
-  return out;
+  return count;
+}
+
+// Element count and raw byte size of an array Value.
+std::size_t array_byte_size(const Value& v, std::uint32_t& count) {
+  std::size_t bytes = 0;
+  std::visit(
+      [&](const auto& x) {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, std::vector<bool>>) {
+          count = static_cast<std::uint32_t>(x.size());
+          bytes = x.size();
+        } else if constexpr (std::is_same_v<T, std::vector<float>> || std::is_same_v<T, std::vector<double>> ||
+                             std::is_same_v<T, std::vector<std::int64_t>> ||
+                             std::is_same_v<T, std::vector<std::int32_t>>) {
+          count = static_cast<std::uint32_t>(x.size());
+          bytes = x.size() * sizeof(typename T::value_type);
+        }
+      },
+      v);
+  return bytes;
 }
 
 class BinaryWriter {
@@ -209,6 +271,7 @@ class BinaryWriter {
   }
 
   void write_node(const Node& n) {
+    if (n.deferred) throw std::logic_error("fbx::write: node '" + n.name + "' of a partially parsed Document");
     if (n.name.size() > 255) throw InputError(doc_.source_name, "node name longer than 255 bytes: " + n.name.substr(0, 40));
     const std::size_t start = out_.size();
     put_word(0);
@@ -263,23 +326,26 @@ class BinaryWriter {
       default: break;
     }
     std::uint32_t count = 0;
-    const std::string raw = array_bytes(v, count);
+    const std::size_t raw_size = array_byte_size(v, count);
     // Integer arrays (key times, flags) shrink several-fold under zlib; float key values barely
     // do (~0.9), so they are stored raw. A replaced integer array keeps its stored encoding.
     const bool integral = type == 'l' || type == 'i' || type == 'b';
-    bool compress = integral && raw.size() >= 128;
+    bool compress = integral && raw_size >= 128;
     if (integral && p.offset != kNoSource && p.offset + 12 <= doc_.data.size())
       compress = load_le<std::uint32_t>(doc_.data.data() + p.offset + 4) == 1;
     store_le(out_, count);
     if (!compress) {
       store_le(out_, std::uint32_t{0});
-      store_le(out_, static_cast<std::uint32_t>(raw.size()));
-      out_.append(raw);
+      store_le(out_, static_cast<std::uint32_t>(raw_size));
+      append_array_bytes(out_, v);
       return;
     }
-    // Edited curves share their KeyTime arrays: compress each distinct array once.
-    std::string& packed = compressed_[raw];
+    // Edited curves share one KeyTime value (fbx::set_value with a shared value): compress it once.
+    std::string& packed = compressed_[&v];
     if (packed.empty()) {
+      std::string raw;
+      raw.reserve(raw_size);
+      append_array_bytes(raw, v);
       uLongf packed_len = compressBound(static_cast<uLong>(raw.size()));
       packed.resize(packed_len);
       if (compress2(reinterpret_cast<Bytef*>(packed.data()), &packed_len, reinterpret_cast<const Bytef*>(raw.data()),
@@ -328,7 +394,7 @@ class BinaryWriter {
   std::uint64_t word_;
   std::uint64_t null_size_;
   std::string out_;
-  std::unordered_map<std::string, std::string> compressed_;  // raw array bytes -> zlib stream
+  std::unordered_map<const Value*, std::string> compressed_;  // array value -> its zlib stream
 };
 
 }  // namespace
@@ -342,10 +408,12 @@ std::uint32_t binary_version(std::string_view data) {
   return load_le<std::uint32_t>(data.data() + 23);
 }
 
-void parse_binary(Document& doc) {
+void parse_binary(Document& doc, bool scene_only) {
   if (doc.data.size() < kHeaderSize) throw InputError(doc.source_name, "file is truncated (FBX header)");
-  BinaryParser(doc).run();
+  BinaryParser(doc).run(scene_only);
 }
+
+void parse_binary_children(Document& doc, Node& node) { BinaryParser(doc).expand(node); }
 
 std::string write_binary(const Document& doc) { return BinaryWriter(doc).run(); }
 

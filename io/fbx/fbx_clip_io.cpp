@@ -184,9 +184,9 @@ void resolve_space(LoadedClip& loaded, const ClipDocument& cd, const ClipLoadOpt
 
 // The written bytes prove themselves before they replace anything: re-read with our own reader
 // always, and through Assimp too when asked.
-void check_written(const std::string& bytes, const std::string& file, const ClipDocument& cd,
+void check_written(std::string& bytes, const std::string& file, const ClipDocument& cd,
                    const std::vector<PatchedTake>& patched) {
-  verify_readback(bytes, file, cd, patched);
+  verify_readback_borrowing(bytes, file, cd, patched);
   if (assimp_check()) verify_with_assimp(bytes, file, cd, patched);
 }
 

@@ -59,6 +59,7 @@ class Patcher {
     const int frames = out.timing.frame_count;
     times_.resize(frames);
     for (int f = 0; f < frames; ++f) times_[f] = out.timing.time_of(f);
+    shared_ = {};
 
     for (int j = 0; j < joints; ++j) {
       if (!changed[j]) continue;
@@ -182,26 +183,48 @@ class Patcher {
     return std::vector<float>{0.0f, 0.0f, std::bit_cast<float>(kDefaultWeightsPacked), 0.0f};
   }
 
-  void set_child(Node& curve, const char* name, Value value) {
+  void set_child(Node& curve, const char* name, std::shared_ptr<const Value> value) {
     if (Node* c = curve.child(name)) {
       if (!c->props.empty()) {
         set_value(c->props[0], std::move(value));
         return;
       }
     }
-    curve.children.push_back(make_node(name, {std::move(value)}));
+    Node child = make_node(name);
+    child.props.emplace_back();
+    set_value(child.props.back(), std::move(value));
+    curve.children.push_back(std::move(child));
+  }
+  void set_child(Node& curve, const char* name, Value value) {
+    set_child(curve, name, std::make_shared<const Value>(std::move(value)));
+  }
+
+  // The key arrays every curve written at times_ has in common (times, one linear attribute for
+  // all keys), made once and shared: the writer then also encodes each once (zlib set-up alone
+  // costs more than a small array's compression).
+  struct SharedKeys {
+    std::shared_ptr<const Value> times, flags, data, ref_count;
+  };
+  const SharedKeys& shared_keys() {
+    if (!shared_.times) {
+      shared_.times = std::make_shared<const Value>(times_);
+      shared_.flags = std::make_shared<const Value>(std::vector<std::int32_t>{static_cast<std::int32_t>(kLinearKey)});
+      shared_.data = std::make_shared<const Value>(attr_data());
+      shared_.ref_count = std::make_shared<const Value>(std::vector<std::int32_t>{static_cast<std::int32_t>(times_.size())});
+    }
+    return shared_;
   }
 
   void fill_curve(Node& curve, const std::vector<float>& values) {
-    const int n = static_cast<int>(values.size());
-    set_child(curve, "KeyTime", times_);
+    const SharedKeys& keys = shared_keys();
+    set_child(curve, "KeyTime", keys.times);
     if (Node* d = curve.child("KeyValueDouble"); d && !d->props.empty() && !curve.child("KeyValueFloat"))
       set_value(d->props[0], std::vector<double>(values.begin(), values.end()));
     else
       set_child(curve, "KeyValueFloat", values);
-    set_child(curve, "KeyAttrFlags", std::vector<std::int32_t>{static_cast<std::int32_t>(kLinearKey)});
-    set_child(curve, "KeyAttrDataFloat", attr_data());
-    set_child(curve, "KeyAttrRefCount", std::vector<std::int32_t>{n});
+    set_child(curve, "KeyAttrFlags", keys.flags);
+    set_child(curve, "KeyAttrDataFloat", keys.data);
+    set_child(curve, "KeyAttrRefCount", keys.ref_count);
   }
 
   int create_curve(const std::vector<float>& values) {
@@ -350,6 +373,7 @@ class Patcher {
     out.timing.stop = out.timing.time_of(clip.frame_count - 1);
     times_.resize(clip.frame_count);
     for (int f = 0; f < clip.frame_count; ++f) times_[f] = out.timing.time_of(f);
+    shared_ = {};
 
     // The stack and its layer.
     const std::int64_t stack_id = new_id();
@@ -445,6 +469,7 @@ class Patcher {
   int take_;
   int layer_ = -1;
   std::vector<std::int64_t> times_;
+  SharedKeys shared_;  // of times_, made on first use
   int created_curves_ = 0;
   int created_curve_nodes_ = 0;
 };

@@ -16,12 +16,28 @@
 
 namespace ikfix::io::fbx {
 
+// How much of the tree parse() builds.
+enum class ParseDepth {
+  // Every node.
+  all,
+  // What fbx::read_scene reads (GlobalSettings, Definitions, Connections, and under Objects the
+  // Models, AnimationStacks, AnimationLayers, AnimationCurveNodes and Deformers, whole); of every
+  // other node - AnimationCurves, geometry, the header - only the name and properties are built
+  // and its children are marked deferred. Deferred children are still checked record by record
+  // (binary: the same structural errors as `all`), so a damaged file fails either way. For
+  // reading back a written file, where only a few curves are decoded (parse_children). ASCII
+  // files are always parsed whole.
+  scene,
+};
+
 // Parses `data` (taken over). `source_name` names the file in error messages.
-Document parse(std::string data, const std::string& source_name);
+Document parse(std::string data, const std::string& source_name, ParseDepth depth = ParseDepth::all);
+// Builds the children of a node a ParseDepth::scene parse deferred (no-op otherwise).
+void parse_children(Document& doc, Node& node);
 // Reads and parses a file; errors name `path`.
 Document read_file(const std::filesystem::path& path);
 
-// The file bytes of `doc`. For a Document read from a file and not changed, exactly the bytes
+// The file bytes of `doc` (a whole Document: not one with deferred nodes). For a Document read from a file and not changed, exactly the bytes
 // read. Otherwise untouched parts keep their bytes (binary: only record headers and the
 // footer's alignment padding move with changed sizes; ASCII: only replaced property texts and
 // inserted nodes differ). Replaced and created integer arrays (key times, flags) are

@@ -57,7 +57,7 @@ struct ChannelSource {
 // bytes in the written file equal the original's - shares the keys the load already decoded
 // (the same bytes decode to the same keys: a leg joint's translation curves, where the fix
 // only turned it).
-void decode_or_share(const Document& doc, Scene& scene, int c, const ClipDocument& original,
+void decode_or_share(Document& doc, Scene& scene, int c, const ClipDocument& original,
                      const std::unordered_map<std::int64_t, int>& original_curve_of_id, KeyTimeCache& key_times) {
   Curve& curve = scene.curves[c];
   if (auto it = original_curve_of_id.find(curve.id); it != original_curve_of_id.end()) {
@@ -72,20 +72,27 @@ void decode_or_share(const Document& doc, Scene& scene, int c, const ClipDocumen
       return;
     }
   }
+  parse_children(doc, doc.root.children[scene.objects_index].children[curve.object]);
   decode_curve(doc, scene, c, &key_times);
 }
 
-}  // namespace
+// The written bytes as a Document: only what the scene and the edited joints' curves need is
+// built (decode_or_share builds those curves); every record is still checked.
+Document parse_written(std::string bytes, const std::string& file) {
+  try {
+    return parse(std::move(bytes), file, ParseDepth::scene);
+  } catch (const InputError& e) {
+    throw InputError(file, "the written FBX does not read back (" + e.cause() + "); nothing was written");
+  }
+}
 
-VerifyReport verify_readback(const std::string& bytes, const std::string& file, const ClipDocument& cd,
-                             const std::vector<PatchedTake>& patched) {
+VerifyReport check(Document& doc, const std::string& file, const ClipDocument& cd,
+                   const std::vector<PatchedTake>& patched) {
   VerifyReport report;
   const double rotation_tolerance = std::sin(kVerifyRotationToleranceDeg * core::kPi / 360.0);
   double max_local = 0.0, max_world = 0.0;  // sines of half angles
-  Document doc;
   Scene scene;
   try {
-    doc = parse(bytes, file);
     scene = read_scene(doc);
   } catch (const InputError& e) {
     throw InputError(file, "the written FBX does not read back (" + e.cause() + "); nothing was written");
@@ -216,6 +223,26 @@ VerifyReport verify_readback(const std::string& bytes, const std::string& file, 
   report.max_local_rotation_error_deg = degrees_of(max_local);
   report.max_rotation_error_deg = degrees_of(max_world);
   return report;
+}
+
+}  // namespace
+
+VerifyReport verify_readback(const std::string& bytes, const std::string& file, const ClipDocument& cd,
+                             const std::vector<PatchedTake>& patched) {
+  Document doc = parse_written(bytes, file);
+  return check(doc, file, cd, patched);
+}
+
+VerifyReport verify_readback_borrowing(std::string& bytes, const std::string& file, const ClipDocument& cd,
+                                       const std::vector<PatchedTake>& patched) {
+  Document doc = parse_written(std::move(bytes), file);
+  // The reader never changes Document::data: hand the bytes back however the check ends.
+  struct GiveBack {
+    std::string& to;
+    Document& from;
+    ~GiveBack() { to = std::move(from.data); }
+  } give_back{bytes, doc};
+  return check(doc, file, cd, patched);
 }
 
 }  // namespace ikfix::io::fbx
