@@ -119,51 +119,78 @@ class BinaryParser {
     return wide_ ? load_le<std::uint64_t>(data_ + at) : load_le<std::uint32_t>(data_ + at);
   }
 
-  // The record at `pos`; with Build::check only its name and extent are kept (the caller
-  // discards it), with a deferring mode its children are checked but not kept.
-  Node parse_node(std::uint64_t pos, std::uint64_t limit, int depth, Build mode) {
+  // A record's header, checked against the file and its parent.
+  struct Record {
+    std::uint64_t begin, end, prop_count, props_at, props_end;
+    std::string_view name;
+  };
+  Record read_record(std::uint64_t pos, std::uint64_t limit, int depth) const {
     if (depth > kMaxDepth) fail(pos, "nodes nested deeper than " + std::to_string(kMaxDepth));
     if (pos + null_size_ > limit) fail(pos, limit == size_ ? "file is truncated" : "node record overruns its parent");
-    Node node;
-    node.begin = pos;
-    node.end = read_word(pos);
-    const std::uint64_t prop_count = read_word(pos + word_);
+    Record r;
+    r.begin = pos;
+    r.end = read_word(pos);
+    r.prop_count = read_word(pos + word_);
     const std::uint64_t prop_bytes = read_word(pos + 2 * word_);
     const std::uint8_t name_len = static_cast<std::uint8_t>(data_[pos + 3 * word_]);
-    if (node.end > size_) fail(pos, "file is truncated: node record ends at byte " + std::to_string(node.end) + " of " + std::to_string(size_));
-    if (node.end <= pos || node.end > limit) fail(pos, "node record end offset " + std::to_string(node.end) + " is out of range");
+    if (r.end > size_) fail(pos, "file is truncated: node record ends at byte " + std::to_string(r.end) + " of " + std::to_string(size_));
+    if (r.end <= pos || r.end > limit) fail(pos, "node record end offset " + std::to_string(r.end) + " is out of range");
     const std::uint64_t name_at = pos + null_size_;
-    const std::uint64_t props_at = name_at + name_len;
-    if (props_at > node.end || prop_bytes > node.end - props_at) fail(pos, "node header overruns its record");
-    node.name.assign(data_ + name_at, name_len);
-    const std::uint64_t props_end = props_at + prop_bytes;
-    if (prop_count > prop_bytes) fail(pos, "node '" + node.name + "' claims " + std::to_string(prop_count) + " properties in " + std::to_string(prop_bytes) + " bytes");
-    const bool keep = mode != Build::check;
-    if (keep) node.props.reserve(static_cast<std::size_t>(prop_count));
-    std::uint64_t q = props_at;
-    for (std::uint64_t k = 0; k < prop_count; ++k) {
-      Property p = parse_property(q, props_end, node.name);
-      if (keep) node.props.push_back(std::move(p));
+    r.props_at = name_at + name_len;
+    if (r.props_at > r.end || prop_bytes > r.end - r.props_at) fail(pos, "node header overruns its record");
+    r.name = std::string_view(data_ + name_at, name_len);
+    r.props_end = r.props_at + prop_bytes;
+    if (r.prop_count > prop_bytes)
+      fail(pos, "node '" + std::string(r.name) + "' claims " + std::to_string(r.prop_count) + " properties in " + std::to_string(prop_bytes) + " bytes");
+    return r;
+  }
+
+  // Offset where the children of record `r` end (its null record, or its end).
+  template <typename OnChild>
+  std::uint64_t for_each_child(const Record& r, std::uint64_t from, OnChild&& on_child) {
+    std::uint64_t cur = from;
+    while (cur < r.end) {
+      if (r.end - cur >= null_size_ && read_word(cur) == 0) return cur;
+      cur = on_child(cur);
     }
-    if (q != props_end) fail(q, "property list of node '" + node.name + "' does not match its declared length");
-    const Build children = child_build(mode, node.name);
-    node.deferred = keep && children == Build::check;
-    std::uint64_t cur = props_end;
-    node.tail = node.end;
-    while (cur < node.end) {
-      if (node.end - cur >= null_size_ && read_word(cur) == 0) {
-        node.tail = cur;  // null record (and anything up to the end offset) kept verbatim
-        break;
-      }
-      Node child = parse_node(cur, node.end, depth + 1, children);
-      cur = child.end;
-      if (children != Build::check) node.children.push_back(std::move(child));
-    }
+    return r.end;
+  }
+
+  // The record at `pos` as a Node; in a deferring mode its children are only checked.
+  Node parse_node(std::uint64_t pos, std::uint64_t limit, int depth, Build mode) {
+    const Record r = read_record(pos, limit, depth);
+    Node node;
+    node.begin = r.begin;
+    node.end = r.end;
+    node.name.assign(r.name);
+    node.props.reserve(static_cast<std::size_t>(r.prop_count));
+    std::uint64_t q = r.props_at;
+    for (std::uint64_t k = 0; k < r.prop_count; ++k) node.props.push_back(parse_property(q, r.props_end, r.name));
+    if (q != r.props_end) fail(q, "property list of node '" + node.name + "' does not match its declared length");
+    const Build children = child_build(mode, r.name);
+    node.deferred = children == Build::check;
+    // The null record (and anything up to the end offset) is kept verbatim.
+    node.tail = for_each_child(r, r.props_end, [&](std::uint64_t at) {
+      if (node.deferred) return check_node(at, node.end, depth + 1);
+      node.children.push_back(parse_node(at, node.end, depth + 1, children));
+      return node.children.back().end;
+    });
     return node;
   }
 
-  Property parse_property(std::uint64_t& q, std::uint64_t limit, const std::string& node_name) {
-    if (q >= limit) fail(q, "property list of node '" + node_name + "' is cut short");
+  // Checks the record at `pos` and everything below it as parse_node would, building nothing;
+  // returns its end.
+  std::uint64_t check_node(std::uint64_t pos, std::uint64_t limit, int depth) {
+    const Record r = read_record(pos, limit, depth);
+    std::uint64_t q = r.props_at;
+    for (std::uint64_t k = 0; k < r.prop_count; ++k) parse_property(q, r.props_end, r.name);
+    if (q != r.props_end) fail(q, "property list of node '" + std::string(r.name) + "' does not match its declared length");
+    for_each_child(r, r.props_end, [&](std::uint64_t at) { return check_node(at, r.end, depth + 1); });
+    return r.end;
+  }
+
+  Property parse_property(std::uint64_t& q, std::uint64_t limit, std::string_view name) const {
+    if (q >= limit) fail(q, "property list of node '" + std::string(name) + "' is cut short");
     Property p;
     p.type = data_[q];
     p.offset = q + 1;
@@ -174,26 +201,26 @@ class BinaryParser {
       case 'I': case 'F': size = 4; break;
       case 'D': case 'L': size = 8; break;
       case 'S': case 'R':
-        if (p.offset + 4 > limit) fail(q, "property of node '" + node_name + "' is cut short");
+        if (p.offset + 4 > limit) fail(q, "property of node '" + std::string(name) + "' is cut short");
         size = 4 + static_cast<std::uint64_t>(load_le<std::uint32_t>(data_ + p.offset));
         break;
       case 'f': case 'd': case 'l': case 'i': case 'b': {
-        if (p.offset + 12 > limit) fail(q, "array property of node '" + node_name + "' is cut short");
+        if (p.offset + 12 > limit) fail(q, "array property of node '" + std::string(name) + "' is cut short");
         const std::uint32_t count = load_le<std::uint32_t>(data_ + p.offset);
         const std::uint32_t encoding = load_le<std::uint32_t>(data_ + p.offset + 4);
         const std::uint32_t stored = load_le<std::uint32_t>(data_ + p.offset + 8);
         const std::uint64_t elem = (p.type == 'd' || p.type == 'l') ? 8 : (p.type == 'b' ? 1 : 4);
-        if (encoding > 1) fail(q, "array property of node '" + node_name + "' has unknown encoding " + std::to_string(encoding));
-        if (encoding == 0 && stored != count * elem) fail(q, "raw array property of node '" + node_name + "' has the wrong byte length");
+        if (encoding > 1) fail(q, "array property of node '" + std::string(name) + "' has unknown encoding " + std::to_string(encoding));
+        if (encoding == 0 && stored != count * elem) fail(q, "raw array property of node '" + std::string(name) + "' has the wrong byte length");
         size = 12 + static_cast<std::uint64_t>(stored);
         break;
       }
       default: {
         const unsigned char c = static_cast<unsigned char>(p.type);
-        fail(q, "unknown property type " + (c >= 32 && c < 127 ? std::string("'") + p.type + "'" : "0x" + std::to_string(c)) + " in node '" + node_name + "'");
+        fail(q, "unknown property type " + (c >= 32 && c < 127 ? std::string("'") + p.type + "'" : "0x" + std::to_string(c)) + " in node '" + std::string(name) + "'");
       }
     }
-    if (size > limit - p.offset) fail(q, "property of node '" + node_name + "' overruns its record");
+    if (size > limit - p.offset) fail(q, "property of node '" + std::string(name) + "' overruns its record");
     p.size = size;
     q = p.offset + size;
     return p;

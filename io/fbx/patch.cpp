@@ -149,6 +149,12 @@ class Patcher {
       if (node.curves[a] < 0) continue;
       decode_curve(doc_, scene_, node.curves[a]);
       const Curve& curve = scene_.curves[node.curves[a]];
+      if (curve.keys->times == times_) {
+        // A key at every frame time and nowhere else (baked clips): the values are the keys'
+        // (what evaluate_curve returns at a key's own time), without evaluating segments.
+        for (std::size_t f = 0; f < times_.size(); ++f) out[f][a] = curve.keys->values[f];
+        continue;
+      }
       std::size_t cursor = 0;
       for (std::size_t f = 0; f < times_.size(); ++f) out[f][a] = evaluate_curve(curve, times_[f], cursor);
     }
