@@ -298,7 +298,13 @@ class BinaryWriter {
   }
 
   void write_node(const Node& n) {
-    if (n.deferred) throw std::logic_error("fbx::write: node '" + n.name + "' of a partially parsed Document");
+    // An unchanged node - or one standing for its bytes (deferred) - is its source record,
+    // copied whole; only the end offsets inside move with it.
+    if (n.begin != kNoSource && !is_changed(n)) {
+      copy_record(n.begin, n.end);
+      return;
+    }
+    if (n.deferred) throw std::logic_error("fbx::write: node '" + n.name + "' was changed but its children were never built");
     if (n.name.size() > 255) throw InputError(doc_.source_name, "node name longer than 255 bytes: " + n.name.substr(0, 40));
     const std::size_t start = out_.size();
     put_word(0);
@@ -320,6 +326,32 @@ class BinaryWriter {
       throw InputError(doc_.source_name, "the file would exceed 4 GiB, too large for FBX " + std::to_string(doc_.version));
     patch_word(start, end);
     patch_word(start + 2 * word_, props_end - props_start);
+  }
+
+  std::uint64_t source_word(std::uint64_t at) const {
+    const char* p = doc_.data.data() + at;
+    return wide_ ? load_le<std::uint64_t>(p) : load_le<std::uint32_t>(p);
+  }
+
+  // Appends source record [begin, end) (checked when it was parsed) with its end offset and
+  // those of the records nested in it rewritten for where it lands.
+  void copy_record(std::uint64_t begin, std::uint64_t end) {
+    const std::uint64_t start = out_.size();
+    if (!wide_ && start + (end - begin) > 0xffffffffu)
+      throw InputError(doc_.source_name, "the file would exceed 4 GiB, too large for FBX " + std::to_string(doc_.version));
+    out_.append(doc_.data, begin, end - begin);
+    if (start != begin) move_end_offsets(begin, end, start);
+  }
+  void move_end_offsets(std::uint64_t begin, std::uint64_t end, std::uint64_t to) {
+    patch_word(to, to + (end - begin));
+    const std::uint64_t prop_bytes = source_word(begin + 2 * word_);
+    const std::uint8_t name_len = static_cast<std::uint8_t>(doc_.data[begin + 3 * word_]);
+    std::uint64_t cur = begin + null_size_ + name_len + prop_bytes;
+    while (cur < end && !(end - cur >= null_size_ && source_word(cur) == 0)) {
+      const std::uint64_t child_end = source_word(cur);
+      move_end_offsets(cur, child_end, to + (cur - begin));
+      cur = child_end;
+    }
   }
 
   void write_property(const Property& p) {

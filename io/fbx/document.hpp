@@ -73,8 +73,9 @@ struct Node {
   // that closes a nested list; kept as stored). ASCII: offset of the closing '}' (kNoSource
   // when the node has no braces). For a created node the writer decides.
   std::uint64_t tail = kNoSource;
-  // Set by a partial parse (fbx::parse with ParseDepth::scene): the children were checked but not
-  // built; `children` is empty until fbx::parse_children fills it in.
+  // The node stands for its source bytes [begin, end): its children were not built (a
+  // ParseDepth::scene parse: until fbx::parse_children builds them; fbx::copy_for_patch: nor
+  // its properties). The writers copy such a node as it was; changing it is an error.
   bool deferred = false;
   // First child called `name`, or nullptr.
   const Node* child(std::string_view child_name) const;

@@ -284,7 +284,9 @@ void save(const std::filesystem::path& path, std::span<const TakeEdit> edits) {
       throw InputError(path.string(), "takes to write come from different files");
   }
   // Patch a copy: the loaded document stays as read, for other takes and retries.
-  ClipDocument work = *first;
+  std::vector<TakeJoints> takes;
+  for (const TakeEdit& e : edits) takes.push_back({e.loaded->take_index, e.changed});
+  ClipDocument work = copy_for_patch(*first, takes);
   std::vector<PatchedTake> patched;
   for (const TakeEdit& e : edits) {
     patched.push_back(patch_take(work, e.loaded->take_index, *e.edited, e.changed));

@@ -491,6 +491,93 @@ core::Vec3 quat_to_euler(const core::Quat& q, RotationOrder order, const core::V
   return out;
 }
 
+namespace {
+
+// `n` as a deferred node: its name and extent only.
+Node stand_in(const Node& n) {
+  if (n.begin == kNoSource) return n;  // a created node has no bytes to stand for
+  Node out;
+  out.name = n.name;
+  out.begin = n.begin;
+  out.end = n.end;
+  out.tail = n.tail;
+  out.deferred = true;
+  return out;
+}
+
+}  // namespace
+
+ClipDocument copy_for_patch(const ClipDocument& cd, std::span<const TakeJoints> takes) {
+  const Scene& scene = cd.scene;
+  const Node& objects = cd.doc.root.children[scene.objects_index];
+  // Objects the patch reads or rewrites are built in the copy.
+  std::vector<char> build(objects.children.size(), 0);
+  auto build_curves_of = [&](int curve_node) {
+    for (int c : scene.curve_nodes[curve_node].curves)
+      if (c >= 0) build[scene.curves[c].object] = 1;
+  };
+  for (const TakeJoints& t : takes) {
+    if (t.take < 0 || t.take >= static_cast<int>(scene.takes.size())) continue;  // patch_take refuses it
+    const Take& take = scene.takes[t.take];
+    // take_timing reads the keys of a take that stores no time range.
+    if (take.local_stop <= take.local_start && take.reference_stop <= take.reference_start)
+      for (int l : take.layers)
+        for (int cn : scene.layers[l].curve_nodes) build_curves_of(cn);
+    // Every curve of an edited joint's Model, any channel and layer (rewritten, or sampled).
+    for (std::size_t j = 0; j < t.changed.size() && j < cd.joint_models.size(); ++j) {
+      if (!t.changed[j]) continue;
+      for (int ch = 0; ch < 3; ++ch)
+        if (auto it = scene.curve_nodes_of.find((std::int64_t{cd.joint_models[j]} << 2) | ch); it != scene.curve_nodes_of.end())
+          for (int cn : it->second) build_curves_of(cn);
+    }
+  }
+  // Curves still to be decoded (a parent's scale track, say), and the first curve with a KeyVer
+  // (created curves copy it).
+  bool key_version = false;
+  for (const Curve& c : scene.curves) {
+    if (!c.keys) build[c.object] = 1;
+    if (!key_version && objects.children[c.object].child("KeyVer")) build[c.object] = 1, key_version = true;
+  }
+
+  ClipDocument out;
+  out.doc.source_name = cd.doc.source_name;
+  out.doc.encoding = cd.doc.encoding;
+  out.doc.version = cd.doc.version;
+  out.doc.data = cd.doc.data;
+  const Node& root = cd.doc.root;
+  out.doc.root.name = root.name;
+  out.doc.root.props = root.props;
+  out.doc.root.begin = root.begin;
+  out.doc.root.end = root.end;
+  out.doc.root.tail = root.tail;
+  out.doc.root.children.reserve(root.children.size());
+  for (std::size_t k = 0; k < root.children.size(); ++k) {
+    const Node& top = root.children[k];
+    if (k != scene.objects_index && k != scene.connections_index) {
+      out.doc.root.children.push_back(top);
+      continue;
+    }
+    // Objects and Connections: the patch appends to them; of their children it changes only
+    // the curves built above.
+    Node shallow;
+    shallow.name = top.name;
+    shallow.props = top.props;
+    shallow.begin = top.begin;
+    shallow.end = top.end;
+    shallow.tail = top.tail;
+    shallow.children.reserve(top.children.size() + 64);
+    for (std::size_t i = 0; i < top.children.size(); ++i)
+      shallow.children.push_back(k == scene.objects_index && build[i] ? top.children[i] : stand_in(top.children[i]));
+    out.doc.root.children.push_back(std::move(shallow));
+  }
+  out.scene = cd.scene;
+  out.joint_models = cd.joint_models;
+  out.model_joints = cd.model_joints;
+  out.skeleton = cd.skeleton;
+  out.inexact = cd.inexact;
+  return out;
+}
+
 PatchedTake patch_take(ClipDocument& cd, int take, const core::Clip& edited, std::span<const char> changed) {
   return Patcher(cd, take).run(edited, changed);
 }
