@@ -10,7 +10,9 @@
 // uint32 encoding (0 raw, 1 zlib), uint32 stored byte length, stored bytes.
 #include "io/fbx/binary.hpp"
 
+#include <algorithm>
 #include <cstring>
+#include <span>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -72,9 +74,9 @@ Build child_build(Build mode, std::string_view name) {
 
 class BinaryParser {
  public:
-  explicit BinaryParser(Document& doc)
+  explicit BinaryParser(Document& doc, std::span<const std::uint32_t> models = {})
       : doc_(doc), data_(doc.data.data()), size_(doc.data.size()), wide_(doc.wide_offsets()),
-        word_(wide_ ? 8 : 4), null_size_(3 * word_ + 1) {}
+        word_(wide_ ? 8 : 4), null_size_(3 * word_ + 1), models_(models) {}
 
   void run(bool scene_only) {
     Node& root = doc_.root;
@@ -88,14 +90,14 @@ class BinaryParser {
         check_footer(pos + null_size_);
         return;
       }
-      root.children.push_back(parse_node(pos, size_, 0, scene_only ? Build::scene_top : Build::all));
+      root.children.push_back(parse_node(pos, size_, 0, scene_only ? Build::scene_top : Build::all, root.children.size()));
       pos = root.children.back().end;
     }
   }
 
   // Builds the children of a node run() deferred (its records were checked then).
   void expand(Node& node) {
-    Node whole = parse_node(node.begin, node.end, 0, Build::all);
+    Node whole = parse_node(node.begin, node.end, 0, Build::all, 0);
     node.children = std::move(whole.children);
     node.deferred = false;
   }
@@ -156,8 +158,9 @@ class BinaryParser {
     return r.end;
   }
 
-  // The record at `pos` as a Node; in a deferring mode its children are only checked.
-  Node parse_node(std::uint64_t pos, std::uint64_t limit, int depth, Build mode) {
+  // The record at `pos` (child `index` of its parent) as a Node; in a deferring mode its
+  // children are only checked.
+  Node parse_node(std::uint64_t pos, std::uint64_t limit, int depth, Build mode, std::size_t index) {
     const Record r = read_record(pos, limit, depth);
     Node node;
     node.begin = r.begin;
@@ -167,12 +170,15 @@ class BinaryParser {
     std::uint64_t q = r.props_at;
     for (std::uint64_t k = 0; k < r.prop_count; ++k) node.props.push_back(parse_property(q, r.props_end, r.name));
     if (q != r.props_end) fail(q, "property list of node '" + node.name + "' does not match its declared length");
-    const Build children = child_build(mode, r.name);
+    Build children = child_build(mode, r.name);
+    if (mode == Build::scene_object && r.name == "Model" && !models_.empty() &&
+        !std::binary_search(models_.begin(), models_.end(), static_cast<std::uint32_t>(index)))
+      children = Build::check;
     node.deferred = children == Build::check;
     // The null record (and anything up to the end offset) is kept verbatim.
     node.tail = for_each_child(r, r.props_end, [&](std::uint64_t at) {
       if (node.deferred) return check_node(at, node.end, depth + 1);
-      node.children.push_back(parse_node(at, node.end, depth + 1, children));
+      node.children.push_back(parse_node(at, node.end, depth + 1, children, node.children.size()));
       return node.children.back().end;
     });
     return node;
@@ -232,6 +238,7 @@ class BinaryParser {
   bool wide_;
   std::uint64_t word_;
   std::uint64_t null_size_;
+  std::span<const std::uint32_t> models_;  // scene-only parse: the Models to build (all when empty)
 };
 
 // Appends the raw little-endian bytes of an array Value to `out`; returns its element count.
@@ -467,9 +474,9 @@ std::uint32_t binary_version(std::string_view data) {
   return load_le<std::uint32_t>(data.data() + 23);
 }
 
-void parse_binary(Document& doc, bool scene_only) {
+void parse_binary(Document& doc, bool scene_only, std::span<const std::uint32_t> models) {
   if (doc.data.size() < kHeaderSize) throw InputError(doc.source_name, "file is truncated (FBX header)");
-  BinaryParser(doc).run(scene_only);
+  BinaryParser(doc, models).run(scene_only);
 }
 
 void parse_binary_children(Document& doc, Node& node) { BinaryParser(doc).expand(node); }

@@ -9,7 +9,9 @@
 // out of range, property lists that do not add up, unknown property types, unbalanced braces),
 // with the byte offset (binary) or line (ASCII) where it was found. Array contents are checked
 // only when decoded (fbx::as_doubles, ...), so reading stays fast.
+#include <cstdint>
 #include <filesystem>
+#include <span>
 #include <string>
 
 #include "io/fbx/document.hpp"
@@ -30,8 +32,13 @@ enum class ParseDepth {
   scene,
 };
 
-// Parses `data` (taken over). `source_name` names the file in error messages.
-Document parse(std::string data, const std::string& source_name, ParseDepth depth = ParseDepth::all);
+// Parses `data` (taken over). `source_name` names the file in error messages. With
+// ParseDepth::scene and `models` (indices among Objects' children, ascending) not empty, only
+// those Models are built whole; the others keep their name and properties but not their
+// Properties70 (read_scene then gives them the template's transform): for a reader that
+// samples a few known Models.
+Document parse(std::string data, const std::string& source_name, ParseDepth depth = ParseDepth::all,
+               std::span<const std::uint32_t> models = {});
 // Builds the children of a node a ParseDepth::scene parse deferred (no-op otherwise).
 void parse_children(Document& doc, Node& node);
 // Reads and parses a file; errors name `path`.

@@ -76,11 +76,20 @@ void decode_or_share(Document& doc, Scene& scene, int c, const ClipDocument& ori
   decode_curve(doc, scene, c, &key_times);
 }
 
-// The written bytes as a Document: only what the scene and the edited joints' curves need is
-// built (decode_or_share builds those curves); every record is still checked.
-Document parse_written(std::string bytes, const std::string& file) {
+// The written bytes as a Document: only what the scene and the edited joints need is built -
+// their Models' properties here, their curves in decode_or_share; every record is still checked.
+// (The writer adds and removes no Model and keeps the Objects' order: the edited Models are
+// where the patched document has them.)
+Document parse_written(std::string bytes, const std::string& file, const ClipDocument& cd,
+                       const std::vector<PatchedTake>& patched) {
+  std::vector<std::uint32_t> models;
+  for (const PatchedTake& p : patched)
+    for (int j : p.joints) models.push_back(cd.scene.models[cd.joint_models[j]].object);
+  std::sort(models.begin(), models.end());
+  models.erase(std::unique(models.begin(), models.end()), models.end());
+  if (models.empty()) models.push_back(~std::uint32_t{0});  // no Model to sample: build none
   try {
-    return parse(std::move(bytes), file, ParseDepth::scene);
+    return parse(std::move(bytes), file, ParseDepth::scene, models);
   } catch (const InputError& e) {
     throw InputError(file, "the written FBX does not read back (" + e.cause() + "); nothing was written");
   }
@@ -229,13 +238,13 @@ VerifyReport check(Document& doc, const std::string& file, const ClipDocument& c
 
 VerifyReport verify_readback(const std::string& bytes, const std::string& file, const ClipDocument& cd,
                              const std::vector<PatchedTake>& patched) {
-  Document doc = parse_written(bytes, file);
+  Document doc = parse_written(bytes, file, cd, patched);
   return check(doc, file, cd, patched);
 }
 
 VerifyReport verify_readback_borrowing(std::string& bytes, const std::string& file, const ClipDocument& cd,
                                        const std::vector<PatchedTake>& patched) {
-  Document doc = parse_written(std::move(bytes), file);
+  Document doc = parse_written(std::move(bytes), file, cd, patched);
   // The reader never changes Document::data: hand the bytes back however the check ends.
   struct GiveBack {
     std::string& to;

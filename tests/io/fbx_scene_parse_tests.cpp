@@ -164,3 +164,32 @@ TEST(FbxSceneParse, DamageInsideDeferredNodesIsRefusedAsByAWholeParse) {
     EXPECT_EQ(error_of(damaged, fbx::ParseDepth::scene), what) << "field " << field;
   }
 }
+
+TEST(FbxSceneParse, OnlyTheListedModelsAreBuiltWhenAsked) {
+  IKFIX_REQUIRE_SHARED_DATA();
+  const auto path = ikfix::test::shared_data_dir() / "anim" / "fbx" / "cmu_07_01_walk_skeleton.fbx";
+  const std::string data = ikfix::io::read_file(path);
+  const fbx::Document whole = fbx::parse(data, path.string());
+  const fbx::Scene a = fbx::read_scene(whole);
+  ASSERT_GE(a.models.size(), 3u);
+  const std::vector<std::uint32_t> listed{a.models[1].object, a.models[2].object};
+  const fbx::Document partial = fbx::parse(data, path.string(), fbx::ParseDepth::scene, listed);
+  const fbx::Scene b = fbx::read_scene(partial);
+  ASSERT_EQ(a.models.size(), b.models.size());
+  int differing = 0;
+  for (std::size_t m = 0; m < a.models.size(); ++m) {
+    const fbx::Node& node = partial.root.children[b.objects_index].children[b.models[m].object];
+    const bool built = m == 1 || m == 2;
+    EXPECT_EQ(node.deferred, !built) << m;
+    EXPECT_EQ(a.models[m].name, b.models[m].name);
+    EXPECT_EQ(a.models[m].parent, b.models[m].parent);
+    if (built) {
+      EXPECT_EQ(a.models[m].transform.translation, b.models[m].transform.translation);
+      EXPECT_EQ(a.models[m].transform.rotation, b.models[m].transform.rotation);
+      EXPECT_EQ(a.models[m].transform.pre_rotation, b.models[m].transform.pre_rotation);
+    } else {
+      differing += a.models[m].transform.translation != b.models[m].transform.translation;
+    }
+  }
+  EXPECT_GT(differing, 0);  // the others were not read (their Properties70 was not built)
+}
