@@ -134,6 +134,7 @@ VerifyReport check(Document& doc, const std::string& file, const ClipDocument& c
     // applies them in this order: Pre * R * Post^-1).
     std::vector<ModelTransform> bare(joints);
     std::vector<Quat> pre(joints, core::identity_quat()), post_inverse(joints, core::identity_quat());
+    std::vector<char> model_has_pre(joints, 0), model_has_post(joints, 0);
     for (int j : p.joints) {
       const int m = cd.joint_models[j];
       const Model& model = scene.models[m];
@@ -141,9 +142,10 @@ VerifyReport check(Document& doc, const std::string& file, const ClipDocument& c
       const Vec3 statics[3] = {model.transform.translation, model.transform.rotation, model.transform.scaling};
       bare[j] = model.transform;
       bare[j].pre_rotation = bare[j].post_rotation = Vec3(0.0);
-      if (model.transform.pre_rotation != Vec3(0.0)) pre[j] = euler_to_quat(model.transform.pre_rotation, RotationOrder::xyz);
-      if (model.transform.post_rotation != Vec3(0.0))
-        post_inverse[j] = glm::conjugate(euler_to_quat(model.transform.post_rotation, RotationOrder::xyz));
+      model_has_pre[j] = model.transform.pre_rotation != Vec3(0.0);
+      model_has_post[j] = model.transform.post_rotation != Vec3(0.0);
+      if (model_has_pre[j]) pre[j] = euler_to_quat(model.transform.pre_rotation, RotationOrder::xyz);
+      if (model_has_post[j]) post_inverse[j] = glm::conjugate(euler_to_quat(model.transform.post_rotation, RotationOrder::xyz));
       // Scale moves no translation or rotation of a Model without scaling pivot and offset,
       // and the patcher never writes it: then its curves need no decoding.
       sources[j][2].used = model.transform.scaling_offset != Vec3(0.0) || model.transform.scaling_pivot != Vec3(0.0);
@@ -205,7 +207,10 @@ VerifyReport check(Document& doc, const std::string& file, const ClipDocument& c
             }
           }
         }
-        const Quat r = pre[j] * euler_to_quat(v[1], bare[j].rotation_order) * post_inverse[j];
+        // (Most joints have neither: multiplying by the identity would change nothing.)
+        Quat r = euler_to_quat(v[1], bare[j].rotation_order);
+        if (model_has_pre[j]) r = pre[j] * r;
+        if (model_has_post[j]) r = r * post_inverse[j];
         const Transform local = local_transform(bare[j], v[0], r, v[2]);
         const double local_rot = half_angle_sine(intended[j].rotation, local.rotation);
         max_local = std::max(max_local, local_rot);
