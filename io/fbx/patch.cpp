@@ -536,7 +536,9 @@ ClipDocument copy_for_patch(const ClipDocument& cd, std::span<const TakeJoints> 
   bool key_version = false;
   for (const Curve& c : scene.curves) {
     if (!c.keys) build[c.object] = 1;
-    if (!key_version && objects.children[c.object].child("KeyVer")) build[c.object] = 1, key_version = true;
+    if (key_version) continue;
+    const Node* kv = objects.children[c.object].child("KeyVer");
+    if (kv && !kv->props.empty()) build[c.object] = 1, key_version = true;  // as Patcher::key_version looks
   }
 
   ClipDocument out;
