@@ -44,13 +44,14 @@ void parse_children(Document& doc, Node& node);
 // Reads and parses a file; errors name `path`.
 Document read_file(const std::filesystem::path& path);
 
-// The file bytes of `doc` (a whole Document: not one with deferred nodes). For a Document read from a file and not changed, exactly the bytes
+// The file bytes of `doc`. For a Document read from a file and not changed, exactly the bytes
 // read. Otherwise untouched parts keep their bytes (binary: only record headers and the
 // footer's alignment padding move with changed sizes; ASCII: only replaced property texts and
 // inserted nodes differ). Replaced and created integer arrays (key times, flags) are
 // zlib-compressed (level 1) when the array they replace was, or, for created ones, when they
 // hold 128 bytes or more; float arrays (key values, which zlib shrinks by ~10% only) are stored
-// raw.
+// raw. Unchanged records (and deferred nodes, which must be unchanged: std::logic_error
+// otherwise) are copied whole, only their end offsets moved.
 std::string write(const Document& doc);
 
 // write() to `path` atomically (temp file + rename).
