@@ -371,6 +371,11 @@ void set_value(Property& p, Value value) {
   p.value = std::make_shared<const Value>(std::move(value));
 }
 
+void set_value(Property& p, std::shared_ptr<const Value> value) {
+  p.type = type_code(*value);
+  p.value = std::move(value);
+}
+
 Property make_property(Value value) {
   Property p;
   set_value(p, std::move(value));

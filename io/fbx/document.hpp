@@ -73,6 +73,10 @@ struct Node {
   // that closes a nested list; kept as stored). ASCII: offset of the closing '}' (kNoSource
   // when the node has no braces). For a created node the writer decides.
   std::uint64_t tail = kNoSource;
+  // The node stands for its source bytes [begin, end): its children were not built (a
+  // ParseDepth::scene parse: until fbx::parse_children builds them; fbx::copy_for_patch: nor
+  // its properties). The writers copy such a node as it was; changing it is an error.
+  bool deferred = false;
   // First child called `name`, or nullptr.
   const Node* child(std::string_view child_name) const;
   Node* child(std::string_view child_name);
@@ -126,6 +130,9 @@ std::string stored_name(const Document& doc, std::string_view name, std::string_
 
 // Replaces property `p` with `value` (kept in the property).
 void set_value(Property& p, Value value);
+// Same, sharing `value` with other properties (one KeyTime array for every rewritten curve of a
+// take: the writer then also encodes it once).
+void set_value(Property& p, std::shared_ptr<const Value> value);
 // A created property / node.
 Property make_property(Value value);
 Node make_node(std::string name, std::vector<Value> props = {});

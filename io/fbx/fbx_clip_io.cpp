@@ -184,9 +184,9 @@ void resolve_space(LoadedClip& loaded, const ClipDocument& cd, const ClipLoadOpt
 
 // The written bytes prove themselves before they replace anything: re-read with our own reader
 // always, and through Assimp too when asked.
-void check_written(const std::string& bytes, const std::string& file, const ClipDocument& cd,
+void check_written(std::string& bytes, const std::string& file, const ClipDocument& cd,
                    const std::vector<PatchedTake>& patched) {
-  verify_readback(bytes, file, cd, patched);
+  verify_readback_borrowing(bytes, file, cd, patched);
   if (assimp_check()) verify_with_assimp(bytes, file, cd, patched);
 }
 
@@ -284,7 +284,9 @@ void save(const std::filesystem::path& path, std::span<const TakeEdit> edits) {
       throw InputError(path.string(), "takes to write come from different files");
   }
   // Patch a copy: the loaded document stays as read, for other takes and retries.
-  ClipDocument work = *first;
+  std::vector<TakeJoints> takes;
+  for (const TakeEdit& e : edits) takes.push_back({e.loaded->take_index, e.changed});
+  ClipDocument work = copy_for_patch(*first, takes);
   std::vector<PatchedTake> patched;
   for (const TakeEdit& e : edits) {
     patched.push_back(patch_take(work, e.loaded->take_index, *e.edited, e.changed));

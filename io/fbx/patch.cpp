@@ -59,6 +59,7 @@ class Patcher {
     const int frames = out.timing.frame_count;
     times_.resize(frames);
     for (int f = 0; f < frames; ++f) times_[f] = out.timing.time_of(f);
+    shared_ = {};
 
     for (int j = 0; j < joints; ++j) {
       if (!changed[j]) continue;
@@ -148,6 +149,12 @@ class Patcher {
       if (node.curves[a] < 0) continue;
       decode_curve(doc_, scene_, node.curves[a]);
       const Curve& curve = scene_.curves[node.curves[a]];
+      if (curve.keys->times == times_) {
+        // A key at every frame time and nowhere else (baked clips): the values are the keys'
+        // (what evaluate_curve returns at a key's own time), without evaluating segments.
+        for (std::size_t f = 0; f < times_.size(); ++f) out[f][a] = curve.keys->values[f];
+        continue;
+      }
       std::size_t cursor = 0;
       for (std::size_t f = 0; f < times_.size(); ++f) out[f][a] = evaluate_curve(curve, times_[f], cursor);
     }
@@ -182,26 +189,48 @@ class Patcher {
     return std::vector<float>{0.0f, 0.0f, std::bit_cast<float>(kDefaultWeightsPacked), 0.0f};
   }
 
-  void set_child(Node& curve, const char* name, Value value) {
+  void set_child(Node& curve, const char* name, std::shared_ptr<const Value> value) {
     if (Node* c = curve.child(name)) {
       if (!c->props.empty()) {
         set_value(c->props[0], std::move(value));
         return;
       }
     }
-    curve.children.push_back(make_node(name, {std::move(value)}));
+    Node child = make_node(name);
+    child.props.emplace_back();
+    set_value(child.props.back(), std::move(value));
+    curve.children.push_back(std::move(child));
+  }
+  void set_child(Node& curve, const char* name, Value value) {
+    set_child(curve, name, std::make_shared<const Value>(std::move(value)));
+  }
+
+  // The key arrays every curve written at times_ has in common (times, one linear attribute for
+  // all keys), made once and shared: the writer then also encodes each once (zlib set-up alone
+  // costs more than a small array's compression).
+  struct SharedKeys {
+    std::shared_ptr<const Value> times, flags, data, ref_count;
+  };
+  const SharedKeys& shared_keys() {
+    if (!shared_.times) {
+      shared_.times = std::make_shared<const Value>(times_);
+      shared_.flags = std::make_shared<const Value>(std::vector<std::int32_t>{static_cast<std::int32_t>(kLinearKey)});
+      shared_.data = std::make_shared<const Value>(attr_data());
+      shared_.ref_count = std::make_shared<const Value>(std::vector<std::int32_t>{static_cast<std::int32_t>(times_.size())});
+    }
+    return shared_;
   }
 
   void fill_curve(Node& curve, const std::vector<float>& values) {
-    const int n = static_cast<int>(values.size());
-    set_child(curve, "KeyTime", times_);
+    const SharedKeys& keys = shared_keys();
+    set_child(curve, "KeyTime", keys.times);
     if (Node* d = curve.child("KeyValueDouble"); d && !d->props.empty() && !curve.child("KeyValueFloat"))
       set_value(d->props[0], std::vector<double>(values.begin(), values.end()));
     else
       set_child(curve, "KeyValueFloat", values);
-    set_child(curve, "KeyAttrFlags", std::vector<std::int32_t>{static_cast<std::int32_t>(kLinearKey)});
-    set_child(curve, "KeyAttrDataFloat", attr_data());
-    set_child(curve, "KeyAttrRefCount", std::vector<std::int32_t>{n});
+    set_child(curve, "KeyAttrFlags", keys.flags);
+    set_child(curve, "KeyAttrDataFloat", keys.data);
+    set_child(curve, "KeyAttrRefCount", keys.ref_count);
   }
 
   int create_curve(const std::vector<float>& values) {
@@ -350,6 +379,7 @@ class Patcher {
     out.timing.stop = out.timing.time_of(clip.frame_count - 1);
     times_.resize(clip.frame_count);
     for (int f = 0; f < clip.frame_count; ++f) times_[f] = out.timing.time_of(f);
+    shared_ = {};
 
     // The stack and its layer.
     const std::int64_t stack_id = new_id();
@@ -445,6 +475,7 @@ class Patcher {
   int take_;
   int layer_ = -1;
   std::vector<std::int64_t> times_;
+  SharedKeys shared_;  // of times_, made on first use
   int created_curves_ = 0;
   int created_curve_nodes_ = 0;
 };
@@ -457,6 +488,95 @@ core::Vec3 quat_to_euler(const core::Quat& q, RotationOrder order, const core::V
   const std::array<double, 3> deg = bvh::euler_from_quat_deg(q, axes, ref);
   Vec3 out(0.0);
   for (int k = 0; k < 3; ++k) out[axes[k]] = deg[k];
+  return out;
+}
+
+namespace {
+
+// `n` as a deferred node: its name and extent only.
+Node stand_in(const Node& n) {
+  if (n.begin == kNoSource) return n;  // a created node has no bytes to stand for
+  Node out;
+  out.name = n.name;
+  out.begin = n.begin;
+  out.end = n.end;
+  out.tail = n.tail;
+  out.deferred = true;
+  return out;
+}
+
+}  // namespace
+
+ClipDocument copy_for_patch(const ClipDocument& cd, std::span<const TakeJoints> takes) {
+  const Scene& scene = cd.scene;
+  const Node& objects = cd.doc.root.children[scene.objects_index];
+  // Objects the patch reads or rewrites are built in the copy.
+  std::vector<char> build(objects.children.size(), 0);
+  auto build_curves_of = [&](int curve_node) {
+    for (int c : scene.curve_nodes[curve_node].curves)
+      if (c >= 0) build[scene.curves[c].object] = 1;
+  };
+  for (const TakeJoints& t : takes) {
+    if (t.take < 0 || t.take >= static_cast<int>(scene.takes.size())) continue;  // patch_take refuses it
+    const Take& take = scene.takes[t.take];
+    // take_timing reads the keys of a take that stores no time range.
+    if (take.local_stop <= take.local_start && take.reference_stop <= take.reference_start)
+      for (int l : take.layers)
+        for (int cn : scene.layers[l].curve_nodes) build_curves_of(cn);
+    // Every curve of an edited joint's Model, any channel and layer (rewritten, or sampled).
+    for (std::size_t j = 0; j < t.changed.size() && j < cd.joint_models.size(); ++j) {
+      if (!t.changed[j]) continue;
+      for (int ch = 0; ch < 3; ++ch)
+        if (auto it = scene.curve_nodes_of.find((std::int64_t{cd.joint_models[j]} << 2) | ch); it != scene.curve_nodes_of.end())
+          for (int cn : it->second) build_curves_of(cn);
+    }
+  }
+  // Curves still to be decoded (a parent's scale track, say), and the first curve with a KeyVer
+  // (created curves copy it).
+  bool key_version = false;
+  for (const Curve& c : scene.curves) {
+    if (!c.keys) build[c.object] = 1;
+    if (key_version) continue;
+    const Node* kv = objects.children[c.object].child("KeyVer");
+    if (kv && !kv->props.empty()) build[c.object] = 1, key_version = true;  // as Patcher::key_version looks
+  }
+
+  ClipDocument out;
+  out.doc.source_name = cd.doc.source_name;
+  out.doc.encoding = cd.doc.encoding;
+  out.doc.version = cd.doc.version;
+  out.doc.data = cd.doc.data;
+  const Node& root = cd.doc.root;
+  out.doc.root.name = root.name;
+  out.doc.root.props = root.props;
+  out.doc.root.begin = root.begin;
+  out.doc.root.end = root.end;
+  out.doc.root.tail = root.tail;
+  out.doc.root.children.reserve(root.children.size());
+  for (std::size_t k = 0; k < root.children.size(); ++k) {
+    const Node& top = root.children[k];
+    if (k != scene.objects_index && k != scene.connections_index) {
+      out.doc.root.children.push_back(top);
+      continue;
+    }
+    // Objects and Connections: the patch appends to them; of their children it changes only
+    // the curves built above.
+    Node shallow;
+    shallow.name = top.name;
+    shallow.props = top.props;
+    shallow.begin = top.begin;
+    shallow.end = top.end;
+    shallow.tail = top.tail;
+    shallow.children.reserve(top.children.size() + 64);
+    for (std::size_t i = 0; i < top.children.size(); ++i)
+      shallow.children.push_back(k == scene.objects_index && build[i] ? top.children[i] : stand_in(top.children[i]));
+    out.doc.root.children.push_back(std::move(shallow));
+  }
+  out.scene = cd.scene;
+  out.joint_models = cd.joint_models;
+  out.model_joints = cd.model_joints;
+  out.skeleton = cd.skeleton;
+  out.inexact = cd.inexact;
   return out;
 }
 

@@ -34,6 +34,19 @@ struct PatchedTake {
 // node, or sizes that do not match the take.
 PatchedTake patch_take(ClipDocument& cd, int take, const core::Clip& edited, std::span<const char> changed);
 
+// The joints patch_take will be asked to write in one take.
+struct TakeJoints {
+  int take = 0;
+  std::span<const char> changed;
+};
+// A copy of `cd` to patch_take `takes` into, leaving `cd` as read - cheaper than copying it
+// whole: the nodes the patch neither reads nor changes (every Object but the curves of the
+// edited joints' Models, the curves not decoded yet, and the curves a take without a stored
+// time range is timed by; every Connection) are deferred nodes holding no properties or
+// children, which the writers copy from the bytes. For patch_take and writing only; add_take
+// needs a whole copy (it reads and removes any Object).
+ClipDocument copy_for_patch(const ClipDocument& cd, std::span<const TakeJoints> takes);
+
 // Adds a take called `name` to the document: a new AnimationStack (LocalStart 0, LocalStop the
 // clip's last frame) with one AnimationLayer, and for every joint j with animated[j] != 0 new
 // Lcl Rotation and Lcl Translation curve nodes and curves (one linear key per clip frame, at

@@ -23,7 +23,8 @@ void check_version(const std::string& source_name, std::uint32_t version, const 
 
 }  // namespace
 
-Document parse(std::string data, const std::string& source_name) {
+Document parse(std::string data, const std::string& source_name, ParseDepth depth,
+               std::span<const std::uint32_t> models) {
   Document doc;
   doc.source_name = source_name;
   doc.data = std::move(data);
@@ -32,7 +33,7 @@ Document parse(std::string data, const std::string& source_name) {
     if (doc.data.size() < 27) throw InputError(source_name, "file is truncated (binary FBX header)");
     doc.version = detail::binary_version(doc.data);
     check_version(source_name, doc.version, "binary");
-    detail::parse_binary(doc);
+    detail::parse_binary(doc, depth == ParseDepth::scene, models);
     return doc;
   }
   doc.encoding = Encoding::ascii;
@@ -44,6 +45,10 @@ Document parse(std::string data, const std::string& source_name) {
   check_version(source_name, doc.version, "ASCII");
   detail::parse_ascii(doc);
   return doc;
+}
+
+void parse_children(Document& doc, Node& node) {
+  if (node.deferred) detail::parse_binary_children(doc, node);
 }
 
 Document read_file(const std::filesystem::path& path) { return parse(io::read_file(path), path.string()); }

@@ -147,12 +147,14 @@ Scene read_scene(const Document& doc) {
   if (!objects) throw InputError(doc.source_name, "no Objects section (not a scene file?)");
   if (!connections) throw InputError(doc.source_name, "no Connections section (not a scene file?)");
 
-  // Property templates per object type ("Model", "AnimationStack", ...).
+  // Property templates of the object types whose properties are read below (a mesh file's
+  // Geometry and Material templates hold hundreds more).
   std::map<std::string, PropertyMap> templates;
   if (definitions)
     for (const Node& type : definitions->children) {
       if (type.name != "ObjectType" || type.props.empty()) continue;
       const std::string type_name = as_string(doc, type.props[0]);
+      if (type_name != "Model" && type_name != "AnimationStack") continue;
       for (const Node& t : type.children)
         if (t.name == "PropertyTemplate") collect_properties(doc, t.child("Properties70"), templates[type_name]);
     }
@@ -182,6 +184,7 @@ Scene read_scene(const Document& doc) {
   // Objects.
   enum class Kind : std::uint8_t { model, stack, layer, curve_node, curve, cluster };
   std::unordered_map<std::int64_t, std::pair<Kind, int>> by_id;
+  by_id.reserve(objects->children.size());
   const PropertyMap* model_template = template_of("Model");
   const PropertyMap* stack_template = template_of("AnimationStack");
   for (std::uint32_t k = 0; k < objects->children.size(); ++k) {
@@ -236,13 +239,20 @@ Scene read_scene(const Document& doc) {
       CurveNode c;
       c.id = id;
       c.object = k;
-      const PropertyLookup p(doc, o, nullptr);
-      static const char* const kAxes[3] = {"d|X", "d|Y", "d|Z"};
-      for (int a = 0; a < 3; ++a)
-        if (p.find(kAxes[a])) {
-          c.defaults[a] = p.number(kAxes[a], 0.0);
+      // d|X, d|Y, d|Z: scanned directly (the first of each counts, as in a PropertyLookup),
+      // without building a lookup table for three properties.
+      if (const Node* props70 = o.child("Properties70")) {
+        bool seen[3] = {false, false, false};
+        for (const Node& prop : props70->children) {
+          if (prop.name != "P" || prop.props.empty()) continue;
+          const std::string name = as_string(doc, prop.props[0]);
+          const int a = name == "d|X" ? 0 : name == "d|Y" ? 1 : name == "d|Z" ? 2 : -1;
+          if (a < 0 || seen[a]) continue;
+          seen[a] = true;
+          c.defaults[a] = prop.props.size() < 5 ? 0.0 : as_double(doc, prop.props[4]);
           c.has_defaults = true;
         }
+      }
       by_id[id] = {Kind::curve_node, static_cast<int>(scene.curve_nodes.size())};
       scene.curve_nodes.push_back(c);
     } else if (o.name == "Deformer" && o.props.size() > 2 && as_string(doc, o.props[2]) == "Cluster") {

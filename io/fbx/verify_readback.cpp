@@ -57,7 +57,7 @@ struct ChannelSource {
 // bytes in the written file equal the original's - shares the keys the load already decoded
 // (the same bytes decode to the same keys: a leg joint's translation curves, where the fix
 // only turned it).
-void decode_or_share(const Document& doc, Scene& scene, int c, const ClipDocument& original,
+void decode_or_share(Document& doc, Scene& scene, int c, const ClipDocument& original,
                      const std::unordered_map<std::int64_t, int>& original_curve_of_id, KeyTimeCache& key_times) {
   Curve& curve = scene.curves[c];
   if (auto it = original_curve_of_id.find(curve.id); it != original_curve_of_id.end()) {
@@ -72,20 +72,36 @@ void decode_or_share(const Document& doc, Scene& scene, int c, const ClipDocumen
       return;
     }
   }
+  parse_children(doc, doc.root.children[scene.objects_index].children[curve.object]);
   decode_curve(doc, scene, c, &key_times);
 }
 
-}  // namespace
+// The written bytes as a Document: only what the scene and the edited joints need is built -
+// their Models' properties here, their curves in decode_or_share; every record is still checked.
+// (The writer adds and removes no Model and keeps the Objects' order: the edited Models are
+// where the patched document has them.)
+Document parse_written(std::string bytes, const std::string& file, const ClipDocument& cd,
+                       const std::vector<PatchedTake>& patched) {
+  std::vector<std::uint32_t> models;
+  for (const PatchedTake& p : patched)
+    for (int j : p.joints) models.push_back(cd.scene.models[cd.joint_models[j]].object);
+  std::sort(models.begin(), models.end());
+  models.erase(std::unique(models.begin(), models.end()), models.end());
+  if (models.empty()) models.push_back(~std::uint32_t{0});  // no Model to sample: build none
+  try {
+    return parse(std::move(bytes), file, ParseDepth::scene, models);
+  } catch (const InputError& e) {
+    throw InputError(file, "the written FBX does not read back (" + e.cause() + "); nothing was written");
+  }
+}
 
-VerifyReport verify_readback(const std::string& bytes, const std::string& file, const ClipDocument& cd,
-                             const std::vector<PatchedTake>& patched) {
+VerifyReport check(Document& doc, const std::string& file, const ClipDocument& cd,
+                   const std::vector<PatchedTake>& patched) {
   VerifyReport report;
   const double rotation_tolerance = std::sin(kVerifyRotationToleranceDeg * core::kPi / 360.0);
   double max_local = 0.0, max_world = 0.0;  // sines of half angles
-  Document doc;
   Scene scene;
   try {
-    doc = parse(bytes, file);
     scene = read_scene(doc);
   } catch (const InputError& e) {
     throw InputError(file, "the written FBX does not read back (" + e.cause() + "); nothing was written");
@@ -118,6 +134,7 @@ VerifyReport verify_readback(const std::string& bytes, const std::string& file, 
     // applies them in this order: Pre * R * Post^-1).
     std::vector<ModelTransform> bare(joints);
     std::vector<Quat> pre(joints, core::identity_quat()), post_inverse(joints, core::identity_quat());
+    std::vector<char> model_has_pre(joints, 0), model_has_post(joints, 0);
     for (int j : p.joints) {
       const int m = cd.joint_models[j];
       const Model& model = scene.models[m];
@@ -125,9 +142,10 @@ VerifyReport verify_readback(const std::string& bytes, const std::string& file, 
       const Vec3 statics[3] = {model.transform.translation, model.transform.rotation, model.transform.scaling};
       bare[j] = model.transform;
       bare[j].pre_rotation = bare[j].post_rotation = Vec3(0.0);
-      if (model.transform.pre_rotation != Vec3(0.0)) pre[j] = euler_to_quat(model.transform.pre_rotation, RotationOrder::xyz);
-      if (model.transform.post_rotation != Vec3(0.0))
-        post_inverse[j] = glm::conjugate(euler_to_quat(model.transform.post_rotation, RotationOrder::xyz));
+      model_has_pre[j] = model.transform.pre_rotation != Vec3(0.0);
+      model_has_post[j] = model.transform.post_rotation != Vec3(0.0);
+      if (model_has_pre[j]) pre[j] = euler_to_quat(model.transform.pre_rotation, RotationOrder::xyz);
+      if (model_has_post[j]) post_inverse[j] = glm::conjugate(euler_to_quat(model.transform.post_rotation, RotationOrder::xyz));
       // Scale moves no translation or rotation of a Model without scaling pivot and offset,
       // and the patcher never writes it: then its curves need no decoding.
       sources[j][2].used = model.transform.scaling_offset != Vec3(0.0) || model.transform.scaling_pivot != Vec3(0.0);
@@ -189,7 +207,10 @@ VerifyReport verify_readback(const std::string& bytes, const std::string& file, 
             }
           }
         }
-        const Quat r = pre[j] * euler_to_quat(v[1], bare[j].rotation_order) * post_inverse[j];
+        // (Most joints have neither: multiplying by the identity would change nothing.)
+        Quat r = euler_to_quat(v[1], bare[j].rotation_order);
+        if (model_has_pre[j]) r = pre[j] * r;
+        if (model_has_post[j]) r = r * post_inverse[j];
         const Transform local = local_transform(bare[j], v[0], r, v[2]);
         const double local_rot = half_angle_sine(intended[j].rotation, local.rotation);
         max_local = std::max(max_local, local_rot);
@@ -216,6 +237,26 @@ VerifyReport verify_readback(const std::string& bytes, const std::string& file, 
   report.max_local_rotation_error_deg = degrees_of(max_local);
   report.max_rotation_error_deg = degrees_of(max_world);
   return report;
+}
+
+}  // namespace
+
+VerifyReport verify_readback(const std::string& bytes, const std::string& file, const ClipDocument& cd,
+                             const std::vector<PatchedTake>& patched) {
+  Document doc = parse_written(bytes, file, cd, patched);
+  return check(doc, file, cd, patched);
+}
+
+VerifyReport verify_readback_borrowing(std::string& bytes, const std::string& file, const ClipDocument& cd,
+                                       const std::vector<PatchedTake>& patched) {
+  Document doc = parse_written(std::move(bytes), file, cd, patched);
+  // The reader never changes Document::data: hand the bytes back however the check ends.
+  struct GiveBack {
+    std::string& to;
+    Document& from;
+    ~GiveBack() { to = std::move(from.data); }
+  } give_back{bytes, doc};
+  return check(doc, file, cd, patched);
 }
 
 }  // namespace ikfix::io::fbx

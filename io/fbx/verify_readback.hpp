@@ -1,6 +1,7 @@
 #pragma once
 // The patch writer's default self-check: the bytes about to be written are parsed again with our
-// own FBX reader (the whole node tree, GlobalSettings, Objects and Connections, as a read does),
+// own FBX reader (every record checked; the scene - GlobalSettings, Definitions, Objects and
+// Connections - built as a read builds it, the curves' contents only for the edited joints),
 // and only the edited joints' curves are decoded and sampled at every frame of every patched
 // take and compared with the pose the core asked for. It proves the file is well formed (every
 // record's end offset), that the curves are connected to the right Models in the right take
@@ -25,5 +26,11 @@ namespace ikfix::io::fbx {
 // Throws InputError naming `file`, the take, the joint and the frame on any mismatch.
 VerifyReport verify_readback(const std::string& bytes, const std::string& file, const ClipDocument& cd,
                              const std::vector<PatchedTake>& patched);
+// Same, reading `bytes` in place instead of from a copy (a save's whole file: copying it cost a
+// tenth of the check): they are moved into the document read back and moved back when the check
+// passes or fails on a mismatch; when they do not even parse, nothing is to be written and
+// `bytes` is left empty.
+VerifyReport verify_readback_borrowing(std::string& bytes, const std::string& file, const ClipDocument& cd,
+                                       const std::vector<PatchedTake>& patched);
 
 }  // namespace ikfix::io::fbx
