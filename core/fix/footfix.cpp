@@ -326,17 +326,30 @@ FixResult fix_clip(const FixInput& in) {
   bool clearance_given[2];
   for (int l = 0; l < 2; ++l)
     clearance_given[l] = s.swing_clearance && static_cast<int>((*s.swing_clearance)[l].size()) == frames;
+  // Whether the last pass changed an input of the plan other than the pivot heights (plants
+  // grew, a given plant was made to keep its constant offset).
+  bool plants_changed = false;
   for (int pass = 0;; ++pass) {
+    // Foot lock: during a plant the pivot (heel while it is down, then the toe) stays where it
+    // landed; after the plant the horizontal correction fades out over the blend window.
+    std::vector<signed char> new_pivot[2];
+    std::vector<Vec3> new_lock[2];
+    for (int l = 0; l < 2; ++l)
+      new_lock[l] = foot_lock(result.planted[l], pivot_height[l][0], pivot_height[l][1], on_ground[l],
+                              animated_feet[l].ankle, animated_feet[l].toe, s.unlock_radius * scale, blend_frames,
+                              s.pivot_switch_margin * scale, new_pivot[l]);
+    // The pivot heights only choose the pivots. With the same plants, plant settings and
+    // pivots, the lock and so every step below would come out exactly as in the last pass, and
+    // its check would see the same contacts: the plan has settled, without planning it again.
+    if (pass > 0 && !plants_changed && new_pivot[0] == pivot[0] && new_pivot[1] == pivot[1]) break;
+    for (int l = 0; l < 2; ++l) {
+      pivot[l] = std::move(new_pivot[l]);
+      lock_correction[l] = std::move(new_lock[l]);
+    }
+    plants_changed = false;
     feet[0] = animated_feet[0];
     feet[1] = animated_feet[1];
     diag.off_terrain_frames = 0;
-    // Foot lock: during a plant the pivot (heel while it is down, then the toe) stays where it
-    // landed; after the plant the horizontal correction fades out over the blend window.
-    for (int l = 0; l < 2; ++l)
-      lock_correction[l] = foot_lock(result.planted[l], pivot_height[l][0], pivot_height[l][1], on_ground[l], feet[l].ankle,
-                                     feet[l].toe, s.unlock_radius * scale,
-                                     blend_frames,
-                                     s.pivot_switch_margin * scale, pivot[l]);
     for (int l = 0; l < 2; ++l)
       for (int f = 0; f < frames; ++f) {
         feet[l].ankle[f] += lock_correction[l][f];
@@ -463,7 +476,10 @@ FixResult fix_clip(const FixInput& in) {
         }
       }
     }
-    if (demoted && pass < kMaxContactPasses + 2) continue;
+    if (demoted && pass < kMaxContactPasses + 2) {
+      plants_changed = true;
+      continue;
+    }
     if (pass + 1 >= kMaxContactPasses) break;
     bool grew = false;
     for (int l = 0; l < 2; ++l) {
@@ -481,6 +497,7 @@ FixResult fix_clip(const FixInput& in) {
     }
     const bool pivots_settled = pass > 0 && previous_pivot[0] == pivot[0] && previous_pivot[1] == pivot[1];
     if (!grew && pivots_settled) break;
+    plants_changed = grew;
     previous_pivot[0] = pivot[0];
     previous_pivot[1] = pivot[1];
   }
