@@ -190,9 +190,19 @@ const char* solver_name(SolverKind kind) {
   return "?";
 }
 
-FixResult fix_clip(const FixInput& in) {
+FixResult fix_clip(const FixInput& input) {
+  Clip fixed = *input.clip;
+  FixResult result = fix_clip_in_place(input, fixed);
+  result.clip = std::move(fixed);
+  return result;
+}
+
+FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   const Skeleton& sk = *in.skeleton;
-  const Clip& clip = *in.clip;
+  // The input motion, read-only. It is `motion` itself: every frame's input is read (FK, the
+  // plan) before the write-back below changes that frame, and the write-back reads a joint's
+  // input rotation just before replacing it.
+  const Clip& clip = motion;
   const FixSettings& s = in.settings;
   const int frames = clip.frame_count;
   const int joints = sk.joint_count();
@@ -200,7 +210,6 @@ FixResult fix_clip(const FixInput& in) {
   const double fps = clip.fps;
 
   FixResult result;
-  result.clip = clip;
   result.changed_joints.assign(joints, 0);
   FixDiagnostics& diag = result.diagnostics;
   diag.frames = frames;
@@ -613,16 +622,23 @@ FixResult fix_clip(const FixInput& in) {
   std::vector<double> iterations_sum(2, 0.0);
   std::vector<const char*> reasons[2];
   for (int l = 0; l < 2; ++l) reasons[l].assign(frames, "");
-  bool pelvis_moved = false;
+  // Which joints changed at all (untouched joints keep their original keys in the file), noted
+  // as each value is replaced: only the pelvis and the legs are written.
+  auto replace = [&](auto& value, const auto& fixed, int joint) {
+    if (fixed != value) result.changed_joints[joint] = 1;
+    value = fixed;
+  };
   for (int f = 0; f < frames; ++f) {
     const double shift = body[f] - drop[f];
     const Vec3 pelvis_shift_ws(0, shift, 0);
-    std::span<Transform> out = result.clip.frame(f);
+    std::span<Transform> out = motion.frame(f);
     if (shift != 0.0) {
-      pelvis_moved = true;
       const int parent = sk.parents[pelvis];
       const Transform& pw = parent < 0 ? to_world : W(f, parent);
-      out[pelvis].translation += (glm::inverse(pw.rotation) * pelvis_shift_ws) / pw.scale;
+      const Vec3 input_translation = out[pelvis].translation;
+      Vec3 moved = input_translation + (glm::inverse(pw.rotation) * pelvis_shift_ws) / pw.scale;
+      if (s.weight < 1.0) moved = input_translation + (moved - input_translation) * s.weight;
+      replace(out[pelvis].translation, moved, pelvis);
     }
     for (int l = 0; l < 2; ++l) {
       const Leg& leg = in.rig.legs[l];
@@ -655,7 +671,7 @@ FixResult fix_clip(const FixInput& in) {
         Quat local = glm::normalize(glm::inverse(parent_ws) * joint_ws);
         local = align_hemisphere(local, clip.at(f, joint).rotation);
         if (s.weight < 1.0) local = glm::normalize(glm::slerp(clip.at(f, joint).rotation, local, std::max(0.0, s.weight)));
-        if (is_finite(local)) out[joint].rotation = local;
+        if (is_finite(local)) replace(out[joint].rotation, local, joint);
       };
       set_rotation(leg.hip, hip_parent, r.hip_rot_ws);
       set_rotation(leg.knee, knee_parent, r.knee_rot_ws);
@@ -666,20 +682,6 @@ FixResult fix_clip(const FixInput& in) {
       }
     }
   }
-  if (s.weight < 1.0 && pelvis_moved)
-    for (int f = 0; f < frames; ++f) {
-      Transform& t = result.clip.at(f, pelvis);
-      t.translation = clip.at(f, pelvis).translation + (t.translation - clip.at(f, pelvis).translation) * s.weight;
-    }
-
-  // Which joints changed at all (untouched joints keep their original keys in the file).
-  // Only the pelvis and the legs (members of the subset) can have changed.
-  for (int j : subset.joints)
-    for (int f = 0; f < frames && !result.changed_joints[j]; ++f) {
-      const Transform& a = clip.at(f, j);
-      const Transform& b = result.clip.at(f, j);
-      if (a.translation != b.translation || a.rotation != b.rotation) result.changed_joints[j] = 1;
-    }
 
   // Measure what was written: FK of the output, residual per frame, penetration, bone lengths.
   std::vector<Transform> out_world(slots);
@@ -693,7 +695,7 @@ FixResult fix_clip(const FixInput& in) {
     for (char p : result.planted[l]) ld.frames_in_contact += p;
   }
   for (int f = 0; f < frames; ++f) {
-    forward_kinematics(subset, result.clip.frame(f), to_world, out_world);
+    forward_kinematics(subset, motion.frame(f), to_world, out_world);
     for (int l = 0; l < 2; ++l) {
       const Leg& leg = in.rig.legs[l];
       LegDiagnostics& ld = diag.legs[l];
