@@ -5,9 +5,11 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <span>
 
 #include "core/fix/contacts.hpp"
 #include "core/fix/foot_contacts.hpp"
+#include "core/fix/ground_memo.hpp"
 #include "core/fix/leg_solve.hpp"
 #include "core/fix/pivot_hold.hpp"
 #include "core/fix/smooth.hpp"
@@ -41,12 +43,8 @@ struct GroundTrack {
   std::vector<char> hit;
 };
 
-GroundTrack query_ground(const Terrain& terrain, const std::vector<Vec3>& points, double floor) {
-  const std::size_t n = points.size();
-  std::vector<std::array<double, 2>> xz(n);
-  for (std::size_t i = 0; i < n; ++i) xz[i] = {points[i].x, points[i].z};
-  std::vector<GroundHit> hits(n);
-  terrain.ground_at(xz, hits);
+GroundTrack ground_track(std::span<const GroundHit> hits, double floor) {
+  const std::size_t n = hits.size();
   GroundTrack g;
   g.height.resize(n);
   g.normal.resize(n);
@@ -57,6 +55,14 @@ GroundTrack query_ground(const Terrain& terrain, const std::vector<Vec3>& points
     g.normal[i] = hits[i].hit ? hits[i].normal : kUp;
   }
   return g;
+}
+
+GroundTrack query_ground(const Terrain& terrain, const std::vector<Vec3>& points, double floor) {
+  std::vector<std::array<double, 2>> xz(points.size());
+  for (std::size_t i = 0; i < points.size(); ++i) xz[i] = {points[i].x, points[i].z};
+  std::vector<GroundHit> hits(points.size());
+  terrain.ground_at(xz, hits);
+  return ground_track(hits, floor);
 }
 
 // Vertical offset of one foot per frame: constant during each plant (the foot moved onto the
@@ -335,6 +341,10 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   bool clearance_given[2];
   for (int l = 0; l < 2; ++l)
     clearance_given[l] = s.swing_clearance && static_cast<int>((*s.swing_clearance)[l].size()) == frames;
+  // Ground under each foot's heel (planned and checked: the same (x, z) outside pivot holds)
+  // and toe (planned, checked), remembered across passes: only the points that moved are cast.
+  enum { kHeel, kPlannedToe, kCheckedToe };
+  GroundMemo ground_memo[2][3];
   // Whether the last pass changed an input of the plan other than the pivot heights (plants
   // grew, a given plant was made to keep its constant offset).
   bool plants_changed = false;
@@ -367,8 +377,8 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
 
     // 3. Ground under heel (ankle) and toe of each foot.
     for (int l = 0; l < 2; ++l) {
-      ground[l][0] = query_ground(*in.terrain, feet[l].ankle, floor);
-      ground[l][1] = query_ground(*in.terrain, feet[l].toe, floor);
+      ground[l][0] = ground_track(ground_memo[l][kHeel].query(*in.terrain, feet[l].ankle), floor);
+      ground[l][1] = ground_track(ground_memo[l][kPlannedToe].query(*in.terrain, feet[l].toe), floor);
       for (int f = 0; f < frames; ++f)
         if (!ground[l][0].hit[f] || !ground[l][1].hit[f]) ++diag.off_terrain_frames;
     }
@@ -492,8 +502,9 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
     if (pass + 1 >= kMaxContactPasses) break;
     bool grew = false;
     for (int l = 0; l < 2; ++l) {
-      const FootContacts seen =
-          detect_foot_contacts(*in.terrain, result.ankle_target_ws[l], toe_target_ws[l], fps, contact_settings);
+      const FootContacts seen = foot_contacts_on_ground(
+          result.ankle_target_ws[l], toe_target_ws[l], ground_memo[l][kHeel].query(*in.terrain, result.ankle_target_ws[l]),
+          ground_memo[l][kCheckedToe].query(*in.terrain, toe_target_ws[l]), fps, contact_settings);
       for (int f = 0; f < frames && !contacts_given[l]; ++f)
         if (seen.planted[f] && !result.planted[l][f]) {
           result.planted[l][f] = 1;
