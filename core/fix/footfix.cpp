@@ -387,16 +387,24 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
     // lift-off, so the foot turns in the swing and a planted pivot never moves.
     for (int l = 0; l < 2; ++l) align_weight[l] = plant_ease_weight(result.planted[l], ease_frames);
 
-    // The foot's turn to the ground under its heel: limited and weighted (identity when the
-    // feet are not aligned).
-    auto ground_tilt = [&](int l, int f) {
-      return std::min(angle_between(kUp, ground[l][0].normal[f]), s.max_foot_tilt) * align_weight[l][f];
-    };
-    auto ground_turn = [&](int l, int f) {
-      if (!s.align_feet || !(align_weight[l][f] > 0)) return identity_quat();
-      const Vec3 axis = safe_normalize(glm::cross(kUp, ground[l][0].normal[f]), Vec3(1, 0, 0));
-      return axis_angle(axis, ground_tilt(l, f));
-    };
+    // The foot's turn to the ground under its heel: limited and weighted (identity, no tilt,
+    // when the feet are not aligned). Once per frame: steps 5 and 8 both use it.
+    std::vector<double> ground_tilt[2];
+    std::vector<Vec3> tilt_axis[2];
+    std::vector<Quat> ground_turn[2];
+    for (int l = 0; l < 2; ++l) {
+      ground_tilt[l].assign(frames, 0.0);
+      tilt_axis[l].assign(frames, Vec3(1, 0, 0));
+      ground_turn[l].assign(frames, identity_quat());
+      if (!s.align_feet) continue;
+      for (int f = 0; f < frames; ++f) {
+        if (!(align_weight[l][f] > 0)) continue;
+        const Vec3 n = ground[l][0].normal[f];
+        ground_tilt[l][f] = std::min(angle_between(kUp, n), s.max_foot_tilt) * align_weight[l][f];
+        tilt_axis[l][f] = safe_normalize(glm::cross(kUp, n), Vec3(1, 0, 0));
+        ground_turn[l][f] = axis_angle(tilt_axis[l][f], ground_tilt[l][f]);
+      }
+    }
 
     // 5. Foot offsets: how far each foot moves up or down to stand on the terrain.
     for (int l = 0; l < 2; ++l) {
@@ -406,7 +414,7 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
         // The toe as it will be: turned with the foot to the ground's tilt. Raising the foot
         // for the untilted toe and then tilting it up a slope would leave the heel floating.
         const double toe_need = ground[l][1].height[f] + (planted_level[l][1] - floor) -
-                                (feet[l].ankle[f].y + (ground_turn(l, f) * (feet[l].toe[f] - feet[l].ankle[f])).y);
+                                (feet[l].ankle[f].y + (ground_turn[l][f] * (feet[l].toe[f] - feet[l].ankle[f])).y);
         need[f] = std::max(ankle_need, toe_need);
         if (clearance_given[l] && !result.planted[l][f]) need[f] += std::max(0.0, (*s.swing_clearance)[l][f]);
         ground_rel[f] = std::max(ground[l][0].height[f], ground[l][1].height[f]) - floor;
@@ -446,14 +454,13 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
         Quat ankle_rot = animated_rot;
         Vec3 target = feet[l].ankle[f] + Vec3(0, foot_offset[l][f], 0);
         if (s.align_feet && align_weight[l][f] > 0) {
-          const Vec3 n = ground[l][0].normal[f];
-          const double full_tilt = ground_tilt(l, f);
-          const Vec3 axis = safe_normalize(glm::cross(kUp, n), Vec3(1, 0, 0));
+          const double full_tilt = ground_tilt[l][f];
+          const Vec3& axis = tilt_axis[l][f];
           const Vec3 toe_from_ankle = feet[l].toe[f] - feet[l].ankle[f];
           const double toe_floor = ground[l][1].height[f] + (planted_level[l][1] - floor);
           Quat turn = identity_quat();
           for (double fraction : {1.0, 0.75, 0.5, 0.25, 0.0}) {
-            turn = axis_angle(axis, full_tilt * fraction);
+            turn = fraction == 1.0 ? ground_turn[l][f] : axis_angle(axis, full_tilt * fraction);
             const double toe_y = target.y + (turn * toe_from_ankle).y;
             if (full_tilt == 0.0 || toe_y >= toe_floor - 1e-9 || toe_y >= target.y + toe_from_ankle.y - 1e-9) break;
           }
