@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <span>
 
 #include "core/fix/contacts.hpp"
@@ -29,6 +30,13 @@ double percentile(std::vector<double> values, double q) {
 }
 
 double smoothstep(double t) { return t * t * (3.0 - 2.0 * t); }
+
+// Bit for bit equal (unlike ==, tells -0.0 from 0.0): a value computed from equal inputs is then
+// exactly the one computed before.
+template <typename T>
+bool same_bits(const T& a, const T& b) {
+  return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
 
 // Foot points tracked per frame: the ankle joint and the toe (toe joint, else the ankle's end
 // site, else the ankle itself).
@@ -397,12 +405,23 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
       tilt_axis[l].assign(frames, Vec3(1, 0, 0));
       ground_turn[l].assign(frames, identity_quat());
       if (!s.align_feet) continue;
+      int previous = -1;  // last aligned frame
       for (int f = 0; f < frames; ++f) {
         if (!(align_weight[l][f] > 0)) continue;
         const Vec3 n = ground[l][0].normal[f];
-        ground_tilt[l][f] = std::min(angle_between(kUp, n), s.max_foot_tilt) * align_weight[l][f];
-        tilt_axis[l][f] = safe_normalize(glm::cross(kUp, n), Vec3(1, 0, 0));
-        ground_turn[l][f] = axis_angle(tilt_axis[l][f], ground_tilt[l][f]);
+        // A planted heel stays on one face, so its normal and weight repeat: the same inputs
+        // give the same tilt and turn without the atan2 and sincos.
+        if (previous >= 0 && same_bits(n, ground[l][0].normal[previous]) &&
+            same_bits(align_weight[l][f], align_weight[l][previous])) {
+          ground_tilt[l][f] = ground_tilt[l][previous];
+          tilt_axis[l][f] = tilt_axis[l][previous];
+          ground_turn[l][f] = ground_turn[l][previous];
+        } else {
+          ground_tilt[l][f] = std::min(angle_between(kUp, n), s.max_foot_tilt) * align_weight[l][f];
+          tilt_axis[l][f] = safe_normalize(glm::cross(kUp, n), Vec3(1, 0, 0));
+          ground_turn[l][f] = axis_angle(tilt_axis[l][f], ground_tilt[l][f]);
+        }
+        previous = f;
       }
     }
 
