@@ -349,10 +349,10 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   bool clearance_given[2];
   for (int l = 0; l < 2; ++l)
     clearance_given[l] = s.swing_clearance && static_cast<int>((*s.swing_clearance)[l].size()) == frames;
-  // Ground under each foot's heel (planned and checked: the same (x, z) outside pivot holds)
-  // and toe (planned, checked), remembered across passes: only the points that moved are cast.
-  enum { kHeel, kPlannedToe, kCheckedToe };
-  GroundMemo ground_memo[2][3];
+  // Ground under each foot's planned and checked heel and toe, remembered across passes: only
+  // the points that moved are cast. A checked heel outside pivot holds is where it was planned.
+  enum { kPlannedHeel, kCheckedHeel, kPlannedToe, kCheckedToe };
+  GroundMemo ground_memo[2][4];
   // Whether the last pass changed an input of the plan other than the pivot heights (plants
   // grew, a given plant was made to keep its constant offset).
   bool plants_changed = false;
@@ -385,7 +385,7 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
 
     // 3. Ground under heel (ankle) and toe of each foot.
     for (int l = 0; l < 2; ++l) {
-      ground[l][0] = ground_track(ground_memo[l][kHeel].query(*in.terrain, feet[l].ankle), floor);
+      ground[l][0] = ground_track(ground_memo[l][kPlannedHeel].query(*in.terrain, feet[l].ankle), floor);
       ground[l][1] = ground_track(ground_memo[l][kPlannedToe].query(*in.terrain, feet[l].toe), floor);
       for (int f = 0; f < frames; ++f)
         if (!ground[l][0].hit[f] || !ground[l][1].hit[f]) ++diag.off_terrain_frames;
@@ -528,9 +528,11 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
     if (pass + 1 >= kMaxContactPasses) break;
     bool grew = false;
     for (int l = 0; l < 2; ++l) {
-      const FootContacts seen = foot_contacts_on_ground(
-          result.ankle_target_ws[l], toe_target_ws[l], ground_memo[l][kHeel].query(*in.terrain, result.ankle_target_ws[l]),
-          ground_memo[l][kCheckedToe].query(*in.terrain, toe_target_ws[l]), fps, contact_settings);
+      const auto heel_ground =
+          ground_memo[l][kCheckedHeel].query(*in.terrain, result.ankle_target_ws[l], &ground_memo[l][kPlannedHeel]);
+      const auto toe_ground = ground_memo[l][kCheckedToe].query(*in.terrain, toe_target_ws[l]);
+      const FootContacts seen = foot_contacts_on_ground(result.ankle_target_ws[l], toe_target_ws[l], heel_ground,
+                                                        toe_ground, fps, contact_settings);
       for (int f = 0; f < frames && !contacts_given[l]; ++f)
         if (seen.planted[f] && !result.planted[l][f]) {
           result.planted[l][f] = 1;

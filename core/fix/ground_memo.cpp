@@ -1,18 +1,17 @@
 #include "core/fix/ground_memo.hpp"
 
 #include <cstring>
+#include <limits>
 
 namespace ikfix::core {
 
-std::span<const GroundHit> GroundMemo::query(const Terrain& terrain, std::span<const Vec3> points) {
+std::span<const GroundHit> GroundMemo::query(const Terrain& terrain, std::span<const Vec3> points,
+                                             const GroundMemo* other) {
   const std::size_t n = points.size();
-  if (xz_.size() != n) {  // first query of this track: cast every point
-    xz_.resize(n);
+  if (other && (other == this || other->xz_.size() != n)) other = nullptr;
+  if (xz_.size() != n) {  // first query of this track: nothing of its own to reuse
+    xz_.assign(n, {std::numeric_limits<double>::quiet_NaN(), 0.0});  // matches no point's bits
     hits_.resize(n);
-    for (std::size_t i = 0; i < n; ++i) xz_[i] = {points[i].x, points[i].z};
-    terrain.ground_at(xz_, hits_);
-    last_cast_count_ = n;
-    return hits_;
   }
   // Gather the points to cast, in frame order (neighbouring frames stay neighbours in Embree's
   // packets), then scatter the answers back.
@@ -23,6 +22,10 @@ std::span<const GroundHit> GroundMemo::query(const Terrain& terrain, std::span<c
     // Bitwise: -0.0 and 0.0 are equal as numbers but need not give bit-identical answers.
     if (std::memcmp(xz.data(), xz_[i].data(), sizeof xz) == 0) continue;
     xz_[i] = xz;
+    if (other && std::memcmp(xz.data(), other->xz_[i].data(), sizeof xz) == 0) {
+      hits_[i] = other->hits_[i];
+      continue;
+    }
     cast_xz.push_back(xz);
     cast_index.push_back(i);
   }

@@ -59,6 +59,15 @@ TEST(GroundMemo, AnswersAsTheTerrainDoesAndCastsOnlyMovedPoints) {
   expect_same_hits(memo.query(terrain, points), points, terrain);
   EXPECT_EQ(memo.last_cast_count(), 1u);
 
+  // Points not where this memo last looked but where another memo of the same track length
+  // did reuse its answers.
+  GroundMemo other;
+  std::vector<Vec3> moved = points;
+  for (int f = 0; f < 15; ++f) moved[f].x += 0.2;
+  other.query(terrain, moved);
+  expect_same_hits(memo.query(terrain, moved, &other), moved, terrain);
+  EXPECT_EQ(memo.last_cast_count(), 0u);
+
   // Another track length starts afresh.
   points.resize(10);
   expect_same_hits(memo.query(terrain, points), points, terrain);
