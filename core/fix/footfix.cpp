@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <span>
 
 #include "core/fix/contacts.hpp"
@@ -574,14 +575,22 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
       tip[f] = transform_point(Transform{toe_target_ws[l][f], toe_rot[f], W(f, leg.toe).scale}, *tip_offset);
     }
     const double tip_level = percentile(tip_y, 0.05);
-    const GroundTrack under_tip = query_ground(*in.terrain, tip, floor);
+    // Only aligned frames bend by themselves (the others' raw bend is 0, and the bend's axis
+    // does not depend on the ground), so only their tips need the ground under them.
+    std::vector<Vec3> aligned_tip;
+    for (int f = 0; f < frames; ++f)
+      if (align_weight[l][f] > 0) aligned_tip.push_back(tip[f]);
+    const GroundTrack under_tip = query_ground(*in.terrain, aligned_tip, floor);
     std::vector<double> raw(frames, 0.0), dilated(frames), smoothed(frames);
     toe_bend_axis[l].resize(frames);
+    std::size_t aligned = 0;
     for (int f = 0; f < frames; ++f) {
-      const double min_y = under_tip.height[f] + (tip_level - floor);
+      const bool bends = align_weight[l][f] > 0;
+      const double min_y = bends ? under_tip.height[aligned++] + (tip_level - floor)
+                                 : -std::numeric_limits<double>::infinity();
       const ToeLift lift = toe_lift(toe_target_ws[l][f], tip[f], min_y, s.max_toe_bend);
       toe_bend_axis[l][f] = lift.axis;
-      if (align_weight[l][f] > 0) raw[f] = lift.angle;
+      if (bends) raw[f] = lift.angle;
     }
     const double sigma = s.foot_smoothing * fps;
     dilate_max(raw, gaussian_radius(sigma), dilated);
