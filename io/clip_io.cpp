@@ -288,6 +288,8 @@ void save_clip(const std::filesystem::path& path, const LoadedClip& loaded, cons
   throw InputError(path.string(), "cannot write format '" + loaded.format + "'");
 }
 
+bool save_reads_loaded_motion(const LoadedClip& loaded) { return is_gltf(loaded); }
+
 void save_takes(const std::filesystem::path& path, std::span<const TakeEdit> edits) {
   if (edits.empty()) throw InputError(path.string(), "nothing to write");
   if (const std::string format = format_named_by(path); !format.empty() && format != edits[0].loaded->format) {

@@ -71,6 +71,11 @@ std::vector<LoadedClip> load_takes(const std::filesystem::path& path, const Clip
 void save_clip(const std::filesystem::path& path, const LoadedClip& loaded, const core::Clip& edited,
                std::span<const char> changed);
 
+// True when save_clip / save_takes read `loaded.clip` (the motion as loaded) as well as the
+// edited one: the glTF writer compares them to find the samplers to replace. Otherwise a
+// caller may edit the loaded motion itself (moved out of `loaded`) instead of a copy.
+bool save_reads_loaded_motion(const LoadedClip& loaded);
+
 // One fixed take for save_takes: the take as loaded, its edited clip and changed-joint flags.
 struct TakeEdit {
   const LoadedClip* loaded = nullptr;

@@ -19,14 +19,27 @@ double percentile(std::vector<double> v, double q) {
 FootContacts detect_foot_contacts(const Terrain& terrain, const std::vector<Vec3>& heel, const std::vector<Vec3>& toe,
                                   double fps, const ContactSettings& settings) {
   const int frames = static_cast<int>(heel.size());
-  FootContacts c;
+  std::vector<GroundHit> hits[2];
   const std::vector<Vec3>* pts[2] = {&heel, &toe};
   for (int p = 0; p < 2; ++p) {
-    const auto& track = *pts[p];
     std::vector<std::array<double, 2>> xz(frames);
-    for (int f = 0; f < frames; ++f) xz[f] = {track[f].x, track[f].z};
-    std::vector<GroundHit> hits(frames);
-    terrain.ground_at(xz, hits);
+    for (int f = 0; f < frames; ++f) xz[f] = {(*pts[p])[f].x, (*pts[p])[f].z};
+    hits[p].resize(frames);
+    terrain.ground_at(xz, hits[p]);
+  }
+  return foot_contacts_on_ground(heel, toe, hits[0], hits[1], fps, settings);
+}
+
+FootContacts foot_contacts_on_ground(const std::vector<Vec3>& heel, const std::vector<Vec3>& toe,
+                                     std::span<const GroundHit> heel_ground, std::span<const GroundHit> toe_ground,
+                                     double fps, const ContactSettings& settings) {
+  const int frames = static_cast<int>(heel.size());
+  FootContacts c;
+  const std::vector<Vec3>* pts[2] = {&heel, &toe};
+  const std::span<const GroundHit> ground[2] = {heel_ground, toe_ground};
+  for (int p = 0; p < 2; ++p) {
+    const auto& track = *pts[p];
+    const std::span<const GroundHit> hits = ground[p];
     c.above[p].resize(frames);
     for (int f = 0; f < frames; ++f) c.above[p][f] = track[f].y - (hits[f].hit ? hits[f].height : 0.0);
     const double level = percentile(c.above[p], 0.05);

@@ -3,6 +3,7 @@
 // toe heights above the terrain under them, each relative to its own planted level, and their
 // speeds. One definition shared by the metrics and by the fix, which uses it on its planned
 // output so that every frame the check will call planted is one the fix has locked.
+#include <span>
 #include <vector>
 
 #include "core/fix/contacts.hpp"
@@ -23,5 +24,11 @@ struct FootContacts {
 // character's leg length.
 FootContacts detect_foot_contacts(const Terrain& terrain, const std::vector<Vec3>& heel, const std::vector<Vec3>& toe,
                                   double fps, const ContactSettings& settings);
+
+// The same, given the terrain's answers under heel and toe (one per frame, as
+// Terrain::ground_at gives them), for a caller that has them already.
+FootContacts foot_contacts_on_ground(const std::vector<Vec3>& heel, const std::vector<Vec3>& toe,
+                                     std::span<const GroundHit> heel_ground, std::span<const GroundHit> toe_ground,
+                                     double fps, const ContactSettings& settings);
 
 }  // namespace ikfix::core

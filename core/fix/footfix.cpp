@@ -5,9 +5,13 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <limits>
+#include <span>
 
 #include "core/fix/contacts.hpp"
 #include "core/fix/foot_contacts.hpp"
+#include "core/fix/ground_memo.hpp"
 #include "core/fix/leg_solve.hpp"
 #include "core/fix/pivot_hold.hpp"
 #include "core/fix/smooth.hpp"
@@ -28,6 +32,13 @@ double percentile(std::vector<double> values, double q) {
 
 double smoothstep(double t) { return t * t * (3.0 - 2.0 * t); }
 
+// Bit for bit equal (unlike ==, tells -0.0 from 0.0): a value computed from equal inputs is then
+// exactly the one computed before.
+template <typename T>
+bool same_bits(const T& a, const T& b) {
+  return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
+
 // Foot points tracked per frame: the ankle joint and the toe (toe joint, else the ankle's end
 // site, else the ankle itself).
 struct FootTrack {
@@ -41,12 +52,8 @@ struct GroundTrack {
   std::vector<char> hit;
 };
 
-GroundTrack query_ground(const Terrain& terrain, const std::vector<Vec3>& points, double floor) {
-  const std::size_t n = points.size();
-  std::vector<std::array<double, 2>> xz(n);
-  for (std::size_t i = 0; i < n; ++i) xz[i] = {points[i].x, points[i].z};
-  std::vector<GroundHit> hits(n);
-  terrain.ground_at(xz, hits);
+GroundTrack ground_track(std::span<const GroundHit> hits, double floor) {
+  const std::size_t n = hits.size();
   GroundTrack g;
   g.height.resize(n);
   g.normal.resize(n);
@@ -57,6 +64,14 @@ GroundTrack query_ground(const Terrain& terrain, const std::vector<Vec3>& points
     g.normal[i] = hits[i].hit ? hits[i].normal : kUp;
   }
   return g;
+}
+
+GroundTrack query_ground(const Terrain& terrain, const std::vector<Vec3>& points, double floor) {
+  std::vector<std::array<double, 2>> xz(points.size());
+  for (std::size_t i = 0; i < points.size(); ++i) xz[i] = {points[i].x, points[i].z};
+  std::vector<GroundHit> hits(points.size());
+  terrain.ground_at(xz, hits);
+  return ground_track(hits, floor);
 }
 
 // Vertical offset of one foot per frame: constant during each plant (the foot moved onto the
@@ -190,9 +205,19 @@ const char* solver_name(SolverKind kind) {
   return "?";
 }
 
-FixResult fix_clip(const FixInput& in) {
+FixResult fix_clip(const FixInput& input) {
+  Clip fixed = *input.clip;
+  FixResult result = fix_clip_in_place(input, fixed);
+  result.clip = std::move(fixed);
+  return result;
+}
+
+FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   const Skeleton& sk = *in.skeleton;
-  const Clip& clip = *in.clip;
+  // The input motion, read-only. It is `motion` itself: every frame's input is read (FK, the
+  // plan) before the write-back below changes that frame, and the write-back reads a joint's
+  // input rotation just before replacing it.
+  const Clip& clip = motion;
   const FixSettings& s = in.settings;
   const int frames = clip.frame_count;
   const int joints = sk.joint_count();
@@ -200,7 +225,6 @@ FixResult fix_clip(const FixInput& in) {
   const double fps = clip.fps;
 
   FixResult result;
-  result.clip = clip;
   result.changed_joints.assign(joints, 0);
   FixDiagnostics& diag = result.diagnostics;
   diag.frames = frames;
@@ -326,17 +350,34 @@ FixResult fix_clip(const FixInput& in) {
   bool clearance_given[2];
   for (int l = 0; l < 2; ++l)
     clearance_given[l] = s.swing_clearance && static_cast<int>((*s.swing_clearance)[l].size()) == frames;
+  // Ground under each foot's planned and checked heel and toe, remembered across passes: only
+  // the points that moved are cast. A checked heel outside pivot holds is where it was planned.
+  enum { kPlannedHeel, kCheckedHeel, kPlannedToe, kCheckedToe };
+  GroundMemo ground_memo[2][4];
+  // Whether the last pass changed an input of the plan other than the pivot heights (plants
+  // grew, a given plant was made to keep its constant offset).
+  bool plants_changed = false;
   for (int pass = 0;; ++pass) {
+    // Foot lock: during a plant the pivot (heel while it is down, then the toe) stays where it
+    // landed; after the plant the horizontal correction fades out over the blend window.
+    std::vector<signed char> new_pivot[2];
+    std::vector<Vec3> new_lock[2];
+    for (int l = 0; l < 2; ++l)
+      new_lock[l] = foot_lock(result.planted[l], pivot_height[l][0], pivot_height[l][1], on_ground[l],
+                              animated_feet[l].ankle, animated_feet[l].toe, s.unlock_radius * scale, blend_frames,
+                              s.pivot_switch_margin * scale, new_pivot[l]);
+    // The pivot heights only choose the pivots. With the same plants, plant settings and
+    // pivots, the lock and so every step below would come out exactly as in the last pass, and
+    // its check would see the same contacts: the plan has settled, without planning it again.
+    if (pass > 0 && !plants_changed && new_pivot[0] == pivot[0] && new_pivot[1] == pivot[1]) break;
+    for (int l = 0; l < 2; ++l) {
+      pivot[l] = std::move(new_pivot[l]);
+      lock_correction[l] = std::move(new_lock[l]);
+    }
+    plants_changed = false;
     feet[0] = animated_feet[0];
     feet[1] = animated_feet[1];
     diag.off_terrain_frames = 0;
-    // Foot lock: during a plant the pivot (heel while it is down, then the toe) stays where it
-    // landed; after the plant the horizontal correction fades out over the blend window.
-    for (int l = 0; l < 2; ++l)
-      lock_correction[l] = foot_lock(result.planted[l], pivot_height[l][0], pivot_height[l][1], on_ground[l], feet[l].ankle,
-                                     feet[l].toe, s.unlock_radius * scale,
-                                     blend_frames,
-                                     s.pivot_switch_margin * scale, pivot[l]);
     for (int l = 0; l < 2; ++l)
       for (int f = 0; f < frames; ++f) {
         feet[l].ankle[f] += lock_correction[l][f];
@@ -345,8 +386,8 @@ FixResult fix_clip(const FixInput& in) {
 
     // 3. Ground under heel (ankle) and toe of each foot.
     for (int l = 0; l < 2; ++l) {
-      ground[l][0] = query_ground(*in.terrain, feet[l].ankle, floor);
-      ground[l][1] = query_ground(*in.terrain, feet[l].toe, floor);
+      ground[l][0] = ground_track(ground_memo[l][kPlannedHeel].query(*in.terrain, feet[l].ankle), floor);
+      ground[l][1] = ground_track(ground_memo[l][kPlannedToe].query(*in.terrain, feet[l].toe), floor);
       for (int f = 0; f < frames; ++f)
         if (!ground[l][0].hit[f] || !ground[l][1].hit[f]) ++diag.off_terrain_frames;
     }
@@ -355,16 +396,35 @@ FixResult fix_clip(const FixInput& in) {
     // lift-off, so the foot turns in the swing and a planted pivot never moves.
     for (int l = 0; l < 2; ++l) align_weight[l] = plant_ease_weight(result.planted[l], ease_frames);
 
-    // The foot's turn to the ground under its heel: limited and weighted (identity when the
-    // feet are not aligned).
-    auto ground_tilt = [&](int l, int f) {
-      return std::min(angle_between(kUp, ground[l][0].normal[f]), s.max_foot_tilt) * align_weight[l][f];
-    };
-    auto ground_turn = [&](int l, int f) {
-      if (!s.align_feet || !(align_weight[l][f] > 0)) return identity_quat();
-      const Vec3 axis = safe_normalize(glm::cross(kUp, ground[l][0].normal[f]), Vec3(1, 0, 0));
-      return axis_angle(axis, ground_tilt(l, f));
-    };
+    // The foot's turn to the ground under its heel: limited and weighted (identity, no tilt,
+    // when the feet are not aligned). Once per frame: steps 5 and 8 both use it.
+    std::vector<double> ground_tilt[2];
+    std::vector<Vec3> tilt_axis[2];
+    std::vector<Quat> ground_turn[2];
+    for (int l = 0; l < 2; ++l) {
+      ground_tilt[l].assign(frames, 0.0);
+      tilt_axis[l].assign(frames, Vec3(1, 0, 0));
+      ground_turn[l].assign(frames, identity_quat());
+      if (!s.align_feet) continue;
+      int previous = -1;  // last aligned frame
+      for (int f = 0; f < frames; ++f) {
+        if (!(align_weight[l][f] > 0)) continue;
+        const Vec3 n = ground[l][0].normal[f];
+        // A planted heel stays on one face, so its normal and weight repeat: the same inputs
+        // give the same tilt and turn without the atan2 and sincos.
+        if (previous >= 0 && same_bits(n, ground[l][0].normal[previous]) &&
+            same_bits(align_weight[l][f], align_weight[l][previous])) {
+          ground_tilt[l][f] = ground_tilt[l][previous];
+          tilt_axis[l][f] = tilt_axis[l][previous];
+          ground_turn[l][f] = ground_turn[l][previous];
+        } else {
+          ground_tilt[l][f] = std::min(angle_between(kUp, n), s.max_foot_tilt) * align_weight[l][f];
+          tilt_axis[l][f] = safe_normalize(glm::cross(kUp, n), Vec3(1, 0, 0));
+          ground_turn[l][f] = axis_angle(tilt_axis[l][f], ground_tilt[l][f]);
+        }
+        previous = f;
+      }
+    }
 
     // 5. Foot offsets: how far each foot moves up or down to stand on the terrain.
     for (int l = 0; l < 2; ++l) {
@@ -374,7 +434,7 @@ FixResult fix_clip(const FixInput& in) {
         // The toe as it will be: turned with the foot to the ground's tilt. Raising the foot
         // for the untilted toe and then tilting it up a slope would leave the heel floating.
         const double toe_need = ground[l][1].height[f] + (planted_level[l][1] - floor) -
-                                (feet[l].ankle[f].y + (ground_turn(l, f) * (feet[l].toe[f] - feet[l].ankle[f])).y);
+                                (feet[l].ankle[f].y + (ground_turn[l][f] * (feet[l].toe[f] - feet[l].ankle[f])).y);
         need[f] = std::max(ankle_need, toe_need);
         if (clearance_given[l] && !result.planted[l][f]) need[f] += std::max(0.0, (*s.swing_clearance)[l][f]);
         ground_rel[f] = std::max(ground[l][0].height[f], ground[l][1].height[f]) - floor;
@@ -414,14 +474,13 @@ FixResult fix_clip(const FixInput& in) {
         Quat ankle_rot = animated_rot;
         Vec3 target = feet[l].ankle[f] + Vec3(0, foot_offset[l][f], 0);
         if (s.align_feet && align_weight[l][f] > 0) {
-          const Vec3 n = ground[l][0].normal[f];
-          const double full_tilt = ground_tilt(l, f);
-          const Vec3 axis = safe_normalize(glm::cross(kUp, n), Vec3(1, 0, 0));
+          const double full_tilt = ground_tilt[l][f];
+          const Vec3& axis = tilt_axis[l][f];
           const Vec3 toe_from_ankle = feet[l].toe[f] - feet[l].ankle[f];
           const double toe_floor = ground[l][1].height[f] + (planted_level[l][1] - floor);
           Quat turn = identity_quat();
           for (double fraction : {1.0, 0.75, 0.5, 0.25, 0.0}) {
-            turn = axis_angle(axis, full_tilt * fraction);
+            turn = fraction == 1.0 ? ground_turn[l][f] : axis_angle(axis, full_tilt * fraction);
             const double toe_y = target.y + (turn * toe_from_ankle).y;
             if (full_tilt == 0.0 || toe_y >= toe_floor - 1e-9 || toe_y >= target.y + toe_from_ankle.y - 1e-9) break;
           }
@@ -463,12 +522,18 @@ FixResult fix_clip(const FixInput& in) {
         }
       }
     }
-    if (demoted && pass < kMaxContactPasses + 2) continue;
+    if (demoted && pass < kMaxContactPasses + 2) {
+      plants_changed = true;
+      continue;
+    }
     if (pass + 1 >= kMaxContactPasses) break;
     bool grew = false;
     for (int l = 0; l < 2; ++l) {
-      const FootContacts seen =
-          detect_foot_contacts(*in.terrain, result.ankle_target_ws[l], toe_target_ws[l], fps, contact_settings);
+      const auto heel_ground =
+          ground_memo[l][kCheckedHeel].query(*in.terrain, result.ankle_target_ws[l], &ground_memo[l][kPlannedHeel]);
+      const auto toe_ground = ground_memo[l][kCheckedToe].query(*in.terrain, toe_target_ws[l]);
+      const FootContacts seen = foot_contacts_on_ground(result.ankle_target_ws[l], toe_target_ws[l], heel_ground,
+                                                        toe_ground, fps, contact_settings);
       for (int f = 0; f < frames && !contacts_given[l]; ++f)
         if (seen.planted[f] && !result.planted[l][f]) {
           result.planted[l][f] = 1;
@@ -481,6 +546,7 @@ FixResult fix_clip(const FixInput& in) {
     }
     const bool pivots_settled = pass > 0 && previous_pivot[0] == pivot[0] && previous_pivot[1] == pivot[1];
     if (!grew && pivots_settled) break;
+    plants_changed = grew;
     previous_pivot[0] = pivot[0];
     previous_pivot[1] = pivot[1];
   }
@@ -509,14 +575,22 @@ FixResult fix_clip(const FixInput& in) {
       tip[f] = transform_point(Transform{toe_target_ws[l][f], toe_rot[f], W(f, leg.toe).scale}, *tip_offset);
     }
     const double tip_level = percentile(tip_y, 0.05);
-    const GroundTrack under_tip = query_ground(*in.terrain, tip, floor);
+    // Only aligned frames bend by themselves (the others' raw bend is 0, and the bend's axis
+    // does not depend on the ground), so only their tips need the ground under them.
+    std::vector<Vec3> aligned_tip;
+    for (int f = 0; f < frames; ++f)
+      if (align_weight[l][f] > 0) aligned_tip.push_back(tip[f]);
+    const GroundTrack under_tip = query_ground(*in.terrain, aligned_tip, floor);
     std::vector<double> raw(frames, 0.0), dilated(frames), smoothed(frames);
     toe_bend_axis[l].resize(frames);
+    std::size_t aligned = 0;
     for (int f = 0; f < frames; ++f) {
-      const double min_y = under_tip.height[f] + (tip_level - floor);
+      const bool bends = align_weight[l][f] > 0;
+      const double min_y = bends ? under_tip.height[aligned++] + (tip_level - floor)
+                                 : -std::numeric_limits<double>::infinity();
       const ToeLift lift = toe_lift(toe_target_ws[l][f], tip[f], min_y, s.max_toe_bend);
       toe_bend_axis[l][f] = lift.axis;
-      if (align_weight[l][f] > 0) raw[f] = lift.angle;
+      if (bends) raw[f] = lift.angle;
     }
     const double sigma = s.foot_smoothing * fps;
     dilate_max(raw, gaussian_radius(sigma), dilated);
@@ -596,16 +670,23 @@ FixResult fix_clip(const FixInput& in) {
   std::vector<double> iterations_sum(2, 0.0);
   std::vector<const char*> reasons[2];
   for (int l = 0; l < 2; ++l) reasons[l].assign(frames, "");
-  bool pelvis_moved = false;
+  // Which joints changed at all (untouched joints keep their original keys in the file), noted
+  // as each value is replaced: only the pelvis and the legs are written.
+  auto replace = [&](auto& value, const auto& fixed, int joint) {
+    if (fixed != value) result.changed_joints[joint] = 1;
+    value = fixed;
+  };
   for (int f = 0; f < frames; ++f) {
     const double shift = body[f] - drop[f];
     const Vec3 pelvis_shift_ws(0, shift, 0);
-    std::span<Transform> out = result.clip.frame(f);
+    std::span<Transform> out = motion.frame(f);
     if (shift != 0.0) {
-      pelvis_moved = true;
       const int parent = sk.parents[pelvis];
       const Transform& pw = parent < 0 ? to_world : W(f, parent);
-      out[pelvis].translation += (glm::inverse(pw.rotation) * pelvis_shift_ws) / pw.scale;
+      const Vec3 input_translation = out[pelvis].translation;
+      Vec3 moved = input_translation + (glm::inverse(pw.rotation) * pelvis_shift_ws) / pw.scale;
+      if (s.weight < 1.0) moved = input_translation + (moved - input_translation) * s.weight;
+      replace(out[pelvis].translation, moved, pelvis);
     }
     for (int l = 0; l < 2; ++l) {
       const Leg& leg = in.rig.legs[l];
@@ -638,7 +719,7 @@ FixResult fix_clip(const FixInput& in) {
         Quat local = glm::normalize(glm::inverse(parent_ws) * joint_ws);
         local = align_hemisphere(local, clip.at(f, joint).rotation);
         if (s.weight < 1.0) local = glm::normalize(glm::slerp(clip.at(f, joint).rotation, local, std::max(0.0, s.weight)));
-        if (is_finite(local)) out[joint].rotation = local;
+        if (is_finite(local)) replace(out[joint].rotation, local, joint);
       };
       set_rotation(leg.hip, hip_parent, r.hip_rot_ws);
       set_rotation(leg.knee, knee_parent, r.knee_rot_ws);
@@ -649,20 +730,6 @@ FixResult fix_clip(const FixInput& in) {
       }
     }
   }
-  if (s.weight < 1.0 && pelvis_moved)
-    for (int f = 0; f < frames; ++f) {
-      Transform& t = result.clip.at(f, pelvis);
-      t.translation = clip.at(f, pelvis).translation + (t.translation - clip.at(f, pelvis).translation) * s.weight;
-    }
-
-  // Which joints changed at all (untouched joints keep their original keys in the file).
-  // Only the pelvis and the legs (members of the subset) can have changed.
-  for (int j : subset.joints)
-    for (int f = 0; f < frames && !result.changed_joints[j]; ++f) {
-      const Transform& a = clip.at(f, j);
-      const Transform& b = result.clip.at(f, j);
-      if (a.translation != b.translation || a.rotation != b.rotation) result.changed_joints[j] = 1;
-    }
 
   // Measure what was written: FK of the output, residual per frame, penetration, bone lengths.
   std::vector<Transform> out_world(slots);
@@ -676,7 +743,7 @@ FixResult fix_clip(const FixInput& in) {
     for (char p : result.planted[l]) ld.frames_in_contact += p;
   }
   for (int f = 0; f < frames; ++f) {
-    forward_kinematics(subset, result.clip.frame(f), to_world, out_world);
+    forward_kinematics(subset, motion.frame(f), to_world, out_world);
     for (int l = 0; l < 2; ++l) {
       const Leg& leg = in.rig.legs[l];
       LegDiagnostics& ld = diag.legs[l];

@@ -21,7 +21,7 @@ struct FixInput {
 };
 
 struct FixResult {
-  Clip clip;                        // same skeleton, frames and units as the input
+  Clip clip;                        // same skeleton, frames and units as the input (fix_clip only)
   std::vector<char> changed_joints; // joint_count flags: joints whose local transform changed
   FixDiagnostics diagnostics;
   // Per frame, per leg: planted flag, target ankle position and solve residual (for tests and
@@ -33,5 +33,10 @@ struct FixResult {
 // Runs the whole fix (see DESIGN.md "The fix, per clip"). Never throws for valid input; the
 // caller validates that skeleton, clip and rig belong together.
 FixResult fix_clip(const FixInput& input);
+
+// The same fix written over `motion`, which holds the input motion (input.clip is not read):
+// for callers that do not need the unfixed motion afterwards, it saves copying the whole clip
+// (7 MB for 2752 frames of 31 joints). result.clip stays empty; `motion` is the fixed clip.
+FixResult fix_clip_in_place(const FixInput& input, Clip& motion);
 
 }  // namespace ikfix::core

@@ -52,7 +52,10 @@ LegSolveResult solve_leg(const LegPose& a, const Vec3& hip_ws, const Vec3& targe
   // Hip cone: the leg may not swing further from the cone's axis than the limit (or than the
   // animation itself does); a target outside is approached along the cone's edge.
   const Vec3& cone = a.hip_cone_axis_ws;
-  if (glm::length(cone) > 0.5) {
+  // Skipped when the target is surely inside: with a limit of 90 degrees or more, a direction
+  // less than 90 degrees from the axis is within it (the common case; saves two atan2).
+  const bool surely_inside = s.max_hip_angle >= kPi / 2 && glm::dot(cone, axis) > 1e-9;
+  if (!surely_inside && glm::length(cone) > 0.5) {
     const double allowed = std::max(s.max_hip_angle, angle_between(cone, animated_axis));
     if (angle_between(cone, axis) > allowed + 1e-12) {
       const Vec3 away = safe_normalize(axis - cone * glm::dot(axis, cone), safe_normalize(animated_axis - cone * glm::dot(animated_axis, cone), Vec3(0)));

@@ -1,0 +1,41 @@
+#include "core/fix/ground_memo.hpp"
+
+#include <cstring>
+#include <limits>
+
+namespace ikfix::core {
+
+std::span<const GroundHit> GroundMemo::query(const Terrain& terrain, std::span<const Vec3> points,
+                                             const GroundMemo* other) {
+  const std::size_t n = points.size();
+  if (other && (other == this || other->xz_.size() != n)) other = nullptr;
+  if (xz_.size() != n) {  // first query of this track: nothing of its own to reuse
+    xz_.assign(n, {std::numeric_limits<double>::quiet_NaN(), 0.0});  // matches no point's bits
+    hits_.resize(n);
+  }
+  // Gather the points to cast, in frame order (neighbouring frames stay neighbours in Embree's
+  // packets), then scatter the answers back.
+  std::vector<std::array<double, 2>> cast_xz;
+  std::vector<std::size_t> cast_index;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::array<double, 2> xz = {points[i].x, points[i].z};
+    // Bitwise: -0.0 and 0.0 are equal as numbers but need not give bit-identical answers.
+    if (std::memcmp(xz.data(), xz_[i].data(), sizeof xz) == 0) continue;
+    xz_[i] = xz;
+    if (other && std::memcmp(xz.data(), other->xz_[i].data(), sizeof xz) == 0) {
+      hits_[i] = other->hits_[i];
+      continue;
+    }
+    cast_xz.push_back(xz);
+    cast_index.push_back(i);
+  }
+  last_cast_count_ = cast_xz.size();
+  if (!cast_xz.empty()) {
+    std::vector<GroundHit> cast_hits(cast_xz.size());
+    terrain.ground_at(cast_xz, cast_hits);
+    for (std::size_t k = 0; k < cast_index.size(); ++k) hits_[cast_index[k]] = cast_hits[k];
+  }
+  return hits_;
+}
+
+}  // namespace ikfix::core

@@ -1,0 +1,35 @@
+#pragma once
+// Ground under a track of points (one per frame) that remembers its last answers, so that
+// querying the track again casts rays only for the points that moved horizontally. The fix
+// queries the same feet several times: its contact passes re-plan with most feet where they
+// were (only plants whose pivot changed move), and a heel's checked target keeps its planned
+// (x, z) wherever no pivot hold shifts it (swing frames).
+#include <array>
+#include <cstddef>
+#include <span>
+#include <vector>
+
+#include "core/math.hpp"
+#include "core/terrain.hpp"
+
+namespace ikfix::core {
+
+class GroundMemo {
+ public:
+  // The terrain's answer under each point (world metres, Y up; only x and z matter), exactly
+  // as Terrain::ground_at gives it: a point whose x and z are bit for bit those of the same
+  // index in this memo's previous query, or else in `other`'s last query (a memo of another
+  // track of the same length: a foot's planned and checked positions), reuses that answer.
+  // Valid until the next query.
+  std::span<const GroundHit> query(const Terrain& terrain, std::span<const Vec3> points,
+                                   const GroundMemo* other = nullptr);
+  // Rays cast by the last query (points new or moved), for tests.
+  std::size_t last_cast_count() const { return last_cast_count_; }
+
+ private:
+  std::vector<std::array<double, 2>> xz_;
+  std::vector<GroundHit> hits_;
+  std::size_t last_cast_count_ = 0;
+};
+
+}  // namespace ikfix::core

@@ -1,0 +1,100 @@
+// fix_clip_in_place writes the fix over the input motion: what it flags as changed, what it
+// leaves alone and how it blends a partial weight are checked against the input it overwrote,
+// on a real clip over bumps (ground tilt, toe bends, pivot holds).
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <optional>
+
+#include "core/fix/footfix.hpp"
+#include "core/fk.hpp"
+#include "core/legs.hpp"
+#include "core/terrain_gen.hpp"
+#include "io/clip_io.hpp"
+#include "test_data.hpp"
+
+namespace ikfix {
+namespace {
+
+bool same_bits(const core::Transform& a, const core::Transform& b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+struct Walk {
+  io::LoadedClip clip;
+  core::LegRig rig;
+  std::optional<core::Terrain> terrain;
+
+  Walk() : clip(io::load_clip(test::shared_data_dir() / "anim/bvh/cmu_02_01_walk.bvh")) {
+    core::LegDetectionInput legs;
+    legs.skeleton = &clip.skeleton;
+    std::vector<core::Transform> rest(clip.skeleton.joint_count());
+    core::forward_kinematics(clip.skeleton, clip.skeleton.rest, clip.space.to_world(), rest);
+    for (const auto& t : rest) legs.rest_world.push_back(t.translation);
+    rig = *core::detect_legs(legs).rig;
+    core::BumpsParams bumps;
+    bumps.cell = 0.2;
+    terrain.emplace(core::make_bumps_terrain(bumps));
+  }
+
+  core::FixInput input(double weight) const {
+    core::FixInput in;
+    in.skeleton = &clip.skeleton;
+    in.space = clip.space;
+    in.rig = rig;
+    in.terrain = &*terrain;
+    in.settings.weight = weight;
+    return in;  // in.clip stays null: fix_clip_in_place does not read it
+  }
+};
+
+TEST(FixInPlace, FlagsExactlyTheJointsItChangedAndMatchesFixClip) {
+  IKFIX_REQUIRE_SHARED_DATA();
+  const Walk walk;
+  const core::Clip& input = walk.clip.clip;
+  core::Clip motion = input;
+  const core::FixResult fixed = core::fix_clip_in_place(walk.input(1.0), motion);
+  EXPECT_TRUE(fixed.clip.locals.empty());
+
+  int flagged = 0;
+  for (int j = 0; j < input.joint_count; ++j) {
+    bool differs = false;
+    for (int f = 0; f < input.frame_count; ++f) {
+      const core::Transform& a = input.at(f, j);
+      const core::Transform& b = motion.at(f, j);
+      if (a.translation != b.translation || a.rotation != b.rotation) differs = true;
+      if (!fixed.changed_joints[j]) {
+        EXPECT_TRUE(same_bits(a, b)) << "joint " << j << " frame " << f;
+      }
+    }
+    EXPECT_EQ(fixed.changed_joints[j] != 0, differs) << "joint " << j;
+    flagged += fixed.changed_joints[j];
+  }
+  EXPECT_GE(flagged, 7) << "the pelvis and both hips, knees and ankles are fixed";
+
+  core::FixInput copying = walk.input(1.0);
+  copying.clip = &input;
+  const core::FixResult copied = core::fix_clip(copying);
+  ASSERT_EQ(copied.clip.locals.size(), motion.locals.size());
+  for (std::size_t i = 0; i < motion.locals.size(); ++i) ASSERT_TRUE(same_bits(copied.clip.locals[i], motion.locals[i])) << i;
+  EXPECT_EQ(copied.changed_joints, fixed.changed_joints);
+}
+
+TEST(FixInPlace, PartialWeightMovesThePelvisByThatShareOfTheFullMove) {
+  IKFIX_REQUIRE_SHARED_DATA();
+  const Walk walk;
+  const core::Clip& input = walk.clip.clip;
+  core::Clip full = input, half = input;
+  core::fix_clip_in_place(walk.input(1.0), full);
+  core::fix_clip_in_place(walk.input(0.5), half);
+  const int pelvis = walk.rig.pelvis;
+  int moved = 0;
+  for (int f = 0; f < input.frame_count; ++f) {
+    const core::Vec3 in = input.at(f, pelvis).translation;
+    const core::Vec3 expected = full.at(f, pelvis).translation == in ? in : in + (full.at(f, pelvis).translation - in) * 0.5;
+    EXPECT_EQ(half.at(f, pelvis).translation, expected) << "frame " << f;
+    moved += full.at(f, pelvis).translation != in;
+  }
+  EXPECT_GT(moved, input.frame_count / 2) << "over bumps the pelvis follows the ground";
+}
+
+}  // namespace
+}  // namespace ikfix
