@@ -107,11 +107,17 @@ ClipMetrics measure_clip(const MetricsInput& in) {
           pm.max_penetration_m = std::max(pm.max_penetration_m, -above[p][f]);
           m.planted_penetration.offer(std::max(0.0, -above[p][f]), f, l, p == 0 ? "ankle" : "toe");
           if (!point_planted[p][f]) continue;
-          // Differences stay inside the plant: its first and last frames are not smeared
-          // with the swing on either side.
-          const int a = std::max(iv.first, f - 1), b = std::min(iv.last, f + 1);
+          // A point slides only while it is itself on the ground: differences are taken
+          // between frames where this point is planted inside this plant (central inside,
+          // one-sided at the point's first and last frame), so a heel lifting off or a toe
+          // touching down is not measured as sliding. A point down for one frame alone has
+          // no speed of its own here.
+          const bool before = f > iv.first && point_planted[p][f - 1];
+          const bool after = f < iv.last && point_planted[p][f + 1];
+          if (!before && !after) continue;
+          const int a = before ? f - 1 : f, b = after ? f + 1 : f;
           const Vec3 d = pts[p][b] - pts[p][a];
-          const double speed = b > a ? std::hypot(d.x, d.z) * fps / (b - a) : 0.0;
+          const double speed = std::hypot(d.x, d.z) * fps / (b - a);
           if (slide < 0 || speed < slide) {
             slide = speed;
             pivot = p;

@@ -26,7 +26,9 @@ struct Worst {
 
 struct PlantMetrics {
   int first = 0, last = 0;
-  double mean_slide_mps = 0, max_slide_mps = 0;  // horizontal speed of the pivot (slowest planted point)
+  // Horizontal speed of the pivot: the slowest point (heel or toe) that is itself planted, from
+  // differences between frames where that point is planted (see measure_clip).
+  double mean_slide_mps = 0, max_slide_mps = 0;
   double mean_float_m = 0;                        // lowest point above its planted level
   double max_penetration_m = 0;                   // heel/toe/ankle joint below the terrain surface
 };
