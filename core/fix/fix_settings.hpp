@@ -59,6 +59,11 @@ struct FixSettings {
   double clearance_smoothing = 0.05;   // seconds: how early a swing foot starts rising over an edge
   double pelvis_smoothing = 0.06;      // seconds (Gaussian sigma) for the pelvis drop
   double max_pelvis_drop = 0.35;       // fraction of leg length
+  // Radians: how far a foot beyond its leg's reach may turn up about its ball (heel up, as a
+  // person goes on tiptoe before crouching) before the pelvis drops for the rest; 0 = never.
+  // 30 degrees raises the heel of a 14 cm ankle-to-ball foot by 7 cm.
+  double max_heel_lift = 30.0 * kPi / 180.0;
+  double heel_lift_smoothing = 0.20;   // seconds (Gaussian sigma): the lift and where it is allowed
   double max_reach = 0.9995;           // fraction of leg length the solver may use
   double min_knee_angle = 25.0 * kPi / 180.0;  // radians, interior angle at full bend
   // Radians: how far the hip->ankle line may swing from its rest direction (carried by the

@@ -4,7 +4,7 @@
 // Each case also appends a row to regression_table.md in the working folder: clip | terrain |
 // slide mean before / after (m/s) | slide max before / after | planted penetration before /
 // after (m) | penetration | float | bone length | foot jerk ratio | pelvis jerk ratio |
-// unreachable frames | max pelvis drop (m) | heel-lift leg-frames | worst slide (leg point@frame) |
+// unreachable frames | max / mean pelvis drop (m) | heel-lift leg-frames | worst slide (leg point@frame) |
 // sliding goal met.
 #include <cstdio>
 #include <fstream>
@@ -97,14 +97,15 @@ TEST_P(Regression, FixedClipMeetsTheQualityBar) {
                                     slide_at.value("point", std::string("-")) + "@" + std::to_string(slide_at.value("frame", -1));
     char row[640];
     std::snprintf(row, sizeof row,
-                  "| %s | %s | %.4f / %.4f | %.4f / %.4f | %.4f / %.4f | %.4f | %.4f | %.2g | %.2f | %.2f | %d | %.3f | %d | %s | %s |\n",
+                  "| %s | %s | %.4f / %.4f | %.4f / %.4f | %.4f / %.4f | %.4f | %.4f | %.2g | %.2f | %.2f | %d | %.3f / %.4f | %d | %s | %s |\n",
                   clip_name.c_str(), terrain_name.c_str(), before["slide"]["mean_mps"].get<double>(),
                   after["slide"]["mean_mps"].get<double>(), before["slide"]["max_mps"].get<double>(),
                   after["slide"]["max_mps"].get<double>(), before["planted_penetration"]["max_m"].get<double>(),
                   after["planted_penetration"]["max_m"].get<double>(), after["penetration"]["max_m"].get<double>(),
                   after["float"]["mean_m"].get<double>(), after["bone_length_change"]["max"].get<double>(), foot_jerk,
                   pelvis_jerk, run_report["totals"]["unreachable_frames"].get<int>(),
-                  run_report["body"]["max_pelvis_drop_m"].get<double>(), run_report["body"].value("heel_lift_frames", 0),
+                  run_report["body"]["max_pelvis_drop_m"].get<double>(), run_report["body"].value("mean_pelvis_drop_m", 0.0),
+                  run_report["body"].value("heel_lift_frames", 0),
                   worst_slide.c_str(),
                   after["slide"]["mean_mps"].get<double>() <= lim.slide_mean_goal_mps &&
                           after["slide"]["max_mps"].get<double>() <= lim.slide_max_goal_mps
