@@ -143,6 +143,11 @@ std::vector<Vec3> foot_lock(const std::vector<char>& planted, const std::vector<
       else if (pivot == 0 && heel_height[f] > toe_height[f] + switch_margin) want = 1;
       else if (pivot == 1 && toe_height[f] > heel_height[f] + switch_margin) want = 0;
       if (!on_ground[0].empty() && !on_ground[want][f] && on_ground[1 - want][f]) want = 1 - want;
+      // Switch only once the new pivot has been on the ground (as check sees it) for a frame
+      // while the old one, still down, held: the new one is then held from that frame on, so
+      // each point is still over every pair of frames check measures it on.
+      if (pivot >= 0 && want != pivot && !on_ground[0].empty() && !on_ground[want][f - 1] && on_ground[pivot][f])
+        want = pivot;
       if (want != pivot) {
         // Re-lock on the new pivot where it was on the frame before (target, not animation):
         // it does not move on the switch frame.
