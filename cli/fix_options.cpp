@@ -33,7 +33,7 @@ void add_fix_options(CLI::App& cmd, FixOptions& o) {
       ->check(CLI::Range(0.0, 1.0));
   cmd.add_option("--max-heel-lift", o.max_heel_lift_deg,
                  "Degrees a foot out of reach may turn up on its ball (heel up) before the pelvis drops; "
-                 "0 = drop only (default 30)")
+                 "0 = drop only (default 20)")
       ->check(CLI::Range(0.0, 60.0));
   cmd.add_option("--floor", o.floor, "Height of the clip's own floor, metres (default: detected)");
   cmd.add_flag("--no-align-feet", o.no_align_feet, "Do not turn planted feet to the ground normal");

@@ -11,6 +11,7 @@
 #include "core/fix/heel_lift.hpp"
 #include "core/fix/leg_solve.hpp"
 #include "core/fix/pivot_hold.hpp"
+#include "core/fix/pivot_timing.hpp"
 #include "core/fix/smooth.hpp"
 #include "core/fix/toe_bend.hpp"
 #include "core/fk.hpp"
@@ -438,6 +439,7 @@ FixResult fix_clip(const FixInput& in) {
       for (int f = 0; f < frames; ++f)
         toe_target[f] = result.ankle_target_ws[l][f] +
                         foot_rotation[l][f] * glm::inverse(W(f, in.rig.legs[l].ankle).rotation) * (feet[l].toe[f] - feet[l].ankle[f]);
+      retime_pivot_switches(pivot[l], result.ankle_target_ws[l], toe_target, on_ground[l]);
       const auto hold = hold_pivots(pivot[l], result.ankle_target_ws[l], toe_target, blend_frames, s.unlock_radius * scale);
       for (int f = 0; f < frames; ++f) {
         result.ankle_target_ws[l][f] += hold[f];

@@ -20,14 +20,14 @@ nlohmann::json fix_walk_on_stairs(const std::filesystem::path& dir, const std::s
 TEST(E2eHeelLift, FeetGoOnTiptoeBeforeThePelvisDropsAndNothingElseGetsWorse) {
   const auto dir = temp_dir("heel_lift");
   const auto lifted = fix_walk_on_stairs(dir, "lifted", "");
-  const auto limited = fix_walk_on_stairs(dir, "limited", "--max-heel-lift 10");
+  const auto limited = fix_walk_on_stairs(dir, "limited", "--max-heel-lift 5");
   const auto dropped = fix_walk_on_stairs(dir, "dropped", "--max-heel-lift 0");
 
   EXPECT_EQ(dropped["body"]["heel_lift_frames"].get<int>(), 0);
   EXPECT_GT(lifted["body"]["heel_lift_frames"].get<int>(), 0);
   EXPECT_GT(lifted["body"]["max_heel_lift_deg"].get<double>(), 0.0);
-  EXPECT_LE(lifted["body"]["max_heel_lift_deg"].get<double>(), 30.0 + 1e-9);
-  EXPECT_LE(limited["body"]["max_heel_lift_deg"].get<double>(), 10.0 + 1e-9);
+  EXPECT_LE(lifted["body"]["max_heel_lift_deg"].get<double>(), 20.0 + 1e-9);
+  EXPECT_LE(limited["body"]["max_heel_lift_deg"].get<double>(), 5.0 + 1e-9);
 
   // Less pelvis drop over the clip with the heel free to rise, most with the widest limit.
   const double drop_lifted = lifted["body"]["mean_pelvis_drop_m"].get<double>();

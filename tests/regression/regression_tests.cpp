@@ -16,21 +16,33 @@ namespace ikfix::test {
 namespace {
 
 // The goals. Where a clip does not meet a goal yet, a ratchet holds the line instead so
-// a regression still fails: the worst sliding speed in a plant may not exceed 30 cm/s (goal
-// 2 cm/s; every clip was at <= 27.4 cm/s when this was set); penetration may not exceed the
-// input's own (a boxer lying on the canvas). Mean sliding (<= 0.14 cm/s) and jerk (<= 1.17x)
+// a regression still fails: penetration may not exceed the input's own (a boxer lying on the
+// canvas), and the worst sliding speed in a plant (goal 2 cm/s, check's within-plant definition)
+// may not exceed the clip's own ceiling below. Mean sliding (<= 0.13 cm/s) and jerk (<= 1.18x)
 // meet their goals on every clip and terrain, so the goals are the limits.
-// regression_table.md marks which clips meet the sliding goal, so the gap stays visible.
+// regression_table.md marks which cases meet the sliding goal, so the gap stays visible.
 struct Limits {
   double planted_penetration_m = 0.002;
   double penetration_m = 0.005;
   double float_mean_m = 0.01;
   double slide_mean_goal_mps = 0.005;
   double slide_max_goal_mps = 0.02;
-  double slide_max_ceiling_mps = 0.30;
   double bone_length = 1e-5;
   double jerk_ratio_goal = 1.2;
 };
+
+// Worst sliding ratchet per clip (m/s): the goal where every terrain meets it, else just above
+// the clip's worst terrain when this was set (27/44 cases met the goal then; the rest: boxing
+// 12.7-27.4 cm/s with 31-51 unreachable frames, cmu_131 on stairs 14.7, cmu_61_01 10.0-10.4,
+// climbing 4.2-4.6, cmu_61_02 2.0-2.7).
+double slide_max_ceiling_mps(const std::string& clip, const Limits& lim) {
+  if (clip.rfind("boxing_toes", 0) == 0) return 0.28;
+  if (clip.rfind("cmu_131_01", 0) == 0) return 0.15;
+  if (clip.rfind("cmu_61_01", 0) == 0) return 0.11;
+  if (clip.rfind("cmu_01_03", 0) == 0) return 0.05;
+  if (clip.rfind("cmu_61_02", 0) == 0) return 0.03;
+  return lim.slide_max_goal_mps;
+}
 
 std::vector<std::string> clips() {
   std::vector<std::string> out;
@@ -79,7 +91,7 @@ TEST_P(Regression, FixedClipMeetsTheQualityBar) {
             std::max(lim.penetration_m, before["penetration"]["max_m"].get<double>() + 1e-6), after["penetration"]);
   expect_le("float_mean_m", after["float"]["mean_m"], lim.float_mean_m, after["float"]);
   expect_le("slide_mean_mps", after["slide"]["mean_mps"], lim.slide_mean_goal_mps, after["slide"]);
-  expect_le("slide_max_mps", after["slide"]["max_mps"], lim.slide_max_ceiling_mps, after["slide"]);
+  expect_le("slide_max_mps", after["slide"]["max_mps"], slide_max_ceiling_mps(clip_name, lim), after["slide"]);
   expect_le("bone_length_change", after["bone_length_change"]["max"], lim.bone_length, after["bone_length_change"]);
   const double foot_jerk = after["jerk"]["foot_mean_mps3"].get<double>() / std::max(1e-9, before["jerk"]["foot_mean_mps3"].get<double>());
   const double pelvis_jerk = after["jerk"]["pelvis_mean_mps3"].get<double>() / std::max(1e-9, before["jerk"]["pelvis_mean_mps3"].get<double>());
