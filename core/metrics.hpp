@@ -73,4 +73,11 @@ struct MetricsInput {
 // Contacts are detected on the measured motion itself, heights taken above the terrain.
 ClipMetrics measure_clip(const MetricsInput& input);
 
+// Horizontal speed (m/s) of one foot point on frame f of a foot `plant`, from differences only
+// between frames where that point itself is `planted` inside the plant: central inside its own
+// contact, one-sided on its first and last frame. -1 when the point is not planted on f or is
+// planted on f alone. `point`: world positions per frame (metres, Y up).
+double planted_point_speed(const std::vector<Vec3>& point, const std::vector<char>& planted, const Interval& plant,
+                           int f, double fps);
+
 }  // namespace ikfix::core
