@@ -141,13 +141,6 @@ std::vector<Vec3> foot_lock(const std::vector<char>& planted, const std::vector<
       const Vec3 previous = f > a ? corr[f - 1] : corr[std::max(0, a - 1)] * (a > 0 ? 1.0 : 0.0);
       int want = pivot;
       if (pivot < 0) want = heel_height[f] <= toe_height[f] ? 0 : 1;
-      // Neither point down yet on the plant's first frame (as check saw the last plan): start on
-      // the one that comes down first, not on one the pivot would leave as soon as it does.
-      for (int g = f + 1; pivot < 0 && !on_ground[0].empty() && !on_ground[0][f] && !on_ground[1][f] && g <= b; ++g)
-        if (on_ground[0][g] || on_ground[1][g]) {
-          if (on_ground[0][g] != on_ground[1][g]) want = on_ground[1][g] ? 1 : 0;
-          break;
-        }
       else if (pivot == 0 && heel_height[f] > toe_height[f] + switch_margin) want = 1;
       else if (pivot == 1 && toe_height[f] > heel_height[f] + switch_margin) want = 0;
       if (!on_ground[0].empty() && !on_ground[want][f] && on_ground[1 - want][f]) want = 1 - want;
