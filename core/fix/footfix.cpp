@@ -143,6 +143,9 @@ std::vector<Vec3> foot_lock(const std::vector<char>& planted, const std::vector<
       if (pivot < 0) want = heel_height[f] <= toe_height[f] ? 0 : 1;
       else if (pivot == 0 && heel_height[f] > toe_height[f] + switch_margin) want = 1;
       else if (pivot == 1 && toe_height[f] > heel_height[f] + switch_margin) want = 0;
+      // While check sees both points down, the pivot stays; the hand-over frame is chosen by
+      // retime_pivot_switches within that window.
+      if (pivot >= 0 && want != pivot && !on_ground[0].empty() && on_ground[0][f] && on_ground[1][f]) want = pivot;
       if (!on_ground[0].empty() && !on_ground[want][f] && on_ground[1 - want][f]) want = 1 - want;
       // Switch only once the new pivot has been on the ground (as check sees it) for a frame
       // while the old one, still down, held: the new one is then held from that frame on, so
