@@ -31,6 +31,10 @@ void add_fix_options(CLI::App& cmd, FixOptions& o) {
   cmd.add_option("--weight", o.weight, "Blend between input (0) and full fix (1)")->check(CLI::Range(0.0, 1.0));
   cmd.add_option("--max-pelvis-drop", o.max_pelvis_drop, "Pelvis drop limit, fraction of leg length (default 0.35)")
       ->check(CLI::Range(0.0, 1.0));
+  cmd.add_option("--max-heel-lift", o.max_heel_lift_deg,
+                 "Degrees a foot out of reach may turn up on its ball (heel up) before the pelvis drops; "
+                 "0 = drop only (default 20)")
+      ->check(CLI::Range(0.0, 60.0));
   cmd.add_option("--floor", o.floor, "Height of the clip's own floor, metres (default: detected)");
   cmd.add_flag("--no-align-feet", o.no_align_feet, "Do not turn planted feet to the ground normal");
 }
@@ -55,6 +59,7 @@ core::FixSettings to_settings(const FixOptions& o) {
                                       : core::SolverKind::Fabrik;
   s.weight = o.weight;
   s.max_pelvis_drop = o.max_pelvis_drop;
+  s.max_heel_lift = o.max_heel_lift_deg * core::kPi / 180.0;
   s.floor_height = o.floor;
   s.align_feet = !o.no_align_feet;
   return s;

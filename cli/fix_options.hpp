@@ -23,6 +23,7 @@ struct FixOptions {
   std::string solver = "fabrik";
   double weight = 1.0;
   double max_pelvis_drop = 0.35;
+  double max_heel_lift_deg = 20.0;
   std::optional<double> floor;
   bool no_align_feet = false;
 };

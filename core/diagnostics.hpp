@@ -52,6 +52,9 @@ struct FixDiagnostics {
   double max_body_rise_m = 0;        // root following the terrain, signed extremes
   double min_body_rise_m = 0;
   double max_pelvis_drop_m = 0;
+  double mean_pelvis_drop_m = 0;     // over all frames
+  int heel_lift_frames = 0;          // leg-frames where a foot went up on its ball instead
+  double max_heel_lift_rad = 0;      // of a deeper pelvis drop (FixSettings::max_heel_lift)
   int pelvis_limit_frames = 0;       // frames where the pelvis drop limit was reached
   std::vector<PelvisLimitRange> pelvis_limit;  // those frames, as ranges
   int off_terrain_frames = 0;        // frames with a foot outside the terrain (no ground below)

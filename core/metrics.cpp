@@ -24,6 +24,21 @@ double mean_jerk(const std::vector<Vec3>& p, double fps) {
 
 }  // namespace
 
+double planted_point_speed(const std::vector<Vec3>& point, const std::vector<char>& planted, const Interval& plant,
+                           int f, double fps) {
+  if (!planted[f]) return -1;
+  // A point slides only while it is itself on the ground: differences are taken between frames
+  // where this point is planted inside this plant (central inside, one-sided at the point's
+  // first and last frame), so a heel lifting off or a toe touching down is not measured as
+  // sliding. A point down for one frame alone has no speed of its own.
+  const bool before = f > plant.first && planted[f - 1];
+  const bool after = f < plant.last && planted[f + 1];
+  if (!before && !after) return -1;
+  const int a = before ? f - 1 : f, b = after ? f + 1 : f;
+  const Vec3 d = point[b] - point[a];
+  return std::hypot(d.x, d.z) * fps / (b - a);
+}
+
 ClipMetrics measure_clip(const MetricsInput& in) {
   const Skeleton& sk = *in.skeleton;
   const Clip& clip = *in.clip;
@@ -110,12 +125,8 @@ ClipMetrics measure_clip(const MetricsInput& in) {
         for (int p = 0; p < 2; ++p) {
           pm.max_penetration_m = std::max(pm.max_penetration_m, -above[p][f]);
           m.planted_penetration.offer(std::max(0.0, -above[p][f]), f, l, p == 0 ? "ankle" : "toe");
-          if (!point_planted[p][f]) continue;
-          // Differences stay inside the plant: its first and last frames are not smeared
-          // with the swing on either side.
-          const int a = std::max(iv.first, f - 1), b = std::min(iv.last, f + 1);
-          const Vec3 d = pts[p][b] - pts[p][a];
-          const double speed = b > a ? std::hypot(d.x, d.z) * fps / (b - a) : 0.0;
+          const double speed = planted_point_speed(pts[p], point_planted[p], iv, f, fps);
+          if (speed < 0) continue;
           if (slide < 0 || speed < slide) {
             slide = speed;
             pivot = p;

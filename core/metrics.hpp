@@ -26,7 +26,9 @@ struct Worst {
 
 struct PlantMetrics {
   int first = 0, last = 0;
-  double mean_slide_mps = 0, max_slide_mps = 0;  // horizontal speed of the pivot (slowest planted point)
+  // Horizontal speed of the pivot: the slowest point (heel or toe) that is itself planted, from
+  // differences between frames where that point is planted (see measure_clip).
+  double mean_slide_mps = 0, max_slide_mps = 0;
   double mean_float_m = 0;                        // lowest point above its planted level
   double max_penetration_m = 0;                   // heel/toe/ankle joint below the terrain surface
 };
@@ -72,5 +74,12 @@ struct MetricsInput {
 
 // Contacts are detected on the measured motion itself, heights taken above the terrain.
 ClipMetrics measure_clip(const MetricsInput& input);
+
+// Horizontal speed (m/s) of one foot point on frame f of a foot `plant`, from differences only
+// between frames where that point itself is `planted` inside the plant: central inside its own
+// contact, one-sided on its first and last frame. -1 when the point is not planted on f or is
+// planted on f alone. `point`: world positions per frame (metres, Y up).
+double planted_point_speed(const std::vector<Vec3>& point, const std::vector<char>& planted, const Interval& plant,
+                           int f, double fps);
 
 }  // namespace ikfix::core

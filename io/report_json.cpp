@@ -92,6 +92,9 @@ Json make_run_report(const RunReportInput& in) {
                     {"max_rise_m", round9(d.max_body_rise_m)},
                     {"min_rise_m", round9(d.min_body_rise_m)},
                     {"max_pelvis_drop_m", round9(d.max_pelvis_drop_m)},
+                    {"mean_pelvis_drop_m", round9(d.mean_pelvis_drop_m)},
+                    {"heel_lift_frames", d.heel_lift_frames},
+                    {"max_heel_lift_deg", round9(d.max_heel_lift_rad * 180.0 / core::kPi)},
                     {"pelvis_limit_frames", d.pelvis_limit_frames},
                     {"pelvis_limit", pelvis_limit_json(d.pelvis_limit)}};
   Json legs = Json::array();

@@ -45,6 +45,7 @@ ikfix_cli_case(run_legs 0 "legs by user" run ${WALK} --terrain ${STAIRS} -o @OUT
                --legs LeftUpLeg,LeftLeg,LeftFoot,LeftToeBase,RightUpLeg,RightLeg,RightFoot,RightToeBase)
 ikfix_cli_case(run_terrain_offset 0 "" run ${WALK} --terrain ${STAIRS} -o @OUT@ --terrain-offset 0 -0.1 0)
 ikfix_cli_case(run_no_align 0 "" run ${WALK} --terrain ${STAIRS} -o @OUT@ --no-align-feet --max-pelvis-drop 0.2 --floor 0)
+ikfix_cli_case(run_max_heel_lift 0 "" run ${WALK} --terrain ${STAIRS} -o @OUT@ --max-heel-lift 0)
 ikfix_cli_case(inspect 0 "LeftUpLeg" inspect ${WALK})
 
 # Negative: usage.
@@ -54,6 +55,7 @@ ikfix_cli_case(bad_flag 2 "error:.*--bogus" run ${WALK} --terrain ${STAIRS} --bo
 ikfix_cli_case(missing_terrain_flag 2 "error:.*terrain" run ${WALK} NO_FILE @OUT@)
 ikfix_cli_case(bad_solver 2 "error:" run ${WALK} --terrain ${STAIRS} --solver magic -o @OUT@ NO_FILE @OUT@)
 ikfix_cli_case(bad_weight 2 "error:" run ${WALK} --terrain ${STAIRS} --weight 2 -o @OUT@ NO_FILE @OUT@)
+ikfix_cli_case(bad_max_heel_lift 2 "error:.*max-heel-lift" run ${WALK} --terrain ${STAIRS} --max-heel-lift 90 -o @OUT@ NO_FILE @OUT@)
 ikfix_cli_case(bad_clip_unit 2 "error:.*clip-unit" run ${WALK} --terrain ${STAIRS} --clip-unit parsecs -o @OUT@ NO_FILE @OUT@)
 ikfix_cli_case(bad_fail_on 2 "error:.*fail-on" run ${WALK} --terrain ${STAIRS} --fail-on sometimes -o @OUT@ NO_FILE @OUT@)
 ikfix_cli_case(bad_legs 2 "error:.*NoSuchJoint" run ${WALK} --terrain ${STAIRS} -o @OUT@

@@ -1,7 +1,11 @@
 // Real-data regression (ACL style): every humanoid clip in ../shared/data/anim/bvh x every
 // bundled terrain, fixed by `ikfix run` and measured by `ikfix check` on the written file.
 // A failure prints the clip, terrain, metric, worst frame and the command to reproduce it.
-// Each case also appends a row to regression_table.md in the working folder.
+// Each case also appends a row to regression_table.md in the working folder: clip | terrain |
+// slide mean before / after (m/s) | slide max before / after | planted penetration before /
+// after (m) | penetration | float | bone length | foot jerk ratio | pelvis jerk ratio |
+// unreachable frames | max / mean pelvis drop (m) | heel-lift leg-frames | worst slide (leg point@frame) |
+// sliding goal met.
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -12,21 +16,30 @@ namespace ikfix::test {
 namespace {
 
 // The issue's goals. Where a clip does not meet a goal yet, a ratchet holds the line instead so
-// a regression still fails: the worst sliding speed in a plant may not exceed 30 cm/s (goal
-// 2 cm/s; every clip was at <= 27.4 cm/s when this was set); penetration may not exceed the
-// input's own (a boxer lying on the canvas). Mean sliding (<= 0.14 cm/s) and jerk (<= 1.17x)
+// a regression still fails: penetration may not exceed the input's own (a boxer lying on the
+// canvas), and the worst sliding speed in a plant (goal 2 cm/s, check's within-plant definition)
+// may not exceed the clip's own ceiling below. Mean sliding (<= 0.13 cm/s) and jerk (<= 1.18x)
 // meet their goals on every clip and terrain, so the goals are the limits.
-// regression_table.md marks which clips meet the sliding goal, so the gap stays visible.
+// regression_table.md marks which cases meet the sliding goal, so the gap stays visible.
 struct Limits {
   double planted_penetration_m = 0.002;
   double penetration_m = 0.005;
   double float_mean_m = 0.01;
   double slide_mean_goal_mps = 0.005;
   double slide_max_goal_mps = 0.02;
-  double slide_max_ceiling_mps = 0.30;
   double bone_length = 1e-5;
   double jerk_ratio_goal = 1.2;
 };
+
+// Worst sliding ratchet per clip (m/s): the goal where every terrain meets it, else just above
+// the clip's worst terrain when this was set (33/44 cases met the goal then; the rest: boxing
+// 13.1-27.4 cm/s with 31-51 unreachable frames, cmu_61_01 10.0-10.4, cmu_61_02 2.0-2.7).
+double slide_max_ceiling_mps(const std::string& clip, const Limits& lim) {
+  if (clip.rfind("boxing_toes", 0) == 0) return 0.28;
+  if (clip.rfind("cmu_61_01", 0) == 0) return 0.11;
+  if (clip.rfind("cmu_61_02", 0) == 0) return 0.03;
+  return lim.slide_max_goal_mps;
+}
 
 std::vector<std::string> clips() {
   std::vector<std::string> out;
@@ -75,7 +88,7 @@ TEST_P(Regression, FixedClipMeetsTheQualityBar) {
             std::max(lim.penetration_m, before["penetration"]["max_m"].get<double>() + 1e-6), after["penetration"]);
   expect_le("float_mean_m", after["float"]["mean_m"], lim.float_mean_m, after["float"]);
   expect_le("slide_mean_mps", after["slide"]["mean_mps"], lim.slide_mean_goal_mps, after["slide"]);
-  expect_le("slide_max_mps", after["slide"]["max_mps"], lim.slide_max_ceiling_mps, after["slide"]);
+  expect_le("slide_max_mps", after["slide"]["max_mps"], slide_max_ceiling_mps(clip_name, lim), after["slide"]);
   expect_le("bone_length_change", after["bone_length_change"]["max"], lim.bone_length, after["bone_length_change"]);
   const double foot_jerk = after["jerk"]["foot_mean_mps3"].get<double>() / std::max(1e-9, before["jerk"]["foot_mean_mps3"].get<double>());
   const double pelvis_jerk = after["jerk"]["pelvis_mean_mps3"].get<double>() / std::max(1e-9, before["jerk"]["pelvis_mean_mps3"].get<double>());
@@ -88,15 +101,21 @@ TEST_P(Regression, FixedClipMeetsTheQualityBar) {
 
   {
     std::ofstream table("regression_table.md", std::ios::app);
-    char row[512];
+    const auto& slide_at = after["slide"];
+    const std::string worst_slide = (slide_at["leg"].is_null() ? std::string("-") : slide_at["leg"].get<std::string>()) + " " +
+                                    slide_at.value("point", std::string("-")) + "@" + std::to_string(slide_at.value("frame", -1));
+    char row[640];
     std::snprintf(row, sizeof row,
-                  "| %s | %s | %.4f / %.4f | %.4f / %.4f | %.4f / %.4f | %.4f | %.4f | %.2g | %.2f | %.2f | %d | %s |\n",
+                  "| %s | %s | %.4f / %.4f | %.4f / %.4f | %.4f / %.4f | %.4f | %.4f | %.2g | %.2f | %.2f | %d | %.3f / %.4f | %d | %s | %s |\n",
                   clip_name.c_str(), terrain_name.c_str(), before["slide"]["mean_mps"].get<double>(),
                   after["slide"]["mean_mps"].get<double>(), before["slide"]["max_mps"].get<double>(),
                   after["slide"]["max_mps"].get<double>(), before["planted_penetration"]["max_m"].get<double>(),
                   after["planted_penetration"]["max_m"].get<double>(), after["penetration"]["max_m"].get<double>(),
                   after["float"]["mean_m"].get<double>(), after["bone_length_change"]["max"].get<double>(), foot_jerk,
                   pelvis_jerk, run_report["totals"]["unreachable_frames"].get<int>(),
+                  run_report["body"]["max_pelvis_drop_m"].get<double>(), run_report["body"].value("mean_pelvis_drop_m", 0.0),
+                  run_report["body"].value("heel_lift_frames", 0),
+                  worst_slide.c_str(),
                   after["slide"]["mean_mps"].get<double>() <= lim.slide_mean_goal_mps &&
                           after["slide"]["max_mps"].get<double>() <= lim.slide_max_goal_mps
                       ? "met"

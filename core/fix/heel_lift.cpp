@@ -1,0 +1,133 @@
+#include "core/fix/heel_lift.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/fix/smooth.hpp"
+
+namespace ikfix::core {
+namespace {
+
+// The drop needed as a function of the lift angle is smooth but need not be monotone (turning
+// about the ball also moves the ankle horizontally, towards or away from the hip), so the
+// limit's range is scanned on a grid first and refined by bisection where it first suffices.
+constexpr int kGridSteps = 64;
+constexpr int kBisections = 30;
+constexpr double kNoLift = 1e-9;  // radians
+
+double drop_at(const ReachProblem& leg, const Vec3& axis, double angle) {
+  return pelvis_drop_needed(leg.hip, lifted_ankle(leg.ankle, leg.ball, HeelLift{angle, axis}), leg.reach);
+}
+
+}  // namespace
+
+double pelvis_drop_needed(const Vec3& hip, const Vec3& target, double reach) {
+  const Vec3 v = hip - target;
+  const double h2 = v.x * v.x + v.z * v.z;
+  if (h2 >= reach * reach) return std::max(0.0, v.y);
+  return std::max(0.0, v.y - std::sqrt(reach * reach - h2));
+}
+
+Vec3 heel_lift_axis(const Vec3& ankle, const Vec3& ball) {
+  const Vec3 back = ankle - ball;
+  const Vec3 flat = safe_normalize(Vec3(back.x, 0.0, back.z), Vec3(0));
+  if (glm::length(flat) == 0.0) return Vec3(0);
+  // Right-handed: turning the backward direction about cross(back, up) by a positive angle
+  // tips it upwards (as toe_lift turns the toes up about cross(forward, up)).
+  return glm::normalize(glm::cross(flat, Vec3(0, 1, 0)));
+}
+
+Vec3 lifted_ankle(const Vec3& ankle, const Vec3& ball, const HeelLift& lift) {
+  if (!(lift.angle > 0) || glm::length(lift.axis) == 0.0) return ankle;
+  return ball + axis_angle(lift.axis, lift.angle) * (ankle - ball);
+}
+
+double drop_with_heel_lift(const ReachProblem& leg, double max_angle) {
+  const Vec3 axis = heel_lift_axis(leg.ankle, leg.ball);
+  double best = pelvis_drop_needed(leg.hip, leg.ankle, leg.reach);
+  if (!(max_angle > 0) || glm::length(axis) == 0.0) return best;
+  for (int k = 1; k <= kGridSteps; ++k) best = std::min(best, drop_at(leg, axis, max_angle * k / kGridSteps));
+  return best;
+}
+
+HeelLift heel_lift_for_drop(const ReachProblem& leg, double allowed_drop, double max_angle) {
+  HeelLift out;
+  const Vec3 axis = heel_lift_axis(leg.ankle, leg.ball);
+  if (glm::length(axis) > 0.0) out.axis = axis;
+  if (pelvis_drop_needed(leg.hip, leg.ankle, leg.reach) <= allowed_drop) return out;
+  if (!(max_angle > 0) || glm::length(axis) == 0.0) return out;
+  double best_angle = 0, best_drop = 1e300;
+  for (int k = 1; k <= kGridSteps; ++k) {
+    const double hi = max_angle * k / kGridSteps;
+    const double drop = drop_at(leg, axis, hi);
+    if (drop <= allowed_drop) {
+      // The first grid angle that suffices; the smallest one lies between it and the last
+      // that did not.
+      double lo = max_angle * (k - 1) / kGridSteps, ok = hi;
+      for (int i = 0; i < kBisections; ++i) {
+        const double mid = 0.5 * (lo + ok);
+        (drop_at(leg, axis, mid) <= allowed_drop ? ok : lo) = mid;
+      }
+      out.angle = ok;
+      return out;
+    }
+    if (drop < best_drop) {
+      best_drop = drop;
+      best_angle = hi;
+    }
+  }
+  out.angle = best_angle;
+  return out;
+}
+
+std::vector<double> heel_lift_allowance(const std::vector<char>& held, double smoothing_frames) {
+  const std::size_t n = held.size();
+  std::vector<double> mask(n), dilated(n), smoothed(n);
+  for (std::size_t f = 0; f < n; ++f) mask[f] = held[f] ? 1.0 : 0.0;
+  dilate_max(mask, gaussian_radius(smoothing_frames), dilated);
+  gaussian_smooth(dilated, smoothing_frames, smoothed);
+  for (std::size_t f = 0; f < n; ++f) smoothed[f] = held[f] ? 0.0 : std::clamp(1.0 - smoothed[f], 0.0, 1.0);
+  return smoothed;
+}
+
+HeelLiftPlan plan_heel_lifts(const std::vector<ReachProblem> (&legs)[2], double max_angle, double smoothing_frames,
+                             const std::vector<double> (&allowed)[2]) {
+  HeelLiftPlan plan;
+  const std::size_t frames = legs[0].size();
+  std::vector<double> raw[2];
+  for (int l = 0; l < 2; ++l) {
+    raw[l].assign(frames, 0.0);
+    plan.axis[l].assign(frames, Vec3(1, 0, 0));
+    plan.angle[l].assign(frames, 0.0);
+  }
+  if (!(max_angle > 0) || legs[1].size() != frames) return plan;
+  auto limit = [&](int l, std::size_t f) {
+    return allowed[l].size() == frames ? max_angle * std::clamp(allowed[l][f], 0.0, 1.0) : max_angle;
+  };
+  for (std::size_t f = 0; f < frames; ++f) {
+    const ReachProblem* leg[2] = {&legs[0][f], &legs[1][f]};
+    const bool short_of_reach = pelvis_drop_needed(leg[0]->hip, leg[0]->ankle, leg[0]->reach) > 0 ||
+                                pelvis_drop_needed(leg[1]->hip, leg[1]->ankle, leg[1]->reach) > 0;
+    const double drop = short_of_reach ? std::max(drop_with_heel_lift(*leg[0], limit(0, f)),
+                                                  drop_with_heel_lift(*leg[1], limit(1, f)))
+                                       : 0.0;
+    for (int l = 0; l < 2; ++l) {
+      const HeelLift lift = heel_lift_for_drop(*leg[l], drop, limit(l, f));
+      raw[l][f] = lift.angle;
+      plan.axis[l][f] = lift.axis;
+    }
+  }
+  std::vector<double> dilated(frames);
+  for (int l = 0; l < 2; ++l) {
+    dilate_max(raw[l], gaussian_radius(smoothing_frames), dilated);
+    gaussian_smooth(dilated, smoothing_frames, plan.angle[l]);
+    // The smoother's running sums leave ~1e-17 where no lift was asked for: that is none.
+    for (std::size_t f = 0; f < frames; ++f) {
+      const double a = std::clamp(plan.angle[l][f], 0.0, limit(l, f));
+      plan.angle[l][f] = a < kNoLift ? 0.0 : a;
+    }
+  }
+  return plan;
+}
+
+}  // namespace ikfix::core

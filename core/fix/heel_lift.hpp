@@ -1,0 +1,66 @@
+#pragma once
+// Heel lift before hip drop. When an ankle target is beyond what its leg can reach from where
+// the hip is (a foot on a lower step, a wide stance on a slope), a real person first goes up on
+// the ball of the foot and only then crouches. This step turns such a foot about its ball (the
+// toe joint, which stays where it is, so a planted ball does not move), heel up, within a limit,
+// so that the pelvis has to drop only for what is left. All positions are world metres, Y up;
+// angles radians.
+#include <vector>
+
+#include "core/math.hpp"
+
+namespace ikfix::core {
+
+// One leg on one frame, before the pelvis drop.
+struct ReachProblem {
+  Vec3 hip;           // hip joint, with the body's terrain shift, before any drop
+  Vec3 ankle;         // ankle target
+  Vec3 ball;          // the point the foot turns about (toe joint, or the toe tip without one)
+  double reach = 0;   // metres the leg may span from hip to ankle
+};
+
+// Smallest downward pelvis shift that brings `target` within `reach` of `hip` (metres, >= 0).
+// Horizontally out of reach, the drop that puts the hip at the target's height (best effort).
+double pelvis_drop_needed(const Vec3& hip, const Vec3& target, double reach);
+
+// A turn of the foot about the ball, heel up.
+struct HeelLift {
+  double angle = 0;    // radians, >= 0
+  Vec3 axis{1, 0, 0};  // world, horizontal, through the ball; +angle raises the heel
+};
+
+// Lateral axis about which a positive turn raises the ankle above the ball; zero length when
+// the ankle is straight above or below the ball (no heel to lift).
+Vec3 heel_lift_axis(const Vec3& ankle, const Vec3& ball);
+
+// The ankle after turning the foot by `lift` about `ball`.
+Vec3 lifted_ankle(const Vec3& ankle, const Vec3& ball, const HeelLift& lift);
+
+// Least pelvis drop the leg still needs with any heel lift up to `max_angle`.
+double drop_with_heel_lift(const ReachProblem& leg, double max_angle);
+
+// Smallest heel lift (<= `max_angle`) after which the leg needs at most `allowed_drop`; the lift
+// that needs least drop when none within the limit is enough; zero angle when the leg already
+// reaches with `allowed_drop`.
+HeelLift heel_lift_for_drop(const ReachProblem& leg, double allowed_drop, double max_angle);
+
+// Heel lift per frame for both legs ([leg][frame]): on each frame the pelvis drop both legs
+// still need once each may lift its heel, then for each leg the smallest lift that suffices for
+// that drop (the leg that sets the drop lifts fully, the other only as far as it must).
+// The angles are dilated, then smoothed (Gaussian sigma `smoothing_frames`), so a heel rises and
+// settles without popping and never lifts less than a frame needs; at most `max_angle`.
+// `allowed[leg][frame]` in [0, 1] scales the limit per frame (empty: 1 everywhere): 0 where the
+// heel must not rise (it is the planted pivot, and turning about the ball would slide it), eased
+// around such frames; the smoothed lift is scaled by it too, so it holds after smoothing.
+// Per frame in [0, 1]: 0 on every `held` frame (a heel that must stay down), rising smoothly
+// (dilated, then Gaussian sigma `smoothing_frames`) to 1 away from them: the `allowed` above.
+std::vector<double> heel_lift_allowance(const std::vector<char>& held, double smoothing_frames);
+
+struct HeelLiftPlan {
+  std::vector<double> angle[2];
+  std::vector<Vec3> axis[2];
+};
+HeelLiftPlan plan_heel_lifts(const std::vector<ReachProblem> (&legs)[2], double max_angle, double smoothing_frames,
+                             const std::vector<double> (&allowed)[2]);
+
+}  // namespace ikfix::core

@@ -1,0 +1,42 @@
+#include "core/fix/pivot_timing.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ikfix::core {
+
+void retime_pivot_switches(std::vector<signed char>& pivots, const std::vector<Vec3>& heel,
+                           const std::vector<Vec3>& toe, const std::vector<char> (&on_ground)[2]) {
+  const int n = static_cast<int>(pivots.size());
+  if (static_cast<int>(on_ground[0].size()) != n || static_cast<int>(on_ground[1].size()) != n ||
+      static_cast<int>(heel.size()) != n || static_cast<int>(toe.size()) != n)
+    return;
+  auto both_down = [&](int f) { return on_ground[0][f] && on_ground[1][f]; };
+  // Horizontal change of the heel->toe vector from frame f - 1 to f (metres).
+  auto turn = [&](int f) {
+    const Vec3 d = (toe[f] - heel[f]) - (toe[f - 1] - heel[f - 1]);
+    return std::hypot(d.x, d.z);
+  };
+  for (int s0 = 1; s0 < n; ++s0) {
+    const int from = pivots[s0 - 1], to = pivots[s0];
+    if (from < 0 || to < 0 || from == to) continue;
+    int a = s0 - 1;  // first frame of the old pivot's run
+    while (a > 0 && pivots[a - 1] == from) --a;
+    int b = s0;  // last frame of the new pivot's run
+    while (b + 1 < n && pivots[b + 1] == to) ++b;
+    // With the switch at s, check sees the old pivot move by turn(s) over (s - 1, s) and the new
+    // one by turn(s - 1) over (s - 2, s - 1); on frame s - 1 it takes the smaller.
+    auto cost = [&](int s) { return s - 2 >= a ? std::min(turn(s), turn(s - 1)) : turn(s); };
+    int best = s0;
+    double best_cost = cost(s0);
+    for (int s = s0 - 1; s > a && both_down(s - 1) && both_down(s); --s)
+      if (cost(s) < best_cost) best = s, best_cost = cost(s);
+    for (int s = s0 + 1; s <= b && both_down(s - 1) && both_down(s); ++s)
+      if (cost(s) < best_cost) best = s, best_cost = cost(s);
+    for (int f = a; f < best; ++f) pivots[f] = static_cast<signed char>(from);
+    for (int f = best; f <= b; ++f) pivots[f] = static_cast<signed char>(to);
+    s0 = best;
+  }
+}
+
+}  // namespace ikfix::core

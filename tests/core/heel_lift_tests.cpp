@@ -1,0 +1,159 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "core/fix/heel_lift.hpp"
+
+namespace ikfix::core {
+namespace {
+
+constexpr double kDeg = kPi / 180.0;
+const std::vector<double> kAnywhere[2] = {};  // no frame where a heel must stay down
+
+// A foot facing +z: ankle joint 8 cm up, ball 14 cm ahead and 3 cm up; the hip straight above
+// the ankle at `hip_height` (metres above the ankle), a leg that spans 0.85 m.
+ReachProblem standing_leg(double hip_height) {
+  ReachProblem leg;
+  leg.ankle = {0.0, 0.08, 0.0};
+  leg.ball = {0.0, 0.03, 0.14};
+  leg.hip = leg.ankle + Vec3(0.0, hip_height, 0.0);
+  leg.reach = 0.85;
+  return leg;
+}
+
+TEST(HeelLift, PositiveTurnRaisesTheHeelAndKeepsTheBallWhateverTheHeading) {
+  for (double heading : {0.0, 0.7, 2.0, -2.9}) {
+    const Vec3 forward(std::sin(heading), 0.0, std::cos(heading));
+    const Vec3 ball(0.3, 0.03, -0.2);
+    const Vec3 ankle = ball - 0.14 * forward + Vec3(0.0, 0.05, 0.0);
+    const HeelLift lift{20.0 * kDeg, heel_lift_axis(ankle, ball)};
+    const Vec3 lifted = lifted_ankle(ankle, ball, lift);
+    EXPECT_GT(lifted.y, ankle.y + 0.03);
+    EXPECT_NEAR(glm::length(lifted - ball), glm::length(ankle - ball), 1e-12);  // a rigid turn about the ball
+    EXPECT_NEAR(glm::dot(lifted - ankle, lift.axis), 0.0, 1e-12);              // in the foot's own plane
+  }
+}
+
+TEST(HeelLift, NoAxisWhenTheAnkleIsStraightAboveTheBall) {
+  EXPECT_EQ(glm::length(heel_lift_axis({0, 0.1, 0}, {0, 0.02, 0})), 0.0);
+  ReachProblem leg = standing_leg(0.9);
+  leg.ball = {0.0, 0.0, 0.0};
+  EXPECT_EQ(heel_lift_for_drop(leg, 0.0, 30.0 * kDeg).angle, 0.0);
+  EXPECT_DOUBLE_EQ(drop_with_heel_lift(leg, 30.0 * kDeg), pelvis_drop_needed(leg.hip, leg.ankle, leg.reach));
+}
+
+TEST(HeelLift, RemovesTheNeedForAPelvisDropWhenTheToesCanReach) {
+  const ReachProblem leg = standing_leg(0.88);  // 3 cm beyond reach
+  EXPECT_NEAR(pelvis_drop_needed(leg.hip, leg.ankle, leg.reach), 0.03, 1e-12);
+  const double max_angle = 30.0 * kDeg;
+  EXPECT_EQ(drop_with_heel_lift(leg, max_angle), 0.0);
+  const HeelLift lift = heel_lift_for_drop(leg, 0.0, max_angle);
+  EXPECT_GT(lift.angle, 0.0);
+  EXPECT_LT(lift.angle, max_angle);
+  // The smallest lift that reaches: exactly at reach, and a degree less falls short.
+  const Vec3 lifted = lifted_ankle(leg.ankle, leg.ball, lift);
+  EXPECT_NEAR(glm::length(leg.hip - lifted), leg.reach, 1e-6);
+  const Vec3 less = lifted_ankle(leg.ankle, leg.ball, HeelLift{lift.angle - 1.0 * kDeg, lift.axis});
+  EXPECT_GT(pelvis_drop_needed(leg.hip, less, leg.reach), 0.0);
+}
+
+TEST(HeelLift, OnlyPartlyHelpsWhenTheTargetIsFarBelow) {
+  const ReachProblem leg = standing_leg(1.0);  // 15 cm beyond reach: more than tiptoes give
+  const double before = pelvis_drop_needed(leg.hip, leg.ankle, leg.reach);
+  const double max_angle = 30.0 * kDeg;
+  const double after = drop_with_heel_lift(leg, max_angle);
+  EXPECT_GT(after, 0.0);
+  EXPECT_LT(after, before - 0.02);  // the heel rises by several centimetres
+  const HeelLift lift = heel_lift_for_drop(leg, 0.0, max_angle);
+  EXPECT_LE(lift.angle, max_angle);
+  EXPECT_NEAR(pelvis_drop_needed(leg.hip, lifted_ankle(leg.ankle, leg.ball, lift), leg.reach), after, 1e-9);
+  // Asked for what the lift can give, the smallest lift that gives it.
+  const HeelLift enough = heel_lift_for_drop(leg, after + 0.01, max_angle);
+  EXPECT_GT(enough.angle, 0.0);
+  EXPECT_LT(enough.angle, lift.angle);
+  EXPECT_LE(pelvis_drop_needed(leg.hip, lifted_ankle(leg.ankle, leg.ball, enough), leg.reach), after + 0.01 + 1e-9);
+}
+
+TEST(HeelLift, NoLiftWhenTheLegReachesOrTheLimitIsZero) {
+  const ReachProblem reachable = standing_leg(0.8);
+  EXPECT_EQ(pelvis_drop_needed(reachable.hip, reachable.ankle, reachable.reach), 0.0);
+  EXPECT_EQ(heel_lift_for_drop(reachable, 0.0, 30.0 * kDeg).angle, 0.0);
+  const ReachProblem far = standing_leg(0.88);
+  EXPECT_EQ(heel_lift_for_drop(far, 0.0, 0.0).angle, 0.0);
+  EXPECT_DOUBLE_EQ(drop_with_heel_lift(far, 0.0), pelvis_drop_needed(far.hip, far.ankle, far.reach));
+
+  const std::vector<ReachProblem> legs[2] = {std::vector<ReachProblem>(20, reachable), std::vector<ReachProblem>(20, reachable)};
+  const HeelLiftPlan plan = plan_heel_lifts(legs, 30.0 * kDeg, 2.0, kAnywhere);
+  for (int l = 0; l < 2; ++l)
+    for (double a : plan.angle[l]) EXPECT_EQ(a, 0.0);
+}
+
+// Over a clip: one leg's target sinks below reach for a few frames (a foot on a lower step).
+// The plan lifts that heel at least as far as each frame needs, never beyond the limit, leaves
+// the other leg alone, and eases in and out instead of popping.
+TEST(HeelLift, PlanLiftsOnlyWhereNeededWithinTheLimitAndSmoothly) {
+  const int frames = 60;
+  const double max_angle = 25.0 * kDeg;
+  std::vector<ReachProblem> legs[2];
+  std::vector<double> needed(frames, 0.0);
+  for (int f = 0; f < frames; ++f) {
+    const double sink = f >= 25 && f < 35 ? 0.04 : 0.0;  // metres beyond reach
+    ReachProblem left = standing_leg(0.84 + sink);
+    legs[0].push_back(left);
+    legs[1].push_back(standing_leg(0.8));
+    needed[f] = heel_lift_for_drop(left, 0.0, max_angle).angle;
+  }
+  const HeelLiftPlan plan = plan_heel_lifts(legs, max_angle, 2.0, kAnywhere);
+  for (int f = 0; f < frames; ++f) {
+    EXPECT_GE(plan.angle[0][f], needed[f] - 1e-12) << f;
+    EXPECT_LE(plan.angle[0][f], max_angle) << f;
+    EXPECT_EQ(plan.angle[1][f], 0.0) << f;
+    if (f > 0) {
+      EXPECT_LT(std::abs(plan.angle[0][f] - plan.angle[0][f - 1]), 0.5 * needed[30]) << f;
+    }
+  }
+  EXPECT_GT(needed[30], 0.0);
+  EXPECT_EQ(plan.angle[0][0], 0.0);
+  EXPECT_EQ(plan.angle[0][frames - 1], 0.0);
+}
+
+// Where the heel is the planted pivot it may not rise at all, and the limit eases around it:
+// the plan respects the per-frame limit even after smoothing spreads the lift.
+TEST(HeelLift, PlanRespectsThePerFrameLimit) {
+  const int frames = 40;
+  const double max_angle = 30.0 * kDeg;
+  std::vector<ReachProblem> legs[2] = {std::vector<ReachProblem>(frames, standing_leg(0.9)),
+                                       std::vector<ReachProblem>(frames, standing_leg(0.8))};
+  std::vector<double> allowed[2] = {std::vector<double>(frames, 1.0), {}};
+  for (int f = 15; f < 25; ++f) allowed[0][f] = f < 18 || f > 21 ? 0.5 : 0.0;
+  const HeelLiftPlan plan = plan_heel_lifts(legs, max_angle, 3.0, allowed);
+  for (int f = 0; f < frames; ++f) EXPECT_LE(plan.angle[0][f], max_angle * allowed[0][f] + 1e-15) << f;
+  for (int f = 18; f <= 21; ++f) EXPECT_EQ(plan.angle[0][f], 0.0) << f;
+  // Away from the held frames the leg lifts as far as it needs (it reaches without any drop).
+  EXPECT_GT(plan.angle[0][5], 0.0);
+  EXPECT_EQ(drop_with_heel_lift(legs[0][5], max_angle), 0.0);
+}
+
+// Both legs short: the drop is set by the leg the lift helps least; the other lifts only as
+// far as that drop requires, not to full reach.
+TEST(HeelLift, TheLegThatDoesNotSetTheDropLiftsOnlyAsFarAsItMust) {
+  const double max_angle = 30.0 * kDeg;
+  const ReachProblem deep = standing_leg(1.0), shallow = standing_leg(0.96);
+  const std::vector<ReachProblem> legs[2] = {{deep}, {shallow}};
+  const HeelLiftPlan plan = plan_heel_lifts(legs, max_angle, 0.0, kAnywhere);
+  const double drop = drop_with_heel_lift(deep, max_angle);
+  ASSERT_GT(drop, 0.0);
+  EXPECT_GT(plan.angle[0][0], 0.0);
+  EXPECT_NEAR(pelvis_drop_needed(deep.hip, lifted_ankle(deep.ankle, deep.ball, {plan.angle[0][0], plan.axis[0][0]}), deep.reach),
+              drop, 1e-9);
+  // The shallow leg reaches with that drop and less lift than its own least drop would take.
+  EXPECT_GT(plan.angle[1][0], 0.0);
+  EXPECT_LT(plan.angle[1][0], heel_lift_for_drop(shallow, 0.0, max_angle).angle);
+  const Vec3 hip = shallow.hip - Vec3(0.0, drop, 0.0);
+  EXPECT_LE(glm::length(hip - lifted_ankle(shallow.ankle, shallow.ball, {plan.angle[1][0], plan.axis[1][0]})),
+            shallow.reach + 1e-9);
+}
+
+}  // namespace
+}  // namespace ikfix::core
