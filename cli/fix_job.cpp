@@ -57,6 +57,7 @@ FixedTake fix_take(const FixJob& job, bool check, io::LoadedClip& clip, const co
   fix.terrain = job.terrain;
   fix.settings = to_settings(job.fix);
   if (!job.clip.contacts.empty()) fix.settings.contacts_override = io::load_contacts(job.clip.contacts, clip.clip.frame_count);
+  const double fps = clip.clip.fps;  // read before the motion may be moved out of `clip`
   FixedTake taken;
   if (!check && !job.measure && !io::save_reads_loaded_motion(clip)) {
     core::Clip motion = std::move(clip.clip);
@@ -67,7 +68,7 @@ FixedTake fix_take(const FixJob& job, bool check, io::LoadedClip& clip, const co
     taken.result = core::fix_clip(fix);
   }
   const core::FixResult& result = taken.result;
-  if (!job.contacts_out.empty()) io::save_contacts(job.contacts_out, {result.planted[0], result.planted[1]}, clip.clip.fps);
+  if (!job.contacts_out.empty()) io::save_contacts(job.contacts_out, {result.planted[0], result.planted[1]}, fps);
 
   std::optional<core::ClipMetrics> before, after;
   if (job.measure || check) before = measure(clip, clip.clip, rig, *job.terrain, fix.settings);

@@ -431,13 +431,26 @@ class Patcher {
 
     if (replace) {
       std::vector<Node>& children = objects().children;
+      std::vector<std::uint32_t> new_index(children.size());
       std::size_t kept = 0;
       for (std::size_t k = 0; k < children.size(); ++k) {
+        new_index[k] = static_cast<std::uint32_t>(kept);
         if (k < remove.size() && remove[k]) continue;
         if (kept != k) children[kept] = std::move(children[k]);  // never self-move: it empties a Node
         ++kept;
       }
       children.resize(kept);
+      // The objects kept moved up past the removed ones: the scene's indices follow them (the
+      // writer's self-check finds the edited Models by theirs). Removed objects' entries keep
+      // stale indices; nothing looks them up.
+      auto follow = [&](std::uint32_t& object) {
+        if (object < new_index.size() && !(object < remove.size() && remove[object])) object = new_index[object];
+      };
+      for (Model& m : scene_.models) follow(m.object);
+      for (Take& t : scene_.takes) follow(t.object);
+      for (Layer& l : scene_.layers) follow(l.object);
+      for (CurveNode& c : scene_.curve_nodes) follow(c.object);
+      for (Curve& c : scene_.curves) follow(c.object);
       std::vector<Node>& links = connections().children;
       links.erase(std::remove_if(links.begin(), links.end(),
                                  [&](const Node& c) {

@@ -59,6 +59,32 @@ TEST(E2eContacts, EditedContactsAreWhatTheFixLocks) {
   std::filesystem::remove_all(dir);
 }
 
+// `run` fixes the motion where it was loaded (nothing reads the unfixed clip afterwards); the
+// contacts it writes must still carry the clip's own frame rate, as `check` writes it.
+TEST(E2eContacts, RunWritesTheClipsFrameRateLikeCheck) {
+  const auto dir = temp_dir("contacts_fps");
+  {
+    // walk.bvh at 60 fps (any rate but the Clip default of 30 shows a rate read from the wrong clip).
+    std::string text = io::read_file(bundled("clips/walk.bvh"));
+    const std::string key = "Frame Time:";
+    const std::size_t at = text.find(key);
+    ASSERT_NE(at, std::string::npos);
+    const std::size_t eol = text.find('\n', at);
+    text.replace(at, eol - at, "Frame Time: 0.0166667");
+    std::ofstream(dir / "walk60.bvh", std::ios::binary) << text;
+  }
+  const auto flat = bundled("terrain/flat.obj");
+  auto check = run_ikfix("check " + quoted(dir / "walk60.bvh") + " --terrain " + quoted(flat) + " --contacts-out " +
+                         quoted(dir / "check.json"));
+  ASSERT_EQ(check.exit_code, 0) << check.output;
+  auto run = run_ikfix("run " + quoted(dir / "walk60.bvh") + " --terrain " + quoted(flat) + " -o " +
+                       quoted(dir / "out.bvh") + " --contacts-out " + quoted(dir / "run.json"));
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NEAR(read_json(dir / "check.json")["fps"].get<double>(), 60.0, 0.01);
+  EXPECT_EQ(read_json(dir / "run.json"), read_json(dir / "check.json"));
+  std::filesystem::remove_all(dir);
+}
+
 TEST(E2eContacts, BadContactFileIsOneLineNamingTheFileAndNothingIsWritten) {
   const auto dir = temp_dir("contacts_bad");
   const auto walk = bundled("clips/walk.bvh");

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -233,6 +234,54 @@ TEST(NewTake, FbxCharacterKeepsItsTakeOrReplacesIt) {
   EXPECT_EQ(only.take_name, "Walk");
   expect_reads_back(only, character, m, kMayaScaleNoise);
   expect_rest_of_file_kept(in, replaced, true);
+}
+
+// Nothing in FBX orders Objects: a file may list its animation objects before its Models. When
+// the new take replaces them, the Models move up in Objects, and the writer's self-check (which
+// builds only the edited Models of the written file) must still find them: HumanIK joints have
+// PreRotations, which a Model read without its properties lacks.
+TEST(NewTake, FbxTakesReplacedThatComeBeforeTheModels) {
+  IKFIX_REQUIRE_SHARED_DATA();
+  const fs::path source = data_dir() / "anim/fbx/maya_humanik_rig_7400_binary.fbx";
+  const fs::path in = out_dir() / "humanik_animation_first.fbx";
+  {
+    fbx::Document doc = fbx::read_file(source);
+    ASSERT_EQ(doc.encoding, fbx::Encoding::binary);
+    fbx::Node* objects = doc.root.child("Objects");
+    ASSERT_NE(objects, nullptr);
+    auto is_animation = [](const fbx::Node& o) { return o.name.rfind("Animation", 0) == 0; };
+    ASSERT_TRUE(std::any_of(objects->children.begin(), objects->children.end(), is_animation));
+    std::stable_partition(objects->children.begin(), objects->children.end(), is_animation);
+    // The same id written again: Objects is then written from the tree, in the new order.
+    for (fbx::Node& o : objects->children)
+      if (o.name == "Model") {
+        fbx::set_value(o.props[0], fbx::as_int(doc, o.props[0]));
+        break;
+      }
+    fbx::save(in, doc);
+  }
+  const LoadedClip character = ikfix::io::load_character(in);
+  std::vector<std::string> swing;
+  for (const char* n : {"LeftUpLeg", "LeftLeg", "RightUpLeg", "RightLeg", "Spine", "LeftArm"}) swing.push_back(std::string("Character1_") + n);
+  const Motion m = make_motion(character, 30, swing, "Character1_Hips");
+  // Every Model of the patched scene is still where the scene says it is.
+  fbx::ClipDocument work = *static_cast<const fbx::ClipDocument*>(character.document.get());
+  fbx::add_take(work, "Walk", m.clip, m.animated, true);
+  const fbx::Node& objects = work.doc.root.children[work.scene.objects_index];
+  for (const fbx::Model& model : work.scene.models) {
+    ASSERT_LT(model.object, objects.children.size()) << model.name;
+    const fbx::Node& o = objects.children[model.object];
+    EXPECT_EQ(o.name, "Model") << model.name;
+    if (o.name == "Model") {
+      EXPECT_EQ(fbx::as_int(work.doc, o.props[0]), model.id) << model.name;
+    }
+  }
+  const fs::path replaced = out_dir() / "humanik_animation_first_walk_only.fbx";
+  ikfix::io::save_new_take(replaced, character, m.clip, m.animated, "Walk", true);
+  const LoadedClip only = ikfix::io::load_character(replaced);
+  EXPECT_EQ(only.take_count, 1);
+  EXPECT_EQ(only.take_name, "Walk");
+  expect_reads_back(only, character, m);
 }
 
 TEST(NewTake, AsciiFbxCharacter) {
