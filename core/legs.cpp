@@ -5,6 +5,8 @@
 #include <cstring>
 #include <string_view>
 
+#include "core/retarget/joint_names.hpp"
+
 namespace ikfix::core {
 namespace {
 
@@ -120,12 +122,19 @@ std::string check_biped(const Skeleton& s, const std::vector<Vec3>& p, const Leg
   for (int j = 0; j < s.joint_count(); ++j) {
     const bool in_leg = s.is_ancestor(rig.legs[0].hip, j) || s.is_ancestor(rig.legs[1].hip, j);
     if (in_leg || s.is_ancestor(j, pelvis) || p[j].y >= knee_y - 0.05 * leg_len) continue;
-    // The segment joining the chain to an ancestor of the pelvis (an armature or root node that
+    // The segment joining the chain to a node above the pelvis (an armature or root node that
     // also holds IK controls placed anywhere) is a placement, not a bone of a limb: not counted.
+    // A chain hanging from the pelvis itself (a tail) counts all its bones.
+    // A chain with a control in it (Kenney's LeftFootCtrl > LeftHeelRoll > LeftToeRoll under its
+    // root: names with ctrl, IK, roll, pole, ...) is a rig's foot control, not a limb.
     int long_bones = 0;
-    for (int k = j; k >= 0 && s.parents[k] >= 0 && !s.is_ancestor(s.parents[k], pelvis); k = s.parents[k])
+    bool control_chain = false;
+    for (int k = j; k >= 0 && s.parents[k] >= 0 && (s.parents[k] == pelvis || !s.is_ancestor(s.parents[k], pelvis));
+         k = s.parents[k]) {
       if (glm::length(p[k] - p[s.parents[k]]) > 0.15 * leg_len) ++long_bones;
-    if (long_bones >= 2)
+      control_chain = control_chain || parse_joint_name(s.names[k]).helper;
+    }
+    if (long_bones >= 2 && !control_chain)
       return "joint '" + s.names[j] + "' (not part of the legs) reaches below the knees in the rest pose: "
              "looks like a quadruped or a non-biped rig";
   }

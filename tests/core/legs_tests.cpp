@@ -301,6 +301,26 @@ TEST(LegsByName, ArmatureHoldingIkControlChainsIsStillABiped) {
   expect_pelvis(d, b, "pelvis");
 }
 
+// Kenney's Maya rig: foot controls under the root (LeftFootCtrl > LeftHeelRoll > LeftToeRoll >
+// LeftFootIK), each a foot long, on the floor beside the feet. Their names say they are
+// controls: not limbs.
+TEST(LegsByName, FootControlChainsUnderTheRootAreNotLimbs) {
+  BipedNames n = unreal_names();
+  n.root = "Root";
+  SkeletonBuilder b = make_biped(n);
+  for (const char* side : {"Left", "Right"}) {
+    const double x = std::string(side) == "Left" ? 0.1 : -0.1;
+    const std::string s = side;
+    b.add(s + "FootCtrl", "Root", Vec3(x, 0.08, 0));
+    b.add(s + "HeelRoll", s + "FootCtrl", Vec3(x, 0.0, -0.2));
+    b.add(s + "ToeRoll", s + "HeelRoll", Vec3(x, 0.0, 0.1));
+    b.add(s + "FootIK", s + "ToeRoll", Vec3(x, 0.08, -0.1));
+  }
+  const LegDetection d = detect(b.skeleton());
+  expect_leg(d, b, 0, "thigh_l", "calf_l", "foot_l", "ball_l");
+  expect_pelvis(d, b, "pelvis");
+}
+
 TEST(LegsByName, UnityHumanoid) {
   BipedNames n;
   n.pelvis = "Hips";
@@ -503,6 +523,17 @@ TEST(LegsReject, QuadrupedWhoseChestHangsFromTheRoot) {
   const LegDetection d = detect(b.skeleton());
   EXPECT_FALSE(d.rig.has_value());
   EXPECT_NE(d.error.find("quadruped"), std::string::npos) << d.error;
+}
+
+TEST(LegsReject, TwoBoneChainHangingFromThePelvisBelowTheKnees) {
+  // A chain from the pelvis itself is a limb: both its bones count (unlike a control under an
+  // armature node above the pelvis).
+  SkeletonBuilder b = make_biped(unreal_names());
+  b.add("tail_01", "pelvis", Vec3(0, 0.7, -0.3));
+  b.add("tail_02", "tail_01", Vec3(0, 0.2, -0.4));
+  const LegDetection d = detect(b.skeleton());
+  EXPECT_FALSE(d.rig.has_value());
+  EXPECT_NE(d.error.find("tail_02"), std::string::npos) << d.error;
 }
 
 TEST(LegsReject, OnlyArms) {
