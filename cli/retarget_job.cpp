@@ -75,6 +75,7 @@ void write_output(const fs::path& out, const io::LoadedClip& character, const co
     io::bvh::NewFileOptions options;
     options.source_name = character.path.string();
     options.up_rotation = character.space.to_world_rotation;
+    options.root_at_first_branch = true;  // ROOT = the pelvis, as `run -o x.bvh` writes it
     io::bvh::save_new(out, character.skeleton, clip, options);
     return;
   }
