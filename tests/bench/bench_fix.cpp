@@ -46,6 +46,18 @@ const FixFixture* fixture(bool& ok) {
   return f.get();
 }
 
+// The fixture's clip onto its terrain with the solver the benchmark argument names (the clip
+// itself is left for the caller: fix_clip reads it, fix_clip_in_place does not).
+core::FixInput fix_input(const FixFixture& f, const benchmark::State& state) {
+  core::FixInput input;
+  input.skeleton = &f.clip.skeleton;
+  input.space = f.clip.space;
+  input.rig = f.rig;
+  input.terrain = f.terrain.get();
+  input.settings.solver = static_cast<core::SolverKind>(state.range(0));
+  return input;
+}
+
 void BM_FixClip(benchmark::State& state) {
   bool ok = false;
   const FixFixture* f = fixture(ok);
@@ -53,13 +65,8 @@ void BM_FixClip(benchmark::State& state) {
     state.SkipWithError("cmu_01_01_forward_jumps.bvh not found in ../shared/data");
     return;
   }
-  core::FixInput input;
-  input.skeleton = &f->clip.skeleton;
+  core::FixInput input = fix_input(*f, state);
   input.clip = &f->clip.clip;
-  input.space = f->clip.space;
-  input.rig = f->rig;
-  input.terrain = f->terrain.get();
-  input.settings.solver = static_cast<core::SolverKind>(state.range(0));
   for (auto _ : state) {
     auto result = core::fix_clip(input);
     benchmark::DoNotOptimize(result.clip.locals.data());
@@ -80,12 +87,7 @@ void BM_FixClipInPlace(benchmark::State& state) {
     state.SkipWithError("cmu_01_01_forward_jumps.bvh not found in ../shared/data");
     return;
   }
-  core::FixInput input;
-  input.skeleton = &f->clip.skeleton;
-  input.space = f->clip.space;
-  input.rig = f->rig;
-  input.terrain = f->terrain.get();
-  input.settings.solver = static_cast<core::SolverKind>(state.range(0));
+  const core::FixInput input = fix_input(*f, state);
   core::Clip motion = f->clip.clip;
   for (auto _ : state) {
     state.PauseTiming();

@@ -482,47 +482,43 @@ TEST(LegsReject, QuadrupedFoxLike) {
   EXPECT_NE(d.error.find("quadruped"), std::string::npos) << d.error;
 }
 
-TEST(LegsReject, QuadrupedWithHumanoidNames) {
-  // Hind legs named like a Mixamo biped's, front paws (LeftHand) on the ground.
+// A quadruped whose legs carry a Mixamo biped's names: hind legs (LeftUpLeg > LeftLeg > LeftFoot)
+// under the hips, front paws (LeftArm > LeftForeArm > LeftHand) on the ground, hanging from a
+// spine under the hips or, with `chest_under_root`, from a chest beside the hips under a root
+// node (the front legs then join the body through that root, and still have two long bones).
+SkeletonBuilder quadruped_with_humanoid_names(bool chest_under_root) {
   SkeletonBuilder b;
-  b.add("Hips", "", Vec3(0, 0.6, -0.3));
-  b.add("Spine", "Hips", Vec3(0, 0.62, 0.1));
+  std::string front = "Spine";
+  if (chest_under_root) {
+    b.add("Root", "", Vec3(0, 0.6, 0));
+    b.add("Hips", "Root", Vec3(0, 0.6, -0.3));
+    b.add("Chest", "Root", Vec3(0, 0.62, 0.2));
+    front = "Chest";
+  } else {
+    b.add("Hips", "", Vec3(0, 0.6, -0.3));
+    b.add("Spine", "Hips", Vec3(0, 0.62, 0.1));
+  }
   for (const char* side : {"Left", "Right"}) {
     const double x = std::string(side) == "Left" ? 0.1 : -0.1;
     const std::string s = side;
     b.add(s + "UpLeg", "Hips", Vec3(x, 0.55, -0.3));
     b.add(s + "Leg", s + "UpLeg", Vec3(x, 0.3, -0.25));
     b.add(s + "Foot", s + "Leg", Vec3(x, 0.05, -0.3));
-    b.add(s + "Arm", "Spine", Vec3(x, 0.55, 0.15));
+    b.add(s + "Arm", front, Vec3(x, 0.55, 0.15));
     b.add(s + "ForeArm", s + "Arm", Vec3(x, 0.3, 0.15));
     b.add(s + "Hand", s + "ForeArm", Vec3(x, 0.03, 0.16));
   }
-  const LegDetection d = detect(b.skeleton());
-  EXPECT_FALSE(d.rig.has_value());
-  EXPECT_NE(d.error.find("quadruped"), std::string::npos) << d.error;
-  EXPECT_NE(d.error.find("Hand"), std::string::npos) << d.error;
+  return b;
 }
 
-TEST(LegsReject, QuadrupedWhoseChestHangsFromTheRoot) {
-  // Hind legs under the hips, the chest a sibling of the hips under a root node: the front legs
-  // join the body through that root, and still have two long bones of their own.
-  SkeletonBuilder b;
-  b.add("Root", "", Vec3(0, 0.6, 0));
-  b.add("Hips", "Root", Vec3(0, 0.6, -0.3));
-  b.add("Chest", "Root", Vec3(0, 0.62, 0.2));
-  for (const char* side : {"Left", "Right"}) {
-    const double x = std::string(side) == "Left" ? 0.1 : -0.1;
-    const std::string s = side;
-    b.add(s + "UpLeg", "Hips", Vec3(x, 0.55, -0.3));
-    b.add(s + "Leg", s + "UpLeg", Vec3(x, 0.3, -0.25));
-    b.add(s + "Foot", s + "Leg", Vec3(x, 0.05, -0.3));
-    b.add(s + "Arm", "Chest", Vec3(x, 0.55, 0.2));
-    b.add(s + "ForeArm", s + "Arm", Vec3(x, 0.3, 0.2));
-    b.add(s + "Hand", s + "ForeArm", Vec3(x, 0.03, 0.21));
+TEST(LegsReject, QuadrupedWithHumanoidNames) {
+  for (bool chest_under_root : {false, true}) {
+    const SkeletonBuilder b = quadruped_with_humanoid_names(chest_under_root);
+    const LegDetection d = detect(b.skeleton());
+    EXPECT_FALSE(d.rig.has_value()) << "chest under root: " << chest_under_root;
+    EXPECT_NE(d.error.find("quadruped"), std::string::npos) << d.error;
+    EXPECT_NE(d.error.find("Hand"), std::string::npos) << d.error;
   }
-  const LegDetection d = detect(b.skeleton());
-  EXPECT_FALSE(d.rig.has_value());
-  EXPECT_NE(d.error.find("quadruped"), std::string::npos) << d.error;
 }
 
 TEST(LegsReject, TwoBoneChainHangingFromThePelvisBelowTheKnees) {
