@@ -39,6 +39,29 @@ double planted_point_speed(const std::vector<Vec3>& point, const std::vector<cha
   return std::hypot(d.x, d.z) * fps / (b - a);
 }
 
+double plant_slide(const std::vector<Vec3>& heel, const std::vector<Vec3>& toe,
+                   const std::vector<char> (&point_planted)[2], const Interval& plant, int f, double fps, int& pivot) {
+  double slide = -1;
+  for (int p = 0; p < 2; ++p) {
+    const double speed = planted_point_speed(p == 0 ? heel : toe, point_planted[p], plant, f, fps);
+    if (speed < 0) continue;
+    if (slide < 0 || speed < slide) {
+      slide = speed;
+      pivot = p;
+    }
+  }
+  return slide;
+}
+
+double worst_plant_slide(const std::vector<Vec3>& heel, const std::vector<Vec3>& toe, const std::vector<char>& planted,
+                         const std::vector<char> (&point_planted)[2], double fps) {
+  double worst = 0;
+  int pivot = -1;
+  for (const Interval& iv : contact_intervals(planted))
+    for (int f = iv.first; f <= iv.last; ++f) worst = std::max(worst, plant_slide(heel, toe, point_planted, iv, f, fps, pivot));
+  return worst;
+}
+
 ClipMetrics measure_clip(const MetricsInput& in) {
   const Skeleton& sk = *in.skeleton;
   const Clip& clip = *in.clip;
@@ -120,18 +143,12 @@ ClipMetrics measure_clip(const MetricsInput& in) {
         fl += std::min(heights[0][f], heights[1][f]);
         // Sliding is the speed of the foot's pivot: of the points on the ground, the one that
         // moves least (a foot rolling over its toe slides only if the toe moves).
-        double slide = -1;
-        int pivot = -1;
         for (int p = 0; p < 2; ++p) {
           pm.max_penetration_m = std::max(pm.max_penetration_m, -above[p][f]);
           m.planted_penetration.offer(std::max(0.0, -above[p][f]), f, l, p == 0 ? "ankle" : "toe");
-          const double speed = planted_point_speed(pts[p], point_planted[p], iv, f, fps);
-          if (speed < 0) continue;
-          if (slide < 0 || speed < slide) {
-            slide = speed;
-            pivot = p;
-          }
         }
+        int pivot = -1;
+        const double slide = plant_slide(pts[0], pts[1], point_planted, iv, f, fps, pivot);
         if (pivot >= 0) {
           pm.mean_slide_mps += slide;
           pm.max_slide_mps = std::max(pm.max_slide_mps, slide);

@@ -82,4 +82,16 @@ ClipMetrics measure_clip(const MetricsInput& input);
 double planted_point_speed(const std::vector<Vec3>& point, const std::vector<char>& planted, const Interval& plant,
                            int f, double fps);
 
+// Sliding (m/s) on frame f of a foot `plant`: the speed of the foot's pivot, i.e. of the points
+// planted on f (`point_planted`, 0 heel, 1 toe) the one that moves least; -1 when neither has a
+// speed there. `pivot` is set to that point (unchanged when -1). `heel`, `toe`: world positions
+// per frame (metres, Y up).
+double plant_slide(const std::vector<Vec3>& heel, const std::vector<Vec3>& toe,
+                   const std::vector<char> (&point_planted)[2], const Interval& plant, int f, double fps, int& pivot);
+
+// The worst plant_slide over every plant of `planted` (m/s; 0 when nothing slides): what
+// `ikfix check` reports as the worst sliding for a foot whose contacts are these.
+double worst_plant_slide(const std::vector<Vec3>& heel, const std::vector<Vec3>& toe, const std::vector<char>& planted,
+                         const std::vector<char> (&point_planted)[2], double fps);
+
 }  // namespace ikfix::core

@@ -19,6 +19,7 @@
 #include "core/fix/smooth.hpp"
 #include "core/fix/toe_bend.hpp"
 #include "core/fk.hpp"
+#include "core/metrics.hpp"
 
 namespace ikfix::core {
 namespace {
@@ -324,7 +325,11 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   // joins the plants and the plan is made again, until neither the plants nor the pivots
   // change (plants only grow; on a few clips the heel/toe choice keeps flipping on some frames,
   // so there are at most kMaxContactPasses plans). Contacts given by the user are taken as
-  // they are (only the pivot choice is refined).
+  // they are (only the pivot choice is refined). A plan that has not settled by then is not
+  // simply the last one: each plan's check also gives the worst sliding it would show, and the
+  // plan with the least is kept (made once more from its inputs when it was not the last). On
+  // cmu_61_01 the plans alternate between two that each show the other's pivot sliding on one
+  // frame (10.4 and 8.0 cm/s); the last was the worse one.
   const FootTrack animated_feet[2] = {feet[0], feet[1]};
   const std::vector<Vec3> input_ankle[2] = {feet[0].ankle, feet[1].ankle};  // for diagnostics
   const int blend_frames = std::max(1, static_cast<int>(std::lround(s.lock_blend_time * fps)));
@@ -364,6 +369,27 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   bool plants_changed = false;
   std::vector<signed char> lock_pivot[2];  // the foot lock's pivots in the last pass
   std::vector<char> retimed_by[2][2];      // the points down its pivot switches were retimed by
+  // What a plan is made from (besides the fixed settings and the input): the plan with the least
+  // worst sliding seen so far, to be made again if the plans never settle.
+  struct PlanInputs {
+    std::vector<char> planted[2], keep_constant[2], on_ground[2][2];
+    std::vector<double> pivot_height[2][2];
+  };
+  auto current_inputs = [&] {
+    PlanInputs p;
+    for (int l = 0; l < 2; ++l) {
+      p.planted[l] = result.planted[l];
+      p.keep_constant[l] = keep_constant[l];
+      for (int q = 0; q < 2; ++q) {
+        p.on_ground[l][q] = on_ground[l][q];
+        p.pivot_height[l][q] = pivot_height[l][q];
+      }
+    }
+    return p;
+  };
+  PlanInputs best_plan;
+  double best_plan_slide = std::numeric_limits<double>::infinity();
+  bool replaying_best = false;  // this pass makes the best plan again, then the loop ends
   for (int pass = 0;; ++pass) {
     // Foot lock: during a plant the pivot (heel while it is down, then the toe) stays where it
     // landed; after the plant the horizontal correction fades out over the blend window.
@@ -521,6 +547,8 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
       }
     }
 
+    if (replaying_best) break;
+
     // Agreement with the check: plants the output shows but the plan did not lock.
     bool demoted = false;
     for (int l = 0; l < 2; ++l) {
@@ -541,14 +569,38 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
       plants_changed = true;
       continue;
     }
-    if (pass + 1 >= kMaxContactPasses) break;
-    bool grew = false;
+    FootContacts seen_on_ground[2];
+    double plan_slide = 0;  // the worst sliding the check would show on this plan, m/s
     for (int l = 0; l < 2; ++l) {
       const auto heel_ground =
           ground_memo[l][kCheckedHeel].query(*in.terrain, result.ankle_target_ws[l], &ground_memo[l][kPlannedHeel]);
       const auto toe_ground = ground_memo[l][kCheckedToe].query(*in.terrain, toe_target_ws[l]);
-      const FootContacts seen = foot_contacts_on_ground(result.ankle_target_ws[l], toe_target_ws[l], heel_ground,
-                                                        toe_ground, fps, contact_settings);
+      seen_on_ground[l] = foot_contacts_on_ground(result.ankle_target_ws[l], toe_target_ws[l], heel_ground,
+                                                  toe_ground, fps, contact_settings);
+      plan_slide = std::max(plan_slide, worst_plant_slide(result.ankle_target_ws[l], toe_target_ws[l], seen_on_ground[l].planted,
+                                                          seen_on_ground[l].point_planted, fps));
+    }
+    if (pass + 1 >= kMaxContactPasses) {
+      if (plan_slide <= best_plan_slide) break;  // the last plan is the best: keep it
+      for (int l = 0; l < 2; ++l) {
+        result.planted[l] = best_plan.planted[l];
+        keep_constant[l] = best_plan.keep_constant[l];
+        for (int q = 0; q < 2; ++q) {
+          on_ground[l][q] = best_plan.on_ground[l][q];
+          pivot_height[l][q] = best_plan.pivot_height[l][q];
+        }
+      }
+      replaying_best = true;
+      plants_changed = true;  // never taken for settled: the plan is made again
+      continue;
+    }
+    if (plan_slide < best_plan_slide) {
+      best_plan_slide = plan_slide;
+      best_plan = current_inputs();
+    }
+    bool grew = false;
+    for (int l = 0; l < 2; ++l) {
+      const FootContacts& seen = seen_on_ground[l];
       for (int f = 0; f < frames && !contacts_given[l]; ++f)
         if (seen.planted[f] && !result.planted[l][f]) {
           result.planted[l][f] = 1;

@@ -55,5 +55,61 @@ TEST(PlantedPointSpeed, APointDownForOneFrameHasNoSpeed) {
   EXPECT_EQ(planted_point_speed(p, planted, Interval{0, 4}, 2, kFps), -1.0);
 }
 
+// A foot rolling from heel to toe: the heel is held still on frames 0-5 while the toe comes
+// down moving; from frame 4 the toe is held and the heel lifts and moves away.
+struct RollingFoot {
+  std::vector<Vec3> points[2];
+  std::vector<char> point_planted[2];
+  std::vector<char> planted;
+};
+
+RollingFoot rolling_foot() {
+  RollingFoot foot;
+  for (int f = 0; f <= 9; ++f) {
+    foot.points[0].push_back({0.0, 0.0, f <= 5 ? 0.0 : 0.02 * (f - 5)});  // heel: 2 cm per frame after 5
+    foot.points[1].push_back({0.0, 0.0, 0.2 + (f < 4 ? 0.01 * (f - 4) : 0.0)});  // toe: 1 cm per frame until 4
+    foot.point_planted[0].push_back(f <= 6 ? 1 : 0);
+    foot.point_planted[1].push_back(f >= 2 && f <= 8 ? 1 : 0);
+    foot.planted.push_back(f <= 8 ? 1 : 0);
+  }
+  return foot;
+}
+
+TEST(PlantSlide, IsTheSpeedOfThePlantedPointThatMovesLeast) {
+  const RollingFoot foot = rolling_foot();
+  const Interval plant{0, 8};
+  int pivot = -1;
+  // Heel alone down and still.
+  EXPECT_EQ(plant_slide(foot.points[0], foot.points[1], foot.point_planted, plant, 1, kFps, pivot), 0.0);
+  EXPECT_EQ(pivot, 0);
+  // Both down: the still heel is the pivot, not the toe coming down at 1 m/s.
+  EXPECT_EQ(plant_slide(foot.points[0], foot.points[1], foot.point_planted, plant, 3, kFps, pivot), 0.0);
+  EXPECT_EQ(pivot, 0);
+  // Both down, the heel moving off (one-sided 5..6, its last planted frame: 2 m/s): the held
+  // toe is the pivot.
+  EXPECT_EQ(plant_slide(foot.points[0], foot.points[1], foot.point_planted, plant, 6, kFps, pivot), 0.0);
+  EXPECT_EQ(pivot, 1);
+  // Neither down: no sliding, pivot unchanged.
+  EXPECT_EQ(plant_slide(foot.points[0], foot.points[1], foot.point_planted, Interval{9, 9}, 9, kFps, pivot), -1.0);
+  EXPECT_EQ(pivot, 1);
+}
+
+TEST(WorstPlantSlide, IsZeroWhenTheHeldPointIsAlwaysOneThatIsDown) {
+  const RollingFoot foot = rolling_foot();
+  EXPECT_EQ(worst_plant_slide(foot.points[0], foot.points[1], foot.planted, foot.point_planted, kFps), 0.0);
+}
+
+TEST(WorstPlantSlide, FindsAFrameWhereOnlyAMovingPointIsDown) {
+  RollingFoot foot = rolling_foot();
+  // The heel is seen down on frames 0-1 only: on frames 2 and 3 the toe, still coming down
+  // 1 cm per frame (1 m/s at 100 fps), is the only point down.
+  for (int f = 2; f <= 9; ++f) foot.point_planted[0][f] = 0;
+  EXPECT_NEAR(worst_plant_slide(foot.points[0], foot.points[1], foot.planted, foot.point_planted, kFps), 1.0, 1e-12);
+  // Frames outside every plant are not measured (the toe is still from frame 4 on).
+  std::vector<char> planted(10, 0);
+  for (int f = 5; f <= 8; ++f) planted[f] = 1;
+  EXPECT_EQ(worst_plant_slide(foot.points[0], foot.points[1], planted, foot.point_planted, kFps), 0.0);
+}
+
 }  // namespace
 }  // namespace ikfix::core
