@@ -42,6 +42,11 @@ struct FixSettings {
   // every frame of a given plant (the contacts come from another motion, e.g. a retarget
   // source, so this foot may rise or sink inside them), instead of one offset per plant.
   bool given_plants_on_ground = false;
+  // Heel/toe hand-overs of a planted foot may move to just after the new pivot touches down
+  // (pivot_timing.hpp), where check sees no sliding. Off where only the plants found are wanted:
+  // the retarget pipeline's source contacts (on boxing_toes the hand-overs timed so grow the right
+  // foot's plants by 3 frames, which put pair P6's target foot 2.95 mm into the floor).
+  bool retime_to_touchdowns = true;
 
   // Clip floor (world Y, metres, before the fix). Unset: y = 0 when the feet rest just above it,
   // else the 5th percentile of the lowest foot joint.

@@ -325,11 +325,11 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   // joins the plants and the plan is made again, until neither the plants nor the pivots
   // change (plants only grow; on a few clips the heel/toe choice keeps flipping on some frames,
   // so there are at most kMaxContactPasses plans). Contacts given by the user are taken as
-  // they are (only the pivot choice is refined). A plan that has not settled by then is not
-  // simply the last one: each plan's check also gives the worst sliding it would show, and the
-  // plan with the least is kept (made once more from its inputs when it was not the last). On
-  // cmu_61_01 the plans alternate between two that each show the other's pivot sliding on one
-  // frame (10.4 and 8.0 cm/s); the last was the worse one.
+  // they are (only the pivot choice is refined). Plans that have not settled by then are run
+  // once more from the start with the other pivot retiming (see free_touchdown below), and then
+  // each leg keeps, of all its plans, the one whose check shows the least worst sliding (made
+  // once more from its inputs when it was not the last). On cmu_61_01 the plans alternate
+  // between two that each show the other's pivot sliding on one frame (10.4 and 8.0 cm/s).
   const FootTrack animated_feet[2] = {feet[0], feet[1]};
   const std::vector<Vec3> input_ankle[2] = {feet[0].ankle, feet[1].ankle};  // for diagnostics
   const int blend_frames = std::max(1, static_cast<int>(std::lround(s.lock_blend_time * fps)));
@@ -369,28 +369,80 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   bool plants_changed = false;
   std::vector<signed char> lock_pivot[2];  // the foot lock's pivots in the last pass
   std::vector<char> retimed_by[2][2];      // the points down its pivot switches were retimed by
-  // What a plan is made from (besides the fixed settings and the input): the plan with the least
-  // worst sliding seen so far, to be made again if the plans never settle.
-  struct PlanInputs {
-    std::vector<char> planted[2], keep_constant[2], on_ground[2][2];
-    std::vector<double> pivot_height[2][2];
+  // What one leg's plan is made from (besides the fixed settings and the input): the plan with
+  // the least worst sliding seen so far for that leg, to be made again if the plans never settle.
+  // Within the passes the legs' plans are independent (each leg's targets come from its own
+  // plants, pivots and points down; the body, shared, is only used after the passes), so each
+  // leg keeps its own best plan.
+  struct LegPlanInputs {
+    std::vector<char> planted, keep_constant, on_ground[2];
+    std::vector<double> pivot_height[2];
+    bool free_touchdown = true;
   };
-  auto current_inputs = [&] {
-    PlanInputs p;
-    for (int l = 0; l < 2; ++l) {
-      p.planted[l] = result.planted[l];
-      p.keep_constant[l] = keep_constant[l];
-      for (int q = 0; q < 2; ++q) {
-        p.on_ground[l][q] = on_ground[l][q];
-        p.pivot_height[l][q] = pivot_height[l][q];
-      }
+  // How the pivot switches are retimed (pivot_timing.hpp), per leg. The passes run first with
+  // a switch onto a point that touches down the frame before taken as free; where that never
+  // settles they run again, from the start, without it (cmu_01_03: the right heel's touchdown
+  // moves with which point is held, 5.8 cm/s at best with it, 0.8 without), and each leg keeps
+  // the best plan of either series.
+  bool free_touchdown[2] = {s.retime_to_touchdowns, s.retime_to_touchdowns};
+  auto current_inputs = [&](int l) {
+    LegPlanInputs p;
+    p.free_touchdown = free_touchdown[l];
+    p.planted = result.planted[l];
+    p.keep_constant = keep_constant[l];
+    for (int q = 0; q < 2; ++q) {
+      p.on_ground[q] = on_ground[l][q];
+      p.pivot_height[q] = pivot_height[l][q];
     }
     return p;
   };
-  PlanInputs best_plan;
-  double best_plan_slide = std::numeric_limits<double>::infinity();
+  LegPlanInputs best_plan[2];
+  double best_plan_slide[2] = {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
+  double last_plan_slide[2] = {0, 0};  // the last checked plan's, per leg
+  const LegPlanInputs first_inputs[2] = {current_inputs(0), current_inputs(1)};
+  auto restore = [&](int l, const LegPlanInputs& p) {
+    result.planted[l] = p.planted;
+    keep_constant[l] = p.keep_constant;
+    free_touchdown[l] = p.free_touchdown;
+    for (int q = 0; q < 2; ++q) {
+      on_ground[l][q] = p.on_ground[q];
+      pivot_height[l][q] = p.pivot_height[q];
+    }
+  };
+  // When the passes end unsettled: each leg whose last plan is not its best is made again from
+  // its best plan's inputs. Returns whether a leg is to be made again.
+  LegPlanInputs last_inputs[2];  // the last checked plan's, per leg
+  auto restore_best = [&] {
+    bool replay = false;
+    for (int l = 0; l < 2; ++l) replay = replay || last_plan_slide[l] > best_plan_slide[l];
+    // Both legs are made again: each from its best plan's inputs, or its last plan's.
+    for (int l = 0; l < 2 && replay; ++l)
+      restore(l, last_plan_slide[l] > best_plan_slide[l] ? best_plan[l] : last_inputs[l]);
+    return replay;
+  };
   bool replaying_best = false;  // this pass makes the best plan again, then the loop ends
-  for (int pass = 0;; ++pass) {
+  int series = 0;               // 0: switches onto a fresh touchdown free; 1: not
+  int series_pass = 0;          // passes since the series started
+  // At the end of a series (settled or at the pass limit): the second series starts, or the
+  // best plans are made again. False: the last plan is kept.
+  auto next_series_or_best = [&] {
+    if (series == 0 && s.retime_to_touchdowns) {
+      series = 1;
+      for (int l = 0; l < 2; ++l) {
+        restore(l, first_inputs[l]);
+        free_touchdown[l] = false;
+        previous_pivot[l].clear();
+      }
+      series_pass = -1;
+    } else if (!restore_best()) {
+      return false;
+    } else {
+      replaying_best = true;
+    }
+    plants_changed = true;  // never taken for settled: the plan is made (again)
+    return true;
+  };
+  for (int pass = 0;; ++pass, ++series_pass) {
     // Foot lock: during a plant the pivot (heel while it is down, then the toe) stays where it
     // landed; after the plant the horizontal correction fades out over the blend window.
     std::vector<signed char> new_pivot[2];
@@ -406,8 +458,10 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
     // (The comparison is with the lock's own pivots of the last pass, before their retiming.)
     if (pass > 0 && !plants_changed && new_pivot[0] == lock_pivot[0] && new_pivot[1] == lock_pivot[1] &&
         retimed_by[0][0] == on_ground[0][0] && retimed_by[0][1] == on_ground[0][1] &&
-        retimed_by[1][0] == on_ground[1][0] && retimed_by[1][1] == on_ground[1][1])
-      break;
+        retimed_by[1][0] == on_ground[1][0] && retimed_by[1][1] == on_ground[1][1]) {
+      if (series == 0 || !next_series_or_best()) break;
+      continue;
+    }
     for (int l = 0; l < 2; ++l) {
       lock_pivot[l] = new_pivot[l];
       pivot[l] = std::move(new_pivot[l]);
@@ -539,7 +593,7 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
       for (int f = 0; f < frames; ++f)
         toe_target[f] = result.ankle_target_ws[l][f] +
                         foot_rotation[l][f] * glm::inverse(W(f, in.rig.legs[l].ankle).rotation) * (feet[l].toe[f] - feet[l].ankle[f]);
-      retime_pivot_switches(pivot[l], result.ankle_target_ws[l], toe_target, on_ground[l]);
+      retime_pivot_switches(pivot[l], result.ankle_target_ws[l], toe_target, on_ground[l], free_touchdown[l]);
       const auto hold = hold_pivots(pivot[l], result.ankle_target_ws[l], toe_target, blend_frames, s.unlock_radius * scale);
       for (int f = 0; f < frames; ++f) {
         result.ankle_target_ws[l][f] += hold[f];
@@ -565,38 +619,32 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
         }
       }
     }
-    if (demoted && pass < kMaxContactPasses + 2) {
+    if (demoted && series_pass < kMaxContactPasses + 2) {
       plants_changed = true;
       continue;
     }
     FootContacts seen_on_ground[2];
-    double plan_slide = 0;  // the worst sliding the check would show on this plan, m/s
+    double plan_slide[2] = {0, 0};  // per leg, the worst sliding the check would show on this plan, m/s
     for (int l = 0; l < 2; ++l) {
       const auto heel_ground =
           ground_memo[l][kCheckedHeel].query(*in.terrain, result.ankle_target_ws[l], &ground_memo[l][kPlannedHeel]);
       const auto toe_ground = ground_memo[l][kCheckedToe].query(*in.terrain, toe_target_ws[l]);
       seen_on_ground[l] = foot_contacts_on_ground(result.ankle_target_ws[l], toe_target_ws[l], heel_ground,
                                                   toe_ground, fps, contact_settings);
-      plan_slide = std::max(plan_slide, worst_plant_slide(result.ankle_target_ws[l], toe_target_ws[l], seen_on_ground[l].planted,
-                                                          seen_on_ground[l].point_planted, fps));
+      plan_slide[l] = worst_plant_slide(result.ankle_target_ws[l], toe_target_ws[l], seen_on_ground[l].planted,
+                                        seen_on_ground[l].point_planted, fps);
     }
-    if (pass + 1 >= kMaxContactPasses) {
-      if (plan_slide <= best_plan_slide) break;  // the last plan is the best: keep it
-      for (int l = 0; l < 2; ++l) {
-        result.planted[l] = best_plan.planted[l];
-        keep_constant[l] = best_plan.keep_constant[l];
-        for (int q = 0; q < 2; ++q) {
-          on_ground[l][q] = best_plan.on_ground[l][q];
-          pivot_height[l][q] = best_plan.pivot_height[l][q];
-        }
+    for (int l = 0; l < 2; ++l) {
+      last_plan_slide[l] = plan_slide[l];
+      last_inputs[l] = current_inputs(l);
+      if (plan_slide[l] < best_plan_slide[l]) {
+        best_plan_slide[l] = plan_slide[l];
+        best_plan[l] = last_inputs[l];
       }
-      replaying_best = true;
-      plants_changed = true;  // never taken for settled: the plan is made again
-      continue;
     }
-    if (plan_slide < best_plan_slide) {
-      best_plan_slide = plan_slide;
-      best_plan = current_inputs();
+    if (series_pass + 1 >= kMaxContactPasses) {
+      if (!next_series_or_best()) break;
+      continue;
     }
     bool grew = false;
     for (int l = 0; l < 2; ++l) {
@@ -611,8 +659,11 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
         on_ground[l][p] = seen.point_planted[p];
       }
     }
-    const bool pivots_settled = pass > 0 && previous_pivot[0] == pivot[0] && previous_pivot[1] == pivot[1];
-    if (!grew && pivots_settled) break;
+    const bool pivots_settled = series_pass > 0 && previous_pivot[0] == pivot[0] && previous_pivot[1] == pivot[1];
+    if (!grew && pivots_settled) {
+      if (series == 0 || !next_series_or_best()) break;
+      continue;
+    }
     plants_changed = grew;
     previous_pivot[0] = pivot[0];
     previous_pivot[1] = pivot[1];

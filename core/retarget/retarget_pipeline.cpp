@@ -81,6 +81,7 @@ RetargetPipelineResult retarget_and_fix(const RetargetPipelineInput& in) {
     probe.terrain = source_floor ? source_floor.get() : ground;
     probe.settings = in.fix;
     probe.settings.contacts_override.reset();
+    probe.settings.retime_to_touchdowns = false;
     const FixResult r = fix_clip(probe);
     for (int l = 0; l < 2; ++l) out.source_contacts[l] = r.planted[l];
   }

@@ -50,6 +50,40 @@ TEST(PivotTiming, OnlyWhereBothPointsAreOnTheGround) {
   EXPECT_EQ(pivots, original);
 }
 
+// A foot along +z whose heel->toe length shrinks by turn[f] (metres) from frame f - 1 to f.
+Foot turning_foot(const std::vector<double>& turn) {
+  Foot foot;
+  double length = 0.15;
+  for (double t : turn) {
+    length -= t;
+    foot.heel.push_back({0.0, 0.08, 0.0});
+    foot.toe.push_back({0.0, 0.08, length});
+  }
+  return foot;
+}
+
+TEST(PivotTiming, SwitchJustAfterTheNewPivotTouchesDownWhenTheFootTurnsNoMoreThere) {
+  // The toe touches down at frame 4. By the turn alone the switch stays at 8 (check would see
+  // 1 mm over (6, 7)); at 5 it would see none (the toe is measured one-sided on 4, already held),
+  // and the foot turns less across 5 (2 mm) than across 8 (3 mm).
+  const std::vector<double> turn = {0, 0, 0, 0, 0.004, 0.002, 0.003, 0.001, 0.003, 0.003, 0.003, 0.003};
+  std::vector<char> on_ground[2] = {std::vector<char>(12, 1), std::vector<char>(12, 1)};
+  for (int f = 0; f < 4; ++f) on_ground[1][f] = 0;
+  const std::vector<signed char> planned = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1};
+  std::vector<signed char> pivots = planned;
+  retime_pivot_switches(pivots, turning_foot(turn).heel, turning_foot(turn).toe, on_ground);
+  EXPECT_EQ(pivots, (std::vector<signed char>{0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1}));
+  // Without the touchdown rule, or where the foot turns more across 5 (4 mm): by the turn alone.
+  pivots = planned;
+  retime_pivot_switches(pivots, turning_foot(turn).heel, turning_foot(turn).toe, on_ground, false);
+  EXPECT_EQ(pivots, planned);
+  std::vector<double> sharper = turn;
+  sharper[5] = 0.004;
+  pivots = planned;
+  retime_pivot_switches(pivots, turning_foot(sharper).heel, turning_foot(sharper).toe, on_ground);
+  EXPECT_EQ(pivots, planned);
+}
+
 TEST(PivotTiming, StaysInsideItsPlantAndKeepsTheOrder) {
   const Foot foot = pitched_foot(kRoll);
   // Two plants separated by a swing frame; the second switches toe -> heel.
