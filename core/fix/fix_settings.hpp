@@ -47,6 +47,11 @@ struct FixSettings {
   // the retarget pipeline's source contacts (on boxing_toes the hand-overs timed so grow the right
   // foot's plants by 3 frames, which put pair P6's target foot 2.95 mm into the floor).
   bool retime_to_touchdowns = true;
+  // Worst within-plant sliding (m/s, as `ikfix check` measures it; the goal is 2 cm/s)
+  // above which a leg whose plans never settle is planned again with other pivot retimings.
+  // Below it the first series' plan stays: a retiming that slides less can turn the foot more
+  // abruptly (cmu_131 on the stairs: 1.44 -> 0.01 cm/s, but foot jerk 1.18x -> 1.27x the input's).
+  double retry_slide_above = 0.02;
 
   // Clip floor (world Y, metres, before the fix). Unset: y = 0 when the feet rest just above it,
   // else the 5th percentile of the lowest foot joint.

@@ -7,7 +7,7 @@ namespace ikfix::core {
 
 void retime_pivot_switches(std::vector<signed char>& pivots, const std::vector<Vec3>& heel,
                            const std::vector<Vec3>& toe, const std::vector<char> (&on_ground)[2],
-                           bool free_touchdown) {
+                           TouchdownSwitch touchdown_rule) {
   const int n = static_cast<int>(pivots.size());
   if (static_cast<int>(on_ground[0].size()) != n || static_cast<int>(on_ground[1].size()) != n ||
       static_cast<int>(heel.size()) != n || static_cast<int>(toe.size()) != n)
@@ -38,12 +38,13 @@ void retime_pivot_switches(std::vector<signed char>& pivots, const std::vector<V
     double best_cost = cost(s0);
     auto consider = [&](int s) {
       if (cost(s) < best_cost) best = s, best_cost = cost(s);
-      if (free_touchdown && touches_down(s - 1) && (touchdown < 0 || turn(s) < turn(touchdown))) touchdown = s;
+      if (touchdown_rule != TouchdownSwitch::Never && touches_down(s - 1) && (touchdown < 0 || turn(s) < turn(touchdown)))
+        touchdown = s;
     };
     consider(s0);
     for (int s = s0 - 1; s > a && both_down(s - 1) && both_down(s); --s) consider(s);
     for (int s = s0 + 1; s <= b && both_down(s - 1) && both_down(s); ++s) consider(s);
-    if (touchdown >= 0 && turn(touchdown) <= turn(best)) best = touchdown;
+    if (touchdown >= 0 && (touchdown_rule == TouchdownSwitch::Always || turn(touchdown) <= turn(best))) best = touchdown;
     for (int f = a; f < best; ++f) pivots[f] = static_cast<signed char>(from);
     for (int f = best; f <= b; ++f) pivots[f] = static_cast<signed char>(to);
     s0 = best;

@@ -16,11 +16,13 @@ namespace ikfix::core {
 // planned points per frame (world metres, Y up; only their horizontal difference is used).
 // `on_ground[p][f]`: point p (0 heel, 1 toe) is on the ground as check sees it; empty = unknown,
 // nothing is moved. A switch keeps its pivots' order and stays inside their runs.
-// `free_touchdown`: a switch just after the new pivot touches down (check measures it one-sided
-// there, while it is already held, so it shows no sliding) is preferred when the foot turns no
-// more across it than across the switch the turn alone would choose.
+// `touchdown`: whether a switch just after the new pivot touches down (check measures that
+// point one-sided there, while it is already held, so the switch shows no sliding) is taken
+// instead of the one the foot's turn alone picks: never, when the foot turns no more across it,
+// or always.
+enum class TouchdownSwitch { Never, WhenTurningLess, Always };
 void retime_pivot_switches(std::vector<signed char>& pivots, const std::vector<Vec3>& heel,
                            const std::vector<Vec3>& toe, const std::vector<char> (&on_ground)[2],
-                           bool free_touchdown = true);
+                           TouchdownSwitch touchdown = TouchdownSwitch::WhenTurningLess);
 
 }  // namespace ikfix::core

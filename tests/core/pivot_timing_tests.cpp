@@ -73,15 +73,20 @@ TEST(PivotTiming, SwitchJustAfterTheNewPivotTouchesDownWhenTheFootTurnsNoMoreThe
   std::vector<signed char> pivots = planned;
   retime_pivot_switches(pivots, turning_foot(turn).heel, turning_foot(turn).toe, on_ground);
   EXPECT_EQ(pivots, (std::vector<signed char>{0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1}));
-  // Without the touchdown rule, or where the foot turns more across 5 (4 mm): by the turn alone.
+  // Never taken, or taken only when turning less and the foot turns more across 5 (4 mm): by the
+  // turn alone.
   pivots = planned;
-  retime_pivot_switches(pivots, turning_foot(turn).heel, turning_foot(turn).toe, on_ground, false);
+  retime_pivot_switches(pivots, turning_foot(turn).heel, turning_foot(turn).toe, on_ground, TouchdownSwitch::Never);
   EXPECT_EQ(pivots, planned);
   std::vector<double> sharper = turn;
   sharper[5] = 0.004;
   pivots = planned;
   retime_pivot_switches(pivots, turning_foot(sharper).heel, turning_foot(sharper).toe, on_ground);
   EXPECT_EQ(pivots, planned);
+  // Unless it is always taken.
+  pivots = planned;
+  retime_pivot_switches(pivots, turning_foot(sharper).heel, turning_foot(sharper).toe, on_ground, TouchdownSwitch::Always);
+  EXPECT_EQ(pivots, (std::vector<signed char>{0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1}));
 }
 
 TEST(PivotTiming, StaysInsideItsPlantAndKeepsTheOrder) {
