@@ -325,11 +325,12 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   // joins the plants and the plan is made again, until neither the plants nor the pivots
   // change (plants only grow; on a few clips the heel/toe choice keeps flipping on some frames,
   // so there are at most kMaxContactPasses plans). Contacts given by the user are taken as
-  // they are (only the pivot choice is refined). Plans that have not settled by then are run
-  // again from the start with other pivot retimings (see kRetimingSeries below), and then
-  // each leg keeps, of all its plans, the one whose check shows the least worst sliding (made
-  // once more from its inputs when it was not the last). On cmu_61_01 the plans alternate
-  // between two that each show the other's pivot sliding on one frame (10.4 and 8.0 cm/s).
+  // they are (only the pivot choice is refined). A plan that has not settled by then is not
+  // simply the last one: each leg keeps the plan whose check shows the least worst sliding
+  // (made once more from its inputs when it was not the last), and where that still slides
+  // above retry_slide_above the passes run again from the start with other pivot retimings
+  // (see kRetimingSeries below). On cmu_61_01 the first plans alternate between two that each
+  // show the other's pivot sliding on one frame (10.4 and 8.0 cm/s).
   const FootTrack animated_feet[2] = {feet[0], feet[1]};
   const std::vector<Vec3> input_ankle[2] = {feet[0].ankle, feet[1].ankle};  // for diagnostics
   const int blend_frames = std::max(1, static_cast<int>(std::lround(s.lock_blend_time * fps)));
@@ -430,8 +431,8 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   bool replaying_best = false;  // this pass makes the best plan again, then the loop ends
   int series = 0;               // index in kRetimingSeries
   int series_pass = 0;          // passes since the series started
-  // At the end of a series (settled or at the pass limit): the second series starts, or the
-  // best plans are made again. False: the last plan is kept.
+  // At the end of a series (at the pass limit, or settled after the first): the next series
+  // starts, or the best plans are made again. False: the last plan is kept.
   auto next_series_or_best = [&] {
     // In the first series the last plan is kept over an earlier one that slides as much.
     for (int l = 0; l < 2 && series == 0; ++l)
