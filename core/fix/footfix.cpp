@@ -706,6 +706,38 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
                                           glm::length(W(f, leg.ankle).translation - W(f, leg.knee).translation)));
   };
 
+  // 5a. Swing feet above the terrain where they finally are. The pivot holds, and their fade
+  // after lift-off, move a foot horizontally after its height was planned, which can carry a
+  // toe over a step edge into the riser (measured: 6.5 cm into a stair three frames after
+  // lift-off). Such a swing foot rises by what it lacks, over a dilated and smoothed envelope
+  // so it does not pop; planted frames are not moved.
+  for (int l = 0; l < 2; ++l) {
+    const GroundTrack under[2] = {query_ground(*in.terrain, result.ankle_target_ws[l], floor),
+                                  query_ground(*in.terrain, toe_target_ws[l], floor)};
+    std::vector<double> lack(frames, 0.0);
+    bool lacking = false;
+    for (int f = 0; f < frames; ++f) {
+      if (result.planted[l][f]) continue;
+      // Below the surface itself, as `check` measures penetration (a swing foot may pass
+      // closer to the ground than its planted sole height).
+      const double ankle_lack = under[0].height[f] - result.ankle_target_ws[l][f].y;
+      const double toe_lack = under[1].height[f] - toe_target_ws[l][f].y;
+      lack[f] = std::max({0.0, ankle_lack, toe_lack});
+      lacking = lacking || lack[f] > 0.0;
+    }
+    if (!lacking) continue;
+    const double sigma = s.clearance_smoothing * fps;
+    std::vector<double> dilated(frames), envelope(frames);
+    dilate_max(lack, gaussian_radius(sigma), dilated);
+    gaussian_smooth(dilated, sigma, envelope);
+    for (int f = 0; f < frames; ++f) {
+      if (result.planted[l][f]) continue;
+      const double rise = std::max(lack[f], envelope[f]);
+      result.ankle_target_ws[l][f].y += rise;
+      toe_target_ws[l][f].y += rise;
+    }
+  }
+
   // 5b. Heel lift before pelvis drop (heel_lift.hpp): a foot beyond its leg's reach turns up
   // about its ball first, so the pelvis below drops only for what is left. Before the toe
   // bend, which then keeps the toes of a lifted heel on the ground.

@@ -16,9 +16,9 @@ namespace ikfix::test {
 namespace {
 
 // The goals. Where a clip does not meet a goal yet, a ratchet holds the line instead so
-// a regression still fails: penetration may not exceed the input's own (a boxer lying on the
-// canvas), and the worst sliding speed in a plant (goal 2 cm/s, check's within-plant definition)
-// may not exceed the clip's own ceiling below. Mean sliding (<= 0.13 cm/s) and jerk (<= 1.18x)
+// a regression still fails: the boxer's planted penetration (he lies on the canvas), and the
+// worst sliding speed in a plant (goal 2 cm/s, check's within-plant definition), which may not
+// exceed the clip's own ceiling below. Mean sliding (<= 0.13 cm/s) and jerk (<= 1.18x)
 // meet their goals on every clip and terrain, so the goals are the limits.
 // regression_table.md marks which cases meet the sliding goal, so the gap stays visible.
 struct Limits {
@@ -39,6 +39,14 @@ double slide_max_ceiling_mps(const std::string& clip, const Limits& lim) {
   if (clip.rfind("boxing_toes", 0) == 0) return 0.28;
   if (clip.rfind("cmu_61_01", 0) == 0) return 0.077;
   return lim.slide_max_goal_mps;
+}
+
+// Planted penetration ceiling per clip (m): the goal, except the boxer, who lies on the canvas
+// (3.3 mm on bumps when this was set). Penetration anywhere is held to its goal on every clip:
+// the input's own penetration is no allowance (a flat-ground walk is 0.8 m inside the stairs).
+double planted_penetration_ceiling_m(const std::string& clip, const Limits& lim) {
+  if (clip.rfind("boxing_toes", 0) == 0) return 0.0035;
+  return lim.planted_penetration_m;
 }
 
 std::vector<std::string> clips() {
@@ -82,10 +90,8 @@ TEST_P(Regression, FixedClipMeetsTheQualityBar) {
              << " " << where.value("point", where.value("joint", std::string())) << ")\n";
   };
   expect_le("planted_penetration_m", after["planted_penetration"]["max_m"],
-            std::max(lim.planted_penetration_m, before["planted_penetration"]["max_m"].get<double>() + 1e-6),
-            after["planted_penetration"]);
-  expect_le("penetration_m", after["penetration"]["max_m"],
-            std::max(lim.penetration_m, before["penetration"]["max_m"].get<double>() + 1e-6), after["penetration"]);
+            planted_penetration_ceiling_m(clip_name, lim), after["planted_penetration"]);
+  expect_le("penetration_m", after["penetration"]["max_m"], lim.penetration_m, after["penetration"]);
   expect_le("float_mean_m", after["float"]["mean_m"], lim.float_mean_m, after["float"]);
   expect_le("slide_mean_mps", after["slide"]["mean_mps"], lim.slide_mean_goal_mps, after["slide"]);
   expect_le("slide_max_mps", after["slide"]["max_mps"], slide_max_ceiling_mps(clip_name, lim), after["slide"]);
