@@ -712,8 +712,11 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   // lift-off). Such a swing foot rises by what it lacks, over a dilated and smoothed envelope
   // so it does not pop; planted frames are not moved.
   for (int l = 0; l < 2; ++l) {
-    const GroundTrack under[2] = {query_ground(*in.terrain, result.ankle_target_ws[l], floor),
-                                  query_ground(*in.terrain, toe_target_ws[l], floor)};
+    // The last pass's check cast rays at these very targets: the memos answer without new rays.
+    const GroundTrack under[2] = {
+        ground_track(ground_memo[l][kCheckedHeel].query(*in.terrain, result.ankle_target_ws[l], &ground_memo[l][kPlannedHeel]),
+                     floor),
+        ground_track(ground_memo[l][kCheckedToe].query(*in.terrain, toe_target_ws[l]), floor)};
     std::vector<double> lack(frames, 0.0);
     bool lacking = false;
     for (int f = 0; f < frames; ++f) {
