@@ -9,6 +9,7 @@
 
 #include "io/bvh/euler.hpp"
 #include "io/bvh/number_format.hpp"
+#include "io/end_leaves.hpp"
 #include "io/error.hpp"
 #include "io/file_util.hpp"
 
@@ -312,18 +313,12 @@ void fold_root_chain(core::Skeleton& skeleton, core::Clip& clip, std::vector<int
       for (auto it = chain.rbegin(); it != chain.rend(); ++it) rest = core::compose(skeleton.rest[*it], rest);
     folded.rest.push_back(rest);
   }
-  core::Clip out;
-  out.fps = clip.fps;
-  out.frame_count = clip.frame_count;
-  out.joint_count = static_cast<int>(kept.size());
-  out.locals.reserve(static_cast<std::size_t>(out.frame_count) * kept.size());
-  for (int f = 0; f < clip.frame_count; ++f)
-    for (int j : kept) {
-      Transform t = clip.at(f, j);
-      if (j == top)
-        for (auto it = chain.rbegin(); it != chain.rend(); ++it) t = core::compose(clip.at(f, *it), t);
-      out.locals.push_back(t);
-    }
+  core::Clip out = select_joints(clip, kept);
+  const int top_slot = new_index[top];
+  for (int f = 0; f < clip.frame_count; ++f) {
+    Transform& t = out.at(f, top_slot);
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) t = core::compose(clip.at(f, *it), t);
+  }
   skeleton = std::move(folded);
   clip = std::move(out);
 }
