@@ -49,12 +49,29 @@ std::string q(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
     }                                                                                       \
   } while (0)
 
+using FilePairs = std::vector<std::pair<std::filesystem::path, std::filesystem::path>>;
+
+// Imports every input and output of `pairs` with tests/interop/blender_fbx_import.py in one
+// headless Blender and returns what it recorded per file path. `env` (e.g. "IKFIX_POSE_ACTION=Walk")
+// goes before the command. Fails the test when Blender fails.
+nlohmann::json import_in_blender(const FilePairs& pairs, const std::filesystem::path& dir, const std::string& env = "") {
+  const auto json_path = dir / "blender.json";
+  std::string command = (env.empty() ? "" : env + " ") + "blender -b --factory-startup --python " +
+                        q(source_dir() / "tests" / "interop" / "blender_fbx_import.py") + " -- " + q(json_path);
+  for (const auto& [in, out] : pairs) command += " " + q(in) + " " + q(out);
+  int code = 0;
+  const std::string log = run_command(command, code);
+  EXPECT_EQ(code, 0) << log;
+  if (code != 0) return nlohmann::json::object();
+  return nlohmann::json::parse(io::read_file(json_path));
+}
+
 TEST(FbxBlenderInterop, FixedBinaryFbxOpensInBlenderWithTheSameBonesAndFrames) {
   IKFIX_REQUIRE_BLENDER();
   int code = 0;
   const auto dir = std::filesystem::temp_directory_path() / ("ikfix_interop_fbx_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
-  std::vector<std::pair<std::filesystem::path, std::filesystem::path>> pairs;
+  FilePairs pairs;
   for (const char* name : {"cmu_07_01_walk_skeleton.fbx", "kenney_character_maya_7700.fbx"}) {
     const auto input = shared_data_dir() / "anim" / "fbx" / name;
     const auto out = dir / name;
@@ -64,13 +81,8 @@ TEST(FbxBlenderInterop, FixedBinaryFbxOpensInBlenderWithTheSameBonesAndFrames) {
     ASSERT_EQ(code, 0) << out_text;
     pairs.emplace_back(input, out);
   }
-  const auto json_path = dir / "blender.json";
-  std::string command = "blender -b --factory-startup --python " + q(source_dir() / "tests" / "interop" / "blender_fbx_import.py") +
-                        " -- " + q(json_path);
-  for (const auto& [in, out] : pairs) command += " " + q(in) + " " + q(out);
-  const std::string log = run_command(command, code);
-  ASSERT_EQ(code, 0) << log;
-  const auto result = nlohmann::json::parse(io::read_file(json_path));
+  const auto result = import_in_blender(pairs, dir);
+  ASSERT_FALSE(HasFailure());
   for (const auto& [in, out] : pairs) {
     SCOPED_TRACE(out.filename().string());
     const auto& a = result.at(in.string());
@@ -99,11 +111,10 @@ TEST(FbxBlenderInterop, FixedBinaryFbxOpensInBlenderWithTheSameBonesAndFrames) {
 // control bone intact, the file's own take unchanged, and the new take as one more action.
 TEST(FbxBlenderInterop, AddedTakeOpensInBlenderWithMeshSkinAndControlsIntact) {
   IKFIX_REQUIRE_BLENDER();
-  int code = 0;
   const auto dir = std::filesystem::temp_directory_path() / ("ikfix_interop_take_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const int frames = 40;
-  std::vector<std::pair<std::filesystem::path, std::filesystem::path>> pairs;
+  FilePairs pairs;
   // Where each bone should be (metres, Blender's Z up) at frames 0, 13 and 39 of the new take.
   std::map<std::string, std::map<int, std::map<std::string, core::Vec3>>> expected;
   for (const auto& input : {shared_data_dir() / "anim" / "fbx" / "kenney_character_maya_7700.fbx",
@@ -136,14 +147,9 @@ TEST(FbxBlenderInterop, AddedTakeOpensInBlenderWithMeshSkinAndControlsIntact) {
       }
     }
   }
-  const auto json_path = dir / "blender.json";
   // Blender shows FBX time 0 as frame 1.
-  std::string command = "IKFIX_POSE_ACTION=Walk IKFIX_POSE_FRAMES=1,14,40 blender -b --factory-startup --python " +
-                        q(source_dir() / "tests" / "interop" / "blender_fbx_import.py") + " -- " + q(json_path);
-  for (const auto& [in, out] : pairs) command += " " + q(in) + " " + q(out);
-  const std::string log = run_command(command, code);
-  ASSERT_EQ(code, 0) << log;
-  const auto result = nlohmann::json::parse(io::read_file(json_path));
+  const auto result = import_in_blender(pairs, dir, "IKFIX_POSE_ACTION=Walk IKFIX_POSE_FRAMES=1,14,40");
+  ASSERT_FALSE(HasFailure());
   for (const auto& [in, out] : pairs) {
     SCOPED_TRACE(out.filename().string());
     const auto& a = result.at(in.string());
@@ -206,13 +212,8 @@ TEST(FbxBlenderInterop, RetargetedTakeInTheFullCharacterKeepsMeshSkinAndControls
                       " --take-name cmu_walk -o " + q(out),
                   code);
   ASSERT_EQ(code, 0) << out_text;
-  const auto json_path = dir / "blender.json";
-  const std::string log = run_command("blender -b --factory-startup --python " +
-                                          q(source_dir() / "tests" / "interop" / "blender_fbx_import.py") + " -- " +
-                                          q(json_path) + " " + q(character) + " " + q(out),
-                                      code);
-  ASSERT_EQ(code, 0) << log;
-  const auto result = nlohmann::json::parse(io::read_file(json_path));
+  const auto result = import_in_blender({{character, out}}, dir);
+  ASSERT_FALSE(HasFailure());
   const auto& a = result.at(character.string());
   const auto& b = result.at(out.string());
   ASSERT_TRUE(a["ok"].get<bool>()) << a.dump();
