@@ -5,6 +5,7 @@
 #include "core/clip.hpp"
 #include "core/diagnostics.hpp"
 #include "core/fix/fix_settings.hpp"
+#include "core/parallel.hpp"
 #include "core/legs.hpp"
 #include "core/skeleton.hpp"
 #include "core/terrain.hpp"
@@ -18,6 +19,9 @@ struct FixInput {
   LegRig rig;
   const Terrain* terrain = nullptr;  // world metres, Y up
   FixSettings settings;
+  // Threads for the per-frame loops (null: this thread only). The result is the same bit for
+  // bit with any runner (core/parallel.hpp).
+  const ParallelRunner* runner = nullptr;
 };
 
 struct FixResult {
