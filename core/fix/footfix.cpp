@@ -881,6 +881,15 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
       hip_cone_rest[l] = glm::inverse(R(pelvis).rotation) * down;
     }
   }
+  // The knees' bend limit: the setting, or the input's own tightest knee bend where it folds
+  // further (a boxer's crouch). The character's knees, either of them, fold that far in this
+  // clip, and `ikfix check` measures the limit the same way: its violation is the worst over
+  // both knees, held to the input's own.
+  double knee_limit = s.min_knee_angle;
+  for (const Leg& leg : in.rig.legs)
+    for (int f = 0; f < frames; ++f)
+      knee_limit = std::min(knee_limit, knee_angle(W(f, leg.hip).translation, W(f, leg.knee).translation,
+                                                   W(f, leg.ankle).translation));
   std::vector<double> iterations_sum(2, 0.0);
   std::vector<const char*> reasons[2];
   for (int l = 0; l < 2; ++l) reasons[l].assign(frames, "");
@@ -913,7 +922,7 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
       forward.y = 0;
       forward = safe_normalize(forward, Vec3(0));
       const Vec3 pole = knee_pole(pose, forward, leg_length);
-      const LegSolveResult r = solve_leg(pose, pose.hip_ws + pelvis_shift_ws, target, pole, s);
+      const LegSolveResult r = solve_leg(pose, pose.hip_ws + pelvis_shift_ws, target, pole, s, knee_limit);
       iterations_sum[l] += r.iterations;
       diag.legs[l].max_iterations = std::max(diag.legs[l].max_iterations, r.iterations);
       reasons[l][f] = r.reason;

@@ -9,6 +9,10 @@
 
 namespace ikfix::core {
 
+double knee_angle(const Vec3& hip_ws, const Vec3& knee_ws, const Vec3& ankle_ws) {
+  return angle_between(safe_normalize(hip_ws - knee_ws, Vec3(0, 1, 0)), safe_normalize(ankle_ws - knee_ws, Vec3(0, -1, 0)));
+}
+
 Vec3 knee_pole(const LegPose& a, const Vec3& foot_forward_ws, double leg_length) {
   const Vec3 axis = safe_normalize(a.ankle_ws - a.hip_ws, Vec3(0, -1, 0));
   const Vec3 rel = a.knee_ws - a.hip_ws;
@@ -20,6 +24,11 @@ Vec3 knee_pole(const LegPose& a, const Vec3& foot_forward_ws, double leg_length)
 
 LegSolveResult solve_leg(const LegPose& a, const Vec3& hip_ws, const Vec3& target_ws,
                          const Vec3& pole_ws, const FixSettings& s) {
+  return solve_leg(a, hip_ws, target_ws, pole_ws, s, s.min_knee_angle);
+}
+
+LegSolveResult solve_leg(const LegPose& a, const Vec3& hip_ws, const Vec3& target_ws,
+                         const Vec3& pole_ws, const FixSettings& s, double min_knee_angle) {
   const Vec3 shift = hip_ws - a.hip_ws;
   const Vec3 start[3] = {hip_ws, a.knee_ws + shift, a.ankle_ws + shift};
   const double thigh = glm::length(a.knee_ws - a.hip_ws);
@@ -31,7 +40,7 @@ LegSolveResult solve_leg(const LegPose& a, const Vec3& hip_ws, const Vec3& targe
   // The knee limit never unfolds a leg the animation itself folds further (a character lying
   // or kneeling): the animated hip-ankle distance is always allowed.
   const double min_d = std::min(
-      std::sqrt(std::max(0.0, thigh * thigh + shin * shin - 2 * thigh * shin * std::cos(s.min_knee_angle))),
+      std::sqrt(std::max(0.0, thigh * thigh + shin * shin - 2 * thigh * shin * std::cos(min_knee_angle))),
       glm::length(a.ankle_ws - a.hip_ws));
   const Vec3 to_target = target_ws - hip_ws;
   const double d = glm::length(to_target);

@@ -23,6 +23,10 @@ struct LegSolveResult {
   const char* reason = "";       // when not reached: "too far", "too close" or "hip limit"
 };
 
+// Interior knee angle of a hip-knee-ankle chain (radians, pi = straight), as `ikfix check`
+// measures it; a zero-length bone counts as hanging straight down from the knee.
+double knee_angle(const Vec3& hip_ws, const Vec3& knee_ws, const Vec3& ankle_ws);
+
 // Pole: the animated knee's offset from the hip->ankle line, blended with the foot's forward
 // direction so it stays defined (and continuous) when the leg is straight.
 Vec3 knee_pole(const LegPose& animated, const Vec3& foot_forward_ws, double leg_length);
@@ -33,5 +37,10 @@ Vec3 knee_pole(const LegPose& animated, const Vec3& foot_forward_ws, double leg_
 // animation's own angle if that is wider (a kick is never folded back).
 LegSolveResult solve_leg(const LegPose& animated, const Vec3& hip_ws, const Vec3& target_ws,
                          const Vec3& pole_ws, const FixSettings& settings);
+// The same with the knee's bend limit given (radians, interior angle at full bend) instead of
+// settings.min_knee_angle: a clip whose own knee folds further than the setting (a boxer's
+// crouch) may be solved with that knee's own limit.
+LegSolveResult solve_leg(const LegPose& animated, const Vec3& hip_ws, const Vec3& target_ws,
+                         const Vec3& pole_ws, const FixSettings& settings, double min_knee_angle);
 
 }  // namespace ikfix::core

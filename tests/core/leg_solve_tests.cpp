@@ -66,5 +66,39 @@ TEST(LegSolveHipCone, NoAxisNoLimit) {
   EXPECT_TRUE(solve_leg(pose, Vec3(0), target_at(100), Vec3(0, 0, 1), s).reached);
 }
 
+TEST(KneeAngle, InteriorAngleAtTheKnee) {
+  EXPECT_NEAR(knee_angle(Vec3(0, 0, 0), Vec3(0, -0.45, 0), Vec3(0, -0.9, 0)), kPi, 1e-12);  // straight
+  EXPECT_NEAR(knee_angle(Vec3(0, 0, 0), Vec3(0, -0.45, 0), Vec3(0, -0.45, 0.3)), kPi / 2, 1e-12);
+  // Folded to 25 degrees: the shin back up along the thigh.
+  const Vec3 shin = axis_angle(Vec3(1, 0, 0), 25 * kDeg) * Vec3(0, 0.45, 0);
+  EXPECT_NEAR(knee_angle(Vec3(0, 0, 0), Vec3(0, -0.45, 0), Vec3(0, -0.45, 0) + shin), 25 * kDeg, 1e-12);
+  // A zero-length shin hangs straight down: no fold, never a NaN.
+  EXPECT_NEAR(knee_angle(Vec3(0, 0, 0), Vec3(0, -0.45, 0), Vec3(0, -0.45, 0)), kPi, 1e-12);
+}
+
+// A target nearer the hip than the knee limit allows is pushed out to the limit's distance
+// ("too close"); a tighter limit given explicitly (the clip's own knee folds that far) reaches it.
+TEST(LegSolveKneeLimit, GivenLimitReplacesTheSetting) {
+  FixSettings s;  // 25 degrees
+  const double bone = 0.45;
+  auto span = [&](double degrees) { return 2 * bone * std::sin(degrees * kDeg / 2); };
+  LegPose pose;
+  pose.hip_ws = Vec3(0);
+  pose.knee_ws = Vec3(0, -bone, 0);
+  pose.ankle_ws = Vec3(0, -2 * bone, 0);
+  pose.hip_rot_ws = pose.knee_rot_ws = pose.ankle_rot_ws = identity_quat();
+  const Vec3 target(0, -span(18), 0);  // the knee folded to 18 degrees
+  const Vec3 pole(0, 0, 1);
+  const LegSolveResult by_setting = solve_leg(pose, Vec3(0), target, pole, s);
+  EXPECT_FALSE(by_setting.reached);
+  EXPECT_STREQ(by_setting.reason, "too close");
+  EXPECT_NEAR(glm::length(by_setting.ankle_ws), span(25), 1e-5);
+  const LegSolveResult by_clip = solve_leg(pose, Vec3(0), target, pole, s, 16 * kDeg);
+  EXPECT_TRUE(by_clip.reached) << by_clip.reason;
+  EXPECT_NEAR(knee_angle(Vec3(0), by_clip.knee_ws, by_clip.ankle_ws), 18 * kDeg, 1e-4);
+  // The 5-argument form is the setting's limit.
+  EXPECT_EQ(solve_leg(pose, Vec3(0), target, pole, s, s.min_knee_angle).ankle_ws, by_setting.ankle_ws);
+}
+
 }  // namespace
 }  // namespace ikfix::core
