@@ -62,6 +62,19 @@ double worst_plant_slide(const std::vector<Vec3>& heel, const std::vector<Vec3>&
   return worst;
 }
 
+PlantSlideAt worst_plant_slide_at(const std::vector<Vec3>& heel, const std::vector<Vec3>& toe,
+                                  const std::vector<char>& planted, const std::vector<char> (&point_planted)[2],
+                                  double fps) {
+  PlantSlideAt worst;
+  for (const Interval& iv : contact_intervals(planted))
+    for (int f = iv.first; f <= iv.last; ++f) {
+      int point = -1;
+      const double slide = plant_slide(heel, toe, point_planted, iv, f, fps, point);
+      if (slide > worst.speed) worst = {slide, f, point};
+    }
+  return worst;
+}
+
 ClipMetrics measure_clip(const MetricsInput& in) {
   const Skeleton& sk = *in.skeleton;
   const Clip& clip = *in.clip;

@@ -94,4 +94,15 @@ double plant_slide(const std::vector<Vec3>& heel, const std::vector<Vec3>& toe,
 double worst_plant_slide(const std::vector<Vec3>& heel, const std::vector<Vec3>& toe, const std::vector<char>& planted,
                          const std::vector<char> (&point_planted)[2], double fps);
 
+// Where that worst sliding is: its speed (m/s, 0 when nothing slides), frame (-1 when nothing
+// slides) and point (0 heel, 1 toe: the point plant_slide took on that frame).
+struct PlantSlideAt {
+  double speed = 0;
+  int frame = -1;
+  int point = -1;
+};
+PlantSlideAt worst_plant_slide_at(const std::vector<Vec3>& heel, const std::vector<Vec3>& toe,
+                                  const std::vector<char>& planted, const std::vector<char> (&point_planted)[2],
+                                  double fps);
+
 }  // namespace ikfix::core

@@ -15,6 +15,7 @@
 #include "core/fix/heel_lift.hpp"
 #include "core/fix/leg_solve.hpp"
 #include "core/fix/pivot_hold.hpp"
+#include "core/fix/pivot_repair.hpp"
 #include "core/fix/pivot_timing.hpp"
 #include "core/fix/smooth.hpp"
 #include "core/fix/toe_bend.hpp"
@@ -343,6 +344,7 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   std::vector<double> align_weight[2];
   std::vector<Quat> foot_rotation[2];
   std::vector<Vec3> toe_target_ws[2];
+  std::vector<Vec3> pivot_hold[2];  // the planned feet's pivot holds (added to both points)
   // 6, not 4: with 4 the last plan on cmu_131 on the stairs still showed check a toe plant one
   // frame before the locked one (14.7 cm/s); plans usually settle earlier, so most clips never
   // take the extra passes.
@@ -611,7 +613,8 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
         toe_target[f] = result.ankle_target_ws[l][f] +
                         foot_rotation[l][f] * glm::inverse(W(f, in.rig.legs[l].ankle).rotation) * (feet[l].toe[f] - feet[l].ankle[f]);
       retime_pivot_switches(pivot[l], result.ankle_target_ws[l], toe_target, on_ground[l], touchdown_rule[l]);
-      const auto hold = hold_pivots(pivot[l], result.ankle_target_ws[l], toe_target, blend_frames, s.unlock_radius * scale);
+      pivot_hold[l] = hold_pivots(pivot[l], result.ankle_target_ws[l], toe_target, blend_frames, s.unlock_radius * scale);
+      const std::vector<Vec3>& hold = pivot_hold[l];
       for (int f = 0; f < frames; ++f) {
         result.ankle_target_ws[l][f] += hold[f];
         toe_target[f] += hold[f];
@@ -694,6 +697,37 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
     previous_pivot[0] = pivot[0];
     previous_pivot[1] = pivot[1];
   }
+  // A leg whose plan check would still see sliding above the goal (its plans alternated, e.g.
+  // over a heel whose speed sits at the contact threshold): the sliding point is held over the
+  // frames check measures it on, where that lowers the leg's worst sliding (pivot_repair.hpp).
+  // cmu_61_01 on bumps: the right foot's plans alternate between a toe seen down alone for one
+  // frame while the heel is held (7.7 cm/s) and a heel seen down alone while the toe is (10.0).
+  constexpr int kMaxPivotRepairs = 16;
+  for (int l = 0; l < 2; ++l) {
+    const double plan_slide = replaying_best ? best_plan_slide[l] : last_plan_slide[l];
+    if (!(plan_slide > s.retry_slide_above)) continue;
+    std::vector<Vec3> heel(frames), toe(frames);
+    for (int f = 0; f < frames; ++f) {
+      heel[f] = result.ankle_target_ws[l][f] - pivot_hold[l][f];
+      toe[f] = toe_target_ws[l][f] - pivot_hold[l][f];
+    }
+    const SlideMeasure measure = [&](const std::vector<Vec3>& h, const std::vector<Vec3>& t) {
+      const auto heel_ground = ground_memo[l][kCheckedHeel].query(*in.terrain, h, &ground_memo[l][kPlannedHeel]);
+      const auto toe_ground = ground_memo[l][kCheckedToe].query(*in.terrain, t);
+      const FootContacts seen = foot_contacts_on_ground(h, t, heel_ground, toe_ground, fps, contact_settings);
+      FootCheck check{worst_plant_slide_at(h, t, seen.planted, seen.point_planted, fps), 0.0};
+      for (int p = 0; p < 2; ++p)
+        for (double above : seen.above[p]) check.penetration_m = std::max(check.penetration_m, -above);
+      return check;
+    };
+    pivot_hold[l] = repair_pivot_holds(pivot[l], heel, toe, blend_frames, s.unlock_radius * scale,
+                                       s.retry_slide_above, kMaxPivotRepairs, measure);
+    for (int f = 0; f < frames; ++f) {
+      result.ankle_target_ws[l][f] = heel[f] + pivot_hold[l][f];
+      toe_target_ws[l][f] = toe[f] + pivot_hold[l][f];
+    }
+  }
+
   if (diag.off_terrain_frames > 0)
     diag.warnings.push_back(std::to_string(diag.off_terrain_frames) +
                             " foot samples have no terrain below them; the clip floor was used there");

@@ -111,5 +111,19 @@ TEST(WorstPlantSlide, FindsAFrameWhereOnlyAMovingPointIsDown) {
   EXPECT_EQ(worst_plant_slide(foot.points[0], foot.points[1], planted, foot.point_planted, kFps), 0.0);
 }
 
+TEST(WorstPlantSlideAt, SaysWhereAndOnWhichPoint) {
+  RollingFoot foot = rolling_foot();
+  for (int f = 2; f <= 9; ++f) foot.point_planted[0][f] = 0;
+  const PlantSlideAt worst = worst_plant_slide_at(foot.points[0], foot.points[1], foot.planted, foot.point_planted, kFps);
+  EXPECT_NEAR(worst.speed, worst_plant_slide(foot.points[0], foot.points[1], foot.planted, foot.point_planted, kFps), 1e-15);
+  EXPECT_EQ(worst.point, 1);  // the toe, down alone
+  EXPECT_TRUE(worst.frame == 2 || worst.frame == 3) << worst.frame;
+  const PlantSlideAt none = worst_plant_slide_at(foot.points[0], foot.points[1], rolling_foot().planted,
+                                                 rolling_foot().point_planted, kFps);
+  EXPECT_EQ(none.speed, 0.0);
+  EXPECT_EQ(none.frame, -1);
+  EXPECT_EQ(none.point, -1);
+}
+
 }  // namespace
 }  // namespace ikfix::core
