@@ -42,6 +42,19 @@ Vec3 lifted_ankle(const Vec3& ankle, const Vec3& ball, const HeelLift& lift) {
   return ball + axis_angle(lift.axis, lift.angle) * (ankle - ball);
 }
 
+double heel_lift_to_height(const Vec3& ankle, const Vec3& ball, double height, double max_angle) {
+  if (ankle.y >= height || !(max_angle > 0)) return 0.0;
+  const Vec3 back = ankle - ball;
+  // Turning about the horizontal axis across the foot: the ankle's height over the ball is
+  // d cos(a) + r sin(a) = R cos(a - phi), with r its horizontal and d its vertical offset.
+  const double r = std::hypot(back.x, back.z), d = back.y;
+  if (r == 0.0) return max_angle;
+  const double radius = std::hypot(r, d), phi = std::atan2(r, d);
+  const double c = height - ball.y;
+  if (c > radius) return max_angle;
+  return std::clamp(phi - std::acos(c / radius), 0.0, max_angle);
+}
+
 double drop_with_heel_lift(const ReachProblem& leg, double max_angle) {
   const Vec3 axis = heel_lift_axis(leg.ankle, leg.ball);
   double best = pelvis_drop_needed(leg.hip, leg.ankle, leg.reach);

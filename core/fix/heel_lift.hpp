@@ -36,6 +36,12 @@ Vec3 heel_lift_axis(const Vec3& ankle, const Vec3& ball);
 // The ankle after turning the foot by `lift` about `ball`.
 Vec3 lifted_ankle(const Vec3& ankle, const Vec3& ball, const HeelLift& lift);
 
+// Smallest heel lift angle (radians, in [0, max_angle]) that puts the ankle at world height
+// `height` or above when the foot turns about `ball` (axis heel_lift_axis): 0 when the ankle is
+// there already, `max_angle` when even that is not enough (or there is no heel to lift). For a
+// toe-held foot whose heel, over a step edge, would be below the tread it is over.
+double heel_lift_to_height(const Vec3& ankle, const Vec3& ball, double height, double max_angle);
+
 // Least pelvis drop the leg still needs with any heel lift up to `max_angle`.
 double drop_with_heel_lift(const ReachProblem& leg, double max_angle);
 

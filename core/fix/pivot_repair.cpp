@@ -1,5 +1,6 @@
 #include "core/fix/pivot_repair.hpp"
 
+#include <algorithm>
 
 #include "core/fix/pivot_hold.hpp"
 
@@ -17,25 +18,29 @@ std::vector<Vec3> repair_pivot_holds(std::vector<signed char>& pivots, const std
       held_heel[f] = heel[f] + hold[f];
       held_toe[f] = toe[f] + hold[f];
     }
-    return measure(held_heel, held_toe);
+    return measure(held_heel, held_toe, p);
   };
   std::vector<Vec3> hold;
   const FootCheck planned = evaluate(pivots, hold);
   PlantSlideAt worst = planned.slide;
   for (int change = 0; change < max_changes && worst.speed > goal && worst.frame >= 0; ++change) {
     const int f0 = worst.frame;
-    // Frames to hold the measured point on: its measuring windows around the worst frame (the
+    // Frames to hold a point on: the measured point's windows around the worst frame (the
     // first, {f+1}, with the point held from f on, is that of a point check sees down there for
-    // the first time, measured one-sided), and the whole run of the other pivot around it (a
-    // point left down alone for many frames, e.g. over a step edge, while the other is held).
+    // the first time, measured one-sided), and each whole pivot run at f - 1, f or f + 1 (a
+    // point left down alone for many frames, e.g. over a step edge, while the other is held;
+    // a one-frame hold there can carry the other point over the edge, to be held there).
     std::vector<std::vector<int>> windows = {{f0 + 1}, {f0, f0 + 1}, {f0 - 1, f0, f0 + 1}, {f0}, {f0 - 1, f0}};
-    if (pivots[f0] >= 0 && pivots[f0] != worst.point) {
+    int covered = -1;  // last frame of the runs added so far
+    for (int g = std::max(0, f0 - 1); g <= std::min(n - 1, f0 + 1); ++g) {
+      if (pivots[g] < 0 || g <= covered) continue;
+      int a = g, b = g;
+      while (a > 0 && pivots[a - 1] == pivots[g]) --a;
+      while (b + 1 < n && pivots[b + 1] == pivots[g]) ++b;
       std::vector<int> run;
-      int a = f0, b = f0;
-      while (a > 0 && pivots[a - 1] == pivots[f0]) --a;
-      while (b + 1 < n && pivots[b + 1] == pivots[f0]) ++b;
       for (int f = a; f <= b; ++f) run.push_back(f);
       windows.push_back(std::move(run));
+      covered = b;
     }
     std::vector<signed char> best_pivots;
     std::vector<Vec3> best_hold, trial_hold;

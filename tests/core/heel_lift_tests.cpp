@@ -155,5 +155,22 @@ TEST(HeelLift, TheLegThatDoesNotSetTheDropLiftsOnlyAsFarAsItMust) {
             shallow.reach + 1e-9);
 }
 
+TEST(HeelLiftToHeight, SmallestTurnThatPutsTheAnkleAtTheHeight) {
+  const Vec3 ball(0.1, 0.02, 0.3), ankle(0.1, 0.08, 0.16);  // 14 cm behind, 6 cm above the ball
+  for (double height : {0.09, 0.12, 0.15}) {
+    const double a = heel_lift_to_height(ankle, ball, height, 60 * kDeg);
+    const Vec3 lifted = lifted_ankle(ankle, ball, HeelLift{a, heel_lift_axis(ankle, ball)});
+    EXPECT_NEAR(lifted.y, height, 1e-9) << height;
+    EXPECT_NEAR(glm::length(lifted - ball), glm::length(ankle - ball), 1e-12);  // the ball stays
+    // Any smaller turn leaves it lower.
+    const Vec3 less = lifted_ankle(ankle, ball, HeelLift{0.99 * a, heel_lift_axis(ankle, ball)});
+    EXPECT_LT(less.y, height);
+  }
+  EXPECT_EQ(heel_lift_to_height(ankle, ball, 0.05, 60 * kDeg), 0.0);       // already above
+  EXPECT_EQ(heel_lift_to_height(ankle, ball, 0.30, 60 * kDeg), 60 * kDeg);  // out of reach
+  EXPECT_EQ(heel_lift_to_height(ankle, ball, 0.15, 0.0), 0.0);              // no lift allowed
+  EXPECT_EQ(heel_lift_to_height(Vec3(0.1, 0.2, 0.3), ball, 0.3, 60 * kDeg), 60 * kDeg);  // no heel
+}
+
 }  // namespace
 }  // namespace ikfix::core

@@ -32,7 +32,8 @@ TurningFoot turning_foot() {
 // Check with the contacts fixed as above (horizontal moves here never change them), and
 // `penetration` for any pivots that hold the toe on frame 6 (a toe carried into a step's riser).
 SlideMeasure fixed_contacts(const TurningFoot& foot, double penetration_when_toe_held_on_6 = 0.0) {
-  return [&foot, penetration_when_toe_held_on_6](const std::vector<Vec3>& heel, const std::vector<Vec3>& toe) {
+  return [&foot, penetration_when_toe_held_on_6](const std::vector<Vec3>& heel, const std::vector<Vec3>& toe,
+                                                 const std::vector<signed char>&) {
     std::vector<char> planted(heel.size());
     for (std::size_t f = 0; f < heel.size(); ++f) planted[f] = foot.point_planted[0][f] || foot.point_planted[1][f];
     FootCheck check{worst_plant_slide_at(heel, toe, planted, foot.point_planted, kFps), 0.0};
@@ -54,14 +55,14 @@ TEST(RepairPivotHolds, HoldsAPointSeenDownAloneWhereItIsMeasured) {
   std::vector<signed char> pivots = heel_held();
   // As planned: the toe slides about 0.35 m/s on frame 2.
   std::vector<Vec3> heel = foot.heel, toe = foot.toe;
-  EXPECT_GT(measure(heel, toe).slide.speed, 0.3);
+  EXPECT_GT(measure(heel, toe, pivots).slide.speed, 0.3);
   const auto hold = repair_pivot_holds(pivots, foot.heel, foot.toe, 2, 1.0, 0.02, 8, measure);
   for (int f = 0; f < 12; ++f) {
     heel[f] = foot.heel[f] + hold[f];
     toe[f] = foot.toe[f] + hold[f];
     EXPECT_EQ(hold[f].y, 0.0);
   }
-  const FootCheck after = measure(heel, toe);
+  const FootCheck after = measure(heel, toe, pivots);
   EXPECT_LE(after.slide.speed, 0.02);
   // The toe became the pivot where it is measured alone; frames outside the plan stay unplanted.
   EXPECT_EQ(pivots[3], 1);
@@ -89,10 +90,28 @@ TEST(RepairPivotHolds, NeverTakesAChangeThatPutsAPointIntoTheGround) {
     heel[f] = foot.heel[f] + hold[f];
     toe[f] = foot.toe[f] + hold[f];
   }
-  const FootCheck after = measure(heel, toe);
+  const FootCheck after = measure(heel, toe, pivots);
   EXPECT_EQ(after.penetration_m, 0.0);
   // Whatever it took instead, the worst sliding is no larger than planned.
-  EXPECT_LE(after.slide.speed, measure(foot.heel, foot.toe).slide.speed);
+  EXPECT_LE(after.slide.speed, measure(foot.heel, foot.toe, heel_held()).slide.speed);
+}
+
+TEST(RepairPivotHolds, AWholeRunChangesWhereAFewFramesWouldNotDo) {
+  // Check sees only the toe down on frames 2-9 (the heel hangs over a step edge): with the heel
+  // held throughout, the turning foot's toe slides on every frame, and no window of up to three
+  // frames helps for more than those frames. The toe held over the heel's whole run does.
+  TurningFoot foot = turning_foot();
+  for (int f = 0; f < 12; ++f) foot.point_planted[0][f] = 0;
+  const SlideMeasure measure = fixed_contacts(foot);
+  std::vector<signed char> pivots = heel_held();
+  const auto hold = repair_pivot_holds(pivots, foot.heel, foot.toe, 2, 1.0, 0.02, 1, measure);
+  std::vector<Vec3> heel(12), toe(12);
+  for (int f = 0; f < 12; ++f) {
+    heel[f] = foot.heel[f] + hold[f];
+    toe[f] = foot.toe[f] + hold[f];
+  }
+  EXPECT_LE(measure(heel, toe, pivots).slide.speed, 1e-9);  // one change was enough
+  for (int f = 2; f <= 9; ++f) EXPECT_EQ(pivots[f], 1) << f;
 }
 
 }  // namespace
