@@ -965,11 +965,17 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   // further (a boxer's crouch). The character's knees, either of them, fold that far in this
   // clip, and `ikfix check` measures the limit the same way: its violation is the worst over
   // both knees, held to the input's own.
+  // Only frames folded past the setting need the angle itself (a dot product tells them).
   double knee_limit = s.min_knee_angle;
+  const double limit_cos = std::cos(s.min_knee_angle);
   for (const Leg& leg : in.rig.legs)
-    for (int f = 0; f < frames; ++f)
-      knee_limit = std::min(knee_limit, knee_angle(W(f, leg.hip).translation, W(f, leg.knee).translation,
-                                                   W(f, leg.ankle).translation));
+    for (int f = 0; f < frames; ++f) {
+      const Vec3& hip = W(f, leg.hip).translation;
+      const Vec3& knee = W(f, leg.knee).translation;
+      const Vec3& ankle = W(f, leg.ankle).translation;
+      if (glm::dot(hip - knee, ankle - knee) > limit_cos * glm::length(hip - knee) * glm::length(ankle - knee))
+        knee_limit = std::min(knee_limit, knee_angle(hip, knee, ankle));
+    }
   std::vector<double> iterations_sum(2, 0.0);
   std::vector<const char*> reasons[2];
   for (int l = 0; l < 2; ++l) reasons[l].assign(frames, "");
