@@ -87,8 +87,8 @@ GroundTrack query_ground(const Terrain& terrain, const std::vector<Vec3>& points
 // A plant with any `keep_constant` frame keeps the constant offset (see fix_clip).
 std::vector<double> foot_offsets(const std::vector<char>& planted, const std::vector<double>& need,
                                  const std::vector<double>& ground_rel, const std::vector<double>& ease,
-                                 double smoothing_frames, double clearance_frames, bool follow_need,
-                                 const std::vector<char>& keep_constant) {
+                                 double smoothing_frames, double clearance_frames, double max_rise_per_frame,
+                                 bool follow_need, const std::vector<char>& keep_constant) {
   const int n = static_cast<int>(need.size());
   const auto plants = contact_intervals(planted);
   std::vector<double> base(n);
@@ -131,8 +131,17 @@ std::vector<double> foot_offsets(const std::vector<char>& planted, const std::ve
   gaussian_smooth(lifted, smoothing_frames, smoothed);
   // A planted foot keeps its plant's offset exactly (any change would move the planted
   // pivot); the swing eases out of it and into the next one (`ease` is 1 in plants).
+  for (int f = 0; f < n; ++f) smoothed[f] = planted[f] ? base[f] : ease[f] * base[f] + (1.0 - ease[f]) * smoothed[f];
+  // No swing frame below `need`. What that floor adds can jump (a toe crossing a step edge:
+  // 4 cm in one frame on cmu_02_01 over the stairs); the swing foot reaches it by a ramp
+  // instead. Not into the plant: the contact passes would then see the foot leave the ground
+  // earlier and plan differently (boxing on the stairs went 2.3 cm into a tread); a jump at
+  // lift-off is left to step 5a, after the passes.
+  std::vector<double> floor_lift(n, 0.0);
   for (int f = 0; f < n; ++f)
-    smoothed[f] = planted[f] ? base[f] : std::max(ease[f] * base[f] + (1.0 - ease[f]) * smoothed[f], need[f]);
+    if (!planted[f]) floor_lift[f] = std::max(0.0, need[f] - smoothed[f]);
+  raise_to_rate_limit(floor_lift, max_rise_per_frame, planted);
+  for (int f = 0; f < n; ++f) smoothed[f] += floor_lift[f];
   return smoothed;
 }
 
@@ -336,6 +345,7 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   const std::vector<Vec3> input_ankle[2] = {feet[0].ankle, feet[1].ankle};  // for diagnostics
   const int blend_frames = std::max(1, static_cast<int>(std::lround(s.lock_blend_time * fps)));
   const int ease_frames = std::max(1, static_cast<int>(std::lround(s.plant_ease_time * fps)));
+  const int rise_lead_frames = static_cast<int>(std::lround(s.clearance_rise_lead * fps));
   std::vector<Vec3> lock_correction[2];
   std::vector<signed char> pivot[2];  // per frame: 0 heel, 1 toe, -1 not planted
   GroundTrack ground[2][2];
@@ -553,6 +563,7 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
         ground_rel[f] = std::max(ground[l][0].height[f], ground[l][1].height[f]) - floor;
       }
       foot_offset[l] = foot_offsets(result.planted[l], need, ground_rel, align_weight[l], s.foot_smoothing * fps, s.clearance_smoothing * fps,
+                                   s.max_clearance_rise_speed / fps,
                                    contacts_given[l] && s.given_plants_on_ground, keep_constant[l]);
     }
 
@@ -707,7 +718,7 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   constexpr int kMaxPivotRepairs = 16;
   // Heel rise of a toe-held foot per frame: the smallest turn about the toe that puts the heel
   // (ankle) at its planted level over the ground under it, dilated and smoothed so it does not
-  // pop, and none where the toe is not the held pivot (the heel would move a held heel).
+  // pop, and none where the heel is the held pivot (the turn would move it).
   auto heel_rise = [&](int l, const std::vector<Vec3>& heel, const std::vector<Vec3>& toe,
                        const std::vector<signed char>& pivots, std::span<const GroundHit> under_heel,
                        std::vector<double>& angle) {
@@ -724,7 +735,9 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
     const double sigma = s.foot_smoothing * fps;
     dilate_max(raw, gaussian_radius(sigma), dilated);
     gaussian_smooth(dilated, sigma, angle);
-    for (int f = 0; f < frames; ++f) angle[f] = pivots[f] == 1 ? std::clamp(angle[f], 0.0, s.max_heel_lift) : 0.0;
+    // Kept (fading) after lift-off: dropping it there turned boxing's left ankle 28 degrees in
+    // one frame on the stairs.
+    for (int f = 0; f < frames; ++f) angle[f] = pivots[f] == 0 ? 0.0 : std::clamp(angle[f], 0.0, s.max_heel_lift);
     return true;
   };
   for (int l = 0; l < 2; ++l) {
@@ -810,14 +823,21 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
     }
     if (!lacking) continue;
     const double sigma = s.clearance_smoothing * fps;
-    std::vector<double> dilated(frames), envelope(frames);
+    std::vector<double> dilated(frames), envelope(frames), rise(frames, 0.0);
     dilate_max(lack, gaussian_radius(sigma), dilated);
     gaussian_smooth(dilated, sigma, envelope);
+    for (int f = 0; f < frames; ++f)
+      if (!result.planted[l][f]) rise[f] = std::max(lack[f], envelope[f]);
+    // Planted frames are 0, so the rise could still jump at lift-off (measured: 7.4 cm in one
+    // frame on cmu_02_01 over the stairs, the knee turning 35 degrees). Where the swing needs
+    // more than the rise speed allows, the foot starts rising in the plant's last frames (up to
+    // clearance_rise_lead before lift-off; not in given plants), straight up (its horizontal
+    // lock holds), as a person lifts a foot to step up.
+    raise_to_rate_limit(rise, s.max_clearance_rise_speed / fps,
+                        planted_except_last(result.planted[l], contacts_given[l] ? 0 : rise_lead_frames));
     for (int f = 0; f < frames; ++f) {
-      if (result.planted[l][f]) continue;
-      const double rise = std::max(lack[f], envelope[f]);
-      result.ankle_target_ws[l][f].y += rise;
-      toe_target_ws[l][f].y += rise;
+      result.ankle_target_ws[l][f].y += rise[f];
+      toe_target_ws[l][f].y += rise[f];
     }
   }
 

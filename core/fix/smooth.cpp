@@ -60,6 +60,33 @@ void dilate_max(std::span<const double> in, int radius, std::span<double> out) {
   }
 }
 
+void raise_to_rate_limit(std::span<double> x, double step, std::span<const char> frozen) {
+  const std::size_t n = x.size();
+  auto free = [&](std::size_t i) { return frozen.empty() || !frozen[i]; };
+  // Backward, then forward: after the first pass no free sample rises by more than `step` to
+  // the next; the second only raises samples after a fall, which cannot make a rise steeper.
+  for (std::size_t i = n; i-- > 1;)
+    if (free(i - 1)) x[i - 1] = std::max(x[i - 1], x[i] - step);
+  for (std::size_t i = 1; i < n; ++i)
+    if (free(i)) x[i] = std::max(x[i], x[i - 1] - step);
+}
+
+std::vector<char> planted_except_last(std::span<const char> planted, int free_frames) {
+  const std::size_t n = planted.size();
+  std::vector<char> out(planted.begin(), planted.end());
+  // Counting back from each lift-off (a plant that lasts to the clip's end has none).
+  int left = 0;
+  for (std::size_t i = n; i-- > 0;) {
+    if (!planted[i]) {
+      left = free_frames;
+    } else if (left > 0) {
+      out[i] = 0;
+      --left;
+    }
+  }
+  return out;
+}
+
 std::vector<double> plant_ease_weight(std::span<const char> planted, int ease_frames) {
   const int n = static_cast<int>(planted.size());
   // Distance in frames to the nearest planted frame, both ways.

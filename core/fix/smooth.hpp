@@ -20,6 +20,17 @@ void dilate_max(std::span<const double> in, int radius, std::span<double> out);
 // happens in the swing, never while the foot is planted.
 std::vector<double> plant_ease_weight(std::span<const char> planted, int ease_frames);
 
+// Raises samples (never lowers them) until no sample is more than `step` above or below its
+// neighbour: the least such signal >= `x`. Used so a needed rise is reached by a ramp instead of
+// a jump; `step` > 0. Samples with `frozen` set (empty: none) keep their value; the ramp stops
+// at them, so a jump next to one can remain.
+void raise_to_rate_limit(std::span<double> x, double step, std::span<const char> frozen = {});
+
+// Per frame: 1 on planted frames except the last `free_frames` of each plant, 0 elsewhere. The
+// frames a foot may start rising in before lift-off (as a person lifts a foot to step up), and
+// never at touchdown or in the middle of a plant.
+std::vector<char> planted_except_last(std::span<const char> planted, int free_frames);
+
 // Kernel half-width in samples used by gaussian_smooth for a given sigma.
 int gaussian_radius(double sigma);
 

@@ -222,3 +222,41 @@ TEST(PlantEaseWeight, OneWhilePlantedEasingToZeroOutsideOnly) {
 
 }  // namespace
 }  // namespace ikfix::core
+
+namespace ikfix::core {
+namespace {
+
+// The least signal >= x whose neighbours differ by at most `step`: a jump becomes a ramp that
+// starts early enough to reach it, and a drop a ramp after it.
+TEST(RaiseToRateLimit, JumpBecomesRampsOnBothSides) {
+  std::vector<double> x = {0, 0, 0, 0, 1, 0, 0, 0, 0};
+  raise_to_rate_limit(x, 0.25);
+  const std::vector<double> expected = {0, 0.25, 0.5, 0.75, 1, 0.75, 0.5, 0.25, 0};
+  ASSERT_EQ(x.size(), expected.size());
+  for (std::size_t i = 0; i < x.size(); ++i) EXPECT_DOUBLE_EQ(x[i], expected[i]) << i;
+}
+
+TEST(RaiseToRateLimit, NeverLowersAndLeavesGentleSignalsAlone) {
+  std::vector<double> gentle = {0, 0.1, 0.2, 0.15, 0.1, 0.2};
+  const auto before = gentle;
+  raise_to_rate_limit(gentle, 0.1 + 1e-12);
+  EXPECT_EQ(gentle, before);
+  std::vector<double> x = {3, -2, 5, 5, -4, 0};
+  const auto input = x;
+  raise_to_rate_limit(x, 0.5);
+  for (std::size_t i = 0; i < x.size(); ++i) EXPECT_GE(x[i], input[i]);
+  for (std::size_t i = 1; i < x.size(); ++i) EXPECT_LE(std::abs(x[i] - x[i - 1]), 0.5 + 1e-12) << i;
+}
+
+TEST(PlantedExceptLast, FreesOnlyTheLastFramesBeforeEachLiftOff) {
+  //                              0  1  2  3  4  5  6  7  8  9 10
+  const std::vector<char> planted{1, 1, 1, 1, 0, 0, 1, 1, 0, 1, 1};
+  const auto frozen = planted_except_last(planted, 2);
+  // Plant 0-3 frees 2-3; plant 6-7 frees both; the plant that lasts to the end has no lift-off.
+  const std::vector<char> expected{1, 1, 0, 0, 0, 0, 0, 0, 0, 1, 1};
+  EXPECT_EQ(frozen, expected);
+  EXPECT_EQ(planted_except_last(planted, 0), planted);
+}
+
+}  // namespace
+}  // namespace ikfix::core
