@@ -9,7 +9,7 @@ void add_threads_option(CLI::App& cmd, int& threads) {
   cmd.add_option("--threads", threads,
                  "Threads for this clip's read, fix and write (0: one per core; 1: this thread only); "
                  "the output is the same whatever the number")
-      ->check(CLI::NonNegativeNumber)
+      ->check(CLI::Range(0, 256))
       ->default_val(0);
 }
 
