@@ -14,6 +14,7 @@
 #include "io/decimal.hpp"
 #include "io/error.hpp"
 #include "io/file_util.hpp"
+#include "io/parallel_blocks.hpp"
 
 namespace ikfix::io::bvh {
 
@@ -558,9 +559,10 @@ class Parser {
   // The frame section is cut into blocks of whole lines (at line breaks found by scanning from
   // evenly spaced bytes). A quick serial pass counts each block's line breaks and non-blank
   // lines, which gives every block its first line number and first frame index; then the blocks
-  // are parsed in parallel, each straight into its rows of Document::values. Each line is read by
-  // the same read_frame_line as the serial path, so values, spans, decimals and errors (text and
-  // line) are the same; the lowest block's error is rethrown, which is the first in the file.
+  // are parsed in parallel (io::for_each_block: more blocks than threads, taken in turn), each
+  // straight into its rows of Document::values. Each line is read by the same read_frame_line
+  // as the serial path, so values, spans, decimals and errors (text and line) are the same; the
+  // lowest block's error is rethrown, which is the first in the file.
 
   struct FrameBlock {
     const char* begin = nullptr;
@@ -574,7 +576,7 @@ class Parser {
     std::vector<int> decimals;
   };
 
-  // Below this many bytes per block a thread costs more than it saves.
+  // Below this many bytes per block a hand-over costs more than it saves.
   static constexpr std::size_t kMinBlockBytes = 64 * 1024;
 
   // Just past the first line break at or after `p` ("\r\n" is one), or `end`.
@@ -648,9 +650,9 @@ class Parser {
   bool read_frames_in_parallel() {
     const core::ParallelRunner* runner = options_.runner;
     const std::size_t bytes = static_cast<std::size_t>(end_ - p_);
-    if (!runner || runner->threads() < 2 || bytes < 2 * kMinBlockBytes) return false;
-    const std::size_t count =
-        std::min<std::size_t>(static_cast<std::size_t>(runner->threads()), bytes / kMinBlockBytes);
+    const std::size_t count = static_cast<std::size_t>(
+        io::block_count(runner, static_cast<long long>(bytes), static_cast<long long>(kMinBlockBytes)));
+    if (count < 2) return false;
     std::vector<FrameBlock> blocks;
     const char* begin = p_;
     for (std::size_t k = 1; k <= count && begin < end_; ++k) {
@@ -683,12 +685,10 @@ class Parser {
     doc_.value_text.resize(rows * channels);
     for (FrameBlock& b : blocks) b.decimals.assign(channels, 0);
 
-    core::parallel_ranges(runner, n, 1, [&](int first, int last) {
-      for (int k = first; k < last; ++k) {
-        FrameBlock& b = blocks[k];
-        Parser block(doc_, options_, b.begin, b.end, b.first_line);
-        block.read_frame_block(b.first_frame, b.decimals.data(), b.extra);
-      }
+    io::for_each_block(runner, n, [&](int k) {
+      FrameBlock& b = blocks[k];
+      Parser block(doc_, options_, b.begin, b.end, b.first_line);
+      block.read_frame_block(b.first_frame, b.decimals.data(), b.extra);
     });
 
     p_ = end_;
@@ -799,8 +799,11 @@ core::Clip clip(const Document& doc, const core::ParallelRunner* runner) {
   c.locals.resize(static_cast<std::size_t>(c.frame_count) * c.joint_count);
   const int channels = doc.channel_count;
   // Each frame reads its own row of values and writes its own row of locals.
-  constexpr int kMinFramesPerThread = 64;
-  core::parallel_ranges(runner, c.frame_count, kMinFramesPerThread, [&](int first, int last) {
+  constexpr int kMinFramesPerBlock = 64;
+  const int blocks = io::block_count(runner, c.frame_count, kMinFramesPerBlock);
+  io::for_each_block(runner, blocks, [&](int block) {
+    const int first = static_cast<int>(static_cast<long long>(c.frame_count) * block / blocks);
+    const int last = static_cast<int>(static_cast<long long>(c.frame_count) * (block + 1) / blocks);
     for (int f = first; f < last; ++f) {
       const double* row = doc.values.data() + static_cast<std::size_t>(f) * channels;
       core::Transform* out = c.locals.data() + static_cast<std::size_t>(f) * c.joint_count;

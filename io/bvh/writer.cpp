@@ -13,6 +13,7 @@
 #include "io/decimal.hpp"
 #include "io/error.hpp"
 #include "io/file_util.hpp"
+#include "io/parallel_blocks.hpp"
 
 namespace ikfix::io::bvh {
 namespace {
@@ -22,7 +23,7 @@ constexpr int kMaxDecimals = io::kMaxShownDecimals;
 // rotations; for translations, relative to 1 + |OFFSET|) before the write is refused.
 constexpr double kUnrepresentableDeg = 1e-6;
 constexpr double kUnrepresentableRel = 1e-6;
-// Below this many frames per block a thread costs more than it saves.
+// Below this many frames per block a hand-over costs more than it saves.
 constexpr int kMinFramesPerBlock = 64;
 
 // Most decimals each of `channels` shows over all frames. One sweep in file order (frame-major),
@@ -148,20 +149,18 @@ std::vector<std::string> write_pieces(const Document& doc, const core::Clip& edi
   // of frames go to separate buffers, joined in order. Block k covers the text from the start of
   // its first frame's values to the start of the next block's: the bytes are the serial ones.
   // Buffers are sized here, on the calling thread (its heap is set up for large blocks).
-  const int block_count = frame_count < 2 * kMinFramesPerBlock || !runner
-                              ? 1
-                              : std::min(runner->threads(), frame_count / kMinFramesPerBlock);
+  const int blocks = io::block_count(runner, frame_count, kMinFramesPerBlock);
   auto block_frame = [&](int k) {
-    return static_cast<int>(static_cast<long long>(frame_count) * k / block_count);
+    return static_cast<int>(static_cast<long long>(frame_count) * k / blocks);
   };
   auto block_offset = [&](int k) -> std::size_t {
     if (k == 0) return 0;
-    if (k == block_count) return doc.text.size();
+    if (k == blocks) return doc.text.size();
     return doc.value_text[static_cast<std::size_t>(block_frame(k)) * channels].offset;
   };
-  std::vector<std::string> pieces(static_cast<std::size_t>(block_count));
-  std::vector<std::vector<double>> rows(static_cast<std::size_t>(block_count));
-  for (int k = 0; k < block_count; ++k) {
+  std::vector<std::string> pieces(static_cast<std::size_t>(blocks));
+  std::vector<std::vector<double>> rows(static_cast<std::size_t>(blocks));
+  for (int k = 0; k < blocks; ++k) {
     const std::size_t bytes = block_offset(k + 1) - block_offset(k);
     pieces[k].reserve(bytes + bytes / 8 + 64);
     rows[k].resize(slots.size());
@@ -239,9 +238,7 @@ std::vector<std::string> write_pieces(const Document& doc, const core::Clip& edi
     const std::size_t end = block_offset(k + 1);
     out.append(text + cursor, end - cursor);
   };
-  core::parallel_ranges(runner, block_count, 1, [&](int first, int last) {
-    for (int k = first; k < last; ++k) encode_block(k);
-  });
+  io::for_each_block(runner, blocks, encode_block);
   return pieces;
 }
 
