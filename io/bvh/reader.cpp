@@ -650,8 +650,8 @@ class Parser {
   bool read_frames_in_parallel() {
     const core::ParallelRunner* runner = options_.runner;
     const std::size_t bytes = static_cast<std::size_t>(end_ - p_);
-    const std::size_t count = static_cast<std::size_t>(
-        io::block_count(runner, static_cast<long long>(bytes), static_cast<long long>(kMinBlockBytes)));
+    const std::size_t count = static_cast<std::size_t>(io::block_count(
+        runner, static_cast<long long>(bytes), static_cast<long long>(kMinBlockBytes)));
     if (count < 2) return false;
     std::vector<FrameBlock> blocks;
     const char* begin = p_;

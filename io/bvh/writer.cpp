@@ -57,10 +57,6 @@ std::string where(const Document& doc, int joint, int frame) {
   return "joint '" + doc.joints[joint].name + "' at frame index " + std::to_string(frame);
 }
 
-}  // namespace
-
-namespace {
-
 // The output text as consecutive pieces, one per block of frames (none: the text unchanged).
 std::vector<std::string> write_pieces(const Document& doc, const core::Clip& edited,
                                       std::span<const bool> changed,
@@ -201,7 +197,8 @@ std::vector<std::string> write_pieces(const Document& doc, const core::Clip& edi
         const double norm = glm::length(t.rotation);
         if (!(norm > 1e-9)) refuse(doc, where(doc, plan.joint, f) + ": edited rotation is zero");
         std::array<double, 3> reference{0.0, 0.0, 0.0};
-        for (int n = 0; n < plan.rotation_count; ++n) reference[n] = original[plan.rotation_value[n]];
+        for (int n = 0; n < plan.rotation_count; ++n)
+          reference[n] = original[plan.rotation_value[n]];
         const std::array<double, 3> angles =
             euler_from_quat_deg(t.rotation / norm, plan.axes, reference);
         for (int n = 0; n < 3; ++n) {
