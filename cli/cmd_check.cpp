@@ -8,6 +8,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/fail_on.hpp"
 #include "cli/fix_job.hpp"
+#include "cli/thread_option.hpp"
 #include "io/error.hpp"
 #include "io/report_json.hpp"
 
@@ -22,6 +23,7 @@ struct CheckArgs {
   FixOptions fix;
   std::string fail_on;
   std::string contacts_out;
+  int threads = 0;  // --threads
 };
 
 int check(const CheckArgs& args) {
@@ -34,6 +36,8 @@ int check(const CheckArgs& args) {
   job.terrain_path = args.terrain.path;
   const auto terrain = load_terrain(args.terrain);
   job.terrain = terrain.get();
+  const auto pool = make_thread_pool(args.threads);
+  job.runner = pool.get();
   const FixJobResult result = run_check_job(job);
   if (!args.report.empty()) io::save_json(args.report, result.report);
   for (const auto& w : result.warnings) spdlog::warn("{}: {}", args.input, w);
@@ -63,6 +67,7 @@ void add_check_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--contacts-out", args->contacts_out,
                   "Write the foot contacts a fix would use as JSON, to edit and pass to run with --contacts");
   add_fix_options(*cmd, args->fix);
+  add_threads_option(*cmd, args->threads);
   cmd->add_option("--fail-on", args->fail_on,
                   "Exit 1 when a condition holds, e.g. \"penetration>0.005,slide>0.01,unreachable\" "
                   "(see README: Exit codes and --fail-on)");

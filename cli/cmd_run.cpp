@@ -11,6 +11,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/fail_on.hpp"
 #include "cli/fix_job.hpp"
+#include "cli/thread_option.hpp"
 #include "io/error.hpp"
 #include "io/report_json.hpp"
 
@@ -30,6 +31,7 @@ struct RunArgs {
   std::string config;
   std::string fail_on;
   std::string contacts_out;
+  int threads = 0;  // --threads
 };
 
 int run(const RunArgs& args) {
@@ -54,6 +56,8 @@ int run(const RunArgs& args) {
     throw std::invalid_argument("output " + job.output.string() + " is the input; pass --in-place to overwrite it");
   const auto terrain = load_terrain(args.terrain);
   job.terrain = terrain.get();
+  const auto pool = make_thread_pool(args.threads);  // one per run, shared by read, fix and write
+  job.runner = pool.get();
 
   const FixJobResult result = run_fix_job(job);
   if (!args.report.empty()) io::save_json(args.report, result.report);
@@ -95,6 +99,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
                   "Write the foot contacts the fix used as JSON (edit and pass back with --contacts)");
   add_fix_options(*cmd, args->fix);
   add_verify_assimp_option(*cmd);
+  add_threads_option(*cmd, args->threads);
   cmd->add_option("--config", args->config,
                   "Clip settings as JSON (legs, clip_unit, clip_up, take, terrain_offset, contacts); CLIP.ikfix.json "
                   "beside the clip is read too and wins");

@@ -56,6 +56,7 @@ FixedTake fix_take(const FixJob& job, bool check, io::LoadedClip& clip, const co
   fix.rig = rig;
   fix.terrain = job.terrain;
   fix.settings = to_settings(job.fix);
+  fix.runner = job.runner;
   if (!job.clip.contacts.empty()) fix.settings.contacts_override = io::load_contacts(job.clip.contacts, clip.clip.frame_count);
   const double fps = clip.clip.fps;  // read before the motion may be moved out of `clip`
   FixedTake taken;
@@ -107,6 +108,12 @@ FixedTake fix_take_on_tails(const FixJob& job, bool check, io::LoadedClip& clip,
   return taken;
 }
 
+io::ClipLoadOptions load_options(const FixJob& job) {
+  io::ClipLoadOptions options = to_load_options(job.clip);
+  options.runner = job.runner;
+  return options;
+}
+
 void place(io::LoadedClip& clip, const FixJob& job) {
   if (job.terrain_offset.size() == 3)
     clip.space.world_offset -= core::Vec3(job.terrain_offset[0], job.terrain_offset[1], job.terrain_offset[2]);
@@ -116,7 +123,7 @@ void place(io::LoadedClip& clip, const FixJob& job) {
 // together. The report is the first take's (so single-take consumers keep working) plus "takes"
 // (one report per take) and totals over all takes (so --fail-on covers every take).
 FixJobResult fix_all_takes(const FixJob& job, bool check) {
-  std::vector<io::LoadedClip> clips = io::load_takes(job.input, to_load_options(job.clip));
+  std::vector<io::LoadedClip> clips = io::load_takes(job.input, load_options(job));
   if (clips.size() > 1 && (!job.clip.contacts.empty() || !job.contacts_out.empty()))
     throw std::invalid_argument(job.input.string() + ": has " + std::to_string(clips.size()) +
                                 " takes; a contacts file is for one take, choose it with --take");
@@ -128,7 +135,7 @@ FixJobResult fix_all_takes(const FixJob& job, bool check) {
     std::vector<io::TakeEdit> edits;
     for (std::size_t i = 0; i < clips.size(); ++i)
       edits.push_back({&clips[i], &fixed[i].result.clip, fixed[i].result.changed_joints});
-    io::save_takes(job.output, edits);
+    io::save_takes(job.output, edits, job.runner);
   }
   FixJobResult out = fixed.front().out;
   nlohmann::ordered_json takes = nlohmann::ordered_json::array();
@@ -162,14 +169,14 @@ FixJobResult fix_or_check(const FixJob& job, bool check) {
   if (!check && !job.in_place && same_file(job.output, job.input))
     throw std::invalid_argument("output " + job.output.string() + " is the input; pass --in-place to overwrite it");
   if (job.clip.take == "all") return fix_all_takes(job, check);
-  io::LoadedClip clip = io::load_clip(job.input, to_load_options(job.clip));
+  io::LoadedClip clip = io::load_clip(job.input, load_options(job));
   // No --take and several takes in the file: every take that animates the skeleton is fixed
   // (issue 3's default), each reported under "takes".
   if (job.clip.take.empty() && clip.take_count > 1) return fix_all_takes(job, check);
   place(clip, job);
   const FoundLegs legs = find_legs_or_tails(clip, job.clip);
   FixedTake taken = fix_take_on_tails(job, check, clip, legs);
-  if (!check) io::save_clip(job.output, clip, taken.result.clip, taken.result.changed_joints);
+  if (!check) io::save_clip(job.output, clip, taken.result.clip, taken.result.changed_joints, job.runner);
   return std::move(taken.out);
 }
 

@@ -11,6 +11,7 @@
 #include "cli/fix_options.hpp"
 #include "core/fix/fix_settings.hpp"
 #include "core/metrics.hpp"
+#include "core/parallel.hpp"
 #include "core/terrain.hpp"
 #include "io/clip_io.hpp"
 
@@ -32,6 +33,9 @@ struct FixJob {
   // Where to write the contacts the fix used (detected, or as given), to edit and feed back
   // with --contacts; empty: not written.
   std::filesystem::path contacts_out;
+  // Threads one clip's read, fix and write may use (null: the calling thread only). Outputs are
+  // the same bit for bit. `batch` leaves it null: its --jobs already keep the cores busy.
+  const core::ParallelRunner* runner = nullptr;
 };
 
 struct FixJobResult {

@@ -53,12 +53,13 @@ void resolve_units(LoadedClip& loaded, const ClipLoadOptions& options,
 LoadedClip load_bvh(const std::filesystem::path& path, const ClipLoadOptions& options) {
   bvh::ParseOptions parse_options;
   parse_options.allow_extra_frame_lines = true;
+  parse_options.runner = options.runner;
   auto doc = std::make_shared<bvh::Document>(bvh::read_file(path, parse_options));
   LoadedClip loaded;
   loaded.path = path;
   loaded.format = "bvh";
   loaded.skeleton = bvh::skeleton(*doc);
-  loaded.clip = bvh::clip(*doc);
+  loaded.clip = bvh::clip(*doc, options.runner);
   if (doc->extra_frame_lines > 0)
     loaded.warnings.push_back(std::to_string(doc->extra_frame_lines) +
                               " frame line(s) beyond the declared 'Frames: " + std::to_string(doc->frame_count) +
@@ -257,7 +258,7 @@ std::vector<LoadedClip> load_takes(const std::filesystem::path& path, const Clip
 }
 
 void save_clip(const std::filesystem::path& path, const LoadedClip& loaded, const core::Clip& edited,
-               std::span<const char> changed) {
+               std::span<const char> changed, const core::ParallelRunner* runner) {
   if (const std::string format = format_named_by(path); !format.empty() && format != loaded.format) {
     const TakeEdit edit{&loaded, &edited, changed};
     convert_takes(path, format, {&edit, 1});
@@ -269,7 +270,7 @@ void save_clip(const std::filesystem::path& path, const LoadedClip& loaded, cons
     const auto& doc = *static_cast<const bvh::Document*>(loaded.document.get());
     std::unique_ptr<bool[]> flags(new bool[changed.size()]);
     for (std::size_t i = 0; i < changed.size(); ++i) flags[i] = changed[i] != 0;
-    bvh::save(path, doc, edited, std::span<const bool>(flags.get(), changed.size()));
+    bvh::save(path, doc, edited, std::span<const bool>(flags.get(), changed.size()), runner);
     return;
   }
   if (loaded.format == "fbx") {
@@ -290,7 +291,8 @@ void save_clip(const std::filesystem::path& path, const LoadedClip& loaded, cons
 
 bool save_reads_loaded_motion(const LoadedClip& loaded) { return is_gltf(loaded); }
 
-void save_takes(const std::filesystem::path& path, std::span<const TakeEdit> edits) {
+void save_takes(const std::filesystem::path& path, std::span<const TakeEdit> edits,
+                const core::ParallelRunner* runner) {
   if (edits.empty()) throw InputError(path.string(), "nothing to write");
   if (const std::string format = format_named_by(path); !format.empty() && format != edits[0].loaded->format) {
     convert_takes(path, format, edits);
@@ -301,7 +303,7 @@ void save_takes(const std::filesystem::path& path, std::span<const TakeEdit> edi
     return;
   }
   if (edits.size() == 1) {
-    save_clip(path, *edits[0].loaded, *edits[0].edited, edits[0].changed);
+    save_clip(path, *edits[0].loaded, *edits[0].edited, edits[0].changed, runner);
     return;
   }
   if (edits[0].loaded->format == "fbx") {

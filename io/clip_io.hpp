@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/clip.hpp"
+#include "core/parallel.hpp"
 #include "core/skeleton.hpp"
 
 namespace ikfix::io {
@@ -19,6 +20,9 @@ struct ClipLoadOptions {
   // Which take (FBX AnimationStack, glTF animation) to load: its name, or its 0-based index as
   // text. Unset: the first take. Single-take formats (BVH) accept only "0" or their one name.
   std::optional<std::string> take;
+  // Threads the reader may use for one file (null: this thread only). The result is the same
+  // bit for bit. Used by the BVH reader (frame lines and Euler -> quaternion); others ignore it.
+  const core::ParallelRunner* runner = nullptr;
 };
 
 struct LoadedClip {
@@ -68,8 +72,10 @@ std::vector<LoadedClip> load_takes(const std::filesystem::path& path, const Clip
 // (bvh::write_new: every joint where the edited clip puts it, the clip's units, Y up); other
 // conversions (e.g. .bvh -> .fbx, .gltf <-> .glb) are an InputError saying so. Same for
 // save_takes, where a BVH output takes one take only.
+// `runner` (optional): threads the writer may use; the bytes are the same (used by the BVH
+// patch writer; other writers ignore it).
 void save_clip(const std::filesystem::path& path, const LoadedClip& loaded, const core::Clip& edited,
-               std::span<const char> changed);
+               std::span<const char> changed, const core::ParallelRunner* runner = nullptr);
 
 // True when save_clip / save_takes read `loaded.clip` (the motion as loaded) as well as the
 // edited one: the glTF writer compares them to find the samplers to replace. Otherwise a
@@ -84,7 +90,8 @@ struct TakeEdit {
 };
 // Writes several takes of the same file at once (all `loaded` must come from the same path and
 // share its document); takes not listed keep their bytes. Atomic. Throws InputError.
-void save_takes(const std::filesystem::path& path, std::span<const TakeEdit> edits);
+void save_takes(const std::filesystem::path& path, std::span<const TakeEdit> edits,
+                const core::ParallelRunner* runner = nullptr);
 
 // Writes a copy of the character's file (loaded with load_character) with a new take `take_name`
 // made of `clip` (local transforms of character.skeleton's joints, in the character's own units

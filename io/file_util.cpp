@@ -41,6 +41,10 @@ std::string read_file(const std::filesystem::path& path) {
 }
 
 void write_file_atomic(const std::filesystem::path& path, std::string_view data) {
+  write_file_atomic(path, std::span<const std::string_view>(&data, 1));
+}
+
+void write_file_atomic(const std::filesystem::path& path, std::span<const std::string_view> pieces) {
   std::error_code ec;
   const auto parent = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
   std::filesystem::create_directories(parent, ec);
@@ -50,7 +54,9 @@ void write_file_atomic(const std::filesystem::path& path, std::string_view data)
   const auto temp = parent / temp_name;
   std::FILE* f = std::fopen(temp.c_str(), "wb");
   if (!f) throw InputError(path.string(), std::string("cannot write: ") + std::strerror(errno));
-  const bool wrote = std::fwrite(data.data(), 1, data.size(), f) == data.size();
+  bool wrote = true;
+  for (const std::string_view data : pieces)
+    wrote = wrote && std::fwrite(data.data(), 1, data.size(), f) == data.size();
   const bool flushed = std::fflush(f) == 0;
   const bool closed = std::fclose(f) == 0;
   if (!wrote || !flushed || !closed) {

@@ -41,6 +41,8 @@ ikfix_cli_case(run_solver_two_bone 0 "" run ${WALK} --terrain ${STAIRS} -o @OUT@
 ikfix_cli_case(run_clip_unit 0 "unit cm \\(user\\)|unit custom \\(user\\)" run ${WALK} --terrain ${STAIRS} -o @OUT@ --clip-unit cm)
 ikfix_cli_case(run_weight 0 "" run ${WALK} --terrain ${STAIRS} -o @OUT@ --weight 0.5)
 ikfix_cli_case(run_quiet 0 "^$" -q run ${WALK} --terrain ${STAIRS} -o @OUT@)
+ikfix_cli_case(run_threads 0 "unreachable" run ${WALK} --terrain ${STAIRS} -o @OUT@ --threads 2)
+ikfix_cli_case(run_bad_threads 2 "error:.*--threads" run ${WALK} --terrain ${STAIRS} -o @OUT@ --threads -1 NO_FILE @OUT@)
 ikfix_cli_case(run_legs 0 "legs by user" run ${WALK} --terrain ${STAIRS} -o @OUT@
                --legs LeftUpLeg,LeftLeg,LeftFoot,LeftToeBase,RightUpLeg,RightLeg,RightFoot,RightToeBase)
 ikfix_cli_case(run_terrain_offset 0 "" run ${WALK} --terrain ${STAIRS} -o @OUT@ --terrain-offset 0 -0.1 0)

@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "core/clip.hpp"
+#include "core/parallel.hpp"
 #include "core/skeleton.hpp"
 #include "io/bvh/document.hpp"
 
@@ -24,6 +25,10 @@ struct ParseOptions {
   // true: the clip keeps the declared frame count; surplus lines must still be well-formed
   // frames, are counted in Document::extra_frame_lines and are written back verbatim.
   bool allow_extra_frame_lines = false;
+  // Threads for the frame lines (null: this thread only). The MOTION section is cut into blocks
+  // of whole lines parsed at once; the Document and any error (its text and line) are the same
+  // as a serial parse's.
+  const core::ParallelRunner* runner = nullptr;
 };
 
 // Parses `text` (copied into the Document). `source_name` names the file in error messages.
@@ -41,6 +46,7 @@ core::Skeleton skeleton(const Document& doc);
 // fps = 1 / Frame Time. Per frame and joint: translation = OFFSET + position channel values
 // (missing axes add 0), rotation = product of the rotation channels in the order listed
 // (degrees; "Zrotation Yrotation Xrotation" gives Rz * Ry * Rx), scale 1.
-core::Clip clip(const Document& doc);
+// Frames are independent: with a `runner` they are converted on its threads, same bits.
+core::Clip clip(const Document& doc, const core::ParallelRunner* runner = nullptr);
 
 }  // namespace ikfix::io::bvh

@@ -13,6 +13,7 @@
 #include "io/decimal.hpp"
 #include "io/error.hpp"
 #include "io/file_util.hpp"
+#include "io/parallel_blocks.hpp"
 
 namespace ikfix::io::bvh {
 namespace {
@@ -22,6 +23,8 @@ constexpr int kMaxDecimals = io::kMaxShownDecimals;
 // rotations; for translations, relative to 1 + |OFFSET|) before the write is refused.
 constexpr double kUnrepresentableDeg = 1e-6;
 constexpr double kUnrepresentableRel = 1e-6;
+// Below this many frames per block a hand-over costs more than it saves.
+constexpr int kMinFramesPerBlock = 64;
 
 // Most decimals each of `channels` shows over all frames. One sweep in file order (frame-major),
 // so the text is read sequentially instead of one strided column at a time.
@@ -54,9 +57,10 @@ std::string where(const Document& doc, int joint, int frame) {
   return "joint '" + doc.joints[joint].name + "' at frame index " + std::to_string(frame);
 }
 
-}  // namespace
-
-std::string write(const Document& doc, const core::Clip& edited, std::span<const bool> changed) {
+// The output text as consecutive pieces, one per block of frames (none: the text unchanged).
+std::vector<std::string> write_pieces(const Document& doc, const core::Clip& edited,
+                                      std::span<const bool> changed,
+                                      const core::ParallelRunner* runner) {
   const int joint_count = doc.joint_count();
   const int frame_count = doc.frame_count;
   const int channels = doc.channel_count;
@@ -98,7 +102,7 @@ std::string write(const Document& doc, const core::Clip& edited, std::span<const
       if (!listed[a]) plan.axes[next++] = a;
     plans.push_back(plan);
   }
-  if (plans.empty()) return doc.text;
+  if (plans.empty()) return {};
 
   // Decimals per replaceable channel; channels that never show a decimal point borrow the most
   // any channel of the same kind (rotation / position) shows.
@@ -137,83 +141,129 @@ std::string write(const Document& doc, const core::Clip& edited, std::span<const
   std::vector<int> slot_of(channels, -1);
   for (std::size_t s = 0; s < slots.size(); ++s) slot_of[slots[s]] = static_cast<int>(s);
 
-  std::string out;
-  out.reserve(doc.text.size() + doc.text.size() / 8 + 64);
-  std::vector<double> row(slots.size());
-  char buffer[kNumberBuffer];
-  std::size_t cursor = 0;
+  // Frames are encoded independently (each compares with its own row of the file), so blocks
+  // of frames go to separate buffers, joined in order. Block k covers the text from the start of
+  // its first frame's values to the start of the next block's: the bytes are the serial ones.
+  // Buffers are sized here, on the calling thread (its heap is set up for large blocks).
+  const int blocks = io::block_count(runner, frame_count, kMinFramesPerBlock);
+  auto block_frame = [&](int k) {
+    return static_cast<int>(static_cast<long long>(frame_count) * k / blocks);
+  };
+  auto block_offset = [&](int k) -> std::size_t {
+    if (k == 0) return 0;
+    if (k == blocks) return doc.text.size();
+    return doc.value_text[static_cast<std::size_t>(block_frame(k)) * channels].offset;
+  };
+  std::vector<std::string> pieces(static_cast<std::size_t>(blocks));
+  std::vector<std::vector<double>> rows(static_cast<std::size_t>(blocks));
+  for (int k = 0; k < blocks; ++k) {
+    const std::size_t bytes = block_offset(k + 1) - block_offset(k);
+    pieces[k].reserve(bytes + bytes / 8 + 64);
+    rows[k].resize(slots.size());
+  }
   const char* text = doc.text.data();
 
-  for (int f = 0; f < frame_count; ++f) {
-    const double* original = doc.values.data() + static_cast<std::size_t>(f) * channels;
-    for (const JointPlan& plan : plans) {
-      const Joint& joint = doc.joints[plan.joint];
-      const core::Transform& t = edited.at(f, plan.joint);
-      if (!core::is_finite(t.translation) || !core::is_finite(t.rotation) ||
-          !core::is_finite(t.scale))
-        refuse(doc, where(doc, plan.joint, f) + ": edited transform is not finite");
-      if (std::abs(t.scale.x - 1.0) > kUnrepresentableRel ||
-          std::abs(t.scale.y - 1.0) > kUnrepresentableRel ||
-          std::abs(t.scale.z - 1.0) > kUnrepresentableRel)
-        refuse(doc, where(doc, plan.joint, f) + ": BVH cannot store a scale other than 1");
+  auto encode_block = [&](int k) {
+    std::string& out = pieces[k];
+    std::vector<double>& row = rows[k];
+    char buffer[kNumberBuffer];
+    std::size_t cursor = block_offset(k);
+    for (int f = block_frame(k); f < block_frame(k + 1); ++f) {
+      const double* original = doc.values.data() + static_cast<std::size_t>(f) * channels;
+      for (const JointPlan& plan : plans) {
+        const Joint& joint = doc.joints[plan.joint];
+        const core::Transform& t = edited.at(f, plan.joint);
+        if (!core::is_finite(t.translation) || !core::is_finite(t.rotation) ||
+            !core::is_finite(t.scale))
+          refuse(doc, where(doc, plan.joint, f) + ": edited transform is not finite");
+        if (std::abs(t.scale.x - 1.0) > kUnrepresentableRel ||
+            std::abs(t.scale.y - 1.0) > kUnrepresentableRel ||
+            std::abs(t.scale.z - 1.0) > kUnrepresentableRel)
+          refuse(doc, where(doc, plan.joint, f) + ": BVH cannot store a scale other than 1");
 
-      // Translation.
-      for (int a = 0; a < 3; ++a) {
-        const double delta = t.translation[a] - joint.offset[a];
-        if (plan.position_value[a] >= 0) {
-          row[slot_of[plan.position_value[a]]] = delta;
-        } else if (std::abs(delta) > kUnrepresentableRel * (1.0 + std::abs(joint.offset[a]))) {
-          refuse(doc, where(doc, plan.joint, f) + ": translation moved along " +
-                          std::string(1, static_cast<char>('X' + a)) + " but the joint has no " +
-                          std::string(1, static_cast<char>('X' + a)) + "position channel");
+        // Translation.
+        for (int a = 0; a < 3; ++a) {
+          const double delta = t.translation[a] - joint.offset[a];
+          if (plan.position_value[a] >= 0) {
+            row[slot_of[plan.position_value[a]]] = delta;
+          } else if (std::abs(delta) > kUnrepresentableRel * (1.0 + std::abs(joint.offset[a]))) {
+            refuse(doc, where(doc, plan.joint, f) + ": translation moved along " +
+                            std::string(1, static_cast<char>('X' + a)) + " but the joint has no " +
+                            std::string(1, static_cast<char>('X' + a)) + "position channel");
+          }
+        }
+
+        // Rotation.
+        const double norm = glm::length(t.rotation);
+        if (!(norm > 1e-9)) refuse(doc, where(doc, plan.joint, f) + ": edited rotation is zero");
+        std::array<double, 3> reference{0.0, 0.0, 0.0};
+        for (int n = 0; n < plan.rotation_count; ++n)
+          reference[n] = original[plan.rotation_value[n]];
+        const std::array<double, 3> angles =
+            euler_from_quat_deg(t.rotation / norm, plan.axes, reference);
+        for (int n = 0; n < 3; ++n) {
+          if (n < plan.rotation_count) {
+            row[slot_of[plan.rotation_value[n]]] = angles[n];
+          } else if (std::abs(angles[n]) > kUnrepresentableDeg) {
+            refuse(doc, where(doc, plan.joint, f) + ": edited rotation needs " +
+                            std::string(1, static_cast<char>('X' + plan.axes[n])) +
+                            "rotation, which the joint's CHANNELS do not have");
+          }
         }
       }
 
-      // Rotation.
-      const double norm = glm::length(t.rotation);
-      if (!(norm > 1e-9)) refuse(doc, where(doc, plan.joint, f) + ": edited rotation is zero");
-      std::array<double, 3> reference{0.0, 0.0, 0.0};
-      for (int n = 0; n < plan.rotation_count; ++n) reference[n] = original[plan.rotation_value[n]];
-      const std::array<double, 3> angles =
-          euler_from_quat_deg(t.rotation / norm, plan.axes, reference);
-      for (int n = 0; n < 3; ++n) {
-        if (n < plan.rotation_count) {
-          row[slot_of[plan.rotation_value[n]]] = angles[n];
-        } else if (std::abs(angles[n]) > kUnrepresentableDeg) {
-          refuse(doc, where(doc, plan.joint, f) + ": edited rotation needs " +
-                          std::string(1, static_cast<char>('X' + plan.axes[n])) +
-                          "rotation, which the joint's CHANNELS do not have");
-        }
+      for (std::size_t s = 0; s < slots.size(); ++s) {
+        const double v = row[s];
+        if (!std::isfinite(v))
+          refuse(doc, "value at frame " + std::to_string(f) + ", channel " +
+                          std::to_string(slots[s]) + " is not finite");
+        const std::size_t n = format_fixed(v, decimals[s], buffer);
+        if (n == 0) refuse(doc, "value " + std::to_string(v) + " is too long to print");
+        // A value that prints as the number the file already holds keeps its original text.
+        const std::size_t index = static_cast<std::size_t>(f) * channels + slots[s];
+        const TextSpan span = doc.value_text[index];
+        if (std::string_view(buffer, n) == std::string_view(text + span.offset, span.length))
+          continue;
+        double reread = 0.0;
+        io::read_double(buffer, buffer + n, reread);
+        if (reread == doc.values[index]) continue;
+        out.append(text + cursor, span.offset - cursor);
+        out.append(buffer, n);
+        cursor = static_cast<std::size_t>(span.offset) + span.length;
       }
     }
+    const std::size_t end = block_offset(k + 1);
+    out.append(text + cursor, end - cursor);
+  };
+  io::for_each_block(runner, blocks, encode_block);
+  return pieces;
+}
 
-    for (std::size_t s = 0; s < slots.size(); ++s) {
-      const double v = row[s];
-      if (!std::isfinite(v))
-        refuse(doc, "value at frame " + std::to_string(f) + ", channel " +
-                        std::to_string(slots[s]) + " is not finite");
-      const std::size_t n = format_fixed(v, decimals[s], buffer);
-      if (n == 0) refuse(doc, "value " + std::to_string(v) + " is too long to print");
-      // A value that prints as the number the file already holds keeps its original text.
-      const std::size_t index = static_cast<std::size_t>(f) * channels + slots[s];
-      const TextSpan span = doc.value_text[index];
-      if (std::string_view(buffer, n) == std::string_view(text + span.offset, span.length))
-        continue;
-      double reread = 0.0;
-      io::read_double(buffer, buffer + n, reread);
-      if (reread == doc.values[index]) continue;
-      out.append(text + cursor, span.offset - cursor);
-      out.append(buffer, n);
-      cursor = static_cast<std::size_t>(span.offset) + span.length;
-    }
-  }
-  out.append(text + cursor, doc.text.size() - cursor);
+}  // namespace
+
+std::string write(const Document& doc, const core::Clip& edited, std::span<const bool> changed,
+                  const core::ParallelRunner* runner) {
+  std::vector<std::string> pieces = write_pieces(doc, edited, changed, runner);
+  if (pieces.empty()) return doc.text;
+  if (pieces.size() == 1) return std::move(pieces.front());
+  std::size_t size = 0;
+  for (const std::string& p : pieces) size += p.size();
+  std::string out;
+  out.reserve(size);
+  for (const std::string& p : pieces) out += p;
   return out;
 }
 
 void save(const std::filesystem::path& path, const Document& doc, const core::Clip& edited,
-          std::span<const bool> changed) {
-  io::write_file_atomic(path, write(doc, edited, changed));
+          std::span<const bool> changed, const core::ParallelRunner* runner) {
+  // The pieces go to the file as they are: joining them would be one more copy of the output.
+  const std::vector<std::string> pieces = write_pieces(doc, edited, changed, runner);
+  if (pieces.empty()) {
+    io::write_file_atomic(path, doc.text);
+    return;
+  }
+  const std::vector<std::string_view> views(pieces.begin(), pieces.end());
+  io::write_file_atomic(path, std::span<const std::string_view>(views));
 }
 
 }  // namespace ikfix::io::bvh

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/clip.hpp"
+#include "core/parallel.hpp"
 #include "io/bvh/document.hpp"
 
 namespace ikfix::io::bvh {
@@ -23,10 +24,13 @@ namespace ikfix::io::bvh {
 //   file holds keeps its original text, so an unedited frame stays byte-identical.
 // Throws InputError (naming doc.source_name, the joint and the frame) on size mismatches,
 // non-finite or zero rotations, non-finite results, or values a joint's channels cannot express.
-std::string write(const Document& doc, const core::Clip& edited, std::span<const bool> changed);
+// Frames are encoded independently: with a `runner`, blocks of frames on its threads; the bytes
+// (and any error: the first frame's in file order) are the same as without.
+std::string write(const Document& doc, const core::Clip& edited, std::span<const bool> changed,
+                  const core::ParallelRunner* runner = nullptr);
 
 // write() to `path` atomically (temp file + rename, see io::write_file_atomic).
 void save(const std::filesystem::path& path, const Document& doc, const core::Clip& edited,
-          std::span<const bool> changed);
+          std::span<const bool> changed, const core::ParallelRunner* runner = nullptr);
 
 }  // namespace ikfix::io::bvh

@@ -1,5 +1,6 @@
 // BVH text I/O throughput (MB/s of file text) on cmu_01_01_forward_jumps.bvh (2 MB, 31 joints,
 // 2752 frames), or on a synthetic file of the same shape when the shared data is absent.
+// The argument of each benchmark is the thread count (core::ThreadPool; 1: the serial path).
 // main() comes from bench_main.cpp.
 #include <benchmark/benchmark.h>
 
@@ -10,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/parallel.hpp"
 #include "io/bvh/bvh.hpp"
 #include "io/file_util.hpp"
 
@@ -85,40 +87,70 @@ const Fixture& fixture() {
   return *f;
 }
 
+// The runner for `threads` (null for 1: the serial path), one pool per count for the process.
+const ikfix::core::ParallelRunner* runner(int threads) {
+  static std::unique_ptr<ikfix::core::ThreadPool> pools[9];
+  if (threads < 2 || threads > 8) return nullptr;
+  if (!pools[threads]) pools[threads] = std::make_unique<ikfix::core::ThreadPool>(threads);
+  return pools[threads].get();
+}
+
+bvh::ParseOptions parse_options(int threads) {
+  bvh::ParseOptions o;
+  o.runner = runner(threads);
+  return o;
+}
+
 std::span<const bool> flags(const std::unique_ptr<bool[]>& p) {
   return {p.get(), static_cast<std::size_t>(fixture().doc.joint_count())};
 }
 
 void BM_BvhParse(benchmark::State& state) {
   const Fixture& f = fixture();
+  const bvh::ParseOptions options = parse_options(static_cast<int>(state.range(0)));
   for (auto _ : state) {
-    bvh::Document doc = bvh::parse(f.text, f.source);
+    bvh::Document doc = bvh::parse(f.text, f.source, options);
     benchmark::DoNotOptimize(doc.values.data());
   }
   state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(f.text.size()));
   state.SetLabel(f.source);
 }
-BENCHMARK(BM_BvhParse)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_BvhParse)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // Parse + Skeleton + Clip: everything a read costs once the bytes are in memory.
 void BM_BvhParseToClip(benchmark::State& state) {
   const Fixture& f = fixture();
+  const int threads = static_cast<int>(state.range(0));
+  const bvh::ParseOptions options = parse_options(threads);
   for (auto _ : state) {
-    bvh::Document doc = bvh::parse(f.text, f.source);
+    bvh::Document doc = bvh::parse(f.text, f.source, options);
     ikfix::core::Skeleton skel = bvh::skeleton(doc);
-    ikfix::core::Clip clip = bvh::clip(doc);
+    ikfix::core::Clip clip = bvh::clip(doc, runner(threads));
     benchmark::DoNotOptimize(clip.locals.data());
     benchmark::DoNotOptimize(skel.names.data());
   }
   state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(f.text.size()));
 }
-BENCHMARK(BM_BvhParseToClip)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_BvhParseToClip)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// Document -> Clip alone (Euler angles -> quaternions, one sincos per rotation channel).
+void BM_BvhToClip(benchmark::State& state) {
+  const Fixture& f = fixture();
+  const auto* r = runner(static_cast<int>(state.range(0)));
+  for (auto _ : state) {
+    ikfix::core::Clip clip = bvh::clip(f.doc, r);
+    benchmark::DoNotOptimize(clip.locals.data());
+  }
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(f.text.size()));
+}
+BENCHMARK(BM_BvhToClip)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void write_benchmark(benchmark::State& state, const std::unique_ptr<bool[]>& changed) {
   const Fixture& f = fixture();
+  const auto* r = runner(static_cast<int>(state.range(0)));
   std::size_t bytes = 0;
   for (auto _ : state) {
-    std::string out = bvh::write(f.doc, f.clip, flags(changed));
+    std::string out = bvh::write(f.doc, f.clip, flags(changed), r);
     bytes = out.size();
     benchmark::DoNotOptimize(out.data());
   }
@@ -126,13 +158,13 @@ void write_benchmark(benchmark::State& state, const std::unique_ptr<bool[]>& cha
 }
 
 void BM_BvhWriteUnchanged(benchmark::State& state) { write_benchmark(state, fixture().none); }
-BENCHMARK(BM_BvhWriteUnchanged)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_BvhWriteUnchanged)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_BvhWriteRootAndLegs(benchmark::State& state) { write_benchmark(state, fixture().legs); }
-BENCHMARK(BM_BvhWriteRootAndLegs)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_BvhWriteRootAndLegs)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_BvhWriteAllJoints(benchmark::State& state) { write_benchmark(state, fixture().all); }
-BENCHMARK(BM_BvhWriteAllJoints)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_BvhWriteAllJoints)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // As above, with every value really different from the file, so every one is printed.
 void BM_BvhWriteAllJointsEdited(benchmark::State& state) {
@@ -147,14 +179,15 @@ void BM_BvhWriteAllJointsEdited(benchmark::State& state) {
   for (int fr = 0; fr < edited.frame_count; ++fr)
     for (int j = 1; j < edited.joint_count; ++j)
       edited.at(fr, j).translation = f.clip.at(fr, j).translation;
+  const auto* r = runner(static_cast<int>(state.range(0)));
   std::size_t bytes = 0;
   for (auto _ : state) {
-    std::string out = bvh::write(f.doc, edited, flags(f.all));
+    std::string out = bvh::write(f.doc, edited, flags(f.all), r);
     bytes = out.size();
     benchmark::DoNotOptimize(out.data());
   }
   state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(bytes));
 }
-BENCHMARK(BM_BvhWriteAllJointsEdited)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_BvhWriteAllJointsEdited)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace

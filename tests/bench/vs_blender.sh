@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # ikfix run (fix included) vs Blender's headless BVH import + export (no fix), side by side in
-# one hyperfine run, on the same clip. Prints hyperfine's table, then the ratio of mean wall
-# times and of mean CPU times (user + system: steadier than wall time on a loaded machine).
+# one hyperfine run, on the same clip. ikfix runs twice: with its default --threads (all cores)
+# and with --threads 1. Prints hyperfine's table, then the ratio of mean wall times and of mean
+# CPU times (user + system: steadier than wall time on a loaded machine).
 #   tests/bench/vs_blender.sh [clip.bvh] [terrain.obj]
 # Needs: blender (apt-get install blender), hyperfine (apt-get install hyperfine), a Release build.
 set -euo pipefail
@@ -12,12 +13,17 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 hyperfine -N -w 2 -r 10 --export-json "$out/times.json" \
   -n blender "blender -b --factory-startup --python $root/tests/bench/blender_bvh_roundtrip.py -- $clip $out/blender.bvh" \
-  -n ikfix "$root/build/ikfix -q run $clip --terrain $terrain -o $out/ikfix.bvh"
+  -n ikfix "$root/build/ikfix -q run $clip --terrain $terrain -o $out/ikfix.bvh" \
+  -n ikfix-1-thread "$root/build/ikfix -q run $clip --terrain $terrain -o $out/ikfix1.bvh --threads 1"
 python3 - "$out/times.json" <<'PY'
 import json, sys
 r = {b["command"]: b for b in json.load(open(sys.argv[1]))["results"]}
-b, i = r["blender"], r["ikfix"]
+b = r["blender"]
 cpu = lambda x: x["user"] + x["system"]
-print(f"wall: blender {b['mean']:.3f} s, ikfix {i['mean'] * 1e3:.1f} ms -> {b['mean'] / i['mean']:.0f}x")
-print(f"cpu:  blender {cpu(b):.3f} s, ikfix {cpu(i) * 1e3:.1f} ms -> {cpu(b) / cpu(i):.0f}x")
+for name in ("ikfix", "ikfix-1-thread"):
+    if name not in r:
+        continue
+    i = r[name]
+    print(f"{name}: wall: blender {b['mean']:.3f} s, ikfix {i['mean'] * 1e3:.1f} ms -> {b['mean'] / i['mean']:.0f}x; "
+          f"cpu: blender {cpu(b):.3f} s, ikfix {cpu(i) * 1e3:.1f} ms -> {cpu(b) / cpu(i):.0f}x")
 PY

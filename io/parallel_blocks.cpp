@@ -1,0 +1,43 @@
+#include "io/parallel_blocks.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <limits>
+#include <vector>
+
+namespace ikfix::io {
+
+void for_each_block(const core::ParallelRunner* runner, int blocks, const std::function<void(int block)>& body) {
+  if (blocks <= 0) return;
+  if (runner == nullptr || runner->threads() < 2 || blocks < 2) {
+    for (int k = 0; k < blocks; ++k) body(k);
+    return;
+  }
+  std::atomic<int> next{0};
+  std::atomic<int> first_failed{std::numeric_limits<int>::max()};
+  std::vector<std::exception_ptr> errors(static_cast<std::size_t>(blocks));
+  // One range per thread; each thread then takes blocks in order until none is left.
+  runner->for_ranges(runner->threads(), [&](int, int) {
+    for (int k = next.fetch_add(1); k < blocks; k = next.fetch_add(1)) {
+      if (k > first_failed.load()) return;  // an earlier block failed: its error is the one
+      try {
+        body(k);
+      } catch (...) {
+        errors[static_cast<std::size_t>(k)] = std::current_exception();
+        int seen = first_failed.load();
+        while (k < seen && !first_failed.compare_exchange_weak(seen, k)) {
+        }
+      }
+    }
+  });
+  if (const int k = first_failed.load(); k < blocks) std::rethrow_exception(errors[static_cast<std::size_t>(k)]);
+}
+
+int block_count(const core::ParallelRunner* runner, long long work, long long min_per_block) {
+  if (runner == nullptr || runner->threads() < 2 || min_per_block < 1) return 1;
+  const long long most = static_cast<long long>(runner->threads()) * kBlocksPerThread;
+  return static_cast<int>(std::max(1LL, std::min(most, work / min_per_block)));
+}
+
+}  // namespace ikfix::io
