@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <span>
 
 #include "core/fix/contacts.hpp"
@@ -25,6 +26,10 @@ namespace ikfix::core {
 namespace {
 
 constexpr Vec3 kUp{0.0, 1.0, 0.0};
+
+// Frames per thread below which a per-frame loop runs on one thread: waking a worker costs
+// about what a few dozen frames of FK or leg solves do.
+constexpr int kMinFramesPerRange = 64;
 
 double percentile(std::vector<double> values, double q) {
   if (values.empty()) return 0.0;
@@ -244,9 +249,11 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   const JointSubset subset(sk, leg_joints);
   const int slots = subset.size();
   std::vector<Transform> world(static_cast<std::size_t>(frames) * slots);
-  for (int f = 0; f < frames; ++f)
-    forward_kinematics(subset, clip.frame(f), to_world,
-                       {world.data() + static_cast<std::size_t>(f) * slots, static_cast<std::size_t>(slots)});
+  parallel_ranges(in.runner, frames, kMinFramesPerRange, [&](int begin, int end) {
+    for (int f = begin; f < end; ++f)
+      forward_kinematics(subset, clip.frame(f), to_world,
+                         {world.data() + static_cast<std::size_t>(f) * slots, static_cast<std::size_t>(slots)});
+  });
   auto W = [&](int f, int j) -> const Transform& {
     return world[static_cast<std::size_t>(f) * slots + subset.slot_of[j]];
   };
@@ -881,73 +888,89 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
       hip_cone_rest[l] = glm::inverse(R(pelvis).rotation) * down;
     }
   }
-  std::vector<double> iterations_sum(2, 0.0);
+  // Per frame and leg, reduced in frame order after the loop (the same sums whatever the
+  // threads).
+  std::vector<int> iterations[2];
   std::vector<const char*> reasons[2];
-  for (int l = 0; l < 2; ++l) reasons[l].assign(frames, "");
+  for (int l = 0; l < 2; ++l) {
+    iterations[l].assign(frames, 0);
+    reasons[l].assign(frames, "");
+  }
   // Which joints changed at all (untouched joints keep their original keys in the file), noted
-  // as each value is replaced: only the pelvis and the legs are written.
-  auto replace = [&](auto& value, const auto& fixed, int joint) {
-    if (fixed != value) result.changed_joints[joint] = 1;
-    value = fixed;
-  };
-  for (int f = 0; f < frames; ++f) {
-    const double shift = body[f] - drop[f];
-    const Vec3 pelvis_shift_ws(0, shift, 0);
-    std::span<Transform> out = motion.frame(f);
-    if (shift != 0.0) {
-      const int parent = sk.parents[pelvis];
-      const Transform& pw = parent < 0 ? to_world : W(f, parent);
-      const Vec3 input_translation = out[pelvis].translation;
-      Vec3 moved = input_translation + (glm::inverse(pw.rotation) * pelvis_shift_ws) / pw.scale;
-      if (s.weight < 1.0) moved = input_translation + (moved - input_translation) * s.weight;
-      replace(out[pelvis].translation, moved, pelvis);
-    }
-    for (int l = 0; l < 2; ++l) {
-      const Leg& leg = in.rig.legs[l];
-      LegPose pose{W(f, leg.hip).translation, W(f, leg.knee).translation, W(f, leg.ankle).translation,
-                   W(f, leg.hip).rotation,    W(f, leg.knee).rotation,    W(f, leg.ankle).rotation,
-                   W(f, pelvis).rotation * hip_cone_rest[l]};
-      const Vec3 target = result.ankle_target_ws[l][f];
-      const Quat ankle_rot = foot_rotation[l][f];
-      Vec3 forward = feet[l].toe[f] - feet[l].ankle[f];
-      forward.y = 0;
-      forward = safe_normalize(forward, Vec3(0));
-      const Vec3 pole = knee_pole(pose, forward, leg_length);
-      const LegSolveResult r = solve_leg(pose, pose.hip_ws + pelvis_shift_ws, target, pole, s);
-      iterations_sum[l] += r.iterations;
-      diag.legs[l].max_iterations = std::max(diag.legs[l].max_iterations, r.iterations);
-      reasons[l][f] = r.reason;
+  // as each value is replaced: only the pelvis and the legs are written. Each range notes its
+  // own flags; they are or-ed together after the loop (the same flags in any order).
+  std::mutex changed_mutex;
+  parallel_ranges(in.runner, frames, kMinFramesPerRange, [&](int begin, int end) {
+    std::vector<char> changed(joints, 0);
+    auto replace = [&](auto& value, const auto& fixed, int joint) {
+      if (fixed != value) changed[joint] = 1;
+      value = fixed;
+    };
+    for (int f = begin; f < end; ++f) {
+      const double shift = body[f] - drop[f];
+      const Vec3 pelvis_shift_ws(0, shift, 0);
+      std::span<Transform> out = motion.frame(f);
+      if (shift != 0.0) {
+        const int parent = sk.parents[pelvis];
+        const Transform& pw = parent < 0 ? to_world : W(f, parent);
+        const Vec3 input_translation = out[pelvis].translation;
+        Vec3 moved = input_translation + (glm::inverse(pw.rotation) * pelvis_shift_ws) / pw.scale;
+        if (s.weight < 1.0) moved = input_translation + (moved - input_translation) * s.weight;
+        replace(out[pelvis].translation, moved, pelvis);
+      }
+      for (int l = 0; l < 2; ++l) {
+        const Leg& leg = in.rig.legs[l];
+        LegPose pose{W(f, leg.hip).translation, W(f, leg.knee).translation, W(f, leg.ankle).translation,
+                     W(f, leg.hip).rotation,    W(f, leg.knee).rotation,    W(f, leg.ankle).rotation,
+                     W(f, pelvis).rotation * hip_cone_rest[l]};
+        const Vec3 target = result.ankle_target_ws[l][f];
+        const Quat ankle_rot = foot_rotation[l][f];
+        Vec3 forward = feet[l].toe[f] - feet[l].ankle[f];
+        forward.y = 0;
+        forward = safe_normalize(forward, Vec3(0));
+        const Vec3 pole = knee_pole(pose, forward, leg_length);
+        const LegSolveResult r = solve_leg(pose, pose.hip_ws + pelvis_shift_ws, target, pole, s);
+        iterations[l][f] = r.iterations;
+        reasons[l][f] = r.reason;
 
-      // Local rotations: each parent's new world rotation is its old one carried by the change
-      // of the joint above it (joints between hip and knee, if any, move rigidly).
-      const Quat hip_delta = r.hip_rot_ws * glm::inverse(pose.hip_rot_ws);
-      const Quat knee_delta = r.knee_rot_ws * glm::inverse(pose.knee_rot_ws);
-      auto parent_rotation = [&](int joint) {
-        const int p = sk.parents[joint];
-        return p < 0 ? to_world.rotation : W(f, p).rotation;
-      };
-      const Quat hip_parent = parent_rotation(leg.hip);
-      const Quat knee_parent = hip_delta * parent_rotation(leg.knee);
-      const Quat ankle_parent = knee_delta * parent_rotation(leg.ankle);
-      auto set_rotation = [&](int joint, const Quat& parent_ws, const Quat& joint_ws) {
-        Quat local = glm::normalize(glm::inverse(parent_ws) * joint_ws);
-        local = align_hemisphere(local, clip.at(f, joint).rotation);
-        if (s.weight < 1.0) local = glm::normalize(glm::slerp(clip.at(f, joint).rotation, local, std::max(0.0, s.weight)));
-        if (is_finite(local)) replace(out[joint].rotation, local, joint);
-      };
-      set_rotation(leg.hip, hip_parent, r.hip_rot_ws);
-      set_rotation(leg.knee, knee_parent, r.knee_rot_ws);
-      set_rotation(leg.ankle, ankle_parent, ankle_rot);
-      if (!toe_bend[l].empty() && toe_bend[l][f] > 0) {
-        const Quat toe_ws = foot_rotation[l][f] * glm::inverse(W(f, leg.ankle).rotation) * W(f, leg.toe).rotation;
-        set_rotation(leg.toe, ankle_rot, axis_angle(toe_bend_axis[l][f], toe_bend[l][f]) * toe_ws);
+        // Local rotations: each parent's new world rotation is its old one carried by the change
+        // of the joint above it (joints between hip and knee, if any, move rigidly).
+        const Quat hip_delta = r.hip_rot_ws * glm::inverse(pose.hip_rot_ws);
+        const Quat knee_delta = r.knee_rot_ws * glm::inverse(pose.knee_rot_ws);
+        auto parent_rotation = [&](int joint) {
+          const int p = sk.parents[joint];
+          return p < 0 ? to_world.rotation : W(f, p).rotation;
+        };
+        const Quat hip_parent = parent_rotation(leg.hip);
+        const Quat knee_parent = hip_delta * parent_rotation(leg.knee);
+        const Quat ankle_parent = knee_delta * parent_rotation(leg.ankle);
+        auto set_rotation = [&](int joint, const Quat& parent_ws, const Quat& joint_ws) {
+          Quat local = glm::normalize(glm::inverse(parent_ws) * joint_ws);
+          local = align_hemisphere(local, clip.at(f, joint).rotation);
+          if (s.weight < 1.0) local = glm::normalize(glm::slerp(clip.at(f, joint).rotation, local, std::max(0.0, s.weight)));
+          if (is_finite(local)) replace(out[joint].rotation, local, joint);
+        };
+        set_rotation(leg.hip, hip_parent, r.hip_rot_ws);
+        set_rotation(leg.knee, knee_parent, r.knee_rot_ws);
+        set_rotation(leg.ankle, ankle_parent, ankle_rot);
+        if (!toe_bend[l].empty() && toe_bend[l][f] > 0) {
+          const Quat toe_ws = foot_rotation[l][f] * glm::inverse(W(f, leg.ankle).rotation) * W(f, leg.toe).rotation;
+          set_rotation(leg.toe, ankle_rot, axis_angle(toe_bend_axis[l][f], toe_bend[l][f]) * toe_ws);
+        }
       }
     }
-  }
+    std::lock_guard lock(changed_mutex);
+    for (int j = 0; j < joints; ++j) result.changed_joints[j] |= changed[j];
+  });
+  double iterations_sum[2] = {0.0, 0.0};
+  for (int l = 0; l < 2; ++l)
+    for (int f = 0; f < frames; ++f) {
+      iterations_sum[l] += iterations[l][f];
+      diag.legs[l].max_iterations = std::max(diag.legs[l].max_iterations, iterations[l][f]);
+    }
 
   // Measure what was written: FK of the output, residual per frame, penetration, bone lengths.
-  std::vector<Transform> out_world(slots);
-  auto O = [&](int j) -> const Transform& { return out_world[subset.slot_of[j]]; };
+  // Measured per frame (in parallel), then reduced in frame order as one loop would.
   for (int l = 0; l < 2; ++l) {
     LegDiagnostics& ld = diag.legs[l];
     ld.mean_iterations = iterations_sum[l] / frames;
@@ -956,18 +979,47 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
     for (const auto& p : plants) ld.plants.emplace_back(p.first, p.last);
     for (char p : result.planted[l]) ld.frames_in_contact += p;
   }
+  struct OutputMeasure {
+    double correction = 0, shortfall = 0, penetration = 0;
+    double bone_change[2] = {-1, -1};  // relative; -1 where the input bone has no length
+  };
+  std::vector<OutputMeasure> measured(static_cast<std::size_t>(frames) * 2);
+  parallel_ranges(in.runner, frames, kMinFramesPerRange, [&](int begin, int end) {
+    std::vector<Transform> out_world(slots);
+    auto O = [&](int j) -> const Transform& { return out_world[subset.slot_of[j]]; };
+    for (int f = begin; f < end; ++f) {
+      forward_kinematics(subset, motion.frame(f), to_world, out_world);
+      for (int l = 0; l < 2; ++l) {
+        const Leg& leg = in.rig.legs[l];
+        OutputMeasure& m = measured[static_cast<std::size_t>(f) * 2 + l];
+        const Vec3 ankle = O(leg.ankle).translation;
+        m.correction = glm::length(ankle - input_ankle[l][f]);
+        m.shortfall = glm::length(ankle - result.ankle_target_ws[l][f]);
+        if (result.planted[l][f]) {
+          const Vec3 toe = leg.toe >= 0 ? O(leg.toe).translation : ankle;
+          const double ankle_floor = ground[l][0].height[f] + (planted_level[l][0] - floor);
+          const double toe_floor = ground[l][1].height[f] + (planted_level[l][1] - floor);
+          m.penetration = std::max({ankle_floor - ankle.y - 1e-9, toe_floor - toe.y - 1e-9, 0.0});
+        }
+        // Bone lengths of the leg, relative change against the input.
+        const int chain[3] = {leg.hip, leg.knee, leg.ankle};
+        for (int k = 0; k < 2; ++k) {
+          const double before = glm::length(W(f, chain[k + 1]).translation - W(f, chain[k]).translation);
+          const double after = glm::length(O(chain[k + 1]).translation - O(chain[k]).translation);
+          if (before > 0) m.bone_change[k] = std::abs(after - before) / before;
+        }
+      }
+    }
+  });
   for (int f = 0; f < frames; ++f) {
-    forward_kinematics(subset, motion.frame(f), to_world, out_world);
     for (int l = 0; l < 2; ++l) {
-      const Leg& leg = in.rig.legs[l];
       LegDiagnostics& ld = diag.legs[l];
-      const Vec3 ankle = O(leg.ankle).translation;
-      const double correction = glm::length(ankle - input_ankle[l][f]);
-      if (correction > ld.max_correction_m) {
-        ld.max_correction_m = correction;
+      const OutputMeasure& m = measured[static_cast<std::size_t>(f) * 2 + l];
+      if (m.correction > ld.max_correction_m) {
+        ld.max_correction_m = m.correction;
         ld.max_correction_frame = f;
       }
-      const double shortfall = glm::length(ankle - result.ankle_target_ws[l][f]);
+      const double shortfall = m.shortfall;
       if (shortfall > s.unreachable_tolerance && s.weight >= 1.0) {
         ++ld.unreachable_frames;
         if (ld.unreachable.empty() || ld.unreachable.back().last != f - 1 ||
@@ -986,19 +1038,9 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
       } else {
         ld.max_residual_m = std::max(ld.max_residual_m, shortfall);
       }
-      if (result.planted[l][f]) {
-        const Vec3 toe = leg.toe >= 0 ? O(leg.toe).translation : ankle;
-        const double ankle_floor = ground[l][0].height[f] + (planted_level[l][0] - floor);
-        const double toe_floor = ground[l][1].height[f] + (planted_level[l][1] - floor);
-        ld.max_penetration_m = std::max({ld.max_penetration_m, ankle_floor - ankle.y - 1e-9, toe_floor - toe.y - 1e-9, 0.0});
-      }
-      // Bone lengths of the leg, relative change against the input.
-      const int chain[3] = {leg.hip, leg.knee, leg.ankle};
-      for (int k = 0; k < 2; ++k) {
-        const double before = glm::length(W(f, chain[k + 1]).translation - W(f, chain[k]).translation);
-        const double after = glm::length(O(chain[k + 1]).translation - O(chain[k]).translation);
-        if (before > 0) diag.max_bone_length_change = std::max(diag.max_bone_length_change, std::abs(after - before) / before);
-      }
+      if (result.planted[l][f]) ld.max_penetration_m = std::max(ld.max_penetration_m, m.penetration);
+      for (int k = 0; k < 2; ++k)
+        if (m.bone_change[k] >= 0) diag.max_bone_length_change = std::max(diag.max_bone_length_change, m.bone_change[k]);
     }
   }
   return result;
