@@ -74,11 +74,12 @@ GroundTrack ground_track(std::span<const GroundHit> hits, double floor) {
   return g;
 }
 
-GroundTrack query_ground(const Terrain& terrain, const std::vector<Vec3>& points, double floor) {
+GroundTrack query_ground(const Terrain& terrain, const std::vector<Vec3>& points, double floor,
+                         const ParallelRunner* runner = nullptr) {
   std::vector<std::array<double, 2>> xz(points.size());
   for (std::size_t i = 0; i < points.size(); ++i) xz[i] = {points[i].x, points[i].z};
   std::vector<GroundHit> hits(points.size());
-  terrain.ground_at(xz, hits);
+  ground_at_parallel(terrain, xz, hits, runner);
   return ground_track(hits, floor);
 }
 
@@ -372,6 +373,8 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   // the points that moved are cast. A checked heel outside pivot holds is where it was planned.
   enum { kPlannedHeel, kCheckedHeel, kPlannedToe, kCheckedToe };
   GroundMemo ground_memo[2][4];
+  for (auto& leg_memos : ground_memo)
+    for (GroundMemo& memo : leg_memos) memo.use_runner(in.runner);
   // Whether the last pass changed an input of the plan other than the pivot heights (plants
   // grew, a given plant was made to keep its constant offset).
   bool plants_changed = false;
@@ -805,7 +808,7 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
     std::vector<Vec3> aligned_tip;
     for (int f = 0; f < frames; ++f)
       if (align_weight[l][f] > 0) aligned_tip.push_back(tip[f]);
-    const GroundTrack under_tip = query_ground(*in.terrain, aligned_tip, floor);
+    const GroundTrack under_tip = query_ground(*in.terrain, aligned_tip, floor, in.runner);
     std::vector<double> raw(frames, 0.0), dilated(frames), smoothed(frames);
     toe_bend_axis[l].resize(frames);
     std::size_t aligned = 0;

@@ -1,9 +1,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 #include "core/fix/ground_memo.hpp"
+#include "core/parallel.hpp"
 #include "core/terrain.hpp"
 #include "core/terrain_gen.hpp"
 
@@ -72,6 +74,45 @@ TEST(GroundMemo, AnswersAsTheTerrainDoesAndCastsOnlyMovedPoints) {
   points.resize(10);
   expect_same_hits(memo.query(terrain, points), points, terrain);
   EXPECT_EQ(memo.last_cast_count(), 10u);
+}
+
+// Rays split over threads in runs of whole packets: each answer is the one a single call gives,
+// for every packet width, on stairs (rays on step edges take the nudged path) and off the
+// terrain; and a memo with a runner answers as one without.
+TEST(GroundAtParallel, SameAnswersAsOneCallAtAnyThreadCountAndPacketWidth) {
+  StairsParams stairs;
+  stairs.size = 8.0;
+  std::vector<std::array<double, 2>> xz;
+  for (int i = 0; i < 3001; ++i) {  // not a multiple of any packet width
+    const double along = -4.5 + 0.003 * i;  // past the border at both ends, across every riser
+    xz.push_back({0.7 * std::sin(0.05 * i), i % 7 == 0 ? 0.5 + 0.3 * (i % 10) : along});
+  }
+  for (int width : {1, 4, 8, 16}) {
+    TerrainOptions options;
+    options.packet_width = width;
+    const Terrain terrain(make_stairs_terrain(stairs), options);
+    std::vector<GroundHit> want(xz.size());
+    terrain.ground_at(xz, want);
+    for (int threads : {2, 3}) {
+      const ThreadPool pool(threads);
+      std::vector<GroundHit> got(xz.size());
+      ground_at_parallel(terrain, xz, got, &pool);
+      for (std::size_t i = 0; i < xz.size(); ++i) {
+        ASSERT_EQ(got[i].hit, want[i].hit) << "width " << width << " threads " << threads << " point " << i;
+        ASSERT_EQ(std::memcmp(&got[i].height, &want[i].height, sizeof(double)), 0) << i;
+        ASSERT_EQ(std::memcmp(&got[i].normal, &want[i].normal, sizeof(Vec3)), 0) << i;
+        ASSERT_EQ(got[i].triangle, want[i].triangle) << i;
+      }
+    }
+  }
+  const Terrain terrain(make_stairs_terrain(stairs));
+  std::vector<Vec3> points;
+  for (const auto& p : xz) points.push_back({p[0], 0.0, p[1]});
+  const ThreadPool pool(2);
+  GroundMemo memo;
+  memo.use_runner(&pool);
+  expect_same_hits(memo.query(terrain, points), points, terrain);
+  EXPECT_EQ(memo.last_cast_count(), points.size());
 }
 
 }  // namespace
