@@ -770,7 +770,7 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
       }
       allowed[l] = heel_lift_allowance(held, s.heel_lift_smoothing * fps);
     }
-    const HeelLiftPlan lift = plan_heel_lifts(problems, s.max_heel_lift, s.heel_lift_smoothing * fps, allowed);
+    const HeelLiftPlan lift = plan_heel_lifts(problems, s.max_heel_lift, s.heel_lift_smoothing * fps, allowed, in.runner);
     for (int l = 0; l < 2; ++l)
       for (int f = 0; f < frames; ++f) {
         const HeelLift turn{lift.angle[l][f], lift.axis[l][f]};
@@ -795,31 +795,38 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
     std::vector<Vec3> tip(frames), tip_anim(frames);
     std::vector<Quat> toe_rot(frames);
     std::vector<double> tip_y(frames);
-    for (int f = 0; f < frames; ++f) {
-      tip_anim[f] = transform_point(W(f, leg.toe), *tip_offset);
-      tip_y[f] = tip_anim[f].y;
-      // The toe carried rigidly by the foot's new pose (ball = toe target).
-      toe_rot[f] = foot_rotation[l][f] * glm::inverse(W(f, leg.ankle).rotation) * W(f, leg.toe).rotation;
-      tip[f] = transform_point(Transform{toe_target_ws[l][f], toe_rot[f], W(f, leg.toe).scale}, *tip_offset);
-    }
+    parallel_ranges(in.runner, frames, kMinFramesPerRange, [&](int begin, int end) {
+      for (int f = begin; f < end; ++f) {
+        tip_anim[f] = transform_point(W(f, leg.toe), *tip_offset);
+        tip_y[f] = tip_anim[f].y;
+        // The toe carried rigidly by the foot's new pose (ball = toe target).
+        toe_rot[f] = foot_rotation[l][f] * glm::inverse(W(f, leg.ankle).rotation) * W(f, leg.toe).rotation;
+        tip[f] = transform_point(Transform{toe_target_ws[l][f], toe_rot[f], W(f, leg.toe).scale}, *tip_offset);
+      }
+    });
     const double tip_level = percentile(tip_y, 0.05);
     // Only aligned frames bend by themselves (the others' raw bend is 0, and the bend's axis
     // does not depend on the ground), so only their tips need the ground under them.
     std::vector<Vec3> aligned_tip;
+    std::vector<int> aligned_index(frames, -1);  // per frame: index in aligned_tip
     for (int f = 0; f < frames; ++f)
-      if (align_weight[l][f] > 0) aligned_tip.push_back(tip[f]);
+      if (align_weight[l][f] > 0) {
+        aligned_index[f] = static_cast<int>(aligned_tip.size());
+        aligned_tip.push_back(tip[f]);
+      }
     const GroundTrack under_tip = query_ground(*in.terrain, aligned_tip, floor, in.runner);
     std::vector<double> raw(frames, 0.0), dilated(frames), smoothed(frames);
     toe_bend_axis[l].resize(frames);
-    std::size_t aligned = 0;
-    for (int f = 0; f < frames; ++f) {
-      const bool bends = align_weight[l][f] > 0;
-      const double min_y = bends ? under_tip.height[aligned++] + (tip_level - floor)
-                                 : -std::numeric_limits<double>::infinity();
-      const ToeLift lift = toe_lift(toe_target_ws[l][f], tip[f], min_y, s.max_toe_bend);
-      toe_bend_axis[l][f] = lift.axis;
-      if (bends) raw[f] = lift.angle;
-    }
+    parallel_ranges(in.runner, frames, kMinFramesPerRange, [&](int begin, int end) {
+      for (int f = begin; f < end; ++f) {
+        const bool bends = aligned_index[f] >= 0;
+        const double min_y = bends ? under_tip.height[aligned_index[f]] + (tip_level - floor)
+                                   : -std::numeric_limits<double>::infinity();
+        const ToeLift lift = toe_lift(toe_target_ws[l][f], tip[f], min_y, s.max_toe_bend);
+        toe_bend_axis[l][f] = lift.axis;
+        if (bends) raw[f] = lift.angle;
+      }
+    });
     const double sigma = s.foot_smoothing * fps;
     dilate_max(raw, gaussian_radius(sigma), dilated);
     gaussian_smooth(dilated, sigma, smoothed);
