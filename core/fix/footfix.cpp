@@ -906,12 +906,44 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
     iterations[l].assign(frames, 0);
     reasons[l].assign(frames, "");
   }
+  // What was written, measured on each frame right after its write-back (FK of the output):
+  // residual, correction, penetration, bone lengths; reduced in frame order after the loop.
+  struct OutputMeasure {
+    double correction = 0, shortfall = 0, penetration = 0;
+    double bone_change[2] = {-1, -1};  // relative; -1 where the input bone has no length
+  };
+  std::vector<OutputMeasure> measured(static_cast<std::size_t>(frames) * 2);
+  auto measure_output = [&](int f, std::span<Transform> out_world) {
+    forward_kinematics(subset, motion.frame(f), to_world, out_world);
+    auto O = [&](int j) -> const Transform& { return out_world[subset.slot_of[j]]; };
+    for (int l = 0; l < 2; ++l) {
+      const Leg& leg = in.rig.legs[l];
+      OutputMeasure& m = measured[static_cast<std::size_t>(f) * 2 + l];
+      const Vec3 ankle = O(leg.ankle).translation;
+      m.correction = glm::length(ankle - input_ankle[l][f]);
+      m.shortfall = glm::length(ankle - result.ankle_target_ws[l][f]);
+      if (result.planted[l][f]) {
+        const Vec3 toe = leg.toe >= 0 ? O(leg.toe).translation : ankle;
+        const double ankle_floor = ground[l][0].height[f] + (planted_level[l][0] - floor);
+        const double toe_floor = ground[l][1].height[f] + (planted_level[l][1] - floor);
+        m.penetration = std::max({ankle_floor - ankle.y - 1e-9, toe_floor - toe.y - 1e-9, 0.0});
+      }
+      // Bone lengths of the leg, relative change against the input.
+      const int chain[3] = {leg.hip, leg.knee, leg.ankle};
+      for (int k = 0; k < 2; ++k) {
+        const double before = glm::length(W(f, chain[k + 1]).translation - W(f, chain[k]).translation);
+        const double after = glm::length(O(chain[k + 1]).translation - O(chain[k]).translation);
+        if (before > 0) m.bone_change[k] = std::abs(after - before) / before;
+      }
+    }
+  };
   // Which joints changed at all (untouched joints keep their original keys in the file), noted
   // as each value is replaced: only the pelvis and the legs are written. Each range notes its
   // own flags; they are or-ed together after the loop (the same flags in any order).
   std::mutex changed_mutex;
   parallel_ranges(in.runner, frames, kMinFramesPerRange, [&](int begin, int end) {
     std::vector<char> changed(joints, 0);
+    std::vector<Transform> out_world(slots);
     auto replace = [&](auto& value, const auto& fixed, int joint) {
       if (fixed != value) changed[joint] = 1;
       value = fixed;
@@ -968,6 +1000,7 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
           set_rotation(leg.toe, ankle_rot, axis_angle(toe_bend_axis[l][f], toe_bend[l][f]) * toe_ws);
         }
       }
+      measure_output(f, out_world);  // while the frame just written is in cache
     }
     std::lock_guard lock(changed_mutex);
     for (int j = 0; j < joints; ++j) result.changed_joints[j] |= changed[j];
@@ -979,8 +1012,7 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
       diag.legs[l].max_iterations = std::max(diag.legs[l].max_iterations, iterations[l][f]);
     }
 
-  // Measure what was written: FK of the output, residual per frame, penetration, bone lengths.
-  // Measured per frame (in parallel), then reduced in frame order as one loop would.
+  // The measurements of the output, reduced in frame order as one loop would.
   for (int l = 0; l < 2; ++l) {
     LegDiagnostics& ld = diag.legs[l];
     ld.mean_iterations = iterations_sum[l] / frames;
@@ -989,38 +1021,6 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
     for (const auto& p : plants) ld.plants.emplace_back(p.first, p.last);
     for (char p : result.planted[l]) ld.frames_in_contact += p;
   }
-  struct OutputMeasure {
-    double correction = 0, shortfall = 0, penetration = 0;
-    double bone_change[2] = {-1, -1};  // relative; -1 where the input bone has no length
-  };
-  std::vector<OutputMeasure> measured(static_cast<std::size_t>(frames) * 2);
-  parallel_ranges(in.runner, frames, kMinFramesPerRange, [&](int begin, int end) {
-    std::vector<Transform> out_world(slots);
-    auto O = [&](int j) -> const Transform& { return out_world[subset.slot_of[j]]; };
-    for (int f = begin; f < end; ++f) {
-      forward_kinematics(subset, motion.frame(f), to_world, out_world);
-      for (int l = 0; l < 2; ++l) {
-        const Leg& leg = in.rig.legs[l];
-        OutputMeasure& m = measured[static_cast<std::size_t>(f) * 2 + l];
-        const Vec3 ankle = O(leg.ankle).translation;
-        m.correction = glm::length(ankle - input_ankle[l][f]);
-        m.shortfall = glm::length(ankle - result.ankle_target_ws[l][f]);
-        if (result.planted[l][f]) {
-          const Vec3 toe = leg.toe >= 0 ? O(leg.toe).translation : ankle;
-          const double ankle_floor = ground[l][0].height[f] + (planted_level[l][0] - floor);
-          const double toe_floor = ground[l][1].height[f] + (planted_level[l][1] - floor);
-          m.penetration = std::max({ankle_floor - ankle.y - 1e-9, toe_floor - toe.y - 1e-9, 0.0});
-        }
-        // Bone lengths of the leg, relative change against the input.
-        const int chain[3] = {leg.hip, leg.knee, leg.ankle};
-        for (int k = 0; k < 2; ++k) {
-          const double before = glm::length(W(f, chain[k + 1]).translation - W(f, chain[k]).translation);
-          const double after = glm::length(O(chain[k + 1]).translation - O(chain[k]).translation);
-          if (before > 0) m.bone_change[k] = std::abs(after - before) / before;
-        }
-      }
-    }
-  });
   for (int f = 0; f < frames; ++f) {
     for (int l = 0; l < 2; ++l) {
       LegDiagnostics& ld = diag.legs[l];
