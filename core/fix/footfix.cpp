@@ -27,9 +27,12 @@ namespace {
 
 constexpr Vec3 kUp{0.0, 1.0, 0.0};
 
-// Frames per thread below which a per-frame loop runs on one thread: waking a worker costs
-// about what a few dozen frames of FK or leg solves do.
+// Frames per thread below which a per-frame loop runs on one thread. Handing a loop to a
+// worker costs ~60 us on the 2-vCPU build machine (a 70 us loop took 105 us on two threads):
+// about 64 frames of leg solves and output measurement (~2 us a frame), but ~500 frames of FK
+// or toe-bend math (~0.1-0.3 us a frame).
 constexpr int kMinFramesPerRange = 64;
+constexpr int kMinLightFramesPerRange = 512;
 
 double percentile(std::vector<double> values, double q) {
   if (values.empty()) return 0.0;
@@ -250,7 +253,7 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   const JointSubset subset(sk, leg_joints);
   const int slots = subset.size();
   std::vector<Transform> world(static_cast<std::size_t>(frames) * slots);
-  parallel_ranges(in.runner, frames, kMinFramesPerRange, [&](int begin, int end) {
+  parallel_ranges(in.runner, frames, kMinLightFramesPerRange, [&](int begin, int end) {
     for (int f = begin; f < end; ++f)
       forward_kinematics(subset, clip.frame(f), to_world,
                          {world.data() + static_cast<std::size_t>(f) * slots, static_cast<std::size_t>(slots)});
@@ -795,7 +798,7 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
     std::vector<Vec3> tip(frames), tip_anim(frames);
     std::vector<Quat> toe_rot(frames);
     std::vector<double> tip_y(frames);
-    parallel_ranges(in.runner, frames, kMinFramesPerRange, [&](int begin, int end) {
+    parallel_ranges(in.runner, frames, kMinLightFramesPerRange, [&](int begin, int end) {
       for (int f = begin; f < end; ++f) {
         tip_anim[f] = transform_point(W(f, leg.toe), *tip_offset);
         tip_y[f] = tip_anim[f].y;
@@ -817,7 +820,7 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
     const GroundTrack under_tip = query_ground(*in.terrain, aligned_tip, floor, in.runner);
     std::vector<double> raw(frames, 0.0), dilated(frames), smoothed(frames);
     toe_bend_axis[l].resize(frames);
-    parallel_ranges(in.runner, frames, kMinFramesPerRange, [&](int begin, int end) {
+    parallel_ranges(in.runner, frames, kMinLightFramesPerRange, [&](int begin, int end) {
       for (int f = begin; f < end; ++f) {
         const bool bends = aligned_index[f] >= 0;
         const double min_y = bends ? under_tip.height[aligned_index[f]] + (tip_level - floor)

@@ -5,7 +5,9 @@
 // tilt, toe bends, pivot holds, the pelvis limit and unreachable frames.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstring>
+#include <functional>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -99,6 +101,22 @@ void expect_same_result(const core::FixResult& a, const core::Clip& a_clip, cons
   expect_same_diagnostics(a.diagnostics, b.diagnostics, what);
 }
 
+// A pool that counts the loops handed to it, to check the threaded path was taken.
+class CountingPool final : public core::ParallelRunner {
+ public:
+  explicit CountingPool(int threads) : pool_(threads) {}
+  int threads() const override { return pool_.threads(); }
+  void for_ranges(int count, const std::function<void(int, int)>& body) const override {
+    ++loops_;
+    pool_.for_ranges(count, body);
+  }
+  int loops() const { return loops_; }
+
+ private:
+  core::ThreadPool pool_;
+  mutable std::atomic<int> loops_{0};
+};
+
 core::LegRig detect_rig(const io::LoadedClip& clip) {
   core::LegDetectionInput legs;
   legs.skeleton = &clip.skeleton;
@@ -112,8 +130,13 @@ core::LegRig detect_rig(const io::LoadedClip& clip) {
 // (fix_clip) and in place, and expects every result to be the serial one. Returns the serial
 // result, for checks that the case exercised what it was meant to.
 core::FixResult expect_same_at_any_thread_count(const std::filesystem::path& path, const core::TerrainMesh& mesh,
-                                                core::SolverKind solver) {
-  const io::LoadedClip clip = io::load_clip(path);
+                                                core::SolverKind solver, int repeat = 1) {
+  io::LoadedClip clip = io::load_clip(path);
+  // A short clip played `repeat` times over (the root jumps back at each repeat: just more
+  // motion to fix), so that its per-frame loops are long enough to be split over threads.
+  const std::vector<core::Transform> once = clip.clip.locals;
+  for (int r = 1; r < repeat; ++r) clip.clip.locals.insert(clip.clip.locals.end(), once.begin(), once.end());
+  clip.clip.frame_count *= repeat;
   const core::Terrain terrain(mesh);
   core::FixInput input;
   input.skeleton = &clip.skeleton;
@@ -128,7 +151,7 @@ core::FixResult expect_same_at_any_thread_count(const std::filesystem::path& pat
   const core::FixResult serial_in_place_result = core::fix_clip_in_place(input, serial_in_place);
   expect_same_result(serial, serial.clip, serial_in_place_result, serial_in_place, "serial in place");
   for (int threads : {2, 3}) {
-    const core::ThreadPool pool(threads);
+    const CountingPool pool(threads);
     core::FixInput pooled = input;
     pooled.runner = &pool;
     const std::string name = path.filename().string() + ", " + std::to_string(threads) + " threads";
@@ -137,6 +160,7 @@ core::FixResult expect_same_at_any_thread_count(const std::filesystem::path& pat
     core::Clip motion = clip.clip;
     const core::FixResult in_place = core::fix_clip_in_place(pooled, motion);
     expect_same_result(serial, serial.clip, in_place, motion, name + ", in place");
+    EXPECT_GE(pool.loops(), 2) << name << ": at least the leg solves of both runs went to the pool";
   }
   return serial;
 }
@@ -174,7 +198,7 @@ TEST(FixThreads, RealWalkOffACliffReportsTheSameUnreachableRanges) {
 
 TEST(FixThreads, BundledWalkOnStairsIsTheSameAtAnyThreadCount) {
   const core::FixResult r = expect_same_at_any_thread_count(test::source_dir() / "data/clips/walk.bvh",
-                                                            core::make_stairs_terrain({}), core::SolverKind::Fabrik);
+                                                            core::make_stairs_terrain({}), core::SolverKind::Fabrik, 8);
   EXPECT_GT(r.diagnostics.legs[1].frames_in_contact, 0);
 }
 

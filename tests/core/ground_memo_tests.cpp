@@ -2,6 +2,9 @@
 
 #include <cmath>
 #include <cstring>
+#include <functional>
+#include <mutex>
+#include <utility>
 #include <vector>
 
 #include "core/fix/ground_memo.hpp"
@@ -76,6 +79,28 @@ TEST(GroundMemo, AnswersAsTheTerrainDoesAndCastsOnlyMovedPoints) {
   EXPECT_EQ(memo.last_cast_count(), 10u);
 }
 
+// Runs loops on `pool`, noting each range it hands out.
+class RecordingRunner final : public ParallelRunner {
+ public:
+  RecordingRunner(const ThreadPool& pool, std::mutex& mutex, std::vector<std::pair<int, int>>& ranges)
+      : pool_(pool), mutex_(mutex), ranges_(ranges) {}
+  int threads() const override { return pool_.threads(); }
+  void for_ranges(int count, const std::function<void(int, int)>& body) const override {
+    pool_.for_ranges(count, [&](int begin, int end) {
+      {
+        std::lock_guard lock(mutex_);
+        ranges_.emplace_back(begin, end);
+      }
+      body(begin, end);
+    });
+  }
+
+ private:
+  const ThreadPool& pool_;
+  std::mutex& mutex_;
+  std::vector<std::pair<int, int>>& ranges_;
+};
+
 // Rays split over threads in runs of whole packets: each answer is the one a single call gives,
 // for every packet width, on stairs (rays on step edges take the nudged path) and off the
 // terrain; and a memo with a runner answers as one without.
@@ -83,8 +108,8 @@ TEST(GroundAtParallel, SameAnswersAsOneCallAtAnyThreadCountAndPacketWidth) {
   StairsParams stairs;
   stairs.size = 8.0;
   std::vector<std::array<double, 2>> xz;
-  for (int i = 0; i < 3001; ++i) {  // not a multiple of any packet width
-    const double along = -4.5 + 0.003 * i;  // past the border at both ends, across every riser
+  for (int i = 0; i < 6001; ++i) {  // enough for 3 threads; not a multiple of any packet width
+    const double along = -4.5 + 0.0015 * i;  // past the border at both ends, across every riser
     xz.push_back({0.7 * std::sin(0.05 * i), i % 7 == 0 ? 0.5 + 0.3 * (i % 10) : along});
   }
   for (int width : {1, 4, 8, 16}) {
@@ -96,7 +121,12 @@ TEST(GroundAtParallel, SameAnswersAsOneCallAtAnyThreadCountAndPacketWidth) {
     for (int threads : {2, 3}) {
       const ThreadPool pool(threads);
       std::vector<GroundHit> got(xz.size());
-      ground_at_parallel(terrain, xz, got, &pool);
+      // The ranges the pool ran, in block indices: the points really were split.
+      std::mutex mutex;
+      std::vector<std::pair<int, int>> ranges;
+      const RecordingRunner recording(pool, mutex, ranges);
+      ground_at_parallel(terrain, xz, got, &recording);
+      ASSERT_EQ(ranges.size(), static_cast<std::size_t>(threads));
       for (std::size_t i = 0; i < xz.size(); ++i) {
         ASSERT_EQ(got[i].hit, want[i].hit) << "width " << width << " threads " << threads << " point " << i;
         ASSERT_EQ(std::memcmp(&got[i].height, &want[i].height, sizeof(double)), 0) << i;
