@@ -11,8 +11,8 @@ void ground_at_parallel(const Terrain& terrain, std::span<const std::array<doubl
   // Terrain::ground_at casts packets of packet_width() consecutive points from the first; 16 is
   // a multiple of every width, so runs of 16 start packets where one call would.
   constexpr std::size_t kBlock = 16;
-  // Below this many blocks per thread (~1000 rays, ~60 us), handing them to another thread
-  // costs more than it saves (~60 us on the 2-vCPU build machine).
+  // Below this many blocks per thread (~1000 rays, ~60 us of casting) another thread saves
+  // less than handing it the work costs (~60 us on the 2-vCPU build machine).
   constexpr int kMinBlocksPerRange = 64;
   const int blocks = static_cast<int>((xz.size() + kBlock - 1) / kBlock);
   parallel_ranges(runner, blocks, kMinBlocksPerRange, [&](int begin, int end) {
