@@ -33,12 +33,17 @@ struct ThreadPool::State {
   std::mutex mutex;
   std::condition_variable work_ready;
   std::condition_variable work_done;
-  unsigned long generation = 0;  // bumped for every loop; workers run once per generation
+  unsigned long generation = 0;  // bumped for every loop
   bool stopping = false;
   const std::function<void(int, int)>* body = nullptr;
   int count = 0;
-  int pending = 0;                          // workers still running the current loop
-  std::vector<std::exception_ptr> errors;   // per range
+  // Ranges of the current loop are claimed in order by whichever thread asks first (the caller
+  // takes range 0, then any range no worker has taken yet): on a machine shared with other
+  // work, a worker that is not scheduled soon does not hold the loop up, the caller runs its
+  // range instead. Which thread runs a range never changes what the range computes.
+  int next_range = 0;
+  int ranges_done = 0;
+  std::vector<std::exception_ptr> errors;  // per range
 
   int range_begin(int range) const {
     return static_cast<int>(static_cast<long long>(count) * range / thread_count);
@@ -56,20 +61,26 @@ struct ThreadPool::State {
     running_pool = nullptr;
   }
 
-  void worker_loop(int range, const void* pool) {
-    unsigned long seen = 0;
-    for (;;) {
-      {
-        std::unique_lock lock(mutex);
-        work_ready.wait(lock, [&] { return stopping || generation != seen; });
-        if (stopping) return;
-        seen = generation;
-      }
+  // Runs ranges of loop `loop` until none is left to claim. Called with `lock` held; returns
+  // with it held.
+  void run_claimed_ranges(std::unique_lock<std::mutex>& lock, unsigned long loop, const void* pool) {
+    while (generation == loop && next_range < thread_count) {
+      const int range = next_range++;
+      lock.unlock();
       run_range(range, pool);
-      {
-        std::lock_guard lock(mutex);
-        if (--pending == 0) work_done.notify_one();
-      }
+      lock.lock();
+      if (++ranges_done == thread_count) work_done.notify_all();
+    }
+  }
+
+  void worker_loop(const void* pool) {
+    unsigned long seen = 0;
+    std::unique_lock lock(mutex);
+    for (;;) {
+      work_ready.wait(lock, [&] { return stopping || generation != seen; });
+      if (stopping) return;
+      seen = generation;
+      run_claimed_ranges(lock, seen, pool);
     }
   }
 };
@@ -77,8 +88,8 @@ struct ThreadPool::State {
 ThreadPool::ThreadPool(int threads) : state_(std::make_unique<State>()) {
   state_->thread_count = std::max(1, threads);
   state_->errors.resize(state_->thread_count);
-  for (int range = 1; range < state_->thread_count; ++range)
-    state_->workers.emplace_back([this, range] { state_->worker_loop(range, this); });
+  for (int worker = 1; worker < state_->thread_count; ++worker)
+    state_->workers.emplace_back([this] { state_->worker_loop(this); });
 }
 
 ThreadPool::~ThreadPool() {
@@ -101,18 +112,16 @@ void ThreadPool::for_ranges(int count, const std::function<void(int begin, int e
   State& s = *state_;
   std::lock_guard call(s.call_mutex);
   {
-    std::lock_guard lock(s.mutex);
+    std::unique_lock lock(s.mutex);
     s.body = &body;
     s.count = count;
-    s.pending = s.thread_count - 1;
+    s.next_range = 0;
+    s.ranges_done = 0;
     for (auto& e : s.errors) e = nullptr;
-    ++s.generation;
-  }
-  s.work_ready.notify_all();
-  s.run_range(0, this);
-  {
-    std::unique_lock lock(s.mutex);
-    s.work_done.wait(lock, [&] { return s.pending == 0; });
+    const unsigned long loop = ++s.generation;
+    s.work_ready.notify_all();
+    s.run_claimed_ranges(lock, loop, this);
+    s.work_done.wait(lock, [&] { return s.ranges_done == s.thread_count; });
     s.body = nullptr;
   }
   for (const auto& e : s.errors)

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <span>
 
 #include "core/fix/contacts.hpp"
@@ -26,6 +27,13 @@ namespace ikfix::core {
 namespace {
 
 constexpr Vec3 kUp{0.0, 1.0, 0.0};
+
+// Frames per thread below which a per-frame loop runs on one thread. Handing a loop to a
+// worker costs ~60 us on the 2-vCPU build machine (a 70 us loop took 105 us on two threads):
+// about 64 frames of leg solves and output measurement (~2 us a frame), but ~500 frames of FK
+// or toe-bend math (~0.1-0.3 us a frame).
+constexpr int kMinFramesPerRange = 64;
+constexpr int kMinLightFramesPerRange = 512;
 
 double percentile(std::vector<double> values, double q) {
   if (values.empty()) return 0.0;
@@ -70,11 +78,12 @@ GroundTrack ground_track(std::span<const GroundHit> hits, double floor) {
   return g;
 }
 
-GroundTrack query_ground(const Terrain& terrain, const std::vector<Vec3>& points, double floor) {
+GroundTrack query_ground(const Terrain& terrain, const std::vector<Vec3>& points, double floor,
+                         const ParallelRunner* runner = nullptr) {
   std::vector<std::array<double, 2>> xz(points.size());
   for (std::size_t i = 0; i < points.size(); ++i) xz[i] = {points[i].x, points[i].z};
   std::vector<GroundHit> hits(points.size());
-  terrain.ground_at(xz, hits);
+  ground_at_parallel(terrain, xz, hits, runner);
   return ground_track(hits, floor);
 }
 
@@ -254,9 +263,11 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   const JointSubset subset(sk, leg_joints);
   const int slots = subset.size();
   std::vector<Transform> world(static_cast<std::size_t>(frames) * slots);
-  for (int f = 0; f < frames; ++f)
-    forward_kinematics(subset, clip.frame(f), to_world,
-                       {world.data() + static_cast<std::size_t>(f) * slots, static_cast<std::size_t>(slots)});
+  parallel_ranges(in.runner, frames, kMinLightFramesPerRange, [&](int begin, int end) {
+    for (int f = begin; f < end; ++f)
+      forward_kinematics(subset, clip.frame(f), to_world,
+                         {world.data() + static_cast<std::size_t>(f) * slots, static_cast<std::size_t>(slots)});
+  });
   auto W = [&](int f, int j) -> const Transform& {
     return world[static_cast<std::size_t>(f) * slots + subset.slot_of[j]];
   };
@@ -377,6 +388,8 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   // the points that moved are cast. A checked heel outside pivot holds is where it was planned.
   enum { kPlannedHeel, kCheckedHeel, kPlannedToe, kCheckedToe };
   GroundMemo ground_memo[2][4];
+  for (auto& leg_memos : ground_memo)
+    for (GroundMemo& memo : leg_memos) memo.use_runner(in.runner);
   // Whether the last pass changed an input of the plan other than the pivot heights (plants
   // grew, a given plant was made to keep its constant offset).
   bool plants_changed = false;
@@ -860,7 +873,7 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
       }
       allowed[l] = heel_lift_allowance(held, s.heel_lift_smoothing * fps);
     }
-    const HeelLiftPlan lift = plan_heel_lifts(problems, s.max_heel_lift, s.heel_lift_smoothing * fps, allowed);
+    const HeelLiftPlan lift = plan_heel_lifts(problems, s.max_heel_lift, s.heel_lift_smoothing * fps, allowed, in.runner);
     for (int l = 0; l < 2; ++l)
       for (int f = 0; f < frames; ++f) {
         const HeelLift turn{lift.angle[l][f], lift.axis[l][f]};
@@ -885,31 +898,38 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
     std::vector<Vec3> tip(frames), tip_anim(frames);
     std::vector<Quat> toe_rot(frames);
     std::vector<double> tip_y(frames);
-    for (int f = 0; f < frames; ++f) {
-      tip_anim[f] = transform_point(W(f, leg.toe), *tip_offset);
-      tip_y[f] = tip_anim[f].y;
-      // The toe carried rigidly by the foot's new pose (ball = toe target).
-      toe_rot[f] = foot_rotation[l][f] * glm::inverse(W(f, leg.ankle).rotation) * W(f, leg.toe).rotation;
-      tip[f] = transform_point(Transform{toe_target_ws[l][f], toe_rot[f], W(f, leg.toe).scale}, *tip_offset);
-    }
+    parallel_ranges(in.runner, frames, kMinLightFramesPerRange, [&](int begin, int end) {
+      for (int f = begin; f < end; ++f) {
+        tip_anim[f] = transform_point(W(f, leg.toe), *tip_offset);
+        tip_y[f] = tip_anim[f].y;
+        // The toe carried rigidly by the foot's new pose (ball = toe target).
+        toe_rot[f] = foot_rotation[l][f] * glm::inverse(W(f, leg.ankle).rotation) * W(f, leg.toe).rotation;
+        tip[f] = transform_point(Transform{toe_target_ws[l][f], toe_rot[f], W(f, leg.toe).scale}, *tip_offset);
+      }
+    });
     const double tip_level = percentile(tip_y, 0.05);
     // Only aligned frames bend by themselves (the others' raw bend is 0, and the bend's axis
     // does not depend on the ground), so only their tips need the ground under them.
     std::vector<Vec3> aligned_tip;
+    std::vector<int> aligned_index(frames, -1);  // per frame: index in aligned_tip
     for (int f = 0; f < frames; ++f)
-      if (align_weight[l][f] > 0) aligned_tip.push_back(tip[f]);
-    const GroundTrack under_tip = query_ground(*in.terrain, aligned_tip, floor);
+      if (align_weight[l][f] > 0) {
+        aligned_index[f] = static_cast<int>(aligned_tip.size());
+        aligned_tip.push_back(tip[f]);
+      }
+    const GroundTrack under_tip = query_ground(*in.terrain, aligned_tip, floor, in.runner);
     std::vector<double> raw(frames, 0.0), dilated(frames), smoothed(frames);
     toe_bend_axis[l].resize(frames);
-    std::size_t aligned = 0;
-    for (int f = 0; f < frames; ++f) {
-      const bool bends = align_weight[l][f] > 0;
-      const double min_y = bends ? under_tip.height[aligned++] + (tip_level - floor)
-                                 : -std::numeric_limits<double>::infinity();
-      const ToeLift lift = toe_lift(toe_target_ws[l][f], tip[f], min_y, s.max_toe_bend);
-      toe_bend_axis[l][f] = lift.axis;
-      if (bends) raw[f] = lift.angle;
-    }
+    parallel_ranges(in.runner, frames, kMinLightFramesPerRange, [&](int begin, int end) {
+      for (int f = begin; f < end; ++f) {
+        const bool bends = aligned_index[f] >= 0;
+        const double min_y = bends ? under_tip.height[aligned_index[f]] + (tip_level - floor)
+                                   : -std::numeric_limits<double>::infinity();
+        const ToeLift lift = toe_lift(toe_target_ws[l][f], tip[f], min_y, s.max_toe_bend);
+        toe_bend_axis[l][f] = lift.axis;
+        if (bends) raw[f] = lift.angle;
+      }
+    });
     const double sigma = s.foot_smoothing * fps;
     dilate_max(raw, gaussian_radius(sigma), dilated);
     gaussian_smooth(dilated, sigma, smoothed);
@@ -996,73 +1016,121 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
       if (glm::dot(hip - knee, ankle - knee) > limit_cos * glm::length(hip - knee) * glm::length(ankle - knee))
         knee_limit = std::min(knee_limit, knee_angle(hip, knee, ankle));
     }
-  std::vector<double> iterations_sum(2, 0.0);
+  // Per frame and leg, reduced in frame order after the loop (the same sums whatever the
+  // threads).
+  std::vector<int> iterations[2];
   std::vector<const char*> reasons[2];
-  for (int l = 0; l < 2; ++l) reasons[l].assign(frames, "");
-  // Which joints changed at all (untouched joints keep their original keys in the file), noted
-  // as each value is replaced: only the pelvis and the legs are written.
-  auto replace = [&](auto& value, const auto& fixed, int joint) {
-    if (fixed != value) result.changed_joints[joint] = 1;
-    value = fixed;
+  for (int l = 0; l < 2; ++l) {
+    iterations[l].assign(frames, 0);
+    reasons[l].assign(frames, "");
+  }
+  // What was written, measured on each frame right after its write-back (FK of the output):
+  // residual, correction, penetration, bone lengths; reduced in frame order after the loop.
+  struct OutputMeasure {
+    double correction = 0, shortfall = 0, penetration = 0;
+    double bone_change[2] = {-1, -1};  // relative; -1 where the input bone has no length
   };
-  for (int f = 0; f < frames; ++f) {
-    const double shift = body[f] - drop[f];
-    const Vec3 pelvis_shift_ws(0, shift, 0);
-    std::span<Transform> out = motion.frame(f);
-    if (shift != 0.0) {
-      const int parent = sk.parents[pelvis];
-      const Transform& pw = parent < 0 ? to_world : W(f, parent);
-      const Vec3 input_translation = out[pelvis].translation;
-      Vec3 moved = input_translation + (glm::inverse(pw.rotation) * pelvis_shift_ws) / pw.scale;
-      if (s.weight < 1.0) moved = input_translation + (moved - input_translation) * s.weight;
-      replace(out[pelvis].translation, moved, pelvis);
-    }
+  std::vector<OutputMeasure> measured(static_cast<std::size_t>(frames) * 2);
+  auto measure_output = [&](int f, std::span<Transform> out_world) {
+    forward_kinematics(subset, motion.frame(f), to_world, out_world);
+    auto O = [&](int j) -> const Transform& { return out_world[subset.slot_of[j]]; };
     for (int l = 0; l < 2; ++l) {
       const Leg& leg = in.rig.legs[l];
-      LegPose pose{W(f, leg.hip).translation, W(f, leg.knee).translation, W(f, leg.ankle).translation,
-                   W(f, leg.hip).rotation,    W(f, leg.knee).rotation,    W(f, leg.ankle).rotation,
-                   W(f, pelvis).rotation * hip_cone_rest[l]};
-      const Vec3 target = result.ankle_target_ws[l][f];
-      const Quat ankle_rot = foot_rotation[l][f];
-      Vec3 forward = feet[l].toe[f] - feet[l].ankle[f];
-      forward.y = 0;
-      forward = safe_normalize(forward, Vec3(0));
-      const Vec3 pole = knee_pole(pose, forward, leg_length);
-      const LegSolveResult r = solve_leg(pose, pose.hip_ws + pelvis_shift_ws, target, pole, s, knee_limit);
-      iterations_sum[l] += r.iterations;
-      diag.legs[l].max_iterations = std::max(diag.legs[l].max_iterations, r.iterations);
-      reasons[l][f] = r.reason;
-
-      // Local rotations: each parent's new world rotation is its old one carried by the change
-      // of the joint above it (joints between hip and knee, if any, move rigidly).
-      const Quat hip_delta = r.hip_rot_ws * glm::inverse(pose.hip_rot_ws);
-      const Quat knee_delta = r.knee_rot_ws * glm::inverse(pose.knee_rot_ws);
-      auto parent_rotation = [&](int joint) {
-        const int p = sk.parents[joint];
-        return p < 0 ? to_world.rotation : W(f, p).rotation;
-      };
-      const Quat hip_parent = parent_rotation(leg.hip);
-      const Quat knee_parent = hip_delta * parent_rotation(leg.knee);
-      const Quat ankle_parent = knee_delta * parent_rotation(leg.ankle);
-      auto set_rotation = [&](int joint, const Quat& parent_ws, const Quat& joint_ws) {
-        Quat local = glm::normalize(glm::inverse(parent_ws) * joint_ws);
-        local = align_hemisphere(local, clip.at(f, joint).rotation);
-        if (s.weight < 1.0) local = glm::normalize(glm::slerp(clip.at(f, joint).rotation, local, std::max(0.0, s.weight)));
-        if (is_finite(local)) replace(out[joint].rotation, local, joint);
-      };
-      set_rotation(leg.hip, hip_parent, r.hip_rot_ws);
-      set_rotation(leg.knee, knee_parent, r.knee_rot_ws);
-      set_rotation(leg.ankle, ankle_parent, ankle_rot);
-      if (!toe_bend[l].empty() && toe_bend[l][f] > 0) {
-        const Quat toe_ws = foot_rotation[l][f] * glm::inverse(W(f, leg.ankle).rotation) * W(f, leg.toe).rotation;
-        set_rotation(leg.toe, ankle_rot, axis_angle(toe_bend_axis[l][f], toe_bend[l][f]) * toe_ws);
+      OutputMeasure& m = measured[static_cast<std::size_t>(f) * 2 + l];
+      const Vec3 ankle = O(leg.ankle).translation;
+      m.correction = glm::length(ankle - input_ankle[l][f]);
+      m.shortfall = glm::length(ankle - result.ankle_target_ws[l][f]);
+      if (result.planted[l][f]) {
+        const Vec3 toe = leg.toe >= 0 ? O(leg.toe).translation : ankle;
+        const double ankle_floor = ground[l][0].height[f] + (planted_level[l][0] - floor);
+        const double toe_floor = ground[l][1].height[f] + (planted_level[l][1] - floor);
+        m.penetration = std::max({ankle_floor - ankle.y - 1e-9, toe_floor - toe.y - 1e-9, 0.0});
+      }
+      // Bone lengths of the leg, relative change against the input.
+      const int chain[3] = {leg.hip, leg.knee, leg.ankle};
+      for (int k = 0; k < 2; ++k) {
+        const double before = glm::length(W(f, chain[k + 1]).translation - W(f, chain[k]).translation);
+        const double after = glm::length(O(chain[k + 1]).translation - O(chain[k]).translation);
+        if (before > 0) m.bone_change[k] = std::abs(after - before) / before;
       }
     }
-  }
+  };
+  // Which joints changed at all (untouched joints keep their original keys in the file), noted
+  // as each value is replaced: only the pelvis and the legs are written. Each range notes its
+  // own flags; they are or-ed together after the loop (the same flags in any order).
+  std::mutex changed_mutex;
+  parallel_ranges(in.runner, frames, kMinFramesPerRange, [&](int begin, int end) {
+    std::vector<char> changed(joints, 0);
+    std::vector<Transform> out_world(slots);
+    auto replace = [&](auto& value, const auto& fixed, int joint) {
+      if (fixed != value) changed[joint] = 1;
+      value = fixed;
+    };
+    for (int f = begin; f < end; ++f) {
+      const double shift = body[f] - drop[f];
+      const Vec3 pelvis_shift_ws(0, shift, 0);
+      std::span<Transform> out = motion.frame(f);
+      if (shift != 0.0) {
+        const int parent = sk.parents[pelvis];
+        const Transform& pw = parent < 0 ? to_world : W(f, parent);
+        const Vec3 input_translation = out[pelvis].translation;
+        Vec3 moved = input_translation + (glm::inverse(pw.rotation) * pelvis_shift_ws) / pw.scale;
+        if (s.weight < 1.0) moved = input_translation + (moved - input_translation) * s.weight;
+        replace(out[pelvis].translation, moved, pelvis);
+      }
+      for (int l = 0; l < 2; ++l) {
+        const Leg& leg = in.rig.legs[l];
+        LegPose pose{W(f, leg.hip).translation, W(f, leg.knee).translation, W(f, leg.ankle).translation,
+                     W(f, leg.hip).rotation,    W(f, leg.knee).rotation,    W(f, leg.ankle).rotation,
+                     W(f, pelvis).rotation * hip_cone_rest[l]};
+        const Vec3 target = result.ankle_target_ws[l][f];
+        const Quat ankle_rot = foot_rotation[l][f];
+        Vec3 forward = feet[l].toe[f] - feet[l].ankle[f];
+        forward.y = 0;
+        forward = safe_normalize(forward, Vec3(0));
+        const Vec3 pole = knee_pole(pose, forward, leg_length);
+        const LegSolveResult r = solve_leg(pose, pose.hip_ws + pelvis_shift_ws, target, pole, s, knee_limit);
+        iterations[l][f] = r.iterations;
+        reasons[l][f] = r.reason;
 
-  // Measure what was written: FK of the output, residual per frame, penetration, bone lengths.
-  std::vector<Transform> out_world(slots);
-  auto O = [&](int j) -> const Transform& { return out_world[subset.slot_of[j]]; };
+        // Local rotations: each parent's new world rotation is its old one carried by the change
+        // of the joint above it (joints between hip and knee, if any, move rigidly).
+        const Quat hip_delta = r.hip_rot_ws * glm::inverse(pose.hip_rot_ws);
+        const Quat knee_delta = r.knee_rot_ws * glm::inverse(pose.knee_rot_ws);
+        auto parent_rotation = [&](int joint) {
+          const int p = sk.parents[joint];
+          return p < 0 ? to_world.rotation : W(f, p).rotation;
+        };
+        const Quat hip_parent = parent_rotation(leg.hip);
+        const Quat knee_parent = hip_delta * parent_rotation(leg.knee);
+        const Quat ankle_parent = knee_delta * parent_rotation(leg.ankle);
+        auto set_rotation = [&](int joint, const Quat& parent_ws, const Quat& joint_ws) {
+          Quat local = glm::normalize(glm::inverse(parent_ws) * joint_ws);
+          local = align_hemisphere(local, clip.at(f, joint).rotation);
+          if (s.weight < 1.0) local = glm::normalize(glm::slerp(clip.at(f, joint).rotation, local, std::max(0.0, s.weight)));
+          if (is_finite(local)) replace(out[joint].rotation, local, joint);
+        };
+        set_rotation(leg.hip, hip_parent, r.hip_rot_ws);
+        set_rotation(leg.knee, knee_parent, r.knee_rot_ws);
+        set_rotation(leg.ankle, ankle_parent, ankle_rot);
+        if (!toe_bend[l].empty() && toe_bend[l][f] > 0) {
+          const Quat toe_ws = foot_rotation[l][f] * glm::inverse(W(f, leg.ankle).rotation) * W(f, leg.toe).rotation;
+          set_rotation(leg.toe, ankle_rot, axis_angle(toe_bend_axis[l][f], toe_bend[l][f]) * toe_ws);
+        }
+      }
+      measure_output(f, out_world);  // while the frame just written is in cache
+    }
+    std::lock_guard lock(changed_mutex);
+    for (int j = 0; j < joints; ++j) result.changed_joints[j] |= changed[j];
+  });
+  double iterations_sum[2] = {0.0, 0.0};
+  for (int l = 0; l < 2; ++l)
+    for (int f = 0; f < frames; ++f) {
+      iterations_sum[l] += iterations[l][f];
+      diag.legs[l].max_iterations = std::max(diag.legs[l].max_iterations, iterations[l][f]);
+    }
+
+  // The measurements of the output, reduced in frame order as one loop would.
   for (int l = 0; l < 2; ++l) {
     LegDiagnostics& ld = diag.legs[l];
     ld.mean_iterations = iterations_sum[l] / frames;
@@ -1072,17 +1140,14 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
     for (char p : result.planted[l]) ld.frames_in_contact += p;
   }
   for (int f = 0; f < frames; ++f) {
-    forward_kinematics(subset, motion.frame(f), to_world, out_world);
     for (int l = 0; l < 2; ++l) {
-      const Leg& leg = in.rig.legs[l];
       LegDiagnostics& ld = diag.legs[l];
-      const Vec3 ankle = O(leg.ankle).translation;
-      const double correction = glm::length(ankle - input_ankle[l][f]);
-      if (correction > ld.max_correction_m) {
-        ld.max_correction_m = correction;
+      const OutputMeasure& m = measured[static_cast<std::size_t>(f) * 2 + l];
+      if (m.correction > ld.max_correction_m) {
+        ld.max_correction_m = m.correction;
         ld.max_correction_frame = f;
       }
-      const double shortfall = glm::length(ankle - result.ankle_target_ws[l][f]);
+      const double shortfall = m.shortfall;
       if (shortfall > s.unreachable_tolerance && s.weight >= 1.0) {
         ++ld.unreachable_frames;
         if (ld.unreachable.empty() || ld.unreachable.back().last != f - 1 ||
@@ -1101,19 +1166,9 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
       } else {
         ld.max_residual_m = std::max(ld.max_residual_m, shortfall);
       }
-      if (result.planted[l][f]) {
-        const Vec3 toe = leg.toe >= 0 ? O(leg.toe).translation : ankle;
-        const double ankle_floor = ground[l][0].height[f] + (planted_level[l][0] - floor);
-        const double toe_floor = ground[l][1].height[f] + (planted_level[l][1] - floor);
-        ld.max_penetration_m = std::max({ld.max_penetration_m, ankle_floor - ankle.y - 1e-9, toe_floor - toe.y - 1e-9, 0.0});
-      }
-      // Bone lengths of the leg, relative change against the input.
-      const int chain[3] = {leg.hip, leg.knee, leg.ankle};
-      for (int k = 0; k < 2; ++k) {
-        const double before = glm::length(W(f, chain[k + 1]).translation - W(f, chain[k]).translation);
-        const double after = glm::length(O(chain[k + 1]).translation - O(chain[k]).translation);
-        if (before > 0) diag.max_bone_length_change = std::max(diag.max_bone_length_change, std::abs(after - before) / before);
-      }
+      if (result.planted[l][f]) ld.max_penetration_m = std::max(ld.max_penetration_m, m.penetration);
+      for (int k = 0; k < 2; ++k)
+        if (m.bone_change[k] >= 0) diag.max_bone_length_change = std::max(diag.max_bone_length_change, m.bone_change[k]);
     }
   }
   return result;

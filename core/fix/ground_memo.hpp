@@ -10,12 +10,21 @@
 #include <vector>
 
 #include "core/math.hpp"
+#include "core/parallel.hpp"
 #include "core/terrain.hpp"
 
 namespace ikfix::core {
 
+// terrain.ground_at(xz, out), the points split over `runner`'s threads (null: this thread) in
+// runs of whole packets, so every ray is cast in the same packet as in one call and the
+// answers are the same bit for bit.
+void ground_at_parallel(const Terrain& terrain, std::span<const std::array<double, 2>> xz, std::span<GroundHit> out,
+                        const ParallelRunner* runner);
+
 class GroundMemo {
  public:
+  // Threads the queries may cast their rays on (null, the default: this thread only).
+  void use_runner(const ParallelRunner* runner) { runner_ = runner; }
   // The terrain's answer under each point (world metres, Y up; only x and z matter), exactly
   // as Terrain::ground_at gives it: a point whose x and z are bit for bit those of the same
   // index in this memo's previous query, or else in `other`'s last query (a memo of another
@@ -30,6 +39,7 @@ class GroundMemo {
   std::vector<std::array<double, 2>> xz_;
   std::vector<GroundHit> hits_;
   std::size_t last_cast_count_ = 0;
+  const ParallelRunner* runner_ = nullptr;
 };
 
 }  // namespace ikfix::core

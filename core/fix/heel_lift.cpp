@@ -104,7 +104,7 @@ std::vector<double> heel_lift_allowance(const std::vector<char>& held, double sm
 }
 
 HeelLiftPlan plan_heel_lifts(const std::vector<ReachProblem> (&legs)[2], double max_angle, double smoothing_frames,
-                             const std::vector<double> (&allowed)[2]) {
+                             const std::vector<double> (&allowed)[2], const ParallelRunner* runner) {
   HeelLiftPlan plan;
   const std::size_t frames = legs[0].size();
   std::vector<double> raw[2];
@@ -117,19 +117,22 @@ HeelLiftPlan plan_heel_lifts(const std::vector<ReachProblem> (&legs)[2], double 
   auto limit = [&](int l, std::size_t f) {
     return allowed[l].size() == frames ? max_angle * std::clamp(allowed[l][f], 0.0, 1.0) : max_angle;
   };
-  for (std::size_t f = 0; f < frames; ++f) {
-    const ReachProblem* leg[2] = {&legs[0][f], &legs[1][f]};
-    const bool short_of_reach = pelvis_drop_needed(leg[0]->hip, leg[0]->ankle, leg[0]->reach) > 0 ||
-                                pelvis_drop_needed(leg[1]->hip, leg[1]->ankle, leg[1]->reach) > 0;
-    const double drop = short_of_reach ? std::max(drop_with_heel_lift(*leg[0], limit(0, f)),
-                                                  drop_with_heel_lift(*leg[1], limit(1, f)))
-                                       : 0.0;
-    for (int l = 0; l < 2; ++l) {
-      const HeelLift lift = heel_lift_for_drop(*leg[l], drop, limit(l, f));
-      raw[l][f] = lift.angle;
-      plan.axis[l][f] = lift.axis;
+  // Frames are independent until the smoothing below.
+  parallel_ranges(runner, static_cast<int>(frames), 64, [&](int begin, int end) {
+    for (std::size_t f = static_cast<std::size_t>(begin); f < static_cast<std::size_t>(end); ++f) {
+      const ReachProblem* leg[2] = {&legs[0][f], &legs[1][f]};
+      const bool short_of_reach = pelvis_drop_needed(leg[0]->hip, leg[0]->ankle, leg[0]->reach) > 0 ||
+                                  pelvis_drop_needed(leg[1]->hip, leg[1]->ankle, leg[1]->reach) > 0;
+      const double drop = short_of_reach ? std::max(drop_with_heel_lift(*leg[0], limit(0, f)),
+                                                    drop_with_heel_lift(*leg[1], limit(1, f)))
+                                         : 0.0;
+      for (int l = 0; l < 2; ++l) {
+        const HeelLift lift = heel_lift_for_drop(*leg[l], drop, limit(l, f));
+        raw[l][f] = lift.angle;
+        plan.axis[l][f] = lift.axis;
+      }
     }
-  }
+  });
   std::vector<double> dilated(frames);
   for (int l = 0; l < 2; ++l) {
     dilate_max(raw[l], gaussian_radius(smoothing_frames), dilated);

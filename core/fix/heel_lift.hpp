@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/math.hpp"
+#include "core/parallel.hpp"
 
 namespace ikfix::core {
 
@@ -66,7 +67,8 @@ struct HeelLiftPlan {
   std::vector<double> angle[2];
   std::vector<Vec3> axis[2];
 };
+// The per-frame part runs on `runner`'s threads when given (same result bit for bit).
 HeelLiftPlan plan_heel_lifts(const std::vector<ReachProblem> (&legs)[2], double max_angle, double smoothing_frames,
-                             const std::vector<double> (&allowed)[2]);
+                             const std::vector<double> (&allowed)[2], const ParallelRunner* runner = nullptr);
 
 }  // namespace ikfix::core

@@ -1,9 +1,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
+#include <functional>
+#include <mutex>
+#include <utility>
 #include <vector>
 
 #include "core/fix/ground_memo.hpp"
+#include "core/parallel.hpp"
 #include "core/terrain.hpp"
 #include "core/terrain_gen.hpp"
 
@@ -72,6 +77,72 @@ TEST(GroundMemo, AnswersAsTheTerrainDoesAndCastsOnlyMovedPoints) {
   points.resize(10);
   expect_same_hits(memo.query(terrain, points), points, terrain);
   EXPECT_EQ(memo.last_cast_count(), 10u);
+}
+
+// Runs loops on `pool`, noting each range it hands out.
+class RecordingRunner final : public ParallelRunner {
+ public:
+  RecordingRunner(const ThreadPool& pool, std::mutex& mutex, std::vector<std::pair<int, int>>& ranges)
+      : pool_(pool), mutex_(mutex), ranges_(ranges) {}
+  int threads() const override { return pool_.threads(); }
+  void for_ranges(int count, const std::function<void(int, int)>& body) const override {
+    pool_.for_ranges(count, [&](int begin, int end) {
+      {
+        std::lock_guard lock(mutex_);
+        ranges_.emplace_back(begin, end);
+      }
+      body(begin, end);
+    });
+  }
+
+ private:
+  const ThreadPool& pool_;
+  std::mutex& mutex_;
+  std::vector<std::pair<int, int>>& ranges_;
+};
+
+// Rays split over threads in runs of whole packets: each answer is the one a single call gives,
+// for every packet width, on stairs (rays on step edges take the nudged path) and off the
+// terrain; and a memo with a runner answers as one without.
+TEST(GroundAtParallel, SameAnswersAsOneCallAtAnyThreadCountAndPacketWidth) {
+  StairsParams stairs;
+  stairs.size = 8.0;
+  std::vector<std::array<double, 2>> xz;
+  for (int i = 0; i < 6001; ++i) {  // enough for 3 threads; not a multiple of any packet width
+    const double along = -4.5 + 0.0015 * i;  // past the border at both ends, across every riser
+    xz.push_back({0.7 * std::sin(0.05 * i), i % 7 == 0 ? 0.5 + 0.3 * (i % 10) : along});
+  }
+  for (int width : {1, 4, 8, 16}) {
+    TerrainOptions options;
+    options.packet_width = width;
+    const Terrain terrain(make_stairs_terrain(stairs), options);
+    std::vector<GroundHit> want(xz.size());
+    terrain.ground_at(xz, want);
+    for (int threads : {2, 3}) {
+      const ThreadPool pool(threads);
+      std::vector<GroundHit> got(xz.size());
+      // The ranges the pool ran, in block indices: the points really were split.
+      std::mutex mutex;
+      std::vector<std::pair<int, int>> ranges;
+      const RecordingRunner recording(pool, mutex, ranges);
+      ground_at_parallel(terrain, xz, got, &recording);
+      ASSERT_EQ(ranges.size(), static_cast<std::size_t>(threads));
+      for (std::size_t i = 0; i < xz.size(); ++i) {
+        ASSERT_EQ(got[i].hit, want[i].hit) << "width " << width << " threads " << threads << " point " << i;
+        ASSERT_EQ(std::memcmp(&got[i].height, &want[i].height, sizeof(double)), 0) << i;
+        ASSERT_EQ(std::memcmp(&got[i].normal, &want[i].normal, sizeof(Vec3)), 0) << i;
+        ASSERT_EQ(got[i].triangle, want[i].triangle) << i;
+      }
+    }
+  }
+  const Terrain terrain(make_stairs_terrain(stairs));
+  std::vector<Vec3> points;
+  for (const auto& p : xz) points.push_back({p[0], 0.0, p[1]});
+  const ThreadPool pool(2);
+  GroundMemo memo;
+  memo.use_runner(&pool);
+  expect_same_hits(memo.query(terrain, points), points, terrain);
+  EXPECT_EQ(memo.last_cast_count(), points.size());
 }
 
 }  // namespace
