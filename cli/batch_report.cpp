@@ -20,7 +20,7 @@ const char* status_name(ClipStatus s) {
   return "error";
 }
 
-// The reason of the unreachable range that holds the worst frame ("too far" / "too close").
+// The reason of the unreachable range that holds the worst frame ("too far", "too low", ...).
 Json worst_with_reason(const Json& report) {
   const Json& worst = report["totals"]["worst"];
   if (worst.is_null()) return nullptr;

@@ -12,8 +12,12 @@ struct UnreachableRange {
   int last = 0;
   double max_shortfall_m = 0;  // largest |ankle - target| in the range
   int worst_frame = 0;
-  std::string reason;          // "too far" (leg too short), "too close" (knee bend limit),
-                               // "hip limit" (the leg would swing outside the hip cone)
+  // "too far" (leg too short), "too low" (too far, the target mostly lower than the animated
+  // foot: the ground drops away), "too close" (knee bend limit), "too high" (too close, the
+  // target mostly higher: a step too high), "hip limit" (the leg would swing outside the hip
+  // cone), "too steep" (planted on ground steeper than max_foot_tilt; the shortfall is the
+  // sole's gap to it).
+  std::string reason;
 };
 
 // Consecutive frames where the legs needed the pelvis lower than its limit allows (what is

@@ -1028,6 +1028,7 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   // residual, correction, penetration, bone lengths; reduced in frame order after the loop.
   struct OutputMeasure {
     double correction = 0, shortfall = 0, penetration = 0;
+    double steep_gap = 0;  // planted on ground steeper than the foot may tilt: how far the sole misses it
     double bone_change[2] = {-1, -1};  // relative; -1 where the input bone has no length
   };
   std::vector<OutputMeasure> measured(static_cast<std::size_t>(frames) * 2);
@@ -1040,6 +1041,15 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
       const Vec3 ankle = O(leg.ankle).translation;
       m.correction = glm::length(ankle - input_ankle[l][f]);
       m.shortfall = glm::length(ankle - result.ankle_target_ws[l][f]);
+      if (result.planted[l][f] && s.align_feet) {
+        // The foot tilts at most max_foot_tilt: on steeper ground one end of the sole is off it
+        // by about the foot's length times the sine of the rest.
+        const double slope = angle_between(kUp, ground[l][0].normal[f]);
+        if (slope > s.max_foot_tilt + 1e-9) {
+          const Vec3 toe = leg.toe >= 0 ? O(leg.toe).translation : ankle;
+          m.steep_gap = glm::length(toe - ankle) * std::sin(slope - s.max_foot_tilt);
+        }
+      }
       if (result.planted[l][f]) {
         const Vec3 toe = leg.toe >= 0 ? O(leg.toe).translation : ankle;
         const double ankle_floor = ground[l][0].height[f] + (planted_level[l][0] - floor);
@@ -1091,7 +1101,7 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
         const Vec3 pole = knee_pole(pose, forward, leg_length);
         const LegSolveResult r = solve_leg(pose, pose.hip_ws + pelvis_shift_ws, target, pole, s, knee_limit);
         iterations[l][f] = r.iterations;
-        reasons[l][f] = r.reason;
+        reasons[l][f] = unreachable_reason(r.reason, pose.hip_ws + pelvis_shift_ws, target, pose.hip_ws, pose.ankle_ws);
 
         // Local rotations: each parent's new world rotation is its old one carried by the change
         // of the joint above it (joints between hip and knee, if any, move rigidly).
@@ -1147,12 +1157,16 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
         ld.max_correction_m = m.correction;
         ld.max_correction_frame = f;
       }
-      const double shortfall = m.shortfall;
-      if (shortfall > s.unreachable_tolerance && s.weight >= 1.0) {
+      // A frame the ankle reached may still be given up: a planted foot on ground too steep to
+      // stand flat on (its shortfall then is the sole's gap).
+      const bool reached = !(m.shortfall > s.unreachable_tolerance);
+      const bool steep = reached && m.steep_gap > s.unreachable_tolerance;
+      const double shortfall = steep ? m.steep_gap : m.shortfall;
+      const char* reason = steep ? "too steep" : reasons[l][f];
+      if ((!reached || steep) && s.weight >= 1.0) {
         ++ld.unreachable_frames;
-        if (ld.unreachable.empty() || ld.unreachable.back().last != f - 1 ||
-            ld.unreachable.back().reason != reasons[l][f])
-          ld.unreachable.push_back({f, f, 0.0, f, reasons[l][f]});
+        if (ld.unreachable.empty() || ld.unreachable.back().last != f - 1 || ld.unreachable.back().reason != reason)
+          ld.unreachable.push_back({f, f, 0.0, f, reason});
         UnreachableRange& range = ld.unreachable.back();
         range.last = f;
         if (shortfall > range.max_shortfall_m) {
@@ -1164,7 +1178,7 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
           ld.worst_frame = f;
         }
       } else {
-        ld.max_residual_m = std::max(ld.max_residual_m, shortfall);
+        ld.max_residual_m = std::max(ld.max_residual_m, m.shortfall);
       }
       if (result.planted[l][f]) ld.max_penetration_m = std::max(ld.max_penetration_m, m.penetration);
       for (int k = 0; k < 2; ++k)

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
 
 #include "core/solvers/ccd.hpp"
 #include "core/solvers/fabrik.hpp"
@@ -25,6 +26,16 @@ Vec3 knee_pole(const LegPose& a, const Vec3& foot_forward_ws, double leg_length)
 LegSolveResult solve_leg(const LegPose& a, const Vec3& hip_ws, const Vec3& target_ws,
                          const Vec3& pole_ws, const FixSettings& s) {
   return solve_leg(a, hip_ws, target_ws, pole_ws, s, s.min_knee_angle);
+}
+
+const char* unreachable_reason(const char* solver_reason, const Vec3& hip_ws, const Vec3& target_ws,
+                               const Vec3& animated_hip_ws, const Vec3& animated_ankle_ws) {
+  const Vec3 moved = (target_ws - hip_ws) - (animated_ankle_ws - animated_hip_ws);
+  const double sideways = std::hypot(moved.x, moved.z);
+  const std::string_view reason(solver_reason);
+  if (reason == "too far" && -moved.y > sideways) return "too low";
+  if (reason == "too close" && moved.y > sideways) return "too high";
+  return solver_reason;
 }
 
 LegSolveResult solve_leg(const LegPose& a, const Vec3& hip_ws, const Vec3& target_ws,

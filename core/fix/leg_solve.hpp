@@ -20,8 +20,17 @@ struct LegSolveResult {
   double residual_m = 0;         // |ankle - target| after the solve
   int iterations = 0;
   bool reached = false;
-  const char* reason = "";       // when not reached: "too far", "too close" or "hip limit"
+  const char* reason = "";       // when not reached: "too far", "too close" or "hip limit" (see unreachable_reason)
 };
+
+// The report's reason for a frame a leg does not reach, from the solver's reason and where the
+// target sits from the hip against where the animated ankle sat from the animated hip (world
+// metres): a "too far" target that is mostly lower is "too low" (the ground drops away: a step
+// down, a cliff), a "too close" one that is mostly higher is "too high" (the ground rises into
+// the folded leg: a step too high); otherwise the solver's reason ("too far": held too far out,
+// "too close": pulled in beyond the knee's bend, "hip limit").
+const char* unreachable_reason(const char* solver_reason, const Vec3& hip_ws, const Vec3& target_ws,
+                               const Vec3& animated_hip_ws, const Vec3& animated_ankle_ws);
 
 // Interior knee angle of a hip-knee-ankle chain (radians, pi = straight), as `ikfix check`
 // measures it; a zero-length bone counts as hanging straight down from the knee.

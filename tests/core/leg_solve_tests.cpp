@@ -102,3 +102,26 @@ TEST(LegSolveKneeLimit, GivenLimitReplacesTheSetting) {
 
 }  // namespace
 }  // namespace ikfix::core
+
+namespace ikfix::core {
+namespace {
+
+// The report names the cause: the target against where the animated ankle sat from the hip.
+TEST(UnreachableReason, SplitsByWhereTheTargetMoved) {
+  const Vec3 hip(0, 1, 0), ankle(0, 0.1, 0.1);
+  // Lower by 0.5 m, out by 0.1 m: the ground dropped away.
+  EXPECT_STREQ(unreachable_reason("too far", hip, Vec3(0, -0.4, 0.2), hip, ankle), "too low");
+  // Out by 0.5 m at the same height: held too far out.
+  EXPECT_STREQ(unreachable_reason("too far", hip, Vec3(0, 0.1, 0.6), hip, ankle), "too far");
+  // Higher by 0.6 m: a step too high.
+  EXPECT_STREQ(unreachable_reason("too close", hip, Vec3(0, 0.7, 0.1), hip, ankle), "too high");
+  // Pulled in under the body at the same height: the knee's bend.
+  EXPECT_STREQ(unreachable_reason("too close", hip, Vec3(0, 0.1, -0.5), hip, ankle), "too close");
+  // The hip moved with the target: only the relative move counts.
+  EXPECT_STREQ(unreachable_reason("too far", hip + Vec3(0, -0.3, 0), Vec3(0, -0.2, 0.1), hip, ankle), "too far");
+  EXPECT_STREQ(unreachable_reason("hip limit", hip, Vec3(0, -2, 0), hip, ankle), "hip limit");
+  EXPECT_STREQ(unreachable_reason("", hip, ankle, hip, ankle), "");
+}
+
+}  // namespace
+}  // namespace ikfix::core

@@ -1,6 +1,8 @@
 // `ikfix run` end to end: real binary, real files, and measurements taken from the written
 // output (never from ikfix's internal state).
 #include <cmath>
+#include <set>
+#include <string>
 
 #include "e2e_support.hpp"
 
@@ -109,6 +111,29 @@ TEST(E2eRun, FlatTerrainChangesAlmostNothing) {
   // On the floor it was recorded on, a clean clip needs (almost) no correction.
   for (int l = 0; l < 2; ++l) EXPECT_LE(report["per_leg"][l]["max_correction_m"].get<double>(), 0.01);
   EXPECT_EQ(report["totals"]["unreachable_frames"], 0);
+  std::filesystem::remove_all(dir);
+}
+
+// The report says why a frame is given up: a drop beyond the legs' reach is "too low", a 45
+// degree ramp (steeper than the foot may tilt, 35 degrees) "too steep" where a foot is planted.
+TEST(E2eRun, UnreachableReasonsNameTheTerrain) {
+  const auto dir = temp_dir("reasons");
+  auto reasons_on = [&](const std::string& terrain_args, const std::string& name) {
+    const auto terrain = dir / (name + ".obj");
+    const auto t = run_ikfix("terrain " + terrain_args + " -o " + quoted(terrain));
+    EXPECT_EQ(t.exit_code, 0) << t.output;
+    const auto report_path = dir / (name + ".json");
+    const auto r = run_ikfix("run " + quoted(bundled("clips/walk.bvh")) + " --terrain " + quoted(terrain) + " -o " +
+                             quoted(dir / (name + ".bvh")) + " --report " + quoted(report_path));
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    std::set<std::string> reasons;
+    const auto report = read_json(report_path);
+    for (const auto& leg : report["per_leg"])
+      for (const auto& range : leg["unreachable"]) reasons.insert(range["reason"].get<std::string>());
+    return reasons;
+  };
+  EXPECT_TRUE(reasons_on("cliff --height -1.5 --start 1.0", "drop").count("too low"));
+  EXPECT_TRUE(reasons_on("slope --angle 45", "steep").count("too steep"));
   std::filesystem::remove_all(dir);
 }
 
