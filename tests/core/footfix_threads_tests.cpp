@@ -16,6 +16,7 @@
 #include "core/fk.hpp"
 #include "core/legs.hpp"
 #include "core/parallel.hpp"
+#include "counting_runner.hpp"
 #include "core/terrain_gen.hpp"
 #include "io/clip_io.hpp"
 #include "test_data.hpp"
@@ -101,22 +102,6 @@ void expect_same_result(const core::FixResult& a, const core::Clip& a_clip, cons
   expect_same_diagnostics(a.diagnostics, b.diagnostics, what);
 }
 
-// A pool that counts the loops handed to it, to check the threaded path was taken.
-class CountingPool final : public core::ParallelRunner {
- public:
-  explicit CountingPool(int threads) : pool_(threads) {}
-  int threads() const override { return pool_.threads(); }
-  void for_ranges(int count, const std::function<void(int, int)>& body) const override {
-    ++loops_;
-    pool_.for_ranges(count, body);
-  }
-  int loops() const { return loops_; }
-
- private:
-  core::ThreadPool pool_;
-  mutable std::atomic<int> loops_{0};
-};
-
 core::LegRig detect_rig(const io::LoadedClip& clip) {
   core::LegDetectionInput legs;
   legs.skeleton = &clip.skeleton;
@@ -151,7 +136,7 @@ core::FixResult expect_same_at_any_thread_count(const std::filesystem::path& pat
   const core::FixResult serial_in_place_result = core::fix_clip_in_place(input, serial_in_place);
   expect_same_result(serial, serial.clip, serial_in_place_result, serial_in_place, "serial in place");
   for (int threads : {2, 3}) {
-    const CountingPool pool(threads);
+    const test::CountingRunner pool(threads);
     core::FixInput pooled = input;
     pooled.runner = &pool;
     const std::string name = path.filename().string() + ", " + std::to_string(threads) + " threads";

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/parallel.hpp"
+#include "counting_runner.hpp"
 #include "io/bvh/bvh.hpp"
 #include "io/error.hpp"
 #include "io/file_util.hpp"
@@ -27,22 +28,6 @@ namespace {
 namespace bvh = ikfix::io::bvh;
 namespace core = ikfix::core;
 using ikfix::io::InputError;
-
-// A ThreadPool that counts the loops it was given, to show the parallel path really ran.
-class CountingRunner final : public core::ParallelRunner {
- public:
-  explicit CountingRunner(int threads) : pool_(threads) {}
-  int threads() const override { return pool_.threads(); }
-  void for_ranges(int count, const std::function<void(int, int)>& body) const override {
-    ++loops_;
-    pool_.for_ranges(count, body);
-  }
-  int loops() const { return loops_; }
-
- private:
-  core::ThreadPool pool_;
-  mutable std::atomic<int> loops_{0};
-};
 
 std::uint64_t bits(double v) { return std::bit_cast<std::uint64_t>(v); }
 
@@ -135,7 +120,7 @@ Outcome expect_same_parse(const std::string& text, bool allow_extra = false) {
   const Outcome serial = parse_with(text, nullptr, allow_extra);
   for (int threads : {2, 3}) {
     SCOPED_TRACE(std::to_string(threads) + " threads");
-    const CountingRunner runner(threads);
+    const ikfix::test::CountingRunner runner(threads);
     const Outcome parallel = parse_with(text, &runner, allow_extra);
     EXPECT_GT(runner.loops(), 0) << "the frame lines were not parsed on the runner";
     EXPECT_EQ(parallel.error, serial.error);
@@ -356,7 +341,7 @@ core::Clip edited_clip(const bvh::Document& doc) {
 void expect_same_write(const bvh::Document& doc, const core::Clip& edited, const Flags& changed) {
   const std::string serial = bvh::write(doc, edited, changed);
   for (int threads : {2, 3}) {
-    const CountingRunner runner(threads);
+    const ikfix::test::CountingRunner runner(threads);
     EXPECT_TRUE(bvh::write(doc, edited, changed, &runner) == serial) << threads << " threads";
     EXPECT_GT(runner.loops(), 0);
   }
@@ -394,7 +379,7 @@ TEST(BvhParallel, WriterRefusesWithTheFirstBadFrame) {
     serial_error = e.what();
   }
   ASSERT_NE(serial_error.find("joint 'Head' at frame index 1900"), std::string::npos) << serial_error;
-  const CountingRunner runner(3);
+  const ikfix::test::CountingRunner runner(3);
   try {
     bvh::write(doc, edited, Flags(doc.joint_count(), true), &runner);
     ADD_FAILURE() << "no error on 3 threads";
