@@ -79,16 +79,17 @@ void BM_FixClip(benchmark::State& state) {
 }
 BENCHMARK(BM_FixClip)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
 
-// The same fix written over the motion itself (what `ikfix run` does when nothing needs the
-// unfixed motion afterwards): no copy of the clip. The motion is reset, untimed, before each run.
-void BM_FixClipInPlace(benchmark::State& state) {
+// The fix written over a copy of the clip, restored (untimed) before each run; `runner` null:
+// one core.
+void run_fix_in_place(benchmark::State& state, const core::ParallelRunner* runner) {
   bool ok = false;
   const FixFixture* f = fixture(ok);
   if (!ok) {
     state.SkipWithError("cmu_01_01_forward_jumps.bvh not found in ../shared/data");
     return;
   }
-  const core::FixInput input = fix_input(*f, state);
+  core::FixInput input = fix_input(*f, state);
+  input.runner = runner;
   core::Clip motion = f->clip.clip;
   for (auto _ : state) {
     state.PauseTiming();
@@ -99,35 +100,21 @@ void BM_FixClipInPlace(benchmark::State& state) {
   }
   state.counters["frames/s"] = benchmark::Counter(static_cast<double>(f->clip.clip.frame_count) * state.iterations(),
                                                   benchmark::Counter::kIsRate);
+  if (runner) state.counters["threads"] = runner->threads();
   state.SetLabel(core::solver_name(input.settings.solver));
 }
+
+// The same fix written over the motion itself (what `ikfix run` does when nothing needs the
+// unfixed motion afterwards): no copy of the clip. The motion is reset, untimed, before each run.
+void BM_FixClipInPlace(benchmark::State& state) { run_fix_in_place(state, nullptr); }
 BENCHMARK(BM_FixClipInPlace)->Arg(0)->Arg(2)->Unit(benchmark::kMillisecond);
 
 // BM_FixClipInPlace with the per-frame loops on a pool of 2 threads (FixInput::runner), timed
 // on the wall clock (the benchmark thread's CPU time would leave out the worker's share), so
 // its frames/s sit beside the one-core figures above.
 void BM_FixClipInPlacePooled(benchmark::State& state) {
-  bool ok = false;
-  const FixFixture* f = fixture(ok);
-  if (!ok) {
-    state.SkipWithError("cmu_01_01_forward_jumps.bvh not found in ../shared/data");
-    return;
-  }
   const core::ThreadPool pool(2);
-  core::FixInput input = fix_input(*f, state);
-  input.runner = &pool;
-  core::Clip motion = f->clip.clip;
-  for (auto _ : state) {
-    state.PauseTiming();
-    std::copy(f->clip.clip.locals.begin(), f->clip.clip.locals.end(), motion.locals.begin());
-    state.ResumeTiming();
-    auto result = core::fix_clip_in_place(input, motion);
-    benchmark::DoNotOptimize(motion.locals.data());
-  }
-  state.counters["frames/s"] = benchmark::Counter(static_cast<double>(f->clip.clip.frame_count) * state.iterations(),
-                                                  benchmark::Counter::kIsRate);
-  state.counters["threads"] = pool.threads();
-  state.SetLabel(core::solver_name(input.settings.solver));
+  run_fix_in_place(state, &pool);
 }
 BENCHMARK(BM_FixClipInPlacePooled)->Arg(0)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
 
