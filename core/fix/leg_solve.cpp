@@ -66,9 +66,20 @@ LegSolveResult solve_leg(const LegPose& a, const Vec3& hip_ws, const Vec3& targe
     goal = hip_ws + axis * max_d;
     reason = "too far";
   } else if (d < min_d) {
-    goal = hip_ws + axis * min_d;
+    // Pushed out to the knee limit's shell along the ray from a point halfway down the
+    // animated leg, not radially from the hip: a target passing close by the hip (a foot swung
+    // over it toward a high step) would otherwise swing the goal round the hip in a frame or
+    // two. On the shell the ray's point is the target itself, so the goal stays continuous with
+    // a target outside; it is undefined only for a target on that point, inside the leg.
+    const Vec3 inner = animated_axis * (0.5 * min_d);  // from the hip
+    const Vec3 ray = safe_normalize(to_target - inner, animated_axis);
+    const double along = glm::dot(inner, ray);
+    const double t = -along + std::sqrt(std::max(0.0, along * along - glm::dot(inner, inner) + min_d * min_d));
+    goal = hip_ws + inner + ray * t;
+    axis = safe_normalize(goal - hip_ws, animated_axis);
     reason = "too close";
   }
+  const double goal_d = std::clamp(d, min_d, max_d);  // the goal's distance from the hip
   // Hip cone: the leg may not swing further from the cone's axis than the limit (or than the
   // animation itself does); a target outside is approached along the cone's edge.
   const Vec3& cone = a.hip_cone_axis_ws;
@@ -77,14 +88,43 @@ LegSolveResult solve_leg(const LegPose& a, const Vec3& hip_ws, const Vec3& targe
   const bool surely_inside = s.max_hip_angle >= kPi / 2 && glm::dot(cone, axis) > 1e-9;
   if (!surely_inside && glm::length(cone) > 0.5) {
     const double allowed = std::max(s.max_hip_angle, angle_between(cone, animated_axis));
-    if (angle_between(cone, axis) > allowed + 1e-12) {
-      const Vec3 away = safe_normalize(axis - cone * glm::dot(axis, cone), safe_normalize(animated_axis - cone * glm::dot(animated_axis, cone), Vec3(0)));
+    const double angle = angle_between(cone, axis);
+    if (angle > allowed + 1e-12) {
+      // The nearest edge point lies toward the target's own side, but that side is undefined
+      // for a target straight up the cone's axis (a foot above the hip): a target passing over
+      // the hip would throw the goal from the back edge to the front one in a frame. So the
+      // side leans outward (away from the body, else toward the knee), by nothing at the cone's
+      // edge (the goal stays continuous with an inside target) up to sin(allowed) straight up
+      // the axis: a target swept from behind over the hip to the front then takes the goal
+      // round the outer side. No map of the outside onto the edge is continuous everywhere;
+      // this one breaks only across the body (high toward the other leg), where feet do not go.
+      const Vec3 side_hint = glm::length(a.outward_ws) > 0.5 ? a.outward_ws : pole_ws;
+      const Vec3 lean_side = safe_normalize(side_hint - cone * glm::dot(side_hint, cone),
+                                            safe_normalize(animated_axis - cone * glm::dot(animated_axis, cone), Vec3(0)));
+      const double lean = std::sin(allowed) * std::clamp((angle - allowed) / std::max(kPi - allowed, 1e-9), 0.0, 1.0);
+      const Vec3 away = safe_normalize(axis - cone * glm::dot(axis, cone) + lean_side * lean, lean_side);
       if (glm::length(away) > 0.5) {
         axis = cone * std::cos(allowed) + away * std::sin(allowed);
-        goal = hip_ws + axis * std::clamp(d, min_d, max_d);
+        goal = hip_ws + axis * goal_d;
         reason = "hip limit";
       }
     }
+  }
+
+  // The pole describes the animated leg's bend: carried by the leg's swing from the animated
+  // hip->ankle line onto the hip->goal line, so it keeps its place beside the leg. Uncarried, a
+  // goal swung far from the animation (a foot raised above the hip on a stair) passes through
+  // the pole's direction, where the knee's side is undefined and flips in a frame.
+  // Only swings beyond 30 degrees carry it (fully from 60, eased in between): the usual small
+  // corrections solve with the pole as given.
+  const Vec3 goal_axis = safe_normalize(goal - hip_ws, animated_axis);
+  const double swing = angle_between(animated_axis, goal_axis);
+  constexpr double kCarryFrom = kPi / 6, kCarryFull = kPi / 3;
+  Vec3 carried_pole = pole_ws;
+  if (swing > kCarryFrom) {
+    const double u = std::min(1.0, (swing - kCarryFrom) / (kCarryFull - kCarryFrom));
+    const double weight = u * u * (3 - 2 * u);
+    carried_pole = glm::slerp(identity_quat(), rotation_between(animated_axis, goal_axis), weight) * pole_ws;
   }
 
   LegSolveResult r;
@@ -96,7 +136,7 @@ LegSolveResult solve_leg(const LegPose& a, const Vec3& hip_ws, const Vec3& targe
       job.start_ws = start;
       job.lengths = lengths;
       job.target_ws = goal;
-      job.pole_dir_ws = &pole_ws;
+      job.pole_dir_ws = &carried_pole;
       job.tolerance = s.solver_tolerance;
       job.max_iterations = s.max_iterations;
       job.out_ws = out;
@@ -108,7 +148,7 @@ LegSolveResult solve_leg(const LegPose& a, const Vec3& hip_ws, const Vec3& targe
       CcdJob job;
       job.start_ws = start;
       job.target_ws = goal;
-      job.pole_dir_ws = &pole_ws;
+      job.pole_dir_ws = &carried_pole;
       job.tolerance = s.solver_tolerance;
       job.max_iterations = s.ccd_max_iterations;
       job.out_ws = out;
@@ -123,7 +163,7 @@ LegSolveResult solve_leg(const LegPose& a, const Vec3& hip_ws, const Vec3& targe
       job.mid_ws = start[1];
       job.end_ws = start[2];
       job.target_ws = goal;
-      job.pole_dir_ws = &pole_ws;
+      job.pole_dir_ws = &carried_pole;
       job.tolerance = s.solver_tolerance;
       job.out_mid_ws = &out[1];
       job.out_end_ws = &out[2];

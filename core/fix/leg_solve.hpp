@@ -12,6 +12,10 @@ struct LegPose {
   // Centre of the hip cone: the rest pose's hip->ankle direction carried by the pelvis (unit,
   // world). Zero: no hip limit.
   Vec3 hip_cone_axis_ws{0.0};
+  // Away from the body's midline at this hip (unit, world): the side a target beyond the cone
+  // straight above the hip is approached from, so one passing over the hip moves the leg round
+  // the outside instead of flipping it. Zero: the knee's (pole's) side.
+  Vec3 outward_ws{0.0};
 };
 
 struct LegSolveResult {
@@ -43,7 +47,10 @@ Vec3 knee_pole(const LegPose& animated, const Vec3& foot_forward_ws, double leg_
 // Solves hip->knee->ankle toward `target_ws` with the leg translated so the hip is at `hip_ws`
 // (the animated pose otherwise). Bone lengths come from `animated`, so they are preserved. The
 // hip->ankle line stays within settings.max_hip_angle of the hip cone's axis, or within the
-// animation's own angle if that is wider (a kick is never folded back).
+// animation's own angle if that is wider (a kick is never folded back). `pole_ws` is the knee's
+// side for the animated leg (see knee_pole); a goal swung more than 30 degrees from the animated
+// hip->ankle line carries it along. The goal where the target is out of reach moves
+// continuously with the target across every limit (reach, knee bend, hip cone).
 LegSolveResult solve_leg(const LegPose& animated, const Vec3& hip_ws, const Vec3& target_ws,
                          const Vec3& pole_ws, const FixSettings& settings);
 // The same with the knee's bend limit given (radians, interior angle at full bend) instead of

@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "core/fix/leg_solve.hpp"
 
@@ -121,6 +123,69 @@ TEST(UnreachableReason, SplitsByWhereTheTargetMoved) {
   EXPECT_STREQ(unreachable_reason("too far", hip + Vec3(0, -0.3, 0), Vec3(0, -0.2, 0.1), hip, ankle), "too far");
   EXPECT_STREQ(unreachable_reason("hip limit", hip, Vec3(0, -2, 0), hip, ankle), "hip limit");
   EXPECT_STREQ(unreachable_reason("", hip, ankle, hip, ankle), "");
+}
+
+}  // namespace
+}  // namespace ikfix::core
+
+namespace ikfix::core {
+namespace {
+
+// Issue #4 (cmu_09_11 run on the stairs): where a leg gives up, the leg must still move
+// continuously while its target moves continuously, across every change of the clamp that
+// applies (reach shell, knee limit, hip cone, reached). Each path below is swept in 1 mm steps;
+// a step may move the solved ankle by up to 1 cm and the knee by up to 4 cm (the leg folded by
+// the hip turns faster than its target moves: measured at most 6 mm and 2.6 cm), never jump
+// (before the fix, the paths straight over the hip jumped the ankle 0.2-0.4 m and the knee
+// 0.2-0.9 m in one step).
+struct Sweep {
+  const char* what;
+  Vec3 from, to;  // target path, metres from the hip
+  std::vector<std::string> crosses;  // reasons the path must pass through
+};
+
+void expect_continuous_leg(const Sweep& sweep) {
+  const LegPose pose = [] {
+    LegPose p = hanging_leg();
+    p.outward_ws = Vec3(-1, 0, 0);  // a right leg: the body's midline is toward +x
+    return p;
+  }();
+  FixSettings s;
+  const Vec3 pole = knee_pole(pose, Vec3(0, 0, 1), 0.9);
+  const int steps = static_cast<int>(std::ceil(glm::length(sweep.to - sweep.from) / 0.001));
+  Vec3 previous_knee(0), previous_ankle(0);
+  std::string reasons;
+  for (int i = 0; i <= steps; ++i) {
+    const Vec3 target = sweep.from + (sweep.to - sweep.from) * (static_cast<double>(i) / steps);
+    const LegSolveResult r = solve_leg(pose, pose.hip_ws, target, pole, s);
+    ASSERT_TRUE(is_finite(r.knee_ws) && is_finite(r.ankle_ws)) << sweep.what << " step " << i;
+    if (reasons.empty() || reasons.substr(reasons.rfind('|') + 1) != r.reason) reasons += std::string("|") + r.reason;
+    if (i > 0) {
+      EXPECT_LT(glm::length(r.knee_ws - previous_knee), 0.04) << sweep.what << " step " << i << " (" << r.reason << ")";
+      EXPECT_LT(glm::length(r.ankle_ws - previous_ankle), 0.01) << sweep.what << " step " << i << " (" << r.reason << ")";
+      EXPECT_LT(angle_between(r.knee_ws - pose.hip_ws, previous_knee - pose.hip_ws), 0.1) << sweep.what << " step " << i;
+      EXPECT_LT(angle_between(r.ankle_ws - r.knee_ws, previous_ankle - previous_knee), 0.1) << sweep.what << " step " << i;
+    }
+    previous_knee = r.knee_ws;
+    previous_ankle = r.ankle_ws;
+  }
+  // The path does cross the limits it is meant to (the reasons seen along it, in order).
+  for (const std::string& reason : sweep.crosses)
+    EXPECT_NE(reasons.find("|" + reason), std::string::npos) << sweep.what << ": " << reason << " not in " << reasons;
+}
+
+TEST(LegSolveContinuity, TargetSweptOverTheHipMovesTheLegContinuously) {
+  // A swing foot's target raised to a high step, passing from behind over the hip to the front
+  // (hip limit, then too close, then reached), and the same a little to either side.
+  expect_continuous_leg({"over the hip", Vec3(0, 0.35, -0.5), Vec3(0, -0.35, 0.5), {"hip limit", "too close", ""}});
+  expect_continuous_leg({"over the hip, outside", Vec3(-0.05, 0.35, -0.5), Vec3(-0.05, -0.35, 0.5), {"hip limit", ""}});
+  expect_continuous_leg({"over the hip, inside", Vec3(0.05, 0.35, -0.5), Vec3(0.05, -0.35, 0.5), {"hip limit", ""}});
+}
+
+TEST(LegSolveContinuity, TargetSweptFromBeyondReachOverTheConeEdgeMovesTheLegContinuously) {
+  // From beyond reach in front and low (too far), up past the cone's edge (hip limit), to high
+  // and close behind (too close), through the ranges' boundaries.
+  expect_continuous_leg({"far front to high behind", Vec3(0, -0.6, 1.2), Vec3(0, 0.1, -0.15), {"too far", "", "hip limit", "too close"}});
 }
 
 }  // namespace
