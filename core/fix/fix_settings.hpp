@@ -73,6 +73,9 @@ struct FixSettings {
   // it up to `clearance_rise_lead` seconds before lift-off: 15 cm at this speed.
   double max_clearance_rise_speed = 1.0;
   double clearance_rise_lead = 0.15;
+  // Fraction of leg length: the least a swing ankle's target stays below its hip (raised with the
+  // body) where the foot's planned rise over the body's would lift it higher; 0 = no limit.
+  double min_swing_ankle_drop = 0.4;
   double pelvis_smoothing = 0.06;      // seconds (Gaussian sigma) for the pelvis drop
   double max_pelvis_drop = 0.35;       // fraction of leg length
   // Radians: how far a foot beyond its leg's reach may turn up about its ball (heel up, as a

@@ -65,20 +65,14 @@ std::vector<std::string> clips() {
   return out;
 }
 
-// The one case that misses goals, held to what it measures so it cannot get worse (a ratchet,
-// not a goal): cmu_09_11, a run whose stride spans several 15 cm steps, on the stairs. Its swing
-// targets rise up to 0.4 m above the hip (the swing foot rises early toward a plant 3 steps
-// up), so the legs give up on 43 frames and fold past the hip: fastest leg-joint turn 122 rad/s
-// (goal 101, 1.2x the input's 84; it was 357 before the limits were made continuous) and foot
-// jerk 1.63x the input's (goal 1.2x). Every other clip and terrain meets every goal.
+// A case that misses goals is held here to what it measures so it cannot get worse (a ratchet,
+// not a goal). None does now: cmu_09_11 (a run) on the stairs was the last, fixed by limiting a
+// swing foot's planned rise below the hip (min_swing_ankle_drop).
 struct KnownMiss {
   double rotation_speed_rad_s = 0;  // 0: the goal holds
   double foot_jerk_ratio = 0;
 };
-KnownMiss known_miss(const std::string& clip, const std::string& terrain) {
-  if (clip == "fbx/cmu_09_11_run_skeleton.fbx" && terrain == "stairs") return {125.0, 1.65};
-  return {};
-}
+KnownMiss known_miss(const std::string& /*clip*/, const std::string& /*terrain*/) { return {}; }
 
 // A clip's file: bare names are BVH files.
 std::filesystem::path clip_path(const std::string& clip) {
