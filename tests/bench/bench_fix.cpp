@@ -47,6 +47,14 @@ const FixFixture* fixture(bool& ok) {
   return f.get();
 }
 
+// The fixture, or null with the benchmark marked skipped (no shared data here).
+const FixFixture* fixture_or_skip(benchmark::State& state) {
+  bool ok = false;
+  const FixFixture* f = fixture(ok);
+  if (!ok) state.SkipWithError("cmu_01_01_forward_jumps.bvh not found in ../shared/data");
+  return f;
+}
+
 // The fixture's clip onto its terrain with the solver the benchmark argument names (the clip
 // itself is left for the caller: fix_clip reads it, fix_clip_in_place does not).
 core::FixInput fix_input(const FixFixture& f, const benchmark::State& state) {
@@ -60,12 +68,8 @@ core::FixInput fix_input(const FixFixture& f, const benchmark::State& state) {
 }
 
 void BM_FixClip(benchmark::State& state) {
-  bool ok = false;
-  const FixFixture* f = fixture(ok);
-  if (!ok) {
-    state.SkipWithError("cmu_01_01_forward_jumps.bvh not found in ../shared/data");
-    return;
-  }
+  const FixFixture* f = fixture_or_skip(state);
+  if (!f) return;
   core::FixInput input = fix_input(*f, state);
   input.clip = &f->clip.clip;
   for (auto _ : state) {
@@ -82,12 +86,8 @@ BENCHMARK(BM_FixClip)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
 // The fix written over a copy of the clip, restored (untimed) before each run; `runner` null:
 // one core.
 void run_fix_in_place(benchmark::State& state, const core::ParallelRunner* runner) {
-  bool ok = false;
-  const FixFixture* f = fixture(ok);
-  if (!ok) {
-    state.SkipWithError("cmu_01_01_forward_jumps.bvh not found in ../shared/data");
-    return;
-  }
+  const FixFixture* f = fixture_or_skip(state);
+  if (!f) return;
   core::FixInput input = fix_input(*f, state);
   input.runner = runner;
   core::Clip motion = f->clip.clip;

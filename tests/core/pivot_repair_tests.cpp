@@ -43,6 +43,19 @@ SlideMeasure fixed_contacts(const TurningFoot& foot, double penetration_when_toe
   };
 }
 
+// The foot's points moved by a repair's horizontal holds.
+struct HeldFoot {
+  std::vector<Vec3> heel, toe;
+};
+HeldFoot held(const TurningFoot& foot, const std::vector<Vec3>& hold) {
+  HeldFoot out{foot.heel, foot.toe};
+  for (std::size_t f = 0; f < hold.size(); ++f) {
+    out.heel[f] += hold[f];
+    out.toe[f] += hold[f];
+  }
+  return out;
+}
+
 std::vector<signed char> heel_held() {
   std::vector<signed char> pivots(12, -1);
   for (int f = 2; f <= 9; ++f) pivots[f] = 0;
@@ -57,12 +70,9 @@ TEST(RepairPivotHolds, HoldsAPointSeenDownAloneWhereItIsMeasured) {
   std::vector<Vec3> heel = foot.heel, toe = foot.toe;
   EXPECT_GT(measure(heel, toe, pivots).slide.speed, 0.3);
   const auto hold = repair_pivot_holds(pivots, foot.heel, foot.toe, 2, 1.0, 0.02, 8, measure);
-  for (int f = 0; f < 12; ++f) {
-    heel[f] = foot.heel[f] + hold[f];
-    toe[f] = foot.toe[f] + hold[f];
-    EXPECT_EQ(hold[f].y, 0.0);
-  }
-  const FootCheck after = measure(heel, toe, pivots);
+  for (const Vec3& h : hold) EXPECT_EQ(h.y, 0.0);
+  const HeldFoot moved = held(foot, hold);
+  const FootCheck after = measure(moved.heel, moved.toe, pivots);
   EXPECT_LE(after.slide.speed, 0.02);
   // The toe became the pivot where it is measured alone; frames outside the plan stay unplanted.
   EXPECT_EQ(pivots[3], 1);
@@ -85,12 +95,8 @@ TEST(RepairPivotHolds, NeverTakesAChangeThatPutsAPointIntoTheGround) {
   const SlideMeasure measure = fixed_contacts(foot, 0.05);
   std::vector<signed char> pivots = heel_held();
   const auto hold = repair_pivot_holds(pivots, foot.heel, foot.toe, 2, 1.0, 0.02, 8, measure);
-  std::vector<Vec3> heel(12), toe(12);
-  for (int f = 0; f < 12; ++f) {
-    heel[f] = foot.heel[f] + hold[f];
-    toe[f] = foot.toe[f] + hold[f];
-  }
-  const FootCheck after = measure(heel, toe, pivots);
+  const HeldFoot moved = held(foot, hold);
+  const FootCheck after = measure(moved.heel, moved.toe, pivots);
   EXPECT_EQ(after.penetration_m, 0.0);
   // Whatever it took instead, the worst sliding is no larger than planned.
   EXPECT_LE(after.slide.speed, measure(foot.heel, foot.toe, heel_held()).slide.speed);
@@ -105,12 +111,8 @@ TEST(RepairPivotHolds, AWholeRunChangesWhereAFewFramesWouldNotDo) {
   const SlideMeasure measure = fixed_contacts(foot);
   std::vector<signed char> pivots = heel_held();
   const auto hold = repair_pivot_holds(pivots, foot.heel, foot.toe, 2, 1.0, 0.02, 1, measure);
-  std::vector<Vec3> heel(12), toe(12);
-  for (int f = 0; f < 12; ++f) {
-    heel[f] = foot.heel[f] + hold[f];
-    toe[f] = foot.toe[f] + hold[f];
-  }
-  EXPECT_LE(measure(heel, toe, pivots).slide.speed, 1e-9);  // one change was enough
+  const HeldFoot moved = held(foot, hold);
+  EXPECT_LE(measure(moved.heel, moved.toe, pivots).slide.speed, 1e-9);  // one change was enough
   for (int f = 2; f <= 9; ++f) EXPECT_EQ(pivots[f], 1) << f;
 }
 
