@@ -11,6 +11,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/fail_on.hpp"
 #include "cli/fix_job.hpp"
+#include "cli/phase_times.hpp"
 #include "cli/thread_option.hpp"
 #include "io/error.hpp"
 #include "io/report_json.hpp"
@@ -36,6 +37,7 @@ struct RunArgs {
 
 int run(const RunArgs& args) {
   const auto started = std::chrono::steady_clock::now();
+  PhaseTimes times;
   const auto conditions = parse_fail_on(args.fail_on);  // invalid_argument -> exit 2 below
 
   FixJob job;
@@ -58,9 +60,15 @@ int run(const RunArgs& args) {
   job.terrain = terrain.get();
   const auto pool = make_thread_pool(args.threads);  // one per run, shared by read, fix and write
   job.runner = pool.get();
+  times.mark("terrain");
+  job.times = &times;
 
   const FixJobResult result = run_fix_job(job);
-  if (!args.report.empty()) io::save_json(args.report, result.report);
+  if (!args.report.empty()) {
+    io::save_json(args.report, result.report);
+    times.mark("report");
+  }
+  spdlog::debug("{}: {}", args.input, times.summary());
   for (const auto& w : result.warnings) spdlog::warn("{}: {}", args.input, w);
 
   const auto& r = result.report;

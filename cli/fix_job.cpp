@@ -60,6 +60,9 @@ FixedTake fix_take(const FixJob& job, bool check, io::LoadedClip& clip, const co
   if (!job.clip.contacts.empty()) fix.settings.contacts_override = io::load_contacts(job.clip.contacts, clip.clip.frame_count);
   const double fps = clip.clip.fps;  // read before the motion may be moved out of `clip`
   FixedTake taken;
+  auto mark = [&](const char* phase) {
+    if (job.times) job.times->mark(phase);
+  };
   if (!check && !job.measure && !io::save_reads_loaded_motion(clip)) {
     core::Clip motion = std::move(clip.clip);
     clip.clip = core::Clip{};
@@ -68,12 +71,14 @@ FixedTake fix_take(const FixJob& job, bool check, io::LoadedClip& clip, const co
   } else {
     taken.result = core::fix_clip(fix);
   }
+  mark("fix");
   const core::FixResult& result = taken.result;
   if (!job.contacts_out.empty()) io::save_contacts(job.contacts_out, {result.planted[0], result.planted[1]}, fps);
 
   std::optional<core::ClipMetrics> before, after;
   if (job.measure || check) before = measure(clip, clip.clip, rig, *job.terrain, fix.settings);
   if (job.measure && !check) after = measure(clip, result.clip, rig, *job.terrain, fix.settings);
+  if (before || after) mark("measure");
 
   io::RunReportInput report_input;
   report_input.command = check ? "check" : "run";
@@ -170,13 +175,17 @@ FixJobResult fix_or_check(const FixJob& job, bool check) {
     throw std::invalid_argument("output " + job.output.string() + " is the input; pass --in-place to overwrite it");
   if (job.clip.take == "all") return fix_all_takes(job, check);
   io::LoadedClip clip = io::load_clip(job.input, load_options(job));
+  if (job.times) job.times->mark("read");
   // No --take and several takes in the file: every take that animates the skeleton is fixed
   // (issue 3's default), each reported under "takes".
   if (job.clip.take.empty() && clip.take_count > 1) return fix_all_takes(job, check);
   place(clip, job);
   const FoundLegs legs = find_legs_or_tails(clip, job.clip);
   FixedTake taken = fix_take_on_tails(job, check, clip, legs);
-  if (!check) io::save_clip(job.output, clip, taken.result.clip, taken.result.changed_joints, job.runner);
+  if (!check) {
+    io::save_clip(job.output, clip, taken.result.clip, taken.result.changed_joints, job.runner);
+    if (job.times) job.times->mark("write");
+  }
   return std::move(taken.out);
 }
 

@@ -9,6 +9,7 @@
 
 #include "cli/clip_options.hpp"
 #include "cli/fix_options.hpp"
+#include "cli/phase_times.hpp"
 #include "core/fix/fix_settings.hpp"
 #include "core/metrics.hpp"
 #include "core/parallel.hpp"
@@ -36,6 +37,8 @@ struct FixJob {
   // Threads one clip's read, fix and write may use (null: the calling thread only). Outputs are
   // the same bit for bit. `batch` leaves it null: its --jobs already keep the cores busy.
   const core::ParallelRunner* runner = nullptr;
+  // Where to note the time each phase took (read, fix, measure, write); null: not noted.
+  PhaseTimes* times = nullptr;
 };
 
 struct FixJobResult {
