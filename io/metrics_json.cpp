@@ -43,9 +43,11 @@ Json metrics_json(const core::ClipMetrics& m) {
   knee["limit_violation_deg"] = degrees(m.knee_limit_violation.value);
   knee.update(where(m.knee_limit_violation));
   out["knee"] = knee;
-  out["rotation_speed"] = {{"max_rad_s", round9(m.rotation_speed.value)},
-                           {"frame", m.rotation_speed.frame},
-                           {"joint", m.rotation_speed.point}};
+  // "joint" names the joint; "leg" says whose it is (both legs' joints are measured).
+  Json turn{{"max_rad_s", round9(m.rotation_speed.value)}, {"frame", m.rotation_speed.frame}};
+  turn["leg"] = m.rotation_speed.leg < 0 ? Json(nullptr) : Json(core::kLegSideNames[m.rotation_speed.leg]);
+  turn["joint"] = m.rotation_speed.point;
+  out["rotation_speed"] = turn;
   out["jerk"] = {{"foot_mean_mps3", round9(m.foot_jerk_mean)}, {"pelvis_mean_mps3", round9(m.pelvis_jerk_mean)}};
   out["non_finite"] = m.non_finite;
   Json legs = Json::array();

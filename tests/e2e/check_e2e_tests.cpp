@@ -43,6 +43,16 @@ TEST(E2eCheck, RunReportCarriesMetricsBeforeAndAfter) {
   ASSERT_TRUE(r["metrics"].contains("after"));
   EXPECT_GT(r["metrics"]["before"]["penetration"]["max_m"].get<double>(),
             r["metrics"]["after"]["penetration"]["max_m"].get<double>());
+  // The fastest leg-joint turn names its joint and that joint's leg.
+  const auto& turn = r["metrics"]["after"]["rotation_speed"];
+  EXPECT_GT(turn["max_rad_s"].get<double>(), 0.0);
+  const std::string side = turn["leg"].get<std::string>();
+  ASSERT_TRUE(side == "left" || side == "right") << turn;
+  const std::string joint = turn["joint"].get<std::string>();
+  bool of_that_leg = false;
+  for (const char* part : {"hip", "knee", "ankle", "toe"})
+    of_that_leg = of_that_leg || (r["legs"][side].contains(part) && r["legs"][side][part] == joint);
+  EXPECT_TRUE(of_that_leg) << joint << " is not a joint of the " << side << " leg: " << r["legs"];
   std::filesystem::remove_all(dir);
 }
 
