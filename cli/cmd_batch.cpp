@@ -483,7 +483,7 @@ int batch(const BatchArgs& args) {
   if (!args.report.empty()) require_writable_folder(fs::path(args.report).parent_path(), "--report");
   if (!args.junit.empty()) require_writable_folder(fs::path(args.junit).parent_path(), "--junit");
 
-  const auto terrain = load_terrain(args.terrain);
+  const core::Terrain* terrain = &load_terrain_for_process(args.terrain);
   const std::string hash = settings_hash(args);
   spdlog::debug("batch: settings {} from the terrain's bytes and: {}", hash,
                 args.settings_text.empty() ? std::string("(defaults)") : one_line(args.settings_text));

@@ -34,8 +34,7 @@ int check(const CheckArgs& args) {
   job.fix = args.fix;
   job.contacts_out = args.contacts_out;
   job.terrain_path = args.terrain.path;
-  const auto terrain = load_terrain(args.terrain);
-  job.terrain = terrain.get();
+  job.terrain = &load_terrain_for_process(args.terrain);
   const auto pool = make_thread_pool(args.threads);
   job.runner = pool.get();
   const FixJobResult result = run_check_job(job);

@@ -44,9 +44,7 @@ int retarget(const RetargetArgs& args) {
   job.retarget = args.retarget;
   job.fix = args.fix;
   job.terrain_path = args.terrain.path;
-  std::unique_ptr<core::Terrain> terrain;
-  if (!args.terrain.path.empty()) terrain = load_terrain(args.terrain);
-  job.terrain = terrain.get();
+  job.terrain = args.terrain.path.empty() ? nullptr : &load_terrain_for_process(args.terrain);
 
   const RetargetJobResult result = run_retarget_job(job);
   if (!args.report.empty()) io::save_json(args.report, result.report);

@@ -56,8 +56,7 @@ int run(const RunArgs& args) {
   job.measure = !args.report.empty() || needs_metrics(conditions);
   if (!args.in_place && same_file(job.output, job.input))
     throw std::invalid_argument("output " + job.output.string() + " is the input; pass --in-place to overwrite it");
-  const auto terrain = load_terrain(args.terrain);
-  job.terrain = terrain.get();
+  job.terrain = &load_terrain_for_process(args.terrain);
   const auto pool = make_thread_pool(args.threads);  // one per run, shared by read, fix and write
   job.runner = pool.get();
   times.mark("terrain");

@@ -52,6 +52,10 @@ std::unique_ptr<core::Terrain> load_terrain(const TerrainOptions& o) {
   }
 }
 
+const core::Terrain& load_terrain_for_process(const TerrainOptions& options) {
+  return *load_terrain(options).release();  // intentionally never freed (see the header)
+}
+
 core::FixSettings to_settings(const FixOptions& o) {
   core::FixSettings s;
   s.solver = o.solver == "ccd" ? core::SolverKind::Ccd
