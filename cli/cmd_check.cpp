@@ -35,8 +35,7 @@ int check(const CheckArgs& args) {
   job.contacts_out = args.contacts_out;
   job.terrain_path = args.terrain.path;
   job.terrain = &load_terrain_for_process(args.terrain);
-  const auto pool = make_thread_pool(args.threads);
-  job.runner = pool.get();
+  job.runner = thread_pool_for_process(args.threads);
   const FixJobResult result = run_check_job(job);
   if (!args.report.empty()) io::save_json(args.report, result.report);
   for (const auto& w : result.warnings) spdlog::warn("{}: {}", args.input, w);

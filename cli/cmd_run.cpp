@@ -57,8 +57,7 @@ int run(const RunArgs& args) {
   if (!args.in_place && same_file(job.output, job.input))
     throw std::invalid_argument("output " + job.output.string() + " is the input; pass --in-place to overwrite it");
   job.terrain = &load_terrain_for_process(args.terrain);
-  const auto pool = make_thread_pool(args.threads);  // one per run, shared by read, fix and write
-  job.runner = pool.get();
+  job.runner = thread_pool_for_process(args.threads);  // one per run, shared by read, fix and write
   times.mark("terrain");
   job.times = &times;
 

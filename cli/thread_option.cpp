@@ -19,4 +19,8 @@ std::unique_ptr<core::ThreadPool> make_thread_pool(int threads) {
   return std::make_unique<core::ThreadPool>(n);
 }
 
+const core::ParallelRunner* thread_pool_for_process(int threads) {
+  return make_thread_pool(threads).release();  // intentionally never destroyed (see the header)
+}
+
 }  // namespace ikfix::cli
