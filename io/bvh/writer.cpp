@@ -217,16 +217,27 @@ std::vector<std::string> write_pieces(const Document& doc, const core::Clip& edi
         if (!std::isfinite(v))
           refuse(doc, "value at frame " + std::to_string(f) + ", channel " +
                           std::to_string(slots[s]) + " is not finite");
-        const std::size_t n = format_fixed(v, decimals[s], buffer);
-        if (n == 0) refuse(doc, "value " + std::to_string(v) + " is too long to print");
         // A value that prints as the number the file already holds keeps its original text.
+        // Most values take the fast path: the printed number is known from its rounded units
+        // (what read_double would give for the text), so only values that differ are printed.
+        // An identical text always reads back as the same number, so one compare covers both.
         const std::size_t index = static_cast<std::size_t>(f) * channels + slots[s];
         const TextSpan span = doc.value_text[index];
-        if (std::string_view(buffer, n) == std::string_view(text + span.offset, span.length))
-          continue;
-        double reread = 0.0;
-        io::read_double(buffer, buffer + n, reread);
-        if (reread == doc.values[index]) continue;
+        std::size_t n = 0;
+        std::uint64_t units = 0;
+        if (io::fixed_units(v, decimals[s], units)) {
+          if (io::fixed_units_value(v, decimals[s], units) == doc.values[index]) continue;
+          n = static_cast<std::size_t>(
+              io::write_fixed_units(buffer, units == 0 ? 0.0 : v, decimals[s], units) - buffer);
+        } else {
+          n = format_fixed(v, decimals[s], buffer);
+          if (n == 0) refuse(doc, "value " + std::to_string(v) + " is too long to print");
+          if (std::string_view(buffer, n) == std::string_view(text + span.offset, span.length))
+            continue;
+          double reread = 0.0;
+          io::read_double(buffer, buffer + n, reread);
+          if (reread == doc.values[index]) continue;
+        }
         out.append(text + cursor, span.offset - cursor);
         out.append(buffer, n);
         cursor = static_cast<std::size_t>(span.offset) + span.length;
