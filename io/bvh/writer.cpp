@@ -25,6 +25,8 @@ constexpr double kUnrepresentableDeg = 1e-6;
 constexpr double kUnrepresentableRel = 1e-6;
 // Below this many frames per block a hand-over costs more than it saves.
 constexpr int kMinFramesPerBlock = 64;
+// How many frames ahead the encoder prefetches the edited transforms.
+constexpr int kPrefetchFrames = 2;
 
 // Most decimals each of `channels` shows over all frames. One sweep in file order (frame-major),
 // so the text is read sequentially instead of one strided column at a time.
@@ -170,6 +172,15 @@ std::vector<std::string> write_pieces(const Document& doc, const core::Clip& edi
     std::size_t cursor = block_offset(k);
     for (int f = block_frame(k); f < block_frame(k + 1); ++f) {
       const double* original = doc.values.data() + static_cast<std::size_t>(f) * channels;
+      // The edited joints are a few 80-byte transforms per frame, strided through a clip far
+      // larger than the caches: ask for a later frame's now so they arrive before they are read.
+      if (f + kPrefetchFrames < frame_count) {
+        for (const JointPlan& plan : plans) {
+          const char* ahead = reinterpret_cast<const char*>(&edited.at(f + kPrefetchFrames, plan.joint));
+          __builtin_prefetch(ahead);
+          __builtin_prefetch(ahead + sizeof(core::Transform) - 1);
+        }
+      }
       for (const JointPlan& plan : plans) {
         const Joint& joint = doc.joints[plan.joint];
         const core::Transform& t = edited.at(f, plan.joint);
