@@ -70,29 +70,47 @@ inline std::from_chars_result read_double(const char* first, const char* last, d
   return {p, std::errc()};
 }
 
-// Same output as std::to_chars(first, last, value, chars_format::fixed, decimals).
-inline std::to_chars_result write_fixed(char* first, char* last, double value, int decimals) {
-  // Fast path: |value| * 10^decimals < 2^52 with decimals <= 22. The product is split exactly
-  // into hi + lo (fma), so the distance to the nearest integer is known exactly unless it is a
-  // near-tie, which goes to to_chars (it settles ties on the exact binary value).
+// The fast path of write_fixed: |value| rounded to `decimals` decimals, as an integer count of
+// 10^-decimals units (exact, < 2^52), when |value| * 10^decimals < 4e15, decimals <= 22 and the
+// value is not within ~1e-9 units of a rounding tie. false: use std::to_chars instead.
+inline bool fixed_units(double value, int decimals, std::uint64_t& units) {
+  // The product is split exactly into hi + lo (fma), so the distance to the nearest integer is
+  // known exactly unless it is a near-tie, which is left to to_chars (it settles ties on the
+  // exact binary value).
   const double magnitude = value < 0 ? -value : value;
-  if (decimals < 0 || decimals > 22 || !(magnitude < 4.0e15) || last - first < 48)
-    return std::to_chars(first, last, value, std::chars_format::fixed, decimals);
+  if (decimals < 0 || decimals > 22 || !(magnitude < 4.0e15)) return false;
   const double scale = decimal_detail::kPow10[decimals];
   const double hi = magnitude * scale;
-  if (!(hi < 4.0e15)) return std::to_chars(first, last, value, std::chars_format::fixed, decimals);
+  if (!(hi < 4.0e15)) return false;
   const double lo = __builtin_fma(magnitude, scale, -hi);  // exact: magnitude*scale = hi + lo
-  double n = __builtin_nearbyint(hi);                      // hi - n is exact (|hi| < 2^52)
-  const double r = (hi - n) + lo;                          // exact value minus n, to ~1 ulp
-  constexpr double kTieBand = 1e-9;  // r is within ~1e-16 of the exact distance
+  // Round to the nearest integer, ties to even (nearbyint in the default rounding mode, without
+  // the libm call): for 0 <= hi < 2^52, hi + 2^52 lies in [2^52, 2^53) where doubles are the
+  // integers, so the sum rounds hi to an integer and subtracting 2^52 again is exact.
+  constexpr double kTwo52 = 4503599627370496.0;
+  double n = (hi + kTwo52) - kTwo52;  // hi - n is exact (|hi| < 2^52); no -ffast-math here
+  const double r = (hi - n) + lo;     // exact value minus n, to ~1 ulp
+  constexpr double kTieBand = 1e-9;   // r is within ~1e-16 of the exact distance
   if (r >= 0.5 - kTieBand) {
-    if (r <= 0.5 + kTieBand) return std::to_chars(first, last, value, std::chars_format::fixed, decimals);
+    if (r <= 0.5 + kTieBand) return false;
     n += 1.0;
   } else if (r <= -0.5 + kTieBand) {
-    if (r >= -0.5 - kTieBand) return std::to_chars(first, last, value, std::chars_format::fixed, decimals);
+    if (r >= -0.5 - kTieBand) return false;
     n -= 1.0;
   }
-  std::uint64_t units = static_cast<std::uint64_t>(n);
+  units = static_cast<std::uint64_t>(n);
+  return true;
+}
+
+// What read_double gives for the text write_fixed prints from fixed_units' `units` (the sign
+// taken from `value`): units / 10^decimals, negated for a negative value, without the text.
+inline double fixed_units_value(double value, int decimals, std::uint64_t units) {
+  const double magnitude = static_cast<double>(units) / decimal_detail::kPow10[decimals];
+  return (value < 0 || (value == 0 && __builtin_signbit(value))) ? -magnitude : magnitude;
+}
+
+// The text of `units` (from fixed_units) with `decimals` decimals and the sign of `value`;
+// `first` must have room for 48 characters. Returns the end.
+inline char* write_fixed_units(char* first, double value, int decimals, std::uint64_t units) {
   // Digits of `units`, at least decimals + 1 of them, right to left.
   char digits[40];
   int count = 0;
@@ -108,7 +126,15 @@ inline std::to_chars_result write_fixed(char* first, char* last, double value, i
     *out++ = '.';
     for (int i = decimals - 1; i >= 0; --i) *out++ = digits[i];
   }
-  return {out, std::errc()};
+  return out;
+}
+
+// Same output as std::to_chars(first, last, value, chars_format::fixed, decimals).
+inline std::to_chars_result write_fixed(char* first, char* last, double value, int decimals) {
+  std::uint64_t units = 0;
+  if (last - first < 48 || !fixed_units(value, decimals, units))
+    return std::to_chars(first, last, value, std::chars_format::fixed, decimals);
+  return {write_fixed_units(first, value, decimals, units), std::errc()};
 }
 
 }  // namespace ikfix::io

@@ -1,11 +1,6 @@
 #include "io/terrain_io.hpp"
 
-#include <assimp/config.h>
-#include <assimp/postprocess.h>
-#include <assimp/scene.h>
-
 #include <array>
-#include <assimp/Importer.hpp>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -18,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "io/assimp/assimp_module.hpp"
 #include "io/error.hpp"
 #include "io/file_util.hpp"
 #include "io/obj_reader.hpp"
@@ -30,12 +26,11 @@ using core::Vec3;
 using glm::dmat3;
 using glm::dmat4;
 
-dmat4 to_dmat4(const aiMatrix4x4& m) {
+dmat4 to_dmat4(const std::array<assimp::Real, 16>& m) {
   // Assimp is row-major (a4, b4, c4 = translation); glm is column-major: g[column][row].
   dmat4 g(1.0);
-  const ai_real* rows[4] = {m[0], m[1], m[2], m[3]};
   for (int r = 0; r < 4; ++r)
-    for (int c = 0; c < 4; ++c) g[c][r] = static_cast<double>(rows[r][c]);
+    for (int c = 0; c < 4; ++c) g[c][r] = static_cast<double>(m[4 * r + c]);
   return g;
 }
 
@@ -63,22 +58,22 @@ struct VertexKeyHash {
 
 class MeshCollector {
  public:
-  MeshCollector(const aiScene& scene, const std::string& file, const dmat4& to_world)
+  MeshCollector(const assimp::Scene& scene, const std::string& file, const dmat4& to_world)
       : scene_(scene), file_(file), to_world_(to_world) {
-    with_normals_ = scene.mNumMeshes > 0;
+    with_normals_ = !scene.meshes.empty();
     std::size_t corners = 0;
-    for (unsigned i = 0; i < scene.mNumMeshes; ++i) {
-      if (!scene.mMeshes[i]->HasNormals()) with_normals_ = false;
-      corners += scene.mMeshes[i]->mNumVertices;
+    for (const assimp::Mesh& mesh : scene.meshes) {
+      if (mesh.normals.empty()) with_normals_ = false;
+      corners += mesh.vertices.size();
     }
     index_.reserve(corners);
   }
 
-  void visit(const aiNode& node, const dmat4& parent) {
-    const dmat4 node_ws = parent * to_dmat4(node.mTransformation);
-    for (unsigned i = 0; i < node.mNumMeshes; ++i)
-      add_mesh(*scene_.mMeshes[node.mMeshes[i]], node_ws);
-    for (unsigned i = 0; i < node.mNumChildren; ++i) visit(*node.mChildren[i], node_ws);
+  void visit(std::uint32_t node_index, const dmat4& parent) {
+    const assimp::Node& node = scene_.nodes[node_index];
+    const dmat4 node_ws = parent * to_dmat4(node.matrix);
+    for (std::uint32_t mesh : node.meshes) add_mesh(scene_.meshes[mesh], node_ws);
+    for (std::uint32_t child : node.children) visit(child, node_ws);
   }
 
   core::TerrainMesh take() {
@@ -87,25 +82,25 @@ class MeshCollector {
   }
 
  private:
-  void add_mesh(const aiMesh& in, const dmat4& node_ws) {
+  void add_mesh(const assimp::Mesh& in, const dmat4& node_ws) {
     const dmat4 m = to_world_ * node_ws;
     const dmat3 linear(m);
     const dmat3 normal_matrix = glm::inverseTranspose(linear);
     const bool mirrored = glm::determinant(linear) < 0.0;  // keep front faces counter-clockwise
 
     // Map this mesh's vertices to merged output vertices, lazily (unused ones are skipped).
-    std::vector<std::uint32_t> remap(in.mNumVertices, kUnmapped);
-    auto output_index = [&](unsigned v) {
+    std::vector<std::uint32_t> remap(in.vertices.size(), kUnmapped);
+    auto output_index = [&](std::uint32_t v) {
       if (remap[v] != kUnmapped) return remap[v];
-      const aiVector3D& p = in.mVertices[v];
+      const assimp::Vec3r& p = in.vertices[v];
       const Vec3 position = Vec3(m * glm::dvec4(p.x, p.y, p.z, 1.0));
       Vec3 normal(0.0);
       if (with_normals_) {
-        const aiVector3D& n = in.mNormals[v];
+        const assimp::Vec3r& n = in.normals[v];
         normal = core::safe_normalize(normal_matrix * Vec3(n.x, n.y, n.z), Vec3(0.0));
       }
       if (!core::is_finite(position))
-        throw InputError(file_, "mesh \"" + std::string(in.mName.C_Str()) + "\" vertex " +
+        throw InputError(file_, "mesh \"" + in.name + "\" vertex " +
                                     std::to_string(v) + " is not finite");
       const VertexKey key{{position.x, position.y, position.z, normal.x, normal.y, normal.z}};
       auto [it, inserted] =
@@ -120,19 +115,16 @@ class MeshCollector {
       return it->second;
     };
 
-    for (unsigned f = 0; f < in.mNumFaces; ++f) {
-      const aiFace& face = in.mFaces[f];
-      if (face.mNumIndices != 3) continue;  // points and lines (polygons were triangulated)
-      std::array<std::uint32_t, 3> tri{output_index(face.mIndices[0]),
-                                       output_index(face.mIndices[1]),
-                                       output_index(face.mIndices[2])};
+    // Points and lines are not in `triangles` (polygons were triangulated).
+    for (const auto& face : in.triangles) {
+      std::array<std::uint32_t, 3> tri{output_index(face[0]), output_index(face[1]), output_index(face[2])};
       if (mirrored) std::swap(tri[1], tri[2]);
       mesh_.triangles.push_back(tri);
     }
   }
 
   static constexpr std::uint32_t kUnmapped = std::numeric_limits<std::uint32_t>::max();
-  const aiScene& scene_;
+  const assimp::Scene& scene_;
   const std::string& file_;
   dmat4 to_world_;
   bool with_normals_ = false;
@@ -248,18 +240,20 @@ core::TerrainMesh load_terrain_mesh(const std::filesystem::path& path, double me
     return mesh;
   }
 
-  Assimp::Importer importer;
-  // Pivots folded into plain node transforms (see research/assimp_fidelity.md §2.1).
-  importer.SetPropertyBool(AI_CONFIG_IMPORT_FBX_PRESERVE_PIVOTS, false);
-  // Only steps that leave geometry and nodes alone; no vertex joining or pre-transforming.
-  const aiScene* scene =
-      importer.ReadFile(file, aiProcess_Triangulate | aiProcess_ValidateDataStructure);
-  if (!scene)
-    throw InputError(file, "cannot read as a mesh: " + one_line(importer.GetErrorString()));
-  if (!scene->mRootNode) throw InputError(file, "no triangles in the file");
+  // Through the Assimp module, loaded now (io/assimp/assimp_module.hpp). Pivots folded into plain
+  // node transforms; only steps that leave geometry and nodes alone (triangulation; no vertex
+  // joining or pre-transforming).
+  assimp::ImportRequest request;
+  request.file = file;
+  request.triangulate = true;
+  assimp::Scene scene;
+  std::string assimp_error;
+  if (!assimp::import_scene(request, scene, assimp_error))
+    throw InputError(file, "cannot read as a mesh: " + one_line(assimp_error));
+  if (scene.nodes.empty()) throw InputError(file, "no triangles in the file");
 
-  MeshCollector collector(*scene, file, to_world);
-  collector.visit(*scene->mRootNode, dmat4(1.0));
+  MeshCollector collector(scene, file, to_world);
+  collector.visit(0, dmat4(1.0));
   core::TerrainMesh mesh = collector.take();
   if (mesh.triangles.empty())
     throw InputError(file, "no triangles in the file (points and lines are ignored)");

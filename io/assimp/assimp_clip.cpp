@@ -1,19 +1,14 @@
 #include "io/assimp/assimp_clip.hpp"
 
-#include <assimp/config.h>
-#include <assimp/postprocess.h>
-#include <assimp/scene.h>
-
 #include <algorithm>
-#include <assimp/Importer.hpp>
 #include <charconv>
 #include <cmath>
 #include <functional>
-#include <map>
 #include <set>
 
 #include "core/fk.hpp"
 #include "core/units.hpp"
+#include "io/assimp/assimp_module.hpp"
 #include "io/error.hpp"
 
 namespace ikfix::io::assimp {
@@ -29,10 +24,11 @@ std::string lower_extension(const std::filesystem::path& path) {
   return ext;
 }
 
-Transform decompose(const aiMatrix4x4& m) {
-  aiVector3D s, p;
-  aiQuaternion r;
-  m.Decompose(s, r, p);
+// The node's transform as Assimp decomposed it (in the module).
+Transform decompose(const Node& n) {
+  const Vec3r& s = n.scale;
+  const Vec3r& p = n.position;
+  const QuatR& r = n.rotation;
   Transform t;
   t.translation = Vec3(p.x, p.y, p.z);
   t.rotation = glm::normalize(Quat(r.w, r.x, r.y, r.z));
@@ -41,48 +37,48 @@ Transform decompose(const aiMatrix4x4& m) {
 }
 
 template <typename Key>
-std::pair<unsigned, double> segment(const Key* keys, unsigned n, double time, unsigned& cursor) {
-  if (time <= keys[0].mTime) return {0, 0.0};
-  if (time >= keys[n - 1].mTime) return {n - 1, 0.0};
+std::pair<unsigned, double> segment(const std::vector<Key>& keys, double time, unsigned& cursor) {
+  const auto n = static_cast<unsigned>(keys.size());
+  if (time <= keys[0].time) return {0, 0.0};
+  if (time >= keys[n - 1].time) return {n - 1, 0.0};
   unsigned k = std::min(cursor, n - 1);
-  if (keys[k].mTime > time) k = 0;
-  while (k + 1 < n && keys[k + 1].mTime <= time) ++k;
+  if (keys[k].time > time) k = 0;
+  while (k + 1 < n && keys[k + 1].time <= time) ++k;
   cursor = k;
   if (k + 1 >= n) return {k, 0.0};
-  return {k, (time - keys[k].mTime) / (keys[k + 1].mTime - keys[k].mTime)};
+  return {k, (time - keys[k].time) / (keys[k + 1].time - keys[k].time)};
 }
 
-Vec3 sample_vector(const aiVectorKey* keys, unsigned n, double time, unsigned& cursor, const Vec3& fallback) {
-  if (n == 0) return fallback;
-  const auto [k, s] = segment(keys, n, time, cursor);
-  const aiVector3D& a = keys[k].mValue;
+Vec3 sample_vector(const std::vector<VectorKey>& keys, double time, unsigned& cursor, const Vec3& fallback) {
+  if (keys.empty()) return fallback;
+  const auto [k, s] = segment(keys, time, cursor);
+  const Vec3r& a = keys[k].value;
   if (s == 0.0) return Vec3(a.x, a.y, a.z);
-  const aiVector3D& b = keys[k + 1].mValue;
+  const Vec3r& b = keys[k + 1].value;
   return Vec3(a.x, a.y, a.z) + (Vec3(b.x, b.y, b.z) - Vec3(a.x, a.y, a.z)) * s;
 }
 
-Quat sample_rotation(const aiQuatKey* keys, unsigned n, double time, unsigned& cursor, const Quat& fallback) {
-  if (n == 0) return fallback;
-  const auto [k, s] = segment(keys, n, time, cursor);
-  const aiQuaternion& a = keys[k].mValue;
+Quat sample_rotation(const std::vector<QuatKey>& keys, double time, unsigned& cursor, const Quat& fallback) {
+  if (keys.empty()) return fallback;
+  const auto [k, s] = segment(keys, time, cursor);
+  const QuatR& a = keys[k].value;
   const Quat qa = glm::normalize(Quat(a.w, a.x, a.y, a.z));
   if (s == 0.0) return qa;
-  const aiQuaternion& b = keys[k + 1].mValue;
+  const QuatR& b = keys[k + 1].value;
   const Quat qb = core::align_hemisphere(glm::normalize(Quat(b.w, b.x, b.y, b.z)), qa);
   return glm::normalize(glm::slerp(qa, qb, s));
 }
 
 // The animation's frame rate: its smallest key spacing, snapped to a common rate.
-double frame_rate(const aiAnimation* anim, double ticks_per_second) {
+double frame_rate(const Animation& anim, double ticks_per_second) {
   double spacing = 0;
-  for (unsigned c = 0; c < anim->mNumChannels; ++c) {
-    const aiNodeAnim* ch = anim->mChannels[c];
+  for (const NodeChannel& ch : anim.channels) {
     auto scan = [&](double a, double b) {
       const double d = b - a;
       if (d > 1e-9 && (spacing == 0 || d < spacing)) spacing = d;
     };
-    for (unsigned k = 1; k < ch->mNumRotationKeys; ++k) scan(ch->mRotationKeys[k - 1].mTime, ch->mRotationKeys[k].mTime);
-    for (unsigned k = 1; k < ch->mNumPositionKeys; ++k) scan(ch->mPositionKeys[k - 1].mTime, ch->mPositionKeys[k].mTime);
+    for (std::size_t k = 1; k < ch.rotations.size(); ++k) scan(ch.rotations[k - 1].time, ch.rotations[k].time);
+    for (std::size_t k = 1; k < ch.positions.size(); ++k) scan(ch.positions[k - 1].time, ch.positions[k].time);
   }
   if (spacing <= 0) return 30.0;
   const double raw = ticks_per_second / spacing;
@@ -97,18 +93,20 @@ bool is_assimp_clip(const std::filesystem::path& path) { return lower_extension(
 
 LoadedClip load(const std::filesystem::path& path, const ClipLoadOptions& options) {
   const std::string file = path.string();
-  Assimp::Importer importer;
-  importer.SetPropertyBool(AI_CONFIG_IMPORT_NO_SKELETON_MESHES, true);
-  importer.SetPropertyBool(AI_CONFIG_IMPORT_FBX_PRESERVE_PIVOTS, false);
-  const aiScene* scene = importer.ReadFile(file, aiProcess_ValidateDataStructure);
-  if (!scene || !scene->mRootNode) throw InputError(file, "Assimp cannot read it: " + one_line(importer.GetErrorString()));
-  const int count = static_cast<int>(scene->mNumAnimations);
+  ImportRequest request;
+  request.file = file;
+  request.no_skeleton_meshes = true;
+  Scene scene;
+  std::string assimp_error;
+  if (!import_scene(request, scene, assimp_error) || scene.nodes.empty())
+    throw InputError(file, "Assimp cannot read it: " + one_line(assimp_error));
+  const int count = static_cast<int>(scene.animations.size());
   if (count == 0) throw InputError(file, "no animation in the file (nothing to fix)");
   int index = 0;
   if (options.take) {
     index = -1;
     for (int a = 0; a < count; ++a)
-      if (*options.take == scene->mAnimations[a]->mName.C_Str()) index = a;
+      if (*options.take == scene.animations[a].name) index = a;
     if (index < 0) {
       int n = -1;
       const auto r = std::from_chars(options.take->data(), options.take->data() + options.take->size(), n);
@@ -116,64 +114,64 @@ LoadedClip load(const std::filesystem::path& path, const ClipLoadOptions& option
     }
     if (index < 0) throw InputError(file, "no take '" + *options.take + "' (the file has " + std::to_string(count) + ")");
   }
-  const aiAnimation* anim = scene->mAnimations[index];
+  const Animation& anim = scene.animations[index];
 
   // Joints: animated nodes, bone nodes, and their ancestors.
   std::set<std::string> wanted;
-  for (unsigned c = 0; c < anim->mNumChannels; ++c) wanted.insert(anim->mChannels[c]->mNodeName.C_Str());
-  for (unsigned m = 0; m < scene->mNumMeshes; ++m)
-    for (unsigned b = 0; b < scene->mMeshes[m]->mNumBones; ++b) wanted.insert(scene->mMeshes[m]->mBones[b]->mName.C_Str());
-  std::map<const aiNode*, bool> keep;
-  std::function<bool(const aiNode*)> mark = [&](const aiNode* n) {
-    bool k = wanted.count(n->mName.C_Str()) > 0;
-    for (unsigned c = 0; c < n->mNumChildren; ++c) k = mark(n->mChildren[c]) || k;
+  for (const NodeChannel& ch : anim.channels) wanted.insert(ch.node);
+  for (const Mesh& mesh : scene.meshes)
+    for (const std::string& bone : mesh.bones) wanted.insert(bone);
+  std::vector<bool> keep(scene.nodes.size(), false);
+  std::function<bool(std::uint32_t)> mark = [&](std::uint32_t n) {
+    bool k = wanted.count(scene.nodes[n].name) > 0;
+    for (std::uint32_t child : scene.nodes[n].children) k = mark(child) || k;
     keep[n] = k;
     return k;
   };
-  mark(scene->mRootNode);
+  mark(0);
   LoadedClip loaded;
   loaded.path = path;
   loaded.format = lower_extension(path).substr(1);
-  loaded.take_name = anim->mName.C_Str();
+  loaded.take_name = anim.name;
   loaded.take_index = index;
   loaded.take_count = count;
-  std::vector<const aiNode*> nodes;
+  std::vector<std::uint32_t> nodes;
   core::Skeleton& sk = loaded.skeleton;
-  std::function<void(const aiNode*, int)> add = [&](const aiNode* n, int parent) {
+  std::function<void(std::uint32_t, int)> add = [&](std::uint32_t n, int parent) {
     if (!keep[n]) return;
     const int j = static_cast<int>(nodes.size());
     nodes.push_back(n);
-    sk.names.push_back(n->mName.C_Str());
+    sk.names.push_back(scene.nodes[n].name);
     sk.parents.push_back(parent);
-    sk.rest.push_back(decompose(n->mTransformation));
+    sk.rest.push_back(decompose(scene.nodes[n]));
     sk.end_sites.emplace_back(std::nullopt);
-    for (unsigned c = 0; c < n->mNumChildren; ++c) add(n->mChildren[c], j);
+    for (std::uint32_t child : scene.nodes[n].children) add(child, j);
   };
-  add(scene->mRootNode, -1);
+  add(0, -1);
   if (nodes.empty()) throw InputError(file, "the animation moves no node");
 
   // Sampling.
-  const double tps = anim->mTicksPerSecond > 0 ? anim->mTicksPerSecond : 25.0;
+  const double tps = anim.ticks_per_second > 0 ? anim.ticks_per_second : 25.0;
   const double fps = frame_rate(anim, tps);
   const int joints = static_cast<int>(nodes.size());
-  std::vector<const aiNodeAnim*> channel(joints, nullptr);
-  for (unsigned c = 0; c < anim->mNumChannels; ++c)
+  std::vector<const NodeChannel*> channel(joints, nullptr);
+  for (const NodeChannel& ch : anim.channels)
     for (int j = 0; j < joints; ++j)
-      if (sk.names[j] == anim->mChannels[c]->mNodeName.C_Str()) channel[j] = anim->mChannels[c];
+      if (sk.names[j] == ch.node) channel[j] = &ch;
   core::Clip& clip = loaded.clip;
   clip.fps = fps;
   clip.joint_count = joints;
-  clip.frame_count = static_cast<int>(std::floor(anim->mDuration / tps * fps + 1e-6)) + 1;
+  clip.frame_count = static_cast<int>(std::floor(anim.duration / tps * fps + 1e-6)) + 1;
   clip.locals.resize(static_cast<std::size_t>(joints) * clip.frame_count);
   std::vector<std::array<unsigned, 3>> cursors(joints, {0, 0, 0});
   for (int f = 0; f < clip.frame_count; ++f) {
     const double time = f * tps / fps;
     for (int j = 0; j < joints; ++j) {
       Transform t = sk.rest[j];
-      if (const aiNodeAnim* ch = channel[j]) {
-        t.translation = sample_vector(ch->mPositionKeys, ch->mNumPositionKeys, time, cursors[j][0], t.translation);
-        t.rotation = sample_rotation(ch->mRotationKeys, ch->mNumRotationKeys, time, cursors[j][1], t.rotation);
-        t.scale = sample_vector(ch->mScalingKeys, ch->mNumScalingKeys, time, cursors[j][2], t.scale);
+      if (const NodeChannel* ch = channel[j]) {
+        t.translation = sample_vector(ch->positions, time, cursors[j][0], t.translation);
+        t.rotation = sample_rotation(ch->rotations, time, cursors[j][1], t.rotation);
+        t.scale = sample_vector(ch->scalings, time, cursors[j][2], t.scale);
       }
       clip.at(f, j) = t;
     }

@@ -54,6 +54,17 @@ Matrix to_matrix(const Quat& q) {
   return m;
 }
 
+// std::round (halves away from zero), without the libm call: the writer rounds here for one of
+// the two Euler branches of every edited joint and frame.
+inline double round_half_away(double x) {
+  if (!(std::abs(x) < 4503599627370496.0)) return x;  // 2^52 or more (an integer), inf or NaN
+  const double t = static_cast<double>(static_cast<long long>(x));  // truncated: exact
+  const double fraction = x - t;                                     // exact
+  if (fraction >= 0.5) return t + 1.0;
+  if (fraction <= -0.5) return t - 1.0;
+  return std::copysign(t, x);  // keeps std::round's sign on a zero result (-0.3 -> -0.0)
+}
+
 struct Candidate {
   std::array<double, 3> deg;
   double distance;
@@ -100,7 +111,7 @@ double nearest_equivalent_deg(double degrees, double reference) {
   // turn of the reference (the margin keeps it exact: the quotient below cannot round to 0.5).
   const double gap = reference - degrees;
   if (gap < 179.0 && gap > -179.0) return degrees;
-  const double turns = std::round((reference - degrees) / 360.0);
+  const double turns = round_half_away((reference - degrees) / 360.0);
   return turns == 0.0 ? degrees : degrees + 360.0 * turns;
 }
 

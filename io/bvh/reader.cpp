@@ -100,6 +100,44 @@ inline NumberStatus parse_number(const char* first, const char* last, double& va
   return NumberStatus::ok;
 }
 
+// The frame lines' common case, "[-]digits[.digits]" ended by a blank, a line break or `end`,
+// read without per-character bounds checks: true with the value, `*stop` and the decimals shown
+// exactly as parse_number + read_double give them (the same Clinger fast path: at most 19 digits,
+// a mantissa <= 2^53, m / 10^decimals is one correctly rounded division). false: nothing was
+// decided; the caller takes the general path (signs, exponents, long numbers, errors).
+//
+// Why no bounds checks are needed: the digit loops stop at the first non-digit, and `end` is
+// either the end of the Document's text (a std::string, so *end == '\0') or just past a line
+// break (read_frames_in_parallel cuts blocks there), which a number on the line cannot cross.
+// A '\0' before `end` (a stray byte in the file) is not a terminator here: the general path
+// reports it.
+inline bool read_plain_number(const char* first, const char* end, double& value, const char** stop,
+                              int& shown) {
+  const char* s = first;
+  const bool negative = *s == '-';
+  s += negative;
+  std::uint64_t mantissa = 0;
+  const char* digits_begin = s;
+  for (unsigned d; (d = static_cast<unsigned char>(*s) - unsigned{'0'}) < 10; ++s) mantissa = mantissa * 10 + d;
+  int digits = static_cast<int>(s - digits_begin);
+  int decimals = 0;
+  if (*s == '.') {
+    const char* fraction = ++s;
+    for (unsigned d; (d = static_cast<unsigned char>(*s) - unsigned{'0'}) < 10; ++s) mantissa = mantissa * 10 + d;
+    decimals = static_cast<int>(s - fraction);
+    digits += decimals;
+  }
+  const char after = *s;
+  const bool ends = is_blank(after) || is_eol(after) || (after == '\0' && s == end);
+  if (!ends || digits == 0 || digits > 19 || decimals > 22 || mantissa > (std::uint64_t{1} << 53))
+    return false;
+  const double magnitude = static_cast<double>(mantissa) / io::decimal_detail::kPow10[decimals];
+  value = negative ? -magnitude : magnitude;
+  shown = decimals > io::kMaxShownDecimals ? io::kMaxShownDecimals : decimals;
+  *stop = s;
+  return true;
+}
+
 // One open '{' block while reading the hierarchy.
 struct OpenBlock {
   int joint;  // the joint, or the joint whose End Site this is
@@ -491,10 +529,12 @@ class Parser {
       const char* stop = nullptr;
       double v;
       int shown = 0;
-      const NumberStatus status = parse_number(p, end, v, &stop, &shown);
-      if (status != NumberStatus::ok || (stop < end && !is_space(*stop))) {
-        p_ = p;
-        bad_value(line, status != NumberStatus::ok ? status : NumberStatus::invalid);
+      if (!read_plain_number(p, end, v, &stop, shown)) {
+        const NumberStatus status = parse_number(p, end, v, &stop, &shown);
+        if (status != NumberStatus::ok || (stop < end && !is_space(*stop))) {
+          p_ = p;
+          bad_value(line, status != NumberStatus::ok ? status : NumberStatus::invalid);
+        }
       }
       values[c] = v;
       if (decimals && shown > decimals[c]) decimals[c] = shown;

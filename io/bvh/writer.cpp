@@ -25,6 +25,8 @@ constexpr double kUnrepresentableDeg = 1e-6;
 constexpr double kUnrepresentableRel = 1e-6;
 // Below this many frames per block a hand-over costs more than it saves.
 constexpr int kMinFramesPerBlock = 64;
+// How many frames ahead the encoder prefetches the edited transforms.
+constexpr int kPrefetchFrames = 2;
 
 // Most decimals each of `channels` shows over all frames. One sweep in file order (frame-major),
 // so the text is read sequentially instead of one strided column at a time.
@@ -170,6 +172,15 @@ std::vector<std::string> write_pieces(const Document& doc, const core::Clip& edi
     std::size_t cursor = block_offset(k);
     for (int f = block_frame(k); f < block_frame(k + 1); ++f) {
       const double* original = doc.values.data() + static_cast<std::size_t>(f) * channels;
+      // The edited joints are a few 80-byte transforms per frame, strided through a clip far
+      // larger than the caches: ask for a later frame's now so they arrive before they are read.
+      if (f + kPrefetchFrames < frame_count) {
+        for (const JointPlan& plan : plans) {
+          const char* ahead = reinterpret_cast<const char*>(&edited.at(f + kPrefetchFrames, plan.joint));
+          __builtin_prefetch(ahead);
+          __builtin_prefetch(ahead + sizeof(core::Transform) - 1);
+        }
+      }
       for (const JointPlan& plan : plans) {
         const Joint& joint = doc.joints[plan.joint];
         const core::Transform& t = edited.at(f, plan.joint);
@@ -217,16 +228,27 @@ std::vector<std::string> write_pieces(const Document& doc, const core::Clip& edi
         if (!std::isfinite(v))
           refuse(doc, "value at frame " + std::to_string(f) + ", channel " +
                           std::to_string(slots[s]) + " is not finite");
-        const std::size_t n = format_fixed(v, decimals[s], buffer);
-        if (n == 0) refuse(doc, "value " + std::to_string(v) + " is too long to print");
         // A value that prints as the number the file already holds keeps its original text.
+        // Most values take the fast path: the printed number is known from its rounded units
+        // (what read_double would give for the text), so only values that differ are printed.
+        // An identical text always reads back as the same number, so one compare covers both.
         const std::size_t index = static_cast<std::size_t>(f) * channels + slots[s];
         const TextSpan span = doc.value_text[index];
-        if (std::string_view(buffer, n) == std::string_view(text + span.offset, span.length))
-          continue;
-        double reread = 0.0;
-        io::read_double(buffer, buffer + n, reread);
-        if (reread == doc.values[index]) continue;
+        std::size_t n = 0;
+        std::uint64_t units = 0;
+        if (io::fixed_units(v, decimals[s], units)) {
+          if (io::fixed_units_value(v, decimals[s], units) == doc.values[index]) continue;
+          n = static_cast<std::size_t>(
+              io::write_fixed_units(buffer, units == 0 ? 0.0 : v, decimals[s], units) - buffer);
+        } else {
+          n = format_fixed(v, decimals[s], buffer);
+          if (n == 0) refuse(doc, "value " + std::to_string(v) + " is too long to print");
+          if (std::string_view(buffer, n) == std::string_view(text + span.offset, span.length))
+            continue;
+          double reread = 0.0;
+          io::read_double(buffer, buffer + n, reread);
+          if (reread == doc.values[index]) continue;
+        }
         out.append(text + cursor, span.offset - cursor);
         out.append(buffer, n);
         cursor = static_cast<std::size_t>(span.offset) + span.length;

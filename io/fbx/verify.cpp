@@ -1,17 +1,13 @@
 #include "io/fbx/verify.hpp"
 
-#include <assimp/config.h>
-#include <assimp/postprocess.h>
-#include <assimp/scene.h>
-
 #include <algorithm>
 #include <atomic>
-#include <assimp/Importer.hpp>
 #include <cmath>
 #include <cstdio>
 #include <unordered_map>
 
 #include "core/fk.hpp"
+#include "io/assimp/assimp_module.hpp"
 #include "io/error.hpp"
 
 namespace ikfix::io::fbx {
@@ -27,12 +23,13 @@ double angle_deg(const Quat& a, const Quat& b) {
 
 // Index of the key nearest `time` (keys sorted by time), starting the search at `hint`.
 template <typename Key>
-unsigned nearest_key(const Key* keys, unsigned count, double time, unsigned& hint) {
+unsigned nearest_key(const std::vector<Key>& keys, double time, unsigned& hint) {
+  const auto count = static_cast<unsigned>(keys.size());
   if (count == 0) return 0;
   unsigned k = std::min(hint, count - 1);
-  while (k + 1 < count && keys[k + 1].mTime <= time) ++k;
-  while (k > 0 && keys[k].mTime > time) --k;
-  if (k + 1 < count && std::abs(keys[k + 1].mTime - time) < std::abs(keys[k].mTime - time)) ++k;
+  while (k + 1 < count && keys[k + 1].time <= time) ++k;
+  while (k > 0 && keys[k].time > time) --k;
+  if (k + 1 < count && std::abs(keys[k + 1].time - time) < std::abs(keys[k].time - time)) ++k;
   hint = k;
   return k;
 }
@@ -43,12 +40,10 @@ std::string format(const char* fmt, double a, double b = 0) {
   return buf;
 }
 
-const aiAnimation* find_animation(const aiScene* s, const Take& take, int take_index, int take_count) {
-  for (unsigned a = 0; a < s->mNumAnimations; ++a) {
-    const std::string name = s->mAnimations[a]->mName.C_Str();
-    if (name == take.name || name == "AnimStack::" + take.name) return s->mAnimations[a];
-  }
-  if (static_cast<int>(s->mNumAnimations) == take_count) return s->mAnimations[take_index];
+const assimp::Animation* find_animation(const assimp::Scene& s, const Take& take, int take_index, int take_count) {
+  for (const assimp::Animation& anim : s.animations)
+    if (anim.name == take.name || anim.name == "AnimStack::" + take.name) return &anim;
+  if (static_cast<int>(s.animations.size()) == take_count) return &s.animations[take_index];
   return nullptr;
 }
 
@@ -62,31 +57,34 @@ bool assimp_check() { return g_assimp_check.load(); }
 VerifyReport verify_with_assimp(const std::string& bytes, const std::string& file, const ClipDocument& cd,
                                 const std::vector<PatchedTake>& patched) {
   VerifyReport report;
-  Assimp::Importer importer;
-  importer.SetPropertyBool(AI_CONFIG_IMPORT_FBX_PRESERVE_PIVOTS, false);
-  const aiScene* s = importer.ReadFileFromMemory(bytes.data(), bytes.size(), aiProcess_ValidateDataStructure, "fbx");
-  if (!s)
-    throw InputError(file, "the written FBX does not read back through Assimp (" + one_line(importer.GetErrorString()) +
+  assimp::ImportRequest request;
+  request.file = file;
+  request.bytes = &bytes;
+  request.format_hint = "fbx";
+  assimp::Scene s;
+  std::string assimp_error;
+  if (!assimp::import_scene(request, s, assimp_error))
+    throw InputError(file, "the written FBX does not read back through Assimp (" + one_line(assimp_error) +
                                "); nothing was written");
   const core::Skeleton& sk = cd.skeleton;
   const int joints = sk.joint_count();
   for (const PatchedTake& p : patched) {
     if (p.joints.empty()) continue;
     const Take& take = cd.scene.takes[p.take];
-    const aiAnimation* anim = find_animation(s, take, p.take, static_cast<int>(cd.scene.takes.size()));
+    const assimp::Animation* anim = find_animation(s, take, p.take, static_cast<int>(cd.scene.takes.size()));
     auto fail = [&](const std::string& what) {
       throw InputError(file, "written take '" + take.name + "' does not read back as intended: " + what +
                                  "; nothing was written");
     };
     if (!anim) fail("Assimp finds no animation for it");
-    std::unordered_map<std::string, const aiNodeAnim*> channels;
-    for (unsigned c = 0; c < anim->mNumChannels; ++c) channels[anim->mChannels[c]->mNodeName.C_Str()] = anim->mChannels[c];
+    std::unordered_map<std::string, const assimp::NodeChannel*> channels;
+    for (const assimp::NodeChannel& ch : anim->channels) channels[ch.node] = &ch;
     // Per edited joint: its channel, or - for a Model with pivots or offsets, which Assimp 5.2.5
     // animates through "<name>_$AssimpFbx$_Translation/Rotation/Scaling" channels even when
     // pivots are not preserved - those three.
     struct Channels {
-      const aiNodeAnim* whole = nullptr;
-      const aiNodeAnim* parts[3] = {nullptr, nullptr, nullptr};  // translation, rotation, scaling
+      const assimp::NodeChannel* whole = nullptr;
+      const assimp::NodeChannel* parts[3] = {nullptr, nullptr, nullptr};  // translation, rotation, scaling
     };
     std::vector<Channels> channel_of(joints);
     static const char* const kParts[3] = {"_$AssimpFbx$_Translation", "_$AssimpFbx$_Rotation", "_$AssimpFbx$_Scaling"};
@@ -99,7 +97,7 @@ VerifyReport verify_with_assimp(const std::string& bytes, const std::string& fil
         if (auto it = channels.find(sk.names[j] + kParts[k]); it != channels.end()) channel_of[j].parts[k] = it->second;
       if (!channel_of[j].parts[1]) fail("joint '" + sk.names[j] + "' has no animation channel");
     }
-    const double ticks_per_frame = anim->mTicksPerSecond > 0 ? anim->mTicksPerSecond / p.timing.fps : 1.0;
+    const double ticks_per_frame = anim->ticks_per_second > 0 ? anim->ticks_per_second / p.timing.fps : 1.0;
     const Transform to_world = p.space.to_world();
     std::vector<Transform> locals(joints), world_intended(joints), world_read(joints);
     std::vector<unsigned> rot_hint(joints, 0), pos_hint(joints, 0);
@@ -111,22 +109,22 @@ VerifyReport verify_with_assimp(const std::string& bytes, const std::string& fil
       const double time = static_cast<double>(f) * ticks_per_frame;
       for (int j : p.joints) {
         const Channels& chs = channel_of[j];
-        const aiNodeAnim* rot_ch = chs.whole ? chs.whole : chs.parts[1];
-        const aiNodeAnim* pos_ch = chs.whole ? chs.whole : chs.parts[0];
-        if (rot_ch->mNumRotationKeys == 0 || (pos_ch && pos_ch->mNumPositionKeys == 0)) fail("joint '" + sk.names[j] + "' has no keys");
-        const aiQuatKey& rk = rot_ch->mRotationKeys[nearest_key(rot_ch->mRotationKeys, rot_ch->mNumRotationKeys, time, rot_hint[j])];
-        if (std::abs(rk.mTime - time) > 1e-3 * ticks_per_frame)
+        const assimp::NodeChannel* rot_ch = chs.whole ? chs.whole : chs.parts[1];
+        const assimp::NodeChannel* pos_ch = chs.whole ? chs.whole : chs.parts[0];
+        if (rot_ch->rotations.empty() || (pos_ch && pos_ch->positions.empty())) fail("joint '" + sk.names[j] + "' has no keys");
+        const assimp::QuatKey& rk = rot_ch->rotations[nearest_key(rot_ch->rotations, time, rot_hint[j])];
+        if (std::abs(rk.time - time) > 1e-3 * ticks_per_frame)
           fail("joint '" + sk.names[j] + "' has no rotation key at frame " + std::to_string(f));
-        Quat q_read(rk.mValue.w, rk.mValue.x, rk.mValue.y, rk.mValue.z);
+        Quat q_read(rk.value.w, rk.value.x, rk.value.y, rk.value.z);
         const Model& model = cd.scene.models[cd.joint_models[j]];
         // Translation: a key at this frame, or the Model's static value when the joint's
         // translation is not animated (only possible for the split channels).
         Vec3 t_read = model.transform.translation;
         if (pos_ch) {
-          const aiVectorKey& pk = pos_ch->mPositionKeys[nearest_key(pos_ch->mPositionKeys, pos_ch->mNumPositionKeys, time, pos_hint[j])];
-          if (pos_ch->mNumPositionKeys > 1 && std::abs(pk.mTime - time) > 1e-3 * ticks_per_frame)
+          const assimp::VectorKey& pk = pos_ch->positions[nearest_key(pos_ch->positions, time, pos_hint[j])];
+          if (pos_ch->positions.size() > 1 && std::abs(pk.time - time) > 1e-3 * ticks_per_frame)
             fail("joint '" + sk.names[j] + "' has no translation key at frame " + std::to_string(f));
-          t_read = Vec3(pk.mValue.x, pk.mValue.y, pk.mValue.z);
+          t_read = Vec3(pk.value.x, pk.value.y, pk.value.z);
         }
         if (!chs.whole) {
           // Split channels hold the bare Lcl values: apply the Model's pivots, offsets and

@@ -166,28 +166,43 @@ BENCHMARK(BM_BvhWriteRootAndLegs)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)
 void BM_BvhWriteAllJoints(benchmark::State& state) { write_benchmark(state, fixture().all); }
 BENCHMARK(BM_BvhWriteAllJoints)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-// As above, with every value really different from the file, so every one is printed.
-void BM_BvhWriteAllJointsEdited(benchmark::State& state) {
+// The clip with the joints flagged in `changed` really edited (rotation nudged 0.5 degrees, the
+// root moved too), so their values print differently from the file's.
+ikfix::core::Clip edited_clip(const std::unique_ptr<bool[]>& changed) {
   const Fixture& f = fixture();
   ikfix::core::Clip edited = f.clip;
   const auto nudge = bvh::axis_rotation_deg(0, 0.5);
-  for (auto& t : edited.locals) {
-    t.rotation = t.rotation * nudge;
-    t.translation += ikfix::core::Vec3(0.01);
+  for (int fr = 0; fr < edited.frame_count; ++fr) {
+    for (int j = 0; j < edited.joint_count; ++j) {
+      if (!changed[j]) continue;
+      auto& t = edited.at(fr, j);
+      t.rotation = t.rotation * nudge;
+      // Joints without position channels must keep translation == OFFSET.
+      if (j == 0) t.translation += ikfix::core::Vec3(0.01);
+    }
   }
-  // Joints without position channels must keep translation == OFFSET.
-  for (int fr = 0; fr < edited.frame_count; ++fr)
-    for (int j = 1; j < edited.joint_count; ++j)
-      edited.at(fr, j).translation = f.clip.at(fr, j).translation;
+  return edited;
+}
+
+void edited_write_benchmark(benchmark::State& state, const std::unique_ptr<bool[]>& changed) {
+  const Fixture& f = fixture();
+  const ikfix::core::Clip edited = edited_clip(changed);
   const auto* r = runner(static_cast<int>(state.range(0)));
   std::size_t bytes = 0;
   for (auto _ : state) {
-    std::string out = bvh::write(f.doc, edited, flags(f.all), r);
+    std::string out = bvh::write(f.doc, edited, flags(changed), r);
     bytes = out.size();
     benchmark::DoNotOptimize(out.data());
   }
   state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(bytes));
 }
+
+// As above, with every value really different from the file, so every one is printed.
+void BM_BvhWriteAllJointsEdited(benchmark::State& state) { edited_write_benchmark(state, fixture().all); }
 BENCHMARK(BM_BvhWriteAllJointsEdited)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// What `ikfix run` writes: the root and the legs, edited.
+void BM_BvhWriteRootAndLegsEdited(benchmark::State& state) { edited_write_benchmark(state, fixture().legs); }
+BENCHMARK(BM_BvhWriteRootAndLegsEdited)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace

@@ -1,0 +1,155 @@
+// The Assimp module (libikfix_assimp.so) is loaded only when a run needs Assimp: measured on the
+// real binary with the dynamic loader's own log (LD_DEBUG=files lists every object it opens), and
+// a binary without its module still runs BVH + OBJ and fails cleanly on anything else.
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "e2e_support.hpp"
+
+namespace ikfix::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Runs `env binary args` through the shell, stdout and stderr together.
+CommandResult run_binary(const std::string& env, const fs::path& binary, const std::string& args) {
+  const std::string command = env + " '" + binary.string() + "' " + args + " 2>&1";
+  CommandResult result;
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
+  if (!pipe) return result;
+  std::array<char, 4096> buffer;
+  std::size_t n;
+  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe.get())) > 0) result.output.append(buffer.data(), n);
+  const int status = pclose(pipe.release());
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return result;
+}
+
+// A flat ground at y = 0 as ASCII STL (a format only Assimp reads), 200 m across.
+fs::path write_stl_ground(const fs::path& dir) {
+  const fs::path path = dir / "ground.stl";
+  std::ofstream out(path);
+  out << "solid ground\n";
+  const char* const tris[2][3] = {{"-100 0 -100", "-100 0 100", "100 0 100"}, {"-100 0 -100", "100 0 100", "100 0 -100"}};
+  for (const auto& tri : tris) {
+    out << "facet normal 0 1 0\n outer loop\n";
+    for (const char* v : tri) out << "  vertex " << v << "\n";
+    out << " endloop\nendfacet\n";
+  }
+  out << "endsolid ground\n";
+  return path;
+}
+
+std::string bvh_obj_run(const fs::path& out) {
+  return "-q run " + quoted(bundled("clips/walk.bvh")) + " --terrain " + quoted(bundled("terrain/stairs.obj")) +
+         " -o " + quoted(out);
+}
+
+int count_lines(const std::string& text) {
+  int lines = 0;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines += !line.empty();
+  return lines;
+}
+
+TEST(AssimpModule, BvhWithObjTerrainNeverLoadsAssimp) {
+  const fs::path dir = temp_dir("assimp_lazy");
+  const CommandResult r = run_binary("LD_DEBUG=files", ikfix_binary(), bvh_obj_run(dir / "out.bvh"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  // The loader's log is real: it names the libraries the binary does link.
+  EXPECT_NE(r.output.find("file=libstdc++.so"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("libassimp"), std::string::npos) << "libassimp was loaded:\n" << r.output;
+  EXPECT_EQ(r.output.find("libikfix_assimp"), std::string::npos) << "the Assimp module was loaded:\n" << r.output;
+  EXPECT_TRUE(fs::exists(dir / "out.bvh"));
+  fs::remove_all(dir);
+}
+
+TEST(AssimpModule, StlTerrainLoadsTheModuleOnFirstUse) {
+  const fs::path dir = temp_dir("assimp_stl");
+  const fs::path stl = write_stl_ground(dir);
+  const CommandResult r = run_binary("LD_DEBUG=files", ikfix_binary(),
+                                     "-q run " + quoted(bundled("clips/walk.bvh")) + " --terrain " + quoted(stl) +
+                                         " -o " + quoted(dir / "out.bvh"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("libikfix_assimp.so"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("file=libassimp.so"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("dynamically loaded by"), std::string::npos) << r.output;
+  EXPECT_TRUE(fs::exists(dir / "out.bvh"));
+  fs::remove_all(dir);
+}
+
+// Errors from inside an Assimp import still reach the CLI as one line naming the file.
+TEST(AssimpModule, UnreadableTerrainIsAOneLineError) {
+  const fs::path dir = temp_dir("assimp_garbage");
+  const fs::path bad = dir / "garbage.ply";
+  std::ofstream(bad) << "this is not a mesh\n";
+  const CommandResult r = run_ikfix("-q run " + quoted(bundled("clips/walk.bvh")) + " --terrain " + quoted(bad) +
+                                    " -o " + quoted(dir / "out.bvh"));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_EQ(count_lines(r.output), 1) << r.output;
+  EXPECT_NE(r.output.find(bad.string() + ": cannot read as a mesh"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(dir / "out.bvh"));
+  fs::remove_all(dir);
+}
+
+// A Collada clip read by the binary (module dlopen'd) and by this test (module linked, as for
+// library users) gives the same clip.
+TEST(AssimpModule, ColladaClipReadsTheSameThroughTheBinary) {
+  IKFIX_REQUIRE_SHARED_DATA();
+  for (const char* name : {"dae/box_nested_animation.dae", "dae/anims_with_full_rotations.dae"}) {
+    const fs::path dae = shared_data_dir() / "anim" / name;
+    const io::LoadedClip linked = io::load_clip(dae);
+    const CommandResult r = run_ikfix("inspect " + quoted(dae));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    std::ostringstream expected;
+    expected << dae.string() << ": dae, " << linked.skeleton.joint_count() << " joints, " << linked.clip.frame_count
+             << " frames";
+    EXPECT_NE(r.output.find(expected.str()), std::string::npos) << expected.str() << "\n" << r.output;
+  }
+}
+
+// A file Assimp fails on: its message, on one line, naming the file, exit 2.
+TEST(AssimpModule, AssimpFailureIsAOneLineError) {
+  IKFIX_REQUIRE_SHARED_DATA();
+  const fs::path dae = shared_data_dir() / "anim" / "unsupported" / "library_animation_clips.dae";
+  const CommandResult r = run_ikfix("inspect " + quoted(dae));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_EQ(count_lines(r.output), 1) << r.output;
+  EXPECT_NE(r.output.find(dae.string() + ": Assimp cannot read it: "), std::string::npos) << r.output;
+}
+
+TEST(AssimpModule, WithoutTheModuleBvhRunsWorkAndOthersFailInOneLine) {
+  const fs::path dir = temp_dir("assimp_missing");
+  const fs::path lone = dir / "ikfix";
+  fs::copy_file(ikfix_binary(), lone);
+  ASSERT_FALSE(fs::exists(dir / "libikfix_assimp.so"));
+
+  const CommandResult bvh = run_binary("", lone, bvh_obj_run(dir / "out.bvh"));
+  EXPECT_EQ(bvh.exit_code, 0) << bvh.output;
+  EXPECT_TRUE(fs::exists(dir / "out.bvh"));
+
+  const fs::path stl = write_stl_ground(dir);
+  const std::string stl_run =
+      "-q run " + quoted(bundled("clips/walk.bvh")) + " --terrain " + quoted(stl) + " -o " + quoted(dir / "stl.bvh");
+  const CommandResult missing = run_binary("", lone, stl_run);
+  EXPECT_EQ(missing.exit_code, 2) << missing.output;
+  EXPECT_EQ(count_lines(missing.output), 1) << missing.output;
+  EXPECT_NE(missing.output.find(stl.string() + ": "), std::string::npos) << missing.output;
+  EXPECT_NE(missing.output.find("libikfix_assimp.so is missing"), std::string::npos) << missing.output;
+  EXPECT_FALSE(fs::exists(dir / "stl.bvh"));
+
+  // The same run with the module where an installed layout keeps it (bin/../lib/ikfix/) works.
+  fs::create_directories(dir / "bin");
+  fs::create_directories(dir / "lib" / "ikfix");
+  fs::copy_file(ikfix_binary(), dir / "bin" / "ikfix");
+  fs::copy_file(ikfix_binary().parent_path() / "libikfix_assimp.so", dir / "lib" / "ikfix" / "libikfix_assimp.so");
+  const CommandResult installed = run_binary("", dir / "bin" / "ikfix", stl_run);
+  EXPECT_EQ(installed.exit_code, 0) << installed.output;
+  EXPECT_TRUE(fs::exists(dir / "stl.bvh"));
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace ikfix::test
