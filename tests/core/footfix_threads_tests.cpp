@@ -112,18 +112,23 @@ core::LegRig detect_rig(const io::LoadedClip& clip) {
   return *core::detect_legs(legs).rig;
 }
 
+// A short clip played `repeat` times over (the root jumps back at each repeat: just more
+// motion to fix), so that its per-frame loops are long enough to be split over threads.
+io::LoadedClip load_repeated(const std::filesystem::path& path, int repeat) {
+  io::LoadedClip clip = io::load_clip(path);
+  const std::vector<core::Transform> once = clip.clip.locals;
+  for (int r = 1; r < repeat; ++r) clip.clip.locals.insert(clip.clip.locals.end(), once.begin(), once.end());
+  clip.clip.frame_count *= repeat;
+  return clip;
+}
+
 // Fixes `path` onto `terrain` with no runner, then with pools of 2 and 3 threads, copying
 // (fix_clip) and in place, and expects every result to be the serial one. Returns the serial
 // result, for checks that the case exercised what it was meant to.
 core::FixResult expect_same_at_any_thread_count(const std::filesystem::path& path, const core::TerrainMesh& mesh,
                                                 core::SolverKind solver, int repeat = 1,
                                                 const core::FixSettings& settings = {}) {
-  io::LoadedClip clip = io::load_clip(path);
-  // A short clip played `repeat` times over (the root jumps back at each repeat: just more
-  // motion to fix), so that its per-frame loops are long enough to be split over threads.
-  const std::vector<core::Transform> once = clip.clip.locals;
-  for (int r = 1; r < repeat; ++r) clip.clip.locals.insert(clip.clip.locals.end(), once.begin(), once.end());
-  clip.clip.frame_count *= repeat;
+  const io::LoadedClip clip = load_repeated(path, repeat);
   const core::Terrain terrain(mesh);
   core::FixInput input;
   input.skeleton = &clip.skeleton;
@@ -202,8 +207,10 @@ TEST(FixThreads, GivenContactsOnStairsPlanTheSameAtAnyThreadCount) {
   IKFIX_REQUIRE_SHARED_DATA();
   const std::filesystem::path path = test::shared_data_dir() / "anim/bvh/cmu_02_01_walk.bvh";
   const core::TerrainMesh stairs = core::make_stairs_terrain({});
-  // The contacts the fix itself plans for the walk on flat ground, given back on the stairs.
-  io::LoadedClip clip = io::load_clip(path);
+  // The contacts the fix itself plans for the walk (twice over: long enough for the legs to be
+  // planned on two threads) on flat ground, given back on the stairs.
+  const int repeat = 2;
+  const io::LoadedClip clip = load_repeated(path, repeat);
   const core::Terrain flat(core::make_flat_terrain({}));
   core::FixInput input;
   input.skeleton = &clip.skeleton;
@@ -215,7 +222,7 @@ TEST(FixThreads, GivenContactsOnStairsPlanTheSameAtAnyThreadCount) {
   core::FixSettings settings;
   settings.contacts_override = std::array<std::vector<char>, 2>{on_flat.planted[0], on_flat.planted[1]};
   settings.given_plants_on_ground = true;
-  const core::FixResult r = expect_same_at_any_thread_count(path, stairs, core::SolverKind::Fabrik, 1, settings);
+  const core::FixResult r = expect_same_at_any_thread_count(path, stairs, core::SolverKind::Fabrik, repeat, settings);
   EXPECT_EQ(r.planted[0], on_flat.planted[0]) << "given contacts are kept as they are";
   EXPECT_EQ(r.planted[1], on_flat.planted[1]);
 }
