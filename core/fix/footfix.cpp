@@ -827,9 +827,11 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
     for (int f = 0; f < frames; ++f) angle[f] = pivots[f] == 0 ? 0.0 : std::clamp(angle[f], 0.0, s.max_heel_lift);
     return true;
   };
-  for (int l = 0; l < 2; ++l) {
+  // Each leg's repair uses only its own memos and writes only its own targets: the legs are
+  // repaired side by side.
+  for_each_leg([&](int l) {
     const double plan_slide = replaying_best ? best_plan_slide[l] : last_plan_slide[l];
-    if (!(plan_slide > s.retry_slide_above)) continue;
+    if (!(plan_slide > s.retry_slide_above)) return;
     std::vector<Vec3> heel(frames), toe(frames);
     for (int f = 0; f < frames; ++f) {
       heel[f] = result.ankle_target_ws[l][f] - pivot_hold[l][f];
@@ -872,7 +874,7 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
         result.ankle_target_ws[l][f] = lifted_ankle(result.ankle_target_ws[l][f], toe_target_ws[l][f], turn);
         foot_rotation[l][f] = glm::normalize(axis_angle(turn.axis, turn.angle) * foot_rotation[l][f]);
       }
-  }
+  });
 
   if (diag.off_terrain_frames > 0)
     diag.warnings.push_back(std::to_string(diag.off_terrain_frames) +
