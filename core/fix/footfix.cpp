@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <mutex>
 #include <span>
@@ -64,9 +65,9 @@ struct GroundTrack {
   std::vector<char> hit;
 };
 
-GroundTrack ground_track(std::span<const GroundHit> hits, double floor) {
+// Into `g`, reusing its storage (the contact passes fill the same tracks pass after pass).
+void fill_ground_track(std::span<const GroundHit> hits, double floor, GroundTrack& g) {
   const std::size_t n = hits.size();
-  GroundTrack g;
   g.height.resize(n);
   g.normal.resize(n);
   g.hit.resize(n);
@@ -75,6 +76,11 @@ GroundTrack ground_track(std::span<const GroundHit> hits, double floor) {
     g.height[i] = hits[i].hit ? hits[i].height : floor;
     g.normal[i] = hits[i].hit ? hits[i].normal : kUp;
   }
+}
+
+GroundTrack ground_track(std::span<const GroundHit> hits, double floor) {
+  GroundTrack g;
+  fill_ground_track(hits, floor, g);
   return g;
 }
 
@@ -390,15 +396,15 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   GroundMemo ground_memo[2][4];
   for (auto& leg_memos : ground_memo)
     for (GroundMemo& memo : leg_memos) memo.use_runner(in.runner);
-  // Whether the last pass changed an input of the plan other than the pivot heights (plants
-  // grew, a given plant was made to keep its constant offset).
-  bool plants_changed = false;
+  // Per leg: whether the last pass changed an input of its plan other than the pivot heights
+  // (plants grew, a given plant was made to keep its constant offset).
+  bool plan_inputs_changed[2] = {false, false};
   std::vector<signed char> lock_pivot[2];  // the foot lock's pivots in the last pass
   std::vector<char> retimed_by[2][2];      // the points down its pivot switches were retimed by
   // What one leg's plan is made from (besides the fixed settings and the input): the plan with
   // the least worst sliding seen so far for that leg, to be made again if the plans never settle.
   // Within the passes the legs' plans are independent (each leg's targets come from its own
-  // plants, pivots and points down; the body, shared, is only used after the passes), so each
+  // plants, pivots and points down; the body, shared, only caps a swing foot's rise), so each
   // leg keeps its own best plan.
   struct LegPlanInputs {
     std::vector<char> planted, keep_constant, on_ground[2];
@@ -481,67 +487,80 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
     } else {
       replaying_best = true;
     }
-    plants_changed = true;  // never taken for settled: the plan is made (again)
+    plan_inputs_changed[0] = plan_inputs_changed[1] = true;  // never taken for settled: the plan is made (again)
     return true;
   };
-  for (int pass = 0;; ++pass, ++series_pass) {
+  // What each leg's plan passes keep between passes. A leg whose plan inputs (plants, plant
+  // settings, lock pivots, points down) are those of the pass that last planned it keeps what
+  // that pass made: the same inputs would make exactly the same again.
+  std::vector<double> ground_tilt[2];     // the foot's turn to the ground under its heel, radians
+  std::vector<Vec3> tilt_axis[2];
+  std::vector<Quat> ground_turn[2];
+  std::vector<double> swing_need[2];      // per frame, the least offset that keeps the foot out of the ground
+  std::vector<double> planned_offset[2];  // step 5's foot offsets, before the swing rise is capped
+  int off_terrain[2] = {0, 0};            // frames with a foot point off the terrain
+  FootContacts seen_on_ground[2];         // what the check sees of this pass's plan
+  double plan_slide[2] = {0, 0};          // per leg, the worst sliding the check would show on this plan, m/s
+  bool demoted[2] = {false, false};       // a given plant was made to keep its constant offset
+  bool replanned[2] = {false, false};     // the leg's plan inputs changed: it was planned again
+  // Within a pass the legs' plans are independent (see LegPlanInputs) but for the body (step 4,
+  // made from both legs' offsets), which caps a swing foot's rise: each leg is planned on its
+  // own thread (runner permitting), in two halves around the body. Each leg has its own ground
+  // memos and writes only its own state, so the result is the same whichever thread runs it.
+  // The rays inside a leg's half then run on that thread (a pool's nested loop is serial).
+  // A leg's half is light (~0.25 us a frame and pass: cmu_01_01 over the bumps, profiled), so below
+  // kMinLightFramesPerRange frames handing it to a worker costs about what it saves.
+  const ParallelRunner* leg_runner = frames >= kMinLightFramesPerRange ? in.runner : nullptr;
+  auto for_each_leg = [&](const std::function<void(int)>& plan_leg) {
+    parallel_ranges(leg_runner, 2, 1, [&](int begin, int end) {
+      for (int l = begin; l < end; ++l) plan_leg(l);
+    });
+  };
+
+  // Foot lock, ground and offsets of leg l (steps 3 and 5), unless its plan inputs are the last
+  // pass's. Returns whether it planned the leg again.
+  auto plan_lock_and_offsets = [&](int l, int pass) {
     // Foot lock: during a plant the pivot (heel while it is down, then the toe) stays where it
     // landed; after the plant the horizontal correction fades out over the blend window.
-    std::vector<signed char> new_pivot[2];
-    std::vector<Vec3> new_lock[2];
-    for (int l = 0; l < 2; ++l)
-      new_lock[l] = foot_lock(result.planted[l], pivot_height[l][0], pivot_height[l][1], on_ground[l],
-                              animated_feet[l].ankle, animated_feet[l].toe, s.unlock_radius * scale, blend_frames,
-                              s.pivot_switch_margin * scale, new_pivot[l]);
+    std::vector<signed char> new_pivot;
+    std::vector<Vec3> new_lock =
+        foot_lock(result.planted[l], pivot_height[l][0], pivot_height[l][1], on_ground[l], animated_feet[l].ankle,
+                  animated_feet[l].toe, s.unlock_radius * scale, blend_frames, s.pivot_switch_margin * scale, new_pivot);
     // The pivot heights only choose the pivots, and which points are down only choose them and
     // retime their switches. With the same plants, plant settings, lock pivots and points down,
     // the lock and so every step below would come out exactly as in the last pass, and its
-    // check would see the same contacts: the plan has settled, without planning it again.
+    // check would see the same contacts: the leg's plan has settled, without planning it again.
     // (The comparison is with the lock's own pivots of the last pass, before their retiming.)
-    if (pass > 0 && !plants_changed && new_pivot[0] == lock_pivot[0] && new_pivot[1] == lock_pivot[1] &&
-        retimed_by[0][0] == on_ground[0][0] && retimed_by[0][1] == on_ground[0][1] &&
-        retimed_by[1][0] == on_ground[1][0] && retimed_by[1][1] == on_ground[1][1]) {
-      if (series == 0 || !next_series_or_best()) break;
-      continue;
+    if (pass > 0 && !plan_inputs_changed[l] && new_pivot == lock_pivot[l] && retimed_by[l][0] == on_ground[l][0] &&
+        retimed_by[l][1] == on_ground[l][1])
+      return false;
+    lock_pivot[l] = std::move(new_pivot);
+    lock_correction[l] = std::move(new_lock);
+    for (int p = 0; p < 2; ++p) retimed_by[l][p] = on_ground[l][p];
+    feet[l].ankle.resize(frames);
+    feet[l].toe.resize(frames);
+    for (int f = 0; f < frames; ++f) {
+      feet[l].ankle[f] = animated_feet[l].ankle[f] + lock_correction[l][f];
+      feet[l].toe[f] = animated_feet[l].toe[f] + lock_correction[l][f];
     }
-    for (int l = 0; l < 2; ++l) {
-      lock_pivot[l] = new_pivot[l];
-      pivot[l] = std::move(new_pivot[l]);
-      lock_correction[l] = std::move(new_lock[l]);
-      for (int p = 0; p < 2; ++p) retimed_by[l][p] = on_ground[l][p];
-    }
-    plants_changed = false;
-    feet[0] = animated_feet[0];
-    feet[1] = animated_feet[1];
-    diag.off_terrain_frames = 0;
-    for (int l = 0; l < 2; ++l)
-      for (int f = 0; f < frames; ++f) {
-        feet[l].ankle[f] += lock_correction[l][f];
-        feet[l].toe[f] += lock_correction[l][f];
-      }
 
-    // 3. Ground under heel (ankle) and toe of each foot.
-    for (int l = 0; l < 2; ++l) {
-      ground[l][0] = ground_track(ground_memo[l][kPlannedHeel].query(*in.terrain, feet[l].ankle), floor);
-      ground[l][1] = ground_track(ground_memo[l][kPlannedToe].query(*in.terrain, feet[l].toe), floor);
-      for (int f = 0; f < frames; ++f)
-        if (!ground[l][0].hit[f] || !ground[l][1].hit[f]) ++diag.off_terrain_frames;
-    }
+    // 3. Ground under heel (ankle) and toe of the foot.
+    fill_ground_track(ground_memo[l][kPlannedHeel].query(*in.terrain, feet[l].ankle), floor, ground[l][0]);
+    fill_ground_track(ground_memo[l][kPlannedToe].query(*in.terrain, feet[l].toe), floor, ground[l][1]);
+    off_terrain[l] = 0;
+    for (int f = 0; f < frames; ++f)
+      if (!ground[l][0].hit[f] || !ground[l][1].hit[f]) ++off_terrain[l];
 
     // Foot-orientation weight: 1 while planted, eased in before touchdown and out after
     // lift-off, so the foot turns in the swing and a planted pivot never moves.
-    for (int l = 0; l < 2; ++l) align_weight[l] = plant_ease_weight(result.planted[l], ease_frames);
+    align_weight[l] = plant_ease_weight(result.planted[l], ease_frames);
 
     // The foot's turn to the ground under its heel: limited and weighted (identity, no tilt,
     // when the feet are not aligned). Once per frame: steps 5 and 8 both use it.
-    std::vector<double> ground_tilt[2];
-    std::vector<Vec3> tilt_axis[2];
-    std::vector<Quat> ground_turn[2];
-    for (int l = 0; l < 2; ++l) {
-      ground_tilt[l].assign(frames, 0.0);
-      tilt_axis[l].assign(frames, Vec3(1, 0, 0));
-      ground_turn[l].assign(frames, identity_quat());
-      if (!s.align_feet) continue;
+    ground_tilt[l].assign(frames, 0.0);
+    tilt_axis[l].assign(frames, Vec3(1, 0, 0));
+    ground_turn[l].assign(frames, identity_quat());
+    if (s.align_feet) {
       int previous = -1;  // last aligned frame
       for (int f = 0; f < frames; ++f) {
         if (!(align_weight[l][f] > 0)) continue;
@@ -562,43 +581,30 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
       }
     }
 
-    // 5. Foot offsets: how far each foot moves up or down to stand on the terrain.
-    std::vector<double> swing_need[2];  // per leg and frame, the least offset that keeps the foot out of the ground
-    for (int l = 0; l < 2; ++l) {
-      std::vector<double> need(frames), ground_rel(frames);
-      for (int f = 0; f < frames; ++f) {
-        const double ankle_need = ground[l][0].height[f] + (planted_level[l][0] - floor) - feet[l].ankle[f].y;
-        // The toe as it will be: turned with the foot to the ground's tilt. Raising the foot
-        // for the untilted toe and then tilting it up a slope would leave the heel floating.
-        const double toe_need = ground[l][1].height[f] + (planted_level[l][1] - floor) -
-                                (feet[l].ankle[f].y + (ground_turn[l][f] * (feet[l].toe[f] - feet[l].ankle[f])).y);
-        need[f] = std::max(ankle_need, toe_need);
-        if (clearance_given[l] && !result.planted[l][f]) need[f] += std::max(0.0, (*s.swing_clearance)[l][f]);
-        ground_rel[f] = std::max(ground[l][0].height[f], ground[l][1].height[f]) - floor;
-      }
-      swing_need[l] = need;
-      foot_offset[l] = foot_offsets(result.planted[l], need, ground_rel, align_weight[l], s.foot_smoothing * fps, s.clearance_smoothing * fps,
-                                   s.max_clearance_rise_speed / fps,
-                                   contacts_given[l] && s.given_plants_on_ground, keep_constant[l]);
+    // 5. Foot offsets: how far the foot moves up or down to stand on the terrain.
+    std::vector<double>& need = swing_need[l];
+    std::vector<double> ground_rel(frames);
+    need.resize(frames);
+    for (int f = 0; f < frames; ++f) {
+      const double ankle_need = ground[l][0].height[f] + (planted_level[l][0] - floor) - feet[l].ankle[f].y;
+      // The toe as it will be: turned with the foot to the ground's tilt. Raising the foot
+      // for the untilted toe and then tilting it up a slope would leave the heel floating.
+      const double toe_need = ground[l][1].height[f] + (planted_level[l][1] - floor) -
+                              (feet[l].ankle[f].y + (ground_turn[l][f] * (feet[l].toe[f] - feet[l].ankle[f])).y);
+      need[f] = std::max(ankle_need, toe_need);
+      if (clearance_given[l] && !result.planted[l][f]) need[f] += std::max(0.0, (*s.swing_clearance)[l][f]);
+      ground_rel[f] = std::max(ground[l][0].height[f], ground[l][1].height[f]) - floor;
     }
+    planned_offset[l] = foot_offsets(result.planted[l], need, ground_rel, align_weight[l], s.foot_smoothing * fps,
+                                     s.clearance_smoothing * fps, s.max_clearance_rise_speed / fps,
+                                     contacts_given[l] && s.given_plants_on_ground, keep_constant[l]);
+    return true;
+  };
 
-    // 4. The body follows the terrain under the feet that carry it: the planted feet (a swing
-    // foot's offset is only a plan), both equally in flight; smoothed, zero phase.
-    {
-      std::vector<double> support[2];
-      for (int l = 0; l < 2; ++l) {
-        std::vector<double> raw(frames);
-        for (int f = 0; f < frames; ++f) raw[f] = result.planted[l][f] ? 1.0 : 0.0;
-        support[l].resize(frames);
-        gaussian_smooth(raw, 0.05 * fps, support[l]);
-      }
-      for (int f = 0; f < frames; ++f) {
-        const double w0 = support[0][f] + 1e-3, w1 = support[1][f] + 1e-3;
-        body_raw[f] = (w0 * foot_offset[0][f] + w1 * foot_offset[1][f]) / (w0 + w1);
-      }
-    }
-    gaussian_smooth(body_raw, s.body_smoothing * fps, body);
-
+  // Swing cap, targets, pivot holds and the check of leg l (steps 8 and the agreement with the
+  // check), given the body.
+  auto plan_targets_and_check = [&](int l) {
+    foot_offset[l] = planned_offset[l];
     // A swing foot's planned rise may not lift its ankle closer than `min_swing_ankle_drop` leg
     // lengths below its hip (the hip raised with the body): a run's swing between plants three
     // 15 cm steps apart rose 45 cm on top of the animated heel kick, the ankle target 0.4 m
@@ -610,20 +616,20 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
       // As short as the swing offsets' own smoothing: the clearance smoothing (2.5 times as
       // long) left cmu_09_11's foot jerk at 1.22 times the input's.
       const double sigma = s.foot_smoothing * fps;
-      for (int l = 0; l < 2; ++l) {
-        const Leg& leg = in.rig.legs[l];
-        std::vector<double> excess(frames, 0.0), dilated(frames), envelope(frames);
-        bool any = false;
-        for (int f = 0; f < frames; ++f) {
-          if (result.planted[l][f]) continue;
-          const double cap = W(f, leg.hip).translation.y + body[f] - s.min_swing_ankle_drop * leg_length;
-          // Only the foot's planned rise over the body's is taken off; a high foot in the
-          // animation itself is left as it is.
-          const double rise = std::max(0.0, foot_offset[l][f] - body[f]);
-          excess[f] = std::clamp(feet[l].ankle[f].y + foot_offset[l][f] - cap, 0.0, rise);
-          any = any || excess[f] > 0;
-        }
-        if (!any) continue;
+      const Leg& leg = in.rig.legs[l];
+      std::vector<double> excess(frames, 0.0);
+      bool any = false;
+      for (int f = 0; f < frames; ++f) {
+        if (result.planted[l][f]) continue;
+        const double cap = W(f, leg.hip).translation.y + body[f] - s.min_swing_ankle_drop * leg_length;
+        // Only the foot's planned rise over the body's is taken off; a high foot in the
+        // animation itself is left as it is.
+        const double rise = std::max(0.0, foot_offset[l][f] - body[f]);
+        excess[f] = std::clamp(feet[l].ankle[f].y + foot_offset[l][f] - cap, 0.0, rise);
+        any = any || excess[f] > 0;
+      }
+      if (any) {
+        std::vector<double> dilated(frames), envelope(frames);
         dilate_max(excess, gaussian_radius(sigma), dilated);
         gaussian_smooth(dilated, sigma, envelope);
         for (int f = 0; f < frames; ++f) {
@@ -636,7 +642,7 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
 
     // 8 (planned before 6, so the pelvis drop knows the final targets). Foot targets and foot
     // orientation per frame: the ankle target on the terrain, the foot turned by the ground's tilt.
-    for (int l = 0; l < 2; ++l) {
+    {
       result.ankle_target_ws[l].resize(frames);
       foot_rotation[l].resize(frames);
       const Leg& leg = in.rig.legs[l];
@@ -667,12 +673,14 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
 
     // The foot was turned about the ankle: hold the planted pivot (heel or toe) exactly where it
     // is on the final foot, so neither the tilt nor a heel->toe switch moves it.
-    for (int l = 0; l < 2; ++l) {
+    {
       std::vector<Vec3>& toe_target = toe_target_ws[l];
       toe_target.resize(frames);
       for (int f = 0; f < frames; ++f)
         toe_target[f] = result.ankle_target_ws[l][f] +
                         foot_rotation[l][f] * glm::inverse(W(f, in.rig.legs[l].ankle).rotation) * (feet[l].toe[f] - feet[l].ankle[f]);
+      // The lock's pivots, retimed to this pass's targets (which the body may have changed).
+      pivot[l] = lock_pivot[l];
       retime_pivot_switches(pivot[l], result.ankle_target_ws[l], toe_target, on_ground[l], touchdown_rule[l]);
       pivot_hold[l] = hold_pivots(pivot[l], result.ankle_target_ws[l], toe_target, blend_frames, s.unlock_radius * scale);
       const std::vector<Vec3>& hold = pivot_hold[l];
@@ -682,12 +690,11 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
       }
     }
 
-    if (replaying_best) break;
+    if (replaying_best) return;
 
     // Agreement with the check: plants the output shows but the plan did not lock.
-    bool demoted = false;
-    for (int l = 0; l < 2; ++l) {
-      if (!contacts_given[l] || !s.given_plants_on_ground) continue;
+    demoted[l] = false;
+    if (contacts_given[l] && s.given_plants_on_ground) {
       const GroundTrack under[2] = {query_ground(*in.terrain, result.ankle_target_ws[l], floor),
                                     query_ground(*in.terrain, toe_target_ws[l], floor)};
       for (int f = 0; f < frames; ++f) {
@@ -696,24 +703,53 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
         const double toe_floor = under[1].height[f] + (planted_level[l][1] - floor);
         if (result.ankle_target_ws[l][f].y < ankle_floor - 1e-4 || toe_target_ws[l][f].y < toe_floor - 1e-4) {
           keep_constant[l][f] = 1;
-          demoted = true;
+          demoted[l] = true;
         }
       }
     }
-    if (demoted && series_pass < kMaxContactPasses + 2) {
-      plants_changed = true;
+    // A demoted plant makes the pass plan again before any check (the other leg's check, made
+    // here alongside, is then not used).
+    if (demoted[l] && series_pass < kMaxContactPasses + 2) return;
+    const auto heel_ground =
+        ground_memo[l][kCheckedHeel].query(*in.terrain, result.ankle_target_ws[l], &ground_memo[l][kPlannedHeel]);
+    const auto toe_ground = ground_memo[l][kCheckedToe].query(*in.terrain, toe_target_ws[l]);
+    seen_on_ground[l] =
+        foot_contacts_on_ground(result.ankle_target_ws[l], toe_target_ws[l], heel_ground, toe_ground, fps, contact_settings);
+    plan_slide[l] = worst_plant_slide(result.ankle_target_ws[l], toe_target_ws[l], seen_on_ground[l].planted,
+                                      seen_on_ground[l].point_planted, fps);
+  };
+
+  for (int pass = 0;; ++pass, ++series_pass) {
+    for_each_leg([&](int l) { replanned[l] = plan_lock_and_offsets(l, pass); });
+    if (!replanned[0] && !replanned[1]) {  // settled
+      if (series == 0 || !next_series_or_best()) break;
       continue;
     }
-    FootContacts seen_on_ground[2];
-    double plan_slide[2] = {0, 0};  // per leg, the worst sliding the check would show on this plan, m/s
-    for (int l = 0; l < 2; ++l) {
-      const auto heel_ground =
-          ground_memo[l][kCheckedHeel].query(*in.terrain, result.ankle_target_ws[l], &ground_memo[l][kPlannedHeel]);
-      const auto toe_ground = ground_memo[l][kCheckedToe].query(*in.terrain, toe_target_ws[l]);
-      seen_on_ground[l] = foot_contacts_on_ground(result.ankle_target_ws[l], toe_target_ws[l], heel_ground,
-                                                  toe_ground, fps, contact_settings);
-      plan_slide[l] = worst_plant_slide(result.ankle_target_ws[l], toe_target_ws[l], seen_on_ground[l].planted,
-                                        seen_on_ground[l].point_planted, fps);
+    plan_inputs_changed[0] = plan_inputs_changed[1] = false;
+
+    // 4. The body follows the terrain under the feet that carry it: the planted feet (a swing
+    // foot's offset is only a plan), both equally in flight; smoothed, zero phase.
+    {
+      std::vector<double> support[2];
+      for (int l = 0; l < 2; ++l) {
+        std::vector<double> raw(frames);
+        for (int f = 0; f < frames; ++f) raw[f] = result.planted[l][f] ? 1.0 : 0.0;
+        support[l].resize(frames);
+        gaussian_smooth(raw, 0.05 * fps, support[l]);
+      }
+      for (int f = 0; f < frames; ++f) {
+        const double w0 = support[0][f] + 1e-3, w1 = support[1][f] + 1e-3;
+        body_raw[f] = (w0 * planned_offset[0][f] + w1 * planned_offset[1][f]) / (w0 + w1);
+      }
+    }
+    gaussian_smooth(body_raw, s.body_smoothing * fps, body);
+
+    for_each_leg([&](int l) { plan_targets_and_check(l); });
+    if (replaying_best) break;
+
+    if ((demoted[0] || demoted[1]) && series_pass < kMaxContactPasses + 2) {
+      for (int l = 0; l < 2; ++l) plan_inputs_changed[l] = demoted[l];
+      continue;
     }
     for (int l = 0; l < 2; ++l) {
       last_inputs[l] = current_inputs(l);
@@ -736,28 +772,29 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
       if (!next_series_or_best()) break;
       continue;
     }
-    bool grew = false;
+    bool grew[2] = {false, false};
     for (int l = 0; l < 2; ++l) {
-      const FootContacts& seen = seen_on_ground[l];
+      FootContacts& seen = seen_on_ground[l];
       for (int f = 0; f < frames && !contacts_given[l]; ++f)
         if (seen.planted[f] && !result.planted[l][f]) {
           result.planted[l][f] = 1;
-          grew = true;
+          grew[l] = true;
         }
       for (int p = 0; p < 2; ++p) {
-        pivot_height[l][p] = seen.height[p];
-        on_ground[l][p] = seen.point_planted[p];
+        pivot_height[l][p] = std::move(seen.height[p]);
+        on_ground[l][p] = std::move(seen.point_planted[p]);
       }
     }
     const bool pivots_settled = series_pass > 0 && previous_pivot[0] == pivot[0] && previous_pivot[1] == pivot[1];
-    if (!grew && pivots_settled) {
+    if (!grew[0] && !grew[1] && pivots_settled) {
       if (series == 0 || !next_series_or_best()) break;
       continue;
     }
-    plants_changed = grew;
+    for (int l = 0; l < 2; ++l) plan_inputs_changed[l] = grew[l];
     previous_pivot[0] = pivot[0];
     previous_pivot[1] = pivot[1];
   }
+  diag.off_terrain_frames = off_terrain[0] + off_terrain[1];
   // A leg whose plan check would still see sliding above the goal (its plans alternated, e.g.
   // over a heel whose speed sits at the contact threshold): the sliding point is held over the
   // frames check measures it on, where that lowers the leg's worst sliding (pivot_repair.hpp).
@@ -790,9 +827,11 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
     for (int f = 0; f < frames; ++f) angle[f] = pivots[f] == 0 ? 0.0 : std::clamp(angle[f], 0.0, s.max_heel_lift);
     return true;
   };
-  for (int l = 0; l < 2; ++l) {
+  // Each leg's repair uses only its own memos and writes only its own targets: the legs are
+  // repaired side by side.
+  for_each_leg([&](int l) {
     const double plan_slide = replaying_best ? best_plan_slide[l] : last_plan_slide[l];
-    if (!(plan_slide > s.retry_slide_above)) continue;
+    if (!(plan_slide > s.retry_slide_above)) return;
     std::vector<Vec3> heel(frames), toe(frames);
     for (int f = 0; f < frames; ++f) {
       heel[f] = result.ankle_target_ws[l][f] - pivot_hold[l][f];
@@ -835,7 +874,7 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
         result.ankle_target_ws[l][f] = lifted_ankle(result.ankle_target_ws[l][f], toe_target_ws[l][f], turn);
         foot_rotation[l][f] = glm::normalize(axis_angle(turn.axis, turn.angle) * foot_rotation[l][f]);
       }
-  }
+  });
 
   if (diag.off_terrain_frames > 0)
     diag.warnings.push_back(std::to_string(diag.off_terrain_frames) +

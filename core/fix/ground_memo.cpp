@@ -31,8 +31,12 @@ std::span<const GroundHit> GroundMemo::query(const Terrain& terrain, std::span<c
   }
   // Gather the points to cast, in frame order (neighbouring frames stay neighbours in Embree's
   // packets), then scatter the answers back.
-  std::vector<std::array<double, 2>> cast_xz;
-  std::vector<std::size_t> cast_index;
+  std::vector<std::array<double, 2>>& cast_xz = cast_xz_;
+  std::vector<std::size_t>& cast_index = cast_index_;
+  cast_xz.clear();
+  cast_index.clear();
+  cast_xz.reserve(n);
+  cast_index.reserve(n);
   for (std::size_t i = 0; i < n; ++i) {
     const std::array<double, 2> xz = {points[i].x, points[i].z};
     // Bitwise: -0.0 and 0.0 are equal as numbers but need not give bit-identical answers.
@@ -47,7 +51,8 @@ std::span<const GroundHit> GroundMemo::query(const Terrain& terrain, std::span<c
   }
   last_cast_count_ = cast_xz.size();
   if (!cast_xz.empty()) {
-    std::vector<GroundHit> cast_hits(cast_xz.size());
+    std::vector<GroundHit>& cast_hits = cast_hits_;
+    cast_hits.resize(cast_xz.size());  // every element is overwritten by the terrain's answer
     ground_at_parallel(terrain, cast_xz, cast_hits, runner_);
     for (std::size_t k = 0; k < cast_index.size(); ++k) hits_[cast_index[k]] = cast_hits[k];
   }

@@ -38,6 +38,11 @@ class GroundMemo {
  private:
   std::vector<std::array<double, 2>> xz_;
   std::vector<GroundHit> hits_;
+  // The points a query casts and their answers, kept between queries so that each query does
+  // not allocate (and fault in) fresh pages for them.
+  std::vector<std::array<double, 2>> cast_xz_;
+  std::vector<std::size_t> cast_index_;
+  std::vector<GroundHit> cast_hits_;
   std::size_t last_cast_count_ = 0;
   const ParallelRunner* runner_ = nullptr;
 };

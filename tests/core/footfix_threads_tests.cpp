@@ -5,6 +5,7 @@
 // tilt, toe bends, pivot holds, the pelvis limit and unreachable frames.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <atomic>
 #include <cstring>
 #include <functional>
@@ -111,17 +112,23 @@ core::LegRig detect_rig(const io::LoadedClip& clip) {
   return *core::detect_legs(legs).rig;
 }
 
+// A short clip played `repeat` times over (the root jumps back at each repeat: just more
+// motion to fix), so that its per-frame loops are long enough to be split over threads.
+io::LoadedClip load_repeated(const std::filesystem::path& path, int repeat) {
+  io::LoadedClip clip = io::load_clip(path);
+  const std::vector<core::Transform> once = clip.clip.locals;
+  for (int r = 1; r < repeat; ++r) clip.clip.locals.insert(clip.clip.locals.end(), once.begin(), once.end());
+  clip.clip.frame_count *= repeat;
+  return clip;
+}
+
 // Fixes `path` onto `terrain` with no runner, then with pools of 2 and 3 threads, copying
 // (fix_clip) and in place, and expects every result to be the serial one. Returns the serial
 // result, for checks that the case exercised what it was meant to.
 core::FixResult expect_same_at_any_thread_count(const std::filesystem::path& path, const core::TerrainMesh& mesh,
-                                                core::SolverKind solver, int repeat = 1) {
-  io::LoadedClip clip = io::load_clip(path);
-  // A short clip played `repeat` times over (the root jumps back at each repeat: just more
-  // motion to fix), so that its per-frame loops are long enough to be split over threads.
-  const std::vector<core::Transform> once = clip.clip.locals;
-  for (int r = 1; r < repeat; ++r) clip.clip.locals.insert(clip.clip.locals.end(), once.begin(), once.end());
-  clip.clip.frame_count *= repeat;
+                                                core::SolverKind solver, int repeat = 1,
+                                                const core::FixSettings& settings = {}) {
+  const io::LoadedClip clip = load_repeated(path, repeat);
   const core::Terrain terrain(mesh);
   core::FixInput input;
   input.skeleton = &clip.skeleton;
@@ -129,6 +136,7 @@ core::FixResult expect_same_at_any_thread_count(const std::filesystem::path& pat
   input.space = clip.space;
   input.rig = detect_rig(clip);
   input.terrain = &terrain;
+  input.settings = settings;
   input.settings.solver = solver;
 
   const core::FixResult serial = core::fix_clip(input);
@@ -179,6 +187,44 @@ TEST(FixThreads, RealWalkOffACliffReportsTheSameUnreachableRanges) {
                                                             core::make_cliff_terrain(cliff), core::SolverKind::Fabrik);
   EXPECT_GT(r.diagnostics.legs[0].unreachable_frames + r.diagnostics.legs[1].unreachable_frames, 0);
   EXPECT_GT(r.diagnostics.pelvis_limit_frames, 0);
+}
+
+// The plan passes run the two legs side by side. On this salsa over the stairs the plans do
+// not settle within a series, so the passes run every pivot-retiming series, the legs keep and
+// replay their best plans and a leg's pivot holds are repaired afterwards.
+TEST(FixThreads, RealSalsaOnStairsPlansTheSameAtAnyThreadCount) {
+  IKFIX_REQUIRE_SHARED_DATA();
+  const core::FixResult r = expect_same_at_any_thread_count(
+      test::shared_data_dir() / "anim/bvh/cmu_61_01_salsa_sl_metres.bvh", core::make_stairs_terrain({}),
+      core::SolverKind::Fabrik);
+  EXPECT_GT(r.diagnostics.legs[0].contact_count, 0);
+  EXPECT_GT(r.diagnostics.legs[1].contact_count, 0);
+}
+
+// Contacts given (as a retarget gives them) and held on the ground: the passes demote given
+// plants that would put a foot into a tread to a constant offset, per leg, and plan again.
+TEST(FixThreads, GivenContactsOnStairsPlanTheSameAtAnyThreadCount) {
+  IKFIX_REQUIRE_SHARED_DATA();
+  const std::filesystem::path path = test::shared_data_dir() / "anim/bvh/cmu_02_01_walk.bvh";
+  const core::TerrainMesh stairs = core::make_stairs_terrain({});
+  // The contacts the fix itself plans for the walk (twice over: long enough for the legs to be
+  // planned on two threads) on flat ground, given back on the stairs.
+  const int repeat = 2;
+  const io::LoadedClip clip = load_repeated(path, repeat);
+  const core::Terrain flat(core::make_flat_terrain({}));
+  core::FixInput input;
+  input.skeleton = &clip.skeleton;
+  input.clip = &clip.clip;
+  input.space = clip.space;
+  input.rig = detect_rig(clip);
+  input.terrain = &flat;
+  const core::FixResult on_flat = core::fix_clip(input);
+  core::FixSettings settings;
+  settings.contacts_override = std::array<std::vector<char>, 2>{on_flat.planted[0], on_flat.planted[1]};
+  settings.given_plants_on_ground = true;
+  const core::FixResult r = expect_same_at_any_thread_count(path, stairs, core::SolverKind::Fabrik, repeat, settings);
+  EXPECT_EQ(r.planted[0], on_flat.planted[0]) << "given contacts are kept as they are";
+  EXPECT_EQ(r.planted[1], on_flat.planted[1]);
 }
 
 TEST(FixThreads, BundledWalkOnStairsIsTheSameAtAnyThreadCount) {
