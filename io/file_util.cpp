@@ -45,6 +45,12 @@ void write_file_atomic(const std::filesystem::path& path, std::string_view data)
 }
 
 void write_file_atomic(const std::filesystem::path& path, std::span<const std::string_view> pieces) {
+  write_file_atomic(path, [&](const ByteSink& emit) {
+    for (const std::string_view data : pieces) emit(data);
+  });
+}
+
+void write_file_atomic(const std::filesystem::path& path, const std::function<void(const ByteSink& emit)>& produce) {
   std::error_code ec;
   const auto parent = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
   std::filesystem::create_directories(parent, ec);
@@ -55,8 +61,15 @@ void write_file_atomic(const std::filesystem::path& path, std::span<const std::s
   std::FILE* f = std::fopen(temp.c_str(), "wb");
   if (!f) throw InputError(path.string(), std::string("cannot write: ") + std::strerror(errno));
   bool wrote = true;
-  for (const std::string_view data : pieces)
-    wrote = wrote && std::fwrite(data.data(), 1, data.size(), f) == data.size();
+  try {
+    produce([&](std::string_view data) {
+      wrote = wrote && std::fwrite(data.data(), 1, data.size(), f) == data.size();
+    });
+  } catch (...) {
+    std::fclose(f);
+    std::filesystem::remove(temp, ec);
+    throw;
+  }
   const bool flushed = std::fflush(f) == 0;
   const bool closed = std::fclose(f) == 0;
   if (!wrote || !flushed || !closed) {

@@ -2,6 +2,7 @@
 // Whole-file reads and atomic writes (temp file in the same folder + rename), so a crash or a
 // Ctrl-C never leaves a half-written output and an input is never clobbered by accident.
 #include <filesystem>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -16,5 +17,12 @@ std::string read_file(const std::filesystem::path& path);
 void write_file_atomic(const std::filesystem::path& path, std::string_view data);
 // Same, the file being the concatenation of `pieces` (saves joining them in memory first).
 void write_file_atomic(const std::filesystem::path& path, std::span<const std::string_view> pieces);
+
+// Receives the next bytes of a file being written.
+using ByteSink = std::function<void(std::string_view bytes)>;
+// Same, the file being every byte `produce` passes to `emit`, in order, as it goes (a writer can
+// stream its output through a small buffer instead of holding all of it). When `produce` throws,
+// the temp file is removed, `path` is left as it was and the exception propagates.
+void write_file_atomic(const std::filesystem::path& path, const std::function<void(const ByteSink& emit)>& produce);
 
 }  // namespace ikfix::io

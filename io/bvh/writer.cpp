@@ -25,6 +25,8 @@ constexpr double kUnrepresentableDeg = 1e-6;
 constexpr double kUnrepresentableRel = 1e-6;
 // Below this many frames per block a hand-over costs more than it saves.
 constexpr int kMinFramesPerBlock = 64;
+// Bytes a streaming write (see write_pieces) buffers before handing them on.
+constexpr std::size_t kStreamBytes = std::size_t{128} << 10;
 // How many frames ahead the encoder prefetches the edited transforms.
 constexpr int kPrefetchFrames = 2;
 
@@ -60,9 +62,13 @@ std::string where(const Document& doc, int joint, int frame) {
 }
 
 // The output text as consecutive pieces, one per block of frames (none: the text unchanged).
+// With a `stream` and a single block (no runner of two threads), the text goes to `stream` as it
+// is encoded, kStreamBytes at a time, and the one piece returned is empty: a small buffer that
+// stays in the caches instead of a fresh output-sized one.
 std::vector<std::string> write_pieces(const Document& doc, const core::Clip& edited,
                                       std::span<const bool> changed,
-                                      const core::ParallelRunner* runner) {
+                                      const core::ParallelRunner* runner,
+                                      const io::ByteSink* stream = nullptr) {
   const int joint_count = doc.joint_count();
   const int frame_count = doc.frame_count;
   const int channels = doc.channel_count;
@@ -156,11 +162,12 @@ std::vector<std::string> write_pieces(const Document& doc, const core::Clip& edi
     if (k == blocks) return doc.text.size();
     return doc.value_text[static_cast<std::size_t>(block_frame(k)) * channels].offset;
   };
+  const bool streaming = stream != nullptr && blocks == 1;
   std::vector<std::string> pieces(static_cast<std::size_t>(blocks));
   std::vector<std::vector<double>> rows(static_cast<std::size_t>(blocks));
   for (int k = 0; k < blocks; ++k) {
     const std::size_t bytes = block_offset(k + 1) - block_offset(k);
-    pieces[k].reserve(bytes + bytes / 8 + 64);
+    pieces[k].reserve(streaming ? std::min(bytes, 2 * kStreamBytes) : bytes + bytes / 8 + 64);
     rows[k].resize(slots.size());
   }
   const char* text = doc.text.data();
@@ -253,9 +260,17 @@ std::vector<std::string> write_pieces(const Document& doc, const core::Clip& edi
         out.append(buffer, n);
         cursor = static_cast<std::size_t>(span.offset) + span.length;
       }
+      if (streaming && out.size() >= kStreamBytes) {
+        (*stream)(out);
+        out.clear();
+      }
     }
     const std::size_t end = block_offset(k + 1);
     out.append(text + cursor, end - cursor);
+    if (streaming) {
+      (*stream)(out);
+      out.clear();
+    }
   };
   io::for_each_block(runner, blocks, encode_block);
   return pieces;
@@ -279,13 +294,12 @@ std::string write(const Document& doc, const core::Clip& edited, std::span<const
 void save(const std::filesystem::path& path, const Document& doc, const core::Clip& edited,
           std::span<const bool> changed, const core::ParallelRunner* runner) {
   // The pieces go to the file as they are: joining them would be one more copy of the output.
-  const std::vector<std::string> pieces = write_pieces(doc, edited, changed, runner);
-  if (pieces.empty()) {
-    io::write_file_atomic(path, doc.text);
-    return;
-  }
-  const std::vector<std::string_view> views(pieces.begin(), pieces.end());
-  io::write_file_atomic(path, std::span<const std::string_view>(views));
+  // On one thread the text is streamed to the file as it is encoded (see write_pieces).
+  io::write_file_atomic(path, [&](const io::ByteSink& emit) {
+    const std::vector<std::string> pieces = write_pieces(doc, edited, changed, runner, &emit);
+    if (pieces.empty()) emit(doc.text);
+    for (const std::string& piece : pieces) emit(piece);
+  });
 }
 
 }  // namespace ikfix::io::bvh

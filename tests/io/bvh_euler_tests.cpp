@@ -91,6 +91,20 @@ TEST(BvhEuler, AnglesBeyondOneTurnStayContinuous) {
   expect_angles_near(euler_from_quat_deg(q, zyx, a), a, 1e-9, "ZYX");
   EXPECT_DOUBLE_EQ(nearest_equivalent_deg(-175.0, 179.0), 185.0);
   EXPECT_DOUBLE_EQ(nearest_equivalent_deg(10.0, 10.0), 10.0);
+  // Halfway cases round away from zero, as std::round does: 540 degrees apart is 1.5 turns.
+  EXPECT_EQ(nearest_equivalent_deg(0.0, 540.0), 720.0);
+  EXPECT_EQ(nearest_equivalent_deg(0.0, -540.0), -720.0);
+  // Far references, and the formula with std::round on random ones.
+  EXPECT_EQ(nearest_equivalent_deg(10.0, 3610.0), 3610.0);
+  std::mt19937_64 rng(3);
+  std::uniform_real_distribution<double> angle(-400.0, 400.0), far(-1e6, 1e6);
+  for (int n = 0; n < 100000; ++n) {
+    const double degrees = angle(rng), reference = n % 2 ? far(rng) : angle(rng);
+    const double turns = std::round((reference - degrees) / 360.0);
+    const double expected =
+        (reference - degrees < 179.0 && reference - degrees > -179.0) || turns == 0.0 ? degrees : degrees + 360.0 * turns;
+    ASSERT_EQ(nearest_equivalent_deg(degrees, reference), expected) << degrees << " " << reference;
+  }
 }
 
 TEST(BvhEuler, GimbalLockKeepsOriginalAngles) {

@@ -3,6 +3,7 @@
 // every real clip and on large synthetic files with every line-ending style, blank lines and
 // surplus lines; the same error text and line number for malformed frame lines.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -365,6 +366,50 @@ TEST(BvhParallel, WriterGivesTheSameBytesOnRealFiles) {
     const bvh::Document doc = bvh::read_file(ikfix::test::shared_data_dir() / "anim" / "bvh" / name, tolerant);
     expect_same_write(doc, edited_clip(doc), Flags(doc.joint_count(), true));
   }
+}
+
+// save() streams the text to the file as it encodes on one thread (in pieces of 128 KiB) and
+// writes whole blocks on several: the file is write()'s text either way.
+TEST(BvhParallel, SaveWritesWhatWriteReturns) {
+  const bvh::Document doc = bvh::parse(big_file().join("\n"), "big.bvh");
+  ASSERT_GT(doc.text.size(), std::size_t{256} << 10);  // three streamed pieces or more
+  const core::Clip edited = edited_clip(doc);
+  const Flags all(doc.joint_count(), true);
+  const std::string expected = bvh::write(doc, edited, all);
+  const auto dir = std::filesystem::temp_directory_path() / ("ikfix_bvh_save_" + std::to_string(::getpid()));
+  const ikfix::test::CountingRunner runner(2);
+  for (const core::ParallelRunner* r : {static_cast<const core::ParallelRunner*>(nullptr),
+                                        static_cast<const core::ParallelRunner*>(&runner)}) {
+    bvh::save(dir / "out.bvh", doc, edited, all, r);
+    EXPECT_TRUE(ikfix::io::read_file(dir / "out.bvh") == expected) << (r ? "2 threads" : "1 thread");
+    bvh::save(dir / "same.bvh", doc, bvh::clip(doc), all, r);  // nothing really edited
+    EXPECT_TRUE(ikfix::io::read_file(dir / "same.bvh") == doc.text);
+    bvh::save(dir / "none.bvh", doc, edited, Flags(doc.joint_count(), false), r);  // nothing flagged
+    EXPECT_TRUE(ikfix::io::read_file(dir / "none.bvh") == doc.text);
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// A refusal after part of the file was already streamed out leaves the previous file as it was
+// and no temp file behind.
+TEST(BvhParallel, SaveThatRefusesLeavesTheOldFile) {
+  const bvh::Document doc = bvh::parse(big_file().join("\n"), "big.bvh");
+  core::Clip edited = edited_clip(doc);
+  edited.at(2700, 1).rotation.x = std::nan("");  // far past the first streamed piece
+  const auto dir = std::filesystem::temp_directory_path() / ("ikfix_bvh_refuse_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto path = dir / "out.bvh";
+  ikfix::io::write_file_atomic(path, std::string_view("previous"));
+  const ikfix::test::CountingRunner runner(2);
+  for (const core::ParallelRunner* r : {static_cast<const core::ParallelRunner*>(nullptr),
+                                        static_cast<const core::ParallelRunner*>(&runner)}) {
+    EXPECT_THROW(bvh::save(path, doc, edited, Flags(doc.joint_count(), true), r), InputError);
+    EXPECT_EQ(ikfix::io::read_file(path), "previous");
+    std::size_t entries = 0;
+    for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++entries;
+    EXPECT_EQ(entries, 1u);  // no temp file left behind
+  }
+  std::filesystem::remove_all(dir);
 }
 
 TEST(BvhParallel, WriterRefusesWithTheFirstBadFrame) {

@@ -5,6 +5,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -49,6 +50,30 @@ void expect_same_write(double v, int decimals) {
   const auto r = write_fixed(buffer, buffer + sizeof buffer, v, decimals);
   ASSERT_EQ(r.ec, std::errc());
   ASSERT_EQ(std::string(buffer, r.ptr), standard_fixed(v, decimals)) << v << " with " << decimals;
+}
+
+// The writer's compare-before-print path: when fixed_units takes a value, write_fixed_units
+// prints what to_chars prints, and fixed_units_value is what read_double reads back from it.
+void expect_units_agree(double v, int decimals) {
+  std::uint64_t units = 0;
+  if (!ikfix::io::fixed_units(v, decimals, units)) return;  // to_chars' business
+  char buffer[64];
+  const char* end = ikfix::io::write_fixed_units(buffer, v, decimals, units);
+  const std::string text(static_cast<const char*>(buffer), end);
+  ASSERT_EQ(text, standard_fixed(v, decimals)) << v << " with " << decimals;
+  double reread = 0.0;
+  read_double(text.data(), text.data() + text.size(), reread);
+  const double value = ikfix::io::fixed_units_value(v, decimals, units);
+  ASSERT_EQ(std::memcmp(&value, &reread, sizeof value), 0) << text;
+}
+
+TEST(Decimal, UnitsPrintAndReadBackLikeTheText) {
+  for (double v : {0.0, -0.0, 1e-9, -1e-9, 0.5, -0.5, 2.5, 0.125, -17.31985, 9.3722, 123456.789, 3.9e15})
+    for (int decimals : {0, 1, 2, 4, 6, 17, 22}) expect_units_agree(v, decimals);
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  std::uniform_int_distribution<int> exponent(-10, 16), decimals(0, 22);
+  for (int i = 0; i < 300000; ++i) expect_units_agree(unit(rng) * std::pow(10.0, exponent(rng)), decimals(rng));
 }
 
 TEST(Decimal, ReadsLikeFromCharsOnHandPickedInputs) {
