@@ -1,7 +1,5 @@
 #pragma once
 // Forward kinematics: local transforms -> world transforms.
-#include <algorithm>
-#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -29,23 +27,6 @@ struct JointSubset {
   JointSubset(const Skeleton& skeleton, std::span<const int> wanted);
   int size() const { return static_cast<int>(joints.size()); }
 };
-
-// Asks the cache for the subset's local transforms of one frame ahead of their use (no effect
-// on any result). A clip's frames lie a whole skeleton apart (2.5 kB for 31 joints), too far
-// for the hardware prefetcher: without this, FK and the write-back wait on every frame's first
-// loads (measured: ~40% of their time on cmu_01_01).
-inline void prefetch_locals(const JointSubset& subset, std::span<const Transform> locals) {
-  constexpr std::uintptr_t kLine = 64;
-  std::uintptr_t last = 0;
-  for (int j : subset.joints) {
-    const auto first = reinterpret_cast<std::uintptr_t>(&locals[j]) & ~(kLine - 1);
-    const auto end = reinterpret_cast<std::uintptr_t>(&locals[j] + 1);
-    for (std::uintptr_t line = std::max(first, last); line < end; line += kLine) {
-      __builtin_prefetch(reinterpret_cast<const void*>(line));
-      last = line + kLine;
-    }
-  }
-}
 
 // World transforms of the subset's joints for one frame; `world_out` has subset.size() entries.
 void forward_kinematics(const JointSubset& subset, std::span<const Transform> locals,

@@ -264,11 +264,9 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   const int slots = subset.size();
   std::vector<Transform> world(static_cast<std::size_t>(frames) * slots);
   parallel_ranges(in.runner, frames, kMinLightFramesPerRange, [&](int begin, int end) {
-    for (int f = begin; f < end; ++f) {
-      if (f + 1 < end) prefetch_locals(subset, clip.frame(f + 1));
+    for (int f = begin; f < end; ++f)
       forward_kinematics(subset, clip.frame(f), to_world,
                          {world.data() + static_cast<std::size_t>(f) * slots, static_cast<std::size_t>(slots)});
-    }
   });
   auto W = [&](int f, int j) -> const Transform& {
     return world[static_cast<std::size_t>(f) * slots + subset.slot_of[j]];
@@ -1128,7 +1126,6 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
       value = fixed;
     };
     for (int f = begin; f < end; ++f) {
-      if (f + 1 < end) prefetch_locals(subset, motion.frame(f + 1));
       const double shift = body[f] - drop[f];
       const Vec3 pelvis_shift_ws(0, shift, 0);
       std::span<Transform> out = motion.frame(f);
