@@ -942,6 +942,7 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
     std::vector<double> allowed[2];
     for (int l = 0; l < 2; ++l) {
       std::vector<char> held(frames);
+      problems[l].reserve(frames);
       for (int f = 0; f < frames; ++f) {
         problems[l].push_back({W(f, in.rig.legs[l].hip).translation + Vec3(0, body[f], 0), result.ankle_target_ws[l][f],
                                toe_target_ws[l][f], leg_reach(l, f)});
@@ -1082,7 +1083,7 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   // clip, and `ikfix check` measures the limit the same way: its violation is the worst over
   // both knees, held to the input's own.
   // Only frames folded past the setting need the angle itself (a dot product tells them).
-  double knee_limit = s.min_knee_angle;
+  double knee_limit_angle = s.min_knee_angle;
   const double limit_cos = std::cos(s.min_knee_angle);
   for (const Leg& leg : in.rig.legs)
     for (int f = 0; f < frames; ++f) {
@@ -1090,8 +1091,9 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
       const Vec3& knee = W(f, leg.knee).translation;
       const Vec3& ankle = W(f, leg.ankle).translation;
       if (glm::dot(hip - knee, ankle - knee) > limit_cos * glm::length(hip - knee) * glm::length(ankle - knee))
-        knee_limit = std::min(knee_limit, knee_angle(hip, knee, ankle));
+        knee_limit_angle = std::min(knee_limit_angle, knee_angle(hip, knee, ankle));
     }
+  const KneeLimit knee_limit(knee_limit_angle);
   // Per frame and leg, reduced in frame order after the loop (the same sums whatever the
   // threads).
   std::vector<int> iterations[2];
@@ -1108,6 +1110,12 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
     double bone_change[2] = {-1, -1};  // relative; -1 where the input bone has no length
   };
   std::vector<OutputMeasure> measured(static_cast<std::size_t>(frames) * 2);
+  // Ground surely within max_foot_tilt of level, told without an atan2 per planted frame: the
+  // normal's tangent of slope (squared) below the limit's, with a relative margin far beyond
+  // rounding (the same decision as the angle's; 0 when the limit is not in (0, 90) degrees).
+  const double tilt_limit = s.max_foot_tilt + 1e-9;
+  const double flat_enough_tan2 =
+      tilt_limit > 0 && tilt_limit < kPi / 2 ? std::pow(std::tan(tilt_limit), 2) * (1.0 - 1e-6) : 0.0;
   auto measure_output = [&](int f, std::span<Transform> out_world) {
     forward_kinematics(subset, motion.frame(f), to_world, out_world);
     auto O = [&](int j) -> const Transform& { return out_world[subset.slot_of[j]]; };
@@ -1120,7 +1128,11 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
       if (result.planted[l][f] && s.align_feet) {
         // The foot tilts at most max_foot_tilt: on steeper ground one end of the sole is off it
         // by about the foot's length times the sine of the rest.
-        const double slope = angle_between(kUp, ground[l][0].normal[f]);
+        const Vec3& normal = ground[l][0].normal[f];
+        const double sideways2 = normal.x * normal.x + normal.z * normal.z;
+        const bool surely_flat_enough = flat_enough_tan2 > 0 && normal.y > 0 &&
+                                        sideways2 < flat_enough_tan2 * (normal.y * normal.y);
+        const double slope = surely_flat_enough ? 0.0 : angle_between(kUp, normal);
         if (slope > s.max_foot_tilt + 1e-9) {
           const Vec3 toe = leg.toe >= 0 ? O(leg.toe).translation : ankle;
           m.steep_gap = glm::length(toe - ankle) * std::sin(slope - s.max_foot_tilt);

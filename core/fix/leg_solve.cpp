@@ -30,16 +30,24 @@ LegSolveResult solve_leg(const LegPose& a, const Vec3& hip_ws, const Vec3& targe
 
 const char* unreachable_reason(const char* solver_reason, const Vec3& hip_ws, const Vec3& target_ws,
                                const Vec3& animated_hip_ws, const Vec3& animated_ankle_ws) {
+  // Only the two reasons that may be renamed need the geometry (most frames reach: no hypot).
+  const std::string_view reason(solver_reason);
+  const bool too_far = reason == "too far";
+  if (!too_far && reason != "too close") return solver_reason;
   const Vec3 moved = (target_ws - hip_ws) - (animated_ankle_ws - animated_hip_ws);
   const double sideways = std::hypot(moved.x, moved.z);
-  const std::string_view reason(solver_reason);
-  if (reason == "too far" && -moved.y > sideways) return "too low";
-  if (reason == "too close" && moved.y > sideways) return "too high";
+  if (too_far && -moved.y > sideways) return "too low";
+  if (!too_far && moved.y > sideways) return "too high";
   return solver_reason;
 }
 
 LegSolveResult solve_leg(const LegPose& a, const Vec3& hip_ws, const Vec3& target_ws,
                          const Vec3& pole_ws, const FixSettings& s, double min_knee_angle) {
+  return solve_leg(a, hip_ws, target_ws, pole_ws, s, KneeLimit(min_knee_angle));
+}
+
+LegSolveResult solve_leg(const LegPose& a, const Vec3& hip_ws, const Vec3& target_ws,
+                         const Vec3& pole_ws, const FixSettings& s, const KneeLimit& knee_limit) {
   const Vec3 shift = hip_ws - a.hip_ws;
   const Vec3 start[3] = {hip_ws, a.knee_ws + shift, a.ankle_ws + shift};
   const double thigh = glm::length(a.knee_ws - a.hip_ws);
@@ -51,7 +59,7 @@ LegSolveResult solve_leg(const LegPose& a, const Vec3& hip_ws, const Vec3& targe
   // The knee limit never unfolds a leg the animation itself folds further (a character lying
   // or kneeling): the animated hip-ankle distance is always allowed.
   const double min_d = std::min(
-      std::sqrt(std::max(0.0, thigh * thigh + shin * shin - 2 * thigh * shin * std::cos(min_knee_angle))),
+      std::sqrt(std::max(0.0, thigh * thigh + shin * shin - 2 * thigh * shin * knee_limit.cos_angle)),
       glm::length(a.ankle_ws - a.hip_ws));
   const Vec3 to_target = target_ws - hip_ws;
   const double d = glm::length(to_target);
@@ -118,8 +126,12 @@ LegSolveResult solve_leg(const LegPose& a, const Vec3& hip_ws, const Vec3& targe
   // Only swings beyond 30 degrees carry it (fully from 60, eased in between): the usual small
   // corrections solve with the pole as given.
   const Vec3 goal_axis = safe_normalize(goal - hip_ws, animated_axis);
-  const double swing = angle_between(animated_axis, goal_axis);
   constexpr double kCarryFrom = kPi / 6, kCarryFull = kPi / 3;
+  // Both axes are unit: a dot product above cos(30 degrees), with a margin far beyond rounding,
+  // tells the usual small swing without the atan2 (the same decision, the same pole).
+  constexpr double kSurelyBelowCarryCos = 0.86602540378443865 + 1e-9;
+  const double swing =
+      glm::dot(animated_axis, goal_axis) > kSurelyBelowCarryCos ? 0.0 : angle_between(animated_axis, goal_axis);
   Vec3 carried_pole = pole_ws;
   if (swing > kCarryFrom) {
     const double u = std::min(1.0, (swing - kCarryFrom) / (kCarryFull - kCarryFrom));

@@ -1,6 +1,8 @@
 #pragma once
 // One leg, one frame: limits, the chosen solver, and the new world rotations of hip, knee and
 // ankle (minimal rotations, so the animated twist is kept).
+#include <cmath>
+
 #include "core/fix/fix_settings.hpp"
 #include "core/math.hpp"
 
@@ -58,5 +60,16 @@ LegSolveResult solve_leg(const LegPose& animated, const Vec3& hip_ws, const Vec3
 // crouch) may be solved with that knee's own limit.
 LegSolveResult solve_leg(const LegPose& animated, const Vec3& hip_ws, const Vec3& target_ws,
                          const Vec3& pole_ws, const FixSettings& settings, double min_knee_angle);
+
+// The knee's bend limit (radians, interior angle at full bend) with its cosine, computed once
+// for a clip's many solves instead of a libm cos in each.
+struct KneeLimit {
+  double angle = 0;
+  double cos_angle = 1;
+  explicit KneeLimit(double radians) : angle(radians), cos_angle(std::cos(radians)) {}
+};
+// The same as the overload above, the limit's cosine given.
+LegSolveResult solve_leg(const LegPose& animated, const Vec3& hip_ws, const Vec3& target_ws,
+                         const Vec3& pole_ws, const FixSettings& settings, const KneeLimit& knee_limit);
 
 }  // namespace ikfix::core

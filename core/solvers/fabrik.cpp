@@ -23,7 +23,10 @@ bool closing_step_ignores_pose(const Vec3& root, const Vec3& target, const Vec3&
 // last pass's error ratio, kept for the passes left, predicts the final error. A margin of 4
 // leaves the passes to chains that may still get there; measured on cmu_01_01 and cmu_02_01,
 // fewer than 0.5% of the solves that would have converged stop early (their answer is then the
-// exact placement instead of one within `tolerance` of it).
+// exact placement instead of one within `tolerance` of it). The first ratio is taken over the
+// first pass (from the aligned start): on cmu_01_01 over the benchmark's bumps, 4041 of 5504
+// leg solves then stop after one pass instead of two, and the 1070 that converge do so in the
+// same number of passes as when the test waited for two.
 bool will_not_converge(double previous_error, double error, int passes_left, double tolerance) {
   const double ratio = error / previous_error;
   if (!(ratio < 1.0)) return true;
@@ -100,11 +103,16 @@ bool FabrikJob::run() const {
     // anyway change nothing: stop as soon as the convergence rate says so.
     const bool closing_decides = exact_final_step && n == 3 && pole_dir_ws &&
                                  closing_step_ignores_pose(root, target_ws, *pole_dir_ws, lengths[0], lengths[1]);
+    // Three joints: turned into the pole's plane once, the chain stays in it through every pass
+    // (each pass moves a joint along a line between points of the plane root, knee, target;
+    // the end already points at the target), so the plane is applied once here, not per pass.
+    const bool planar = n == 3 && pole_dir_ws && align_start;
+    if (planar) apply_bend_plane(out_ws, *pole_dir_ws);
     double previous_error = 0;
     for (passes = 0; passes < max_iterations; ++passes) {
       const double error = glm::length(out_ws[n - 1] - target_ws);
       if (error <= tolerance) break;
-      if (closing_decides && passes >= 2 && will_not_converge(previous_error, error, max_iterations - passes, tolerance))
+      if (closing_decides && passes >= 1 && will_not_converge(previous_error, error, max_iterations - passes, tolerance))
         break;
       previous_error = error;
       // Backward: end to target, walk to the root (the root itself is put back by the forward
@@ -116,12 +124,16 @@ bool FabrikJob::run() const {
       out_ws[0] = root;
       for (std::size_t i = 1; i < n; ++i)
         out_ws[i] = out_ws[i - 1] + dir(out_ws[i - 1], out_ws[i], i - 1) * lengths[i - 1];
-      if (pole_dir_ws) apply_bend_plane(out_ws, *pole_dir_ws);
+      if (pole_dir_ws && !planar) apply_bend_plane(out_ws, *pole_dir_ws);
     }
     if (exact_final_step && n == 3 && glm::length(out_ws[2] - target_ws) > tolerance) {
       // Keep the bend the iterations found (or the pole's when given).
       const Vec3 bend = pole_dir_ws ? *pole_dir_ws : out_ws[1] - root;
       place_two_bone(out_ws, target_ws, lengths[0], lengths[1], bend);
+    } else if (planar && passes > 0) {
+      // A knee that crossed the hip-ankle line in the passes goes back to the pole's side (the
+      // end stays where it is).
+      apply_bend_plane(out_ws, *pole_dir_ws);
     }
   }
   const double r = glm::length(out_ws[n - 1] - target_ws);

@@ -18,6 +18,8 @@ struct FabrikJob {
   // Optional bend direction (world, need not be unit): middle joints are kept in the half-plane
   // of the root->target axis on this side, so knees keep the animated bend and never flip.
   // Null: no plane constraint. A pole parallel to the axis is ignored for that iteration.
+  // Three joints with align_start: applied once before the passes (which then keep the chain in
+  // that plane) and once after, not after every pass.
   const Vec3* pole_dir_ws = nullptr;
   // Stop when the end is this close to the target, metres (> 0).
   double tolerance = 1e-6;

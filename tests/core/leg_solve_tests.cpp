@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -109,6 +110,43 @@ namespace ikfix::core {
 namespace {
 
 // The report names the cause: the target against where the animated ankle sat from the hip.
+// The knee's plane: solved with the pole as given while the goal swings less than 30 degrees from
+// the animated hip->ankle line, carried along with the swing beyond (eased in up to 60).
+TEST(LegSolvePole, CarriedOnlyBeyondAThirtyDegreeSwing) {
+  FixSettings s;
+  s.max_hip_angle = kPi;  // no hip limit in the way
+  const LegPose pose = hanging_leg();
+  const Vec3 pole(1, 0, 0.3);  // the knee's side: mostly +x, across the swing's plane (y-z)
+  const Vec3 axis(0, -1, 0);   // animated hip->ankle
+  for (double degrees : {10.0, 29.0, 31.0, 45.0, 70.0}) {
+    const Vec3 target = target_at(degrees);
+    const LegSolveResult r = solve_leg(pose, Vec3(0), target, pole, s);
+    ASSERT_TRUE(r.reached) << degrees;
+    const Vec3 goal_axis = glm::normalize(target);
+    const double u = std::clamp((degrees - 30.0) / 30.0, 0.0, 1.0);
+    const Quat carry = glm::slerp(identity_quat(), rotation_between(axis, goal_axis), u * u * (3 - 2 * u));
+    const Vec3 carried = carry * pole;
+    const Vec3 normal = glm::normalize(glm::cross(goal_axis, carried - goal_axis * glm::dot(carried, goal_axis)));
+    EXPECT_NEAR(glm::dot(r.knee_ws, normal), 0.0, 1e-6) << degrees << " degrees: knee off the (carried) pole's plane";
+    EXPECT_GT(glm::dot(r.knee_ws, carried), 0.0) << degrees;
+  }
+}
+
+// A clip's knee limit given with its cosine solves as the limit in radians does.
+TEST(LegSolveKneeLimit, GivenWithItsCosineSolvesTheSame) {
+  FixSettings s;
+  const LegPose pose = hanging_leg();
+  for (double degrees : {0.0, 40.0, 80.0, 100.0}) {
+    const Vec3 target = 0.3 * glm::normalize(target_at(degrees));
+    const LegSolveResult a = solve_leg(pose, Vec3(0), target, Vec3(0, 0, 1), s, 16 * kDeg);
+    const LegSolveResult b = solve_leg(pose, Vec3(0), target, Vec3(0, 0, 1), s, KneeLimit(16 * kDeg));
+    EXPECT_EQ(a.knee_ws, b.knee_ws) << degrees;
+    EXPECT_EQ(a.ankle_ws, b.ankle_ws) << degrees;
+    EXPECT_STREQ(a.reason, b.reason) << degrees;
+  }
+  EXPECT_EQ(KneeLimit(0.5).cos_angle, std::cos(0.5));
+}
+
 TEST(UnreachableReason, SplitsByWhereTheTargetMoved) {
   const Vec3 hip(0, 1, 0), ankle(0, 0.1, 0.1);
   // Lower by 0.5 m, out by 0.1 m: the ground dropped away.
