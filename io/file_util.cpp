@@ -5,12 +5,68 @@
 #include <cstring>
 #include <fstream>
 #include <random>
+#include <mutex>
+#include <set>
+#include <stdio.h>  // renameat2, RENAME_EXCHANGE (glibc)
+#include <sys/stat.h>
 #include <system_error>
 #include <unistd.h>
+#include <fcntl.h>  // AT_FDCWD
+#include <utility>
 
 #include "io/error.hpp"
 
 namespace ikfix::io {
+
+namespace {
+
+using FileIdentity = std::pair<dev_t, ino_t>;
+
+struct NotedInputs {
+  std::mutex mutex;
+  std::set<FileIdentity> files;
+};
+
+NotedInputs& noted_inputs() {
+  static NotedInputs inputs;
+  return inputs;
+}
+
+bool identity_of(const std::filesystem::path& path, FileIdentity& id) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return false;
+  id = {st.st_dev, st.st_ino};
+  return true;
+}
+
+// Puts `temp` at `path` in one step when a file is there, then removes the old one (now at
+// `temp`). False when nothing was swapped (no file at `path`, or a file system that cannot swap).
+bool swap_into_place(const std::filesystem::path& temp, const std::filesystem::path& path) {
+  if (::renameat2(AT_FDCWD, temp.c_str(), AT_FDCWD, path.c_str(), RENAME_EXCHANGE) != 0) return false;
+  // The new file is in place whatever happens next; an old file that cannot be removed stays
+  // under the hidden temp name, as after an interrupted write.
+  std::error_code ec;
+  std::filesystem::remove(temp, ec);
+  return true;
+}
+
+}  // namespace
+
+void note_input(const std::filesystem::path& path) {
+  FileIdentity id;
+  if (!identity_of(path, id)) return;
+  NotedInputs& inputs = noted_inputs();
+  const std::lock_guard lock(inputs.mutex);
+  inputs.files.insert(id);
+}
+
+bool is_noted_input(const std::filesystem::path& path) {
+  FileIdentity id;
+  if (!identity_of(path, id)) return false;
+  NotedInputs& inputs = noted_inputs();
+  const std::lock_guard lock(inputs.mutex);
+  return inputs.files.count(id) > 0;
+}
 
 std::string read_file(const std::filesystem::path& path) {
   std::error_code ec;
@@ -37,6 +93,7 @@ std::string read_file(const std::filesystem::path& path) {
   const bool failed = std::ferror(f) != 0;
   std::fclose(f);
   if (failed) throw InputError(path.string(), "read error");
+  note_input(path);
   return data;
 }
 
@@ -76,6 +133,7 @@ void write_file_atomic(const std::filesystem::path& path, const std::function<vo
     std::filesystem::remove(temp, ec);
     throw InputError(path.string(), "write failed (disk full?)");
   }
+  if (!is_noted_input(path) && swap_into_place(temp, path)) return;
   std::filesystem::rename(temp, path, ec);
   if (ec) {
     std::filesystem::remove(temp, ec);

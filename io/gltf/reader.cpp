@@ -526,6 +526,7 @@ Document read_file(const std::filesystem::path& path) {
   const bool more = std::fgetc(f) != EOF;  // the file grew meanwhile: read it the slow way
   std::fclose(f);
   if (got != bytes.size() || more) return parse(io::read_file(path), path);
+  io::note_input(path);
   return parse(std::move(bytes), path);
 }
 

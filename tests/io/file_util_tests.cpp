@@ -1,0 +1,92 @@
+// Atomic writes: a new file, a replaced output (swapped in), a replaced input (plain rename),
+// and the input registry that tells them apart.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <unistd.h>
+
+#include "io/error.hpp"
+#include "io/file_util.hpp"
+
+namespace ikfix::io {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct TempDir {
+  fs::path path;
+  explicit TempDir(const std::string& name)
+      : path(fs::temp_directory_path() / ("ikfix_file_util_" + name + "_" + std::to_string(::getpid()))) {
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+  std::size_t entries() const {
+    std::size_t n = 0;
+    for ([[maybe_unused]] const auto& e : fs::directory_iterator(path)) ++n;
+    return n;
+  }
+};
+
+TEST(FileUtil, WritesANewFileAndItsFolders) {
+  const TempDir dir("new");
+  const fs::path out = dir.path / "a" / "b" / "out.txt";
+  write_file_atomic(out, std::string_view("hello"));
+  EXPECT_EQ(read_file(out), "hello");
+  EXPECT_EQ(dir.entries(), 1u);  // only "a": no temp file left
+}
+
+TEST(FileUtil, ReplacesAnExistingOutputWholeAndLeavesNoTempFile) {
+  const TempDir dir("replace");
+  const fs::path out = dir.path / "out.txt";
+  write_file_atomic(out, std::string_view("first version, longer than the second"));
+  EXPECT_FALSE(is_noted_input(out));  // written, never read
+  write_file_atomic(out, std::string_view("second"));
+  write_file_atomic(out, std::string_view("third"));
+  EXPECT_EQ(read_file(out), "third");
+  EXPECT_EQ(dir.entries(), 1u);
+}
+
+TEST(FileUtil, AFileReadIsANotedInputUnderAnyPathToIt) {
+  const TempDir dir("noted");
+  const fs::path input = dir.path / "clip.bvh";
+  write_file_atomic(input, std::string_view("motion"));
+  const fs::path other = dir.path / "other.bvh";
+  write_file_atomic(other, std::string_view("other"));
+  EXPECT_FALSE(is_noted_input(input));
+  EXPECT_EQ(read_file(input), "motion");
+  EXPECT_TRUE(is_noted_input(input));
+  EXPECT_TRUE(is_noted_input(dir.path / "." / "clip.bvh"));
+  const fs::path link = dir.path / "link.bvh";
+  fs::create_symlink(input, link);
+  EXPECT_TRUE(is_noted_input(link));
+  EXPECT_FALSE(is_noted_input(other));
+  EXPECT_FALSE(is_noted_input(dir.path / "missing.bvh"));
+}
+
+TEST(FileUtil, ReplacesAnInputItReadWithTheNewContent) {
+  const TempDir dir("in_place");
+  const fs::path input = dir.path / "clip.bvh";
+  write_file_atomic(input, std::string_view("original"));
+  ASSERT_EQ(read_file(input), "original");  // now a noted input: replaced by a plain rename
+  write_file_atomic(input, std::string_view("fixed"));
+  EXPECT_EQ(read_file(input), "fixed");
+  EXPECT_EQ(dir.entries(), 1u);
+}
+
+TEST(FileUtil, AProducerThatThrowsLeavesTheOldFile) {
+  const TempDir dir("throws");
+  const fs::path out = dir.path / "out.txt";
+  write_file_atomic(out, std::string_view("kept"));
+  EXPECT_THROW(write_file_atomic(out, [](const ByteSink& emit) {
+                 emit("partial");
+                 throw InputError(std::string("out.txt"), "refused");
+               }),
+               InputError);
+  EXPECT_EQ(read_file(out), "kept");
+  EXPECT_EQ(dir.entries(), 1u);
+}
+
+}  // namespace
+}  // namespace ikfix::io
