@@ -42,6 +42,10 @@ bool identity_of(const std::filesystem::path& path, FileIdentity& id) {
 // Puts `temp` at `path` in one step when a file is there, then removes the old one (now at
 // `temp`). False when nothing was swapped (no file at `path`, or a file system that cannot swap).
 bool swap_into_place(const std::filesystem::path& temp, const std::filesystem::path& path) {
+  // Only over a regular file: a swap would also trade places with a directory or a device,
+  // where a rename fails with the error the caller reports.
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
   if (::renameat2(AT_FDCWD, temp.c_str(), AT_FDCWD, path.c_str(), RENAME_EXCHANGE) != 0) return false;
   // The new file is in place whatever happens next; an old file that cannot be removed stays
   // under the hidden temp name, as after an interrupted write.

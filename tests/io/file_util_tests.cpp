@@ -75,6 +75,15 @@ TEST(FileUtil, ReplacesAnInputItReadWithTheNewContent) {
   EXPECT_EQ(dir.entries(), 1u);
 }
 
+TEST(FileUtil, RefusesToReplaceADirectory) {
+  const TempDir dir("directory");
+  const fs::path taken = dir.path / "taken.bvh";
+  fs::create_directories(taken);
+  EXPECT_THROW(write_file_atomic(taken, std::string_view("data")), InputError);
+  EXPECT_TRUE(fs::is_directory(taken));  // a swap would have put the file there
+  EXPECT_EQ(dir.entries(), 1u);          // no temp file left
+}
+
 TEST(FileUtil, AProducerThatThrowsLeavesTheOldFile) {
   const TempDir dir("throws");
   const fs::path out = dir.path / "out.txt";
