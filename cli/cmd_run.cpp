@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <future>
 #include <memory>
 
 #include <spdlog/spdlog.h>
@@ -56,9 +57,16 @@ int run(const RunArgs& args) {
   job.measure = !args.report.empty() || needs_metrics(conditions);
   if (!args.in_place && same_file(job.output, job.input))
     throw std::invalid_argument("output " + job.output.string() + " is the input; pass --in-place to overwrite it");
-  job.terrain = &load_terrain_for_process(args.terrain);
+  // With more than one thread, the terrain is built on its own while the clip is read (its
+  // Embree device alone takes ~0.5 ms); `--threads 1` keeps everything on this thread.
+  if (args.threads == 1)
+    job.terrain = &load_terrain_for_process(args.terrain);
+  else
+    job.pending_terrain = std::async(std::launch::async, [&terrain = args.terrain] {
+                            return &load_terrain_for_process(terrain);
+                          }).share();
   job.runner = thread_pool_for_process(args.threads);  // one per run, shared by read, fix and write
-  times.mark("terrain");
+  times.mark("setup");
   job.times = &times;
 
   const FixJobResult result = run_fix_job(job);

@@ -124,11 +124,27 @@ void place(io::LoadedClip& clip, const FixJob& job) {
     clip.space.world_offset -= core::Vec3(job.terrain_offset[0], job.terrain_offset[1], job.terrain_offset[2]);
 }
 
+// The clip (or takes) read by `read`, then `job.terrain` set from `job.pending_terrain` when the
+// terrain was still being built. A bad terrain is reported before a bad clip.
+template <class Read>
+auto read_then_terrain(FixJob& job, Read read) {
+  if (!job.pending_terrain.valid()) return read();
+  try {
+    auto read_back = read();
+    job.terrain = job.pending_terrain.get();
+    if (job.times) job.times->mark("terrain");
+    return read_back;
+  } catch (...) {
+    job.pending_terrain.get();  // throws the terrain's error, if it has one
+    throw;
+  }
+}
+
 // --take all: every take that animates the skeleton, fixed with the same settings and written
 // together. The report is the first take's (so single-take consumers keep working) plus "takes"
 // (one report per take) and totals over all takes (so --fail-on covers every take).
-FixJobResult fix_all_takes(const FixJob& job, bool check) {
-  std::vector<io::LoadedClip> clips = io::load_takes(job.input, load_options(job));
+FixJobResult fix_all_takes(FixJob job, bool check) {
+  std::vector<io::LoadedClip> clips = read_then_terrain(job, [&] { return io::load_takes(job.input, load_options(job)); });
   if (clips.size() > 1 && (!job.clip.contacts.empty() || !job.contacts_out.empty()))
     throw std::invalid_argument(job.input.string() + ": has " + std::to_string(clips.size()) +
                                 " takes; a contacts file is for one take, choose it with --take");
@@ -170,12 +186,16 @@ FixJobResult fix_all_takes(const FixJob& job, bool check) {
   return out;
 }
 
-FixJobResult fix_or_check(const FixJob& job, bool check) {
-  if (!check && !job.in_place && same_file(job.output, job.input))
-    throw std::invalid_argument("output " + job.output.string() + " is the input; pass --in-place to overwrite it");
-  if (job.clip.take == "all") return fix_all_takes(job, check);
-  io::LoadedClip clip = io::load_clip(job.input, load_options(job));
-  if (job.times) job.times->mark("read");
+FixJobResult fix_or_check(const FixJob& given, bool check) {
+  if (!check && !given.in_place && same_file(given.output, given.input))
+    throw std::invalid_argument("output " + given.output.string() + " is the input; pass --in-place to overwrite it");
+  if (given.clip.take == "all") return fix_all_takes(given, check);
+  FixJob job = given;  // its terrain may still be coming
+  io::LoadedClip clip = read_then_terrain(job, [&] {
+    io::LoadedClip read = io::load_clip(job.input, load_options(job));
+    if (job.times) job.times->mark("read");
+    return read;
+  });
   // No --take and several takes in the file: every take that animates the skeleton is fixed
   // (issue 3's default), each reported under "takes".
   if (job.clip.take.empty() && clip.take_count > 1) return fix_all_takes(job, check);

@@ -2,6 +2,7 @@
 // One clip fixed onto an already built terrain: load, find legs, fix, write, report. Shared by
 // `run` and `batch` (which calls it from several threads with one terrain).
 #include <filesystem>
+#include <future>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,10 @@ struct FixJob {
   std::filesystem::path output;   // where the fixed clip goes (never the input unless in_place)
   bool in_place = false;
   const core::Terrain* terrain = nullptr;
+  // Instead of `terrain`: one still being built on another thread (run and check build it while
+  // the clip is read). Waited for once the clip is read; its error, if any, is reported first,
+  // as when it was built before the clip was read.
+  std::shared_future<const core::Terrain*> pending_terrain;
   std::string terrain_path;       // for the report
   ClipOptions clip;
   FixOptions fix;
