@@ -77,6 +77,9 @@ ikfix_cli_case(no_legs 2 "error:.*nolegs.bvh.*legs" run ${IKFIX_CLI_DIR}/nolegs.
 ikfix_cli_case(unsupported_format 2 "error:.*notaclip.fbx" run ${IKFIX_CLI_DIR}/notaclip.fbx --terrain ${STAIRS} -o @OUT@ NO_FILE @OUT@)
 ikfix_cli_case(missing_terrain 2 "error:.*nosuch.obj" run ${WALK} --terrain ${IKFIX_CLI_DIR}/nosuch.obj -o @OUT@ NO_FILE @OUT@)
 ikfix_cli_case(garbage_terrain 2 "error:.*garbage.obj" run ${WALK} --terrain ${IKFIX_CLI_DIR}/garbage.obj -o @OUT@ NO_FILE @OUT@)
+# The terrain is built while the clip is read; a bad terrain is still the error reported, first.
+ikfix_cli_case(garbage_terrain_and_clip 2 "error:.*garbage.obj:2" run ${IKFIX_CLI_DIR}/nan.bvh --terrain ${IKFIX_CLI_DIR}/garbage.obj -o @OUT@ NO_FILE @OUT@)
+ikfix_cli_case(check_garbage_terrain_and_clip 2 "error:.*garbage.obj:2" check ${IKFIX_CLI_DIR}/nan.bvh --terrain ${IKFIX_CLI_DIR}/garbage.obj)
 ikfix_cli_case(clip_is_directory 2 "error:" run ${IKFIX_CLI_DIR} --terrain ${STAIRS} -o @OUT@ NO_FILE @OUT@)
 ikfix_cli_case(unwritable_output 2 "error:.*out.bvh" run ${WALK} --terrain ${STAIRS} -o /proc/ikfix-no/out.bvh)
 ikfix_cli_case(inspect_missing 2 "error:.*nosuch.bvh" inspect ${IKFIX_CLI_DIR}/nosuch.bvh)
