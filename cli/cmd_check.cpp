@@ -1,6 +1,5 @@
 #include "cli/cmd_check.hpp"
 
-#include <future>
 #include <memory>
 
 #include <spdlog/spdlog.h>
@@ -35,14 +34,7 @@ int check(const CheckArgs& args) {
   job.fix = args.fix;
   job.contacts_out = args.contacts_out;
   job.terrain_path = args.terrain.path;
-  // With more than one thread, the terrain is built on its own while the clip is read (its
-  // Embree device alone takes ~0.5 ms); `--threads 1` keeps everything on this thread.
-  if (args.threads == 1)
-    job.terrain = &load_terrain_for_process(args.terrain);
-  else
-    job.pending_terrain = std::async(std::launch::async, [&terrain = args.terrain] {
-                            return &load_terrain_for_process(terrain);
-                          }).share();
+  start_terrain(job, args.terrain, args.threads);
   job.runner = thread_pool_for_process(args.threads);
   const FixJobResult result = run_check_job(job);
   if (!args.report.empty()) io::save_json(args.report, result.report);

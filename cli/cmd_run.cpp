@@ -2,7 +2,6 @@
 
 #include <chrono>
 #include <filesystem>
-#include <future>
 #include <memory>
 
 #include <spdlog/spdlog.h>
@@ -57,14 +56,7 @@ int run(const RunArgs& args) {
   job.measure = !args.report.empty() || needs_metrics(conditions);
   if (!args.in_place && same_file(job.output, job.input))
     throw std::invalid_argument("output " + job.output.string() + " is the input; pass --in-place to overwrite it");
-  // With more than one thread, the terrain is built on its own while the clip is read (its
-  // Embree device alone takes ~0.5 ms); `--threads 1` keeps everything on this thread.
-  if (args.threads == 1)
-    job.terrain = &load_terrain_for_process(args.terrain);
-  else
-    job.pending_terrain = std::async(std::launch::async, [&terrain = args.terrain] {
-                            return &load_terrain_for_process(terrain);
-                          }).share();
+  start_terrain(job, args.terrain, args.threads);
   job.runner = thread_pool_for_process(args.threads);  // one per run, shared by read, fix and write
   times.mark("setup");
   job.times = &times;

@@ -211,6 +211,15 @@ FixJobResult fix_or_check(const FixJob& given, bool check) {
 
 }  // namespace
 
+void start_terrain(FixJob& job, const TerrainOptions& options, int threads) {
+  if (threads == 1) {
+    job.terrain = &load_terrain_for_process(options);
+    return;
+  }
+  job.pending_terrain =
+      std::async(std::launch::async, [options] { return &load_terrain_for_process(options); }).share();
+}
+
 FixJobResult run_fix_job(const FixJob& job) { return fix_or_check(job, false); }
 
 FixJobResult run_check_job(const FixJob& job) { return fix_or_check(job, true); }

@@ -52,6 +52,11 @@ struct FixJobResult {
   int frames = 0;
 };
 
+// Sets `job`'s terrain, from `options`, for a command that runs once per process (run, check):
+// with `threads` other than 1 it is built on its own thread while the clip is read
+// (`pending_terrain`; its Embree device alone takes ~0.5 ms); `--threads 1` builds it here.
+void start_terrain(FixJob& job, const TerrainOptions& options, int threads);
+
 // Measures a clip as it is, and what a fix would have to give up, without writing anything:
 // the `check` report (command "check", "metrics" of the clip as it is, unreachable frames).
 FixJobResult run_check_job(const FixJob& job);

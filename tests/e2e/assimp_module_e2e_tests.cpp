@@ -15,16 +15,7 @@ namespace fs = std::filesystem;
 
 // Runs `env binary args` through the shell, stdout and stderr together.
 CommandResult run_binary(const std::string& env, const fs::path& binary, const std::string& args) {
-  const std::string command = env + " '" + binary.string() + "' " + args + " 2>&1";
-  CommandResult result;
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
-  if (!pipe) return result;
-  std::array<char, 4096> buffer;
-  std::size_t n;
-  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe.get())) > 0) result.output.append(buffer.data(), n);
-  const int status = pclose(pipe.release());
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
+  return run_shell(env + " '" + binary.string() + "' " + args);
 }
 
 // A flat ground at y = 0 as ASCII STL (a format only Assimp reads), 200 m across.

@@ -25,9 +25,9 @@ struct CommandResult {
   std::string output;  // stdout and stderr together
 };
 
-// Runs `ikfix ARGS` through the shell (arguments are quoted by the caller when needed).
-inline CommandResult run_ikfix(const std::string& args) {
-  const std::string command = "'" + ikfix_binary().string() + "' " + args + " 2>&1";
+// Runs `command` through the shell, stdout and stderr together.
+inline CommandResult run_shell(const std::string& command_line) {
+  const std::string command = command_line + " 2>&1";
   CommandResult result;
   std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
   if (!pipe) return result;
@@ -37,6 +37,11 @@ inline CommandResult run_ikfix(const std::string& args) {
   const int status = pclose(pipe.release());
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return result;
+}
+
+// Runs `ikfix ARGS` through the shell (arguments are quoted by the caller when needed).
+inline CommandResult run_ikfix(const std::string& args) {
+  return run_shell("'" + ikfix_binary().string() + "' " + args);
 }
 
 inline std::string quoted(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
