@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <mutex>
 #include <string>
@@ -43,6 +44,29 @@ TEST(ThreadPool, UsesMoreThanOneThread) {
     ids.insert(std::this_thread::get_id());
   });
   EXPECT_EQ(ids.size(), 2u);
+}
+
+// Workers poll a short while for the next loop before they sleep: a loop started while they poll
+// (right after the last) and one started after they sleep (a pause of milliseconds) both run on
+// two threads and cover every index once.
+TEST(ThreadPool, NextLoopRunsWhetherWorkersPollOrSleep) {
+  ThreadPool pool(2);
+  for (int pause_ms : {0, 0, 20, 0, 20}) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms));
+    std::mutex m;
+    std::set<std::thread::id> ids;
+    std::atomic<int> arrived{0};
+    std::vector<int> visits(10, 0);
+    pool.for_ranges(10, [&](int begin, int end) {
+      ++arrived;
+      while (arrived.load() < 2) std::this_thread::yield();
+      std::lock_guard lock(m);
+      ids.insert(std::this_thread::get_id());
+      for (int i = begin; i < end; ++i) ++visits[i];
+    });
+    EXPECT_EQ(ids.size(), 2u) << "after a pause of " << pause_ms << " ms";
+    for (int i = 0; i < 10; ++i) EXPECT_EQ(visits[i], 1) << "index " << i << " after a pause of " << pause_ms << " ms";
+  }
 }
 
 TEST(ThreadPool, ResultIndependentOfThreadCount) {
