@@ -17,6 +17,7 @@
 #include "io/file_util.hpp"
 #include "io/terrain_io.hpp"
 #include "test_data.hpp"
+#include "test_scratch.hpp"
 
 namespace ikfix::test {
 
@@ -48,10 +49,7 @@ inline std::string quoted(const std::filesystem::path& p) { return "'" + p.strin
 
 // A fresh temporary folder per test.
 inline std::filesystem::path temp_dir(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / ("ikfix_e2e_" + name + "_" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
+  return scratch_dir(name);
 }
 
 inline nlohmann::json read_json(const std::filesystem::path& p) { return nlohmann::json::parse(io::read_file(p)); }

@@ -19,6 +19,7 @@
 #include "io/clip_io.hpp"
 #include "io/file_util.hpp"
 #include "test_data.hpp"
+#include "test_scratch.hpp"
 
 namespace ikfix::test {
 namespace {
@@ -69,7 +70,7 @@ nlohmann::json import_in_blender(const FilePairs& pairs, const std::filesystem::
 TEST(FbxBlenderInterop, FixedBinaryFbxOpensInBlenderWithTheSameBonesAndFrames) {
   IKFIX_REQUIRE_BLENDER();
   int code = 0;
-  const auto dir = std::filesystem::temp_directory_path() / ("ikfix_interop_fbx_" + std::to_string(::getpid()));
+  const auto dir = ikfix::test::scratch_dir("interop_fbx");
   std::filesystem::create_directories(dir);
   FilePairs pairs;
   for (const char* name : {"cmu_07_01_walk_skeleton.fbx", "kenney_character_maya_7700.fbx"}) {
@@ -111,7 +112,7 @@ TEST(FbxBlenderInterop, FixedBinaryFbxOpensInBlenderWithTheSameBonesAndFrames) {
 // control bone intact, the file's own take unchanged, and the new take as one more action.
 TEST(FbxBlenderInterop, AddedTakeOpensInBlenderWithMeshSkinAndControlsIntact) {
   IKFIX_REQUIRE_BLENDER();
-  const auto dir = std::filesystem::temp_directory_path() / ("ikfix_interop_take_" + std::to_string(::getpid()));
+  const auto dir = ikfix::test::scratch_dir("interop_take");
   std::filesystem::create_directories(dir);
   const int frames = 40;
   FilePairs pairs;
@@ -202,7 +203,7 @@ TEST(FbxBlenderInterop, AddedTakeOpensInBlenderWithMeshSkinAndControlsIntact) {
 TEST(FbxBlenderInterop, RetargetedTakeInTheFullCharacterKeepsMeshSkinAndControls) {
   IKFIX_REQUIRE_BLENDER();
   int code = 0;
-  const auto dir = std::filesystem::temp_directory_path() / ("ikfix_interop_p8_" + std::to_string(::getpid()));
+  const auto dir = ikfix::test::scratch_dir("interop_retarget");
   std::filesystem::create_directories(dir);
   const auto character = shared_data_dir() / "anim" / "fbx" / "kenney_character_maya_7700.fbx";
   const auto out = dir / "walk_on_kenney.fbx";

@@ -12,6 +12,7 @@
 #include "io/error.hpp"
 #include "io/file_util.hpp"
 #include "retarget_test_rigs.hpp"
+#include "test_scratch.hpp"
 
 namespace {
 
@@ -36,7 +37,7 @@ struct Pair {
 };
 
 std::filesystem::path temp_path(const std::string& name) {
-  return std::filesystem::temp_directory_path() / ("ikfix_bone_map_" + std::to_string(::getpid()) + "_" + name);
+  return ikfix::test::scratch_path("bone_map_" + name);
 }
 
 TEST(BoneMapJson, SaveThenLoadGivesTheSameMap) {

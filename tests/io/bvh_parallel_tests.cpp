@@ -23,6 +23,7 @@
 #include "io/error.hpp"
 #include "io/file_util.hpp"
 #include "test_data.hpp"
+#include "test_scratch.hpp"
 
 namespace {
 
@@ -376,7 +377,7 @@ TEST(BvhParallel, SaveWritesWhatWriteReturns) {
   const core::Clip edited = edited_clip(doc);
   const Flags all(doc.joint_count(), true);
   const std::string expected = bvh::write(doc, edited, all);
-  const auto dir = std::filesystem::temp_directory_path() / ("ikfix_bvh_save_" + std::to_string(::getpid()));
+  const auto dir = ikfix::test::scratch_dir("bvh_save");
   const ikfix::test::CountingRunner runner(2);
   for (const core::ParallelRunner* r : {static_cast<const core::ParallelRunner*>(nullptr),
                                         static_cast<const core::ParallelRunner*>(&runner)}) {
@@ -396,7 +397,7 @@ TEST(BvhParallel, SaveThatRefusesLeavesTheOldFile) {
   const bvh::Document doc = bvh::parse(big_file().join("\n"), "big.bvh");
   core::Clip edited = edited_clip(doc);
   edited.at(2700, 1).rotation.x = std::nan("");  // far past the first streamed piece
-  const auto dir = std::filesystem::temp_directory_path() / ("ikfix_bvh_refuse_" + std::to_string(::getpid()));
+  const auto dir = ikfix::test::scratch_dir("bvh_refuse");
   std::filesystem::create_directories(dir);
   const auto path = dir / "out.bvh";
   ikfix::io::write_file_atomic(path, std::string_view("previous"));

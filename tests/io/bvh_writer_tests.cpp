@@ -15,6 +15,7 @@
 #include "io/error.hpp"
 #include "io/file_util.hpp"
 #include "test_data.hpp"
+#include "test_scratch.hpp"
 
 namespace {
 
@@ -320,9 +321,7 @@ TEST(BvhWriter, JointsWithFewerRotationChannels) {
 }
 
 TEST(BvhWriter, SaveWritesAtomically) {
-  const auto dir =
-      std::filesystem::temp_directory_path() / ("ikfix_bvh_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
+  const auto dir = ikfix::test::scratch_dir("bvh_writer");
   const auto path = dir / "sub" / "out.bvh";
   const auto doc = bvh::parse(kOneJoint, "one.bvh");
   bvh::save(path, doc, bvh::clip(doc), Flags(2));

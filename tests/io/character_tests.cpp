@@ -17,6 +17,7 @@
 #include "io/error.hpp"
 #include "io/file_util.hpp"
 #include "test_data.hpp"
+#include "test_scratch.hpp"
 
 namespace {
 
@@ -201,7 +202,7 @@ TEST(LoadCharacter, FullCharacterWithATakeKnowsTheSameBones) {
 
 // A skeleton-only glTF without a skin (nothing for Assimp to import): every node is a bone.
 TEST(LoadCharacter, GltfWithoutSkinIsItsNodeTree) {
-  const fs::path path = fs::temp_directory_path() / ("ikfix_noskin_" + std::to_string(::getpid()) + ".gltf");
+  const fs::path path = ikfix::test::scratch_path("noskin.gltf");
   ikfix::io::write_file_atomic(path, R"({"asset": {"version": "2.0"}, "scene": 0, "scenes": [{"nodes": [0]}],
     "nodes": [{"name": "Hips", "translation": [0, 1, 0], "children": [1, 3]},
               {"name": "Leg", "translation": [0.1, -0.5, 0], "rotation": [0, 0, -0.7071068, 0.7071068], "children": [2]},
@@ -226,7 +227,7 @@ TEST(LoadCharacter, RestOnlyCannotBePatched) {
   for (const char* f : {"kenney_rest.fbx", "kenney_rest.glb"}) {
     const LoadedClip c = ikfix::io::load_character(retarget_dir() / f);
     const std::vector<char> changed(c.skeleton.joint_count(), 1);
-    EXPECT_THROW(ikfix::io::save_clip(fs::temp_directory_path() / "ikfix_never_written.fbx", c, c.clip, changed),
+    EXPECT_THROW(ikfix::io::save_clip(ikfix::test::scratch_path("never_written.fbx"), c, c.clip, changed),
                  ikfix::io::InputError);
   }
 }

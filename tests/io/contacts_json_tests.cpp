@@ -6,12 +6,13 @@
 
 #include "io/contacts_json.hpp"
 #include "io/error.hpp"
+#include "test_scratch.hpp"
 
 namespace ikfix::io {
 namespace {
 
 std::filesystem::path write_temp(const std::string& name, const std::string& text) {
-  const auto path = std::filesystem::temp_directory_path() / ("ikfix_contacts_" + name + ".json");
+  const auto path = ikfix::test::scratch_path("contacts_" + name + ".json");
   std::ofstream(path) << text;
   return path;
 }
@@ -34,7 +35,7 @@ TEST(ContactsJson, SavedContactsLoadBackFrameForFrame) {
   ContactFlags flags;
   flags[0] = {1, 1, 0, 0, 1, 1, 1, 0, 0, 1};
   flags[1] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-  const auto path = std::filesystem::temp_directory_path() / "ikfix_contacts_roundtrip.json";
+  const auto path = ikfix::test::scratch_path("contacts_roundtrip.json");
   save_contacts(path, flags, 30.0);
   EXPECT_EQ(load_contacts(path, 10), flags);
   std::filesystem::remove(path);

@@ -10,6 +10,7 @@
 #include "io/fbx/patch.hpp"
 #include "io/fbx_test_support.hpp"
 #include "test_data.hpp"
+#include "test_scratch.hpp"
 
 namespace fbx = ikfix::io::fbx;
 using ikfix::io::InputError;
@@ -234,12 +235,12 @@ TEST(FbxClip, InheritTypeRrsUnderNonUniformScaleIsFlagged) {
   std::vector<char> changed(lc.skeleton.joint_count(), 0);
   changed[lc.skeleton.find("joint3")] = 1;
   try {
-    ikfix::io::save_clip(std::filesystem::temp_directory_path() / "ikfix_deform_refused.fbx", lc, lc.clip, changed);
+    ikfix::io::save_clip(ikfix::test::scratch_path("deform_refused.fbx"), lc, lc.clip, changed);
     ADD_FAILURE() << "a joint under a non-uniform Rrs parent was written";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("cannot be fixed"), std::string::npos) << e.what();
   }
-  EXPECT_FALSE(std::filesystem::exists(std::filesystem::temp_directory_path() / "ikfix_deform_refused.fbx"));
+  EXPECT_FALSE(std::filesystem::exists(ikfix::test::scratch_path("deform_refused.fbx")));
   // The other takes have uniform scales: nothing is flagged.
   EXPECT_TRUE(ikfix::io::load_clip(fbx_file("sausage_3takes_maya_7500_ascii.fbx")).warnings.empty());
 }

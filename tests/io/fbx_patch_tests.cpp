@@ -15,6 +15,7 @@
 #include "io/file_util.hpp"
 #include "io/fbx_test_support.hpp"
 #include "test_data.hpp"
+#include "test_scratch.hpp"
 
 namespace fbx = ikfix::io::fbx;
 namespace core = ikfix::core;
@@ -26,9 +27,7 @@ namespace {
 std::filesystem::path fbx_file(const std::string& name) { return ikfix::test::shared_data_dir() / "anim" / "fbx" / name; }
 
 std::filesystem::path temp_file(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / "ikfix_fbx_patch_tests";
-  std::filesystem::create_directories(dir);
-  return dir / name;
+  return ikfix::test::scratch_path(name);
 }
 
 // The stored bytes of a property (binary payload or ASCII text), or its replacement's marker.

@@ -8,6 +8,7 @@
 
 #include "io/error.hpp"
 #include "io/file_util.hpp"
+#include "test_scratch.hpp"
 
 namespace ikfix::io {
 namespace {
@@ -17,7 +18,7 @@ namespace fs = std::filesystem;
 struct TempDir {
   fs::path path;
   explicit TempDir(const std::string& name)
-      : path(fs::temp_directory_path() / ("ikfix_file_util_" + name + "_" + std::to_string(::getpid()))) {
+      : path(ikfix::test::scratch_path("file_util_" + name)) {
     fs::remove_all(path);
     fs::create_directories(path);
   }

@@ -24,6 +24,7 @@
 #include "io/file_util.hpp"
 #include "io/gltf/gltf.hpp"
 #include "test_data.hpp"
+#include "test_scratch.hpp"
 
 namespace {
 
@@ -48,10 +49,7 @@ std::string error_of(const std::function<void()>& f) {
 }
 
 fs::path temp_dir(const std::string& name) {
-  const auto dir = fs::temp_directory_path() / ("ikfix_gltf_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
+  return ikfix::test::scratch_dir("gltf_" + name);
 }
 
 TEST(GltfReader, CesiumManSkeletonIncludesTheAncestorsOfItsRootJoint) {

@@ -19,6 +19,7 @@
 #include "io/gltf/gltf.hpp"
 #include "io/gltf/json_text.hpp"
 #include "test_data.hpp"
+#include "test_scratch.hpp"
 
 namespace {
 
@@ -32,10 +33,7 @@ using ikfix::io::LoadedClip;
 fs::path gltf_dir() { return ikfix::test::shared_data_dir() / "anim" / "gltf"; }
 
 fs::path temp_dir(const std::string& name) {
-  const auto dir = fs::temp_directory_path() / ("ikfix_gltfw_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
+  return ikfix::test::scratch_dir("gltfw_" + name);
 }
 
 const gltf::TakeLayout& layout_of(const LoadedClip& c) { return *static_cast<const gltf::TakeLayout*>(c.document.get()); }
@@ -316,13 +314,13 @@ TEST(GltfWriter, MatrixNodesCannotBeAnimated) {
   const LoadedClip in = ikfix::io::load_clip(gltf_dir() / "CesiumMan.glb");
   const Edit e = edit_joints(in, {"Armature"});
   try {
-    ikfix::io::save_clip(fs::temp_directory_path() / "ikfix_never_written.glb", in, e.clip, e.changed);
+    ikfix::io::save_clip(ikfix::test::scratch_path("never_written.glb"), in, e.clip, e.changed);
     FAIL() << "expected InputError";
   } catch (const ikfix::io::InputError& error) {
     EXPECT_NE(std::string(error.what()).find("'Armature'"), std::string::npos) << error.what();
     EXPECT_NE(std::string(error.what()).find("matrix"), std::string::npos) << error.what();
   }
-  EXPECT_FALSE(fs::exists(fs::temp_directory_path() / "ikfix_never_written.glb"));
+  EXPECT_FALSE(fs::exists(ikfix::test::scratch_path("never_written.glb")));
 }
 
 TEST(GltfWriter, ExternalBuffersStayWhereTheyAreWhenWritingElsewhere) {

@@ -19,6 +19,7 @@
 #include "io/file_util.hpp"
 #include "io/gltf/gltf.hpp"
 #include "test_data.hpp"
+#include "test_scratch.hpp"
 
 namespace {
 
@@ -33,8 +34,7 @@ using ikfix::io::LoadedClip;
 fs::path data_dir() { return ikfix::test::shared_data_dir(); }
 
 fs::path out_dir() {
-  const fs::path dir = fs::temp_directory_path() / ("ikfix_new_take_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+  static const fs::path dir = ikfix::test::scratch_dir("new_take");
   return dir;
 }
 

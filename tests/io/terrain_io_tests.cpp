@@ -12,6 +12,7 @@
 #include "io/error.hpp"
 #include "io/file_util.hpp"
 #include "io/terrain_io.hpp"
+#include "test_scratch.hpp"
 
 namespace ikfix::io {
 namespace {
@@ -23,8 +24,7 @@ class TerrainIo : public ::testing::Test {
  protected:
   void SetUp() override {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("ikfix_terrain_io_" + std::to_string(::getpid()) + "_" + info->name());
+    dir_ = ikfix::test::scratch_path(std::string("terrain_io_") + info->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
