@@ -33,7 +33,7 @@ struct ClipLoadOptions {
   // skipped; they hold bvh::unread_transform(), NaN, in every frame) and recorded in
   // LoadedClip::joints_read; other formats read every joint and ignore it. Unset, or an empty
   // list: every joint. load_takes and load_character ignore it.
-  std::function<std::vector<int>(const LoadedClip&)> joints_to_read;
+  std::function<std::vector<int>(const LoadedClip&)> joints_to_read = nullptr;
 };
 
 struct LoadedClip {
