@@ -103,6 +103,8 @@ io::LoadedClip with_tails(const io::LoadedClip& clip, const core::EndSiteJoints&
   io::LoadedClip out = clip;
   out.skeleton = tails.skeleton;
   out.clip = core::with_end_site_joints(clip.clip, tails);
+  // The virtual joints hold their rest transform (read, as it were) in every frame.
+  if (!out.joints_read.empty()) out.joints_read.resize(tails.skeleton.joint_count(), 1);
   return out;
 }
 

@@ -25,6 +25,9 @@ bool same_file(const fs::path& a, const fs::path& b) {
 
 core::ClipMetrics measure(const io::LoadedClip& clip, const core::Clip& motion, const core::LegRig& rig,
                           const core::Terrain& terrain, const core::FixSettings& settings) {
+  // The metrics read every joint (bone lengths, non-finite transforms).
+  if (!clip.all_joints_read())
+    throw std::logic_error(clip.path.string() + ": measured, but it was read for some joints only");
   core::MetricsInput m;
   m.skeleton = &clip.skeleton;
   m.clip = &motion;
@@ -186,13 +189,47 @@ FixJobResult fix_all_takes(FixJob job, bool check) {
   return out;
 }
 
+// The joints of `clip`'s own skeleton the fix reads with `legs` (on bone tails: the real joints
+// above the virtual ankles).
+std::vector<int> joints_fix_reads(const io::LoadedClip& clip, const FoundLegs& legs) {
+  if (!legs.tails) return core::joints_fix_reads(clip.skeleton, legs.rig);
+  std::vector<int> joints;
+  for (int j : core::joints_fix_reads(legs.tails->skeleton, legs.rig))
+    if (j < legs.tails->original_count) joints.push_back(j);
+  return joints;
+}
+
+// Whether the fix's own joints are all this job reads of the loaded motion: no metrics (they
+// read every joint), no check, and an output that patches the input's format (a conversion
+// writes every joint; save_clip refuses it otherwise).
+bool reads_fix_joints_only(const FixJob& job, bool check, const io::LoadedClip& clip) {
+  return !check && !job.measure && !io::save_converts(job.output, clip);
+}
+
 FixJobResult fix_or_check(const FixJob& given, bool check) {
   if (!check && !given.in_place && same_file(given.output, given.input))
     throw std::invalid_argument("output " + given.output.string() + " is the input; pass --in-place to overwrite it");
   if (given.clip.take == "all") return fix_all_takes(given, check);
   FixJob job = given;  // its terrain may still be coming
+  // The legs, found as soon as the skeleton is read so that only their motion is decoded (a BVH
+  // reader's Euler -> quaternion conversion of the other two thirds of a mocap skeleton is
+  // skipped). Where that cannot be done here (no legs: the error comes below as it always
+  // did), every joint is read.
+  std::optional<FoundLegs> found;
+  io::ClipLoadOptions options = load_options(job);
+  options.joints_to_read = [&](const io::LoadedClip& read) -> std::vector<int> {
+    if (!reads_fix_joints_only(job, check, read)) return {};
+    io::LoadedClip placed = read;  // no motion yet: the skeleton and the space
+    place(placed, job);
+    try {
+      found = find_legs_or_tails(placed, job.clip);
+    } catch (const std::exception&) {
+      return {};
+    }
+    return joints_fix_reads(read, *found);
+  };
   io::LoadedClip clip = read_then_terrain(job, [&] {
-    io::LoadedClip read = io::load_clip(job.input, load_options(job));
+    io::LoadedClip read = io::load_clip(job.input, options);
     if (job.times) job.times->mark("read");
     return read;
   });
@@ -200,7 +237,7 @@ FixJobResult fix_or_check(const FixJob& given, bool check) {
   // (issue 3's default), each reported under "takes".
   if (job.clip.take.empty() && clip.take_count > 1) return fix_all_takes(job, check);
   place(clip, job);
-  const FoundLegs legs = find_legs_or_tails(clip, job.clip);
+  const FoundLegs legs = found ? *found : find_legs_or_tails(clip, job.clip);
   FixedTake taken = fix_take_on_tails(job, check, clip, legs);
   if (!check) {
     io::save_clip(job.output, clip, taken.result.clip, taken.result.changed_joints, job.runner);

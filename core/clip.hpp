@@ -4,16 +4,18 @@
 #include <vector>
 
 #include "core/math.hpp"
+#include "core/unwritten_resize.hpp"
 
 namespace ikfix::core {
 
 // Local transform of every joint at every frame, frame-major and contiguous:
 // locals[frame * joint_count + joint]. Units and axes are the clip's own (see ClipSpace).
+// A reader may size `locals` with resize_unwritten and then write every transform itself.
 struct Clip {
   double fps = 30.0;  // frames per second (> 0)
   int frame_count = 0;
   int joint_count = 0;
-  std::vector<Transform> locals;
+  UnwrittenResizeVector<Transform> locals;
 
   double frame_time() const { return 1.0 / fps; }  // seconds
   std::span<Transform> frame(int f) {

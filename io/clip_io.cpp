@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <memory>
+#include <stdexcept>
 
 #include "core/fk.hpp"
 #include "core/units.hpp"
@@ -59,7 +60,6 @@ LoadedClip load_bvh(const std::filesystem::path& path, const ClipLoadOptions& op
   loaded.path = path;
   loaded.format = "bvh";
   loaded.skeleton = bvh::skeleton(*doc);
-  loaded.clip = bvh::clip(*doc, options.runner);
   if (doc->extra_frame_lines > 0)
     loaded.warnings.push_back(std::to_string(doc->extra_frame_lines) +
                               " frame line(s) beyond the declared 'Frames: " + std::to_string(doc->frame_count) +
@@ -69,6 +69,20 @@ LoadedClip load_bvh(const std::filesystem::path& path, const ClipLoadOptions& op
   loaded.document = doc;
   if (options.take && *options.take != "0")
     throw InputError(path.string(), "BVH files hold one take (0); no take '" + *options.take + "'");
+  // The motion last, once the caller can tell from the skeleton and space which joints it reads.
+  const std::vector<int> wanted = options.joints_to_read ? options.joints_to_read(loaded) : std::vector<int>{};
+  if (wanted.empty()) {
+    loaded.clip = bvh::clip(*doc, options.runner);
+  } else {
+    loaded.joints_read.assign(loaded.skeleton.joint_count(), 0);
+    for (int j : wanted) {
+      if (j < 0 || j >= loaded.skeleton.joint_count())
+        throw std::invalid_argument("joints_to_read: joint " + std::to_string(j) + " of " +
+                                    std::to_string(loaded.skeleton.joint_count()));
+      loaded.joints_read[j] = 1;
+    }
+    loaded.clip = bvh::clip_of_joints(*doc, loaded.joints_read, options.runner);
+  }
   return loaded;
 }
 
@@ -160,6 +174,20 @@ void convert_takes(const std::filesystem::path& path, const std::string& format,
   bvh::save_new(path, first.skeleton, *edits[0].edited, options);
 }
 
+// A clip read for some joints only (LoadedClip::joints_read) holds NaN for the others: writing
+// one of them, or converting the clip (every joint written anew), would be a caller's bug.
+void refuse_unread_joints(const std::filesystem::path& path, const LoadedClip& loaded, std::span<const char> changed) {
+  if (loaded.all_joints_read()) return;
+  const auto& names = loaded.skeleton.names;
+  if (const std::string format = format_named_by(path); !format.empty() && format != loaded.format)
+    throw std::logic_error(path.string() + ": " + loaded.path.string() +
+                           " was read for some joints only; converting it needs every joint");
+  for (std::size_t j = 0; j < changed.size() && j < loaded.joints_read.size(); ++j)
+    if (changed[j] && !loaded.joints_read[j])
+      throw std::logic_error(path.string() + ": joint '" + names[j] + "' of " + loaded.path.string() +
+                             " was changed but its motion was not read");
+}
+
 }  // namespace
 
 std::vector<core::Vec3> rest_points_yup(const core::Skeleton& skeleton, char up_axis) {
@@ -202,7 +230,9 @@ LoadedClip load_clip(const std::filesystem::path& path, const ClipLoadOptions& o
   return loaded;
 }
 
-LoadedClip load_character(const std::filesystem::path& path, const ClipLoadOptions& options) {
+LoadedClip load_character(const std::filesystem::path& path, const ClipLoadOptions& given) {
+  ClipLoadOptions options = given;
+  options.joints_to_read = nullptr;  // documented: every joint
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) throw InputError(path.string(), "no such file");
   const std::string ext = lower_extension(path);
@@ -231,6 +261,7 @@ std::vector<LoadedClip> load_takes(const std::filesystem::path& path, const Clip
   const std::string ext = lower_extension(path);
   ClipLoadOptions each = options;
   each.take.reset();
+  each.joints_to_read = nullptr;  // documented: every joint of every take
   std::vector<LoadedClip> takes;
   if (ext == ".fbx") {
     takes = fbx::load_all(path, each);
@@ -259,6 +290,7 @@ std::vector<LoadedClip> load_takes(const std::filesystem::path& path, const Clip
 
 void save_clip(const std::filesystem::path& path, const LoadedClip& loaded, const core::Clip& edited,
                std::span<const char> changed, const core::ParallelRunner* runner) {
+  refuse_unread_joints(path, loaded, changed);
   if (const std::string format = format_named_by(path); !format.empty() && format != loaded.format) {
     const TakeEdit edit{&loaded, &edited, changed};
     convert_takes(path, format, {&edit, 1});
@@ -291,9 +323,15 @@ void save_clip(const std::filesystem::path& path, const LoadedClip& loaded, cons
 
 bool save_reads_loaded_motion(const LoadedClip& loaded) { return is_gltf(loaded); }
 
+bool save_converts(const std::filesystem::path& path, const LoadedClip& loaded) {
+  const std::string format = format_named_by(path);
+  return !format.empty() && format != loaded.format;
+}
+
 void save_takes(const std::filesystem::path& path, std::span<const TakeEdit> edits,
                 const core::ParallelRunner* runner) {
   if (edits.empty()) throw InputError(path.string(), "nothing to write");
+  for (const TakeEdit& e : edits) refuse_unread_joints(path, *e.loaded, e.changed);
   if (const std::string format = format_named_by(path); !format.empty() && format != edits[0].loaded->format) {
     convert_takes(path, format, edits);
     return;
@@ -316,6 +354,8 @@ void save_takes(const std::filesystem::path& path, std::span<const TakeEdit> edi
 
 void save_new_take(const std::filesystem::path& path, const LoadedClip& character, const core::Clip& clip,
                    std::span<const char> animated, const std::string& take_name, bool replace_takes) {
+  if (!character.all_joints_read())
+    throw std::logic_error(path.string() + ": " + character.path.string() + " was read for some joints only");
   if (clip.joint_count != character.skeleton.joint_count() ||
       animated.size() != static_cast<std::size_t>(character.skeleton.joint_count()))
     throw InputError(path.string(), "the new take has " + std::to_string(clip.joint_count) + " joints; the character " +

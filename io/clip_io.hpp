@@ -2,6 +2,7 @@
 // Clip files in and out, whatever the format. A LoadedClip keeps the format's own document so
 // the writer can patch the original (untouched joints keep their bytes) instead of regenerating.
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -14,6 +15,8 @@
 
 namespace ikfix::io {
 
+struct LoadedClip;
+
 struct ClipLoadOptions {
   std::optional<double> metres_per_unit;  // overrides the file / the guess
   std::optional<char> up_axis;            // 'y' or 'z'; overrides the file
@@ -23,6 +26,14 @@ struct ClipLoadOptions {
   // Threads the reader may use for one file (null: this thread only). The result is the same
   // bit for bit. Used by the BVH reader (frame lines and Euler -> quaternion); others ignore it.
   const core::ParallelRunner* runner = nullptr;
+  // For a caller that reads only some joints' motion (`ikfix run` writing the same format: the
+  // legs and their ancestors). Called once the skeleton, units and axes are known, with the
+  // LoadedClip as it will be returned but no motion yet; returns the joints whose motion to
+  // read. Used by the BVH reader (the Euler -> quaternion conversion of the other joints is
+  // skipped; they hold bvh::unread_transform(), NaN, in every frame) and recorded in
+  // LoadedClip::joints_read; other formats read every joint and ignore it. Unset, or an empty
+  // list: every joint. load_takes and load_character ignore it.
+  std::function<std::vector<int>(const LoadedClip&)> joints_to_read = nullptr;
 };
 
 struct LoadedClip {
@@ -38,11 +49,18 @@ struct LoadedClip {
   std::string unit_name;         // "cmu", "cm", ...
   std::string unit_source;       // "file", "user" or "guessed"
   std::string unit_reason;       // why, when guessed
+  // Per joint, whether `clip` holds its motion: empty when every joint was read (the default),
+  // else the joints ClipLoadOptions::joints_to_read asked for are flagged and the others are
+  // NaN. save_clip refuses to write an unread joint or to convert such a clip; measure_motion
+  // callers check all_joints_read().
+  std::vector<char> joints_read;
+  bool all_joints_read() const { return joints_read.empty(); }
   std::vector<std::string> warnings;     // things the reader tolerated, for the report
   std::shared_ptr<const void> document;  // format-specific, for writing back
 };
 
-// Reads any supported clip file. Throws InputError naming the file and the problem.
+// Reads any supported clip file. Throws InputError naming the file and the problem (and what
+// ClipLoadOptions::joints_to_read throws).
 LoadedClip load_clip(const std::filesystem::path& path, const ClipLoadOptions& options = {});
 
 // Reads a target character: its skeleton with every joint of the armature (control and IK bones
@@ -66,7 +84,9 @@ LoadedClip load_character(const std::filesystem::path& path, const ClipLoadOptio
 std::vector<LoadedClip> load_takes(const std::filesystem::path& path, const ClipLoadOptions& options = {});
 
 // Writes `edited` (same skeleton and frame count as `loaded.clip`) in the input's format,
-// replacing only the joints flagged in `changed`. Atomic. Throws InputError.
+// replacing only the joints flagged in `changed`. Atomic. Throws InputError; std::logic_error
+// when `loaded` was read for some joints only (joints_read) and a changed joint is not one of
+// them, or the clip would be converted (which writes every joint).
 // When `path`'s extension names another format (.bvh, .fbx, .gltf, .glb) than the input's, the
 // clip is converted instead, where that loses nothing: to .bvh from any format
 // (bvh::write_new: every joint where the edited clip puts it, the clip's units, Y up); other
@@ -76,6 +96,10 @@ std::vector<LoadedClip> load_takes(const std::filesystem::path& path, const Clip
 // patch writer; other writers ignore it).
 void save_clip(const std::filesystem::path& path, const LoadedClip& loaded, const core::Clip& edited,
                std::span<const char> changed, const core::ParallelRunner* runner = nullptr);
+
+// True when save_clip writes `loaded` to `path` by converting it to another format (the
+// extension names one): every joint is then written anew, so every joint's motion is needed.
+bool save_converts(const std::filesystem::path& path, const LoadedClip& loaded);
 
 // True when save_clip / save_takes read `loaded.clip` (the motion as loaded) as well as the
 // edited one: the glTF writer compares them to find the samplers to replace. Otherwise a

@@ -221,8 +221,20 @@ std::vector<Vec3> foot_lock(const std::vector<char>& planted, const std::vector<
   return corr;
 }
 
+// The pelvis, the legs and their ancestors: the only joints the fix reads (joints_fix_reads).
+JointSubset fix_subset(const Skeleton& sk, const LegRig& rig) {
+  std::vector<int> leg_joints = {rig.pelvis};
+  for (const Leg& leg : rig.legs)
+    for (int j : {leg.hip, leg.knee, leg.ankle, leg.toe})
+      if (j >= 0) leg_joints.push_back(j);
+  return JointSubset(sk, leg_joints);
+}
 
 }  // namespace
+
+std::vector<int> joints_fix_reads(const Skeleton& skeleton, const LegRig& rig) {
+  return fix_subset(skeleton, rig).joints;
+}
 
 const char* solver_name(SolverKind kind) {
   switch (kind) {
@@ -262,11 +274,9 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   if (frames == 0) return result;
 
   // 1. Sample every frame: world transforms (metres, Y up) of the legs and their ancestors.
-  std::vector<int> leg_joints = {in.rig.pelvis};
-  for (const Leg& leg : in.rig.legs)
-    for (int j : {leg.hip, leg.knee, leg.ankle, leg.toe})
-      if (j >= 0) leg_joints.push_back(j);
-  const JointSubset subset(sk, leg_joints);
+  // Every read of the input motion below goes through this subset (FK) or names one of its
+  // joints, which is what joints_fix_reads promises.
+  const JointSubset subset = fix_subset(sk, in.rig);
   const int slots = subset.size();
   std::vector<Transform> world(static_cast<std::size_t>(frames) * slots);
   parallel_ranges(in.runner, frames, kMinLightFramesPerRange, [&](int begin, int end) {

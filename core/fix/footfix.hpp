@@ -34,6 +34,11 @@ struct FixResult {
   std::vector<Vec3> ankle_target_ws[2];
 };
 
+// The joints whose motion the fix reads: the pelvis, the legs' hip, knee, ankle and toe, and
+// all their ancestors, ascending. It reads no other joint's transforms and changes only some of
+// these, so a caller may leave the others unread (io::ClipLoadOptions::joints_to_read).
+std::vector<int> joints_fix_reads(const Skeleton& skeleton, const LegRig& rig);
+
 // Runs the whole fix (see DESIGN.md "The fix, per clip"). Never throws for valid input; the
 // caller validates that skeleton, clip and rig belong together.
 FixResult fix_clip(const FixInput& input);

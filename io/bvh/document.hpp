@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/math.hpp"
+#include "core/unwritten_resize.hpp"
 
 namespace ikfix::io::bvh {
 
@@ -65,9 +66,10 @@ struct Document {
   int first_frame_line = 0;  // 1-based line of frame 0 (0 when there are no frames)
 
   // Per frame, per channel (frame-major: [frame * channel_count + channel]): the value and
-  // where its text lies in `text`.
-  std::vector<double> values;
-  std::vector<TextSpan> value_text;
+  // where its text lies in `text`. (The reader sizes them unwritten and writes every entry as it
+  // parses the frame lines, on several threads.)
+  core::UnwrittenResizeVector<double> values;
+  core::UnwrittenResizeVector<TextSpan> value_text;
   // Per channel: the most decimals any of its `frame_count` values shows (io::decimals_shown),
   // so the writer prints edited values as precisely as the file without re-scanning the text.
   // Filled by the reader; empty in a Document assembled by hand (the writer then scans).

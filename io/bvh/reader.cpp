@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <stdexcept>
 #include <system_error>
 #include <utility>
 #include <vector>
@@ -566,8 +567,10 @@ class Parser {
     const std::size_t remaining = static_cast<std::size_t>(end_ - p_);
     const std::size_t fit = remaining / (2 * static_cast<std::size_t>(channels) - 1) + 1;
     const std::size_t capacity = std::min<std::size_t>(static_cast<std::size_t>(declared), fit);
-    doc_.values.resize(capacity * channels);
-    doc_.value_text.resize(capacity * channels);
+    // Unwritten: each row is written below, or the parse fails and the Document is dropped (a
+    // parse that succeeds read `declared` rows, so then capacity == declared).
+    core::resize_unwritten(doc_.values, capacity * channels);
+    core::resize_unwritten(doc_.value_text, capacity * channels);
     doc_.channel_decimals.assign(channels, 0);
 
     for (int f = 0; f < declared; ++f) {
@@ -721,8 +724,11 @@ class Parser {
     const int channels = doc_.channel_count;
     const int declared = doc_.frame_count;
     const std::size_t rows = static_cast<std::size_t>(std::min(declared, frame_lines));
-    doc_.values.resize(rows * channels);
-    doc_.value_text.resize(rows * channels);
+    // Unwritten: every row is written by the block holding its line, or a block fails (and the
+    // Document is dropped); the rows are split between the threads instead of zeroed first on
+    // this one.
+    core::resize_unwritten(doc_.values, rows * channels);
+    core::resize_unwritten(doc_.value_text, rows * channels);
     for (FrameBlock& b : blocks) b.decimals.assign(channels, 0);
 
     io::for_each_block(runner, n, [&](int k) {
@@ -831,13 +837,20 @@ inline void rotate_by_channel(core::Quat& q, ChannelKind kind, double degrees) {
 
 }  // namespace
 
-core::Clip clip(const Document& doc, const core::ParallelRunner* runner) {
+namespace {
+
+// Per frame and joint as documented for clip(); joints with read[j] == 0 (when `read` is given)
+// get unread_transform().
+core::Clip convert(const Document& doc, const char* read, const core::ParallelRunner* runner) {
   core::Clip c;
   c.fps = 1.0 / doc.frame_time;
   c.frame_count = doc.frame_count;
   c.joint_count = doc.joint_count();
-  c.locals.resize(static_cast<std::size_t>(c.frame_count) * c.joint_count);
+  // Unwritten: the loop below writes every transform of every frame, each frame on one thread
+  // (a resize would first fill all of them on this one).
+  core::resize_unwritten(c.locals, static_cast<std::size_t>(c.frame_count) * c.joint_count);
   const int channels = doc.channel_count;
+  const core::Transform unread = unread_transform();
   // Each frame reads its own row of values and writes its own row of locals.
   constexpr int kMinFramesPerBlock = 64;
   const int blocks = io::block_count(runner, c.frame_count, kMinFramesPerBlock);
@@ -848,8 +861,13 @@ core::Clip clip(const Document& doc, const core::ParallelRunner* runner) {
       const double* row = doc.values.data() + static_cast<std::size_t>(f) * channels;
       core::Transform* out = c.locals.data() + static_cast<std::size_t>(f) * c.joint_count;
       for (int j = 0; j < c.joint_count; ++j) {
-        const Joint& joint = doc.joints[j];
         core::Transform& t = out[j];
+        if (read && !read[j]) {
+          t = unread;
+          continue;
+        }
+        const Joint& joint = doc.joints[j];
+        t = core::Transform{};
         t.translation = joint.offset;
         const double* v = row + joint.first_value;
         const std::size_t count = joint.channels.size();
@@ -875,6 +893,26 @@ core::Clip clip(const Document& doc, const core::ParallelRunner* runner) {
     }
   });
   return c;
+}
+
+}  // namespace
+
+core::Transform unread_transform() {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  core::Transform t;
+  t.translation = core::Vec3(nan);
+  t.rotation = core::Quat(nan, nan, nan, nan);
+  t.scale = core::Vec3(nan);
+  return t;
+}
+
+core::Clip clip(const Document& doc, const core::ParallelRunner* runner) { return convert(doc, nullptr, runner); }
+
+core::Clip clip_of_joints(const Document& doc, std::span<const char> read, const core::ParallelRunner* runner) {
+  if (read.size() != static_cast<std::size_t>(doc.joint_count()))
+    throw std::invalid_argument("bvh::clip_of_joints: " + std::to_string(read.size()) + " joint flags for " +
+                                std::to_string(doc.joint_count()) + " joints");
+  return convert(doc, read.data(), runner);
 }
 
 }  // namespace ikfix::io::bvh

@@ -9,6 +9,7 @@
 // wrong number of values, non-finite or out-of-range values, fewer frame lines than "Frames:"
 // says, more frame lines (unless ParseOptions::allow_extra_frame_lines), Frame Time <= 0.
 #include <filesystem>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -48,5 +49,17 @@ core::Skeleton skeleton(const Document& doc);
 // (degrees; "Zrotation Yrotation Xrotation" gives Rz * Ry * Rx), scale 1.
 // Frames are independent: with a `runner` they are converted on its threads, same bits.
 core::Clip clip(const Document& doc, const core::ParallelRunner* runner = nullptr);
+
+// As clip(), for a caller that reads only some joints' motion: converts the joints with
+// read[j] != 0 (joint_count flags; std::invalid_argument otherwise), bit for bit as clip() does,
+// and gives every other joint unread_transform() in every frame, so that any use of one shows
+// (NaN through FK, a refusal from the writers) instead of passing for real motion. Saves the
+// Euler -> quaternion conversion of joints nobody reads (`ikfix run` on a mocap skeleton reads
+// 11 of 31: the legs and their ancestors).
+core::Clip clip_of_joints(const Document& doc, std::span<const char> read,
+                          const core::ParallelRunner* runner = nullptr);
+
+// The transform of a joint clip_of_joints did not read: NaN translation, rotation and scale.
+core::Transform unread_transform();
 
 }  // namespace ikfix::io::bvh

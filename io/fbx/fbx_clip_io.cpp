@@ -267,7 +267,7 @@ LoadedClip load_character(const std::filesystem::path& path, const ClipLoadOptio
   loaded.clip.fps = cd->scene.fps;
   loaded.clip.frame_count = 1;
   loaded.clip.joint_count = cd->skeleton.joint_count();
-  loaded.clip.locals = cd->skeleton.rest;
+  loaded.clip.locals.assign(cd->skeleton.rest.begin(), cd->skeleton.rest.end());
   resolve_space(loaded, *cd, options);
   loaded.document = cd;
   return loaded;

@@ -726,7 +726,7 @@ Take extract_rest_take(std::shared_ptr<const Document> document) {
   clip.fps = 30.0;
   clip.frame_count = 1;
   clip.joint_count = take.skeleton.joint_count();
-  clip.locals = take.skeleton.rest;
+  clip.locals.assign(take.skeleton.rest.begin(), take.skeleton.rest.end());
   take.uniform_grid = true;
   take.layout.frame_times = {0.0};
   take.layout.animation = -1;

@@ -145,6 +145,21 @@ void BM_BvhToClip(benchmark::State& state) {
 }
 BENCHMARK(BM_BvhToClip)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+// Document -> Clip for the root and the legs only (bvh::clip_of_joints, what `ikfix run` reads
+// for the fix); the other joints are written NaN.
+void BM_BvhToClipLegs(benchmark::State& state) {
+  const Fixture& f = fixture();
+  const auto* r = runner(static_cast<int>(state.range(0)));
+  std::vector<char> read(f.doc.joint_count());
+  for (int j = 0; j < f.doc.joint_count(); ++j) read[j] = f.legs[j];
+  for (auto _ : state) {
+    ikfix::core::Clip clip = bvh::clip_of_joints(f.doc, read, r);
+    benchmark::DoNotOptimize(clip.locals.data());
+  }
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(f.text.size()));
+}
+BENCHMARK(BM_BvhToClipLegs)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 void write_benchmark(benchmark::State& state, const std::unique_ptr<bool[]>& changed) {
   const Fixture& f = fixture();
   const auto* r = runner(static_cast<int>(state.range(0)));

@@ -116,7 +116,7 @@ core::LegRig detect_rig(const io::LoadedClip& clip) {
 // motion to fix), so that its per-frame loops are long enough to be split over threads.
 io::LoadedClip load_repeated(const std::filesystem::path& path, int repeat) {
   io::LoadedClip clip = io::load_clip(path);
-  const std::vector<core::Transform> once = clip.clip.locals;
+  const std::vector<core::Transform> once(clip.clip.locals.begin(), clip.clip.locals.end());
   for (int r = 1; r < repeat; ++r) clip.clip.locals.insert(clip.clip.locals.end(), once.begin(), once.end());
   clip.clip.frame_count *= repeat;
   return clip;

@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <span>
 #include <vector>
 
 #include "core/parallel.hpp"
@@ -33,7 +34,7 @@ using ikfix::io::InputError;
 
 std::uint64_t bits(double v) { return std::bit_cast<std::uint64_t>(v); }
 
-bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
+bool same_bits(std::span<const double> a, std::span<const double> b) {
   return a.size() == b.size() &&
          std::equal(a.begin(), a.end(), b.begin(), [](double x, double y) { return bits(x) == bits(y); });
 }
