@@ -21,6 +21,7 @@
 #include "io/clip_io.hpp"
 #include "io/file_util.hpp"
 #include "test_data.hpp"
+#include "test_scratch.hpp"
 
 namespace ikfix {
 namespace {
@@ -176,8 +177,7 @@ TEST(BvhPartialRead, FixOnThePartReadClipIsTheFixOnTheWholeClip) {
   EXPECT_GT(changed, 0);
 
   // Written back: the same bytes as the whole clip's.
-  const auto dir = std::filesystem::temp_directory_path() / ("ikfix_partial_read_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
+  const auto dir = ikfix::test::scratch_dir("partial_read");
   io::save_clip(dir / "whole.bvh", w.full, whole.clip, whole.changed_joints);
   io::save_clip(dir / "part.bvh", w.partial, part.clip, part.changed_joints);
   EXPECT_EQ(io::read_file(dir / "whole.bvh"), io::read_file(dir / "part.bvh"));
@@ -187,8 +187,7 @@ TEST(BvhPartialRead, FixOnThePartReadClipIsTheFixOnTheWholeClip) {
 TEST(BvhPartialRead, WritersRefuseWhatNeedsAnUnreadJoint) {
   IKFIX_REQUIRE_SHARED_DATA();
   const WalkReads w;
-  const auto dir = std::filesystem::temp_directory_path() / ("ikfix_partial_refuse_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
+  const auto dir = ikfix::test::scratch_dir("partial_refuse");
   const int unread = static_cast<int>(std::find(w.partial.joints_read.begin(), w.partial.joints_read.end(), 0) -
                                       w.partial.joints_read.begin());
   ASSERT_LT(unread, w.partial.skeleton.joint_count());
