@@ -117,7 +117,8 @@ double nearest_equivalent_deg(double degrees, double reference) {
 
 std::array<double, 3> euler_from_quat_deg(const core::Quat& q_in, const std::array<int, 3>& axes,
                                           const std::array<double, 3>& reference_deg) {
-  const Quat q = glm::normalize(q_in);
+  // glm::normalize multiplies by 1 / length: nothing to do (bit for bit) when the length is 1.
+  const Quat q = glm::length(q_in) == 1.0 ? q_in : glm::normalize(q_in);
   const int i = axes[0], j = axes[1], k = axes[2];
   // +1 when (i, j, k) is a cyclic permutation of (X, Y, Z), -1 otherwise.
   const double s = ((j - i + 3) % 3 == 1) ? 1.0 : -1.0;

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <mutex>
 #include <string_view>
 #include <vector>
 
@@ -25,7 +26,7 @@ constexpr double kUnrepresentableDeg = 1e-6;
 constexpr double kUnrepresentableRel = 1e-6;
 // Below this many frames per block a hand-over costs more than it saves.
 constexpr int kMinFramesPerBlock = 64;
-// Bytes a streaming write (see write_pieces) buffers before handing them on.
+// Bytes a streaming write (see write_to) buffers before handing them on.
 constexpr std::size_t kStreamBytes = std::size_t{128} << 10;
 // How many frames ahead the encoder prefetches the edited transforms.
 constexpr int kPrefetchFrames = 2;
@@ -61,14 +62,10 @@ std::string where(const Document& doc, int joint, int frame) {
   return "joint '" + doc.joints[joint].name + "' at frame index " + std::to_string(frame);
 }
 
-// The output text as consecutive pieces, one per block of frames (none: the text unchanged).
-// With a `stream` and a single block (no runner of two threads), the text goes to `stream` as it
-// is encoded, kStreamBytes at a time, and the one piece returned is empty: a small buffer that
-// stays in the caches instead of a fresh output-sized one.
-std::vector<std::string> write_pieces(const Document& doc, const core::Clip& edited,
-                                      std::span<const bool> changed,
-                                      const core::ParallelRunner* runner,
-                                      const io::ByteSink* stream = nullptr) {
+// Hands the output text to `sink` in order, as it is encoded (`sink` null: appends it to
+// `*whole`). Returns false, passing nothing on, when no joint is flagged: the text is doc.text.
+bool write_to(const Document& doc, const core::Clip& edited, std::span<const bool> changed,
+              const core::ParallelRunner* runner, const io::ByteSink* sink, std::string* whole) {
   const int joint_count = doc.joint_count();
   const int frame_count = doc.frame_count;
   const int channels = doc.channel_count;
@@ -110,7 +107,7 @@ std::vector<std::string> write_pieces(const Document& doc, const core::Clip& edi
       if (!listed[a]) plan.axes[next++] = a;
     plans.push_back(plan);
   }
-  if (plans.empty()) return {};
+  if (plans.empty()) return false;
 
   // Decimals per replaceable channel; channels that never show a decimal point borrow the most
   // any channel of the same kind (rotation / position) shows.
@@ -150,9 +147,9 @@ std::vector<std::string> write_pieces(const Document& doc, const core::Clip& edi
   for (std::size_t s = 0; s < slots.size(); ++s) slot_of[slots[s]] = static_cast<int>(s);
 
   // Frames are encoded independently (each compares with its own row of the file), so blocks
-  // of frames go to separate buffers, joined in order. Block k covers the text from the start of
-  // its first frame's values to the start of the next block's: the bytes are the serial ones.
-  // Buffers are sized here, on the calling thread (its heap is set up for large blocks).
+  // of frames can go to separate buffers, passed on in order. Block k covers the text from the
+  // start of its first frame's values to the start of the next block's: the bytes are the
+  // serial ones.
   const int blocks = io::block_count(runner, frame_count, kMinFramesPerBlock);
   auto block_frame = [&](int k) {
     return static_cast<int>(static_cast<long long>(frame_count) * k / blocks);
@@ -162,19 +159,61 @@ std::vector<std::string> write_pieces(const Document& doc, const core::Clip& edi
     if (k == blocks) return doc.text.size();
     return doc.value_text[static_cast<std::size_t>(block_frame(k)) * channels].offset;
   };
-  const bool streaming = stream != nullptr && blocks == 1;
-  std::vector<std::string> pieces(static_cast<std::size_t>(blocks));
-  std::vector<std::vector<double>> rows(static_cast<std::size_t>(blocks));
-  for (int k = 0; k < blocks; ++k) {
-    const std::size_t bytes = block_offset(k + 1) - block_offset(k);
-    pieces[k].reserve(streaming ? std::min(bytes, 2 * kStreamBytes) : bytes + bytes / 8 + 64);
-    rows[k].resize(slots.size());
-  }
+  std::size_t largest_block = 0;
+  for (int k = 0; k < blocks; ++k)
+    largest_block = std::max(largest_block, block_offset(k + 1) - block_offset(k));
+  auto emit = [&](std::string_view bytes) {
+    if (sink) (*sink)(bytes);
+    else whole->append(bytes);
+  };
+
+  // One block (no runner of two threads): the text goes out as it is encoded, kStreamBytes at a
+  // time, through a small buffer that stays in the caches (collected: straight into `whole`).
+  // Several blocks: each is encoded into a buffer of its own, passed on as soon as it and every
+  // block before it are done - so the output is written while the other threads still encode,
+  // not all at the end - and the buffer is then used again for a later block: a few block-sized
+  // buffers whose pages are touched once instead of fresh, page-faulted memory for the whole
+  // output. The spare buffers are sized here, on the calling thread (its heap is set up for
+  // large blocks).
+  const bool single = blocks == 1;
+  const bool direct = single && sink == nullptr;
+  const std::size_t buffer_bytes =
+      single ? std::min(largest_block, 2 * kStreamBytes) : largest_block + largest_block / 8 + 64;
+  std::mutex order_mutex;
+  int next_out = 0;                                       // lowest block not yet passed on
+  std::vector<std::string> done(static_cast<std::size_t>(blocks));  // encoded, waiting its turn
+  std::vector<char> is_done(static_cast<std::size_t>(blocks), 0);
+  std::vector<std::string> spare(direct ? 0 : static_cast<std::size_t>(single ? 1 : runner->threads()));
+  for (std::string& buffer : spare) buffer.reserve(buffer_bytes);
+  if (direct) whole->reserve(doc.text.size() + doc.text.size() / 8 + 64);
+  auto take_buffer = [&] {
+    std::string buffer;
+    const std::lock_guard lock(order_mutex);
+    if (!spare.empty()) {
+      buffer = std::move(spare.back());
+      spare.pop_back();
+    }
+    return buffer;
+  };
+  auto hand_over = [&](int k, std::string&& text_of_block) {
+    const std::lock_guard lock(order_mutex);
+    done[k] = std::move(text_of_block);
+    is_done[k] = 1;
+    for (; next_out < blocks && is_done[next_out]; ++next_out) {
+      std::string& ready = done[next_out];
+      emit(ready);
+      ready.clear();
+      spare.push_back(std::move(ready));
+    }
+  };
+  const bool streaming = single && !direct;
   const char* text = doc.text.data();
 
   auto encode_block = [&](int k) {
-    std::string& out = pieces[k];
-    std::vector<double>& row = rows[k];
+    std::string local = direct ? std::string() : take_buffer();
+    std::string& out = direct ? *whole : local;
+    if (!direct && out.capacity() < buffer_bytes) out.reserve(buffer_bytes);
+    std::vector<double> row(slots.size());
     char buffer[kNumberBuffer];
     std::size_t cursor = block_offset(k);
     for (int f = block_frame(k); f < block_frame(k + 1); ++f) {
@@ -217,8 +256,9 @@ std::vector<std::string> write_pieces(const Document& doc, const core::Clip& edi
         std::array<double, 3> reference{0.0, 0.0, 0.0};
         for (int n = 0; n < plan.rotation_count; ++n)
           reference[n] = original[plan.rotation_value[n]];
-        const std::array<double, 3> angles =
-            euler_from_quat_deg(t.rotation / norm, plan.axes, reference);
+        // Edited rotations are mostly unit to the last bit (norm exactly 1), and q / 1 is q.
+        const std::array<double, 3> angles = euler_from_quat_deg(
+            norm == 1.0 ? t.rotation : t.rotation / norm, plan.axes, reference);
         for (int n = 0; n < 3; ++n) {
           if (n < plan.rotation_count) {
             row[slot_of[plan.rotation_value[n]]] = angles[n];
@@ -261,44 +301,33 @@ std::vector<std::string> write_pieces(const Document& doc, const core::Clip& edi
         cursor = static_cast<std::size_t>(span.offset) + span.length;
       }
       if (streaming && out.size() >= kStreamBytes) {
-        (*stream)(out);
+        emit(out);
         out.clear();
       }
     }
     const std::size_t end = block_offset(k + 1);
     out.append(text + cursor, end - cursor);
-    if (streaming) {
-      (*stream)(out);
-      out.clear();
-    }
+    if (streaming) emit(out);
+    else if (!direct) hand_over(k, std::move(out));
   };
   io::for_each_block(runner, blocks, encode_block);
-  return pieces;
+  return true;
 }
 
 }  // namespace
 
 std::string write(const Document& doc, const core::Clip& edited, std::span<const bool> changed,
                   const core::ParallelRunner* runner) {
-  std::vector<std::string> pieces = write_pieces(doc, edited, changed, runner);
-  if (pieces.empty()) return doc.text;
-  if (pieces.size() == 1) return std::move(pieces.front());
-  std::size_t size = 0;
-  for (const std::string& p : pieces) size += p.size();
   std::string out;
-  out.reserve(size);
-  for (const std::string& p : pieces) out += p;
+  if (!write_to(doc, edited, changed, runner, nullptr, &out)) return doc.text;
   return out;
 }
 
 void save(const std::filesystem::path& path, const Document& doc, const core::Clip& edited,
           std::span<const bool> changed, const core::ParallelRunner* runner) {
-  // The pieces go to the file as they are: joining them would be one more copy of the output.
-  // On one thread the text is streamed to the file as it is encoded (see write_pieces).
+  // The text goes to the file as it is encoded (see write_to): never the whole output in memory.
   io::write_file_atomic(path, [&](const io::ByteSink& emit) {
-    const std::vector<std::string> pieces = write_pieces(doc, edited, changed, runner, &emit);
-    if (pieces.empty()) emit(doc.text);
-    for (const std::string& piece : pieces) emit(piece);
+    if (!write_to(doc, edited, changed, runner, &emit, nullptr)) emit(doc.text);
   });
 }
 
