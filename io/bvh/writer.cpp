@@ -65,7 +65,8 @@ std::string where(const Document& doc, int joint, int frame) {
 // Hands the output text to `sink` in order, as it is encoded (`sink` null: appends it to
 // `*whole`). Returns false, passing nothing on, when no joint is flagged: the text is doc.text.
 bool write_to(const Document& doc, const core::Clip& edited, std::span<const bool> changed,
-              const core::ParallelRunner* runner, const io::ByteSink* sink, std::string* whole) {
+              std::span<const char> changed_rotations, const core::ParallelRunner* runner,
+              const io::ByteSink* sink, std::string* whole) {
   const int joint_count = doc.joint_count();
   const int frame_count = doc.frame_count;
   const int channels = doc.channel_count;
@@ -77,6 +78,10 @@ bool write_to(const Document& doc, const core::Clip& edited, std::span<const boo
     refuse(doc, "edited clip has " + std::to_string(edited.joint_count) + " joints x " +
                     std::to_string(edited.frame_count) + " frames; the file has " +
                     std::to_string(joint_count) + " x " + std::to_string(frame_count));
+  if (!changed_rotations.empty() &&
+      changed_rotations.size() != static_cast<std::size_t>(frame_count) * joint_count)
+    refuse(doc, std::to_string(changed_rotations.size()) + " rotation change flags for " +
+                    std::to_string(frame_count) + " frames x " + std::to_string(joint_count) + " joints");
 
   // Plans for the edited joints, and the channels whose text may change. Joints come in file
   // order and channel indices grow with it, so `slots` ascends and the output cursor only moves
@@ -214,6 +219,7 @@ bool write_to(const Document& doc, const core::Clip& edited, std::span<const boo
     std::string& out = direct ? *whole : local;
     if (!direct && out.capacity() < buffer_bytes) out.reserve(buffer_bytes);
     std::vector<double> row(slots.size());
+    std::vector<char> kept(slots.size(), 0);  // 1: the slot keeps its text this frame
     char buffer[kNumberBuffer];
     std::size_t cursor = block_offset(k);
     for (int f = block_frame(k); f < block_frame(k + 1); ++f) {
@@ -250,7 +256,13 @@ bool write_to(const Document& doc, const core::Clip& edited, std::span<const boo
           }
         }
 
-        // Rotation.
+        // Rotation: untouched (the reader's own, bit for bit), its channels keep their text.
+        if (plan.rotation_count > 0 && !changed_rotations.empty() &&
+            !changed_rotations[static_cast<std::size_t>(f) * joint_count + plan.joint]) {
+          for (int n = 0; n < plan.rotation_count; ++n) kept[slot_of[plan.rotation_value[n]]] = 1;
+          continue;
+        }
+        for (int n = 0; n < plan.rotation_count; ++n) kept[slot_of[plan.rotation_value[n]]] = 0;
         const double norm = glm::length(t.rotation);
         if (!(norm > 1e-9)) refuse(doc, where(doc, plan.joint, f) + ": edited rotation is zero");
         std::array<double, 3> reference{0.0, 0.0, 0.0};
@@ -271,6 +283,7 @@ bool write_to(const Document& doc, const core::Clip& edited, std::span<const boo
       }
 
       for (std::size_t s = 0; s < slots.size(); ++s) {
+        if (kept[s]) continue;
         const double v = row[s];
         if (!std::isfinite(v))
           refuse(doc, "value at frame " + std::to_string(f) + ", channel " +
@@ -317,17 +330,18 @@ bool write_to(const Document& doc, const core::Clip& edited, std::span<const boo
 }  // namespace
 
 std::string write(const Document& doc, const core::Clip& edited, std::span<const bool> changed,
-                  const core::ParallelRunner* runner) {
+                  const core::ParallelRunner* runner, std::span<const char> changed_rotations) {
   std::string out;
-  if (!write_to(doc, edited, changed, runner, nullptr, &out)) return doc.text;
+  if (!write_to(doc, edited, changed, changed_rotations, runner, nullptr, &out)) return doc.text;
   return out;
 }
 
 void save(const std::filesystem::path& path, const Document& doc, const core::Clip& edited,
-          std::span<const bool> changed, const core::ParallelRunner* runner) {
+          std::span<const bool> changed, const core::ParallelRunner* runner,
+          std::span<const char> changed_rotations) {
   // The text goes to the file as it is encoded (see write_to): never the whole output in memory.
   io::write_file_atomic(path, [&](const io::ByteSink& emit) {
-    if (!write_to(doc, edited, changed, runner, &emit, nullptr)) emit(doc.text);
+    if (!write_to(doc, edited, changed, changed_rotations, runner, &emit, nullptr)) emit(doc.text);
   });
 }
 
