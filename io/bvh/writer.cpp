@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "io/bvh/byte_buffer.hpp"
 #include "io/bvh/euler.hpp"
 #include "io/bvh/number_format.hpp"
 #include "io/decimal.hpp"
@@ -173,7 +174,7 @@ bool write_to(const Document& doc, const core::Clip& edited, std::span<const boo
   };
 
   // One block (no runner of two threads): the text goes out as it is encoded, kStreamBytes at a
-  // time, through a small buffer that stays in the caches (collected: straight into `whole`).
+  // time, through a small buffer that stays in the caches.
   // Several blocks: each is encoded into a buffer of its own, passed on as soon as it and every
   // block before it are done - so the output is written while the other threads still encode,
   // not all at the end - and the buffer is then used again for a later block: a few block-sized
@@ -181,18 +182,17 @@ bool write_to(const Document& doc, const core::Clip& edited, std::span<const boo
   // output. The spare buffers are sized here, on the calling thread (its heap is set up for
   // large blocks).
   const bool single = blocks == 1;
-  const bool direct = single && sink == nullptr;
   const std::size_t buffer_bytes =
-      single ? std::min(largest_block, 2 * kStreamBytes) : largest_block + largest_block / 8 + 64;
+      single ? 2 * kStreamBytes : largest_block + largest_block / 8 + 64;
   std::mutex order_mutex;
-  int next_out = 0;                                       // lowest block not yet passed on
-  std::vector<std::string> done(static_cast<std::size_t>(blocks));  // encoded, waiting its turn
+  int next_out = 0;                                      // lowest block not yet passed on
+  std::vector<ByteBuffer> done(static_cast<std::size_t>(blocks));  // encoded, waiting its turn
   std::vector<char> is_done(static_cast<std::size_t>(blocks), 0);
-  std::vector<std::string> spare(direct ? 0 : static_cast<std::size_t>(single ? 1 : runner->threads()));
-  for (std::string& buffer : spare) buffer.reserve(buffer_bytes);
-  if (direct) whole->reserve(doc.text.size() + doc.text.size() / 8 + 64);
+  std::vector<ByteBuffer> spare(static_cast<std::size_t>(single ? 1 : runner->threads()));
+  for (ByteBuffer& buffer : spare) buffer.reserve(buffer_bytes);
+  if (whole) whole->reserve(doc.text.size() + doc.text.size() / 8 + 64);
   auto take_buffer = [&] {
-    std::string buffer;
+    ByteBuffer buffer;
     const std::lock_guard lock(order_mutex);
     if (!spare.empty()) {
       buffer = std::move(spare.back());
@@ -200,24 +200,33 @@ bool write_to(const Document& doc, const core::Clip& edited, std::span<const boo
     }
     return buffer;
   };
-  auto hand_over = [&](int k, std::string&& text_of_block) {
+  auto hand_over = [&](int k, ByteBuffer&& text_of_block) {
     const std::lock_guard lock(order_mutex);
     done[k] = std::move(text_of_block);
     is_done[k] = 1;
     for (; next_out < blocks && is_done[next_out]; ++next_out) {
-      std::string& ready = done[next_out];
-      emit(ready);
+      ByteBuffer& ready = done[next_out];
+      emit(ready.view());
       ready.clear();
       spare.push_back(std::move(ready));
     }
   };
-  const bool streaming = single && !direct;
   const char* text = doc.text.data();
+  // Appends doc.text[from, to) to `out`; on one block, a long stretch of kept text (frames that
+  // keep every value) is passed on as it lies in doc.text instead of being copied through `out`.
+  auto pass_text = [&](ByteBuffer& out, std::size_t from, std::size_t to) {
+    if (single && to - from >= kStreamBytes) {
+      emit(out.view());
+      out.clear();
+      emit(std::string_view(text + from, to - from));
+    } else {
+      out.append(text + from, to - from);
+    }
+  };
 
   auto encode_block = [&](int k) {
-    std::string local = direct ? std::string() : take_buffer();
-    std::string& out = direct ? *whole : local;
-    if (!direct && out.capacity() < buffer_bytes) out.reserve(buffer_bytes);
+    ByteBuffer out = take_buffer();
+    out.reserve(buffer_bytes);
     std::vector<double> row(slots.size());
     std::vector<char> kept(slots.size(), 0);  // 1: the slot keeps its text this frame
     char buffer[kNumberBuffer];
@@ -294,34 +303,44 @@ bool write_to(const Document& doc, const core::Clip& edited, std::span<const boo
         // An identical text always reads back as the same number, so one compare covers both.
         const std::size_t index = static_cast<std::size_t>(f) * channels + slots[s];
         const TextSpan span = doc.value_text[index];
-        std::size_t n = 0;
         std::uint64_t units = 0;
         if (io::fixed_units(v, decimals[s], units)) {
           if (io::fixed_units_value(v, decimals[s], units) == doc.values[index]) continue;
-          n = static_cast<std::size_t>(
-              io::write_fixed_units(buffer, units == 0 ? 0.0 : v, decimals[s], units) - buffer);
-        } else {
-          n = format_fixed(v, decimals[s], buffer);
+          // Printed straight into the output, after the text since the last replaced value.
+          if (single && span.offset - cursor >= kStreamBytes) {
+            pass_text(out, cursor, span.offset);
+            cursor = span.offset;
+          }
+          const std::size_t gap = span.offset - cursor;
+          char* at = out.room(gap + io::kFixedUnitsRoom);
+          std::memcpy(at, text + cursor, gap);
+          const char* end = io::write_fixed_units(at + gap, units == 0 ? 0.0 : v, decimals[s], units);
+          out.commit(static_cast<std::size_t>(end - at));
+          cursor = static_cast<std::size_t>(span.offset) + span.length;
+          continue;
+        }
+        {
+          const std::size_t n = format_fixed(v, decimals[s], buffer);
           if (n == 0) refuse(doc, "value " + std::to_string(v) + " is too long to print");
           if (std::string_view(buffer, n) == std::string_view(text + span.offset, span.length))
             continue;
           double reread = 0.0;
           io::read_double(buffer, buffer + n, reread);
           if (reread == doc.values[index]) continue;
+          pass_text(out, cursor, span.offset);
+          out.append(buffer, n);
+          cursor = static_cast<std::size_t>(span.offset) + span.length;
         }
-        out.append(text + cursor, span.offset - cursor);
-        out.append(buffer, n);
-        cursor = static_cast<std::size_t>(span.offset) + span.length;
       }
-      if (streaming && out.size() >= kStreamBytes) {
-        emit(out);
+      if (single && out.size() >= kStreamBytes) {
+        emit(out.view());
         out.clear();
       }
     }
     const std::size_t end = block_offset(k + 1);
-    out.append(text + cursor, end - cursor);
-    if (streaming) emit(out);
-    else if (!direct) hand_over(k, std::move(out));
+    pass_text(out, cursor, end);
+    if (single) emit(out.view());
+    else hand_over(k, std::move(out));
   };
   io::for_each_block(runner, blocks, encode_block);
   return true;
