@@ -8,11 +8,25 @@
 #include <cstring>
 #include <memory>
 #include <string_view>
+#include <utility>
 
 namespace ikfix::io::bvh {
 
 class ByteBuffer {
  public:
+  ByteBuffer() = default;
+  // A moved-from buffer is empty, with no room (not a null pointer with its old capacity).
+  ByteBuffer(ByteBuffer&& other) noexcept
+      : data_(std::move(other.data_)),
+        size_(std::exchange(other.size_, 0)),
+        capacity_(std::exchange(other.capacity_, 0)) {}
+  ByteBuffer& operator=(ByteBuffer&& other) noexcept {
+    data_ = std::move(other.data_);
+    size_ = std::exchange(other.size_, 0);
+    capacity_ = std::exchange(other.capacity_, 0);
+    return *this;
+  }
+
   void reserve(std::size_t bytes) {
     if (bytes > capacity_) grow_to(bytes);
   }
