@@ -112,6 +112,7 @@ FixedTake fix_take_on_tails(const FixJob& job, bool check, io::LoadedClip& clip,
   FixedTake taken = fix_take(job, check, work, legs.rig);
   taken.result.clip = core::without_end_site_joints(taken.result.clip, tails);
   taken.result.changed_joints = core::without_end_site_joints(taken.result.changed_joints, tails);
+  taken.result.changed_rotations.clear();  // indexed by the virtual joints too: write every key
   report_tails(taken.out.report, tails);
   return taken;
 }
@@ -240,7 +241,8 @@ FixJobResult fix_or_check(const FixJob& given, bool check) {
   const FoundLegs legs = found ? *found : find_legs_or_tails(clip, job.clip);
   FixedTake taken = fix_take_on_tails(job, check, clip, legs);
   if (!check) {
-    io::save_clip(job.output, clip, taken.result.clip, taken.result.changed_joints, job.runner);
+    io::save_clip(job.output, clip, taken.result.clip, taken.result.changed_joints, job.runner,
+                  taken.result.changed_rotations);
     if (job.times) job.times->mark("write");
   }
   return std::move(taken.out);

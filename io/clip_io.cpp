@@ -289,7 +289,8 @@ std::vector<LoadedClip> load_takes(const std::filesystem::path& path, const Clip
 }
 
 void save_clip(const std::filesystem::path& path, const LoadedClip& loaded, const core::Clip& edited,
-               std::span<const char> changed, const core::ParallelRunner* runner) {
+               std::span<const char> changed, const core::ParallelRunner* runner,
+               std::span<const char> changed_rotations) {
   refuse_unread_joints(path, loaded, changed);
   if (const std::string format = format_named_by(path); !format.empty() && format != loaded.format) {
     const TakeEdit edit{&loaded, &edited, changed};
@@ -302,7 +303,7 @@ void save_clip(const std::filesystem::path& path, const LoadedClip& loaded, cons
     const auto& doc = *static_cast<const bvh::Document*>(loaded.document.get());
     std::unique_ptr<bool[]> flags(new bool[changed.size()]);
     for (std::size_t i = 0; i < changed.size(); ++i) flags[i] = changed[i] != 0;
-    bvh::save(path, doc, edited, std::span<const bool>(flags.get(), changed.size()), runner);
+    bvh::save(path, doc, edited, std::span<const bool>(flags.get(), changed.size()), runner, changed_rotations);
     return;
   }
   if (loaded.format == "fbx") {

@@ -94,8 +94,12 @@ std::vector<LoadedClip> load_takes(const std::filesystem::path& path, const Clip
 // save_takes, where a BVH output takes one take only.
 // `runner` (optional): threads the writer may use; the bytes are the same (used by the BVH
 // patch writer; other writers ignore it).
+// `changed_rotations` (optional, frame-major [frame * joint_count + joint], as
+// core::FixResult::changed_rotations): 0 where the edited rotation is the loaded one bit for bit,
+// so the BVH patch writer keeps that key's text instead of re-encoding it; other writers ignore it.
 void save_clip(const std::filesystem::path& path, const LoadedClip& loaded, const core::Clip& edited,
-               std::span<const char> changed, const core::ParallelRunner* runner = nullptr);
+               std::span<const char> changed, const core::ParallelRunner* runner = nullptr,
+               std::span<const char> changed_rotations = {});
 
 // True when save_clip writes `loaded` to `path` by converting it to another format (the
 // extension names one): every joint is then written anew, so every joint's motion is needed.

@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string_view>
 #include <system_error>
 
@@ -108,23 +109,44 @@ inline double fixed_units_value(double value, int decimals, std::uint64_t units)
   return (value < 0 || (value == 0 && __builtin_signbit(value))) ? -magnitude : magnitude;
 }
 
+// Room write_fixed_units needs after `first`.
+inline constexpr std::size_t kFixedUnitsRoom = 48;
+
 // The text of `units` (from fixed_units) with `decimals` decimals and the sign of `value`;
-// `first` must have room for 48 characters. Returns the end.
+// `first` must have room for kFixedUnitsRoom characters. Returns the end.
 inline char* write_fixed_units(char* first, double value, int decimals, std::uint64_t units) {
-  // Digits of `units`, at least decimals + 1 of them, right to left.
+  // Digits of `units`, at least decimals + 1 of them, right to left, two per division (the
+  // divisions form one dependent chain: half as long).
+  static constexpr char kPairs[] =
+      "0001020304050607080910111213141516171819202122232425262728293031323334353637383940414243444546474849"
+      "5051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899";
   char digits[40];
-  int count = 0;
-  do {
-    digits[count++] = static_cast<char>('0' + units % 10);
-    units /= 10;
-  } while (units != 0);
-  while (count < decimals + 1) digits[count++] = '0';
+  char* p = digits + sizeof digits;
+  while (units >= 100) {
+    const std::size_t pair = static_cast<std::size_t>(units % 100);
+    units /= 100;
+    p -= 2;
+    p[0] = kPairs[2 * pair];
+    p[1] = kPairs[2 * pair + 1];
+  }
+  if (units >= 10) {
+    p -= 2;
+    p[0] = kPairs[2 * units];
+    p[1] = kPairs[2 * units + 1];
+  } else {
+    *--p = static_cast<char>('0' + units);
+  }
+  while (digits + sizeof digits - p < decimals + 1) *--p = '0';
+  const int count = static_cast<int>(digits + sizeof digits - p);
   char* out = first;
   if (value < 0 || (value == 0 && __builtin_signbit(value))) *out++ = '-';
-  for (int i = count - 1; i >= decimals; --i) *out++ = digits[i];
+  const int integer_digits = count - decimals;
+  std::memcpy(out, p, static_cast<std::size_t>(integer_digits));
+  out += integer_digits;
   if (decimals > 0) {
     *out++ = '.';
-    for (int i = decimals - 1; i >= 0; --i) *out++ = digits[i];
+    std::memcpy(out, p + integer_digits, static_cast<std::size_t>(decimals));
+    out += decimals;
   }
   return out;
 }
@@ -132,7 +154,7 @@ inline char* write_fixed_units(char* first, double value, int decimals, std::uin
 // Same output as std::to_chars(first, last, value, chars_format::fixed, decimals).
 inline std::to_chars_result write_fixed(char* first, char* last, double value, int decimals) {
   std::uint64_t units = 0;
-  if (last - first < 48 || !fixed_units(value, decimals, units))
+  if (last - first < static_cast<std::ptrdiff_t>(kFixedUnitsRoom) || !fixed_units(value, decimals, units))
     return std::to_chars(first, last, value, std::chars_format::fixed, decimals);
   return {write_fixed_units(first, value, decimals, units), std::errc()};
 }

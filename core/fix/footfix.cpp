@@ -266,6 +266,7 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
 
   FixResult result;
   result.changed_joints.assign(joints, 0);
+  result.changed_rotations.assign(static_cast<std::size_t>(frames) * static_cast<std::size_t>(joints), 0);
   FixDiagnostics& diag = result.diagnostics;
   diag.frames = frames;
   diag.fps = fps;
@@ -1218,7 +1219,11 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
           Quat local = glm::normalize(glm::inverse(parent_ws) * joint_ws);
           local = align_hemisphere(local, clip.at(f, joint).rotation);
           if (s.weight < 1.0) local = glm::normalize(glm::slerp(clip.at(f, joint).rotation, local, std::max(0.0, s.weight)));
-          if (is_finite(local)) replace(out[joint].rotation, local, joint);
+          if (!is_finite(local)) return;
+          // Bits, not ==: a rotation that only flips the sign of a zero is a change too.
+          if (std::memcmp(&local, &out[joint].rotation, sizeof local) != 0)
+            result.changed_rotations[static_cast<std::size_t>(f) * joints + joint] = 1;
+          replace(out[joint].rotation, local, joint);
         };
         set_rotation(leg.hip, hip_parent, r.hip_rot_ws);
         set_rotation(leg.knee, knee_parent, r.knee_rot_ws);

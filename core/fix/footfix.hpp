@@ -27,6 +27,10 @@ struct FixInput {
 struct FixResult {
   Clip clip;                        // same skeleton, frames and units as the input (fix_clip only)
   std::vector<char> changed_joints; // joint_count flags: joints whose local transform changed
+  // Frame-major flags [frame * joint_count + joint]: 1 where the fix gave that joint's local
+  // rotation in that frame other bits than the input's. Where 0 the rotation is the input's bit
+  // for bit, so a writer can keep that key's text without re-encoding it.
+  std::vector<char> changed_rotations;
   FixDiagnostics diagnostics;
   // Per frame, per leg: planted flag, target ankle position and solve residual (for tests and
   // `check`). Index [leg][frame].

@@ -18,6 +18,9 @@ constexpr double kTwoPi = 2.0 * core::kPi;
 // are nearly coupled (gimbal lock) and a second, reference-driven candidate is considered.
 // Above it the closed-form outer angles are accurate to ~1e-16 / |cos| rad < 1e-11 rad.
 constexpr double kNearGimbalCos = 1e-4;
+// Below this distance (squared degrees) from the references, the first closed-form branch is
+// closer than the second for sure (see euler_from_quat_deg). Under 90^2 with a wide margin.
+constexpr double kFirstBranchSurely = 8000.0;
 // Two decompositions whose rotations differ by less than this (radians) count as the same.
 constexpr double kSameRotation = 1e-12;
 
@@ -117,7 +120,8 @@ double nearest_equivalent_deg(double degrees, double reference) {
 
 std::array<double, 3> euler_from_quat_deg(const core::Quat& q_in, const std::array<int, 3>& axes,
                                           const std::array<double, 3>& reference_deg) {
-  const Quat q = glm::normalize(q_in);
+  // glm::normalize multiplies by 1 / length: nothing to do (bit for bit) when the length is 1.
+  const Quat q = glm::length(q_in) == 1.0 ? q_in : glm::normalize(q_in);
   const int i = axes[0], j = axes[1], k = axes[2];
   // +1 when (i, j, k) is a cyclic permutation of (X, Y, Z), -1 otherwise.
   const double s = ((j - i + 3) % 3 == 1) ? 1.0 : -1.0;
@@ -133,6 +137,11 @@ std::array<double, 3> euler_from_quat_deg(const core::Quat& q_in, const std::arr
   const double b2 = core::kPi - b1;
   if (cos_b > kNearGimbalCos) {
     const Candidate first = make_candidate(a1, b1, c1, reference_deg);
+    // The second branch turns the first and last angles by 180 degrees, so each lies at least
+    // 180 - |its first-branch gap| (less ~1e-12 of rounding) from its reference. With every gap
+    // under 90 (first.distance < 90^2), the second's distance exceeds 2 * 90^2 and cannot win:
+    // the usual case (an edit near the file's pose), which skips its wrap-arounds.
+    if (first.distance < kFirstBranchSurely) return first.deg;
     const Candidate second = make_candidate(a1 + core::kPi, b2, c1 + core::kPi, reference_deg);
     return second.distance < first.distance ? second.deg : first.deg;
   }

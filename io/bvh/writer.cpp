@@ -5,9 +5,11 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <mutex>
 #include <string_view>
 #include <vector>
 
+#include "io/bvh/byte_buffer.hpp"
 #include "io/bvh/euler.hpp"
 #include "io/bvh/number_format.hpp"
 #include "io/decimal.hpp"
@@ -25,7 +27,7 @@ constexpr double kUnrepresentableDeg = 1e-6;
 constexpr double kUnrepresentableRel = 1e-6;
 // Below this many frames per block a hand-over costs more than it saves.
 constexpr int kMinFramesPerBlock = 64;
-// Bytes a streaming write (see write_pieces) buffers before handing them on.
+// Bytes a streaming write (see write_to) buffers before handing them on.
 constexpr std::size_t kStreamBytes = std::size_t{128} << 10;
 // How many frames ahead the encoder prefetches the edited transforms.
 constexpr int kPrefetchFrames = 2;
@@ -61,14 +63,11 @@ std::string where(const Document& doc, int joint, int frame) {
   return "joint '" + doc.joints[joint].name + "' at frame index " + std::to_string(frame);
 }
 
-// The output text as consecutive pieces, one per block of frames (none: the text unchanged).
-// With a `stream` and a single block (no runner of two threads), the text goes to `stream` as it
-// is encoded, kStreamBytes at a time, and the one piece returned is empty: a small buffer that
-// stays in the caches instead of a fresh output-sized one.
-std::vector<std::string> write_pieces(const Document& doc, const core::Clip& edited,
-                                      std::span<const bool> changed,
-                                      const core::ParallelRunner* runner,
-                                      const io::ByteSink* stream = nullptr) {
+// Hands the output text to `sink` in order, as it is encoded (`sink` null: appends it to
+// `*whole`). Returns false, passing nothing on, when no joint is flagged: the text is doc.text.
+bool write_to(const Document& doc, const core::Clip& edited, std::span<const bool> changed,
+              std::span<const char> changed_rotations, const core::ParallelRunner* runner,
+              const io::ByteSink* sink, std::string* whole) {
   const int joint_count = doc.joint_count();
   const int frame_count = doc.frame_count;
   const int channels = doc.channel_count;
@@ -80,6 +79,10 @@ std::vector<std::string> write_pieces(const Document& doc, const core::Clip& edi
     refuse(doc, "edited clip has " + std::to_string(edited.joint_count) + " joints x " +
                     std::to_string(edited.frame_count) + " frames; the file has " +
                     std::to_string(joint_count) + " x " + std::to_string(frame_count));
+  if (!changed_rotations.empty() &&
+      changed_rotations.size() != static_cast<std::size_t>(frame_count) * joint_count)
+    refuse(doc, std::to_string(changed_rotations.size()) + " rotation change flags for " +
+                    std::to_string(frame_count) + " frames x " + std::to_string(joint_count) + " joints");
 
   // Plans for the edited joints, and the channels whose text may change. Joints come in file
   // order and channel indices grow with it, so `slots` ascends and the output cursor only moves
@@ -110,7 +113,7 @@ std::vector<std::string> write_pieces(const Document& doc, const core::Clip& edi
       if (!listed[a]) plan.axes[next++] = a;
     plans.push_back(plan);
   }
-  if (plans.empty()) return {};
+  if (plans.empty()) return false;
 
   // Decimals per replaceable channel; channels that never show a decimal point borrow the most
   // any channel of the same kind (rotation / position) shows.
@@ -150,9 +153,9 @@ std::vector<std::string> write_pieces(const Document& doc, const core::Clip& edi
   for (std::size_t s = 0; s < slots.size(); ++s) slot_of[slots[s]] = static_cast<int>(s);
 
   // Frames are encoded independently (each compares with its own row of the file), so blocks
-  // of frames go to separate buffers, joined in order. Block k covers the text from the start of
-  // its first frame's values to the start of the next block's: the bytes are the serial ones.
-  // Buffers are sized here, on the calling thread (its heap is set up for large blocks).
+  // of frames can go to separate buffers, passed on in order. Block k covers the text from the
+  // start of its first frame's values to the start of the next block's: the bytes are the
+  // serial ones.
   const int blocks = io::block_count(runner, frame_count, kMinFramesPerBlock);
   auto block_frame = [&](int k) {
     return static_cast<int>(static_cast<long long>(frame_count) * k / blocks);
@@ -162,19 +165,70 @@ std::vector<std::string> write_pieces(const Document& doc, const core::Clip& edi
     if (k == blocks) return doc.text.size();
     return doc.value_text[static_cast<std::size_t>(block_frame(k)) * channels].offset;
   };
-  const bool streaming = stream != nullptr && blocks == 1;
-  std::vector<std::string> pieces(static_cast<std::size_t>(blocks));
-  std::vector<std::vector<double>> rows(static_cast<std::size_t>(blocks));
-  for (int k = 0; k < blocks; ++k) {
-    const std::size_t bytes = block_offset(k + 1) - block_offset(k);
-    pieces[k].reserve(streaming ? std::min(bytes, 2 * kStreamBytes) : bytes + bytes / 8 + 64);
-    rows[k].resize(slots.size());
-  }
+  std::size_t largest_block = 0;
+  for (int k = 0; k < blocks; ++k)
+    largest_block = std::max(largest_block, block_offset(k + 1) - block_offset(k));
+  auto emit = [&](std::string_view bytes) {
+    if (sink) (*sink)(bytes);
+    else whole->append(bytes);
+  };
+
+  // One block (no runner of two threads): the text goes out as it is encoded, kStreamBytes at a
+  // time, through a small buffer that stays in the caches.
+  // Several blocks: each is encoded into a buffer of its own, passed on as soon as it and every
+  // block before it are done - so the output is written while the other threads still encode,
+  // not all at the end - and the buffer is then used again for a later block: a few block-sized
+  // buffers whose pages are touched once instead of fresh, page-faulted memory for the whole
+  // output. The spare buffers are sized here, on the calling thread (its heap is set up for
+  // large blocks).
+  const bool single = blocks == 1;
+  const std::size_t buffer_bytes =
+      single ? 2 * kStreamBytes : largest_block + largest_block / 8 + 64;
+  std::mutex order_mutex;
+  int next_out = 0;                                      // lowest block not yet passed on
+  std::vector<ByteBuffer> done(static_cast<std::size_t>(blocks));  // encoded, waiting its turn
+  std::vector<char> is_done(static_cast<std::size_t>(blocks), 0);
+  std::vector<ByteBuffer> spare(static_cast<std::size_t>(single ? 1 : runner->threads()));
+  for (ByteBuffer& buffer : spare) buffer.reserve(buffer_bytes);
+  if (whole) whole->reserve(doc.text.size() + doc.text.size() / 8 + 64);
+  auto take_buffer = [&] {
+    ByteBuffer buffer;
+    const std::lock_guard lock(order_mutex);
+    if (!spare.empty()) {
+      buffer = std::move(spare.back());
+      spare.pop_back();
+    }
+    return buffer;
+  };
+  auto hand_over = [&](int k, ByteBuffer&& text_of_block) {
+    const std::lock_guard lock(order_mutex);
+    done[k] = std::move(text_of_block);
+    is_done[k] = 1;
+    for (; next_out < blocks && is_done[next_out]; ++next_out) {
+      ByteBuffer& ready = done[next_out];
+      emit(ready.view());
+      ready.clear();
+      spare.push_back(std::move(ready));
+    }
+  };
   const char* text = doc.text.data();
+  // Appends doc.text[from, to) to `out`; on one block, a long stretch of kept text (frames that
+  // keep every value) is passed on as it lies in doc.text instead of being copied through `out`.
+  auto pass_text = [&](ByteBuffer& out, std::size_t from, std::size_t to) {
+    if (single && to - from >= kStreamBytes) {
+      emit(out.view());
+      out.clear();
+      emit(std::string_view(text + from, to - from));
+    } else {
+      out.append(text + from, to - from);
+    }
+  };
 
   auto encode_block = [&](int k) {
-    std::string& out = pieces[k];
-    std::vector<double>& row = rows[k];
+    ByteBuffer out = take_buffer();
+    out.reserve(buffer_bytes);
+    std::vector<double> row(slots.size());
+    std::vector<char> kept(slots.size(), 0);  // 1: the slot keeps its text this frame
     char buffer[kNumberBuffer];
     std::size_t cursor = block_offset(k);
     for (int f = block_frame(k); f < block_frame(k + 1); ++f) {
@@ -211,14 +265,21 @@ std::vector<std::string> write_pieces(const Document& doc, const core::Clip& edi
           }
         }
 
-        // Rotation.
+        // Rotation: untouched (the reader's own, bit for bit), its channels keep their text.
+        if (plan.rotation_count > 0 && !changed_rotations.empty() &&
+            !changed_rotations[static_cast<std::size_t>(f) * joint_count + plan.joint]) {
+          for (int n = 0; n < plan.rotation_count; ++n) kept[slot_of[plan.rotation_value[n]]] = 1;
+          continue;
+        }
+        for (int n = 0; n < plan.rotation_count; ++n) kept[slot_of[plan.rotation_value[n]]] = 0;
         const double norm = glm::length(t.rotation);
         if (!(norm > 1e-9)) refuse(doc, where(doc, plan.joint, f) + ": edited rotation is zero");
         std::array<double, 3> reference{0.0, 0.0, 0.0};
         for (int n = 0; n < plan.rotation_count; ++n)
           reference[n] = original[plan.rotation_value[n]];
-        const std::array<double, 3> angles =
-            euler_from_quat_deg(t.rotation / norm, plan.axes, reference);
+        // Edited rotations are mostly unit to the last bit (norm exactly 1), and q / 1 is q.
+        const std::array<double, 3> angles = euler_from_quat_deg(
+            norm == 1.0 ? t.rotation : t.rotation / norm, plan.axes, reference);
         for (int n = 0; n < 3; ++n) {
           if (n < plan.rotation_count) {
             row[slot_of[plan.rotation_value[n]]] = angles[n];
@@ -231,6 +292,7 @@ std::vector<std::string> write_pieces(const Document& doc, const core::Clip& edi
       }
 
       for (std::size_t s = 0; s < slots.size(); ++s) {
+        if (kept[s]) continue;
         const double v = row[s];
         if (!std::isfinite(v))
           refuse(doc, "value at frame " + std::to_string(f) + ", channel " +
@@ -241,64 +303,64 @@ std::vector<std::string> write_pieces(const Document& doc, const core::Clip& edi
         // An identical text always reads back as the same number, so one compare covers both.
         const std::size_t index = static_cast<std::size_t>(f) * channels + slots[s];
         const TextSpan span = doc.value_text[index];
-        std::size_t n = 0;
         std::uint64_t units = 0;
         if (io::fixed_units(v, decimals[s], units)) {
           if (io::fixed_units_value(v, decimals[s], units) == doc.values[index]) continue;
-          n = static_cast<std::size_t>(
-              io::write_fixed_units(buffer, units == 0 ? 0.0 : v, decimals[s], units) - buffer);
-        } else {
-          n = format_fixed(v, decimals[s], buffer);
+          // Printed straight into the output, after the text since the last replaced value.
+          if (single && span.offset - cursor >= kStreamBytes) {
+            pass_text(out, cursor, span.offset);
+            cursor = span.offset;
+          }
+          const std::size_t gap = span.offset - cursor;
+          char* at = out.room(gap + io::kFixedUnitsRoom);
+          std::memcpy(at, text + cursor, gap);
+          const char* end = io::write_fixed_units(at + gap, units == 0 ? 0.0 : v, decimals[s], units);
+          out.commit(static_cast<std::size_t>(end - at));
+          cursor = static_cast<std::size_t>(span.offset) + span.length;
+          continue;
+        }
+        {
+          const std::size_t n = format_fixed(v, decimals[s], buffer);
           if (n == 0) refuse(doc, "value " + std::to_string(v) + " is too long to print");
           if (std::string_view(buffer, n) == std::string_view(text + span.offset, span.length))
             continue;
           double reread = 0.0;
           io::read_double(buffer, buffer + n, reread);
           if (reread == doc.values[index]) continue;
+          pass_text(out, cursor, span.offset);
+          out.append(buffer, n);
+          cursor = static_cast<std::size_t>(span.offset) + span.length;
         }
-        out.append(text + cursor, span.offset - cursor);
-        out.append(buffer, n);
-        cursor = static_cast<std::size_t>(span.offset) + span.length;
       }
-      if (streaming && out.size() >= kStreamBytes) {
-        (*stream)(out);
+      if (single && out.size() >= kStreamBytes) {
+        emit(out.view());
         out.clear();
       }
     }
     const std::size_t end = block_offset(k + 1);
-    out.append(text + cursor, end - cursor);
-    if (streaming) {
-      (*stream)(out);
-      out.clear();
-    }
+    pass_text(out, cursor, end);
+    if (single) emit(out.view());
+    else hand_over(k, std::move(out));
   };
   io::for_each_block(runner, blocks, encode_block);
-  return pieces;
+  return true;
 }
 
 }  // namespace
 
 std::string write(const Document& doc, const core::Clip& edited, std::span<const bool> changed,
-                  const core::ParallelRunner* runner) {
-  std::vector<std::string> pieces = write_pieces(doc, edited, changed, runner);
-  if (pieces.empty()) return doc.text;
-  if (pieces.size() == 1) return std::move(pieces.front());
-  std::size_t size = 0;
-  for (const std::string& p : pieces) size += p.size();
+                  const core::ParallelRunner* runner, std::span<const char> changed_rotations) {
   std::string out;
-  out.reserve(size);
-  for (const std::string& p : pieces) out += p;
+  if (!write_to(doc, edited, changed, changed_rotations, runner, nullptr, &out)) return doc.text;
   return out;
 }
 
 void save(const std::filesystem::path& path, const Document& doc, const core::Clip& edited,
-          std::span<const bool> changed, const core::ParallelRunner* runner) {
-  // The pieces go to the file as they are: joining them would be one more copy of the output.
-  // On one thread the text is streamed to the file as it is encoded (see write_pieces).
+          std::span<const bool> changed, const core::ParallelRunner* runner,
+          std::span<const char> changed_rotations) {
+  // The text goes to the file as it is encoded (see write_to): never the whole output in memory.
   io::write_file_atomic(path, [&](const io::ByteSink& emit) {
-    const std::vector<std::string> pieces = write_pieces(doc, edited, changed, runner, &emit);
-    if (pieces.empty()) emit(doc.text);
-    for (const std::string& piece : pieces) emit(piece);
+    if (!write_to(doc, edited, changed, changed_rotations, runner, &emit, nullptr)) emit(doc.text);
   });
 }
 

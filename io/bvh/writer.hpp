@@ -26,11 +26,20 @@ namespace ikfix::io::bvh {
 // non-finite or zero rotations, non-finite results, or values a joint's channels cannot express.
 // Frames are encoded independently: with a `runner`, blocks of frames on its threads; the bytes
 // (and any error: the first frame's in file order) are the same as without.
+// `changed_rotations` (optional; empty: every rotation is re-encoded): frame-major flags
+// [frame * joint_count + joint]; where 0, the caller vouches that the edited rotation is the one
+// the reader decoded from this document, bit for bit, and the joint's rotation channels in that
+// frame keep their text without the Euler conversion. Re-encoding such a rotation prints the
+// file's numbers again (to ~1e-13 degree) unless a value shows more decimals than that, so the
+// bytes are the same as without flags; the conversion is most of the writer's time, and a fix
+// leaves many keys of its joints untouched (the pelvis's rotation, toes that do not bend).
 std::string write(const Document& doc, const core::Clip& edited, std::span<const bool> changed,
-                  const core::ParallelRunner* runner = nullptr);
+                  const core::ParallelRunner* runner = nullptr,
+                  std::span<const char> changed_rotations = {});
 
 // write() to `path` atomically (temp file + rename, see io::write_file_atomic).
 void save(const std::filesystem::path& path, const Document& doc, const core::Clip& edited,
-          std::span<const bool> changed, const core::ParallelRunner* runner = nullptr);
+          std::span<const bool> changed, const core::ParallelRunner* runner = nullptr,
+          std::span<const char> changed_rotations = {});
 
 }  // namespace ikfix::io::bvh

@@ -4,11 +4,15 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <memory>
+#include <span>
+#include <string>
 
 #include "core/fk.hpp"
 #include "core/fix/footfix.hpp"
 #include "core/parallel.hpp"
 #include "core/terrain_gen.hpp"
+#include "io/bvh/bvh.hpp"
 #include "io/clip_io.hpp"
 #include "test_data.hpp"
 
@@ -117,6 +121,47 @@ void BM_FixClipInPlacePooled(benchmark::State& state) {
   run_fix_in_place(state, &pool);
 }
 BENCHMARK(BM_FixClipInPlacePooled)->Arg(0)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+// What `ikfix run` writes: the fixture's clip fixed (FABRIK, once, untimed), written back as BVH
+// text (bvh::write, no file) with the fix's change flags. Arguments: threads (1: this thread;
+// 2: a pool), and whether the key-by-key rotation flags are passed (1, as `run` does: untouched
+// rotations keep their text without an Euler conversion) or not (0: every key re-encoded).
+void BM_BvhWriteFixedClip(benchmark::State& state) {
+  const FixFixture* f = fixture_or_skip(state);
+  if (!f) return;
+  struct Fixed {
+    core::Clip motion;
+    core::FixResult result;
+    std::unique_ptr<bool[]> changed;
+  };
+  static const std::unique_ptr<Fixed> fixed = [&] {
+    auto x = std::make_unique<Fixed>();
+    core::FixInput input;
+    input.skeleton = &f->clip.skeleton;
+    input.space = f->clip.space;
+    input.rig = f->rig;
+    input.terrain = f->terrain.get();
+    x->motion = f->clip.clip;
+    x->result = core::fix_clip_in_place(input, x->motion);
+    x->changed = std::make_unique<bool[]>(x->result.changed_joints.size());
+    for (std::size_t j = 0; j < x->result.changed_joints.size(); ++j) x->changed[j] = x->result.changed_joints[j] != 0;
+    return x;
+  }();
+  const auto& doc = *static_cast<const io::bvh::Document*>(f->clip.document.get());
+  const std::unique_ptr<core::ThreadPool> pool =
+      state.range(0) >= 2 ? std::make_unique<core::ThreadPool>(static_cast<int>(state.range(0))) : nullptr;
+  const std::span<const bool> changed(fixed->changed.get(), fixed->result.changed_joints.size());
+  const std::span<const char> rotations =
+      state.range(1) ? std::span<const char>(fixed->result.changed_rotations) : std::span<const char>();
+  std::size_t bytes = 0;
+  for (auto _ : state) {
+    const std::string out = io::bvh::write(doc, fixed->motion, changed, pool.get(), rotations);
+    bytes = out.size();
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(bytes));
+}
+BENCHMARK(BM_BvhWriteFixedClip)->Args({1, 0})->Args({1, 1})->Args({2, 1})->UseRealTime()->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -96,6 +96,7 @@ void expect_same_result(const core::FixResult& a, const core::Clip& a_clip, cons
   for (std::size_t i = 0; i < a_clip.locals.size(); ++i)
     ASSERT_TRUE(same_bits(a_clip.locals[i], b_clip.locals[i])) << "local transform " << i;
   EXPECT_EQ(a.changed_joints, b.changed_joints);
+  EXPECT_EQ(a.changed_rotations, b.changed_rotations);
   for (int l = 0; l < 2; ++l) {
     EXPECT_EQ(a.planted[l], b.planted[l]) << "leg " << l;
     EXPECT_TRUE(same_bits(a.ankle_target_ws[l], b.ankle_target_ws[l])) << "leg " << l;

@@ -83,6 +83,34 @@ TEST(BvhEuler, PicksEquivalentNearestReference) {
   }
 }
 
+// Of the two branches, the one closer to the references, also when the references are far
+// enough off (gaps around and beyond 90 degrees) that the second branch may win: the first
+// branch is taken without looking at the second only where the second cannot be closer.
+TEST(BvhEuler, PicksTheBranchClosestToTheReferences) {
+  std::mt19937 rng(77);
+  std::uniform_real_distribution<double> outer(-180.0, 180.0), middle(-85.0, 85.0), off(-130.0, 130.0);
+  auto distance = [](const Angles& a, const Angles& ref) {
+    double d = 0.0;
+    for (int n = 0; n < 3; ++n) d += (a[n] - ref[n]) * (a[n] - ref[n]);
+    return d;
+  };
+  int second_won = 0;
+  for (const Axes& order : kOrders) {
+    for (int n = 0; n < 3000; ++n) {
+      const Angles a{outer(rng), middle(rng), outer(rng)};
+      const Quat q = quat_from_euler_deg(order, a);
+      const Angles ref{a[0] + off(rng), a[1] + off(rng), a[2] + off(rng)};
+      const Angles got = euler_from_quat_deg(q, order, ref);
+      ASSERT_LT(rotation_gap_deg(quat_from_euler_deg(order, got), q), 1e-9);
+      const Angles other{nearest_equivalent_deg(got[0] + 180.0, ref[0]), nearest_equivalent_deg(180.0 - got[1], ref[1]),
+                         nearest_equivalent_deg(got[2] + 180.0, ref[2])};
+      ASSERT_LE(distance(got, ref), distance(other, ref) + 1e-6) << order_name(order) << " case " << n;
+      if (std::abs(nearest_equivalent_deg(got[1], a[1]) - a[1]) > 1.0) ++second_won;
+    }
+  }
+  EXPECT_GT(second_won, 100) << "references far enough off to pick the second branch";
+}
+
 TEST(BvhEuler, AnglesBeyondOneTurnStayContinuous) {
   // A joint that spun 2.5 turns in the file: the writer must not jump back by 720 degrees.
   const Axes zyx{2, 1, 0};

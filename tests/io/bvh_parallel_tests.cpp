@@ -370,6 +370,70 @@ TEST(BvhParallel, WriterGivesTheSameBytesOnRealFiles) {
   }
 }
 
+// Rotations edited in some keys only, flagged key by key: skipping the Euler conversion where
+// the flag is 0 gives the bytes of the full encode, at any thread count, and save() writes them.
+TEST(BvhParallel, RotationFlagsGiveTheBytesOfTheFullEncode) {
+  IKFIX_REQUIRE_SHARED_DATA();
+  const auto dir = std::filesystem::temp_directory_path() / ("ikfix_bvh_flags_" + std::to_string(::getpid()));
+  for (const char* name : {"cmu_01_01_forward_jumps.bvh", "boxing_toes.bvh", "cmu_131_01_start_walk_stop_max.bvh"}) {
+    SCOPED_TRACE(name);
+    bvh::ParseOptions tolerant;
+    tolerant.allow_extra_frame_lines = true;
+    const bvh::Document doc = bvh::read_file(ikfix::test::shared_data_dir() / "anim" / "bvh" / name, tolerant);
+    core::Clip edited = bvh::clip(doc);
+    const int joints = doc.joint_count();
+    std::vector<char> rotation_flags(static_cast<std::size_t>(edited.frame_count) * joints, 0);
+    const core::Quat turn = bvh::axis_rotation_deg(2, 0.3);
+    for (int f = 0; f < edited.frame_count; ++f) {
+      for (int j = 0; j < joints; ++j) {
+        if ((f + j) % 3 != 0) continue;  // a third of the keys turn, in a different pattern per joint
+        edited.at(f, j).rotation = edited.at(f, j).rotation * turn;
+        rotation_flags[static_cast<std::size_t>(f) * joints + j] = 1;
+      }
+      edited.at(f, 0).translation += core::Vec3(0.0, 0.01 * (f % 7), 0.0);
+    }
+    const Flags all(joints, true);
+    const std::string full = bvh::write(doc, edited, all);
+    ASSERT_FALSE(full == doc.text);
+    EXPECT_TRUE(bvh::write(doc, edited, all, nullptr, rotation_flags) == full) << "1 thread";
+    for (int threads : {2, 3}) {
+      const ikfix::test::CountingRunner runner(threads);
+      EXPECT_TRUE(bvh::write(doc, edited, all, &runner, rotation_flags) == full) << threads << " threads";
+      bvh::save(dir / "out.bvh", doc, edited, all, &runner, rotation_flags);
+      EXPECT_TRUE(ikfix::io::read_file(dir / "out.bvh") == full) << threads << " threads, save";
+    }
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// A 0 flag is taken at its word (the caller vouches the rotation is the file's own): that key's
+// rotation channels keep their text even if the rotation was changed; flags of the wrong size
+// are refused.
+TEST(BvhParallel, RotationFlagOfZeroKeepsTheText) {
+  const bvh::Document doc = bvh::parse(big_file().join("\n"), "big.bvh");
+  const core::Clip edited = edited_clip(doc);  // every rotation turned
+  const int joints = doc.joint_count();
+  const std::vector<char> none(static_cast<std::size_t>(doc.frame_count) * joints, 0);
+  const std::string out = bvh::write(doc, edited, Flags(joints, true), nullptr, none);
+  const bvh::Document again = bvh::parse(out, "again.bvh");
+  int kept = 0, moved = 0;
+  for (int f = 0; f < doc.frame_count; ++f)
+    for (int j = 0; j < joints; ++j)
+      for (std::size_t n = 0; n < doc.joints[j].channels.size(); ++n) {
+        const int c = doc.joints[j].first_value + static_cast<int>(n);
+        if (bvh::is_rotation(doc.joints[j].channels[n])) {
+          ASSERT_EQ(again.value_view(f, c), doc.value_view(f, c)) << "frame " << f << " channel " << c;
+          ++kept;
+        } else if (again.value_view(f, c) != doc.value_view(f, c)) {
+          ++moved;  // positions are still written
+        }
+      }
+  EXPECT_GT(kept, 0);
+  EXPECT_GT(moved, 0);
+  const std::vector<char> short_flags(none.size() - 1, 0);
+  EXPECT_THROW(bvh::write(doc, edited, Flags(joints, true), nullptr, short_flags), InputError);
+}
+
 // save() streams the text to the file as it encodes on one thread (in pieces of 128 KiB) and
 // writes whole blocks on several: the file is write()'s text either way.
 TEST(BvhParallel, SaveWritesWhatWriteReturns) {

@@ -78,6 +78,33 @@ TEST(FixInPlace, FlagsExactlyTheJointsItChangedAndMatchesFixClip) {
   EXPECT_EQ(copied.changed_joints, fixed.changed_joints);
 }
 
+// changed_rotations says, key by key, whether the rotation kept the input's bits: a writer
+// relies on a 0 to keep that key's text without re-encoding it.
+TEST(FixInPlace, FlagsExactlyTheRotationsItChanged) {
+  IKFIX_REQUIRE_SHARED_DATA();
+  const Walk walk;
+  const core::Clip& input = walk.clip.clip;
+  core::Clip motion = input;
+  const core::FixResult fixed = core::fix_clip_in_place(walk.input(1.0), motion);
+  const int joints = input.joint_count;
+  ASSERT_EQ(fixed.changed_rotations.size(), static_cast<std::size_t>(input.frame_count) * joints);
+  int kept_in_flagged_joints = 0, changed = 0;
+  for (int f = 0; f < input.frame_count; ++f)
+    for (int j = 0; j < joints; ++j) {
+      const bool same = std::memcmp(&input.at(f, j).rotation, &motion.at(f, j).rotation, sizeof(core::Quat)) == 0;
+      const char flag = fixed.changed_rotations[static_cast<std::size_t>(f) * joints + j];
+      ASSERT_EQ(flag != 0, !same) << "joint " << j << " frame " << f;
+      if (flag) {
+        ++changed;
+        EXPECT_TRUE(fixed.changed_joints[j]) << "joint " << j;
+      } else if (fixed.changed_joints[j]) {
+        ++kept_in_flagged_joints;
+      }
+    }
+  EXPECT_GT(changed, 0) << "the legs turn";
+  EXPECT_GE(kept_in_flagged_joints, input.frame_count) << "the pelvis moves but keeps its rotation";
+}
+
 TEST(FixInPlace, PartialWeightMovesThePelvisByThatShareOfTheFullMove) {
   IKFIX_REQUIRE_SHARED_DATA();
   const Walk walk;
