@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <deque>
+#include <vector>
 
 namespace ikfix::core {
 
@@ -15,18 +15,25 @@ int box_half_width(double sigma) {
 }
 
 // Centred moving average over [i-h, i+h] clipped to the signal (edges average what exists,
-// so a constant stays constant). O(n) with a running sum.
-void box_pass(std::span<const double> in, int h, std::span<double> out) {
-  const int n = static_cast<int>(in.size());
-  double sum = 0;
-  int lo = 0, hi = -1;  // current window [lo, hi]
-  for (int i = 0; i < n; ++i) {
-    const int want_lo = std::max(0, i - h), want_hi = std::min(n - 1, i + h);
-    while (hi < want_hi) sum += in[++hi];
-    while (lo < want_lo) sum -= in[lo++];
-    out[i] = sum / (hi - lo + 1);
+// so a constant stays constant). O(n) with a running sum, one output at a time (in order), so
+// that the three passes of gaussian_smooth can run interleaved.
+class BoxPass {
+ public:
+  BoxPass(std::span<const double> in, int h) : in_(in), n_(static_cast<int>(in.size())), h_(h) {}
+  // The average at i; needs `in` up to min(n - 1, i + h).
+  double next(int i) {
+    const int want_lo = std::max(0, i - h_), want_hi = std::min(n_ - 1, i + h_);
+    while (hi_ < want_hi) sum_ += in_[++hi_];
+    while (lo_ < want_lo) sum_ -= in_[lo_++];
+    return sum_ / (hi_ - lo_ + 1);
   }
-}
+
+ private:
+  std::span<const double> in_;
+  int n_, h_;
+  double sum_ = 0;
+  int lo_ = 0, hi_ = -1;  // current window [lo, hi]
+};
 
 }  // namespace
 
@@ -39,24 +46,34 @@ void gaussian_smooth(std::span<const double> in, double sigma, std::span<double>
     return;
   }
   // Three centred box passes: a Gaussian to within a few percent, zero phase, O(n) whatever sigma.
+  // Each pass's running sum is one long chain of dependent additions; the passes run
+  // interleaved (the second h samples behind the first, the third 2h behind) so the three
+  // chains overlap in the CPU. Every sum is formed in the same order as pass after pass would.
+  const int n = static_cast<int>(in.size());
   std::vector<double> a(in.size()), b(in.size());
-  box_pass(in, h, a);
-  box_pass(a, h, b);
-  box_pass(b, h, out);
+  BoxPass first(in, h), second(a, h), third(b, h);
+  for (int i = 0; i < n + 2 * h; ++i) {
+    if (i < n) a[i] = first.next(i);
+    if (i >= h && i - h < n) b[i - h] = second.next(i - h);
+    if (i >= 2 * h && i - 2 * h < n) out[i - 2 * h] = third.next(i - 2 * h);
+  }
 }
 
 void dilate_max(std::span<const double> in, int radius, std::span<double> out) {
   const int n = static_cast<int>(in.size());
-  std::deque<int> window;  // indices with decreasing values (monotonic queue)
+  // Monotonic queue of indices with decreasing values, window[front, back). Each index enters
+  // once, so n slots hold it without wrapping.
+  std::vector<int> window(n);
+  int front = 0, back = 0;
   int next = 0;
   for (int i = 0; i < n; ++i) {
     const int hi = std::min(n - 1, i + radius);
     for (; next <= hi; ++next) {
-      while (!window.empty() && in[window.back()] <= in[next]) window.pop_back();
-      window.push_back(next);
+      while (back > front && in[window[back - 1]] <= in[next]) --back;
+      window[back++] = next;
     }
-    while (window.front() < i - radius) window.pop_front();
-    out[i] = in[window.front()];
+    while (window[front] < i - radius) ++front;
+    out[i] = in[window[front]];
   }
 }
 
