@@ -10,6 +10,8 @@
 #include <limits>
 #include <mutex>
 #include <span>
+#include <type_traits>
+#include <utility>
 
 #include "core/fix/contacts.hpp"
 #include "core/fix/foot_contacts.hpp"
@@ -35,6 +37,28 @@ constexpr Vec3 kUp{0.0, 1.0, 0.0};
 // or toe-bend math (~0.1-0.3 us a frame).
 constexpr int kMinFramesPerRange = 64;
 constexpr int kMinLightFramesPerRange = 512;
+
+// An allocator whose containers leave new elements of an implicit-lifetime type (such as
+// Transform) unset instead of value-initialising them: for buffers the next loop overwrites
+// whole, where filling them first would be a serial pass over memory for nothing.
+template <typename T>
+struct OverwriteAllocator : std::allocator<T> {
+  template <typename U>
+  struct rebind {
+    using other = OverwriteAllocator<U>;
+  };
+  OverwriteAllocator() = default;
+  template <typename U>
+  OverwriteAllocator(const OverwriteAllocator<U>&) noexcept {}
+  template <typename U>
+  void construct(U*) noexcept {
+    static_assert(std::is_trivially_copyable_v<U> && std::is_trivially_destructible_v<U>);
+  }
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
 
 double percentile(std::vector<double> values, double q) {
   if (values.empty()) return 0.0;
@@ -268,42 +292,64 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
       if (j >= 0) leg_joints.push_back(j);
   const JointSubset subset(sk, leg_joints);
   const int slots = subset.size();
-  std::vector<Transform> world(static_cast<std::size_t>(frames) * slots);
-  parallel_ranges(in.runner, frames, kMinLightFramesPerRange, [&](int begin, int end) {
-    for (int f = begin; f < end; ++f)
-      forward_kinematics(subset, clip.frame(f), to_world,
-                         {world.data() + static_cast<std::size_t>(f) * slots, static_cast<std::size_t>(slots)});
-  });
+  // Not zero-filled first: FK writes every element (2.6 MB for 2752 frames of 12 joints), and
+  // so its pages are first touched on the threads of the loop below.
+  std::vector<Transform, OverwriteAllocator<Transform>> world(static_cast<std::size_t>(frames) * slots);
   auto W = [&](int f, int j) -> const Transform& {
     return world[static_cast<std::size_t>(f) * slots + subset.slot_of[j]];
   };
-
+  // What later steps read of each input frame's legs is taken in the same loop, while the
+  // frame's transforms are in cache: foot points, the lowest of them, each leg's hip-knee-ankle
+  // span (its reach, steps 5b and 6) and the knees' tightest fold (steps 7-10).
   FootTrack feet[2];
-  double leg_length = 0;
+  std::vector<double> leg_span[2];  // per leg and frame: |knee - hip| + |ankle - knee|, metres
   for (int l = 0; l < 2; ++l) {
-    const Leg& leg = in.rig.legs[l];
     feet[l].ankle.resize(frames);
     feet[l].toe.resize(frames);
-    const auto& end_site = sk.end_sites[leg.ankle];
-    for (int f = 0; f < frames; ++f) {
-      feet[l].ankle[f] = W(f, leg.ankle).translation;
-      feet[l].toe[f] = leg.toe >= 0 ? W(f, leg.toe).translation
-                       : end_site   ? transform_point(W(f, leg.ankle), *end_site)
-                                    : feet[l].ankle[f];
-    }
-    leg_length = std::max(leg_length, glm::length(W(0, leg.knee).translation - W(0, leg.hip).translation) +
-                                          glm::length(W(0, leg.ankle).translation - W(0, leg.knee).translation));
+    leg_span[l].resize(frames);
   }
+  std::vector<double> lowest(frames);
+  // The knees' bend limit: the setting, or the input's own tightest knee bend where it folds
+  // further (a boxer's crouch). The character's knees, either of them, fold that far in this
+  // clip, and `ikfix check` measures the limit the same way: its violation is the worst over
+  // both knees, held to the input's own.
+  // Only frames folded past the setting need the angle itself (a dot product tells them). A
+  // minimum is the same whatever order the ranges are merged in.
+  double knee_limit_angle = s.min_knee_angle;
+  const double limit_cos = std::cos(s.min_knee_angle);
+  std::mutex knee_limit_mutex;
+  parallel_ranges(in.runner, frames, kMinLightFramesPerRange, [&](int begin, int end) {
+    double range_knee_limit = s.min_knee_angle;
+    for (int f = begin; f < end; ++f) {
+      forward_kinematics(subset, clip.frame(f), to_world,
+                         {world.data() + static_cast<std::size_t>(f) * slots, static_cast<std::size_t>(slots)});
+      for (int l = 0; l < 2; ++l) {
+        const Leg& leg = in.rig.legs[l];
+        const auto& end_site = sk.end_sites[leg.ankle];
+        feet[l].ankle[f] = W(f, leg.ankle).translation;
+        feet[l].toe[f] = leg.toe >= 0 ? W(f, leg.toe).translation
+                         : end_site   ? transform_point(W(f, leg.ankle), *end_site)
+                                      : feet[l].ankle[f];
+        const Vec3& hip = W(f, leg.hip).translation;
+        const Vec3& knee = W(f, leg.knee).translation;
+        const Vec3& ankle = W(f, leg.ankle).translation;
+        leg_span[l][f] = glm::length(knee - hip) + glm::length(ankle - knee);
+        if (glm::dot(hip - knee, ankle - knee) > limit_cos * glm::length(hip - knee) * glm::length(ankle - knee))
+          range_knee_limit = std::min(range_knee_limit, knee_angle(hip, knee, ankle));
+      }
+      lowest[f] = std::min({feet[0].ankle[f].y, feet[0].toe[f].y, feet[1].ankle[f].y, feet[1].toe[f].y});
+    }
+    std::lock_guard lock(knee_limit_mutex);
+    knee_limit_angle = std::min(knee_limit_angle, range_knee_limit);
+  });
+  const double leg_length = std::max(0.0, std::max(leg_span[0][0], leg_span[1][0]));
   diag.leg_length_m = leg_length;
   const double scale = leg_length / s.reference_leg_length;
 
   // The clip's own floor: y = 0 when the feet rest just above it (the usual mocap set-up),
   // otherwise the level of the lowest foot joint.
   {
-    std::vector<double> lowest(frames);
-    for (int f = 0; f < frames; ++f)
-      lowest[f] = std::min({feet[0].ankle[f].y, feet[0].toe[f].y, feet[1].ankle[f].y, feet[1].toe[f].y});
-    const double p5 = percentile(lowest, 0.05);
+    const double p5 = percentile(std::move(lowest), 0.05);
     if (s.floor_height) {
       diag.floor_height_m = *s.floor_height;
       diag.floor_method = "user";
@@ -883,9 +929,7 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   // How far each leg may reach from its hip on a frame (steps 5b and 6).
   const double reach = s.max_reach * leg_length;
   auto leg_reach = [&](int l, int f) {
-    const Leg& leg = in.rig.legs[l];
-    return std::min(reach, s.max_reach * (glm::length(W(f, leg.knee).translation - W(f, leg.hip).translation) +
-                                          glm::length(W(f, leg.ankle).translation - W(f, leg.knee).translation)));
+    return std::min(reach, s.max_reach * leg_span[l][f]);
   };
 
   // 5a. Swing feet above the terrain where they finally are. The pivot holds, and their fade
@@ -1078,21 +1122,6 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
       hip_cone_rest[l] = glm::inverse(R(pelvis).rotation) * down;
     }
   }
-  // The knees' bend limit: the setting, or the input's own tightest knee bend where it folds
-  // further (a boxer's crouch). The character's knees, either of them, fold that far in this
-  // clip, and `ikfix check` measures the limit the same way: its violation is the worst over
-  // both knees, held to the input's own.
-  // Only frames folded past the setting need the angle itself (a dot product tells them).
-  double knee_limit_angle = s.min_knee_angle;
-  const double limit_cos = std::cos(s.min_knee_angle);
-  for (const Leg& leg : in.rig.legs)
-    for (int f = 0; f < frames; ++f) {
-      const Vec3& hip = W(f, leg.hip).translation;
-      const Vec3& knee = W(f, leg.knee).translation;
-      const Vec3& ankle = W(f, leg.ankle).translation;
-      if (glm::dot(hip - knee, ankle - knee) > limit_cos * glm::length(hip - knee) * glm::length(ankle - knee))
-        knee_limit_angle = std::min(knee_limit_angle, knee_angle(hip, knee, ankle));
-    }
   const KneeLimit knee_limit(knee_limit_angle);
   // Per frame and leg, reduced in frame order after the loop (the same sums whatever the
   // threads).
