@@ -14,26 +14,38 @@ int box_half_width(double sigma) {
   return std::max(1, static_cast<int>(std::lround((-1.0 + std::sqrt(1.0 + 4.0 * sigma * sigma)) / 2.0)));
 }
 
-// Centred moving average over [i-h, i+h] clipped to the signal (edges average what exists,
-// so a constant stays constant). O(n) with a running sum, one output at a time (in order), so
-// that the three passes of gaussian_smooth can run interleaved.
-class BoxPass {
- public:
-  BoxPass(std::span<const double> in, int h) : in_(in), n_(static_cast<int>(in.size())), h_(h) {}
-  // The average at i; needs `in` up to min(n - 1, i + h).
-  double next(int i) {
-    const int want_lo = std::max(0, i - h_), want_hi = std::min(n_ - 1, i + h_);
-    while (hi_ < want_hi) sum_ += in_[++hi_];
-    while (lo_ < want_lo) sum_ -= in_[lo_++];
-    return sum_ / (hi_ - lo_ + 1);
-  }
+// One step of a centred moving average over [i-h, i+h] clipped to the signal (edges average
+// what exists, so a constant stays constant): the window [lo, hi] and its running sum move on
+// to sample i, whose average is returned.
+inline double box_step(const double* x, int n, int h, int i, double& sum, int& lo, int& hi) {
+  const int want_lo = std::max(0, i - h), want_hi = std::min(n - 1, i + h);
+  while (hi < want_hi) sum += x[++hi];
+  while (lo < want_lo) sum -= x[lo++];
+  return sum / (hi - lo + 1);
+}
 
- private:
-  std::span<const double> in_;
-  int n_, h_;
-  double sum_ = 0;
-  int lo_ = 0, hi_ = -1;  // current window [lo, hi]
-};
+// The moving average of every sample, O(n) with a running sum. Inside the signal the window
+// moves by exactly one sample each way, so there box_step reduces to one addition and one
+// subtraction (the same ones, in the same order: the same bits) without its clipping and
+// loop tests, which took about as long as the additions themselves.
+void box_pass(const double* x, int n, int h, double* out) {
+  double sum = 0;
+  int lo = 0, hi = -1;  // current window [lo, hi]
+  int i = 0;
+  for (; i < std::min(n, h + 1); ++i) out[i] = box_step(x, n, h, i, sum, lo, hi);
+  const int inside_end = n - h;  // samples i < inside_end have i + h <= n - 1
+  if (i > h && i <= inside_end) {
+    const double count = 2 * h + 1;
+    for (; i < inside_end; ++i) {
+      sum += x[i + h];
+      sum -= x[i - h - 1];
+      out[i] = sum / count;
+    }
+    lo = i - 1 - h;
+    hi = i - 1 + h;
+  }
+  for (; i < n; ++i) out[i] = box_step(x, n, h, i, sum, lo, hi);
+}
 
 }  // namespace
 
@@ -46,17 +58,11 @@ void gaussian_smooth(std::span<const double> in, double sigma, std::span<double>
     return;
   }
   // Three centred box passes: a Gaussian to within a few percent, zero phase, O(n) whatever sigma.
-  // Each pass's running sum is one long chain of dependent additions; the passes run
-  // interleaved (the second h samples behind the first, the third 2h behind) so the three
-  // chains overlap in the CPU. Every sum is formed in the same order as pass after pass would.
   const int n = static_cast<int>(in.size());
   std::vector<double> a(in.size()), b(in.size());
-  BoxPass first(in, h), second(a, h), third(b, h);
-  for (int i = 0; i < n + 2 * h; ++i) {
-    if (i < n) a[i] = first.next(i);
-    if (i >= h && i - h < n) b[i - h] = second.next(i - h);
-    if (i >= 2 * h && i - 2 * h < n) out[i - 2 * h] = third.next(i - 2 * h);
-  }
+  box_pass(in.data(), n, h, a.data());
+  box_pass(a.data(), n, h, b.data());
+  box_pass(b.data(), n, h, out.data());
 }
 
 void dilate_max(std::span<const double> in, int radius, std::span<double> out) {
