@@ -765,6 +765,9 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
                                       seen_on_ground[l].point_planted, fps);
   };
 
+  // Step 4's support of the body by each leg, and the plants it was made from.
+  std::vector<double> support[2];
+  std::vector<char> support_planted[2];
   for (int pass = 0;; ++pass, ++series_pass) {
     for_each_leg([&](int l) { replanned[l] = plan_lock_and_offsets(l, pass); });
     if (!replanned[0] && !replanned[1]) {  // settled
@@ -774,19 +777,19 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
     plan_inputs_changed[0] = plan_inputs_changed[1] = false;
 
     // 4. The body follows the terrain under the feet that carry it: the planted feet (a swing
-    // foot's offset is only a plan), both equally in flight; smoothed, zero phase.
-    {
-      std::vector<double> support[2];
-      for (int l = 0; l < 2; ++l) {
-        std::vector<double> raw(frames);
-        for (int f = 0; f < frames; ++f) raw[f] = result.planted[l][f] ? 1.0 : 0.0;
-        support[l].resize(frames);
-        gaussian_smooth(raw, 0.05 * fps, support[l]);
-      }
-      for (int f = 0; f < frames; ++f) {
-        const double w0 = support[0][f] + 1e-3, w1 = support[1][f] + 1e-3;
-        body_raw[f] = (w0 * planned_offset[0][f] + w1 * planned_offset[1][f]) / (w0 + w1);
-      }
+    // foot's offset is only a plan), both equally in flight; smoothed, zero phase. A leg's
+    // support depends only on its plants, which most passes leave as they were.
+    for_each_leg([&](int l) {
+      if (support_planted[l] == result.planted[l]) return;
+      support_planted[l] = result.planted[l];
+      std::vector<double> raw(frames);
+      for (int f = 0; f < frames; ++f) raw[f] = result.planted[l][f] ? 1.0 : 0.0;
+      support[l].resize(frames);
+      gaussian_smooth(raw, 0.05 * fps, support[l]);
+    });
+    for (int f = 0; f < frames; ++f) {
+      const double w0 = support[0][f] + 1e-3, w1 = support[1][f] + 1e-3;
+      body_raw[f] = (w0 * planned_offset[0][f] + w1 * planned_offset[1][f]) / (w0 + w1);
     }
     gaussian_smooth(body_raw, s.body_smoothing * fps, body);
 
@@ -936,8 +939,9 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   // after lift-off, move a foot horizontally after its height was planned, which can carry a
   // toe over a step edge into the riser (measured: 6.5 cm into a stair three frames after
   // lift-off). Such a swing foot rises by what it lacks, over a dilated and smoothed envelope
-  // so it does not pop; planted frames are not moved.
-  for (int l = 0; l < 2; ++l) {
+  // so it does not pop; planted frames are not moved. Each leg reads its own memos and moves
+  // only its own targets: the legs are lifted side by side.
+  for_each_leg([&](int l) {
     // The last pass's check cast rays at these very targets: the memos answer without new rays.
     const GroundTrack under[2] = {
         ground_track(ground_memo[l][kCheckedHeel].query(*in.terrain, result.ankle_target_ws[l], &ground_memo[l][kPlannedHeel]),
@@ -954,7 +958,7 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
       lack[f] = std::max({0.0, ankle_lack, toe_lack});
       lacking = lacking || lack[f] > 0.0;
     }
-    if (!lacking) continue;
+    if (!lacking) return;
     const double sigma = s.clearance_smoothing * fps;
     std::vector<double> dilated(frames), envelope(frames), rise(frames, 0.0);
     dilate_max(lack, gaussian_radius(sigma), dilated);
@@ -972,7 +976,7 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
       result.ankle_target_ws[l][f].y += rise[f];
       toe_target_ws[l][f].y += rise[f];
     }
-  }
+  });
 
   // 5b. Heel lift before pelvis drop (heel_lift.hpp): a foot beyond its leg's reach turns up
   // about its ball first, so the pelvis below drops only for what is left. Before the toe
@@ -984,26 +988,37 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
     // wherever the ball was on the ground, raised the regression's mean sliding above 0.5 cm/s
     // on 9 of 44 cases).
     std::vector<double> allowed[2];
-    for (int l = 0; l < 2; ++l) {
+    for_each_leg([&](int l) {  // each leg's problems and allowance are its own
       std::vector<char> held(frames);
-      problems[l].reserve(frames);
+      problems[l].resize(frames);
       for (int f = 0; f < frames; ++f) {
-        problems[l].push_back({W(f, in.rig.legs[l].hip).translation + Vec3(0, body[f], 0), result.ankle_target_ws[l][f],
-                               toe_target_ws[l][f], leg_reach(l, f)});
+        problems[l][f] = {W(f, in.rig.legs[l].hip).translation + Vec3(0, body[f], 0), result.ankle_target_ws[l][f],
+                          toe_target_ws[l][f], leg_reach(l, f)};
         held[f] = pivot[l][f] == 0 ? 1 : 0;
       }
       allowed[l] = heel_lift_allowance(held, s.heel_lift_smoothing * fps);
-    }
+    });
     const HeelLiftPlan lift = plan_heel_lifts(problems, s.max_heel_lift, s.heel_lift_smoothing * fps, allowed, in.runner);
-    for (int l = 0; l < 2; ++l)
-      for (int f = 0; f < frames; ++f) {
-        const HeelLift turn{lift.angle[l][f], lift.axis[l][f]};
-        if (!(turn.angle > 0)) continue;
-        result.ankle_target_ws[l][f] = lifted_ankle(result.ankle_target_ws[l][f], toe_target_ws[l][f], turn);
-        foot_rotation[l][f] = glm::normalize(axis_angle(turn.axis, turn.angle) * foot_rotation[l][f]);
-        ++diag.heel_lift_frames;
-        diag.max_heel_lift_rad = std::max(diag.max_heel_lift_rad, turn.angle);
-      }
+    // Frames are independent here; the count and the largest angle are the same however the
+    // frames are split.
+    std::mutex diag_mutex;
+    const double max_lift_before = diag.max_heel_lift_rad;
+    parallel_ranges(in.runner, frames, kMinLightFramesPerRange, [&](int begin, int end) {
+      int lifted_frames = 0;
+      double max_lift = max_lift_before;
+      for (int l = 0; l < 2; ++l)
+        for (int f = begin; f < end; ++f) {
+          const HeelLift turn{lift.angle[l][f], lift.axis[l][f]};
+          if (!(turn.angle > 0)) continue;
+          result.ankle_target_ws[l][f] = lifted_ankle(result.ankle_target_ws[l][f], toe_target_ws[l][f], turn);
+          foot_rotation[l][f] = glm::normalize(axis_angle(turn.axis, turn.angle) * foot_rotation[l][f]);
+          ++lifted_frames;
+          max_lift = std::max(max_lift, turn.angle);
+        }
+      std::lock_guard lock(diag_mutex);
+      diag.heel_lift_frames += lifted_frames;
+      diag.max_heel_lift_rad = std::max(diag.max_heel_lift_rad, max_lift);
+    });
   }
 
   // Toes bend at the ball: where a planted foot's toe tips would go below their level over the
@@ -1012,10 +1027,12 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   // frame needs and does not pop.
   std::vector<double> toe_bend[2];
   std::vector<Vec3> toe_bend_axis[2];
-  for (int l = 0; l < 2; ++l) {
+  // Each leg's bend is its own (its toe, its ground): the legs side by side, which leaves one
+  // serial part (the ground gathering, the smoothing) per thread instead of two on one.
+  for_each_leg([&](int l) {
     const Leg& leg = in.rig.legs[l];
     const auto& tip_offset = leg.toe >= 0 ? sk.end_sites[leg.toe] : std::nullopt;
-    if (!s.align_feet || !tip_offset || sk.parents[leg.toe] != leg.ankle) continue;
+    if (!s.align_feet || !tip_offset || sk.parents[leg.toe] != leg.ankle) return;
     std::vector<Vec3> tip(frames), tip_anim(frames);
     std::vector<Quat> toe_rot(frames);
     std::vector<double> tip_y(frames);
@@ -1056,18 +1073,24 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
     gaussian_smooth(dilated, sigma, smoothed);
     for (double& a : smoothed) a = std::clamp(a, 0.0, s.max_toe_bend);
     toe_bend[l] = std::move(smoothed);
-  }
+  });
 
   // 6. Pelvis lowered just enough for both legs to reach, within a limit; dilated before
   // smoothing so the smoothed drop never falls short of what a frame needs.
   const double max_drop = s.max_pelvis_drop * leg_length;
   std::vector<double> drop_raw(frames), drop_dilated(frames), drop(frames);
-  for (int f = 0; f < frames; ++f) {
-    double d = 0;
-    for (int l = 0; l < 2; ++l) {
-      const Vec3 hip = W(f, in.rig.legs[l].hip).translation + Vec3(0, body[f], 0);
-      d = std::max(d, pelvis_drop_needed(hip, result.ankle_target_ws[l][f], leg_reach(l, f)));
+  parallel_ranges(in.runner, frames, kMinLightFramesPerRange, [&](int begin, int end) {
+    for (int f = begin; f < end; ++f) {
+      double d = 0;
+      for (int l = 0; l < 2; ++l) {
+        const Vec3 hip = W(f, in.rig.legs[l].hip).translation + Vec3(0, body[f], 0);
+        d = std::max(d, pelvis_drop_needed(hip, result.ankle_target_ws[l][f], leg_reach(l, f)));
+      }
+      drop_raw[f] = d;
     }
+  });
+  for (int f = 0; f < frames; ++f) {
+    double d = drop_raw[f];
     if (d > max_drop) {
       ++diag.pelvis_limit_frames;
       if (diag.pelvis_limit.empty() || diag.pelvis_limit.back().last != f - 1)
