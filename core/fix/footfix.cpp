@@ -363,6 +363,19 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   }
   const double floor = diag.floor_height_m;
 
+  // Legs side by side (runner permitting): for steps whose per-leg parts read shared inputs
+  // and write only their own leg's state, so the result is the same whichever thread runs them.
+  // A leg's share of a step is light (~0.25 us a frame for a plan pass: cmu_01_01 over the
+  // bumps, profiled), so below kMinLightFramesPerRange frames handing it to a worker costs
+  // about what it saves. Loops inside a leg's part run on its thread (a pool's nested loop is
+  // serial).
+  const ParallelRunner* leg_runner = frames >= kMinLightFramesPerRange ? in.runner : nullptr;
+  auto for_each_leg = [&](const std::function<void(int)>& per_leg) {
+    parallel_ranges(leg_runner, 2, 1, [&](int begin, int end) {
+      for (int l = begin; l < end; ++l) per_leg(l);
+    });
+  };
+
   // 2. Contacts on the input motion, per foot (ankle and toe), thresholds scaled to the leg.
   ContactSettings contact_settings = s.contacts;
   contact_settings.height_threshold *= scale;
@@ -370,14 +383,14 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   bool contacts_given[2] = {false, false};
   std::vector<double> planted_level[2];  // per foot: ankle, toe level when planted (world Y)
   std::vector<double> point_height[2][2];  // per foot, per point (ankle, toe): above planted level
-  for (int l = 0; l < 2; ++l) {
+  for_each_leg([&](int l) {
     std::vector<double> heights[2], speeds[2];
     const std::vector<Vec3>* points[2] = {&feet[l].ankle, &feet[l].toe};
     for (int p = 0; p < 2; ++p) {
       const auto& track = *points[p];
       std::vector<double> ys(frames);
       for (int f = 0; f < frames; ++f) ys[f] = track[f].y;
-      const double level = percentile(ys, 0.05);
+      const double level = percentile(std::move(ys), 0.05);
       planted_level[l].push_back(level);
       heights[p].resize(frames);
       speeds[p].resize(frames);
@@ -389,8 +402,8 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
     }
     contacts_given[l] = s.contacts_override && static_cast<int>((*s.contacts_override)[l].size()) == frames;
     result.planted[l] = contacts_given[l] ? (*s.contacts_override)[l] : detect_contacts(heights, speeds, fps, contact_settings);
-    for (int p = 0; p < 2; ++p) point_height[l][p] = heights[p];
-  }
+    for (int p = 0; p < 2; ++p) point_height[l][p] = std::move(heights[p]);
+  });
 
   // Steps 3-8 are planned for a set of plants; the plan is then checked the way `ikfix check`
   // will see the output (contacts detected on the planned heel and toe over the terrain). A
@@ -550,19 +563,9 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   bool demoted[2] = {false, false};       // a given plant was made to keep its constant offset
   bool replanned[2] = {false, false};     // the leg's plan inputs changed: it was planned again
   // Within a pass the legs' plans are independent (see LegPlanInputs) but for the body (step 4,
-  // made from both legs' offsets), which caps a swing foot's rise: each leg is planned on its
-  // own thread (runner permitting), in two halves around the body. Each leg has its own ground
-  // memos and writes only its own state, so the result is the same whichever thread runs it.
-  // The rays inside a leg's half then run on that thread (a pool's nested loop is serial).
-  // A leg's half is light (~0.25 us a frame and pass: cmu_01_01 over the bumps, profiled), so below
-  // kMinLightFramesPerRange frames handing it to a worker costs about what it saves.
-  const ParallelRunner* leg_runner = frames >= kMinLightFramesPerRange ? in.runner : nullptr;
-  auto for_each_leg = [&](const std::function<void(int)>& plan_leg) {
-    parallel_ranges(leg_runner, 2, 1, [&](int begin, int end) {
-      for (int l = begin; l < end; ++l) plan_leg(l);
-    });
-  };
-
+  // made from both legs' offsets), which caps a swing foot's rise: the legs are planned side by
+  // side (for_each_leg) in two halves around the body. Each leg has its own ground memos and
+  // writes only its own state.
   // Foot lock, ground and offsets of leg l (steps 3 and 5), unless its plan inputs are the last
   // pass's. Returns whether it planned the leg again.
   auto plan_lock_and_offsets = [&](int l, int pass) {
