@@ -653,7 +653,7 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   // Swing cap, targets, pivot holds and the check of leg l (steps 8 and the agreement with the
   // check), given the body.
   auto plan_targets_and_check = [&](int l) {
-    foot_offset[l] = planned_offset[l];
+    std::vector<double> offset = planned_offset[l];
     // A swing foot's planned rise may not lift its ankle closer than `min_swing_ankle_drop` leg
     // lengths below its hip (the hip raised with the body): a run's swing between plants three
     // 15 cm steps apart rose 45 cm on top of the animated heel kick, the ankle target 0.4 m
@@ -673,8 +673,8 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
         const double cap = W(f, leg.hip).translation.y + body[f] - s.min_swing_ankle_drop * leg_length;
         // Only the foot's planned rise over the body's is taken off; a high foot in the
         // animation itself is left as it is.
-        const double rise = std::max(0.0, foot_offset[l][f] - body[f]);
-        excess[f] = std::clamp(feet[l].ankle[f].y + foot_offset[l][f] - cap, 0.0, rise);
+        const double rise = std::max(0.0, offset[f] - body[f]);
+        excess[f] = std::clamp(feet[l].ankle[f].y + offset[f] - cap, 0.0, rise);
         any = any || excess[f] > 0;
       }
       if (any) {
@@ -683,11 +683,19 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
         gaussian_smooth(dilated, sigma, envelope);
         for (int f = 0; f < frames; ++f) {
           if (result.planted[l][f]) continue;
-          const double lowered = foot_offset[l][f] - (1.0 - align_weight[l][f]) * envelope[f];
-          foot_offset[l][f] = std::max(lowered, swing_need[l][f]);
+          const double lowered = offset[f] - (1.0 - align_weight[l][f]) * envelope[f];
+          offset[f] = std::max(lowered, swing_need[l][f]);
         }
       }
     }
+    // A leg not planned again in this pass (its plan inputs are the last pass's) whose offsets
+    // come out the same (the body changed only where it does not cap this foot) would get
+    // exactly the targets, pivot holds and check it has: its ground queries would cast nothing
+    // and change no memo. It keeps them (the pass's decisions take its check as it stands).
+    if (!replanned[l] && offset.size() == foot_offset[l].size() &&
+        std::memcmp(offset.data(), foot_offset[l].data(), offset.size() * sizeof(double)) == 0)
+      return;
+    foot_offset[l] = std::move(offset);
 
     // 8 (planned before 6, so the pelvis drop knows the final targets). Foot targets and foot
     // orientation per frame: the ankle target on the terrain, the foot turned by the ground's tilt.
@@ -832,9 +840,14 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
           result.planted[l][f] = 1;
           grew[l] = true;
         }
+      // Taken over once per check: a leg whose check was kept (not made again) has had its
+      // heights taken over already, and they are the pivot heights as they stand.
+      if (seen.height[0].empty()) continue;
       for (int p = 0; p < 2; ++p) {
         pivot_height[l][p] = std::move(seen.height[p]);
         on_ground[l][p] = std::move(seen.point_planted[p]);
+        seen.height[p].clear();  // (a moved-from vector need not be empty)
+        seen.point_planted[p].clear();
       }
     }
     const bool pivots_settled = series_pass > 0 && previous_pivot[0] == pivot[0] && previous_pivot[1] == pivot[1];
