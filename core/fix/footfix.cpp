@@ -303,7 +303,11 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   // span (its reach, steps 5b and 6) and the knees' tightest fold (steps 7-10).
   FootTrack feet[2];
   std::vector<double> leg_span[2];  // per leg and frame: |knee - hip| + |ankle - knee|, metres
+  // Per leg and frame: the inverse of the input ankle's world rotation, which carries the toe
+  // with the turned foot (every plan pass, the toe bend, the write-back).
+  std::vector<Quat> ankle_rotation_inverse[2];
   for (int l = 0; l < 2; ++l) {
+    ankle_rotation_inverse[l].resize(frames);
     feet[l].ankle.resize(frames);
     feet[l].toe.resize(frames);
     leg_span[l].resize(frames);
@@ -334,6 +338,7 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
         const Vec3& knee = W(f, leg.knee).translation;
         const Vec3& ankle = W(f, leg.ankle).translation;
         leg_span[l][f] = glm::length(knee - hip) + glm::length(ankle - knee);
+        ankle_rotation_inverse[l][f] = glm::inverse(W(f, leg.ankle).rotation);
         if (glm::dot(hip - knee, ankle - knee) > limit_cos * glm::length(hip - knee) * glm::length(ankle - knee))
           range_knee_limit = std::min(range_knee_limit, knee_angle(hip, knee, ankle));
       }
@@ -735,7 +740,7 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
       toe_target.resize(frames);
       for (int f = 0; f < frames; ++f)
         toe_target[f] = result.ankle_target_ws[l][f] +
-                        foot_rotation[l][f] * glm::inverse(W(f, in.rig.legs[l].ankle).rotation) * (feet[l].toe[f] - feet[l].ankle[f]);
+                        foot_rotation[l][f] * ankle_rotation_inverse[l][f] * (feet[l].toe[f] - feet[l].ankle[f]);
       // The lock's pivots, retimed to this pass's targets (which the body may have changed).
       pivot[l] = lock_pivot[l];
       retime_pivot_switches(pivot[l], result.ankle_target_ws[l], toe_target, on_ground[l], touchdown_rule[l]);
@@ -1057,7 +1062,7 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
         tip_anim[f] = transform_point(W(f, leg.toe), *tip_offset);
         tip_y[f] = tip_anim[f].y;
         // The toe carried rigidly by the foot's new pose (ball = toe target).
-        toe_rot[f] = foot_rotation[l][f] * glm::inverse(W(f, leg.ankle).rotation) * W(f, leg.toe).rotation;
+        toe_rot[f] = foot_rotation[l][f] * ankle_rotation_inverse[l][f] * W(f, leg.toe).rotation;
         tip[f] = transform_point(Transform{toe_target_ws[l][f], toe_rot[f], W(f, leg.toe).scale}, *tip_offset);
       }
     });
@@ -1282,7 +1287,7 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
         set_rotation(leg.knee, knee_parent, r.knee_rot_ws);
         set_rotation(leg.ankle, ankle_parent, ankle_rot);
         if (!toe_bend[l].empty() && toe_bend[l][f] > 0) {
-          const Quat toe_ws = foot_rotation[l][f] * glm::inverse(W(f, leg.ankle).rotation) * W(f, leg.toe).rotation;
+          const Quat toe_ws = foot_rotation[l][f] * ankle_rotation_inverse[l][f] * W(f, leg.toe).rotation;
           set_rotation(leg.toe, ankle_rot, axis_angle(toe_bend_axis[l][f], toe_bend[l][f]) * toe_ws);
         }
       }
