@@ -433,6 +433,7 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   std::vector<double> foot_offset[2];
   std::vector<double> body(frames), body_raw(frames);
   std::vector<double> align_weight[2];
+  std::vector<char> align_planted[2];  // the plants align_weight was made from
   std::vector<Quat> foot_rotation[2];
   std::vector<Vec3> toe_target_ws[2];
   std::vector<Vec3> pivot_hold[2];  // the planned feet's pivot holds (added to both points)
@@ -606,8 +607,12 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
       if (!ground[l][0].hit[f] || !ground[l][1].hit[f]) ++off_terrain[l];
 
     // Foot-orientation weight: 1 while planted, eased in before touchdown and out after
-    // lift-off, so the foot turns in the swing and a planted pivot never moves.
-    align_weight[l] = plant_ease_weight(result.planted[l], ease_frames);
+    // lift-off, so the foot turns in the swing and a planted pivot never moves. Made from the
+    // plants alone: made again only when they changed since.
+    if (align_planted[l] != result.planted[l]) {
+      align_weight[l] = plant_ease_weight(result.planted[l], ease_frames);
+      align_planted[l] = result.planted[l];
+    }
 
     // The foot's turn to the ground under its heel: limited and weighted (identity, no tilt,
     // when the feet are not aligned). Once per frame: steps 5 and 8 both use it.
