@@ -10,8 +10,6 @@
 #include <limits>
 #include <mutex>
 #include <span>
-#include <type_traits>
-#include <utility>
 
 #include "core/fix/contacts.hpp"
 #include "core/fix/foot_contacts.hpp"
@@ -24,6 +22,7 @@
 #include "core/fix/smooth.hpp"
 #include "core/fix/toe_bend.hpp"
 #include "core/fk.hpp"
+#include "core/overwrite_allocator.hpp"
 #include "core/metrics.hpp"
 
 namespace ikfix::core {
@@ -37,28 +36,6 @@ constexpr Vec3 kUp{0.0, 1.0, 0.0};
 // or toe-bend math (~0.1-0.3 us a frame).
 constexpr int kMinFramesPerRange = 64;
 constexpr int kMinLightFramesPerRange = 512;
-
-// An allocator whose containers leave new elements of an implicit-lifetime type (such as
-// Transform) unset instead of value-initialising them: for buffers the next loop overwrites
-// whole, where filling them first would be a serial pass over memory for nothing.
-template <typename T>
-struct OverwriteAllocator : std::allocator<T> {
-  template <typename U>
-  struct rebind {
-    using other = OverwriteAllocator<U>;
-  };
-  OverwriteAllocator() = default;
-  template <typename U>
-  OverwriteAllocator(const OverwriteAllocator<U>&) noexcept {}
-  template <typename U>
-  void construct(U*) noexcept {
-    static_assert(std::is_trivially_copyable_v<U> && std::is_trivially_destructible_v<U>);
-  }
-  template <typename U, typename... Args>
-  void construct(U* p, Args&&... args) {
-    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
-  }
-};
 
 double percentile(std::vector<double> values, double q) {
   if (values.empty()) return 0.0;
