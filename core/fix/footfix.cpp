@@ -785,14 +785,21 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
     // 4. The body follows the terrain under the feet that carry it: the planted feet (a swing
     // foot's offset is only a plan), both equally in flight; smoothed, zero phase. A leg's
     // support depends only on its plants, which most passes leave as they were.
-    for_each_leg([&](int l) {
-      if (support_planted[l] == result.planted[l]) return;
+    const bool support_stale[2] = {support_planted[0] != result.planted[0], support_planted[1] != result.planted[1]};
+    auto make_support = [&](int l) {
+      if (!support_stale[l]) return;
       support_planted[l] = result.planted[l];
       std::vector<double> raw(frames);
       for (int f = 0; f < frames; ++f) raw[f] = result.planted[l][f] ? 1.0 : 0.0;
       support[l].resize(frames);
       gaussian_smooth(raw, 0.05 * fps, support[l]);
-    });
+    };
+    if (support_stale[0] && support_stale[1]) {
+      for_each_leg(make_support);
+    } else {  // one leg's at most: not worth a hand-over to another thread
+      make_support(0);
+      make_support(1);
+    }
     for (int f = 0; f < frames; ++f) {
       const double w0 = support[0][f] + 1e-3, w1 = support[1][f] + 1e-3;
       body_raw[f] = (w0 * planned_offset[0][f] + w1 * planned_offset[1][f]) / (w0 + w1);
