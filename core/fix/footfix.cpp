@@ -66,13 +66,15 @@ struct GroundTrack {
   std::vector<char> hit;
 };
 
-// Into `g`, reusing its storage (the contact passes fill the same tracks pass after pass).
-void fill_ground_track(std::span<const GroundHit> hits, double floor, GroundTrack& g) {
+// Into `g`, reusing its storage (the contact passes fill the same tracks pass after pass); with
+// `only` (per point), just the points it marks (the others are as they were).
+void fill_ground_track(std::span<const GroundHit> hits, double floor, GroundTrack& g, std::span<const char> only = {}) {
   const std::size_t n = hits.size();
   g.height.resize(n);
   g.normal.resize(n);
   g.hit.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
+    if (!only.empty() && !only[i]) continue;
     g.hit[i] = hits[i].hit ? 1 : 0;
     g.height[i] = hits[i].hit ? hits[i].height : floor;
     g.normal[i] = hits[i].hit ? hits[i].normal : kUp;
@@ -574,19 +576,31 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
     if (pass > 0 && !plan_inputs_changed[l] && new_pivot == lock_pivot[l] && retimed_by[l][0] == on_ground[l][0] &&
         retimed_by[l][1] == on_ground[l][1])
       return false;
+    // Per frame, each of the foot's ground, tilt and need below is made from its foot points
+    // (the lock) and, through the foot-orientation weight, the plants. A new lock mostly moves
+    // a few plants' frames: with the same plants, only the frames whose lock moved are made
+    // again (the others would come out exactly as they are). Every frame on the leg's first
+    // plan and when its plants changed.
+    const bool plants_changed = align_planted[l] != result.planted[l];
+    const bool every_frame = plants_changed || lock_correction[l].size() != static_cast<std::size_t>(frames);
+    std::vector<char> remake(frames, 1);
+    if (!every_frame)
+      for (int f = 0; f < frames; ++f) remake[f] = same_bits(new_lock[f], lock_correction[l][f]) ? 0 : 1;
     lock_pivot[l] = std::move(new_pivot);
     lock_correction[l] = std::move(new_lock);
     for (int p = 0; p < 2; ++p) retimed_by[l][p] = on_ground[l][p];
     feet[l].ankle.resize(frames);
     feet[l].toe.resize(frames);
     for (int f = 0; f < frames; ++f) {
+      if (!remake[f]) continue;
       feet[l].ankle[f] = animated_feet[l].ankle[f] + lock_correction[l][f];
       feet[l].toe[f] = animated_feet[l].toe[f] + lock_correction[l][f];
     }
 
-    // 3. Ground under heel (ankle) and toe of the foot.
-    fill_ground_track(ground_memo[l][kPlannedHeel].query(*in.terrain, feet[l].ankle), floor, ground[l][0]);
-    fill_ground_track(ground_memo[l][kPlannedToe].query(*in.terrain, feet[l].toe), floor, ground[l][1]);
+    // 3. Ground under heel (ankle) and toe of the foot (the memos cast rays only for the points
+    // that moved, and give the others' answers as they were).
+    fill_ground_track(ground_memo[l][kPlannedHeel].query(*in.terrain, feet[l].ankle), floor, ground[l][0], remake);
+    fill_ground_track(ground_memo[l][kPlannedToe].query(*in.terrain, feet[l].toe), floor, ground[l][1], remake);
     off_terrain[l] = 0;
     for (int f = 0; f < frames; ++f)
       if (!ground[l][0].hit[f] || !ground[l][1].hit[f]) ++off_terrain[l];
@@ -594,20 +608,28 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
     // Foot-orientation weight: 1 while planted, eased in before touchdown and out after
     // lift-off, so the foot turns in the swing and a planted pivot never moves. Made from the
     // plants alone: made again only when they changed since.
-    if (align_planted[l] != result.planted[l]) {
+    if (plants_changed) {
       align_weight[l] = plant_ease_weight(result.planted[l], ease_frames);
       align_planted[l] = result.planted[l];
     }
 
     // The foot's turn to the ground under its heel: limited and weighted (identity, no tilt,
-    // when the feet are not aligned). Once per frame: steps 5 and 8 both use it.
-    ground_tilt[l].assign(frames, 0.0);
-    tilt_axis[l].assign(frames, Vec3(1, 0, 0));
-    ground_turn[l].assign(frames, identity_quat());
+    // when the feet are not aligned). Once per frame: steps 5 and 8 both use it. (With the
+    // same weights, which frames are aligned is as before: a frame not made again keeps its
+    // turn, identity or not.)
+    if (every_frame) {
+      ground_tilt[l].assign(frames, 0.0);
+      tilt_axis[l].assign(frames, Vec3(1, 0, 0));
+      ground_turn[l].assign(frames, identity_quat());
+    }
     if (s.align_feet) {
       int previous = -1;  // last aligned frame
       for (int f = 0; f < frames; ++f) {
         if (!(align_weight[l][f] > 0)) continue;
+        if (!remake[f]) {
+          previous = f;
+          continue;
+        }
         const Vec3 n = ground[l][0].normal[f];
         // A planted heel stays on one face, so its normal and weight repeat: the same inputs
         // give the same tilt and turn without the atan2 and sincos.
@@ -630,6 +652,8 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
     std::vector<double> ground_rel(frames);
     need.resize(frames);
     for (int f = 0; f < frames; ++f) {
+      ground_rel[f] = std::max(ground[l][0].height[f], ground[l][1].height[f]) - floor;
+      if (!remake[f]) continue;
       const double ankle_need = ground[l][0].height[f] + (planted_level[l][0] - floor) - feet[l].ankle[f].y;
       // The toe as it will be: turned with the foot to the ground's tilt. Raising the foot
       // for the untilted toe and then tilting it up a slope would leave the heel floating.
@@ -637,7 +661,6 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
                               (feet[l].ankle[f].y + (ground_turn[l][f] * (feet[l].toe[f] - feet[l].ankle[f])).y);
       need[f] = std::max(ankle_need, toe_need);
       if (clearance_given[l] && !result.planted[l][f]) need[f] += std::max(0.0, (*s.swing_clearance)[l][f]);
-      ground_rel[f] = std::max(ground[l][0].height[f], ground[l][1].height[f]) - floor;
     }
     planned_offset[l] = foot_offsets(result.planted[l], need, ground_rel, align_weight[l], s.foot_smoothing * fps,
                                      s.clearance_smoothing * fps, s.max_clearance_rise_speed / fps,
