@@ -550,6 +550,7 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   std::vector<Quat> ground_turn[2];
   std::vector<double> swing_need[2];      // per frame, the least offset that keeps the foot out of the ground
   std::vector<double> planned_offset[2];  // step 5's foot offsets, before the swing rise is capped
+  std::vector<char> offsets_keep_constant[2];  // the plants kept constant they were made with
   int off_terrain[2] = {0, 0};            // frames with a foot point off the terrain
   FootContacts seen_on_ground[2];         // what the check sees of this pass's plan
   double plan_slide[2] = {0, 0};          // per leg, the worst sliding the check would show on this plan, m/s
@@ -662,9 +663,15 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
       need[f] = std::max(ankle_need, toe_need);
       if (clearance_given[l] && !result.planted[l][f]) need[f] += std::max(0.0, (*s.swing_clearance)[l][f]);
     }
-    planned_offset[l] = foot_offsets(result.planted[l], need, ground_rel, align_weight[l], s.foot_smoothing * fps,
-                                     s.clearance_smoothing * fps, s.max_clearance_rise_speed / fps,
-                                     contacts_given[l] && s.given_plants_on_ground, keep_constant[l]);
+    // The offsets are made from the plants, the need, the ground and the plants kept constant:
+    // when none of them changed (a new plan only for other pivots), they are the last ones.
+    const bool nothing_remade = std::find(remake.begin(), remake.end(), 1) == remake.end();
+    if (every_frame || !nothing_remade || offsets_keep_constant[l] != keep_constant[l]) {
+      planned_offset[l] = foot_offsets(result.planted[l], need, ground_rel, align_weight[l], s.foot_smoothing * fps,
+                                       s.clearance_smoothing * fps, s.max_clearance_rise_speed / fps,
+                                       contacts_given[l] && s.given_plants_on_ground, keep_constant[l]);
+      offsets_keep_constant[l] = keep_constant[l];
+    }
     return true;
   };
 
