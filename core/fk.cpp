@@ -46,4 +46,16 @@ void forward_kinematics(const JointSubset& subset, std::span<const Transform> lo
   }
 }
 
+void forward_kinematics_pair(const JointSubset& subset, std::span<const Transform> locals_a,
+                             std::span<const Transform> locals_b, const Transform& clip_to_world,
+                             std::span<Transform> world_a, std::span<Transform> world_b) {
+  const int n = subset.size();
+  for (int k = 0; k < n; ++k) {
+    const int p = subset.parent_slot[k];
+    const int j = subset.joints[k];
+    world_a[k] = compose(p < 0 ? clip_to_world : world_a[p], locals_a[j]);
+    world_b[k] = compose(p < 0 ? clip_to_world : world_b[p], locals_b[j]);
+  }
+}
+
 }  // namespace ikfix::core

@@ -22,6 +22,7 @@
 #include "core/fix/smooth.hpp"
 #include "core/fix/toe_bend.hpp"
 #include "core/fk.hpp"
+#include "core/overwrite_allocator.hpp"
 #include "core/metrics.hpp"
 
 namespace ikfix::core {
@@ -65,13 +66,15 @@ struct GroundTrack {
   std::vector<char> hit;
 };
 
-// Into `g`, reusing its storage (the contact passes fill the same tracks pass after pass).
-void fill_ground_track(std::span<const GroundHit> hits, double floor, GroundTrack& g) {
+// Into `g`, reusing its storage (the contact passes fill the same tracks pass after pass); with
+// `only` (per point), just the points it marks (the others are as they were).
+void fill_ground_track(std::span<const GroundHit> hits, double floor, GroundTrack& g, std::span<const char> only = {}) {
   const std::size_t n = hits.size();
   g.height.resize(n);
   g.normal.resize(n);
   g.hit.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
+    if (!only.empty() && !only[i]) continue;
     g.hit[i] = hits[i].hit ? 1 : 0;
     g.height[i] = hits[i].hit ? hits[i].height : floor;
     g.normal[i] = hits[i].hit ? hits[i].normal : kUp;
@@ -279,42 +282,77 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   // joints, which is what joints_fix_reads promises.
   const JointSubset subset = fix_subset(sk, in.rig);
   const int slots = subset.size();
-  std::vector<Transform> world(static_cast<std::size_t>(frames) * slots);
-  parallel_ranges(in.runner, frames, kMinLightFramesPerRange, [&](int begin, int end) {
-    for (int f = begin; f < end; ++f)
-      forward_kinematics(subset, clip.frame(f), to_world,
-                         {world.data() + static_cast<std::size_t>(f) * slots, static_cast<std::size_t>(slots)});
-  });
+  // Not zero-filled first: FK writes every element (2.6 MB for 2752 frames of 12 joints), and
+  // so its pages are first touched on the threads of the loop below.
+  std::vector<Transform, OverwriteAllocator<Transform>> world(static_cast<std::size_t>(frames) * slots);
   auto W = [&](int f, int j) -> const Transform& {
     return world[static_cast<std::size_t>(f) * slots + subset.slot_of[j]];
   };
-
+  // What later steps read of each input frame's legs is taken in the same loop, while the
+  // frame's transforms are in cache: foot points, the lowest of them, each leg's hip-knee-ankle
+  // span (its reach, steps 5b and 6) and the knees' tightest fold (steps 7-10).
   FootTrack feet[2];
-  double leg_length = 0;
+  std::vector<double> leg_span[2];  // per leg and frame: |knee - hip| + |ankle - knee|, metres
+  // Per leg and frame: the inverse of the input ankle's world rotation, which carries the toe
+  // with the turned foot (every plan pass, the toe bend, the write-back).
+  std::vector<Quat> ankle_rotation_inverse[2];
   for (int l = 0; l < 2; ++l) {
-    const Leg& leg = in.rig.legs[l];
+    ankle_rotation_inverse[l].resize(frames);
     feet[l].ankle.resize(frames);
     feet[l].toe.resize(frames);
-    const auto& end_site = sk.end_sites[leg.ankle];
-    for (int f = 0; f < frames; ++f) {
-      feet[l].ankle[f] = W(f, leg.ankle).translation;
-      feet[l].toe[f] = leg.toe >= 0 ? W(f, leg.toe).translation
-                       : end_site   ? transform_point(W(f, leg.ankle), *end_site)
-                                    : feet[l].ankle[f];
-    }
-    leg_length = std::max(leg_length, glm::length(W(0, leg.knee).translation - W(0, leg.hip).translation) +
-                                          glm::length(W(0, leg.ankle).translation - W(0, leg.knee).translation));
+    leg_span[l].resize(frames);
   }
+  std::vector<double> lowest(frames);
+  // The knees' bend limit: the setting, or the input's own tightest knee bend where it folds
+  // further (a boxer's crouch). The character's knees, either of them, fold that far in this
+  // clip, and `ikfix check` measures the limit the same way: its violation is the worst over
+  // both knees, held to the input's own.
+  // Only frames folded past the setting need the angle itself (a dot product tells them). A
+  // minimum is the same whatever order the ranges are merged in.
+  double knee_limit_angle = s.min_knee_angle;
+  const double limit_cos = std::cos(s.min_knee_angle);
+  std::mutex knee_limit_mutex;
+  parallel_ranges(in.runner, frames, kMinLightFramesPerRange, [&](int begin, int end) {
+    double range_knee_limit = s.min_knee_angle;
+    auto frame_world = [&](int f) {
+      return std::span<Transform>(world.data() + static_cast<std::size_t>(f) * slots, static_cast<std::size_t>(slots));
+    };
+    for (int f = begin; f < end; ++f) {
+      // Frames in pairs (the same transforms as one by one, sooner): each pair's FK is done on
+      // its first frame.
+      const bool first_of_pair = (f - begin) % 2 == 0;
+      if (first_of_pair && f + 1 < end)
+        forward_kinematics_pair(subset, clip.frame(f), clip.frame(f + 1), to_world, frame_world(f), frame_world(f + 1));
+      else if (first_of_pair)
+        forward_kinematics(subset, clip.frame(f), to_world, frame_world(f));
+      for (int l = 0; l < 2; ++l) {
+        const Leg& leg = in.rig.legs[l];
+        const auto& end_site = sk.end_sites[leg.ankle];
+        feet[l].ankle[f] = W(f, leg.ankle).translation;
+        feet[l].toe[f] = leg.toe >= 0 ? W(f, leg.toe).translation
+                         : end_site   ? transform_point(W(f, leg.ankle), *end_site)
+                                      : feet[l].ankle[f];
+        const Vec3& hip = W(f, leg.hip).translation;
+        const Vec3& knee = W(f, leg.knee).translation;
+        const Vec3& ankle = W(f, leg.ankle).translation;
+        leg_span[l][f] = glm::length(knee - hip) + glm::length(ankle - knee);
+        ankle_rotation_inverse[l][f] = glm::inverse(W(f, leg.ankle).rotation);
+        if (glm::dot(hip - knee, ankle - knee) > limit_cos * glm::length(hip - knee) * glm::length(ankle - knee))
+          range_knee_limit = std::min(range_knee_limit, knee_angle(hip, knee, ankle));
+      }
+      lowest[f] = std::min({feet[0].ankle[f].y, feet[0].toe[f].y, feet[1].ankle[f].y, feet[1].toe[f].y});
+    }
+    std::lock_guard lock(knee_limit_mutex);
+    knee_limit_angle = std::min(knee_limit_angle, range_knee_limit);
+  });
+  const double leg_length = std::max(0.0, std::max(leg_span[0][0], leg_span[1][0]));
   diag.leg_length_m = leg_length;
   const double scale = leg_length / s.reference_leg_length;
 
   // The clip's own floor: y = 0 when the feet rest just above it (the usual mocap set-up),
   // otherwise the level of the lowest foot joint.
   {
-    std::vector<double> lowest(frames);
-    for (int f = 0; f < frames; ++f)
-      lowest[f] = std::min({feet[0].ankle[f].y, feet[0].toe[f].y, feet[1].ankle[f].y, feet[1].toe[f].y});
-    const double p5 = percentile(lowest, 0.05);
+    const double p5 = percentile(std::move(lowest), 0.05);
     if (s.floor_height) {
       diag.floor_height_m = *s.floor_height;
       diag.floor_method = "user";
@@ -328,6 +366,19 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   }
   const double floor = diag.floor_height_m;
 
+  // Legs side by side (runner permitting): for steps whose per-leg parts read shared inputs
+  // and write only their own leg's state, so the result is the same whichever thread runs them.
+  // A leg's share of a step is light (~0.25 us a frame for a plan pass: cmu_01_01 over the
+  // bumps, profiled), so below kMinLightFramesPerRange frames handing it to a worker costs
+  // about what it saves. Loops inside a leg's part run on its thread (a pool's nested loop is
+  // serial).
+  const ParallelRunner* leg_runner = frames >= kMinLightFramesPerRange ? in.runner : nullptr;
+  auto for_each_leg = [&](const std::function<void(int)>& per_leg) {
+    parallel_ranges(leg_runner, 2, 1, [&](int begin, int end) {
+      for (int l = begin; l < end; ++l) per_leg(l);
+    });
+  };
+
   // 2. Contacts on the input motion, per foot (ankle and toe), thresholds scaled to the leg.
   ContactSettings contact_settings = s.contacts;
   contact_settings.height_threshold *= scale;
@@ -335,14 +386,14 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   bool contacts_given[2] = {false, false};
   std::vector<double> planted_level[2];  // per foot: ankle, toe level when planted (world Y)
   std::vector<double> point_height[2][2];  // per foot, per point (ankle, toe): above planted level
-  for (int l = 0; l < 2; ++l) {
+  for_each_leg([&](int l) {
     std::vector<double> heights[2], speeds[2];
     const std::vector<Vec3>* points[2] = {&feet[l].ankle, &feet[l].toe};
     for (int p = 0; p < 2; ++p) {
       const auto& track = *points[p];
       std::vector<double> ys(frames);
       for (int f = 0; f < frames; ++f) ys[f] = track[f].y;
-      const double level = percentile(ys, 0.05);
+      const double level = percentile(std::move(ys), 0.05);
       planted_level[l].push_back(level);
       heights[p].resize(frames);
       speeds[p].resize(frames);
@@ -354,8 +405,8 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
     }
     contacts_given[l] = s.contacts_override && static_cast<int>((*s.contacts_override)[l].size()) == frames;
     result.planted[l] = contacts_given[l] ? (*s.contacts_override)[l] : detect_contacts(heights, speeds, fps, contact_settings);
-    for (int p = 0; p < 2; ++p) point_height[l][p] = heights[p];
-  }
+    for (int p = 0; p < 2; ++p) point_height[l][p] = std::move(heights[p]);
+  });
 
   // Steps 3-8 are planned for a set of plants; the plan is then checked the way `ikfix check`
   // will see the output (contacts detected on the planned heel and toe over the terrain). A
@@ -380,6 +431,7 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   std::vector<double> foot_offset[2];
   std::vector<double> body(frames), body_raw(frames);
   std::vector<double> align_weight[2];
+  std::vector<char> align_planted[2];  // the plants align_weight was made from
   std::vector<Quat> foot_rotation[2];
   std::vector<Vec3> toe_target_ws[2];
   std::vector<Vec3> pivot_hold[2];  // the planned feet's pivot holds (added to both points)
@@ -509,25 +561,16 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   std::vector<Quat> ground_turn[2];
   std::vector<double> swing_need[2];      // per frame, the least offset that keeps the foot out of the ground
   std::vector<double> planned_offset[2];  // step 5's foot offsets, before the swing rise is capped
+  std::vector<char> offsets_keep_constant[2];  // the plants kept constant they were made with
   int off_terrain[2] = {0, 0};            // frames with a foot point off the terrain
   FootContacts seen_on_ground[2];         // what the check sees of this pass's plan
   double plan_slide[2] = {0, 0};          // per leg, the worst sliding the check would show on this plan, m/s
   bool demoted[2] = {false, false};       // a given plant was made to keep its constant offset
   bool replanned[2] = {false, false};     // the leg's plan inputs changed: it was planned again
   // Within a pass the legs' plans are independent (see LegPlanInputs) but for the body (step 4,
-  // made from both legs' offsets), which caps a swing foot's rise: each leg is planned on its
-  // own thread (runner permitting), in two halves around the body. Each leg has its own ground
-  // memos and writes only its own state, so the result is the same whichever thread runs it.
-  // The rays inside a leg's half then run on that thread (a pool's nested loop is serial).
-  // A leg's half is light (~0.25 us a frame and pass: cmu_01_01 over the bumps, profiled), so below
-  // kMinLightFramesPerRange frames handing it to a worker costs about what it saves.
-  const ParallelRunner* leg_runner = frames >= kMinLightFramesPerRange ? in.runner : nullptr;
-  auto for_each_leg = [&](const std::function<void(int)>& plan_leg) {
-    parallel_ranges(leg_runner, 2, 1, [&](int begin, int end) {
-      for (int l = begin; l < end; ++l) plan_leg(l);
-    });
-  };
-
+  // made from both legs' offsets), which caps a swing foot's rise: the legs are planned side by
+  // side (for_each_leg) in two halves around the body. Each leg has its own ground memos and
+  // writes only its own state.
   // Foot lock, ground and offsets of leg l (steps 3 and 5), unless its plan inputs are the last
   // pass's. Returns whether it planned the leg again.
   auto plan_lock_and_offsets = [&](int l, int pass) {
@@ -545,36 +588,60 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
     if (pass > 0 && !plan_inputs_changed[l] && new_pivot == lock_pivot[l] && retimed_by[l][0] == on_ground[l][0] &&
         retimed_by[l][1] == on_ground[l][1])
       return false;
+    // Per frame, each of the foot's ground, tilt and need below is made from its foot points
+    // (the lock) and, through the foot-orientation weight, the plants. A new lock mostly moves
+    // a few plants' frames: with the same plants, only the frames whose lock moved are made
+    // again (the others would come out exactly as they are). Every frame on the leg's first
+    // plan and when its plants changed.
+    const bool plants_changed = align_planted[l] != result.planted[l];
+    const bool every_frame = plants_changed || lock_correction[l].size() != static_cast<std::size_t>(frames);
+    std::vector<char> remake(frames, 1);
+    if (!every_frame)
+      for (int f = 0; f < frames; ++f) remake[f] = same_bits(new_lock[f], lock_correction[l][f]) ? 0 : 1;
     lock_pivot[l] = std::move(new_pivot);
     lock_correction[l] = std::move(new_lock);
     for (int p = 0; p < 2; ++p) retimed_by[l][p] = on_ground[l][p];
     feet[l].ankle.resize(frames);
     feet[l].toe.resize(frames);
     for (int f = 0; f < frames; ++f) {
+      if (!remake[f]) continue;
       feet[l].ankle[f] = animated_feet[l].ankle[f] + lock_correction[l][f];
       feet[l].toe[f] = animated_feet[l].toe[f] + lock_correction[l][f];
     }
 
-    // 3. Ground under heel (ankle) and toe of the foot.
-    fill_ground_track(ground_memo[l][kPlannedHeel].query(*in.terrain, feet[l].ankle), floor, ground[l][0]);
-    fill_ground_track(ground_memo[l][kPlannedToe].query(*in.terrain, feet[l].toe), floor, ground[l][1]);
+    // 3. Ground under heel (ankle) and toe of the foot (the memos cast rays only for the points
+    // that moved, and give the others' answers as they were).
+    fill_ground_track(ground_memo[l][kPlannedHeel].query(*in.terrain, feet[l].ankle), floor, ground[l][0], remake);
+    fill_ground_track(ground_memo[l][kPlannedToe].query(*in.terrain, feet[l].toe), floor, ground[l][1], remake);
     off_terrain[l] = 0;
     for (int f = 0; f < frames; ++f)
       if (!ground[l][0].hit[f] || !ground[l][1].hit[f]) ++off_terrain[l];
 
     // Foot-orientation weight: 1 while planted, eased in before touchdown and out after
-    // lift-off, so the foot turns in the swing and a planted pivot never moves.
-    align_weight[l] = plant_ease_weight(result.planted[l], ease_frames);
+    // lift-off, so the foot turns in the swing and a planted pivot never moves. Made from the
+    // plants alone: made again only when they changed since.
+    if (plants_changed) {
+      align_weight[l] = plant_ease_weight(result.planted[l], ease_frames);
+      align_planted[l] = result.planted[l];
+    }
 
     // The foot's turn to the ground under its heel: limited and weighted (identity, no tilt,
-    // when the feet are not aligned). Once per frame: steps 5 and 8 both use it.
-    ground_tilt[l].assign(frames, 0.0);
-    tilt_axis[l].assign(frames, Vec3(1, 0, 0));
-    ground_turn[l].assign(frames, identity_quat());
+    // when the feet are not aligned). Once per frame: steps 5 and 8 both use it. (With the
+    // same weights, which frames are aligned is as before: a frame not made again keeps its
+    // turn, identity or not.)
+    if (every_frame) {
+      ground_tilt[l].assign(frames, 0.0);
+      tilt_axis[l].assign(frames, Vec3(1, 0, 0));
+      ground_turn[l].assign(frames, identity_quat());
+    }
     if (s.align_feet) {
       int previous = -1;  // last aligned frame
       for (int f = 0; f < frames; ++f) {
         if (!(align_weight[l][f] > 0)) continue;
+        if (!remake[f]) {
+          previous = f;
+          continue;
+        }
         const Vec3 n = ground[l][0].normal[f];
         // A planted heel stays on one face, so its normal and weight repeat: the same inputs
         // give the same tilt and turn without the atan2 and sincos.
@@ -597,6 +664,8 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
     std::vector<double> ground_rel(frames);
     need.resize(frames);
     for (int f = 0; f < frames; ++f) {
+      ground_rel[f] = std::max(ground[l][0].height[f], ground[l][1].height[f]) - floor;
+      if (!remake[f]) continue;
       const double ankle_need = ground[l][0].height[f] + (planted_level[l][0] - floor) - feet[l].ankle[f].y;
       // The toe as it will be: turned with the foot to the ground's tilt. Raising the foot
       // for the untilted toe and then tilting it up a slope would leave the heel floating.
@@ -604,18 +673,23 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
                               (feet[l].ankle[f].y + (ground_turn[l][f] * (feet[l].toe[f] - feet[l].ankle[f])).y);
       need[f] = std::max(ankle_need, toe_need);
       if (clearance_given[l] && !result.planted[l][f]) need[f] += std::max(0.0, (*s.swing_clearance)[l][f]);
-      ground_rel[f] = std::max(ground[l][0].height[f], ground[l][1].height[f]) - floor;
     }
-    planned_offset[l] = foot_offsets(result.planted[l], need, ground_rel, align_weight[l], s.foot_smoothing * fps,
-                                     s.clearance_smoothing * fps, s.max_clearance_rise_speed / fps,
-                                     contacts_given[l] && s.given_plants_on_ground, keep_constant[l]);
+    // The offsets are made from the plants, the need, the ground and the plants kept constant:
+    // when none of them changed (a new plan only for other pivots), they are the last ones.
+    const bool nothing_remade = std::find(remake.begin(), remake.end(), 1) == remake.end();
+    if (every_frame || !nothing_remade || offsets_keep_constant[l] != keep_constant[l]) {
+      planned_offset[l] = foot_offsets(result.planted[l], need, ground_rel, align_weight[l], s.foot_smoothing * fps,
+                                       s.clearance_smoothing * fps, s.max_clearance_rise_speed / fps,
+                                       contacts_given[l] && s.given_plants_on_ground, keep_constant[l]);
+      offsets_keep_constant[l] = keep_constant[l];
+    }
     return true;
   };
 
   // Swing cap, targets, pivot holds and the check of leg l (steps 8 and the agreement with the
   // check), given the body.
   auto plan_targets_and_check = [&](int l) {
-    foot_offset[l] = planned_offset[l];
+    std::vector<double> offset = planned_offset[l];
     // A swing foot's planned rise may not lift its ankle closer than `min_swing_ankle_drop` leg
     // lengths below its hip (the hip raised with the body): a run's swing between plants three
     // 15 cm steps apart rose 45 cm on top of the animated heel kick, the ankle target 0.4 m
@@ -635,8 +709,8 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
         const double cap = W(f, leg.hip).translation.y + body[f] - s.min_swing_ankle_drop * leg_length;
         // Only the foot's planned rise over the body's is taken off; a high foot in the
         // animation itself is left as it is.
-        const double rise = std::max(0.0, foot_offset[l][f] - body[f]);
-        excess[f] = std::clamp(feet[l].ankle[f].y + foot_offset[l][f] - cap, 0.0, rise);
+        const double rise = std::max(0.0, offset[f] - body[f]);
+        excess[f] = std::clamp(feet[l].ankle[f].y + offset[f] - cap, 0.0, rise);
         any = any || excess[f] > 0;
       }
       if (any) {
@@ -645,11 +719,19 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
         gaussian_smooth(dilated, sigma, envelope);
         for (int f = 0; f < frames; ++f) {
           if (result.planted[l][f]) continue;
-          const double lowered = foot_offset[l][f] - (1.0 - align_weight[l][f]) * envelope[f];
-          foot_offset[l][f] = std::max(lowered, swing_need[l][f]);
+          const double lowered = offset[f] - (1.0 - align_weight[l][f]) * envelope[f];
+          offset[f] = std::max(lowered, swing_need[l][f]);
         }
       }
     }
+    // A leg not planned again in this pass (its plan inputs are the last pass's) whose offsets
+    // come out the same (the body changed only where it does not cap this foot) would get
+    // exactly the targets, pivot holds and check it has: its ground queries would cast nothing
+    // and change no memo. It keeps them (the pass's decisions take its check as it stands).
+    if (!replanned[l] && offset.size() == foot_offset[l].size() &&
+        std::memcmp(offset.data(), foot_offset[l].data(), offset.size() * sizeof(double)) == 0)
+      return;
+    foot_offset[l] = std::move(offset);
 
     // 8 (planned before 6, so the pelvis drop knows the final targets). Foot targets and foot
     // orientation per frame: the ankle target on the terrain, the foot turned by the ground's tilt.
@@ -689,7 +771,7 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
       toe_target.resize(frames);
       for (int f = 0; f < frames; ++f)
         toe_target[f] = result.ankle_target_ws[l][f] +
-                        foot_rotation[l][f] * glm::inverse(W(f, in.rig.legs[l].ankle).rotation) * (feet[l].toe[f] - feet[l].ankle[f]);
+                        foot_rotation[l][f] * ankle_rotation_inverse[l][f] * (feet[l].toe[f] - feet[l].ankle[f]);
       // The lock's pivots, retimed to this pass's targets (which the body may have changed).
       pivot[l] = lock_pivot[l];
       retime_pivot_switches(pivot[l], result.ankle_target_ws[l], toe_target, on_ground[l], touchdown_rule[l]);
@@ -730,6 +812,9 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
                                       seen_on_ground[l].point_planted, fps);
   };
 
+  // Step 4's support of the body by each leg, and the plants it was made from.
+  std::vector<double> support[2];
+  std::vector<char> support_planted[2];
   for (int pass = 0;; ++pass, ++series_pass) {
     for_each_leg([&](int l) { replanned[l] = plan_lock_and_offsets(l, pass); });
     if (!replanned[0] && !replanned[1]) {  // settled
@@ -739,19 +824,26 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
     plan_inputs_changed[0] = plan_inputs_changed[1] = false;
 
     // 4. The body follows the terrain under the feet that carry it: the planted feet (a swing
-    // foot's offset is only a plan), both equally in flight; smoothed, zero phase.
-    {
-      std::vector<double> support[2];
-      for (int l = 0; l < 2; ++l) {
-        std::vector<double> raw(frames);
-        for (int f = 0; f < frames; ++f) raw[f] = result.planted[l][f] ? 1.0 : 0.0;
-        support[l].resize(frames);
-        gaussian_smooth(raw, 0.05 * fps, support[l]);
-      }
-      for (int f = 0; f < frames; ++f) {
-        const double w0 = support[0][f] + 1e-3, w1 = support[1][f] + 1e-3;
-        body_raw[f] = (w0 * planned_offset[0][f] + w1 * planned_offset[1][f]) / (w0 + w1);
-      }
+    // foot's offset is only a plan), both equally in flight; smoothed, zero phase. A leg's
+    // support depends only on its plants, which most passes leave as they were.
+    const bool support_stale[2] = {support_planted[0] != result.planted[0], support_planted[1] != result.planted[1]};
+    auto make_support = [&](int l) {
+      if (!support_stale[l]) return;
+      support_planted[l] = result.planted[l];
+      std::vector<double> raw(frames);
+      for (int f = 0; f < frames; ++f) raw[f] = result.planted[l][f] ? 1.0 : 0.0;
+      support[l].resize(frames);
+      gaussian_smooth(raw, 0.05 * fps, support[l]);
+    };
+    if (support_stale[0] && support_stale[1]) {
+      for_each_leg(make_support);
+    } else {  // one leg's at most: not worth a hand-over to another thread
+      make_support(0);
+      make_support(1);
+    }
+    for (int f = 0; f < frames; ++f) {
+      const double w0 = support[0][f] + 1e-3, w1 = support[1][f] + 1e-3;
+      body_raw[f] = (w0 * planned_offset[0][f] + w1 * planned_offset[1][f]) / (w0 + w1);
     }
     gaussian_smooth(body_raw, s.body_smoothing * fps, body);
 
@@ -791,9 +883,14 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
           result.planted[l][f] = 1;
           grew[l] = true;
         }
+      // Taken over once per check: a leg whose check was kept (not made again) has had its
+      // heights taken over already, and they are the pivot heights as they stand.
+      if (seen.height[0].empty()) continue;
       for (int p = 0; p < 2; ++p) {
         pivot_height[l][p] = std::move(seen.height[p]);
         on_ground[l][p] = std::move(seen.point_planted[p]);
+        seen.height[p].clear();  // (a moved-from vector need not be empty)
+        seen.point_planted[p].clear();
       }
     }
     const bool pivots_settled = series_pass > 0 && previous_pivot[0] == pivot[0] && previous_pivot[1] == pivot[1];
@@ -894,17 +991,16 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   // How far each leg may reach from its hip on a frame (steps 5b and 6).
   const double reach = s.max_reach * leg_length;
   auto leg_reach = [&](int l, int f) {
-    const Leg& leg = in.rig.legs[l];
-    return std::min(reach, s.max_reach * (glm::length(W(f, leg.knee).translation - W(f, leg.hip).translation) +
-                                          glm::length(W(f, leg.ankle).translation - W(f, leg.knee).translation)));
+    return std::min(reach, s.max_reach * leg_span[l][f]);
   };
 
   // 5a. Swing feet above the terrain where they finally are. The pivot holds, and their fade
   // after lift-off, move a foot horizontally after its height was planned, which can carry a
   // toe over a step edge into the riser (measured: 6.5 cm into a stair three frames after
   // lift-off). Such a swing foot rises by what it lacks, over a dilated and smoothed envelope
-  // so it does not pop; planted frames are not moved.
-  for (int l = 0; l < 2; ++l) {
+  // so it does not pop; planted frames are not moved. Each leg reads its own memos and moves
+  // only its own targets: the legs are lifted side by side.
+  for_each_leg([&](int l) {
     // The last pass's check cast rays at these very targets: the memos answer without new rays.
     const GroundTrack under[2] = {
         ground_track(ground_memo[l][kCheckedHeel].query(*in.terrain, result.ankle_target_ws[l], &ground_memo[l][kPlannedHeel]),
@@ -921,7 +1017,7 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
       lack[f] = std::max({0.0, ankle_lack, toe_lack});
       lacking = lacking || lack[f] > 0.0;
     }
-    if (!lacking) continue;
+    if (!lacking) return;
     const double sigma = s.clearance_smoothing * fps;
     std::vector<double> dilated(frames), envelope(frames), rise(frames, 0.0);
     dilate_max(lack, gaussian_radius(sigma), dilated);
@@ -939,7 +1035,7 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
       result.ankle_target_ws[l][f].y += rise[f];
       toe_target_ws[l][f].y += rise[f];
     }
-  }
+  });
 
   // 5b. Heel lift before pelvis drop (heel_lift.hpp): a foot beyond its leg's reach turns up
   // about its ball first, so the pelvis below drops only for what is left. Before the toe
@@ -951,26 +1047,37 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
     // wherever the ball was on the ground, raised the regression's mean sliding above 0.5 cm/s
     // on 9 of 44 cases).
     std::vector<double> allowed[2];
-    for (int l = 0; l < 2; ++l) {
+    for_each_leg([&](int l) {  // each leg's problems and allowance are its own
       std::vector<char> held(frames);
-      problems[l].reserve(frames);
+      problems[l].resize(frames);
       for (int f = 0; f < frames; ++f) {
-        problems[l].push_back({W(f, in.rig.legs[l].hip).translation + Vec3(0, body[f], 0), result.ankle_target_ws[l][f],
-                               toe_target_ws[l][f], leg_reach(l, f)});
+        problems[l][f] = {W(f, in.rig.legs[l].hip).translation + Vec3(0, body[f], 0), result.ankle_target_ws[l][f],
+                          toe_target_ws[l][f], leg_reach(l, f)};
         held[f] = pivot[l][f] == 0 ? 1 : 0;
       }
       allowed[l] = heel_lift_allowance(held, s.heel_lift_smoothing * fps);
-    }
+    });
     const HeelLiftPlan lift = plan_heel_lifts(problems, s.max_heel_lift, s.heel_lift_smoothing * fps, allowed, in.runner);
-    for (int l = 0; l < 2; ++l)
-      for (int f = 0; f < frames; ++f) {
-        const HeelLift turn{lift.angle[l][f], lift.axis[l][f]};
-        if (!(turn.angle > 0)) continue;
-        result.ankle_target_ws[l][f] = lifted_ankle(result.ankle_target_ws[l][f], toe_target_ws[l][f], turn);
-        foot_rotation[l][f] = glm::normalize(axis_angle(turn.axis, turn.angle) * foot_rotation[l][f]);
-        ++diag.heel_lift_frames;
-        diag.max_heel_lift_rad = std::max(diag.max_heel_lift_rad, turn.angle);
-      }
+    // Frames are independent here; the count and the largest angle are the same however the
+    // frames are split.
+    std::mutex diag_mutex;
+    const double max_lift_before = diag.max_heel_lift_rad;
+    parallel_ranges(in.runner, frames, kMinLightFramesPerRange, [&](int begin, int end) {
+      int lifted_frames = 0;
+      double max_lift = max_lift_before;
+      for (int l = 0; l < 2; ++l)
+        for (int f = begin; f < end; ++f) {
+          const HeelLift turn{lift.angle[l][f], lift.axis[l][f]};
+          if (!(turn.angle > 0)) continue;
+          result.ankle_target_ws[l][f] = lifted_ankle(result.ankle_target_ws[l][f], toe_target_ws[l][f], turn);
+          foot_rotation[l][f] = glm::normalize(axis_angle(turn.axis, turn.angle) * foot_rotation[l][f]);
+          ++lifted_frames;
+          max_lift = std::max(max_lift, turn.angle);
+        }
+      std::lock_guard lock(diag_mutex);
+      diag.heel_lift_frames += lifted_frames;
+      diag.max_heel_lift_rad = std::max(diag.max_heel_lift_rad, max_lift);
+    });
   }
 
   // Toes bend at the ball: where a planted foot's toe tips would go below their level over the
@@ -979,10 +1086,12 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   // frame needs and does not pop.
   std::vector<double> toe_bend[2];
   std::vector<Vec3> toe_bend_axis[2];
-  for (int l = 0; l < 2; ++l) {
+  // Each leg's bend is its own (its toe, its ground): the legs side by side, which leaves one
+  // serial part (the ground gathering, the smoothing) per thread instead of two on one.
+  for_each_leg([&](int l) {
     const Leg& leg = in.rig.legs[l];
     const auto& tip_offset = leg.toe >= 0 ? sk.end_sites[leg.toe] : std::nullopt;
-    if (!s.align_feet || !tip_offset || sk.parents[leg.toe] != leg.ankle) continue;
+    if (!s.align_feet || !tip_offset || sk.parents[leg.toe] != leg.ankle) return;
     std::vector<Vec3> tip(frames), tip_anim(frames);
     std::vector<Quat> toe_rot(frames);
     std::vector<double> tip_y(frames);
@@ -991,7 +1100,7 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
         tip_anim[f] = transform_point(W(f, leg.toe), *tip_offset);
         tip_y[f] = tip_anim[f].y;
         // The toe carried rigidly by the foot's new pose (ball = toe target).
-        toe_rot[f] = foot_rotation[l][f] * glm::inverse(W(f, leg.ankle).rotation) * W(f, leg.toe).rotation;
+        toe_rot[f] = foot_rotation[l][f] * ankle_rotation_inverse[l][f] * W(f, leg.toe).rotation;
         tip[f] = transform_point(Transform{toe_target_ws[l][f], toe_rot[f], W(f, leg.toe).scale}, *tip_offset);
       }
     });
@@ -1023,18 +1132,24 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
     gaussian_smooth(dilated, sigma, smoothed);
     for (double& a : smoothed) a = std::clamp(a, 0.0, s.max_toe_bend);
     toe_bend[l] = std::move(smoothed);
-  }
+  });
 
   // 6. Pelvis lowered just enough for both legs to reach, within a limit; dilated before
   // smoothing so the smoothed drop never falls short of what a frame needs.
   const double max_drop = s.max_pelvis_drop * leg_length;
   std::vector<double> drop_raw(frames), drop_dilated(frames), drop(frames);
-  for (int f = 0; f < frames; ++f) {
-    double d = 0;
-    for (int l = 0; l < 2; ++l) {
-      const Vec3 hip = W(f, in.rig.legs[l].hip).translation + Vec3(0, body[f], 0);
-      d = std::max(d, pelvis_drop_needed(hip, result.ankle_target_ws[l][f], leg_reach(l, f)));
+  parallel_ranges(in.runner, frames, kMinLightFramesPerRange, [&](int begin, int end) {
+    for (int f = begin; f < end; ++f) {
+      double d = 0;
+      for (int l = 0; l < 2; ++l) {
+        const Vec3 hip = W(f, in.rig.legs[l].hip).translation + Vec3(0, body[f], 0);
+        d = std::max(d, pelvis_drop_needed(hip, result.ankle_target_ws[l][f], leg_reach(l, f)));
+      }
+      drop_raw[f] = d;
     }
+  });
+  for (int f = 0; f < frames; ++f) {
+    double d = drop_raw[f];
     if (d > max_drop) {
       ++diag.pelvis_limit_frames;
       if (diag.pelvis_limit.empty() || diag.pelvis_limit.back().last != f - 1)
@@ -1089,21 +1204,6 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
       hip_cone_rest[l] = glm::inverse(R(pelvis).rotation) * down;
     }
   }
-  // The knees' bend limit: the setting, or the input's own tightest knee bend where it folds
-  // further (a boxer's crouch). The character's knees, either of them, fold that far in this
-  // clip, and `ikfix check` measures the limit the same way: its violation is the worst over
-  // both knees, held to the input's own.
-  // Only frames folded past the setting need the angle itself (a dot product tells them).
-  double knee_limit_angle = s.min_knee_angle;
-  const double limit_cos = std::cos(s.min_knee_angle);
-  for (const Leg& leg : in.rig.legs)
-    for (int f = 0; f < frames; ++f) {
-      const Vec3& hip = W(f, leg.hip).translation;
-      const Vec3& knee = W(f, leg.knee).translation;
-      const Vec3& ankle = W(f, leg.ankle).translation;
-      if (glm::dot(hip - knee, ankle - knee) > limit_cos * glm::length(hip - knee) * glm::length(ankle - knee))
-        knee_limit_angle = std::min(knee_limit_angle, knee_angle(hip, knee, ankle));
-    }
   const KneeLimit knee_limit(knee_limit_angle);
   // Per frame and leg, reduced in frame order after the loop (the same sums whatever the
   // threads).
@@ -1127,8 +1227,8 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   const double tilt_limit = s.max_foot_tilt + 1e-9;
   const double flat_enough_tan2 =
       tilt_limit > 0 && tilt_limit < kPi / 2 ? std::pow(std::tan(tilt_limit), 2) * (1.0 - 1e-6) : 0.0;
-  auto measure_output = [&](int f, std::span<Transform> out_world) {
-    forward_kinematics(subset, motion.frame(f), to_world, out_world);
+  // `out_world`: the frame's output world transforms (FK of what was written).
+  auto measure_output = [&](int f, std::span<const Transform> out_world) {
     auto O = [&](int j) -> const Transform& { return out_world[subset.slot_of[j]]; };
     for (int l = 0; l < 2; ++l) {
       const Leg& leg = in.rig.legs[l];
@@ -1170,7 +1270,7 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   std::mutex changed_mutex;
   parallel_ranges(in.runner, frames, kMinFramesPerRange, [&](int begin, int end) {
     std::vector<char> changed(joints, 0);
-    std::vector<Transform> out_world(slots);
+    std::vector<Transform> out_world(slots), out_world_next(slots);
     auto replace = [&](auto& value, const auto& fixed, int joint) {
       if (fixed != value) changed[joint] = 1;
       value = fixed;
@@ -1229,11 +1329,20 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
         set_rotation(leg.knee, knee_parent, r.knee_rot_ws);
         set_rotation(leg.ankle, ankle_parent, ankle_rot);
         if (!toe_bend[l].empty() && toe_bend[l][f] > 0) {
-          const Quat toe_ws = foot_rotation[l][f] * glm::inverse(W(f, leg.ankle).rotation) * W(f, leg.toe).rotation;
+          const Quat toe_ws = foot_rotation[l][f] * ankle_rotation_inverse[l][f] * W(f, leg.toe).rotation;
           set_rotation(leg.toe, ankle_rot, axis_angle(toe_bend_axis[l][f], toe_bend[l][f]) * toe_ws);
         }
       }
-      measure_output(f, out_world);  // while the frame just written is in cache
+      // Measured while the frames just written are in cache, in pairs (FK of two frames at once
+      // is quicker; the same transforms).
+      if ((f - begin) % 2 == 1) {
+        forward_kinematics_pair(subset, motion.frame(f - 1), motion.frame(f), to_world, out_world, out_world_next);
+        measure_output(f - 1, out_world);
+        measure_output(f, out_world_next);
+      } else if (f + 1 == end) {
+        forward_kinematics(subset, motion.frame(f), to_world, out_world);
+        measure_output(f, out_world);
+      }
     }
     std::lock_guard lock(changed_mutex);
     for (int j = 0; j < joints; ++j) result.changed_joints[j] |= changed[j];

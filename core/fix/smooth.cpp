@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <deque>
+#include <vector>
 
 namespace ikfix::core {
 
@@ -14,18 +14,37 @@ int box_half_width(double sigma) {
   return std::max(1, static_cast<int>(std::lround((-1.0 + std::sqrt(1.0 + 4.0 * sigma * sigma)) / 2.0)));
 }
 
-// Centred moving average over [i-h, i+h] clipped to the signal (edges average what exists,
-// so a constant stays constant). O(n) with a running sum.
-void box_pass(std::span<const double> in, int h, std::span<double> out) {
-  const int n = static_cast<int>(in.size());
+// One step of a centred moving average over [i-h, i+h] clipped to the signal (edges average
+// what exists, so a constant stays constant): the window [lo, hi] and its running sum move on
+// to sample i, whose average is returned.
+inline double box_step(const double* x, int n, int h, int i, double& sum, int& lo, int& hi) {
+  const int want_lo = std::max(0, i - h), want_hi = std::min(n - 1, i + h);
+  while (hi < want_hi) sum += x[++hi];
+  while (lo < want_lo) sum -= x[lo++];
+  return sum / (hi - lo + 1);
+}
+
+// The moving average of every sample, O(n) with a running sum. Inside the signal the window
+// moves by exactly one sample each way, so there box_step reduces to one addition and one
+// subtraction (the same ones, in the same order: the same bits) without its clipping and
+// loop tests, which took about as long as the additions themselves.
+void box_pass(const double* x, int n, int h, double* out) {
   double sum = 0;
   int lo = 0, hi = -1;  // current window [lo, hi]
-  for (int i = 0; i < n; ++i) {
-    const int want_lo = std::max(0, i - h), want_hi = std::min(n - 1, i + h);
-    while (hi < want_hi) sum += in[++hi];
-    while (lo < want_lo) sum -= in[lo++];
-    out[i] = sum / (hi - lo + 1);
+  int i = 0;
+  for (; i < std::min(n, h + 1); ++i) out[i] = box_step(x, n, h, i, sum, lo, hi);
+  const int inside_end = n - h;  // samples i < inside_end have i + h <= n - 1
+  if (i > h && i <= inside_end) {
+    const double count = 2 * h + 1;
+    for (; i < inside_end; ++i) {
+      sum += x[i + h];
+      sum -= x[i - h - 1];
+      out[i] = sum / count;
+    }
+    lo = i - 1 - h;
+    hi = i - 1 + h;
   }
+  for (; i < n; ++i) out[i] = box_step(x, n, h, i, sum, lo, hi);
 }
 
 }  // namespace
@@ -39,24 +58,28 @@ void gaussian_smooth(std::span<const double> in, double sigma, std::span<double>
     return;
   }
   // Three centred box passes: a Gaussian to within a few percent, zero phase, O(n) whatever sigma.
+  const int n = static_cast<int>(in.size());
   std::vector<double> a(in.size()), b(in.size());
-  box_pass(in, h, a);
-  box_pass(a, h, b);
-  box_pass(b, h, out);
+  box_pass(in.data(), n, h, a.data());
+  box_pass(a.data(), n, h, b.data());
+  box_pass(b.data(), n, h, out.data());
 }
 
 void dilate_max(std::span<const double> in, int radius, std::span<double> out) {
   const int n = static_cast<int>(in.size());
-  std::deque<int> window;  // indices with decreasing values (monotonic queue)
+  // Monotonic queue of indices with decreasing values, window[front, back). Each index enters
+  // once, so n slots hold it without wrapping.
+  std::vector<int> window(n);
+  int front = 0, back = 0;
   int next = 0;
   for (int i = 0; i < n; ++i) {
     const int hi = std::min(n - 1, i + radius);
     for (; next <= hi; ++next) {
-      while (!window.empty() && in[window.back()] <= in[next]) window.pop_back();
-      window.push_back(next);
+      while (back > front && in[window[back - 1]] <= in[next]) --back;
+      window[back++] = next;
     }
-    while (window.front() < i - radius) window.pop_front();
-    out[i] = in[window.front()];
+    while (window[front] < i - radius) ++front;
+    out[i] = in[window[front]];
   }
 }
 

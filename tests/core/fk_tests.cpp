@@ -1,0 +1,68 @@
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/fk.hpp"
+
+namespace ikfix::core {
+namespace {
+
+// A branching skeleton: root, a spine of two, and two legs of three off the root.
+Skeleton branching_skeleton() {
+  Skeleton s;
+  const int parents[] = {-1, 0, 1, 0, 3, 4, 0, 6, 7};
+  for (int j = 0; j < 9; ++j) {
+    s.names.push_back("j" + std::to_string(j));
+    s.parents.push_back(parents[j]);
+    s.rest.push_back(Transform{});
+    s.end_sites.push_back(std::nullopt);
+  }
+  return s;
+}
+
+std::vector<Transform> random_locals(std::mt19937& rng, int joints) {
+  std::uniform_real_distribution<double> u(-1.0, 1.0), scale(0.5, 1.5);
+  std::vector<Transform> locals(joints);
+  for (Transform& t : locals) {
+    t.translation = Vec3(u(rng), u(rng), u(rng));
+    t.rotation = glm::normalize(Quat(u(rng), u(rng), u(rng), u(rng)));
+    t.scale = Vec3(scale(rng), scale(rng), scale(rng));
+  }
+  return locals;
+}
+
+TEST(ForwardKinematicsPair, SameBitsAsTwoSingleFrames) {
+  const Skeleton s = branching_skeleton();
+  std::mt19937 rng(11);
+  // Every joint, and a subset (one leg and the spine's end, with their ancestors).
+  const std::vector<int> all = {0, 1, 2, 3, 4, 5, 6, 7, 8}, some = {2, 5};
+  for (const auto* wanted : {&all, &some}) {
+    const JointSubset subset(s, *wanted);
+    for (int trial = 0; trial < 20; ++trial) {
+      const auto a = random_locals(rng, s.joint_count()), b = random_locals(rng, s.joint_count());
+      Transform to_world;
+      to_world.translation = Vec3(0.1, -0.2, 0.3);
+      to_world.rotation = glm::normalize(Quat(0.9, 0.1, -0.3, 0.2));
+      to_world.scale = Vec3(0.01);
+      std::vector<Transform> one_a(subset.size()), one_b(subset.size()), pair_a(subset.size()), pair_b(subset.size());
+      forward_kinematics(subset, a, to_world, one_a);
+      forward_kinematics(subset, b, to_world, one_b);
+      forward_kinematics_pair(subset, a, b, to_world, pair_a, pair_b);
+      EXPECT_EQ(std::memcmp(one_a.data(), pair_a.data(), one_a.size() * sizeof(Transform)), 0) << trial;
+      EXPECT_EQ(std::memcmp(one_b.data(), pair_b.data(), one_b.size() * sizeof(Transform)), 0) << trial;
+      // And the pair is FK at all: a child's world position is its parent's transform of its local one.
+      for (int k = 0; k < subset.size(); ++k) {
+        const int p = subset.parent_slot[k];
+        const Transform& parent = p < 0 ? to_world : pair_a[p];
+        const Vec3 want = transform_point(parent, a[subset.joints[k]].translation);
+        EXPECT_NEAR(glm::length(pair_a[k].translation - want), 0.0, 1e-12);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ikfix::core
