@@ -22,8 +22,8 @@
 #include "core/fix/smooth.hpp"
 #include "core/fix/toe_bend.hpp"
 #include "core/fk.hpp"
-#include "core/overwrite_allocator.hpp"
 #include "core/metrics.hpp"
+#include "core/unwritten_resize.hpp"
 
 namespace ikfix::core {
 namespace {
@@ -284,7 +284,8 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   const int slots = subset.size();
   // Not zero-filled first: FK writes every element (2.6 MB for 2752 frames of 12 joints), and
   // so its pages are first touched on the threads of the loop below.
-  std::vector<Transform, OverwriteAllocator<Transform>> world(static_cast<std::size_t>(frames) * slots);
+  UnwrittenResizeVector<Transform> world;
+  resize_unwritten(world, static_cast<std::size_t>(frames) * slots);
   auto W = [&](int f, int j) -> const Transform& {
     return world[static_cast<std::size_t>(f) * slots + subset.slot_of[j]];
   };

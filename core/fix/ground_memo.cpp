@@ -52,7 +52,7 @@ std::span<const GroundHit> GroundMemo::query(const Terrain& terrain, std::span<c
   last_cast_count_ = cast_xz.size();
   if (!cast_xz.empty()) {
     auto& cast_hits = cast_hits_;
-    cast_hits.resize(cast_xz.size());  // not initialised: every element is overwritten by the terrain's answer
+    resize_unwritten(cast_hits, cast_xz.size());  // not initialised: every element is overwritten by the terrain's answer
     ground_at_parallel(terrain, cast_xz, cast_hits, runner_);
     for (std::size_t k = 0; k < cast_index.size(); ++k) hits_[cast_index[k]] = cast_hits[k];
   }

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/math.hpp"
-#include "core/overwrite_allocator.hpp"
+#include "core/unwritten_resize.hpp"
 #include "core/parallel.hpp"
 #include "core/terrain.hpp"
 
@@ -43,7 +43,7 @@ class GroundMemo {
   // not allocate (and fault in) fresh pages for them.
   std::vector<std::array<double, 2>> cast_xz_;
   std::vector<std::size_t> cast_index_;
-  std::vector<GroundHit, OverwriteAllocator<GroundHit>> cast_hits_;  // overwritten by the terrain
+  UnwrittenResizeVector<GroundHit> cast_hits_;  // overwritten by the terrain
   std::size_t last_cast_count_ = 0;
   const ParallelRunner* runner_ = nullptr;
 };
