@@ -55,12 +55,7 @@ core::LegDetection detect(const core::Skeleton& skeleton, const core::ClipSpace&
     if (count < 7) throw std::invalid_argument("--legs takes 8 comma-separated joint names (got " + std::to_string(count) + ")");
     return core::legs_from_names(skeleton, names);
   }
-  core::LegDetectionInput input;
-  input.skeleton = &skeleton;
-  std::vector<core::Transform> world(skeleton.joint_count());
-  core::forward_kinematics(skeleton, skeleton.rest, space.to_world(), world);
-  for (const auto& t : world) input.rest_world.push_back(t.translation);
-  return core::detect_legs(input);
+  return core::detect_legs_at_rest(skeleton, space.to_world());
 }
 
 }  // namespace

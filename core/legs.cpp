@@ -5,6 +5,7 @@
 #include <cstring>
 #include <string_view>
 
+#include "core/fk.hpp"
 #include "core/retarget/joint_names.hpp"
 
 namespace ikfix::core {
@@ -314,6 +315,16 @@ LegDetection legs_from_names(const Skeleton& s, const std::array<std::string, 8>
     }
   }
   return finish(s, nullptr, rig);
+}
+
+LegDetection detect_legs_at_rest(const Skeleton& skeleton, const Transform& to_world) {
+  LegDetectionInput input;
+  input.skeleton = &skeleton;
+  std::vector<Transform> world(skeleton.joint_count());
+  forward_kinematics(skeleton, skeleton.rest, to_world, world);
+  input.rest_world.reserve(world.size());
+  for (const Transform& t : world) input.rest_world.push_back(t.translation);
+  return detect_legs(input);
 }
 
 }  // namespace ikfix::core

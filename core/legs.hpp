@@ -45,6 +45,10 @@ struct LegDetection {
 // skeletons that do not stand on two legs (e.g. quadrupeds whose joints are called "Leg").
 LegDetection detect_legs(const LegDetectionInput& input);
 
+// detect_legs on the skeleton's rest pose, placed in the world by `to_world` (the clip's
+// ClipSpace::to_world(): clip units and axes -> metres, Y up).
+LegDetection detect_legs_at_rest(const Skeleton& skeleton, const Transform& to_world);
+
 // Legs named explicitly: {left hip, knee, ankle, toe-or-empty, right hip, knee, ankle, toe-or-empty}.
 // Error text names the joint that does not exist or does not form a chain.
 LegDetection legs_from_names(const Skeleton& skeleton, const std::array<std::string, 8>& names);

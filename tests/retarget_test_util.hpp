@@ -35,12 +35,7 @@ inline core::BoneMap map_from_names(const core::Skeleton& source, const core::Sk
 }
 
 inline core::LegRig legs_of(const io::LoadedClip& clip) {
-  core::LegDetectionInput in;
-  in.skeleton = &clip.skeleton;
-  std::vector<core::Transform> world(clip.skeleton.joint_count());
-  core::forward_kinematics(clip.skeleton, clip.skeleton.rest, clip.space.to_world(), world);
-  for (const auto& w : world) in.rest_world.push_back(w.translation);
-  const core::LegDetection d = core::detect_legs(in);
+  const core::LegDetection d = core::detect_legs_at_rest(clip.skeleton, clip.space.to_world());
   EXPECT_TRUE(d.rig.has_value()) << d.error;
   return d.rig.value_or(core::LegRig{});
 }

@@ -35,12 +35,7 @@ const FixFixture* fixture(bool& ok) {
     if (std::filesystem::exists(path)) {
       f = std::make_unique<FixFixture>();
       f->clip = io::load_clip(path);
-      core::LegDetectionInput in;
-      in.skeleton = &f->clip.skeleton;
-      std::vector<core::Transform> world(f->clip.skeleton.joint_count());
-      core::forward_kinematics(f->clip.skeleton, f->clip.skeleton.rest, f->clip.space.to_world(), world);
-      for (const auto& t : world) in.rest_world.push_back(t.translation);
-      f->rig = *core::detect_legs(in).rig;
+      f->rig = *core::detect_legs_at_rest(f->clip.skeleton, f->clip.space.to_world()).rig;
       // ~100k triangles: bumps on a 0.09 m grid over 20 m.
       core::BumpsParams bumps;
       bumps.cell = 0.089;

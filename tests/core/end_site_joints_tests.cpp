@@ -139,10 +139,7 @@ TEST(EndSiteJoints, OnlyTailsHangingDownAreAnkleCandidates) {
 }
 
 LegDetection detect(const Skeleton& s) {
-  LegDetectionInput input;
-  input.skeleton = &s;
-  for (const Transform& t : fk(s, s.rest, Transform{})) input.rest_world.push_back(t.translation);
-  return detect_legs(input);
+  return detect_legs_at_rest(s, Transform{});
 }
 
 TEST(EndSiteJoints, TwoBoneLegsFoundOnVirtualAnklesAndKeptAlone) {

@@ -105,12 +105,7 @@ void expect_same_result(const core::FixResult& a, const core::Clip& a_clip, cons
 }
 
 core::LegRig detect_rig(const io::LoadedClip& clip) {
-  core::LegDetectionInput legs;
-  legs.skeleton = &clip.skeleton;
-  std::vector<core::Transform> rest(clip.skeleton.joint_count());
-  core::forward_kinematics(clip.skeleton, clip.skeleton.rest, clip.space.to_world(), rest);
-  for (const auto& t : rest) legs.rest_world.push_back(t.translation);
-  return *core::detect_legs(legs).rig;
+  return *core::detect_legs_at_rest(clip.skeleton, clip.space.to_world()).rig;
 }
 
 // A short clip played `repeat` times over (the root jumps back at each repeat: just more

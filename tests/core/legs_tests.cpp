@@ -33,21 +33,10 @@ class SkeletonBuilder {
   std::vector<Vec3> world_;
 };
 
-// Rest-pose world positions by forward kinematics of the rest locals (identity clip transform).
-std::vector<Vec3> rest_world(const Skeleton& s) {
-  std::vector<Transform> world(s.rest.size());
-  forward_kinematics(s, s.rest, Transform{}, world);
-  std::vector<Vec3> out;
-  for (const Transform& t : world) out.push_back(t.translation);
-  return out;
-}
-
+// Legs found on the rest pose (identity clip transform).
 LegDetection detect(const Skeleton& s) {
   EXPECT_EQ(s.validate(), "");
-  LegDetectionInput input;
-  input.skeleton = &s;
-  input.rest_world = rest_world(s);
-  return detect_legs(input);
+  return detect_legs_at_rest(s, Transform{});
 }
 
 // Names of one side's chain, in the order pelvis-side first.

@@ -37,12 +37,7 @@ bool all_nan(const core::Transform& t) {
 std::filesystem::path walk_path() { return test::shared_data_dir() / "anim/bvh/cmu_02_01_walk.bvh"; }
 
 core::LegRig legs_of(const io::LoadedClip& clip) {
-  core::LegDetectionInput legs;
-  legs.skeleton = &clip.skeleton;
-  std::vector<core::Transform> rest(clip.skeleton.joint_count());
-  core::forward_kinematics(clip.skeleton, clip.skeleton.rest, clip.space.to_world(), rest);
-  for (const auto& t : rest) legs.rest_world.push_back(t.translation);
-  return *core::detect_legs(legs).rig;
+  return *core::detect_legs_at_rest(clip.skeleton, clip.space.to_world()).rig;
 }
 
 // The walk read whole, and read for the joints the fix reads.

@@ -24,12 +24,7 @@ struct Walk {
   std::optional<core::Terrain> terrain;
 
   Walk() : clip(io::load_clip(test::shared_data_dir() / "anim/bvh/cmu_02_01_walk.bvh")) {
-    core::LegDetectionInput legs;
-    legs.skeleton = &clip.skeleton;
-    std::vector<core::Transform> rest(clip.skeleton.joint_count());
-    core::forward_kinematics(clip.skeleton, clip.skeleton.rest, clip.space.to_world(), rest);
-    for (const auto& t : rest) legs.rest_world.push_back(t.translation);
-    rig = *core::detect_legs(legs).rig;
+    rig = *core::detect_legs_at_rest(clip.skeleton, clip.space.to_world()).rig;
     core::BumpsParams bumps;
     bumps.cell = 0.2;
     terrain.emplace(core::make_bumps_terrain(bumps));

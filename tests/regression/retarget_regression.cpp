@@ -39,12 +39,7 @@ std::string PrintTo(const PairCase& c) { return std::string(c.id) + "_" + c.terr
 class RetargetRegression : public ::testing::TestWithParam<PairCase> {};
 
 core::LegRig detect(const io::LoadedClip& clip) {
-  core::LegDetectionInput in;
-  in.skeleton = &clip.skeleton;
-  std::vector<core::Transform> world(clip.skeleton.joint_count());
-  core::forward_kinematics(clip.skeleton, clip.skeleton.rest, clip.space.to_world(), world);
-  for (const auto& w : world) in.rest_world.push_back(w.translation);
-  const auto d = core::detect_legs(in);
+  const auto d = core::detect_legs_at_rest(clip.skeleton, clip.space.to_world());
   EXPECT_TRUE(d.rig) << d.error;
   return d.rig.value_or(core::LegRig{});
 }
