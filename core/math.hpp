@@ -40,11 +40,14 @@ inline Vec3 transform_point(const Transform& t, const Vec3& p) {
 }
 
 // Unit vector along v, or `fallback` when v is too short to have a direction.
-inline Vec3 safe_normalize(const Vec3& v, const Vec3& fallback) {
-  const double len = glm::length(v);
-  if (!(len > 1e-12) || !std::isfinite(len)) return fallback;
-  return v / len;
+// The same as safe_normalize(v, fallback) with v's length given (`length` == glm::length(v)):
+// for hot paths that have the length already (the same bits without a second square root).
+inline Vec3 unit_or(const Vec3& v, double length, const Vec3& fallback) {
+  if (!(length > 1e-12) || !std::isfinite(length)) return fallback;
+  return v / length;
 }
+
+inline Vec3 safe_normalize(const Vec3& v, const Vec3& fallback) { return unit_or(v, glm::length(v), fallback); }
 
 // Any unit vector perpendicular to unit vector a.
 inline Vec3 any_perpendicular(const Vec3& a) {

@@ -50,8 +50,10 @@ LegSolveResult solve_leg(const LegPose& a, const Vec3& hip_ws, const Vec3& targe
                          const Vec3& pole_ws, const FixSettings& s, const KneeLimit& knee_limit) {
   const Vec3 shift = hip_ws - a.hip_ws;
   const Vec3 start[3] = {hip_ws, a.knee_ws + shift, a.ankle_ws + shift};
-  const double thigh = glm::length(a.knee_ws - a.hip_ws);
-  const double shin = glm::length(a.ankle_ws - a.knee_ws);
+  // Bones and their lengths, made once (the rotations at the end reuse them).
+  const Vec3 thigh_vec = a.knee_ws - a.hip_ws, shin_vec = a.ankle_ws - a.knee_ws;
+  const double thigh = glm::length(thigh_vec);
+  const double shin = glm::length(shin_vec);
 
   // Limits shared by every solver: the reach (slightly short of straight) and the knee's
   // maximum bend give a shell of reachable ankle distances from the hip.
@@ -66,13 +68,16 @@ LegSolveResult solve_leg(const LegPose& a, const Vec3& hip_ws, const Vec3& targe
   // The animated hip->ankle direction: the fallback when the target sits on the hip, and the
   // hip cone limit's reference below.
   const Vec3 animated_axis = safe_normalize(start[2] - start[0], Vec3(0, -1, 0));
-  Vec3 axis = safe_normalize(to_target, Vec3(0));
+  Vec3 axis = unit_or(to_target, d, Vec3(0));
   if (axis == Vec3(0)) axis = animated_axis;
   Vec3 goal = target_ws;
   const char* reason = "";
+  // Whether `axis` is safe_normalize(goal - hip_ws, animated_axis) bit for bit (below).
+  bool axis_is_goal_axis = true;
   if (d > max_d) {
     goal = hip_ws + axis * max_d;
     reason = "too far";
+    axis_is_goal_axis = false;
   } else if (d < min_d) {
     // Pushed out to the knee limit's shell along the ray from a point halfway down the
     // animated leg, not radially from the hip: a target passing close by the hip (a foot swung
@@ -115,6 +120,7 @@ LegSolveResult solve_leg(const LegPose& a, const Vec3& hip_ws, const Vec3& targe
         axis = cone * std::cos(allowed) + away * std::sin(allowed);
         goal = hip_ws + axis * goal_d;
         reason = "hip limit";
+        axis_is_goal_axis = false;
       }
     }
   }
@@ -125,7 +131,9 @@ LegSolveResult solve_leg(const LegPose& a, const Vec3& hip_ws, const Vec3& targe
   // the pole's direction, where the knee's side is undefined and flips in a frame.
   // Only swings beyond 30 degrees carry it (fully from 60, eased in between): the usual small
   // corrections solve with the pole as given.
-  const Vec3 goal_axis = safe_normalize(goal - hip_ws, animated_axis);
+  // A goal not moved is the target (goal - hip_ws is to_target), and one pushed out to the knee
+  // limit's shell had its axis made the same way: axis is then exactly goal_axis.
+  const Vec3 goal_axis = axis_is_goal_axis ? axis : safe_normalize(goal - hip_ws, animated_axis);
   constexpr double kCarryFrom = kPi / 6, kCarryFull = kPi / 3;
   // Both axes are unit: a dot product above cos(30 degrees), with a margin far beyond rounding,
   // tells the usual small swing without the atan2 (the same decision, the same pole).
@@ -141,6 +149,7 @@ LegSolveResult solve_leg(const LegPose& a, const Vec3& hip_ws, const Vec3& targe
 
   LegSolveResult r;
   Vec3 out[3];
+  double fabrik_residual = -1;  // FABRIK's |end - goal|, when it ran
   const double lengths[2] = {thigh, shin};
   switch (s.solver) {
     case SolverKind::Fabrik: {
@@ -153,6 +162,7 @@ LegSolveResult solve_leg(const LegPose& a, const Vec3& hip_ws, const Vec3& targe
       job.max_iterations = s.max_iterations;
       job.out_ws = out;
       job.iterations = &r.iterations;
+      job.residual = &fabrik_residual;
       job.run();
       break;
     }
@@ -185,16 +195,17 @@ LegSolveResult solve_leg(const LegPose& a, const Vec3& hip_ws, const Vec3& targe
   }
   r.knee_ws = out[1];
   r.ankle_ws = out[2];
-  r.residual_m = glm::length(out[2] - target_ws);
+  // The goal is the target unless a limit moved it (no reason): FABRIK measured the same then.
+  r.residual_m = *reason == '\0' && fabrik_residual >= 0 ? fabrik_residual : glm::length(out[2] - target_ws);
   r.reached = r.residual_m <= s.unreachable_tolerance;
   r.reason = r.reached ? "" : (*reason ? reason : "solver did not converge");
 
   // Minimal rotations that carry the animated bones onto the solved ones (twist kept).
-  const Vec3 thigh_old = safe_normalize(a.knee_ws - a.hip_ws, Vec3(0, -1, 0));
+  const Vec3 thigh_old = unit_or(thigh_vec, thigh, Vec3(0, -1, 0));
   const Vec3 thigh_new = safe_normalize(r.knee_ws - hip_ws, thigh_old);
   const Quat hip_delta = rotation_between(thigh_old, thigh_new);
   r.hip_rot_ws = glm::normalize(hip_delta * a.hip_rot_ws);
-  const Vec3 shin_carried = hip_delta * safe_normalize(a.ankle_ws - a.knee_ws, Vec3(0, -1, 0));
+  const Vec3 shin_carried = hip_delta * unit_or(shin_vec, shin, Vec3(0, -1, 0));
   const Vec3 shin_new = safe_normalize(r.ankle_ws - r.knee_ws, shin_carried);
   const Quat knee_delta = rotation_between(shin_carried, shin_new);
   r.knee_rot_ws = glm::normalize(knee_delta * hip_delta * a.knee_rot_ws);

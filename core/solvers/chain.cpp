@@ -10,7 +10,8 @@ void apply_bend_plane(std::span<Vec3> chain, const Vec3& pole_dir) {
   const Vec3 axis = safe_normalize(chain.back() - root, Vec3(0));
   if (axis == Vec3(0)) return;
   const Vec3 pole_perp = pole_dir - axis * glm::dot(pole_dir, axis);
-  if (!(glm::length(pole_perp) > 1e-9)) return;
+  const double pole_perp_length = glm::length(pole_perp);
+  if (!(pole_perp_length > 1e-9)) return;
   if (chain.size() == 3) {
     // One middle joint: turning it about the axis is placing it at the same distance along and
     // from the axis, on the pole side (no trigonometry, the hot path of every leg solve).
@@ -19,7 +20,7 @@ void apply_bend_plane(std::span<Vec3> chain, const Vec3& pole_dir) {
     const double radius = glm::length(rel - axis * along);
     if (!(radius > 1e-12)) return;
     // Re-orthogonalise: with a pole almost along the axis, pole_perp carries cancellation error.
-    Vec3 side = pole_perp / glm::length(pole_perp);
+    Vec3 side = pole_perp / pole_perp_length;
     side = safe_normalize(side - axis * glm::dot(side, axis), Vec3(0));
     if (side == Vec3(0)) return;
     chain[1] = root + axis * along + side * radius;
@@ -52,15 +53,19 @@ bool place_two_bone(std::span<Vec3> chain, const Vec3& end_ws, double a, double 
   const Vec3 to_end = end_ws - root;
   const double d = glm::length(to_end);
   if (d > a + b || d < std::abs(a - b)) return false;
-  Vec3 axis = safe_normalize(to_end, Vec3(0));
+  Vec3 axis = unit_or(to_end, d, Vec3(0));
   if (axis == Vec3(0)) {
     // End on the root (equal bones, fully folded): the knee goes toward the pole.
     axis = safe_normalize(chain[2] - chain[1], safe_normalize(chain[1] - root, Vec3(0, -1, 0)));
   }
   Vec3 side = pole_dir - axis * glm::dot(pole_dir, axis);
+  double side_length = glm::length(side);
   // Fall back to the current bend when the pole is parallel to the axis.
-  if (!(glm::length(side) > 1e-9)) side = (chain[1] - root) - axis * glm::dot(chain[1] - root, axis);
-  side = safe_normalize(side, Vec3(0));  // any_perpendicular only when needed (hot path)
+  if (!(side_length > 1e-9)) {
+    side = (chain[1] - root) - axis * glm::dot(chain[1] - root, axis);
+    side_length = glm::length(side);
+  }
+  side = unit_or(side, side_length, Vec3(0));  // any_perpendicular only when needed (hot path)
   if (side == Vec3(0)) side = any_perpendicular(axis);
   if (d == 0.0) {
     chain[1] = root + side * a;

@@ -11,9 +11,8 @@ namespace {
 // True when place_two_bone(chain, target, a, b, pole) uses nothing of the chain but its root:
 // the target is at a distance it can place exactly (not on the root) and the pole is not
 // parallel to the root->target axis (the same tests place_two_bone makes).
-bool closing_step_ignores_pose(const Vec3& root, const Vec3& target, const Vec3& pole, double a, double b) {
-  const Vec3 to_target = target - root;
-  const double d = glm::length(to_target);
+// `to_target` is target - root and `d` its length (the caller has both).
+bool closing_step_ignores_pose(const Vec3& to_target, double d, const Vec3& pole, double a, double b) {
   if (!(d > 1e-12) || d > a + b || d < std::abs(a - b)) return false;
   const Vec3 axis = to_target / d;
   return glm::length(pole - axis * glm::dot(pole, axis)) > 1e-8;
@@ -68,7 +67,11 @@ bool FabrikJob::run() const {
   };
 
   int passes = 0;
-  const double distance = glm::length(target_ws - root);
+  double r = -1;  // the end's final distance from the target, once known
+  // The root->target vector and its length, made once: the steps below that need them (the
+  // alignment, the line test, the closing-step test) would each make exactly the same again.
+  const Vec3 to_target = target_ws - root;
+  const double distance = glm::length(to_target);
   if (distance >= total) {
     // Out of reach: stretch straight toward the target.
     const Vec3 axis = dir(root, target_ws, 0);
@@ -76,16 +79,17 @@ bool FabrikJob::run() const {
   } else {
     if (align_start && n == 3) {
       const Vec3 from = out_ws[n - 1] - root;
-      const Vec3 to = target_ws - root;
-      if (glm::length(from) > 1e-12 && glm::length(to) > 1e-12) {
-        const Quat turn = rotation_between(glm::normalize(from), glm::normalize(to));
+      const double from_length = glm::length(from);
+      if (from_length > 1e-12 && distance > 1e-12) {
+        // glm::normalize(v) is v * (1 / length(v)): the same bits from the lengths in hand.
+        const Quat turn = rotation_between(from * (1.0 / from_length), to_target * (1.0 / distance));
         for (std::size_t i = 1; i < n; ++i) out_ws[i] = root + turn * (out_ws[i] - root);
       }
     }
     // A chain lying straight along the root->target line cannot bend by itself (every pass
     // keeps it on the line): break the symmetry by turning it slightly toward the pole.
     {
-      const Vec3 line = safe_normalize(target_ws - root, Vec3(0));
+      const Vec3 line = unit_or(to_target, distance, Vec3(0));
       double off_line = 0;
       for (std::size_t i = 1; i + 1 < n; ++i) {
         const Vec3 rel = out_ws[i] - root;
@@ -102,18 +106,23 @@ bool FabrikJob::run() const {
     // alone (when that placement is well defined), so passes that will not reach `tolerance`
     // anyway change nothing: stop as soon as the convergence rate says so.
     const bool closing_decides = exact_final_step && n == 3 && pole_dir_ws &&
-                                 closing_step_ignores_pose(root, target_ws, *pole_dir_ws, lengths[0], lengths[1]);
+                                 closing_step_ignores_pose(to_target, distance, *pole_dir_ws, lengths[0], lengths[1]);
     // Three joints: turned into the pole's plane once, the chain stays in it through every pass
     // (each pass moves a joint along a line between points of the plane root, knee, target;
     // the end already points at the target), so the plane is applied once here, not per pass.
     const bool planar = n == 3 && pole_dir_ws && align_start;
     if (planar) apply_bend_plane(out_ws, *pole_dir_ws);
     double previous_error = 0;
+    // The end's distance from the target when the passes stop early (the end has not moved
+    // since); negative when they ran out (the last pass moved it).
+    double end_error = -1;
     for (passes = 0; passes < max_iterations; ++passes) {
       const double error = glm::length(out_ws[n - 1] - target_ws);
-      if (error <= tolerance) break;
-      if (closing_decides && passes >= 1 && will_not_converge(previous_error, error, max_iterations - passes, tolerance))
+      if (error <= tolerance ||
+          (closing_decides && passes >= 1 && will_not_converge(previous_error, error, max_iterations - passes, tolerance))) {
+        end_error = error;
         break;
+      }
       previous_error = error;
       // Backward: end to target, walk to the root (the root itself is put back by the forward
       // pass, so its backward position is not computed).
@@ -126,7 +135,8 @@ bool FabrikJob::run() const {
         out_ws[i] = out_ws[i - 1] + dir(out_ws[i - 1], out_ws[i], i - 1) * lengths[i - 1];
       if (pole_dir_ws && !planar) apply_bend_plane(out_ws, *pole_dir_ws);
     }
-    if (exact_final_step && n == 3 && glm::length(out_ws[2] - target_ws) > tolerance) {
+    if (end_error < 0) end_error = glm::length(out_ws[n - 1] - target_ws);
+    if (exact_final_step && n == 3 && end_error > tolerance) {
       // Keep the bend the iterations found (or the pole's when given).
       const Vec3 bend = pole_dir_ws ? *pole_dir_ws : out_ws[1] - root;
       place_two_bone(out_ws, target_ws, lengths[0], lengths[1], bend);
@@ -134,9 +144,12 @@ bool FabrikJob::run() const {
       // A knee that crossed the hip-ankle line in the passes goes back to the pole's side (the
       // end stays where it is).
       apply_bend_plane(out_ws, *pole_dir_ws);
+      r = end_error;  // a three-joint bend plane moves only the knee
+    } else {
+      r = end_error;
     }
   }
-  const double r = glm::length(out_ws[n - 1] - target_ws);
+  if (r < 0) r = glm::length(out_ws[n - 1] - target_ws);
   if (iterations) *iterations = passes;
   if (residual) *residual = r;
   if (reached) *reached = r <= tolerance;
