@@ -1293,8 +1293,9 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
         LegPose pose{W(f, leg.hip).translation, W(f, leg.knee).translation, W(f, leg.ankle).translation,
                      W(f, leg.hip).rotation,    W(f, leg.knee).rotation,    W(f, leg.ankle).rotation,
                      W(f, pelvis).rotation * hip_cone_rest[l],
-                     // outward: from the other hip to this one
-                     safe_normalize(W(f, leg.hip).translation - W(f, in.rig.legs[1 - l].hip).translation, Vec3(0))};
+                     Vec3(0),
+                     // outward: from the other hip to this one (made by the solve if it needs it)
+                     &W(f, in.rig.legs[1 - l].hip).translation};
         const Vec3 target = result.ankle_target_ws[l][f];
         const Quat ankle_rot = foot_rotation[l][f];
         Vec3 forward = feet[l].toe[f] - feet[l].ankle[f];

@@ -111,7 +111,8 @@ LegSolveResult solve_leg(const LegPose& a, const Vec3& hip_ws, const Vec3& targe
       // the axis: a target swept from behind over the hip to the front then takes the goal
       // round the outer side. No map of the outside onto the edge is continuous everywhere;
       // this one breaks only across the body (high toward the other leg), where feet do not go.
-      const Vec3 side_hint = glm::length(a.outward_ws) > 0.5 ? a.outward_ws : pole_ws;
+      const Vec3 outward = a.other_hip_ws ? safe_normalize(a.hip_ws - *a.other_hip_ws, Vec3(0)) : a.outward_ws;
+      const Vec3 side_hint = glm::length(outward) > 0.5 ? outward : pole_ws;
       const Vec3 lean_side = safe_normalize(side_hint - cone * glm::dot(side_hint, cone),
                                             safe_normalize(animated_axis - cone * glm::dot(animated_axis, cone), Vec3(0)));
       const double lean = std::sin(allowed) * std::clamp((angle - allowed) / std::max(kPi - allowed, 1e-9), 0.0, 1.0);

@@ -18,6 +18,10 @@ struct LegPose {
   // straight above the hip is approached from, so one passing over the hip moves the leg round
   // the outside instead of flipping it. Zero: the knee's (pole's) side.
   Vec3 outward_ws{0.0};
+  // Instead of outward_ws (when not null): the other hip, world metres; outward is then the unit
+  // vector from it to hip_ws, made only by the solves that use it (targets beyond the hip cone,
+  // a few frames a clip) instead of for every solve.
+  const Vec3* other_hip_ws = nullptr;
 };
 
 struct LegSolveResult {

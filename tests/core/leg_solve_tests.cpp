@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -218,6 +219,31 @@ TEST(LegSolveContinuity, TargetSweptOverTheHipMovesTheLegContinuously) {
   expect_continuous_leg({"over the hip", Vec3(0, 0.35, -0.5), Vec3(0, -0.35, 0.5), {"hip limit", "too close", ""}});
   expect_continuous_leg({"over the hip, outside", Vec3(-0.05, 0.35, -0.5), Vec3(-0.05, -0.35, 0.5), {"hip limit", ""}});
   expect_continuous_leg({"over the hip, inside", Vec3(0.05, 0.35, -0.5), Vec3(0.05, -0.35, 0.5), {"hip limit", ""}});
+}
+
+TEST(LegSolveOutward, OtherHipGivesTheSameSolveAsItsOutwardDirection) {
+  // The fix gives the other hip instead of the outward direction (made only by the few solves
+  // beyond the hip cone): every solve, the cone's included, comes out bit for bit the same.
+  LegPose given = hanging_leg();
+  const Vec3 other_hip = given.hip_ws + Vec3(0.18, 0.01, -0.02);  // a right leg: the other hip toward +x
+  given.outward_ws = safe_normalize(given.hip_ws - other_hip, Vec3(0));
+  LegPose lazy = hanging_leg();
+  lazy.other_hip_ws = &other_hip;
+  FixSettings s;
+  const Vec3 pole = knee_pole(given, Vec3(0, 0, 1), 0.9);
+  int beyond_cone = 0;
+  for (int i = 0; i <= 400; ++i) {
+    const Vec3 target = given.hip_ws + Vec3(0.02, 0.35, -0.5) + Vec3(0, -0.7, 1.0) * (i / 400.0);
+    const LegSolveResult a = solve_leg(given, given.hip_ws, target, pole, s);
+    const LegSolveResult b = solve_leg(lazy, lazy.hip_ws, target, pole, s);
+    beyond_cone += std::string(a.reason) == "hip limit";
+    EXPECT_EQ(std::memcmp(&a.knee_ws, &b.knee_ws, sizeof a.knee_ws), 0) << "step " << i;
+    EXPECT_EQ(std::memcmp(&a.ankle_ws, &b.ankle_ws, sizeof a.ankle_ws), 0) << "step " << i;
+    EXPECT_EQ(std::memcmp(&a.hip_rot_ws, &b.hip_rot_ws, sizeof a.hip_rot_ws), 0) << "step " << i;
+    EXPECT_EQ(std::memcmp(&a.knee_rot_ws, &b.knee_rot_ws, sizeof a.knee_rot_ws), 0) << "step " << i;
+    EXPECT_STREQ(a.reason, b.reason) << "step " << i;
+  }
+  EXPECT_GT(beyond_cone, 0);  // the path does go beyond the cone, where outward is used
 }
 
 TEST(LegSolveContinuity, TargetSweptFromBeyondReachOverTheConeEdgeMovesTheLegContinuously) {
