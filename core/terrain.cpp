@@ -76,6 +76,27 @@ int auto_packet_width(RTCDevice device) {
 
 }  // namespace
 
+// What a query needs of one scene primitive, gathered once at build time: a hit then reads one
+// 128-byte record (two adjacent cache lines) instead of the triangle's indices and three
+// vertices scattered over the mesh, and finds its plane normal and face normal computed.
+// Every value is computed by exactly the operations the queries used to perform on the mesh,
+// so answers are bit for bit the same. Cost: 128 bytes per ground triangle (12.8 MB and ~8 ms
+// of first-touch page faults at build for a 100k-triangle terrain, measured), paid once per
+// process; queries on random points got ~15-20% faster, the fix on a 100k grid ~3.5%.
+struct alignas(64) GroundPrim {
+  // First line: everything well_inside reads (the horizontal projection), plus a.y, n.y.
+  double ax, az, bx, bz, cx, cz;
+  double ay;
+  double ny;
+  // Second line: the rest of the plane, its height range, and the face normal.
+  double nx, nz;  // n = cross(b - a, c - a), n.y above
+  double min_y, max_y;
+  Vec3 face_normal;          // normalize(n) turned to face up
+  std::uint32_t triangle;    // index into mesh.triangles
+  bool ccw;                  // the horizontal projection a, b, c turns counter-clockwise (x to z)
+};
+static_assert(sizeof(GroundPrim) == 128, "a GroundPrim should fill exactly two cache lines");
+
 struct Terrain::Impl {
   TerrainMesh mesh;
   TerrainOptions options;
@@ -93,8 +114,8 @@ struct Terrain::Impl {
   double nudge = 0.0;
   // Packets whose points spread less than this (metres) are traced as coherent.
   double coherent_span = 0.0;
-  // Embree primitive id -> index into mesh.triangles (vertical and zero-area ones are skipped).
-  std::vector<std::uint32_t> prim_to_triangle;
+  // Embree primitive id -> its query record (vertical and zero-area triangles are skipped).
+  std::vector<GroundPrim> prims;
   int packet_width = 1;
   std::unique_ptr<RTCDeviceTy, DeviceDeleter> device;
   std::unique_ptr<RTCSceneTy, SceneDeleter> scene;
@@ -114,11 +135,23 @@ struct Terrain::Impl {
   unsigned cast(double x, double z) const;
   // The answer for (x, z) given the primitive the first ray hit (kInvalidId: none): near an
   // edge or on a miss, the topmost of the nudged rays' primitives decides.
-  GroundHit resolve(double x, double z, unsigned primary) const;
+  // Both write every field of `out` in place, one by one: building a GroundHit and copying
+  // it reloaded the just-stored bool and int with wider loads (a failed store-to-load
+  // forwarding, ~15 cycles each; measured: most of the span query's own time).
+  void resolve(double x, double z, unsigned primary, GroundHit& out) const;
   // Height and normal at (x, z) on scene primitive `prim`, in double.
-  GroundHit finish(unsigned prim, double x, double z) const;
-  GroundHit query(double x, double z) const {
-    return may_hit(x, z) ? resolve(x, z, cast(x, z)) : GroundHit{};
+  void finish(unsigned prim, double x, double z, GroundHit& out) const;
+  static void miss(GroundHit& out) {
+    out.hit = false;
+    out.height = 0.0;
+    out.normal = Vec3(0.0, 1.0, 0.0);
+    out.triangle = -1;
+  }
+  void query(double x, double z, GroundHit& out) const {
+    if (may_hit(x, z))
+      resolve(x, z, cast(x, z), out);
+    else
+      miss(out);
   }
   template <int N, typename RayHitN>
   void query_packets(std::span<const std::array<double, 2>> xz, std::span<GroundHit> out) const;
@@ -171,18 +204,30 @@ void Terrain::Impl::validate_and_bound() {
 }
 
 void Terrain::Impl::build() {
-  // Keep only triangles a vertical ray can land on.
-  prim_to_triangle.reserve(mesh.triangles.size());
+  // Keep only triangles a vertical ray can land on, and gather each one's query record.
+  prims.reserve(mesh.triangles.size());
   for (std::size_t t = 0; t < mesh.triangles.size(); ++t) {
     const auto& tri = mesh.triangles[t];
     const Vec3& a = mesh.vertices[tri[0]];
-    const Vec3 n = glm::cross(mesh.vertices[tri[1]] - a, mesh.vertices[tri[2]] - a);
+    const Vec3& b = mesh.vertices[tri[1]];
+    const Vec3& c = mesh.vertices[tri[2]];
+    const Vec3 n = glm::cross(b - a, c - a);
     const double len = glm::length(n);
     if (!(len > 0.0) || !std::isfinite(len)) continue;      // zero area (or overflow)
     if (std::abs(n.y) <= kVerticalNormalY * len) continue;  // vertical: riser, cliff wall
-    prim_to_triangle.push_back(static_cast<std::uint32_t>(t));
+    GroundPrim& g = prims.emplace_back();
+    g.ax = a.x, g.az = a.z, g.bx = b.x, g.bz = b.z, g.cx = c.x, g.cz = c.z;
+    g.ay = a.y;
+    g.nx = n.x, g.ny = n.y, g.nz = n.z;
+    g.min_y = std::min({a.y, b.y, c.y});
+    g.max_y = std::max({a.y, b.y, c.y});
+    const Vec3 up = n.y < 0.0 ? -n : n;  // face up whatever the winding
+    g.face_normal = up / glm::length(up);
+    g.triangle = static_cast<std::uint32_t>(t);
+    const double area2 = (b.x - a.x) * (c.z - a.z) - (b.z - a.z) * (c.x - a.x);
+    g.ccw = area2 > 0.0;
   }
-  if (prim_to_triangle.empty())
+  if (prims.empty())
     throw std::invalid_argument(
         "terrain mesh has no triangle to stand on (all are zero-area or vertical)");
 
@@ -206,7 +251,7 @@ void Terrain::Impl::build() {
                                                                mesh.vertices.size()));
   auto* indices = static_cast<unsigned*>(
       rtcSetNewGeometryBuffer(geometry, RTC_BUFFER_TYPE_INDEX, 0, RTC_FORMAT_UINT3,
-                              3 * sizeof(unsigned), prim_to_triangle.size()));
+                              3 * sizeof(unsigned), prims.size()));
   if (!vertices || !indices) {
     rtcReleaseGeometry(geometry);
     check_device(device.get(), "allocate the terrain buffers");
@@ -218,8 +263,8 @@ void Terrain::Impl::build() {
     vertices[3 * i + 1] = static_cast<float>(local.y);
     vertices[3 * i + 2] = static_cast<float>(local.z);
   }
-  for (std::size_t p = 0; p < prim_to_triangle.size(); ++p) {
-    const auto& tri = mesh.triangles[prim_to_triangle[p]];
+  for (std::size_t p = 0; p < prims.size(); ++p) {
+    const auto& tri = mesh.triangles[prims[p].triangle];
     indices[3 * p + 0] = tri[0];
     indices[3 * p + 1] = tri[1];
     indices[3 * p + 2] = tri[2];
@@ -232,29 +277,24 @@ void Terrain::Impl::build() {
 }
 
 double Terrain::Impl::plane_height(unsigned prim, double x, double z) const {
-  const auto& tri = mesh.triangles[prim_to_triangle[prim]];
-  const Vec3& a = mesh.vertices[tri[0]];
-  const Vec3& b = mesh.vertices[tri[1]];
-  const Vec3& c = mesh.vertices[tri[2]];
-  const Vec3 n = glm::cross(b - a, c - a);  // n.y != 0: vertical triangles are not in the scene
-  // Plane through a, solved for y at (x, z). Exact for horizontal planes.
-  const double y = a.y - (n.x * (x - a.x) + n.z * (z - a.z)) / n.y;
+  const GroundPrim& g = prims[prim];
+  // Plane through a, solved for y at (x, z) (n.y != 0: vertical triangles are not in the
+  // scene). Exact for horizontal planes.
+  const double y = g.ay - (g.nx * (x - g.ax) + g.nz * (z - g.az)) / g.ny;
   // (x, z) may lie a float-rounding outside the triangle: never leave its height range.
-  return std::clamp(y, std::min({a.y, b.y, c.y}), std::max({a.y, b.y, c.y}));
+  return std::clamp(y, g.min_y, g.max_y);
 }
 
 bool Terrain::Impl::well_inside(unsigned prim, double x, double z) const {
-  const auto& tri = mesh.triangles[prim_to_triangle[prim]];
-  const Vec3* v[3] = {&mesh.vertices[tri[0]], &mesh.vertices[tri[1]], &mesh.vertices[tri[2]]};
-  const double area2 =
-      (v[1]->x - v[0]->x) * (v[2]->z - v[0]->z) - (v[1]->z - v[0]->z) * (v[2]->x - v[0]->x);
-  const double sign = area2 > 0.0 ? 1.0 : -1.0;
+  const GroundPrim& g = prims[prim];
+  const double vx[3] = {g.ax, g.bx, g.cx};
+  const double vz[3] = {g.az, g.bz, g.cz};
+  const double sign = g.ccw ? 1.0 : -1.0;
   for (int i = 0; i < 3; ++i) {
-    const Vec3& p = *v[i];
-    const Vec3& q = *v[(i + 1) % 3];
-    const double ex = q.x - p.x, ez = q.z - p.z;
+    const int j = (i + 1) % 3;
+    const double ex = vx[j] - vx[i], ez = vz[j] - vz[i];
     // Signed distance (positive inside) times the edge length, compared without a sqrt.
-    const double d = sign * (ex * (z - p.z) - ez * (x - p.x));
+    const double d = sign * (ex * (z - vz[i]) - ez * (x - vx[i]));
     if (d < 0.0 || d * d < edge_band * edge_band * (ex * ex + ez * ez)) return false;
   }
   return true;
@@ -283,8 +323,8 @@ unsigned Terrain::Impl::cast(double x, double z) const {
   return ray.hit.geomID == kInvalidId ? kInvalidId : ray.hit.primID;
 }
 
-GroundHit Terrain::Impl::resolve(double x, double z, unsigned primary) const {
-  if (primary != kInvalidId && well_inside(primary, x, z)) return finish(primary, x, z);
+void Terrain::Impl::resolve(double x, double z, unsigned primary, GroundHit& out) const {
+  if (primary != kInvalidId && well_inside(primary, x, z)) return finish(primary, x, z, out);
   // On or next to an edge (a step edge, the mesh border, a shared edge the float ray may
   // have slipped past), or a miss: the topmost surface within `nudge` of (x, z) decides, so
   // a step edge always gives the upper step whatever the winding or direction.
@@ -301,29 +341,26 @@ GroundHit Terrain::Impl::resolve(double x, double z, unsigned primary) const {
       best_height = height;
     }
   }
-  return best == kInvalidId ? GroundHit{} : finish(best, x, z);
+  if (best == kInvalidId)
+    miss(out);
+  else
+    finish(best, x, z, out);
 }
 
-GroundHit Terrain::Impl::finish(unsigned prim, double x, double z) const {
-  GroundHit hit;
-  const std::uint32_t t = prim_to_triangle[prim];
-  const auto& tri = mesh.triangles[t];
-  const Vec3& a = mesh.vertices[tri[0]];
-  const Vec3& b = mesh.vertices[tri[1]];
-  const Vec3& c = mesh.vertices[tri[2]];
-  Vec3 n = glm::cross(b - a, c - a);
-  if (n.y < 0.0) n = -n;  // face up whatever the winding
-  const Vec3 face_normal = n / glm::length(n);
+void Terrain::Impl::finish(unsigned prim, double x, double z, GroundHit& hit) const {
+  const GroundPrim& g = prims[prim];
+  const Vec3& face_normal = g.face_normal;
   hit.hit = true;
   hit.height = plane_height(prim, x, z);
   hit.normal = face_normal;
-  hit.triangle = static_cast<int>(t);
+  hit.triangle = static_cast<int>(g.triangle);
 
   if (smooth) {
     // Barycentric weights of (x, z) in the triangle's horizontal projection, in double.
-    const double e1x = b.x - a.x, e1z = b.z - a.z;
-    const double e2x = c.x - a.x, e2z = c.z - a.z;
-    const double px = x - a.x, pz = z - a.z;
+    const auto& tri = mesh.triangles[g.triangle];
+    const double e1x = g.bx - g.ax, e1z = g.bz - g.az;
+    const double e2x = g.cx - g.ax, e2z = g.cz - g.az;
+    const double px = x - g.ax, pz = z - g.az;
     const double det = e1x * e2z - e1z * e2x;  // non-zero: the projection has area
     double w1 = (px * e2z - pz * e2x) / det;
     double w2 = (e1x * pz - e1z * px) / det;
@@ -336,7 +373,6 @@ GroundHit Terrain::Impl::finish(unsigned prim, double x, double z) const {
     smooth_n = safe_normalize(smooth_n, face_normal);
     if (smooth_n.y > 0.0) hit.normal = smooth_n;  // else keep the (upward) face normal
   }
-  return hit;
 }
 
 template <int N, typename RayHitN>
@@ -397,10 +433,11 @@ void Terrain::Impl::query_packets(std::span<const std::array<double, 2>> xz,
     }
     for (int i = 0; i < count; ++i) {
       const std::size_t k = begin + static_cast<std::size_t>(i);
-      out[k] = valid[i]
-                   ? resolve(xz[k][0], xz[k][1],
-                             rays.hit.geomID[i] == kInvalidId ? kInvalidId : rays.hit.primID[i])
-                   : GroundHit{};
+      if (valid[i])
+        resolve(xz[k][0], xz[k][1],
+                rays.hit.geomID[i] == kInvalidId ? kInvalidId : rays.hit.primID[i], out[k]);
+      else
+        miss(out[k]);
     }
   }
 }
@@ -454,7 +491,11 @@ Terrain::Terrain(TerrainMesh mesh, TerrainOptions options) : impl_(std::make_uni
 
 Terrain::~Terrain() = default;
 
-GroundHit Terrain::ground_at(double x, double z) const { return impl_->query(x, z); }
+GroundHit Terrain::ground_at(double x, double z) const {
+  GroundHit hit;
+  impl_->query(x, z, hit);
+  return hit;
+}
 
 void Terrain::ground_at(std::span<const std::array<double, 2>> xz, std::span<GroundHit> out) const {
   if (out.size() != xz.size())
@@ -471,14 +512,14 @@ void Terrain::ground_at(std::span<const std::array<double, 2>> xz, std::span<Gro
       impl_->query_packets<4, RTCRayHit4>(xz, out);
       break;
     default:
-      for (std::size_t i = 0; i < xz.size(); ++i) out[i] = impl_->query(xz[i][0], xz[i][1]);
+      for (std::size_t i = 0; i < xz.size(); ++i) impl_->query(xz[i][0], xz[i][1], out[i]);
   }
 }
 
 const TerrainMesh& Terrain::mesh() const { return impl_->mesh; }
 Vec3 Terrain::bounds_min() const { return impl_->bounds_min; }
 Vec3 Terrain::bounds_max() const { return impl_->bounds_max; }
-std::size_t Terrain::ground_triangle_count() const { return impl_->prim_to_triangle.size(); }
+std::size_t Terrain::ground_triangle_count() const { return impl_->prims.size(); }
 int Terrain::packet_width() const { return impl_->packet_width; }
 
 }  // namespace ikfix::core

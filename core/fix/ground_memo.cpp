@@ -25,6 +25,17 @@ std::span<const GroundHit> GroundMemo::query(const Terrain& terrain, std::span<c
                                              const GroundMemo* other) {
   const std::size_t n = points.size();
   if (other && (other == this || other->xz_.size() != n)) other = nullptr;
+  if (xz_.size() != n && !other) {
+    // First query of this track and nothing to borrow: every point is cast, in order, so cast
+    // them straight into hits_ (the same packets as through the gather below, hence the same
+    // answers) without filling hits_ first or scattering a copy back.
+    xz_.resize(n);
+    for (std::size_t i = 0; i < n; ++i) xz_[i] = {points[i].x, points[i].z};
+    resize_unwritten(hits_, n);  // not initialised: every element is overwritten by the terrain
+    ground_at_parallel(terrain, xz_, hits_, runner_);
+    last_cast_count_ = n;
+    return hits_;
+  }
   if (xz_.size() != n) {  // first query of this track: nothing of its own to reuse
     xz_.assign(n, {std::numeric_limits<double>::quiet_NaN(), 0.0});  // matches no point's bits
     hits_.resize(n);

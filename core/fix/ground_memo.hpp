@@ -38,7 +38,7 @@ class GroundMemo {
 
  private:
   std::vector<std::array<double, 2>> xz_;
-  std::vector<GroundHit> hits_;
+  UnwrittenResizeVector<GroundHit> hits_;
   // The points a query casts and their answers, kept between queries so that each query does
   // not allocate (and fault in) fresh pages for them.
   std::vector<std::array<double, 2>> cast_xz_;
