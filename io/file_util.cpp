@@ -1,6 +1,8 @@
 #include "io/file_util.hpp"
 
 #include <cerrno>
+#include <compare>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -20,7 +22,16 @@ namespace ikfix::io {
 
 namespace {
 
-using FileIdentity = std::pair<dev_t, ino_t>;
+// Device, inode and birth time: an inode number freed by a deleted input can be given to a new
+// file, which must not count as that input (a test process that reads and deletes many files saw
+// it). Birth time is 0 where the file system does not keep it; identity is then device + inode.
+struct FileIdentity {
+  std::uint64_t device = 0;
+  std::uint64_t inode = 0;
+  std::int64_t birth_sec = 0;
+  std::uint32_t birth_nsec = 0;
+  auto operator<=>(const FileIdentity&) const = default;
+};
 
 struct NotedInputs {
   std::mutex mutex;
@@ -33,9 +44,15 @@ NotedInputs& noted_inputs() {
 }
 
 bool identity_of(const std::filesystem::path& path, FileIdentity& id) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return false;
-  id = {st.st_dev, st.st_ino};
+  struct statx st {};
+  if (::statx(AT_FDCWD, path.c_str(), 0, STATX_INO | STATX_BTIME, &st) != 0) return false;
+  id = {};
+  id.device = (static_cast<std::uint64_t>(st.stx_dev_major) << 32) | st.stx_dev_minor;
+  id.inode = st.stx_ino;
+  if (st.stx_mask & STATX_BTIME) {
+    id.birth_sec = st.stx_btime.tv_sec;
+    id.birth_nsec = st.stx_btime.tv_nsec;
+  }
   return true;
 }
 

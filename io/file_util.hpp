@@ -13,7 +13,8 @@ namespace ikfix::io {
 // (note_input).
 std::string read_file(const std::filesystem::path& path);
 
-// Inputs this process has read, by identity (device and inode, so any path to the file counts).
+// Inputs this process has read, by identity (device, inode and birth time, so any path to the
+// file counts, and a new file given a deleted input's inode number does not).
 // write_file_atomic replaces an input the careful way (see there). Readers that open files
 // themselves note them here. Thread-safe.
 void note_input(const std::filesystem::path& path);

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <string>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "io/error.hpp"
@@ -64,6 +65,30 @@ TEST(FileUtil, AFileReadIsANotedInputUnderAnyPathToIt) {
   EXPECT_TRUE(is_noted_input(link));
   EXPECT_FALSE(is_noted_input(other));
   EXPECT_FALSE(is_noted_input(dir.path / "missing.bvh"));
+}
+
+// A deleted input's inode number is often handed to the next new file at once; that file is not
+// the input (birth time tells them apart where the file system keeps it, as ext4 and tmpfs do).
+TEST(FileUtil, ANewFileOnADeletedInputsInodeIsNotAnInput) {
+  const TempDir dir("inode_reuse");
+  const fs::path path = dir.path / "clip.bvh";
+  int reused = 0;
+  for (int attempt = 0; attempt < 20 && reused == 0; ++attempt) {
+    write_file_atomic(path, std::string_view("input"));
+    ASSERT_EQ(read_file(path), "input");
+    ASSERT_TRUE(is_noted_input(path));
+    const auto inode = [](const fs::path& p) {
+      struct stat st {};
+      return ::stat(p.c_str(), &st) == 0 ? st.st_ino : ino_t{0};
+    };
+    const ino_t before = inode(path);
+    fs::remove(path);
+    write_file_atomic(path, std::string_view("new"));
+    if (inode(path) == before) ++reused;
+    EXPECT_FALSE(is_noted_input(path)) << "attempt " << attempt << (inode(path) == before ? " (same inode)" : "");
+    fs::remove(path);
+  }
+  if (reused == 0) GTEST_SKIP() << "the file system gave no inode number twice in 20 tries";
 }
 
 TEST(FileUtil, ReplacesAnInputItReadWithTheNewContent) {
