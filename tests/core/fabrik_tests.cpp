@@ -263,23 +263,40 @@ TEST(FabrikTwoBone, NearFullExtensionTheExactFinalStepConverges) {
   EXPECT_GT(plain_missed, 30);
 }
 
+// A hanging two-bone leg with a forward pole, and targets at 99.8% of its reach around
+// straight down: where FABRIK creeps and the closing step decides.
+struct NearExtensionLeg {
+  std::vector<double> lengths = {0.45, 0.42};
+  Vec3 hip{0, 0.95, 0};
+  std::vector<Vec3> start = hanging_chain(hip, lengths);
+  Vec3 pole{0, 0, 1};
+
+  Vec3 random_direction(std::mt19937& rng) const {
+    return glm::normalize(random_unit(rng) * 0.3 + Vec3(0, -1, 0));
+  }
+  Vec3 target_along(const Vec3& dir) const { return hip + dir * (0.998 * (lengths[0] + lengths[1])); }
+  // Up to 8 passes toward `target` with the pole (pole_dir_ws points into this leg).
+  FabrikJob job(const Vec3& target) const {
+    FabrikJob j;
+    j.target_ws = target;
+    j.pole_dir_ws = &pole;
+    j.max_iterations = 8;
+    return j;
+  }
+};
+
 TEST(FabrikTwoBone, WithAPoleNearExtensionStopsEarlyOnTheSameAnswer) {
   // Near full extension FABRIK creeps; with a pole the closing step's answer does not depend on
   // the passes, so they stop once they cannot converge. The answer must be the one all passes
   // plus the closing step give (bit for bit when neither run converged by itself).
   std::mt19937 rng(99);
-  const std::vector<double> lengths = {0.45, 0.42};
-  const Vec3 hip(0, 0.95, 0);
-  const auto start = hanging_chain(hip, lengths);
-  const Vec3 pole(0, 0, 1);
+  const NearExtensionLeg leg;
+  const auto& [lengths, hip, start, pole] = leg;
   int early = 0;
   for (int i = 0; i < 300; ++i) {
-    const Vec3 dir = glm::normalize(random_unit(rng) * 0.3 + Vec3(0, -1, 0));
-    const Vec3 target = hip + dir * (0.998 * (lengths[0] + lengths[1]));
-    FabrikJob job;
-    job.target_ws = target;
-    job.pole_dir_ws = &pole;
-    job.max_iterations = 8;
+    const Vec3 dir = leg.random_direction(rng);
+    const Vec3 target = leg.target_along(dir);
+    FabrikJob job = leg.job(target);
     const Result fast = solve(job, start, lengths);
     job.max_iterations = 64;
     job.tolerance = 1e-300;  // every pass runs, then the closing step
@@ -609,18 +626,12 @@ TEST(FabrikPole, ThreeJointAnswersLieInThePolesPlane) {
 // first pass (its ratio taken from the aligned start), so such a solve stops after one pass.
 TEST(FabrikTwoBone, ClosingSolvesNearExtensionStopAfterOnePass) {
   std::mt19937 rng(7);
-  const std::vector<double> lengths = {0.45, 0.42};
-  const Vec3 hip(0, 0.95, 0);
-  const auto start = hanging_chain(hip, lengths);
-  const Vec3 pole(0, 0, 1);
+  const NearExtensionLeg leg;
+  const auto& [lengths, hip, start, pole] = leg;
   int closed = 0, after_one = 0;
   for (int i = 0; i < 300; ++i) {
-    const Vec3 dir = glm::normalize(random_unit(rng) * 0.3 + Vec3(0, -1, 0));
-    const Vec3 target = hip + dir * (0.998 * (lengths[0] + lengths[1]));
-    FabrikJob job;
-    job.target_ws = target;
-    job.pole_dir_ws = &pole;
-    job.max_iterations = 8;
+    const Vec3 target = leg.target_along(leg.random_direction(rng));
+    FabrikJob job = leg.job(target);
     const Result r = solve(job, start, lengths);
     expect_sane(r, start, lengths, target, "one pass");
     if (r.residual != 0.0) continue;  // converged by the passes
