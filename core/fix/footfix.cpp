@@ -590,15 +590,29 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
         retimed_by[l][1] == on_ground[l][1])
       return false;
     // Per frame, each of the foot's ground, tilt and need below is made from its foot points
-    // (the lock) and, through the foot-orientation weight, the plants. A new lock mostly moves
-    // a few plants' frames: with the same plants, only the frames whose lock moved are made
-    // again (the others would come out exactly as they are). Every frame on the leg's first
-    // plan and when its plants changed.
+    // (the lock), the foot-orientation weight and (given swing clearance) whether it is
+    // planted. A new lock mostly moves a few plants' frames, and grown plants change the weight
+    // only around them: only the frames where one of these changed are made again (the others
+    // would come out exactly as they are). Every frame on the leg's first plan. (Making every
+    // frame again whenever the plants changed, as before, took ~4% of the fix on cmu_01_01
+    // over the bumps: its second and third passes both grow plants.)
     const bool plants_changed = align_planted[l] != result.planted[l];
-    const bool every_frame = plants_changed || lock_correction[l].size() != static_cast<std::size_t>(frames);
+    const bool every_frame = lock_correction[l].size() != static_cast<std::size_t>(frames);
     std::vector<char> remake(frames, 1);
     if (!every_frame)
       for (int f = 0; f < frames; ++f) remake[f] = same_bits(new_lock[f], lock_correction[l][f]) ? 0 : 1;
+    // Foot-orientation weight: 1 while planted, eased in before touchdown and out after
+    // lift-off, so the foot turns in the swing and a planted pivot never moves. Made from the
+    // plants alone: made again only when they changed since.
+    if (plants_changed) {
+      std::vector<double> weight = plant_ease_weight(result.planted[l], ease_frames);
+      for (int f = 0; f < frames && !every_frame; ++f)
+        if (!same_bits(weight[f], align_weight[l][f]) ||
+            (clearance_given[l] && result.planted[l][f] != align_planted[l][f]))
+          remake[f] = 1;
+      align_weight[l] = std::move(weight);
+      align_planted[l] = result.planted[l];
+    }
     lock_pivot[l] = std::move(new_pivot);
     lock_correction[l] = std::move(new_lock);
     for (int p = 0; p < 2; ++p) retimed_by[l][p] = on_ground[l][p];
@@ -618,18 +632,11 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
     for (int f = 0; f < frames; ++f)
       if (!ground[l][0].hit[f] || !ground[l][1].hit[f]) ++off_terrain[l];
 
-    // Foot-orientation weight: 1 while planted, eased in before touchdown and out after
-    // lift-off, so the foot turns in the swing and a planted pivot never moves. Made from the
-    // plants alone: made again only when they changed since.
-    if (plants_changed) {
-      align_weight[l] = plant_ease_weight(result.planted[l], ease_frames);
-      align_planted[l] = result.planted[l];
-    }
-
     // The foot's turn to the ground under its heel: limited and weighted (identity, no tilt,
     // when the feet are not aligned). Once per frame: steps 5 and 8 both use it. (With the
     // same weights, which frames are aligned is as before: a frame not made again keeps its
-    // turn, identity or not.)
+    // turn, identity or not; a frame whose weight fell to 0, plants given back by a new
+    // retiming series, is made unaligned again.)
     if (every_frame) {
       ground_tilt[l].assign(frames, 0.0);
       tilt_axis[l].assign(frames, Vec3(1, 0, 0));
@@ -638,7 +645,14 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
     if (s.align_feet) {
       int previous = -1;  // last aligned frame
       for (int f = 0; f < frames; ++f) {
-        if (!(align_weight[l][f] > 0)) continue;
+        if (!(align_weight[l][f] > 0)) {
+          if (remake[f] && !every_frame) {
+            ground_tilt[l][f] = 0.0;
+            tilt_axis[l][f] = Vec3(1, 0, 0);
+            ground_turn[l][f] = identity_quat();
+          }
+          continue;
+        }
         if (!remake[f]) {
           previous = f;
           continue;
@@ -678,7 +692,7 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
     // The offsets are made from the plants, the need, the ground and the plants kept constant:
     // when none of them changed (a new plan only for other pivots), they are the last ones.
     const bool nothing_remade = std::find(remake.begin(), remake.end(), 1) == remake.end();
-    if (every_frame || !nothing_remade || offsets_keep_constant[l] != keep_constant[l]) {
+    if (every_frame || plants_changed || !nothing_remade || offsets_keep_constant[l] != keep_constant[l]) {
       planned_offset[l] = foot_offsets(result.planted[l], need, ground_rel, align_weight[l], s.foot_smoothing * fps,
                                        s.clearance_smoothing * fps, s.max_clearance_rise_speed / fps,
                                        contacts_given[l] && s.given_plants_on_ground, keep_constant[l]);
