@@ -4,6 +4,30 @@
 #include <cmath>
 
 namespace ikfix::core {
+namespace {
+
+// Minimum duration of plants and gaps, frames.
+int min_run_frames(double fps, const ContactSettings& s) {
+  return std::max(3, static_cast<int>(std::lround(s.min_duration * fps)));
+}
+
+// Minimum duration: first close short gaps (a flicker inside a plant), then drop short plants.
+void remove_short_runs(std::vector<char>& planted, int min_frames) {
+  const std::size_t n = planted.size();
+  for (const char value : {0, 1}) {
+    std::size_t f = 0;
+    while (f < n) {
+      std::size_t g = f;
+      while (g < n && planted[g] == planted[f]) ++g;
+      const bool interior = f > 0 && g < n;
+      if (planted[f] == value && static_cast<int>(g - f) < min_frames && (interior || value == 1))
+        std::fill(planted.begin() + f, planted.begin() + g, static_cast<char>(1 - value));
+      f = g;
+    }
+  }
+}
+
+}  // namespace
 
 std::vector<char> detect_contacts(std::span<const std::vector<double>> heights,
                                   std::span<const std::vector<double>> speeds, double fps,
@@ -20,22 +44,36 @@ std::vector<char> detect_contacts(std::span<const std::vector<double>> heights,
     state = any;
     planted[f] = state ? 1 : 0;
   }
-  // Minimum duration: first close short gaps (a flicker inside a plant), then drop short plants.
-  const int min_frames = std::max(3, static_cast<int>(std::lround(s.min_duration * fps)));
-  auto remove_short_runs = [&](char value) {
-    std::size_t f = 0;
-    while (f < n) {
-      std::size_t g = f;
-      while (g < n && planted[g] == planted[f]) ++g;
-      const bool interior = f > 0 && g < n;
-      if (planted[f] == value && static_cast<int>(g - f) < min_frames && (interior || value == 1))
-        std::fill(planted.begin() + f, planted.begin() + g, static_cast<char>(1 - value));
-      f = g;
-    }
-  };
-  remove_short_runs(0);
-  remove_short_runs(1);
+  remove_short_runs(planted, min_run_frames(fps, s));
   return planted;
+}
+
+void detect_foot_and_point_contacts(const std::vector<double> (&heights)[2], const std::vector<double> (&speeds)[2],
+                                    double fps, const ContactSettings& s, std::vector<char>& foot,
+                                    std::vector<char> (&point)[2]) {
+  const std::size_t n = heights[0].size();
+  foot.resize(n);
+  point[0].resize(n);
+  point[1].resize(n);
+  // The thresholds detect_contacts compares with (times a scale of exactly 1 or `hysteresis`).
+  const double height_in = s.height_threshold, speed_in = s.speed_threshold;
+  const double height_stay = s.height_threshold * s.hysteresis, speed_stay = s.speed_threshold * s.hysteresis;
+  bool foot_state = false, point_state[2] = {false, false};
+  for (std::size_t f = 0; f < n; ++f) {
+    bool plants[2], stays[2];  // point p would start a plant / keep one
+    for (int p = 0; p < 2; ++p) {
+      plants[p] = heights[p][f] < height_in && speeds[p][f] < speed_in;
+      stays[p] = heights[p][f] < height_stay && speeds[p][f] < speed_stay;
+      point_state[p] = point_state[p] ? stays[p] : plants[p];
+      point[p][f] = point_state[p] ? 1 : 0;
+    }
+    foot_state = foot_state ? stays[0] || stays[1] : plants[0] || plants[1];
+    foot[f] = foot_state ? 1 : 0;
+  }
+  const int min_frames = min_run_frames(fps, s);
+  remove_short_runs(foot, min_frames);
+  remove_short_runs(point[0], min_frames);
+  remove_short_runs(point[1], min_frames);
 }
 
 std::vector<Interval> contact_intervals(std::span<const char> planted) {

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -187,6 +189,62 @@ TEST(ContactsDetect, HysteresisStateIsSharedByThePoints) {
 TEST(ContactsDetect, NoPointsOrNoFrames) {
   EXPECT_TRUE(detect(std::vector<Track>{}).empty());
   EXPECT_TRUE(detect(Track()).empty());
+}
+
+// detect_foot_and_point_contacts against the three detect_contacts calls it stands for. Returns
+// the foot's planted frames.
+long expect_same_as_separate_calls(const Track& heel, const Track& toe, double fps, const ContactSettings& settings) {
+  const std::vector<double> heights[2] = {heel.heights, toe.heights}, speeds[2] = {heel.speeds, toe.speeds};
+  std::vector<char> foot, point[2];
+  detect_foot_and_point_contacts(heights, speeds, fps, settings, foot, point);
+  EXPECT_EQ(str(foot), str(detect({heel, toe}, fps, settings)));
+  EXPECT_EQ(str(point[0]), str(detect(heel, fps, settings)));
+  EXPECT_EQ(str(point[1]), str(detect(toe, fps, settings)));
+  return std::count(foot.begin(), foot.end(), 1);
+}
+
+TEST(ContactsFootAndPoints, HeelAloneToeAloneAndTheFoot) {
+  // The heel plants first and lifts while the toe is still down (a step's roll).
+  const Track heel = Track().swing(5).plant(10).swing(15);
+  const Track toe = Track().swing(10).plant(12).swing(8);
+  const std::vector<double> heights[2] = {heel.heights, toe.heights}, speeds[2] = {heel.speeds, toe.speeds};
+  std::vector<char> foot, point[2];
+  detect_foot_and_point_contacts(heights, speeds, 30.0, {}, foot, point);
+  EXPECT_EQ(str(point[0]), pattern({{5, '0'}, {10, '1'}, {15, '0'}}));
+  EXPECT_EQ(str(point[1]), pattern({{10, '0'}, {12, '1'}, {8, '0'}}));
+  EXPECT_EQ(str(foot), pattern({{5, '0'}, {17, '1'}, {8, '0'}}));
+  expect_same_as_separate_calls(heel, toe, 30.0, {});
+}
+
+TEST(ContactsFootAndPoints, SameAsSeparateCallsOnNoisyTracks) {
+  // Heights and speeds wandering across both thresholds and the hysteresis band, so plants
+  // start, hold in the band, flicker and end at random, at two frame rates and hysteresis.
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> height(0.0, 0.1), speed(0.0, 0.4);
+  long planted = 0, frames = 0;
+  for (int trial = 0; trial < 20; ++trial) {
+    Track heel, toe;
+    for (int f = 0; f < 300; ++f) {
+      heel.run(1, height(rng), speed(rng));
+      toe.run(1, height(rng), speed(rng));
+    }
+    ContactSettings settings;
+    settings.hysteresis = trial % 2 ? 1.5 : 1.2;
+    planted += expect_same_as_separate_calls(heel, toe, trial % 3 ? 30.0 : 120.0, settings);
+    frames += 300;
+  }
+  // Both states were exercised.
+  EXPECT_GT(planted, frames / 10);
+  EXPECT_LT(planted, frames - frames / 10);
+}
+
+TEST(ContactsFootAndPoints, NoFrames) {
+  const std::vector<double> none[2];
+  std::vector<char> foot{1}, point[2] = {{1}, {1}};
+  detect_foot_and_point_contacts(none, none, 30.0, {}, foot, point);
+  EXPECT_TRUE(foot.empty());
+  EXPECT_TRUE(point[0].empty());
+  EXPECT_TRUE(point[1].empty());
 }
 
 TEST(ContactsIntervals, Runs) {
