@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 namespace ikfix::core {
 namespace {
@@ -12,13 +13,19 @@ int min_run_frames(double fps, const ContactSettings& s) {
 }
 
 // Minimum duration: first close short gaps (a flicker inside a plant), then drop short plants.
+// `planted` holds only 0 and 1.
 void remove_short_runs(std::vector<char>& planted, int min_frames) {
   const std::size_t n = planted.size();
+  // The end of the run starting at f: the next frame with the other flag (memchr, not a loop
+  // frame by frame: the scans were ~0.7% of the fix on cmu_01_01, whose runs are long).
+  auto run_end = [&](std::size_t f) {
+    const void* other = std::memchr(planted.data() + f, 1 - planted[f], n - f);
+    return other ? static_cast<std::size_t>(static_cast<const char*>(other) - planted.data()) : n;
+  };
   for (const char value : {0, 1}) {
     std::size_t f = 0;
     while (f < n) {
-      std::size_t g = f;
-      while (g < n && planted[g] == planted[f]) ++g;
+      const std::size_t g = run_end(f);
       const bool interior = f > 0 && g < n;
       if (planted[f] == value && static_cast<int>(g - f) < min_frames && (interior || value == 1))
         std::fill(planted.begin() + f, planted.begin() + g, static_cast<char>(1 - value));
