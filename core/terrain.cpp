@@ -384,6 +384,19 @@ void Terrain::Impl::query_packets(std::span<const std::array<double, 2>> xz,
   alignas(alignof(RayHitN)) int valid[N];
   static_assert(alignof(RayHitN) >= sizeof(int) * N, "packet must be aligned to its width");
 
+  // The fields Embree only reads are the same for every ray: set once per call, not per packet
+  // (the packet set-up was most of the span query's own time; measured below in the fix).
+  for (int i = 0; i < N; ++i) {
+    rays.ray.org_y[i] = ray_start_y;
+    rays.ray.tnear[i] = 0.0f;
+    rays.ray.dir_x[i] = 0.0f;
+    rays.ray.dir_y[i] = -1.0f;
+    rays.ray.dir_z[i] = 0.0f;
+    rays.ray.time[i] = 0.0f;
+    rays.ray.mask[i] = ~0u;
+    rays.ray.id[i] = static_cast<unsigned>(i);
+    rays.ray.flags[i] = 0;
+  }
   for (std::size_t begin = 0; begin < xz.size(); begin += N) {
     const int count = static_cast<int>(std::min<std::size_t>(N, xz.size() - begin));
     int lanes = 0;
@@ -399,19 +412,10 @@ void Terrain::Impl::query_packets(std::span<const std::array<double, 2>> xz,
         min_z = std::min(min_z, xz[begin + i][1]);
         max_z = std::max(max_z, xz[begin + i][1]);
       }
-      // Every lane gets a well-formed ray, valid or not.
+      // Every lane gets a well-formed ray, valid or not; Embree writes tfar and the hit.
       rays.ray.org_x[i] = lane ? static_cast<float>(xz[begin + i][0] - origin_ws.x) : 0.0f;
-      rays.ray.org_y[i] = ray_start_y;
       rays.ray.org_z[i] = lane ? static_cast<float>(xz[begin + i][1] - origin_ws.z) : 0.0f;
-      rays.ray.tnear[i] = 0.0f;
-      rays.ray.dir_x[i] = 0.0f;
-      rays.ray.dir_y[i] = -1.0f;
-      rays.ray.dir_z[i] = 0.0f;
-      rays.ray.time[i] = 0.0f;
       rays.ray.tfar[i] = std::numeric_limits<float>::infinity();
-      rays.ray.mask[i] = ~0u;
-      rays.ray.id[i] = static_cast<unsigned>(i);
-      rays.ray.flags[i] = 0;
       rays.hit.geomID[i] = kInvalidId;
       rays.hit.primID[i] = kInvalidId;
       rays.hit.instID[0][i] = kInvalidId;
@@ -431,6 +435,15 @@ void Terrain::Impl::query_packets(std::span<const std::array<double, 2>> xz,
         rays.hit.primID[i] = prim;
       }
     }
+    // Each lane's answer reads its primitive's record (two cache lines of a 12.8 MB array for a
+    // 100k-triangle terrain): fetched for all lanes at once, the misses overlap instead of
+    // coming one after another.
+    for (int i = 0; i < count; ++i)
+      if (valid[i] && rays.hit.geomID[i] != kInvalidId) {
+        const GroundPrim* record = &prims[rays.hit.primID[i]];
+        __builtin_prefetch(record);
+        __builtin_prefetch(reinterpret_cast<const char*>(record) + 64);
+      }
     for (int i = 0; i < count; ++i) {
       const std::size_t k = begin + static_cast<std::size_t>(i);
       if (valid[i])
