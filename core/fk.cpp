@@ -1,5 +1,7 @@
 #include "core/fk.hpp"
 
+#include "core/lanes.hpp"
+
 namespace ikfix::core {
 
 void forward_kinematics(const Skeleton& skeleton, std::span<const Transform> locals,
@@ -46,15 +48,30 @@ void forward_kinematics(const JointSubset& subset, std::span<const Transform> lo
   }
 }
 
+namespace {
+
+// Subsets up to this size keep their pair transforms on the stack (the fix's leg subset: 12).
+constexpr int kMaxLaneJoints = 64;
+
+}  // namespace
+
 void forward_kinematics_pair(const JointSubset& subset, std::span<const Transform> locals_a,
                              std::span<const Transform> locals_b, const Transform& clip_to_world,
                              std::span<Transform> world_a, std::span<Transform> world_b) {
   const int n = subset.size();
+  if (n > kMaxLaneJoints) {
+    forward_kinematics(subset, locals_a, clip_to_world, world_a);
+    forward_kinematics(subset, locals_b, clip_to_world, world_b);
+    return;
+  }
+  LaneTransform world[kMaxLaneJoints];
+  const LaneTransform root = lanes_of(clip_to_world, clip_to_world);
   for (int k = 0; k < n; ++k) {
     const int p = subset.parent_slot[k];
     const int j = subset.joints[k];
-    world_a[k] = compose(p < 0 ? clip_to_world : world_a[p], locals_a[j]);
-    world_b[k] = compose(p < 0 ? clip_to_world : world_b[p], locals_b[j]);
+    world[k] = compose(p < 0 ? root : world[p], lanes_of(locals_a[j], locals_b[j]));
+    store_lane(world[k], 0, world_a[k]);
+    store_lane(world[k], 1, world_b[k]);
   }
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -384,34 +385,50 @@ void Terrain::Impl::query_packets(std::span<const std::array<double, 2>> xz,
   alignas(alignof(RayHitN)) int valid[N];
   static_assert(alignof(RayHitN) >= sizeof(int) * N, "packet must be aligned to its width");
 
-  for (std::size_t begin = 0; begin < xz.size(); begin += N) {
-    const int count = static_cast<int>(std::min<std::size_t>(N, xz.size() - begin));
+  // The fields Embree only reads are the same for every ray: set once per call, not per packet
+  // (with the prefetch below, BM_TerrainQueryPacket/16 ~5% faster on the walk, ~8% on random
+  // points).
+  for (int i = 0; i < N; ++i) {
+    rays.ray.org_y[i] = ray_start_y;
+    rays.ray.tnear[i] = 0.0f;
+    rays.ray.dir_x[i] = 0.0f;
+    rays.ray.dir_y[i] = -1.0f;
+    rays.ray.dir_z[i] = 0.0f;
+    rays.ray.time[i] = 0.0f;
+    rays.ray.mask[i] = ~0u;
+    rays.ray.id[i] = static_cast<unsigned>(i);
+    rays.ray.flags[i] = 0;
+  }
+  // A point bit for bit the one before it (a planted foot, frame after frame: 9094 of the 29326
+  // points of cmu_01_01 over the bumps) takes that point's answer; only the others are cast,
+  // packed densely into packets (measured: Embree's share of the fix ~6.9% -> ~5.6%, the span
+  // query's own ~4.9% -> ~4.2%). A point's answer does not depend on its packet mates: a hit is
+  // taken only well inside its triangle, where any ray path finds the same one, and near an
+  // edge the single nudged rays of resolve() decide.
+  std::vector<std::size_t> distinct;  // indices of the points cast
+  distinct.reserve(xz.size());
+  for (std::size_t k = 0; k < xz.size(); ++k)
+    if (k == 0 || std::memcmp(&xz[k], &xz[k - 1], sizeof xz[0]) != 0) distinct.push_back(k);
+  for (std::size_t begin = 0; begin < distinct.size(); begin += N) {
+    const int count = static_cast<int>(std::min<std::size_t>(N, distinct.size() - begin));
+    auto point = [&](int i) -> const std::array<double, 2>& { return xz[distinct[begin + i]]; };
     int lanes = 0;
     double min_x = std::numeric_limits<double>::infinity(), max_x = -min_x;
     double min_z = min_x, max_z = -min_x;
     for (int i = 0; i < N; ++i) {
-      const bool lane = i < count && may_hit(xz[begin + i][0], xz[begin + i][1]);
+      const bool lane = i < count && may_hit(point(i)[0], point(i)[1]);
       valid[i] = lane ? -1 : 0;
       if (lane) {
         ++lanes;
-        min_x = std::min(min_x, xz[begin + i][0]);
-        max_x = std::max(max_x, xz[begin + i][0]);
-        min_z = std::min(min_z, xz[begin + i][1]);
-        max_z = std::max(max_z, xz[begin + i][1]);
+        min_x = std::min(min_x, point(i)[0]);
+        max_x = std::max(max_x, point(i)[0]);
+        min_z = std::min(min_z, point(i)[1]);
+        max_z = std::max(max_z, point(i)[1]);
       }
-      // Every lane gets a well-formed ray, valid or not.
-      rays.ray.org_x[i] = lane ? static_cast<float>(xz[begin + i][0] - origin_ws.x) : 0.0f;
-      rays.ray.org_y[i] = ray_start_y;
-      rays.ray.org_z[i] = lane ? static_cast<float>(xz[begin + i][1] - origin_ws.z) : 0.0f;
-      rays.ray.tnear[i] = 0.0f;
-      rays.ray.dir_x[i] = 0.0f;
-      rays.ray.dir_y[i] = -1.0f;
-      rays.ray.dir_z[i] = 0.0f;
-      rays.ray.time[i] = 0.0f;
+      // Every lane gets a well-formed ray, valid or not; Embree writes tfar and the hit.
+      rays.ray.org_x[i] = lane ? static_cast<float>(point(i)[0] - origin_ws.x) : 0.0f;
+      rays.ray.org_z[i] = lane ? static_cast<float>(point(i)[1] - origin_ws.z) : 0.0f;
       rays.ray.tfar[i] = std::numeric_limits<float>::infinity();
-      rays.ray.mask[i] = ~0u;
-      rays.ray.id[i] = static_cast<unsigned>(i);
-      rays.ray.flags[i] = 0;
       rays.hit.geomID[i] = kInvalidId;
       rays.hit.primID[i] = kInvalidId;
       rays.hit.instID[0][i] = kInvalidId;
@@ -426,20 +443,30 @@ void Terrain::Impl::query_packets(std::span<const std::array<double, 2>> xz,
     } else if (lanes == 1) {
       for (int i = 0; i < count; ++i) {
         if (!valid[i]) continue;
-        const unsigned prim = cast(xz[begin + i][0], xz[begin + i][1]);
+        const unsigned prim = cast(point(i)[0], point(i)[1]);
         rays.hit.geomID[i] = prim == kInvalidId ? kInvalidId : 0;
         rays.hit.primID[i] = prim;
       }
     }
+    // Each lane's answer reads its primitive's record (two cache lines of a 12.8 MB array for a
+    // 100k-triangle terrain): fetched for all lanes at once, the misses overlap instead of
+    // coming one after another.
+    for (int i = 0; i < count; ++i)
+      if (valid[i] && rays.hit.geomID[i] != kInvalidId) {
+        const GroundPrim* record = &prims[rays.hit.primID[i]];
+        __builtin_prefetch(record);
+        __builtin_prefetch(reinterpret_cast<const char*>(record) + 64);
+      }
     for (int i = 0; i < count; ++i) {
-      const std::size_t k = begin + static_cast<std::size_t>(i);
+      const std::size_t k = distinct[begin + i];
       if (valid[i])
-        resolve(xz[k][0], xz[k][1],
-                rays.hit.geomID[i] == kInvalidId ? kInvalidId : rays.hit.primID[i], out[k]);
+        resolve(xz[k][0], xz[k][1], rays.hit.geomID[i] == kInvalidId ? kInvalidId : rays.hit.primID[i], out[k]);
       else
         miss(out[k]);
     }
   }
+  for (std::size_t k = 1; k < xz.size(); ++k)
+    if (std::memcmp(&xz[k], &xz[k - 1], sizeof xz[0]) == 0) out[k] = out[k - 1];
 }
 
 TerrainMesh crop_terrain_mesh(const TerrainMesh& mesh, double min_x, double min_z, double max_x,

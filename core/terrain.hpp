@@ -76,6 +76,8 @@ class Terrain {
   // Topmost surface at horizontal position (x, z), world metres.
   GroundHit ground_at(double x, double z) const;
   // Same for many points at once (faster: packet queries). xz[i] = {x, z}; out.size() == xz.size().
+  // A point bit for bit equal to the one before it gets that point's answer without a ray of its
+  // own (a planted foot's run of frames); the others are cast in packets of distinct points.
   void ground_at(std::span<const std::array<double, 2>> xz, std::span<GroundHit> out) const;
 
   const TerrainMesh& mesh() const;

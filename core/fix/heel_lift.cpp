@@ -31,7 +31,9 @@ double pelvis_drop_needed(const Vec3& hip, const Vec3& target, double reach) {
 Vec3 heel_lift_axis(const Vec3& ankle, const Vec3& ball) {
   const Vec3 back = ankle - ball;
   const Vec3 flat = safe_normalize(Vec3(back.x, 0.0, back.z), Vec3(0));
-  if (glm::length(flat) == 0.0) return Vec3(0);
+  // safe_normalize gives the zero fallback or a unit vector: comparing with zero tells them
+  // apart without a square root (this runs for every frame and leg of steps 5b and 7-10).
+  if (flat == Vec3(0)) return Vec3(0);
   // Right-handed: turning the backward direction about cross(back, up) by a positive angle
   // tips it upwards (as toe_lift turns the toes up about cross(forward, up)).
   return glm::normalize(glm::cross(flat, Vec3(0, 1, 0)));
@@ -58,7 +60,7 @@ double heel_lift_to_height(const Vec3& ankle, const Vec3& ball, double height, d
 double drop_with_heel_lift(const ReachProblem& leg, double max_angle) {
   const Vec3 axis = heel_lift_axis(leg.ankle, leg.ball);
   double best = pelvis_drop_needed(leg.hip, leg.ankle, leg.reach);
-  if (!(max_angle > 0) || glm::length(axis) == 0.0) return best;
+  if (!(max_angle > 0) || axis == Vec3(0)) return best;  // zero or unit: no square root needed
   for (int k = 1; k <= kGridSteps; ++k) best = std::min(best, drop_at(leg, axis, max_angle * k / kGridSteps));
   return best;
 }
@@ -66,9 +68,10 @@ double drop_with_heel_lift(const ReachProblem& leg, double max_angle) {
 HeelLift heel_lift_for_drop(const ReachProblem& leg, double allowed_drop, double max_angle) {
   HeelLift out;
   const Vec3 axis = heel_lift_axis(leg.ankle, leg.ball);
-  if (glm::length(axis) > 0.0) out.axis = axis;
+  const bool has_axis = axis != Vec3(0);  // zero or unit: no square root needed
+  if (has_axis) out.axis = axis;
   if (pelvis_drop_needed(leg.hip, leg.ankle, leg.reach) <= allowed_drop) return out;
-  if (!(max_angle > 0) || glm::length(axis) == 0.0) return out;
+  if (!(max_angle > 0) || !has_axis) return out;
   double best_angle = 0, best_drop = 1e300;
   for (int k = 1; k <= kGridSteps; ++k) {
     const double hi = max_angle * k / kGridSteps;

@@ -9,7 +9,7 @@ ToeLift toe_lift(const Vec3& ball, const Vec3& tip, double min_tip_y, double max
   ToeLift out;
   const Vec3 r = tip - ball;
   const Vec3 forward = safe_normalize(Vec3(r.x, 0.0, r.z), Vec3(0));
-  if (glm::length(forward) == 0.0) return out;
+  if (forward == Vec3(0)) return out;  // safe_normalize: the zero fallback or a unit vector
   // Right-handed: turning `forward` about cross(forward, up) by a positive angle lifts it.
   // The axis is given even when no turn is needed (a smoothed bend may still use it).
   out.axis = glm::normalize(glm::cross(forward, Vec3(0, 1, 0)));

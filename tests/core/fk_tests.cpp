@@ -64,5 +64,32 @@ TEST(ForwardKinematicsPair, SameBitsAsTwoSingleFrames) {
   }
 }
 
+// Past the pair's stack of lane transforms (64 joints) it takes frames one by one: the same bits
+// either way, on a 70-joint chain with signed zeros and unit scales among the values.
+TEST(ForwardKinematicsPair, SameBitsOnALongChainAndSignedZeros) {
+  Skeleton s;
+  for (int j = 0; j < 70; ++j) {
+    s.names.push_back("j" + std::to_string(j));
+    s.parents.push_back(j - 1);
+    s.rest.push_back(Transform{});
+    s.end_sites.push_back(std::nullopt);
+  }
+  std::mt19937 rng(5);
+  auto a = random_locals(rng, 70), b = random_locals(rng, 70);
+  a[3].translation = Vec3(-0.0, 0.0, -0.0);
+  b[4].rotation = Quat(1.0, -0.0, 0.0, -0.0);
+  a[5].scale = Vec3(1.0);
+  for (const int last : {20, 69}) {
+    const std::vector<int> wanted = {last};
+    const JointSubset subset(s, wanted);
+    std::vector<Transform> one_a(subset.size()), one_b(subset.size()), pair_a(subset.size()), pair_b(subset.size());
+    forward_kinematics(subset, a, Transform{}, one_a);
+    forward_kinematics(subset, b, Transform{}, one_b);
+    forward_kinematics_pair(subset, a, b, Transform{}, pair_a, pair_b);
+    EXPECT_EQ(std::memcmp(one_a.data(), pair_a.data(), one_a.size() * sizeof(Transform)), 0) << last;
+    EXPECT_EQ(std::memcmp(one_b.data(), pair_b.data(), one_b.size() * sizeof(Transform)), 0) << last;
+  }
+}
+
 }  // namespace
 }  // namespace ikfix::core

@@ -278,6 +278,29 @@ TEST(TerrainPacket, EqualsSingleQueriesForEveryWidth) {
   }
 }
 
+// A planted foot queries the same point frame after frame: the span query casts such a run once
+// and copies the answer. Runs of every length (across packet boundaries too), a run on a step
+// edge, misses, a NaN, and 0.0 next to -0.0 (not the same bits: cast apart) give what single
+// queries give.
+TEST(TerrainPacket, RepeatedPointsAnswerAsSingleQueries) {
+  StairsParams stairs;
+  stairs.axis = TerrainAxis::kNegX;
+  const Terrain terrain(make_stairs_terrain(stairs));
+  const auto distinct = random_points(300, 11.0, 9);
+  std::vector<std::array<double, 2>> points;
+  for (std::size_t i = 0; i < distinct.size(); ++i)
+    for (std::size_t r = 0; r <= i % 37; ++r) points.push_back(distinct[i]);
+  for (int r = 0; r < 20; ++r) points.push_back({-0.5, 0.25});  // exactly on a riser's top edge
+  for (int r = 0; r < 5; ++r) points.push_back({std::nan(""), 0.0});
+  points.push_back({0.0, 1.0});
+  points.push_back({-0.0, 1.0});
+  points.push_back({-0.0, 1.0});
+  std::vector<GroundHit> span(points.size());
+  terrain.ground_at(points, span);
+  for (std::size_t i = 0; i < points.size(); ++i)
+    expect_same(span[i], terrain.ground_at(points[i][0], points[i][1]), "repeated");
+}
+
 TEST(TerrainPacket, AutomaticWidthAndEmptyAndMismatchedSpans) {
   const Terrain terrain(plane_mesh(0.0, 0.0, 0.0));
   const int width = terrain.packet_width();
