@@ -8,8 +8,10 @@ namespace ikfix::core {
 
 void ground_at_parallel(const Terrain& terrain, std::span<const std::array<double, 2>> xz, std::span<GroundHit> out,
                         const ParallelRunner* runner) {
-  // Terrain::ground_at casts packets of packet_width() consecutive points from the first; 16 is
-  // a multiple of every width, so runs of 16 start packets where one call would.
+  // Split into runs of 16 points. Which points share a packet then depends on the split (and
+  // ground_at packs only points unlike the one before them), but no answer depends on its packet
+  // mates: a hit counts only well inside its triangle, and near an edge single nudged rays decide
+  // (Terrain::Impl::query_packets). So the answers are the same whatever the thread count.
   constexpr std::size_t kBlock = 16;
   // Below this many blocks per thread (~1000 rays, ~60 us of casting) another thread saves
   // less than handing it the work costs (~60 us on the 2-vCPU build machine).
