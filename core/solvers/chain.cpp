@@ -47,19 +47,38 @@ void apply_bend_plane(std::span<Vec3> chain, const Vec3& pole_dir) {
   for (std::size_t i = 1; i + 1 < chain.size(); ++i) chain[i] = root + turn * (chain[i] - root);
 }
 
+TwoBoneLine two_bone_line(double d, const Vec3& axis, const Vec3& pole_dir) {
+  TwoBoneLine line;
+  line.d = d;
+  line.axis = axis;
+  line.side = pole_dir - line.axis * glm::dot(pole_dir, line.axis);
+  line.side_length = glm::length(line.side);
+  return line;
+}
+
 bool place_two_bone(std::span<Vec3> chain, const Vec3& end_ws, double a, double b,
                     const Vec3& pole_dir) {
-  const Vec3 root = chain[0];
-  const Vec3 to_end = end_ws - root;
+  const Vec3 to_end = end_ws - chain[0];
   const double d = glm::length(to_end);
   if (d > a + b || d < std::abs(a - b)) return false;
-  Vec3 axis = unit_or(to_end, d, Vec3(0));
+  return place_two_bone(chain, end_ws, a, b, pole_dir, two_bone_line(d, unit_or(to_end, d, Vec3(0)), pole_dir));
+}
+
+bool place_two_bone(std::span<Vec3> chain, const Vec3& end_ws, double a, double b,
+                    const Vec3& pole_dir, const TwoBoneLine& line) {
+  const Vec3 root = chain[0];
+  const double d = line.d;
+  if (d > a + b || d < std::abs(a - b)) return false;
+  Vec3 axis = line.axis;
+  Vec3 side = line.side;
+  double side_length = line.side_length;
   if (axis == Vec3(0)) {
-    // End on the root (equal bones, fully folded): the knee goes toward the pole.
+    // End on the root (equal bones, fully folded): the knee goes toward the pole (its part
+    // across this axis, not the line's).
     axis = safe_normalize(chain[2] - chain[1], safe_normalize(chain[1] - root, Vec3(0, -1, 0)));
+    side = pole_dir - axis * glm::dot(pole_dir, axis);
+    side_length = glm::length(side);
   }
-  Vec3 side = pole_dir - axis * glm::dot(pole_dir, axis);
-  double side_length = glm::length(side);
   // Fall back to the current bend when the pole is parallel to the axis.
   if (!(side_length > 1e-9)) {
     side = (chain[1] - root) - axis * glm::dot(chain[1] - root, axis);

@@ -10,12 +10,12 @@ namespace {
 
 // True when place_two_bone(chain, target, a, b, pole) uses nothing of the chain but its root:
 // the target is at a distance it can place exactly (not on the root) and the pole is not
-// parallel to the root->target axis (the same tests place_two_bone makes).
-// `to_target` is target - root and `d` its length (the caller has both).
-bool closing_step_ignores_pose(const Vec3& to_target, double d, const Vec3& pole, double a, double b) {
+// parallel to the root->target axis (the same tests place_two_bone makes). `line` is the
+// root->target line with that pole (two_bone_line).
+bool closing_step_ignores_pose(const TwoBoneLine& line, double a, double b) {
+  const double d = line.d;
   if (!(d > 1e-12) || d > a + b || d < std::abs(a - b)) return false;
-  const Vec3 axis = to_target / d;
-  return glm::length(pole - axis * glm::dot(pole, axis)) > 1e-8;
+  return line.side_length > 1e-8;
 }
 
 // FABRIK converges linearly near full extension (the case that needs the closing step): the
@@ -88,8 +88,8 @@ bool FabrikJob::run() const {
     }
     // A chain lying straight along the root->target line cannot bend by itself (every pass
     // keeps it on the line): break the symmetry by turning it slightly toward the pole.
+    const Vec3 line = unit_or(to_target, distance, Vec3(0));
     {
-      const Vec3 line = unit_or(to_target, distance, Vec3(0));
       double off_line = 0;
       for (std::size_t i = 1; i + 1 < n; ++i) {
         const Vec3 rel = out_ws[i] - root;
@@ -105,8 +105,11 @@ bool FabrikJob::run() const {
     // With a pole, the closing step places the knee from the root, the target and the pole
     // alone (when that placement is well defined), so passes that will not reach `tolerance`
     // anyway change nothing: stop as soon as the convergence rate says so.
-    const bool closing_decides = exact_final_step && n == 3 && pole_dir_ws &&
-                                 closing_step_ignores_pose(to_target, distance, *pole_dir_ws, lengths[0], lengths[1]);
+    // The closing step's root->target line and pole across it, made once for the test and the
+    // step itself (two square roots and a division fewer a solve that closes).
+    const bool closing_has_pole = exact_final_step && n == 3 && pole_dir_ws;
+    const TwoBoneLine closing_line = closing_has_pole ? two_bone_line(distance, line, *pole_dir_ws) : TwoBoneLine{};
+    const bool closing_decides = closing_has_pole && closing_step_ignores_pose(closing_line, lengths[0], lengths[1]);
     // Three joints: turned into the pole's plane once, the chain stays in it through every pass
     // (each pass moves a joint along a line between points of the plane root, knee, target;
     // the end already points at the target), so the plane is applied once here, not per pass.
@@ -138,8 +141,11 @@ bool FabrikJob::run() const {
     if (end_error < 0) end_error = glm::length(out_ws[n - 1] - target_ws);
     if (exact_final_step && n == 3 && end_error > tolerance) {
       // Keep the bend the iterations found (or the pole's when given).
-      const Vec3 bend = pole_dir_ws ? *pole_dir_ws : out_ws[1] - root;
-      place_two_bone(out_ws, target_ws, lengths[0], lengths[1], bend);
+      // The root is back in place (out_ws[0] == root): the line made above is this one.
+      if (closing_has_pole)
+        place_two_bone(out_ws, target_ws, lengths[0], lengths[1], *pole_dir_ws, closing_line);
+      else
+        place_two_bone(out_ws, target_ws, lengths[0], lengths[1], out_ws[1] - root);
     } else if (planar && passes > 0) {
       // A knee that crossed the hip-ankle line in the passes goes back to the pole's side (the
       // end stays where it is).

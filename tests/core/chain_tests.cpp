@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <random>
 
 #include "core/solvers/chain.hpp"
@@ -277,6 +278,72 @@ TEST(ChainPlaceTwoBone, ZeroLengthBone) {
   ASSERT_TRUE(place_two_bone(chain2, Vec3(0, 1, 0.4), 0.4, 0.0, Vec3(0, 0, 1)));
   ASSERT_TRUE(all_finite(chain2));
   EXPECT_LT(glm::length(chain2[1] - Vec3(0, 1, 0.4)), 1e-15);
+}
+
+// --- place_two_bone with its line made once (two_bone_line) --------------------------------
+
+// place_two_bone as it was before its root->end line could be made once and shared: the
+// reference the shared-line forms must match bit for bit.
+bool place_two_bone_reference(std::span<Vec3> chain, const Vec3& end_ws, double a, double b, const Vec3& pole_dir) {
+  const Vec3 root = chain[0];
+  const Vec3 to_end = end_ws - root;
+  const double d = glm::length(to_end);
+  if (d > a + b || d < std::abs(a - b)) return false;
+  Vec3 axis = unit_or(to_end, d, Vec3(0));
+  if (axis == Vec3(0)) axis = safe_normalize(chain[2] - chain[1], safe_normalize(chain[1] - root, Vec3(0, -1, 0)));
+  Vec3 side = pole_dir - axis * glm::dot(pole_dir, axis);
+  double side_length = glm::length(side);
+  if (!(side_length > 1e-9)) {
+    side = (chain[1] - root) - axis * glm::dot(chain[1] - root, axis);
+    side_length = glm::length(side);
+  }
+  side = unit_or(side, side_length, Vec3(0));
+  if (side == Vec3(0)) side = any_perpendicular(axis);
+  if (d == 0.0) {
+    chain[1] = root + side * a;
+    chain[2] = end_ws;
+    return true;
+  }
+  const double product = (a + b - d) * (d + b - a) * (a + d - b) * (a + b + d);
+  const double h = std::sqrt(std::max(0.0, product)) / (2.0 * d);
+  const double x = (d * d + (a - b) * (a + b)) / (2.0 * d);
+  const double norm = std::sqrt(x * x + h * h);
+  const double k = norm > 0 ? a / norm : 0.0;
+  chain[1] = root + (axis * x + side * h) * k;
+  chain[2] = end_ws;
+  return true;
+}
+
+bool same_bits(const std::array<Vec3, 3>& x, const std::array<Vec3, 3>& y) {
+  return std::memcmp(x.data(), y.data(), sizeof(Vec3) * 3) == 0;
+}
+
+TEST(ChainPlaceTwoBone, SharedLineGivesTheSameBits) {
+  std::mt19937 rng(20261130);
+  std::uniform_real_distribution<double> u(-1.0, 1.0), len(0.0, 0.6);
+  int placed = 0;
+  for (int i = 0; i < 20000; ++i) {
+    const double a = i % 50 == 0 ? 0.4 : len(rng), b = i % 50 == 0 ? 0.4 : len(rng);
+    const Vec3 root(u(rng), u(rng) + 1, u(rng));
+    const std::array<Vec3, 3> start = {root, root + random_unit(rng) * a, root + random_unit(rng) * (a + b) * 0.7};
+    // Ends inside, on and beyond the shell, on the root (equal bones); poles random, along the
+    // root->end axis (the fallback to the current bend) and zero.
+    Vec3 end = root + random_unit(rng) * (std::abs(a - b) + (a + b - std::abs(a - b)) * (0.5 * u(rng) + 0.6));
+    if (i % 50 == 0) end = root;
+    Vec3 pole = random_unit(rng) * (u(rng) + 1.5);
+    if (i % 7 == 0) pole = (end - root) * 3.0;
+    if (i % 11 == 0) pole = Vec3(0);
+    std::array<Vec3, 3> want = start, wrapped = start, shared = start;
+    const bool ok = place_two_bone_reference(want, end, a, b, pole);
+    EXPECT_EQ(place_two_bone(wrapped, end, a, b, pole), ok) << i;
+    const Vec3 to_end = end - root;
+    const double d = glm::length(to_end);
+    EXPECT_EQ(place_two_bone(shared, end, a, b, pole, two_bone_line(d, unit_or(to_end, d, Vec3(0)), pole)), ok) << i;
+    EXPECT_TRUE(same_bits(wrapped, want)) << i;
+    EXPECT_TRUE(same_bits(shared, want)) << i;
+    placed += ok;
+  }
+  EXPECT_GT(placed, 10000);  // most ends are in reach: the placements themselves were compared
 }
 
 }  // namespace
