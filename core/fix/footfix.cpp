@@ -1304,21 +1304,31 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
       Quat hip_parent_inverse[2];
       hip_parent_inverse[0] = parent_rotation_inverse(in.rig.legs[0].hip);
       hip_parent_inverse[1] = hips_share_parent ? hip_parent_inverse[0] : parent_rotation_inverse(in.rig.legs[1].hip);
+      // Both legs solved together: their FABRIK passes interleave (solve_leg_pair).
+      LegPose poses[2];
+      LegSolveArgs solve_args[2];
       for (int l = 0; l < 2; ++l) {
         const Leg& leg = in.rig.legs[l];
-        LegPose pose{W(f, leg.hip).translation, W(f, leg.knee).translation, W(f, leg.ankle).translation,
-                     W(f, leg.hip).rotation,    W(f, leg.knee).rotation,    W(f, leg.ankle).rotation,
-                     W(f, pelvis).rotation * hip_cone_rest[l],
-                     Vec3(0),
-                     // outward: from the other hip to this one (made by the solve if it needs it)
-                     &W(f, in.rig.legs[1 - l].hip).translation};
-        const Vec3 target = result.ankle_target_ws[l][f];
-        const Quat ankle_rot = foot_rotation[l][f];
+        poses[l] = LegPose{W(f, leg.hip).translation, W(f, leg.knee).translation, W(f, leg.ankle).translation,
+                           W(f, leg.hip).rotation,    W(f, leg.knee).rotation,    W(f, leg.ankle).rotation,
+                           W(f, pelvis).rotation * hip_cone_rest[l],
+                           Vec3(0),
+                           // outward: from the other hip to this one (made by the solve if it needs it)
+                           &W(f, in.rig.legs[1 - l].hip).translation};
         Vec3 forward = feet[l].toe[f] - feet[l].ankle[f];
         forward.y = 0;
         forward = safe_normalize(forward, Vec3(0));
-        const Vec3 pole = knee_pole(pose, forward, leg_length);
-        const LegSolveResult r = solve_leg(pose, pose.hip_ws + pelvis_shift_ws, target, pole, s, knee_limit);
+        solve_args[l] = LegSolveArgs{&poses[l], poses[l].hip_ws + pelvis_shift_ws, result.ankle_target_ws[l][f],
+                                     knee_pole(poses[l], forward, leg_length)};
+      }
+      LegSolveResult solved[2];
+      solve_leg_pair(solve_args, s, knee_limit, solved);
+      for (int l = 0; l < 2; ++l) {
+        const Leg& leg = in.rig.legs[l];
+        const LegPose& pose = poses[l];
+        const Vec3& target = solve_args[l].target_ws;
+        const Quat ankle_rot = foot_rotation[l][f];
+        const LegSolveResult& r = solved[l];
         iterations[l][f] = r.iterations;
         reasons[l][f] = unreachable_reason(r.reason, pose.hip_ws + pelvis_shift_ws, target, pose.hip_ws, pose.ankle_ws);
 

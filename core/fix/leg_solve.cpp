@@ -46,14 +46,39 @@ LegSolveResult solve_leg(const LegPose& a, const Vec3& hip_ws, const Vec3& targe
   return solve_leg(a, hip_ws, target_ws, pole_ws, s, KneeLimit(min_knee_angle));
 }
 
-LegSolveResult solve_leg(const LegPose& a, const Vec3& hip_ws, const Vec3& target_ws,
-                         const Vec3& pole_ws, const FixSettings& s, const KneeLimit& knee_limit) {
+namespace {
+
+// One leg's solve up to its solver (limits, goal, pole) and what its end needs: made by
+// plan_leg, solved, then finished by finish_leg (solve_leg takes the three in a row,
+// solve_leg_pair interleaves two legs' FABRIK passes).
+struct LegPlan {
+  Vec3 hip_ws{0.0}, target_ws{0.0};
+  Vec3 start[3];
+  Vec3 thigh_vec{0.0}, shin_vec{0.0};
+  double thigh = 0, shin = 0;
+  double lengths[2] = {0, 0};
+  Vec3 goal{0.0};
+  Vec3 carried_pole{0.0};
+  const char* reason = "";
+};
+
+LegPlan plan_leg(const LegPose& a, const Vec3& hip_ws, const Vec3& target_ws, const Vec3& pole_ws,
+                 const FixSettings& s, const KneeLimit& knee_limit) {
+  LegPlan p;
+  p.hip_ws = hip_ws;
+  p.target_ws = target_ws;
   const Vec3 shift = hip_ws - a.hip_ws;
-  const Vec3 start[3] = {hip_ws, a.knee_ws + shift, a.ankle_ws + shift};
+  p.start[0] = hip_ws;
+  p.start[1] = a.knee_ws + shift;
+  p.start[2] = a.ankle_ws + shift;
+  const Vec3* start = p.start;
   // Bones and their lengths, made once (the rotations at the end reuse them).
-  const Vec3 thigh_vec = a.knee_ws - a.hip_ws, shin_vec = a.ankle_ws - a.knee_ws;
-  const double thigh = glm::length(thigh_vec);
-  const double shin = glm::length(shin_vec);
+  p.thigh_vec = a.knee_ws - a.hip_ws;
+  p.shin_vec = a.ankle_ws - a.knee_ws;
+  const double thigh = p.thigh = glm::length(p.thigh_vec);
+  const double shin = p.shin = glm::length(p.shin_vec);
+  p.lengths[0] = thigh;
+  p.lengths[1] = shin;
 
   // Limits shared by every solver: the reach (slightly short of straight) and the knee's
   // maximum bend give a shell of reachable ankle distances from the hip.
@@ -148,52 +173,34 @@ LegSolveResult solve_leg(const LegPose& a, const Vec3& hip_ws, const Vec3& targe
     carried_pole = glm::slerp(identity_quat(), rotation_between(animated_axis, goal_axis), weight) * pole_ws;
   }
 
-  LegSolveResult r;
-  Vec3 out[3];
-  double fabrik_residual = -1;  // FABRIK's |end - goal|, when it ran
-  const double lengths[2] = {thigh, shin};
-  switch (s.solver) {
-    case SolverKind::Fabrik: {
-      FabrikJob job;
-      job.start_ws = start;
-      job.lengths = lengths;
-      job.target_ws = goal;
-      job.pole_dir_ws = &carried_pole;
-      job.tolerance = s.solver_tolerance;
-      job.max_iterations = s.max_iterations;
-      job.out_ws = out;
-      job.iterations = &r.iterations;
-      job.residual = &fabrik_residual;
-      job.run();
-      break;
-    }
-    case SolverKind::Ccd: {
-      CcdJob job;
-      job.start_ws = start;
-      job.target_ws = goal;
-      job.pole_dir_ws = &carried_pole;
-      job.tolerance = s.solver_tolerance;
-      job.max_iterations = s.ccd_max_iterations;
-      job.out_ws = out;
-      job.iterations = &r.iterations;
-      job.run();
-      break;
-    }
-    case SolverKind::TwoBone: {
-      out[0] = start[0];
-      TwoBoneJob job;
-      job.root_ws = start[0];
-      job.mid_ws = start[1];
-      job.end_ws = start[2];
-      job.target_ws = goal;
-      job.pole_dir_ws = &carried_pole;
-      job.tolerance = s.solver_tolerance;
-      job.out_mid_ws = &out[1];
-      job.out_end_ws = &out[2];
-      job.run();
-      break;
-    }
-  }
+  p.goal = goal;
+  p.carried_pole = carried_pole;
+  p.reason = reason;
+  return p;
+}
+
+// The FABRIK job of a planned leg, its outputs in `out`, r.iterations and `residual`.
+FabrikJob fabrik_job(const LegPlan& p, const FixSettings& s, Vec3 out[3], LegSolveResult& r, double* residual) {
+  FabrikJob job;
+  job.start_ws = p.start;
+  job.lengths = p.lengths;
+  job.target_ws = p.goal;
+  job.pole_dir_ws = &p.carried_pole;
+  job.tolerance = s.solver_tolerance;
+  job.max_iterations = s.max_iterations;
+  job.out_ws = std::span<Vec3>(out, 3);
+  job.iterations = &r.iterations;
+  job.residual = residual;
+  return job;
+}
+
+// The solved chain `out` (FABRIK's residual when it ran, else negative) into the result: the
+// reach, the reason and the new world rotations of hip and knee.
+void finish_leg(const LegPlan& p, const LegPose& a, const Vec3 out[3], double fabrik_residual,
+                const FixSettings& s, LegSolveResult& r) {
+  const Vec3& hip_ws = p.hip_ws;
+  const Vec3& target_ws = p.target_ws;
+  const char* reason = p.reason;
   r.knee_ws = out[1];
   r.ankle_ws = out[2];
   // The goal is the target unless a limit moved it (no reason): FABRIK measured the same then.
@@ -202,15 +209,78 @@ LegSolveResult solve_leg(const LegPose& a, const Vec3& hip_ws, const Vec3& targe
   r.reason = r.reached ? "" : (*reason ? reason : "solver did not converge");
 
   // Minimal rotations that carry the animated bones onto the solved ones (twist kept).
-  const Vec3 thigh_old = unit_or(thigh_vec, thigh, Vec3(0, -1, 0));
+  const Vec3 thigh_old = unit_or(p.thigh_vec, p.thigh, Vec3(0, -1, 0));
   const Vec3 thigh_new = safe_normalize(r.knee_ws - hip_ws, thigh_old);
   const Quat hip_delta = rotation_between(thigh_old, thigh_new);
   r.hip_rot_ws = glm::normalize(hip_delta * a.hip_rot_ws);
-  const Vec3 shin_carried = hip_delta * unit_or(shin_vec, shin, Vec3(0, -1, 0));
+  const Vec3 shin_carried = hip_delta * unit_or(p.shin_vec, p.shin, Vec3(0, -1, 0));
   const Vec3 shin_new = safe_normalize(r.ankle_ws - r.knee_ws, shin_carried);
   const Quat knee_delta = rotation_between(shin_carried, shin_new);
   r.knee_rot_ws = glm::normalize(knee_delta * hip_delta * a.knee_rot_ws);
+}
+
+}  // namespace
+
+LegSolveResult solve_leg(const LegPose& a, const Vec3& hip_ws, const Vec3& target_ws,
+                         const Vec3& pole_ws, const FixSettings& s, const KneeLimit& knee_limit) {
+  const LegPlan p = plan_leg(a, hip_ws, target_ws, pole_ws, s, knee_limit);
+  LegSolveResult r;
+  Vec3 out[3];
+  double fabrik_residual = -1;  // FABRIK's |end - goal|, when it ran
+  switch (s.solver) {
+    case SolverKind::Fabrik: {
+      fabrik_job(p, s, out, r, &fabrik_residual).run();
+      break;
+    }
+    case SolverKind::Ccd: {
+      CcdJob job;
+      job.start_ws = p.start;
+      job.target_ws = p.goal;
+      job.pole_dir_ws = &p.carried_pole;
+      job.tolerance = s.solver_tolerance;
+      job.max_iterations = s.ccd_max_iterations;
+      job.out_ws = out;
+      job.iterations = &r.iterations;
+      job.run();
+      break;
+    }
+    case SolverKind::TwoBone: {
+      out[0] = p.start[0];
+      TwoBoneJob job;
+      job.root_ws = p.start[0];
+      job.mid_ws = p.start[1];
+      job.end_ws = p.start[2];
+      job.target_ws = p.goal;
+      job.pole_dir_ws = &p.carried_pole;
+      job.tolerance = s.solver_tolerance;
+      job.out_mid_ws = &out[1];
+      job.out_end_ws = &out[2];
+      job.run();
+      break;
+    }
+  }
+  finish_leg(p, a, out, fabrik_residual, s, r);
   return r;
+}
+
+void solve_leg_pair(const LegSolveArgs legs[2], const FixSettings& s, const KneeLimit& knee_limit,
+                    LegSolveResult results[2]) {
+  if (s.solver != SolverKind::Fabrik) {
+    for (int l = 0; l < 2; ++l)
+      results[l] = solve_leg(*legs[l].animated, legs[l].hip_ws, legs[l].target_ws, legs[l].pole_ws, s, knee_limit);
+    return;
+  }
+  LegPlan plans[2];
+  for (int l = 0; l < 2; ++l) {
+    results[l] = LegSolveResult{};
+    plans[l] = plan_leg(*legs[l].animated, legs[l].hip_ws, legs[l].target_ws, legs[l].pole_ws, s, knee_limit);
+  }
+  Vec3 out[2][3];
+  double fabrik_residual[2] = {-1, -1};
+  bool ok[2];
+  run_fabrik_pair(fabrik_job(plans[0], s, out[0], results[0], &fabrik_residual[0]),
+                  fabrik_job(plans[1], s, out[1], results[1], &fabrik_residual[1]), ok);
+  for (int l = 0; l < 2; ++l) finish_leg(plans[l], *legs[l].animated, out[l], fabrik_residual[l], s, results[l]);
 }
 
 }  // namespace ikfix::core
