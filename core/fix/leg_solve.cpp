@@ -219,17 +219,12 @@ void finish_leg(const LegPlan& p, const LegPose& a, const Vec3 out[3], double fa
   r.knee_rot_ws = glm::normalize(knee_delta * hip_delta * a.knee_rot_ws);
 }
 
-}  // namespace
-
-LegSolveResult solve_leg(const LegPose& a, const Vec3& hip_ws, const Vec3& target_ws,
-                         const Vec3& pole_ws, const FixSettings& s, const KneeLimit& knee_limit) {
-  const LegPlan p = plan_leg(a, hip_ws, target_ws, pole_ws, s, knee_limit);
-  LegSolveResult r;
-  Vec3 out[3];
-  double fabrik_residual = -1;  // FABRIK's |end - goal|, when it ran
+// Runs the settings' solver on a planned leg: the chain into `out`, r.iterations, and
+// `fabrik_residual` when FABRIK ran.
+void run_solver(const LegPlan& p, const FixSettings& s, Vec3 out[3], LegSolveResult& r, double* fabrik_residual) {
   switch (s.solver) {
     case SolverKind::Fabrik: {
-      fabrik_job(p, s, out, r, &fabrik_residual).run();
+      fabrik_job(p, s, out, r, fabrik_residual).run();
       break;
     }
     case SolverKind::Ccd: {
@@ -239,7 +234,7 @@ LegSolveResult solve_leg(const LegPose& a, const Vec3& hip_ws, const Vec3& targe
       job.pole_dir_ws = &p.carried_pole;
       job.tolerance = s.solver_tolerance;
       job.max_iterations = s.ccd_max_iterations;
-      job.out_ws = out;
+      job.out_ws = std::span<Vec3>(out, 3);
       job.iterations = &r.iterations;
       job.run();
       break;
@@ -259,17 +254,25 @@ LegSolveResult solve_leg(const LegPose& a, const Vec3& hip_ws, const Vec3& targe
       break;
     }
   }
+}
+
+}  // namespace
+
+LegSolveResult solve_leg(const LegPose& a, const Vec3& hip_ws, const Vec3& target_ws,
+                         const Vec3& pole_ws, const FixSettings& s, const KneeLimit& knee_limit) {
+  const LegPlan p = plan_leg(a, hip_ws, target_ws, pole_ws, s, knee_limit);
+  LegSolveResult r;
+  Vec3 out[3];
+  double fabrik_residual = -1;  // FABRIK's |end - goal|, when it ran
+  run_solver(p, s, out, r, &fabrik_residual);
   finish_leg(p, a, out, fabrik_residual, s, r);
   return r;
 }
 
 void solve_leg_pair(const LegSolveArgs legs[2], const FixSettings& s, const KneeLimit& knee_limit,
                     LegSolveResult results[2]) {
-  if (s.solver != SolverKind::Fabrik) {
-    for (int l = 0; l < 2; ++l)
-      results[l] = solve_leg(*legs[l].animated, legs[l].hip_ws, legs[l].target_ws, legs[l].pole_ws, s, knee_limit);
-    return;
-  }
+  // Each step for both legs before the next: the two legs' independent work sits side by side
+  // for the CPU to overlap (and FABRIK's passes alternate between the legs).
   LegPlan plans[2];
   for (int l = 0; l < 2; ++l) {
     results[l] = LegSolveResult{};
@@ -277,9 +280,13 @@ void solve_leg_pair(const LegSolveArgs legs[2], const FixSettings& s, const Knee
   }
   Vec3 out[2][3];
   double fabrik_residual[2] = {-1, -1};
-  bool ok[2];
-  run_fabrik_pair(fabrik_job(plans[0], s, out[0], results[0], &fabrik_residual[0]),
-                  fabrik_job(plans[1], s, out[1], results[1], &fabrik_residual[1]), ok);
+  if (s.solver == SolverKind::Fabrik) {
+    bool ok[2];
+    run_fabrik_pair(fabrik_job(plans[0], s, out[0], results[0], &fabrik_residual[0]),
+                    fabrik_job(plans[1], s, out[1], results[1], &fabrik_residual[1]), ok);
+  } else {
+    for (int l = 0; l < 2; ++l) run_solver(plans[l], s, out[l], results[l], &fabrik_residual[l]);
+  }
   for (int l = 0; l < 2; ++l) finish_leg(plans[l], *legs[l].animated, out[l], fabrik_residual[l], s, results[l]);
 }
 

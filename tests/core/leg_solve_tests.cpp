@@ -254,8 +254,8 @@ TEST(LegSolveContinuity, TargetSweptFromBeyondReachOverTheConeEdgeMovesTheLegCon
 }
 
 // Both legs solved together (FABRIK's passes interleaved) give each leg's solve_leg, bit for
-// bit, over targets reached, near full reach, too far, too close and beyond the hip cone; the
-// other solvers take the legs in turn.
+// bit, over targets reached, near full reach, too far, too close and beyond the hip cone, with
+// every solver.
 TEST(LegSolvePair, SameBitsAsEachLegAlone) {
   std::mt19937 rng(1130);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
