@@ -49,7 +49,7 @@ LegSolveResult solve_leg(const LegPose& a, const Vec3& hip_ws, const Vec3& targe
 namespace {
 
 // One leg's solve up to its solver (limits, goal, pole) and what its end needs: made by
-// plan_leg, solved, then finished by finish_leg (solve_leg takes the three in a row,
+// plan_leg, solved, then finished by finish_legs (solve_leg takes the three in a row,
 // solve_leg_pair interleaves two legs' FABRIK passes).
 struct LegPlan {
   Vec3 hip_ws{0.0}, target_ws{0.0};
@@ -194,33 +194,40 @@ FabrikJob fabrik_job(const LegPlan& p, const FixSettings& s, Vec3 out[3], LegSol
   return job;
 }
 
-// The solved chain `out` (FABRIK's residual when it ran, else negative) into the result: the
-// reach, the reason and the new world rotations of hip and knee.
-void finish_leg(const LegPlan& p, const LegPose& a, const Vec3 out[3], double fabrik_residual,
-                const FixSettings& s, LegSolveResult& r) {
-  const Vec3& hip_ws = p.hip_ws;
-  const Vec3& target_ws = p.target_ws;
-  const char* reason = p.reason;
-  r.knee_ws = out[1];
-  r.ankle_ws = out[2];
-  // The goal is the target unless a limit moved it (no reason): FABRIK measured the same then.
-  r.residual_m = *reason == '\0' && fabrik_residual >= 0 ? fabrik_residual : glm::length(out[2] - target_ws);
-  r.reached = r.residual_m <= s.unreachable_tolerance;
-  r.reason = r.reached ? "" : (*reason ? reason : "solver did not converge");
-
+// The solved chains `out` (FABRIK's residuals when it ran, else negative) into the results: the
+// reach, the reason and the new world rotations of hip and knee, of N legs. Each step is taken
+// for every leg before the next, so two legs' chains of square roots and divisions overlap in
+// the CPU (N = 2) where one leg alone (N = 1) runs the same code.
+template <int N>
+void finish_legs(const LegPlan p[N], const LegPose* const a[N], const Vec3 out[N][3], const double fabrik_residual[N],
+                 const FixSettings& s, LegSolveResult r[N]) {
+  Vec3 thigh_old[N], thigh_new[N], shin_carried[N], shin_new[N];
+  Quat hip_delta[N], knee_delta[N];
+  for (int l = 0; l < N; ++l) {
+    const char* reason = p[l].reason;
+    r[l].knee_ws = out[l][1];
+    r[l].ankle_ws = out[l][2];
+    // The goal is the target unless a limit moved it (no reason): FABRIK measured the same then.
+    r[l].residual_m = *reason == '\0' && fabrik_residual[l] >= 0 ? fabrik_residual[l]
+                                                                 : glm::length(out[l][2] - p[l].target_ws);
+    r[l].reached = r[l].residual_m <= s.unreachable_tolerance;
+    r[l].reason = r[l].reached ? "" : (*reason ? reason : "solver did not converge");
+  }
   // Minimal rotations that carry the animated bones onto the solved ones (twist kept).
-  const Vec3 thigh_old = unit_or(p.thigh_vec, p.thigh, Vec3(0, -1, 0));
-  const Vec3 thigh_new = safe_normalize(r.knee_ws - hip_ws, thigh_old);
-  const Quat hip_delta = rotation_between(thigh_old, thigh_new);
-  r.hip_rot_ws = glm::normalize(hip_delta * a.hip_rot_ws);
-  const Vec3 shin_carried = hip_delta * unit_or(p.shin_vec, p.shin, Vec3(0, -1, 0));
-  const Vec3 shin_new = safe_normalize(r.ankle_ws - r.knee_ws, shin_carried);
-  const Quat knee_delta = rotation_between(shin_carried, shin_new);
-  r.knee_rot_ws = glm::normalize(knee_delta * hip_delta * a.knee_rot_ws);
+  for (int l = 0; l < N; ++l) {
+    thigh_old[l] = unit_or(p[l].thigh_vec, p[l].thigh, Vec3(0, -1, 0));
+    thigh_new[l] = safe_normalize(r[l].knee_ws - p[l].hip_ws, thigh_old[l]);
+  }
+  for (int l = 0; l < N; ++l) hip_delta[l] = rotation_between(thigh_old[l], thigh_new[l]);
+  for (int l = 0; l < N; ++l) {
+    r[l].hip_rot_ws = glm::normalize(hip_delta[l] * a[l]->hip_rot_ws);
+    shin_carried[l] = hip_delta[l] * unit_or(p[l].shin_vec, p[l].shin, Vec3(0, -1, 0));
+  }
+  for (int l = 0; l < N; ++l) shin_new[l] = safe_normalize(r[l].ankle_ws - r[l].knee_ws, shin_carried[l]);
+  for (int l = 0; l < N; ++l) knee_delta[l] = rotation_between(shin_carried[l], shin_new[l]);
+  for (int l = 0; l < N; ++l) r[l].knee_rot_ws = glm::normalize(knee_delta[l] * hip_delta[l] * a[l]->knee_rot_ws);
 }
 
-// Runs the settings' solver on a planned leg: the chain into `out`, r.iterations, and
-// `fabrik_residual` when FABRIK ran.
 void run_solver(const LegPlan& p, const FixSettings& s, Vec3 out[3], LegSolveResult& r, double* fabrik_residual) {
   switch (s.solver) {
     case SolverKind::Fabrik: {
@@ -265,7 +272,8 @@ LegSolveResult solve_leg(const LegPose& a, const Vec3& hip_ws, const Vec3& targe
   Vec3 out[3];
   double fabrik_residual = -1;  // FABRIK's |end - goal|, when it ran
   run_solver(p, s, out, r, &fabrik_residual);
-  finish_leg(p, a, out, fabrik_residual, s, r);
+  const LegPose* const animated[1] = {&a};
+  finish_legs<1>(&p, animated, &out, &fabrik_residual, s, &r);
   return r;
 }
 
@@ -287,7 +295,8 @@ void solve_leg_pair(const LegSolveArgs legs[2], const FixSettings& s, const Knee
   } else {
     for (int l = 0; l < 2; ++l) run_solver(plans[l], s, out[l], results[l], &fabrik_residual[l]);
   }
-  for (int l = 0; l < 2; ++l) finish_leg(plans[l], *legs[l].animated, out[l], fabrik_residual[l], s, results[l]);
+  const LegPose* const animated[2] = {legs[0].animated, legs[1].animated};
+  finish_legs<2>(plans, animated, out, fabrik_residual, s, results);
 }
 
 }  // namespace ikfix::core

@@ -50,15 +50,18 @@ bool FabrikJob::validate() const {
 
 namespace {
 
-// One job's solve, in steps: begin() up to the passes, pass() one pass (false once they stop),
-// finish() the closing step and the outputs. run() takes the steps in a row; run_fabrik_pair
-// interleaves two solves' passes. The same code either way, so the same bits.
+// One job's solve, in steps: begin() up to the alignment, settle() up to the passes, pass() one
+// pass (false once they stop), finish() the closing step and the outputs. run() takes the steps
+// in a row; run_fabrik_pair takes each step of two solves in turn. The same code either way, so
+// the same bits.
 class FabrikSolve {
  public:
   explicit FabrikSolve(const FabrikJob& job) : job_(job), n_(job.start_ws.size()) {}
 
   // False when the job does not validate (nothing written).
   bool begin();
+  // After begin() returned true.
+  void settle();
   // One forward+backward pass; false (and no pass made) once the passes stop.
   bool pass();
   void finish();
@@ -77,6 +80,10 @@ class FabrikSolve {
   const FabrikJob& job_;
   const std::size_t n_;
   Vec3 root_{0.0};
+  // The root->target vector and its length, made once: the steps that need them (the
+  // alignment, the line test, the closing-step test) would each make exactly the same again.
+  Vec3 to_target_{0.0};
+  double distance_ = 0, total_ = 0;
   bool passes_run_ = false;  // within reach: begin() set the passes up
   int passes_ = 0;
   double r_ = -1;  // the end's final distance from the target, once known
@@ -93,16 +100,13 @@ bool FabrikSolve::begin() {
   const std::size_t n = n_;
   const std::span<Vec3> out_ws = job_.out_ws;
   const Vec3& target_ws = job_.target_ws;
-  const Vec3* pole_dir_ws = job_.pole_dir_ws;
   for (std::size_t i = 0; i < n; ++i) out_ws[i] = job_.start_ws[i];
   const Vec3 root = root_ = job_.start_ws[0];
   double total = 0;
   for (double l : job_.lengths) total += l;
-
-  // The root->target vector and its length, made once: the steps below that need them (the
-  // alignment, the line test, the closing-step test) would each make exactly the same again.
-  const Vec3 to_target = target_ws - root;
-  const double distance = glm::length(to_target);
+  total_ = total;
+  const Vec3 to_target = to_target_ = target_ws - root;
+  const double distance = distance_ = glm::length(to_target);
   if (distance >= total) {
     // Out of reach: stretch straight toward the target.
     const Vec3 axis = dir(root, target_ws, 0);
@@ -119,9 +123,19 @@ bool FabrikSolve::begin() {
       for (std::size_t i = 1; i < n; ++i) out_ws[i] = root + turn * (out_ws[i] - root);
     }
   }
+  return true;
+}
+
+void FabrikSolve::settle() {
+  if (!passes_run_) return;
+  const std::size_t n = n_;
+  const std::span<Vec3> out_ws = job_.out_ws;
+  const Vec3* pole_dir_ws = job_.pole_dir_ws;
+  const Vec3& root = root_;
+  const double distance = distance_, total = total_;
   // A chain lying straight along the root->target line cannot bend by itself (every pass
   // keeps it on the line): break the symmetry by turning it slightly toward the pole.
-  const Vec3 line = unit_or(to_target, distance, Vec3(0));
+  const Vec3 line = unit_or(to_target_, distance, Vec3(0));
   {
     double off_line = 0;
     for (std::size_t i = 1; i + 1 < n; ++i) {
@@ -148,7 +162,6 @@ bool FabrikSolve::begin() {
   // the end already points at the target), so the plane is applied once here, not per pass.
   planar_ = n == 3 && pole_dir_ws && job_.align_start;
   if (planar_) apply_bend_plane(out_ws, *pole_dir_ws);
-  return true;
 }
 
 bool FabrikSolve::pass() {
@@ -213,6 +226,7 @@ void FabrikSolve::finish() {
 bool FabrikJob::run() const {
   FabrikSolve solve(*this);
   if (!solve.begin()) return false;
+  solve.settle();
   while (solve.pass()) {
   }
   solve.finish();
@@ -223,8 +237,10 @@ void run_fabrik_pair(const FabrikJob& a, const FabrikJob& b, bool ok[2]) {
   FabrikSolve first(a), second(b);
   ok[0] = first.begin();
   ok[1] = second.begin();
-  // A pass of one, then of the other: their square roots and divisions (each pass a chain of
-  // them) overlap in the CPU instead of waiting on each other's.
+  if (ok[0]) first.settle();
+  if (ok[1]) second.settle();
+  // A pass of one, then of the other (as each step above): their square roots and divisions
+  // (each step a chain of them) overlap in the CPU instead of waiting on each other's.
   bool first_on = ok[0], second_on = ok[1];
   while (first_on || second_on) {
     if (first_on) first_on = first.pass();
