@@ -12,6 +12,11 @@ namespace ikfix::core {
 // Lengths are unchanged (a rotation about an axis through the root and the end moves each
 // middle joint on a circle). A pole parallel to the axis leaves the chain as it is.
 void apply_bend_plane(std::span<Vec3> chain_ws, const Vec3& pole_dir_ws);
+// apply_bend_plane on two chains (a character's two legs; not the same chain), the same bits as two calls: for
+// three-joint chains each step is taken for both before the next, so their square roots and
+// divisions overlap in the CPU.
+void apply_bend_plane_pair(std::span<Vec3> first_ws, const Vec3& first_pole_dir_ws, std::span<Vec3> second_ws,
+                           const Vec3& second_pole_dir_ws);
 
 // Places the middle joint of a 3-joint chain exactly: root fixed, end at `end_ws` (which must
 // satisfy |lengths[0] - lengths[1]| <= |end - root| <= lengths[0] + lengths[1]), the middle joint

@@ -60,8 +60,11 @@ class FabrikSolve {
 
   // False when the job does not validate (nothing written).
   bool begin();
-  // After begin() returned true.
+  // After begin() returned true. Leaves the bend plane to the caller (bend_plane_pole).
   void settle();
+  // After settle(): the pole whose bend plane the chain is to be turned into before the passes
+  // (apply_bend_plane on the job's out_ws), or null.
+  const Vec3* bend_plane_pole() const { return planar_ ? job_.pole_dir_ws : nullptr; }
   // One forward+backward pass; false (and no pass made) once the passes stop.
   bool pass();
   void finish();
@@ -161,7 +164,6 @@ void FabrikSolve::settle() {
   // (each pass moves a joint along a line between points of the plane root, knee, target;
   // the end already points at the target), so the plane is applied once here, not per pass.
   planar_ = n == 3 && pole_dir_ws && job_.align_start;
-  if (planar_) apply_bend_plane(out_ws, *pole_dir_ws);
 }
 
 bool FabrikSolve::pass() {
@@ -227,6 +229,7 @@ bool FabrikJob::run() const {
   FabrikSolve solve(*this);
   if (!solve.begin()) return false;
   solve.settle();
+  if (const Vec3* pole = solve.bend_plane_pole()) apply_bend_plane(out_ws, *pole);
   while (solve.pass()) {
   }
   solve.finish();
@@ -239,6 +242,14 @@ void run_fabrik_pair(const FabrikJob& a, const FabrikJob& b, bool ok[2]) {
   ok[1] = second.begin();
   if (ok[0]) first.settle();
   if (ok[1]) second.settle();
+  const Vec3* first_pole = ok[0] ? first.bend_plane_pole() : nullptr;
+  const Vec3* second_pole = ok[1] ? second.bend_plane_pole() : nullptr;
+  if (first_pole && second_pole) {
+    apply_bend_plane_pair(a.out_ws, *first_pole, b.out_ws, *second_pole);
+  } else {
+    if (first_pole) apply_bend_plane(a.out_ws, *first_pole);
+    if (second_pole) apply_bend_plane(b.out_ws, *second_pole);
+  }
   // A pass of one, then of the other (as each step above): their square roots and divisions
   // (each step a chain of them) overlap in the CPU instead of waiting on each other's.
   bool first_on = ok[0], second_on = ok[1];

@@ -346,5 +346,59 @@ TEST(ChainPlaceTwoBone, SharedLineGivesTheSameBits) {
   EXPECT_GT(placed, 10000);  // most ends are in reach: the placements themselves were compared
 }
 
+
+// --- apply_bend_plane on three joints, one chain and two at once ---------------------------
+
+// The three-joint bend plane as it was written before two chains could share its steps: the
+// reference both forms must match bit for bit.
+void bend_plane_of_three_reference(std::span<Vec3> chain, const Vec3& pole_dir) {
+  const Vec3 root = chain.front();
+  const Vec3 axis = safe_normalize(chain.back() - root, Vec3(0));
+  if (axis == Vec3(0)) return;
+  const Vec3 pole_perp = pole_dir - axis * glm::dot(pole_dir, axis);
+  const double pole_perp_length = glm::length(pole_perp);
+  if (!(pole_perp_length > 1e-9)) return;
+  const Vec3 rel = chain[1] - root;
+  const double along = glm::dot(rel, axis);
+  const double radius = glm::length(rel - axis * along);
+  if (!(radius > 1e-12)) return;
+  Vec3 side = pole_perp / pole_perp_length;
+  side = safe_normalize(side - axis * glm::dot(side, axis), Vec3(0));
+  if (side == Vec3(0)) return;
+  chain[1] = root + axis * along + side * radius;
+}
+
+TEST(ChainBendPlane, OneAndTwoChainsGiveTheOldBits) {
+  std::mt19937 rng(1130);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  auto random_chain = [&](int i) {
+    const Vec3 root(u(rng), u(rng), u(rng));
+    std::array<Vec3, 3> c = {root, root + random_unit(rng) * 0.45, root + random_unit(rng) * 0.8};
+    if (i % 13 == 0) c[2] = root;                                   // end on the root: no axis
+    if (i % 17 == 0) c[1] = root + (c[2] - root) * 0.4;             // knee on the axis: no radius
+    return c;
+  };
+  auto random_pole = [&](int i, const std::array<Vec3, 3>& c) {
+    if (i % 11 == 0) return (c[2] - c[0]) * 2.0;  // along the axis: left as it is
+    if (i % 19 == 0) return Vec3(0);
+    return random_unit(rng) * (0.5 + u(rng));
+  };
+  int moved = 0;
+  for (int i = 0; i < 20000; ++i) {
+    const std::array<Vec3, 3> start[2] = {random_chain(i), random_chain(i + 5)};
+    const Vec3 pole[2] = {random_pole(i, start[0]), random_pole(i + 3, start[1])};
+    std::array<Vec3, 3> want[2] = {start[0], start[1]}, one[2] = {start[0], start[1]}, two[2] = {start[0], start[1]};
+    for (int k = 0; k < 2; ++k) {
+      bend_plane_of_three_reference(want[k], pole[k]);
+      apply_bend_plane(one[k], pole[k]);
+      EXPECT_TRUE(same_bits(one[k], want[k])) << i;
+      moved += !same_bits(want[k], start[k]);
+    }
+    apply_bend_plane_pair(two[0], pole[0], two[1], pole[1]);
+    EXPECT_TRUE(same_bits(two[0], want[0])) << i;
+    EXPECT_TRUE(same_bits(two[1], want[1])) << i;
+  }
+  EXPECT_GT(moved, 20000);  // most knees were turned: the placements themselves were compared
+}
 }  // namespace
 }  // namespace ikfix::core
