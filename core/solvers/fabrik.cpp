@@ -50,7 +50,7 @@ bool FabrikJob::validate() const {
 
 namespace {
 
-// One job's solve, in steps: begin() up to the alignment, settle() up to the passes, pass() one
+// One job's solve, in steps: begin() up to the alignment, align(), settle() up to the passes, pass() one
 // pass (false once they stop), finish() the closing step and the outputs. run() takes the steps
 // in a row; run_fabrik_pair takes each step of two solves in turn. The same code either way, so
 // the same bits.
@@ -60,6 +60,8 @@ class FabrikSolve {
 
   // False when the job does not validate (nothing written).
   bool begin();
+  // After begin() returned true: the chain turned about the root toward the target.
+  void align();
   // After begin() returned true. Leaves the bend plane to the caller (bend_plane_pole).
   void settle();
   // After settle(): the pole whose bend plane the chain is to be turned into before the passes
@@ -108,8 +110,8 @@ bool FabrikSolve::begin() {
   double total = 0;
   for (double l : job_.lengths) total += l;
   total_ = total;
-  const Vec3 to_target = to_target_ = target_ws - root;
-  const double distance = distance_ = glm::length(to_target);
+  to_target_ = target_ws - root;
+  const double distance = distance_ = glm::length(to_target_);
   if (distance >= total) {
     // Out of reach: stretch straight toward the target.
     const Vec3 axis = dir(root, target_ws, 0);
@@ -117,6 +119,16 @@ bool FabrikSolve::begin() {
     return true;
   }
   passes_run_ = true;
+  return true;
+}
+
+void FabrikSolve::align() {
+  if (!passes_run_) return;
+  const std::size_t n = n_;
+  const std::span<Vec3> out_ws = job_.out_ws;
+  const Vec3& root = root_;
+  const Vec3& to_target = to_target_;
+  const double distance = distance_;
   if (job_.align_start && n == 3) {
     const Vec3 from = out_ws[n - 1] - root;
     const double from_length = glm::length(from);
@@ -126,7 +138,6 @@ bool FabrikSolve::begin() {
       for (std::size_t i = 1; i < n; ++i) out_ws[i] = root + turn * (out_ws[i] - root);
     }
   }
-  return true;
 }
 
 void FabrikSolve::settle() {
@@ -228,6 +239,7 @@ void FabrikSolve::finish() {
 bool FabrikJob::run() const {
   FabrikSolve solve(*this);
   if (!solve.begin()) return false;
+  solve.align();
   solve.settle();
   if (const Vec3* pole = solve.bend_plane_pole()) apply_bend_plane(out_ws, *pole);
   while (solve.pass()) {
@@ -240,6 +252,8 @@ void run_fabrik_pair(const FabrikJob& a, const FabrikJob& b, bool ok[2]) {
   FabrikSolve first(a), second(b);
   ok[0] = first.begin();
   ok[1] = second.begin();
+  if (ok[0]) first.align();
+  if (ok[1]) second.align();
   if (ok[0]) first.settle();
   if (ok[1]) second.settle();
   const Vec3* first_pole = ok[0] ? first.bend_plane_pole() : nullptr;
