@@ -1310,6 +1310,11 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   // as each value is replaced: only the pelvis and the legs are written. Each range notes its
   // own flags; they are or-ed together after the loop (the same flags in any order).
   std::mutex changed_mutex;
+  // Inverse rotations made once where one value serves several uses (glm::inverse of the same
+  // value gives the same bits): the world's, for every frame of a root pelvis, and each frame
+  // the hips' parent's, when both hips hang from the same joint (a quaternion division each).
+  const Quat to_world_inverse = glm::inverse(to_world.rotation);
+  const bool hips_share_parent = sk.parents[in.rig.legs[0].hip] == sk.parents[in.rig.legs[1].hip];
   parallel_ranges(in.runner, frames, kMinFramesPerRange, [&](int begin, int end) {
     std::vector<char> changed(joints, 0);
     std::vector<Transform> out_world(slots), out_world_next(slots);
@@ -1321,29 +1326,50 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
       const double shift = body[f] - drop[f];
       const Vec3 pelvis_shift_ws(0, shift, 0);
       std::span<Transform> out = motion.frame(f);
+      auto parent_rotation = [&](int joint) {
+        const int p = sk.parents[joint];
+        return p < 0 ? to_world.rotation : W(f, p).rotation;
+      };
+      auto parent_rotation_inverse = [&](int joint) {
+        const int p = sk.parents[joint];
+        return p < 0 ? to_world_inverse : glm::inverse(W(f, p).rotation);
+      };
       if (shift != 0.0) {
         const int parent = sk.parents[pelvis];
         const Transform& pw = parent < 0 ? to_world : W(f, parent);
         const Vec3 input_translation = out[pelvis].translation;
-        Vec3 moved = input_translation + (glm::inverse(pw.rotation) * pelvis_shift_ws) / pw.scale;
+        Vec3 moved = input_translation + (parent_rotation_inverse(pelvis) * pelvis_shift_ws) / pw.scale;
         if (s.weight < 1.0) moved = input_translation + (moved - input_translation) * s.weight;
         replace(out[pelvis].translation, moved, pelvis);
       }
+      Quat hip_parent_inverse[2];
+      hip_parent_inverse[0] = parent_rotation_inverse(in.rig.legs[0].hip);
+      hip_parent_inverse[1] = hips_share_parent ? hip_parent_inverse[0] : parent_rotation_inverse(in.rig.legs[1].hip);
+      // Both legs solved together: their FABRIK passes interleave (solve_leg_pair).
+      LegPose poses[2];
+      LegSolveArgs solve_args[2];
       for (int l = 0; l < 2; ++l) {
         const Leg& leg = in.rig.legs[l];
-        LegPose pose{W(f, leg.hip).translation, W(f, leg.knee).translation, W(f, leg.ankle).translation,
-                     W(f, leg.hip).rotation,    W(f, leg.knee).rotation,    W(f, leg.ankle).rotation,
-                     W(f, pelvis).rotation * hip_cone_rest[l],
-                     Vec3(0),
-                     // outward: from the other hip to this one (made by the solve if it needs it)
-                     &W(f, in.rig.legs[1 - l].hip).translation};
-        const Vec3 target = result.ankle_target_ws[l][f];
-        const Quat ankle_rot = foot_rotation[l][f];
+        poses[l] = LegPose{W(f, leg.hip).translation, W(f, leg.knee).translation, W(f, leg.ankle).translation,
+                           W(f, leg.hip).rotation,    W(f, leg.knee).rotation,    W(f, leg.ankle).rotation,
+                           W(f, pelvis).rotation * hip_cone_rest[l],
+                           Vec3(0),
+                           // outward: from the other hip to this one (made by the solve if it needs it)
+                           &W(f, in.rig.legs[1 - l].hip).translation};
         Vec3 forward = feet[l].toe[f] - feet[l].ankle[f];
         forward.y = 0;
         forward = safe_normalize(forward, Vec3(0));
-        const Vec3 pole = knee_pole(pose, forward, leg_length);
-        const LegSolveResult r = solve_leg(pose, pose.hip_ws + pelvis_shift_ws, target, pole, s, knee_limit);
+        solve_args[l] = LegSolveArgs{&poses[l], poses[l].hip_ws + pelvis_shift_ws, result.ankle_target_ws[l][f],
+                                     knee_pole(poses[l], forward, leg_length)};
+      }
+      LegSolveResult solved[2];
+      solve_leg_pair(solve_args, s, knee_limit, solved);
+      for (int l = 0; l < 2; ++l) {
+        const Leg& leg = in.rig.legs[l];
+        const LegPose& pose = poses[l];
+        const Vec3& target = solve_args[l].target_ws;
+        const Quat ankle_rot = foot_rotation[l][f];
+        const LegSolveResult& r = solved[l];
         iterations[l][f] = r.iterations;
         reasons[l][f] = unreachable_reason(r.reason, pose.hip_ws + pelvis_shift_ws, target, pose.hip_ws, pose.ankle_ws);
 
@@ -1351,15 +1377,11 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
         // of the joint above it (joints between hip and knee, if any, move rigidly).
         const Quat hip_delta = r.hip_rot_ws * glm::inverse(pose.hip_rot_ws);
         const Quat knee_delta = r.knee_rot_ws * glm::inverse(pose.knee_rot_ws);
-        auto parent_rotation = [&](int joint) {
-          const int p = sk.parents[joint];
-          return p < 0 ? to_world.rotation : W(f, p).rotation;
-        };
-        const Quat hip_parent = parent_rotation(leg.hip);
         const Quat knee_parent = hip_delta * parent_rotation(leg.knee);
         const Quat ankle_parent = knee_delta * parent_rotation(leg.ankle);
-        auto set_rotation = [&](int joint, const Quat& parent_ws, const Quat& joint_ws) {
-          Quat local = glm::normalize(glm::inverse(parent_ws) * joint_ws);
+        // `parent_inverse`: glm::inverse of the parent's new world rotation.
+        auto set_rotation = [&](int joint, const Quat& parent_inverse, const Quat& joint_ws) {
+          Quat local = glm::normalize(parent_inverse * joint_ws);
           local = align_hemisphere(local, clip.at(f, joint).rotation);
           if (s.weight < 1.0) local = glm::normalize(glm::slerp(clip.at(f, joint).rotation, local, std::max(0.0, s.weight)));
           if (!is_finite(local)) return;
@@ -1368,12 +1390,12 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
             result.changed_rotations[static_cast<std::size_t>(f) * joints + joint] = 1;
           replace(out[joint].rotation, local, joint);
         };
-        set_rotation(leg.hip, hip_parent, r.hip_rot_ws);
-        set_rotation(leg.knee, knee_parent, r.knee_rot_ws);
-        set_rotation(leg.ankle, ankle_parent, ankle_rot);
+        set_rotation(leg.hip, hip_parent_inverse[l], r.hip_rot_ws);
+        set_rotation(leg.knee, glm::inverse(knee_parent), r.knee_rot_ws);
+        set_rotation(leg.ankle, glm::inverse(ankle_parent), ankle_rot);
         if (!toe_bend[l].empty() && toe_bend[l][f] > 0) {
           const Quat toe_ws = foot_rotation[l][f] * ankle_rotation_inverse[l][f] * W(f, leg.toe).rotation;
-          set_rotation(leg.toe, ankle_rot, axis_angle(toe_bend_axis[l][f], toe_bend[l][f]) * toe_ws);
+          set_rotation(leg.toe, glm::inverse(ankle_rot), axis_angle(toe_bend_axis[l][f], toe_bend[l][f]) * toe_ws);
         }
       }
       // Measured while the frames just written are in cache, in pairs (FK of two frames at once

@@ -46,14 +46,39 @@ LegSolveResult solve_leg(const LegPose& a, const Vec3& hip_ws, const Vec3& targe
   return solve_leg(a, hip_ws, target_ws, pole_ws, s, KneeLimit(min_knee_angle));
 }
 
-LegSolveResult solve_leg(const LegPose& a, const Vec3& hip_ws, const Vec3& target_ws,
-                         const Vec3& pole_ws, const FixSettings& s, const KneeLimit& knee_limit) {
+namespace {
+
+// One leg's solve up to its solver (limits, goal, pole) and what its end needs: made by
+// plan_leg, solved, then finished by finish_legs (solve_leg takes the three in a row,
+// solve_leg_pair interleaves two legs' FABRIK passes).
+struct LegPlan {
+  Vec3 hip_ws{0.0}, target_ws{0.0};
+  Vec3 start[3];
+  Vec3 thigh_vec{0.0}, shin_vec{0.0};
+  double thigh = 0, shin = 0;
+  double lengths[2] = {0, 0};
+  Vec3 goal{0.0};
+  Vec3 carried_pole{0.0};
+  const char* reason = "";
+};
+
+LegPlan plan_leg(const LegPose& a, const Vec3& hip_ws, const Vec3& target_ws, const Vec3& pole_ws,
+                 const FixSettings& s, const KneeLimit& knee_limit) {
+  LegPlan p;
+  p.hip_ws = hip_ws;
+  p.target_ws = target_ws;
   const Vec3 shift = hip_ws - a.hip_ws;
-  const Vec3 start[3] = {hip_ws, a.knee_ws + shift, a.ankle_ws + shift};
+  p.start[0] = hip_ws;
+  p.start[1] = a.knee_ws + shift;
+  p.start[2] = a.ankle_ws + shift;
+  const Vec3* start = p.start;
   // Bones and their lengths, made once (the rotations at the end reuse them).
-  const Vec3 thigh_vec = a.knee_ws - a.hip_ws, shin_vec = a.ankle_ws - a.knee_ws;
-  const double thigh = glm::length(thigh_vec);
-  const double shin = glm::length(shin_vec);
+  p.thigh_vec = a.knee_ws - a.hip_ws;
+  p.shin_vec = a.ankle_ws - a.knee_ws;
+  const double thigh = p.thigh = glm::length(p.thigh_vec);
+  const double shin = p.shin = glm::length(p.shin_vec);
+  p.lengths[0] = thigh;
+  p.lengths[1] = shin;
 
   // Limits shared by every solver: the reach (slightly short of straight) and the knee's
   // maximum bend give a shell of reachable ankle distances from the hip.
@@ -148,45 +173,87 @@ LegSolveResult solve_leg(const LegPose& a, const Vec3& hip_ws, const Vec3& targe
     carried_pole = glm::slerp(identity_quat(), rotation_between(animated_axis, goal_axis), weight) * pole_ws;
   }
 
-  LegSolveResult r;
-  Vec3 out[3];
-  double fabrik_residual = -1;  // FABRIK's |end - goal|, when it ran
-  const double lengths[2] = {thigh, shin};
+  p.goal = goal;
+  p.carried_pole = carried_pole;
+  p.reason = reason;
+  return p;
+}
+
+// The FABRIK job of a planned leg, its outputs in `out`, r.iterations and `residual`.
+FabrikJob fabrik_job(const LegPlan& p, const FixSettings& s, Vec3 out[3], LegSolveResult& r, double* residual) {
+  FabrikJob job;
+  job.start_ws = p.start;
+  job.lengths = p.lengths;
+  job.target_ws = p.goal;
+  job.pole_dir_ws = &p.carried_pole;
+  job.tolerance = s.solver_tolerance;
+  job.max_iterations = s.max_iterations;
+  job.out_ws = std::span<Vec3>(out, 3);
+  job.iterations = &r.iterations;
+  job.residual = residual;
+  return job;
+}
+
+// The solved chains `out` (FABRIK's residuals when it ran, else negative) into the results: the
+// reach, the reason and the new world rotations of hip and knee, of N legs. Each step is taken
+// for every leg before the next, so two legs' chains of square roots and divisions overlap in
+// the CPU (N = 2) where one leg alone (N = 1) runs the same code.
+template <int N>
+void finish_legs(const LegPlan p[N], const LegPose* const a[N], const Vec3 out[N][3], const double fabrik_residual[N],
+                 const FixSettings& s, LegSolveResult r[N]) {
+  Vec3 thigh_old[N], thigh_new[N], shin_carried[N], shin_new[N];
+  Quat hip_delta[N], knee_delta[N];
+  for (int l = 0; l < N; ++l) {
+    const char* reason = p[l].reason;
+    r[l].knee_ws = out[l][1];
+    r[l].ankle_ws = out[l][2];
+    // The goal is the target unless a limit moved it (no reason): FABRIK measured the same then.
+    r[l].residual_m = *reason == '\0' && fabrik_residual[l] >= 0 ? fabrik_residual[l]
+                                                                 : glm::length(out[l][2] - p[l].target_ws);
+    r[l].reached = r[l].residual_m <= s.unreachable_tolerance;
+    r[l].reason = r[l].reached ? "" : (*reason ? reason : "solver did not converge");
+  }
+  // Minimal rotations that carry the animated bones onto the solved ones (twist kept).
+  for (int l = 0; l < N; ++l) {
+    thigh_old[l] = unit_or(p[l].thigh_vec, p[l].thigh, Vec3(0, -1, 0));
+    thigh_new[l] = safe_normalize(r[l].knee_ws - p[l].hip_ws, thigh_old[l]);
+  }
+  for (int l = 0; l < N; ++l) hip_delta[l] = rotation_between(thigh_old[l], thigh_new[l]);
+  for (int l = 0; l < N; ++l) {
+    r[l].hip_rot_ws = glm::normalize(hip_delta[l] * a[l]->hip_rot_ws);
+    shin_carried[l] = hip_delta[l] * unit_or(p[l].shin_vec, p[l].shin, Vec3(0, -1, 0));
+  }
+  for (int l = 0; l < N; ++l) shin_new[l] = safe_normalize(r[l].ankle_ws - r[l].knee_ws, shin_carried[l]);
+  for (int l = 0; l < N; ++l) knee_delta[l] = rotation_between(shin_carried[l], shin_new[l]);
+  for (int l = 0; l < N; ++l) r[l].knee_rot_ws = glm::normalize(knee_delta[l] * hip_delta[l] * a[l]->knee_rot_ws);
+}
+
+void run_solver(const LegPlan& p, const FixSettings& s, Vec3 out[3], LegSolveResult& r, double* fabrik_residual) {
   switch (s.solver) {
     case SolverKind::Fabrik: {
-      FabrikJob job;
-      job.start_ws = start;
-      job.lengths = lengths;
-      job.target_ws = goal;
-      job.pole_dir_ws = &carried_pole;
-      job.tolerance = s.solver_tolerance;
-      job.max_iterations = s.max_iterations;
-      job.out_ws = out;
-      job.iterations = &r.iterations;
-      job.residual = &fabrik_residual;
-      job.run();
+      fabrik_job(p, s, out, r, fabrik_residual).run();
       break;
     }
     case SolverKind::Ccd: {
       CcdJob job;
-      job.start_ws = start;
-      job.target_ws = goal;
-      job.pole_dir_ws = &carried_pole;
+      job.start_ws = p.start;
+      job.target_ws = p.goal;
+      job.pole_dir_ws = &p.carried_pole;
       job.tolerance = s.solver_tolerance;
       job.max_iterations = s.ccd_max_iterations;
-      job.out_ws = out;
+      job.out_ws = std::span<Vec3>(out, 3);
       job.iterations = &r.iterations;
       job.run();
       break;
     }
     case SolverKind::TwoBone: {
-      out[0] = start[0];
+      out[0] = p.start[0];
       TwoBoneJob job;
-      job.root_ws = start[0];
-      job.mid_ws = start[1];
-      job.end_ws = start[2];
-      job.target_ws = goal;
-      job.pole_dir_ws = &carried_pole;
+      job.root_ws = p.start[0];
+      job.mid_ws = p.start[1];
+      job.end_ws = p.start[2];
+      job.target_ws = p.goal;
+      job.pole_dir_ws = &p.carried_pole;
       job.tolerance = s.solver_tolerance;
       job.out_mid_ws = &out[1];
       job.out_end_ws = &out[2];
@@ -194,23 +261,42 @@ LegSolveResult solve_leg(const LegPose& a, const Vec3& hip_ws, const Vec3& targe
       break;
     }
   }
-  r.knee_ws = out[1];
-  r.ankle_ws = out[2];
-  // The goal is the target unless a limit moved it (no reason): FABRIK measured the same then.
-  r.residual_m = *reason == '\0' && fabrik_residual >= 0 ? fabrik_residual : glm::length(out[2] - target_ws);
-  r.reached = r.residual_m <= s.unreachable_tolerance;
-  r.reason = r.reached ? "" : (*reason ? reason : "solver did not converge");
+}
 
-  // Minimal rotations that carry the animated bones onto the solved ones (twist kept).
-  const Vec3 thigh_old = unit_or(thigh_vec, thigh, Vec3(0, -1, 0));
-  const Vec3 thigh_new = safe_normalize(r.knee_ws - hip_ws, thigh_old);
-  const Quat hip_delta = rotation_between(thigh_old, thigh_new);
-  r.hip_rot_ws = glm::normalize(hip_delta * a.hip_rot_ws);
-  const Vec3 shin_carried = hip_delta * unit_or(shin_vec, shin, Vec3(0, -1, 0));
-  const Vec3 shin_new = safe_normalize(r.ankle_ws - r.knee_ws, shin_carried);
-  const Quat knee_delta = rotation_between(shin_carried, shin_new);
-  r.knee_rot_ws = glm::normalize(knee_delta * hip_delta * a.knee_rot_ws);
+}  // namespace
+
+LegSolveResult solve_leg(const LegPose& a, const Vec3& hip_ws, const Vec3& target_ws,
+                         const Vec3& pole_ws, const FixSettings& s, const KneeLimit& knee_limit) {
+  const LegPlan p = plan_leg(a, hip_ws, target_ws, pole_ws, s, knee_limit);
+  LegSolveResult r;
+  Vec3 out[3];
+  double fabrik_residual = -1;  // FABRIK's |end - goal|, when it ran
+  run_solver(p, s, out, r, &fabrik_residual);
+  const LegPose* const animated[1] = {&a};
+  finish_legs<1>(&p, animated, &out, &fabrik_residual, s, &r);
   return r;
+}
+
+void solve_leg_pair(const LegSolveArgs legs[2], const FixSettings& s, const KneeLimit& knee_limit,
+                    LegSolveResult results[2]) {
+  // Each step for both legs before the next: the two legs' independent work sits side by side
+  // for the CPU to overlap (and FABRIK's passes alternate between the legs).
+  LegPlan plans[2];
+  for (int l = 0; l < 2; ++l) {
+    results[l] = LegSolveResult{};
+    plans[l] = plan_leg(*legs[l].animated, legs[l].hip_ws, legs[l].target_ws, legs[l].pole_ws, s, knee_limit);
+  }
+  Vec3 out[2][3];
+  double fabrik_residual[2] = {-1, -1};
+  if (s.solver == SolverKind::Fabrik) {
+    bool ok[2];
+    run_fabrik_pair(fabrik_job(plans[0], s, out[0], results[0], &fabrik_residual[0]),
+                    fabrik_job(plans[1], s, out[1], results[1], &fabrik_residual[1]), ok);
+  } else {
+    for (int l = 0; l < 2; ++l) run_solver(plans[l], s, out[l], results[l], &fabrik_residual[l]);
+  }
+  const LegPose* const animated[2] = {legs[0].animated, legs[1].animated};
+  finish_legs<2>(plans, animated, out, fabrik_residual, s, results);
 }
 
 }  // namespace ikfix::core

@@ -76,4 +76,16 @@ struct KneeLimit {
 LegSolveResult solve_leg(const LegPose& animated, const Vec3& hip_ws, const Vec3& target_ws,
                          const Vec3& pole_ws, const FixSettings& settings, const KneeLimit& knee_limit);
 
+// One leg's solve_leg arguments (world metres; `animated` not null).
+struct LegSolveArgs {
+  const LegPose* animated = nullptr;
+  Vec3 hip_ws{0.0}, target_ws{0.0}, pole_ws{0.0};
+};
+// Both legs of a frame: results[l] is solve_leg(*legs[l].animated, legs[l].hip_ws,
+// legs[l].target_ws, legs[l].pole_ws, settings, knee_limit), bit for bit. With FABRIK the two
+// solves' passes are interleaved (run_fabrik_pair), so their chains of square roots and
+// divisions overlap in the CPU.
+void solve_leg_pair(const LegSolveArgs legs[2], const FixSettings& settings, const KneeLimit& knee_limit,
+                    LegSolveResult results[2]);
+
 }  // namespace ikfix::core

@@ -50,4 +50,9 @@ struct FabrikJob {
   bool run() const;
 };
 
+// Runs two independent jobs (a character's two legs), a pass of one then a pass of the other,
+// so the CPU overlaps their chains of square roots and divisions: the same outputs, bit for bit,
+// as a.run() and b.run(). ok[i]: what run() would return. The jobs' outputs must not alias.
+void run_fabrik_pair(const FabrikJob& a, const FabrikJob& b, bool ok[2]);
+
 }  // namespace ikfix::core

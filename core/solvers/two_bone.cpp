@@ -21,11 +21,15 @@ bool TwoBoneJob::run() const {
   // Clamp the distance into the reachable shell, then place exactly.
   const Vec3 to_target = target_ws - root_ws;
   const double d = glm::length(to_target);
-  Vec3 axis = safe_normalize(to_target, Vec3(0));  // fallback computed only when needed
+  const Vec3 target_axis = unit_or(to_target, d, Vec3(0));
+  Vec3 axis = target_axis;  // fallback computed only when needed
   if (axis == Vec3(0)) axis = safe_normalize(end_ws - root_ws, Vec3(0, -1, 0));
   const double reach = std::clamp(d, std::abs(a - b), a + b);
-  const Vec3 end = (reach == d) ? target_ws : root_ws + axis * reach;
-  if (!place_two_bone(chain, end, a, b, bend)) {
+  // A target in reach is the placement's end: its line from the root is the one in hand (a
+  // square root and a division fewer than place_two_bone making it again).
+  const bool placed = reach == d ? place_two_bone(chain, target_ws, a, b, bend, two_bone_line(d, target_axis, bend))
+                                 : place_two_bone(chain, root_ws + axis * reach, a, b, bend);
+  if (!placed) {
     // Zero-length bones: nothing can move meaningfully.
     chain[1] = root_ws + axis * a;
     chain[2] = chain[1] + axis * b;

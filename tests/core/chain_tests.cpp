@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <random>
 
 #include "core/solvers/chain.hpp"
@@ -279,5 +280,125 @@ TEST(ChainPlaceTwoBone, ZeroLengthBone) {
   EXPECT_LT(glm::length(chain2[1] - Vec3(0, 1, 0.4)), 1e-15);
 }
 
+// --- place_two_bone with its line made once (two_bone_line) --------------------------------
+
+// place_two_bone as it was before its root->end line could be made once and shared: the
+// reference the shared-line forms must match bit for bit.
+bool place_two_bone_reference(std::span<Vec3> chain, const Vec3& end_ws, double a, double b, const Vec3& pole_dir) {
+  const Vec3 root = chain[0];
+  const Vec3 to_end = end_ws - root;
+  const double d = glm::length(to_end);
+  if (d > a + b || d < std::abs(a - b)) return false;
+  Vec3 axis = unit_or(to_end, d, Vec3(0));
+  if (axis == Vec3(0)) axis = safe_normalize(chain[2] - chain[1], safe_normalize(chain[1] - root, Vec3(0, -1, 0)));
+  Vec3 side = pole_dir - axis * glm::dot(pole_dir, axis);
+  double side_length = glm::length(side);
+  if (!(side_length > 1e-9)) {
+    side = (chain[1] - root) - axis * glm::dot(chain[1] - root, axis);
+    side_length = glm::length(side);
+  }
+  side = unit_or(side, side_length, Vec3(0));
+  if (side == Vec3(0)) side = any_perpendicular(axis);
+  if (d == 0.0) {
+    chain[1] = root + side * a;
+    chain[2] = end_ws;
+    return true;
+  }
+  const double product = (a + b - d) * (d + b - a) * (a + d - b) * (a + b + d);
+  const double h = std::sqrt(std::max(0.0, product)) / (2.0 * d);
+  const double x = (d * d + (a - b) * (a + b)) / (2.0 * d);
+  const double norm = std::sqrt(x * x + h * h);
+  const double k = norm > 0 ? a / norm : 0.0;
+  chain[1] = root + (axis * x + side * h) * k;
+  chain[2] = end_ws;
+  return true;
+}
+
+bool same_bits(const std::array<Vec3, 3>& x, const std::array<Vec3, 3>& y) {
+  return std::memcmp(x.data(), y.data(), sizeof(Vec3) * 3) == 0;
+}
+
+TEST(ChainPlaceTwoBone, SharedLineGivesTheSameBits) {
+  std::mt19937 rng(20261130);
+  std::uniform_real_distribution<double> u(-1.0, 1.0), len(0.0, 0.6);
+  int placed = 0;
+  for (int i = 0; i < 20000; ++i) {
+    const double a = i % 50 == 0 ? 0.4 : len(rng), b = i % 50 == 0 ? 0.4 : len(rng);
+    const Vec3 root(u(rng), u(rng) + 1, u(rng));
+    const std::array<Vec3, 3> start = {root, root + random_unit(rng) * a, root + random_unit(rng) * (a + b) * 0.7};
+    // Ends inside, on and beyond the shell, on the root (equal bones); poles random, along the
+    // root->end axis (the fallback to the current bend) and zero.
+    Vec3 end = root + random_unit(rng) * (std::abs(a - b) + (a + b - std::abs(a - b)) * (0.5 * u(rng) + 0.6));
+    if (i % 50 == 0) end = root;
+    Vec3 pole = random_unit(rng) * (u(rng) + 1.5);
+    if (i % 7 == 0) pole = (end - root) * 3.0;
+    if (i % 11 == 0) pole = Vec3(0);
+    std::array<Vec3, 3> want = start, wrapped = start, shared = start;
+    const bool ok = place_two_bone_reference(want, end, a, b, pole);
+    EXPECT_EQ(place_two_bone(wrapped, end, a, b, pole), ok) << i;
+    const Vec3 to_end = end - root;
+    const double d = glm::length(to_end);
+    EXPECT_EQ(place_two_bone(shared, end, a, b, pole, two_bone_line(d, unit_or(to_end, d, Vec3(0)), pole)), ok) << i;
+    EXPECT_TRUE(same_bits(wrapped, want)) << i;
+    EXPECT_TRUE(same_bits(shared, want)) << i;
+    placed += ok;
+  }
+  EXPECT_GT(placed, 10000);  // most ends are in reach: the placements themselves were compared
+}
+
+
+// --- apply_bend_plane on three joints, one chain and two at once ---------------------------
+
+// The three-joint bend plane as it was written before two chains could share its steps: the
+// reference both forms must match bit for bit.
+void bend_plane_of_three_reference(std::span<Vec3> chain, const Vec3& pole_dir) {
+  const Vec3 root = chain.front();
+  const Vec3 axis = safe_normalize(chain.back() - root, Vec3(0));
+  if (axis == Vec3(0)) return;
+  const Vec3 pole_perp = pole_dir - axis * glm::dot(pole_dir, axis);
+  const double pole_perp_length = glm::length(pole_perp);
+  if (!(pole_perp_length > 1e-9)) return;
+  const Vec3 rel = chain[1] - root;
+  const double along = glm::dot(rel, axis);
+  const double radius = glm::length(rel - axis * along);
+  if (!(radius > 1e-12)) return;
+  Vec3 side = pole_perp / pole_perp_length;
+  side = safe_normalize(side - axis * glm::dot(side, axis), Vec3(0));
+  if (side == Vec3(0)) return;
+  chain[1] = root + axis * along + side * radius;
+}
+
+TEST(ChainBendPlane, OneAndTwoChainsGiveTheOldBits) {
+  std::mt19937 rng(1130);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  auto random_chain = [&](int i) {
+    const Vec3 root(u(rng), u(rng), u(rng));
+    std::array<Vec3, 3> c = {root, root + random_unit(rng) * 0.45, root + random_unit(rng) * 0.8};
+    if (i % 13 == 0) c[2] = root;                                   // end on the root: no axis
+    if (i % 17 == 0) c[1] = root + (c[2] - root) * 0.4;             // knee on the axis: no radius
+    return c;
+  };
+  auto random_pole = [&](int i, const std::array<Vec3, 3>& c) {
+    if (i % 11 == 0) return (c[2] - c[0]) * 2.0;  // along the axis: left as it is
+    if (i % 19 == 0) return Vec3(0);
+    return random_unit(rng) * (0.5 + u(rng));
+  };
+  int moved = 0;
+  for (int i = 0; i < 20000; ++i) {
+    const std::array<Vec3, 3> start[2] = {random_chain(i), random_chain(i + 5)};
+    const Vec3 pole[2] = {random_pole(i, start[0]), random_pole(i + 3, start[1])};
+    std::array<Vec3, 3> want[2] = {start[0], start[1]}, one[2] = {start[0], start[1]}, two[2] = {start[0], start[1]};
+    for (int k = 0; k < 2; ++k) {
+      bend_plane_of_three_reference(want[k], pole[k]);
+      apply_bend_plane(one[k], pole[k]);
+      EXPECT_TRUE(same_bits(one[k], want[k])) << i;
+      moved += !same_bits(want[k], start[k]);
+    }
+    apply_bend_plane_pair(two[0], pole[0], two[1], pole[1]);
+    EXPECT_TRUE(same_bits(two[0], want[0])) << i;
+    EXPECT_TRUE(same_bits(two[1], want[1])) << i;
+  }
+  EXPECT_GT(moved, 20000);  // most knees were turned: the placements themselves were compared
+}
 }  // namespace
 }  // namespace ikfix::core

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -250,6 +251,53 @@ TEST(LegSolveContinuity, TargetSweptFromBeyondReachOverTheConeEdgeMovesTheLegCon
   // From beyond reach in front and low (too far), up past the cone's edge (hip limit), to high
   // and close behind (too close), through the ranges' boundaries.
   expect_continuous_leg({"far front to high behind", Vec3(0, -0.6, 1.2), Vec3(0, 0.1, -0.15), {"too far", "", "hip limit", "too close"}});
+}
+
+// Both legs solved together (FABRIK's passes interleaved) give each leg's solve_leg, bit for
+// bit, over targets reached, near full reach, too far, too close and beyond the hip cone, with
+// every solver.
+TEST(LegSolvePair, SameBitsAsEachLegAlone) {
+  std::mt19937 rng(1130);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  FixSettings s;
+  const KneeLimit limit(16 * kDeg);
+  int reasons_seen = 0;
+  for (SolverKind solver : {SolverKind::Fabrik, SolverKind::TwoBone, SolverKind::Ccd}) {
+    s.solver = solver;
+    for (int i = 0; i < 3000; ++i) {
+      LegPose poses[2] = {hanging_leg(), hanging_leg()};
+      LegSolveArgs legs[2];
+      for (int l = 0; l < 2; ++l) {
+        poses[l].hip_ws = Vec3(l ? -0.1 : 0.1, 0.9 + 0.05 * u(rng), 0.05 * u(rng));
+        poses[l].knee_ws = poses[l].hip_ws + Vec3(0.05 * u(rng), -0.45, 0.02 + 0.1 * u(rng));
+        poses[l].ankle_ws = poses[l].knee_ws + Vec3(0.05 * u(rng), -0.44, 0.1 * u(rng));
+        poses[l].hip_rot_ws = glm::normalize(Quat(1, 0.1 * u(rng), 0.1 * u(rng), 0.1 * u(rng)));
+        poses[l].knee_rot_ws = glm::normalize(Quat(1, 0.2 * u(rng), 0.1 * u(rng), 0.1 * u(rng)));
+        const double reach = i % 4 == 0 ? 0.85 + 0.1 * u(rng) : 0.55 + 0.5 * u(rng);
+        const Vec3 dir = glm::normalize(Vec3(0.6 * u(rng), i % 9 == 0 ? u(rng) : -1.0, 0.8 * u(rng)));
+        legs[l].animated = &poses[l];
+        legs[l].hip_ws = poses[l].hip_ws + Vec3(0, 0.03 * u(rng), 0);
+        legs[l].target_ws = legs[l].hip_ws + dir * reach;
+        legs[l].pole_ws = knee_pole(poses[l], Vec3(0, 0, 1), 0.9);
+      }
+      LegSolveResult together[2];
+      solve_leg_pair(legs, s, limit, together);
+      for (int l = 0; l < 2; ++l) {
+        const LegSolveResult alone = solve_leg(poses[l], legs[l].hip_ws, legs[l].target_ws, legs[l].pole_ws, s, limit);
+        const LegSolveResult& b = together[l];
+        EXPECT_EQ(std::memcmp(&alone.knee_ws, &b.knee_ws, sizeof alone.knee_ws), 0) << i;
+        EXPECT_EQ(std::memcmp(&alone.ankle_ws, &b.ankle_ws, sizeof alone.ankle_ws), 0) << i;
+        EXPECT_EQ(std::memcmp(&alone.hip_rot_ws, &b.hip_rot_ws, sizeof alone.hip_rot_ws), 0) << i;
+        EXPECT_EQ(std::memcmp(&alone.knee_rot_ws, &b.knee_rot_ws, sizeof alone.knee_rot_ws), 0) << i;
+        EXPECT_EQ(std::memcmp(&alone.residual_m, &b.residual_m, sizeof alone.residual_m), 0) << i;
+        EXPECT_EQ(alone.iterations, b.iterations) << i;
+        EXPECT_EQ(alone.reached, b.reached) << i;
+        EXPECT_STREQ(alone.reason, b.reason) << i;
+        reasons_seen += *alone.reason != '\0';
+      }
+    }
+  }
+  EXPECT_GT(reasons_seen, 100);  // limits were hit too, not only reached targets
 }
 
 }  // namespace
