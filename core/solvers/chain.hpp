@@ -12,9 +12,9 @@ namespace ikfix::core {
 // Lengths are unchanged (a rotation about an axis through the root and the end moves each
 // middle joint on a circle). A pole parallel to the axis leaves the chain as it is.
 void apply_bend_plane(std::span<Vec3> chain_ws, const Vec3& pole_dir_ws);
-// apply_bend_plane on two chains (a character's two legs; not the same chain), the same bits as two calls: for
-// three-joint chains each step is taken for both before the next, so their square roots and
-// divisions overlap in the CPU.
+// apply_bend_plane on two chains (a character's two legs; not the same chain), the same bits
+// as two calls: for three-joint chains each step is taken for both before the next, so their
+// square roots and divisions overlap in the CPU.
 void apply_bend_plane_pair(std::span<Vec3> first_ws, const Vec3& first_pole_dir_ws, std::span<Vec3> second_ws,
                            const Vec3& second_pole_dir_ws);
 
@@ -34,7 +34,8 @@ struct TwoBoneLine {
   Vec3 side{0.0};           // the pole minus its part along axis (not unit)
   double side_length = 0;   // |side|
 };
-// `d` is |end - root| (glm::length) and `axis` unit_or(end - root, d, Vec3(0)), as the caller has them.
+// `d` is |end - root| (glm::length) and `axis` unit_or(end - root, d, Vec3(0)), as the caller
+// has them.
 TwoBoneLine two_bone_line(double d, const Vec3& axis, const Vec3& pole_dir_ws);
 // place_two_bone(chain_ws, end_ws, upper_length, lower_length, pole_dir_ws) with `line` made by
 // two_bone_line from end_ws - chain_ws[0] and the same pole: the same bits.

@@ -50,10 +50,10 @@ bool FabrikJob::validate() const {
 
 namespace {
 
-// One job's solve, in steps: begin() up to the alignment, align(), settle() up to the passes, pass() one
-// pass (false once they stop), finish() the closing step and the outputs. run() takes the steps
-// in a row; run_fabrik_pair takes each step of two solves in turn. The same code either way, so
-// the same bits.
+// One job's solve, in steps: begin() up to the alignment, align(), settle() up to the passes,
+// pass() one pass (false once they stop), finish() the closing step and the outputs. run()
+// takes the steps in a row; run_fabrik_pair takes each step of two solves in turn. The same
+// code either way, so the same bits.
 class FabrikSolve {
  public:
   explicit FabrikSolve(const FabrikJob& job) : job_(job), n_(job.start_ws.size()) {}
