@@ -52,7 +52,9 @@ bool has_glob_chars(const std::string& s) { return s.find_first_of("*?[") != std
 struct Group {
   std::vector<fs::path> folders;  // walked recursively
   std::vector<fs::path> files;    // taken as they are
-  void add(const fs::path& p, bool is_folder) { (is_folder ? folders : files).push_back(p.lexically_normal()); }
+  void add(const fs::path& p, bool is_folder) {
+    (is_folder ? folders : files).push_back(p.lexically_normal());
+  }
   bool empty() const { return folders.empty() && files.empty(); }
 };
 
@@ -69,7 +71,8 @@ class Collector {
     fs::recursive_directory_iterator it(folder, fs::directory_options::skip_permission_denied, ec);
     if (ec) throw std::invalid_argument(folder.string() + ": cannot list folder: " + ec.message());
     for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
-      if (ec) throw std::invalid_argument(it->path().string() + ": cannot list folder: " + ec.message());
+      if (ec)
+        throw std::invalid_argument(it->path().string() + ": cannot list folder: " + ec.message());
       const fs::path& p = it->path();
       if (is_hidden(p)) {
         if (it->is_directory(ec)) it.disable_recursion_pending();
@@ -79,7 +82,8 @@ class Collector {
         if (!skip_.empty() && fs::weakly_canonical(p, ec) == skip_) it.disable_recursion_pending();
         continue;
       }
-      if (it->is_regular_file(ec) && io::is_supported_clip(p) && !is_ikfix_output(p)) add_file(p, base);
+      if (it->is_regular_file(ec) && io::is_supported_clip(p) && !is_ikfix_output(p))
+        add_file(p, base);
     }
   }
 
@@ -99,8 +103,9 @@ class Collector {
     for (const auto& f : group.files) parents.push_back(absolute_normal(f).parent_path());
     for (const auto& d : group.folders) parents.push_back(absolute_normal(d).parent_path());
     // A single folder (or folders only from one argument) mirrors relative to itself.
-    const fs::path base = group.files.empty() && group.folders.size() == 1 ? absolute_normal(group.folders[0])
-                                                                           : common_ancestor(parents);
+    const fs::path base = group.files.empty() && group.folders.size() == 1
+                              ? absolute_normal(group.folders[0])
+                              : common_ancestor(parents);
     for (const auto& f : group.files) add_file(f, base);
     for (const auto& d : group.folders) walk(d, base);
   }
@@ -122,7 +127,8 @@ class Collector {
         throw std::invalid_argument(c.input.string() + ": cannot mirror it under --out-dir");
       if (auto it = by_output.find(out); it != by_output.end())
         throw std::invalid_argument(unique[it->second].input.string() + " and " + c.input.string() +
-                                    " would both be written to " + out + " under --out-dir; pass them in separate runs");
+                                    " would both be written to " + out +
+                                    " under --out-dir; pass them in separate runs");
       by_file[key] = unique.size();
       by_output[out] = unique.size();
       unique.push_back(std::move(c));
@@ -151,19 +157,23 @@ Group expand_glob(const std::string& pattern) {
     for (std::size_t i = 0; i < found.gl_pathc; ++i) {
       const fs::path p = found.gl_pathv[i];
       std::error_code ec;
-      if (fs::is_directory(p, ec)) group.add(p, true);
-      else if (fs::is_regular_file(p, ec) && io::is_supported_clip(p)) group.add(p, false);
+      if (fs::is_directory(p, ec))
+        group.add(p, true);
+      else if (fs::is_regular_file(p, ec) && io::is_supported_clip(p))
+        group.add(p, false);
     }
   }
   ::globfree(&found);
-  if (rc != 0 && rc != GLOB_NOMATCH) throw std::invalid_argument(pattern + ": cannot expand the pattern");
+  if (rc != 0 && rc != GLOB_NOMATCH)
+    throw std::invalid_argument(pattern + ": cannot expand the pattern");
   if (group.empty()) throw std::invalid_argument(pattern + ": matches no clip");
   return group;
 }
 
 Group read_list(const fs::path& list) {
   std::error_code ec;
-  if (fs::is_directory(list, ec)) throw std::invalid_argument("@" + list.string() + ": is a folder, not a list file");
+  if (fs::is_directory(list, ec))
+    throw std::invalid_argument("@" + list.string() + ": is a folder, not a list file");
   std::ifstream in(list);
   if (!in) throw std::invalid_argument("@" + list.string() + ": cannot read the list file");
   Group group;
@@ -185,7 +195,8 @@ Group read_list(const fs::path& list) {
 
 }  // namespace
 
-std::vector<BatchClip> expand_batch_inputs(const std::vector<std::string>& arguments, const fs::path& skip) {
+std::vector<BatchClip> expand_batch_inputs(const std::vector<std::string>& arguments,
+                                           const fs::path& skip) {
   Collector collector(skip);
   Group plain_files;
   for (const auto& arg : arguments) {
@@ -212,7 +223,9 @@ std::vector<BatchClip> expand_batch_inputs(const std::vector<std::string>& argum
 }
 
 Shard parse_shard(const std::string& text) {
-  const auto bad = [&] { return std::invalid_argument("--shard: '" + text + "' is not I/N with 1 <= I <= N"); };
+  const auto bad = [&] {
+    return std::invalid_argument("--shard: '" + text + "' is not I/N with 1 <= I <= N");
+  };
   const auto slash = text.find('/');
   if (slash == std::string::npos) throw bad();
   Shard s;
@@ -221,8 +234,8 @@ Shard parse_shard(const std::string& text) {
   const char* end = begin + text.size();
   auto [p1, e1] = std::from_chars(begin, mid, s.index);
   auto [p2, e2] = std::from_chars(mid + 1, end, s.count);
-  if (e1 != std::errc() || p1 != mid || e2 != std::errc() || p2 != end || s.count < 1 || s.index < 1 ||
-      s.index > s.count)
+  if (e1 != std::errc() || p1 != mid || e2 != std::errc() || p2 != end || s.count < 1 ||
+      s.index < 1 || s.index > s.count)
     throw bad();
   return s;
 }
@@ -232,7 +245,8 @@ std::vector<BatchClip> select_shard(const std::vector<BatchClip>& clips, const S
   std::vector<std::size_t> order(clips.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   // Largest first; equal sizes keep path order (the list is sorted by path).
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return clips[a].size > clips[b].size; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return clips[a].size > clips[b].size; });
   std::vector<std::uintmax_t> bytes(shard.count, 0);
   std::vector<int> owner(clips.size(), 0);
   for (std::size_t i : order) {
@@ -254,8 +268,9 @@ void set_output_format(std::vector<BatchClip>& clips, const std::string& format)
     clips[i].relative.replace_extension("." + format);
     const std::string out = clips[i].relative.generic_string();
     if (auto [it, added] = by_output.emplace(out, i); !added)
-      throw std::invalid_argument(clips[it->second].input.string() + " and " + clips[i].input.string() +
-                                  " would both be written to " + out + " under --out-dir with --format " + format +
+      throw std::invalid_argument(clips[it->second].input.string() + " and " +
+                                  clips[i].input.string() + " would both be written to " + out +
+                                  " under --out-dir with --format " + format +
                                   "; pass them in separate runs");
   }
 }

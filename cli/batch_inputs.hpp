@@ -10,9 +10,10 @@
 namespace ikfix::cli {
 
 struct BatchClip {
-  std::filesystem::path input;     // as the user named it (folder + relative path), lexically normal
-  std::filesystem::path relative;  // mirrored under --out-dir (same name and extension as the input, or --format's)
-  std::uintmax_t size = 0;         // bytes, for balancing shards and scheduling
+  std::filesystem::path input;  // as the user named it (folder + relative path), lexically normal
+  std::filesystem::path
+      relative;  // mirrored under --out-dir (same name and extension as the input, or --format's)
+  std::uintmax_t size = 0;  // bytes, for balancing shards and scheduling
 };
 
 // Expands batch arguments, in any mix:

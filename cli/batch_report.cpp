@@ -13,9 +13,12 @@ namespace {
 
 const char* status_name(ClipStatus s) {
   switch (s) {
-    case ClipStatus::Ok: return "ok";
-    case ClipStatus::Error: return "error";
-    case ClipStatus::NotDone: return "not_done";
+    case ClipStatus::Ok:
+      return "ok";
+    case ClipStatus::Error:
+      return "error";
+    case ClipStatus::NotDone:
+      return "not_done";
   }
   return "error";
 }
@@ -35,7 +38,8 @@ Json worst_with_reason(const Json& report) {
   for (const auto& leg : (*take_report)["per_leg"]) {
     if (leg["side"] != worst["leg"]) continue;
     for (const auto& range : leg["unreachable"])
-      if (range["first"].get<int>() <= frame && frame <= range["last"].get<int>()) out["reason"] = range["reason"];
+      if (range["first"].get<int>() <= frame && frame <= range["last"].get<int>())
+        out["reason"] = range["reason"];
   }
   return out;
 }
@@ -78,14 +82,16 @@ BatchHeader header_from_json(const Json& r) {
   h.terrain = r["terrain"].get<std::string>();
   h.settings_hash = r["settings_hash"].get<std::string>();
   h.fail_on = r["fail_on"]["conditions"].get<std::string>();
-  h.errors_limit = r["fail_on"]["errors_over"].is_null() ? -1 : r["fail_on"]["errors_over"].get<long>();
+  h.errors_limit =
+      r["fail_on"]["errors_over"].is_null() ? -1 : r["fail_on"]["errors_over"].get<long>();
   return h;
 }
 
 }  // namespace
 
 ClipEntry clip_entry(const std::string& input, const std::string& output, ClipStatus status,
-                     const std::string& error, const Json& report, const std::vector<std::string>& held) {
+                     const std::string& error, const Json& report,
+                     const std::vector<std::string>& held) {
   const bool ok = status == ClipStatus::Ok;
   ClipEntry entry;
   Json& e = entry.summary;
@@ -102,11 +108,13 @@ ClipEntry clip_entry(const std::string& input, const std::string& output, ClipSt
   return entry;
 }
 
-BatchReport make_batch_report(const BatchHeader& header, std::vector<ClipEntry> entries, const Json& run) {
+BatchReport make_batch_report(const BatchHeader& header, std::vector<ClipEntry> entries,
+                              const Json& run) {
   std::stable_sort(entries.begin(), entries.end(), [](const ClipEntry& a, const ClipEntry& b) {
     return a.summary["input"].get<std::string>() < b.summary["input"].get<std::string>();
   });
-  long ok = 0, errors = 0, not_done = 0, frames = 0, unreachable = 0, with_unreachable = 0, held = 0;
+  long ok = 0, errors = 0, not_done = 0, frames = 0, unreachable = 0, with_unreachable = 0,
+       held = 0;
   double max_shortfall = 0;
   const Json* worst = nullptr;
   Json error_list = Json::array(), not_done_list = Json::array();
@@ -136,7 +144,8 @@ BatchReport make_batch_report(const BatchHeader& header, std::vector<ClipEntry> 
     }
   }
   std::stable_sort(worst_clips.begin(), worst_clips.end(), [](const Json* a, const Json* b) {
-    const long ua = (*a)["unreachable_frames"].get<long>(), ub = (*b)["unreachable_frames"].get<long>();
+    const long ua = (*a)["unreachable_frames"].get<long>(),
+               ub = (*b)["unreachable_frames"].get<long>();
     if (ua != ub) return ua > ub;
     return (*a)["max_shortfall_m"].get<double>() > (*b)["max_shortfall_m"].get<double>();
   });
@@ -203,9 +212,10 @@ void save_batch_report(const std::string& path, const BatchReport& report) {
 namespace {
 
 void check_batch_report(const Json& r, const std::string& source) {
-  const bool ok = r.is_object() && r.contains("command") && r["command"] == "batch" && r.contains("schema_version") &&
-                  r["schema_version"] == kBatchSchemaVersion && r.contains("clips") && r["clips"].is_array() &&
-                  r.contains("fail_on") && r.contains("settings_hash") && r.contains("tool") && r.contains("terrain");
+  const bool ok = r.is_object() && r.contains("command") && r["command"] == "batch" &&
+                  r.contains("schema_version") && r["schema_version"] == kBatchSchemaVersion &&
+                  r.contains("clips") && r["clips"].is_array() && r.contains("fail_on") &&
+                  r.contains("settings_hash") && r.contains("tool") && r.contains("terrain");
   if (!ok)
     throw std::invalid_argument(source + ": not an ikfix batch report (schema_version " +
                                 std::to_string(kBatchSchemaVersion) + ")");
@@ -213,7 +223,8 @@ void check_batch_report(const Json& r, const std::string& source) {
 
 }  // namespace
 
-BatchReport merge_batch_reports(const std::vector<std::string>& paths, std::vector<std::string>& warnings) {
+BatchReport merge_batch_reports(const std::vector<std::string>& paths,
+                                std::vector<std::string>& warnings) {
   if (paths.empty()) throw std::invalid_argument("no reports to merge");
   BatchHeader header;
   Json first;
@@ -241,8 +252,9 @@ BatchReport merge_batch_reports(const std::vector<std::string>& paths, std::vect
     }
     for (const char* key : {"tool", "terrain", "settings_hash", "fail_on"})
       if (h[key] != first[key])
-        throw std::invalid_argument(paths[i] + " and " + paths[0] + " come from different batches: their '" + key +
-                                    "' differ (" + h[key].dump() + " vs " + first[key].dump() + ")");
+        throw std::invalid_argument(paths[i] + " and " + paths[0] +
+                                    " come from different batches: their '" + key + "' differ (" +
+                                    h[key].dump() + " vs " + first[key].dump() + ")");
     for (auto& e : r["clips"]) {
       const std::string input = e["input"].get<std::string>();
       if (auto it = seen.find(input); it != seen.end())
@@ -270,19 +282,22 @@ BatchReport merge_batch_reports(const std::vector<std::string>& paths, std::vect
     }
   }
   if (shard_counts.size() > 1 || library_sizes.size() > 1) {
-    warnings.push_back("the reports come from different shardings (shard counts or library sizes differ)");
+    warnings.push_back(
+        "the reports come from different shardings (shard counts or library sizes differ)");
   } else if (shard_counts.size() == 1 && unsharded == 0) {
     const int count = *shard_counts.begin();
     std::string missing;
     for (int s = 1; s <= count; ++s)
       if (!shard_indices.count(s)) missing += (missing.empty() ? "" : ", ") + std::to_string(s);
-    if (!missing.empty()) warnings.push_back("shard(s) " + missing + " of " + std::to_string(count) + " are missing");
+    if (!missing.empty())
+      warnings.push_back("shard(s) " + missing + " of " + std::to_string(count) + " are missing");
     if (*library_sizes.begin() != static_cast<long>(entries.size()))
-      warnings.push_back("the shards hold " + std::to_string(entries.size()) + " clips, the library " +
-                         std::to_string(*library_sizes.begin()));
+      warnings.push_back("the shards hold " + std::to_string(entries.size()) +
+                         " clips, the library " + std::to_string(*library_sizes.begin()));
   }
-  Json run = {{"note", "this block depends on the run (merged here: sums over the merged reports); "
-                       "everything else is what one run over all the clips writes"},
+  Json run = {{"note",
+               "this block depends on the run (merged here: sums over the merged reports); "
+               "everything else is what one run over all the clips writes"},
               {"merged", paths},
               {"shard", nullptr},
               {"wall_s", wall},

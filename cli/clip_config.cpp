@@ -11,7 +11,8 @@ std::filesystem::path sidecar_config_path(const std::filesystem::path& clip) {
   return clip.string() + ".ikfix.json";
 }
 
-void apply_clip_config(const std::filesystem::path& path, ClipOptions& clip, std::vector<double>& terrain_offset) {
+void apply_clip_config(const std::filesystem::path& path, ClipOptions& clip,
+                       std::vector<double>& terrain_offset) {
   const std::string file = path.string();
   nlohmann::json j;
   try {
@@ -26,14 +27,19 @@ void apply_clip_config(const std::filesystem::path& path, ClipOptions& clip, std
     throw io::InputError(file, std::string("\"") + key + "\" must be a string or a number");
   };
   for (const auto& [key, value] : j.items()) {
-    if (key == "legs") clip.legs = text("legs", value);
-    else if (key == "clip_unit") clip.clip_unit = text("clip_unit", value);
+    if (key == "legs")
+      clip.legs = text("legs", value);
+    else if (key == "clip_unit")
+      clip.clip_unit = text("clip_unit", value);
     else if (key == "clip_up") {
       clip.clip_up = text("clip_up", value);
-      if (clip.clip_up != "y" && clip.clip_up != "z") throw io::InputError(file, "\"clip_up\" must be \"y\" or \"z\"");
-    } else if (key == "take") clip.take = text("take", value);
+      if (clip.clip_up != "y" && clip.clip_up != "z")
+        throw io::InputError(file, "\"clip_up\" must be \"y\" or \"z\"");
+    } else if (key == "take")
+      clip.take = text("take", value);
     else if (key == "terrain_offset") {
-      if (!value.is_array() || value.size() != 3 || !value[0].is_number() || !value[1].is_number() || !value[2].is_number())
+      if (!value.is_array() || value.size() != 3 || !value[0].is_number() ||
+          !value[1].is_number() || !value[2].is_number())
         throw io::InputError(file, "\"terrain_offset\" must be [x, y, z] in metres");
       terrain_offset = {value[0].get<double>(), value[1].get<double>(), value[2].get<double>()};
     } else if (key == "contacts") {
@@ -42,7 +48,9 @@ void apply_clip_config(const std::filesystem::path& path, ClipOptions& clip, std
       const std::filesystem::path contacts = value.get<std::string>();
       clip.contacts = (contacts.is_absolute() ? contacts : path.parent_path() / contacts).string();
     } else {
-      throw io::InputError(file, "unknown key \"" + key + "\" (known: legs, clip_unit, clip_up, take, terrain_offset, contacts)");
+      throw io::InputError(
+          file, "unknown key \"" + key +
+                    "\" (known: legs, clip_unit, clip_up, take, terrain_offset, contacts)");
     }
   }
 }
@@ -53,7 +61,8 @@ ClipSettings settings_for_clip(const std::filesystem::path& input, const ClipOpt
   if (!config.empty()) apply_clip_config(config, out.clip, out.terrain_offset);
   const auto sidecar = sidecar_config_path(input);
   std::error_code ec;
-  if (std::filesystem::is_regular_file(sidecar, ec)) apply_clip_config(sidecar, out.clip, out.terrain_offset);
+  if (std::filesystem::is_regular_file(sidecar, ec))
+    apply_clip_config(sidecar, out.clip, out.terrain_offset);
   return out;
 }
 

@@ -20,7 +20,8 @@ std::filesystem::path sidecar_config_path(const std::filesystem::path& clip);
 
 // Applies the keys of `config` over `clip` and `terrain_offset`. Throws io::InputError naming
 // the config file on unreadable JSON, an unknown key or a value of the wrong type.
-void apply_clip_config(const std::filesystem::path& config, ClipOptions& clip, std::vector<double>& terrain_offset);
+void apply_clip_config(const std::filesystem::path& config, ClipOptions& clip,
+                       std::vector<double>& terrain_offset);
 
 // The settings one clip runs with: `base` (the command line), then `config` (--config, may be
 // empty), then the clip's sidecar if it exists.

@@ -10,29 +10,37 @@
 namespace ikfix::cli {
 
 void add_clip_options(CLI::App& cmd, ClipOptions& o) {
-  cmd.add_option("--clip-unit", o.clip_unit,
-                 "Length unit of the clip: m, cm, mm, in, ft, cmu (CMU mocap, 1/0.45 in) or metres per unit. "
-                 "Default: from the file, else guessed from the skeleton's height");
-  cmd.add_option("--clip-up", o.clip_up, "Up axis of the clip: y or z (default: from the file; BVH is y)")
+  cmd.add_option(
+      "--clip-unit", o.clip_unit,
+      "Length unit of the clip: m, cm, mm, in, ft, cmu (CMU mocap, 1/0.45 in) or metres per unit. "
+      "Default: from the file, else guessed from the skeleton's height");
+  cmd.add_option("--clip-up", o.clip_up,
+                 "Up axis of the clip: y or z (default: from the file; BVH is y)")
       ->check(CLI::IsMember({"y", "z"}));
   cmd.add_option("--take", o.take,
-                 "Take to use (FBX animation stack, glTF animation): its name, 0-based index, or 'all' (every take that "
-                 "animates the skeleton, each fixed and reported); default: all takes when the file has several");
+                 "Take to use (FBX animation stack, glTF animation): its name, 0-based index, or "
+                 "'all' (every take that "
+                 "animates the skeleton, each fixed and reported); default: all takes when the "
+                 "file has several");
   cmd.add_option("--legs", o.legs,
-                 "Leg joints, overriding detection: LHIP,LKNEE,LANKLE,LTOE,RHIP,RKNEE,RANKLE,RTOE (toes may be empty)");
+                 "Leg joints, overriding detection: LHIP,LKNEE,LANKLE,LTOE,RHIP,RKNEE,RANKLE,RTOE "
+                 "(toes may be empty)");
 }
 
 void add_contacts_option(CLI::App& cmd, ClipOptions& o) {
-  cmd.add_option("--contacts", o.contacts,
-                 "Foot contacts from this JSON file instead of detecting them (write one to edit with "
-                 "--contacts-out; format in README)");
+  cmd.add_option(
+      "--contacts", o.contacts,
+      "Foot contacts from this JSON file instead of detecting them (write one to edit with "
+      "--contacts-out; format in README)");
 }
 
 io::ClipLoadOptions to_load_options(const ClipOptions& o) {
   io::ClipLoadOptions load;
   if (!o.clip_unit.empty()) {
     const double m = core::metres_per_unit_from_name(o.clip_unit);
-    if (!(m > 0)) throw std::invalid_argument("--clip-unit: '" + o.clip_unit + "' is not a unit (m, cm, mm, in, ft, cmu or a positive number)");
+    if (!(m > 0))
+      throw std::invalid_argument("--clip-unit: '" + o.clip_unit +
+                                  "' is not a unit (m, cm, mm, in, ft, cmu or a positive number)");
     load.metres_per_unit = m;
   }
   if (!o.clip_up.empty()) load.up_axis = o.clip_up[0];
@@ -42,7 +50,8 @@ io::ClipLoadOptions to_load_options(const ClipOptions& o) {
 
 namespace {
 
-core::LegDetection detect(const core::Skeleton& skeleton, const core::ClipSpace& space, const ClipOptions& o) {
+core::LegDetection detect(const core::Skeleton& skeleton, const core::ClipSpace& space,
+                          const ClipOptions& o) {
   if (!o.legs.empty()) {
     std::array<std::string, 8> names;
     std::stringstream in(o.legs);
@@ -52,7 +61,9 @@ core::LegDetection detect(const core::Skeleton& skeleton, const core::ClipSpace&
       if (count == 8) throw std::invalid_argument("--legs takes 8 comma-separated joint names");
       names[count++] = item;
     }
-    if (count < 7) throw std::invalid_argument("--legs takes 8 comma-separated joint names (got " + std::to_string(count) + ")");
+    if (count < 7)
+      throw std::invalid_argument("--legs takes 8 comma-separated joint names (got " +
+                                  std::to_string(count) + ")");
     return core::legs_from_names(skeleton, names);
   }
   return core::detect_legs_at_rest(skeleton, space.to_world());
@@ -77,7 +88,8 @@ FoundLegs find_legs_or_tails(const io::LoadedClip& clip, const ClipOptions& o) {
     const core::LegDetection with = detect(all.skeleton, clip.space, o);
     // Only legs that really end on bone tails: a rig of real joints that the virtual ones merely
     // made pass would be a different detection from find_legs's.
-    if (with.rig && all.is_virtual(with.rig->legs[0].ankle) && all.is_virtual(with.rig->legs[1].ankle)) {
+    if (with.rig && all.is_virtual(with.rig->legs[0].ankle) &&
+        all.is_virtual(with.rig->legs[1].ankle)) {
       FoundLegs out{*with.rig, std::nullopt};
       out.tails = core::keep_leg_end_site_joints(all, out.rig);
       return out;
@@ -90,7 +102,8 @@ void report_tails(nlohmann::ordered_json& report, const core::EndSiteJoints& tai
   auto& skeleton = report["skeleton"];
   skeleton["joints"] = tails.original_count;
   nlohmann::ordered_json names = nlohmann::ordered_json::array();
-  for (int j = tails.original_count; j < tails.skeleton.joint_count(); ++j) names.push_back(tails.skeleton.names[j]);
+  for (int j = tails.original_count; j < tails.skeleton.joint_count(); ++j)
+    names.push_back(tails.skeleton.names[j]);
   skeleton["virtual_ankles"] = std::move(names);
 }
 

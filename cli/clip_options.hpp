@@ -1,10 +1,9 @@
 #pragma once
 // Options shared by every command that reads a clip: units, up axis, legs.
-#include <optional>
-#include <string>
-
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
 
 #include "core/end_site_joints.hpp"
 #include "core/legs.hpp"
@@ -16,8 +15,10 @@ struct ClipOptions {
   std::string clip_unit;  // m|cm|mm|in|ft|cmu|<metres per unit>; empty: from the file or guessed
   std::string clip_up;    // y|z; empty: from the file
   std::string legs;       // 8 comma-separated joint names (toe may be empty)
-  std::string take;       // take (FBX stack / glTF animation) name, 0-based index or "all"; empty: the first
-  std::string contacts;   // contacts file (io/contacts_json.hpp) used instead of detection; empty: detect
+  std::string
+      take;  // take (FBX stack / glTF animation) name, 0-based index or "all"; empty: the first
+  std::string
+      contacts;  // contacts file (io/contacts_json.hpp) used instead of detection; empty: detect
 };
 
 // --contacts FILE for commands that fix one clip (run, check); batch takes it per clip from
@@ -41,9 +42,10 @@ struct FoundLegs {
 };
 
 // As find_legs; when that finds no legs, the same (detection or --legs, which may then name a
-// virtual "<shin>_ankle") on the skeleton with a virtual joint at the end site of every leaf hanging down, kept only
-// when the legs found end on virtual joints. Existing rigs are found exactly as find_legs finds
-// them. Throws io::InputError with find_legs's message when neither finds legs.
+// virtual "<shin>_ankle") on the skeleton with a virtual joint at the end site of every leaf
+// hanging down, kept only when the legs found end on virtual joints. Existing rigs are found
+// exactly as find_legs finds them. Throws io::InputError with find_legs's message when neither
+// finds legs.
 FoundLegs find_legs_or_tails(const io::LoadedClip& clip, const ClipOptions& options);
 
 // A copy of `clip` (sharing its document) whose skeleton and clip have the virtual joints: what

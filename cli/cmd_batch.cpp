@@ -1,6 +1,7 @@
 #include "cli/cmd_batch.hpp"
 
 #include <signal.h>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,11 +16,9 @@
 #include <mutex>
 #include <thread>
 
-#include <spdlog/spdlog.h>
-
 #include "cli/batch_inputs.hpp"
-#include "cli/clip_config.hpp"
 #include "cli/batch_report.hpp"
+#include "cli/clip_config.hpp"
 #include "cli/command_guard.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/fail_on.hpp"
@@ -49,10 +48,10 @@ struct BatchArgs {
   std::string shard;
   int jobs = 0;
   bool resume = false;
-  bool check_only = false;  // measure each clip as `ikfix check` does; write no clips
-  std::string config;       // --config: clip settings JSON for every clip (a clip's sidecar wins)
-  std::string format;       // --format: output extension (empty: each input's own)
-  RetargetOptions retarget; // --to CHARACTER: every clip retargeted onto it (see retarget_job.hpp)
+  bool check_only = false;   // measure each clip as `ikfix check` does; write no clips
+  std::string config;        // --config: clip settings JSON for every clip (a clip's sidecar wins)
+  std::string format;        // --format: output extension (empty: each input's own)
+  RetargetOptions retarget;  // --to CHARACTER: every clip retargeted onto it (see retarget_job.hpp)
   bool allow_errors = false;
   bool quiet = false;
   ClipOptions clip;
@@ -119,7 +118,8 @@ BatchConditions parse_batch_fail_on(const std::string& text, bool allow_errors) 
         char* end = nullptr;
         const long v = std::strtol(number.c_str(), &end, 10);
         if (number.empty() || *end != '\0' || v < 0)
-          throw std::invalid_argument("--fail-on: '" + item + "' needs a whole number of clips after '>'");
+          throw std::invalid_argument("--fail-on: '" + item +
+                                      "' needs a whole number of clips after '>'");
         out.errors_limit = v;
       }
     } else if (!item.empty()) {
@@ -130,8 +130,10 @@ BatchConditions parse_batch_fail_on(const std::string& text, bool allow_errors) 
     out.clip = parse_fail_on(rest);
   } catch (const std::invalid_argument& e) {
     std::string message = e.what();
-    if (const auto at = message.find("(known: "); at != std::string::npos) message.insert(at + 8, "errors[>N], ");
-    else message += " (batch also knows errors[>N])";
+    if (const auto at = message.find("(known: "); at != std::string::npos)
+      message.insert(at + 8, "errors[>N], ");
+    else
+      message += " (batch also knows errors[>N])";
     throw std::invalid_argument(message);
   }
   if (!explicit_errors) out.errors_limit = allow_errors ? -1 : 0;
@@ -163,8 +165,9 @@ class Fnv1a {
 // user set except those that only say what to run and where (so a fix option added to
 // add_fix_options/add_clip_options/add_terrain_options later is covered without a change here).
 // Paths are left out: moving the library or the terrain keeps --resume working.
-const char* const kRunOnlyOptions[] = {"inputs", "--out-dir", "--jobs", "--shard", "--report", "--junit",
-                                       "--fail-on", "--allow-errors", "--resume", "--quiet", "--terrain", "--help",
+const char* const kRunOnlyOptions[] = {"inputs",         "--out-dir", "--jobs",    "--shard",
+                                       "--report",       "--junit",   "--fail-on", "--allow-errors",
+                                       "--resume",       "--quiet",   "--terrain", "--help",
                                        "--verify-assimp"};
 
 std::string settings_text(const CLI::App& cmd) {
@@ -172,7 +175,9 @@ std::string settings_text(const CLI::App& cmd) {
   for (const CLI::Option* option : cmd.get_options()) {
     if (option->count() == 0) continue;
     const std::string name = option->get_name();
-    if (std::find(std::begin(kRunOnlyOptions), std::end(kRunOnlyOptions), name) != std::end(kRunOnlyOptions)) continue;
+    if (std::find(std::begin(kRunOnlyOptions), std::end(kRunOnlyOptions), name) !=
+        std::end(kRunOnlyOptions))
+      continue;
     text += name;
     for (const auto& value : option->results()) text += " " + value;
     text += "\n";
@@ -186,7 +191,8 @@ std::string settings_hash(const BatchArgs& a) {
   h.add(io::read_file(a.terrain.path));
   h.add(a.settings_text);
   if (!a.config.empty()) h.add(io::read_file(a.config));  // --config's contents, not just its path
-  if (!a.retarget.target.empty()) h.add(io::read_file(a.retarget.target));  // the character, likewise
+  if (!a.retarget.target.empty())
+    h.add(io::read_file(a.retarget.target));  // the character, likewise
   if (!a.retarget.map.empty()) h.add(io::read_file(a.retarget.map));
   return "fnv1a64:" + h.hex();
 }
@@ -199,7 +205,8 @@ void require_writable_folder(const fs::path& folder, const std::string& what) {
   if (!fs::is_directory(dir))
     throw std::invalid_argument(what + " " + dir.string() + ": cannot create the folder" +
                                 (ec ? ": " + ec.message() : std::string()));
-  if (::access(dir.c_str(), W_OK | X_OK) != 0) throw std::invalid_argument(what + " " + dir.string() + ": not writable");
+  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+    throw std::invalid_argument(what + " " + dir.string() + ": not writable");
 }
 
 std::string one_line(std::string s) {
@@ -248,7 +255,9 @@ class Batch {
         progress_.tick();
         if (!announced && g_stop_signal.load() != 0) {
           announced = true;
-          progress_.log([] { spdlog::warn("interrupted: finishing the clips in progress, taking no new ones"); });
+          progress_.log([] {
+            spdlog::warn("interrupted: finishing the clips in progress, taking no new ones");
+          });
         }
         lock.lock();
       }
@@ -276,7 +285,8 @@ class Batch {
     return s;
   }
   long resumed() const {
-    return static_cast<long>(std::count_if(outcomes_.begin(), outcomes_.end(), [](const Outcome& o) { return o.resumed; }));
+    return static_cast<long>(std::count_if(outcomes_.begin(), outcomes_.end(),
+                                           [](const Outcome& o) { return o.resumed; }));
   }
 
  private:
@@ -286,7 +296,9 @@ class Batch {
     return n;
   }
 
-  fs::path output_path(const BatchClip& c) const { return (fs::path(args_.out_dir) / c.relative).lexically_normal(); }
+  fs::path output_path(const BatchClip& c) const {
+    return (fs::path(args_.out_dir) / c.relative).lexically_normal();
+  }
   fs::path state_path(const BatchClip& c) const {
     fs::path p = (fs::path(args_.out_dir) / kStateDir / c.relative).lexically_normal();
     p += ".json";
@@ -316,7 +328,9 @@ class Batch {
     if (fs::exists(sidecar, ec) && !(out_time > fs::last_write_time(sidecar, ec))) return false;
     try {  // an edited contacts file (named by the clip's config) must be fixed again
       const ClipSettings settings = settings_for_clip(c.input, args_.clip, args_.config);
-      if (!settings.clip.contacts.empty() && !(out_time > fs::last_write_time(settings.clip.contacts, ec))) return false;
+      if (!settings.clip.contacts.empty() &&
+          !(out_time > fs::last_write_time(settings.clip.contacts, ec)))
+        return false;
     } catch (const std::exception&) {
       return false;
     }
@@ -324,7 +338,8 @@ class Batch {
     if (ec) return false;
     try {
       Json state = Json::parse(io::read_file(state_path(c)));
-      if (state.value("settings_hash", "") != hash_ || state.value("input", "") != c.input.string() ||
+      if (state.value("settings_hash", "") != hash_ ||
+          state.value("input", "") != c.input.string() ||
           state.value("output_bytes", std::uintmax_t{0}) != out_size || !state.contains("report") ||
           state["report"].value("output", "") != output.string())
         return false;
@@ -357,7 +372,8 @@ class Batch {
         job.clip = settings.clip;
         job.terrain_offset = settings.terrain_offset;
         job.fix = args_.fix;
-        job.measure = true;  // the full report, as `run --report` writes it (--fail-on and --resume read it)
+        job.measure =
+            true;  // the full report, as `run --report` writes it (--fail-on and --resume read it)
         if (!args_.retarget.target.empty()) {
           RetargetJob rj;
           rj.input = c.input;
@@ -379,7 +395,8 @@ class Batch {
         status = ClipStatus::Ok;
       } catch (const std::exception& e) {
         error = one_line(e.what());
-        if (error.find(c.input.string()) == std::string::npos) error = c.input.string() + ": " + error;
+        if (error.find(c.input.string()) == std::string::npos)
+          error = c.input.string() + ": " + error;
       }
     };
     if (args_.check_only) {
@@ -405,15 +422,17 @@ class Batch {
       }
     }
     const bool ok = status == ClipStatus::Ok;
-    const std::vector<std::string> held = ok ? failed_conditions(conditions_.clip, report) : std::vector<std::string>{};
+    const std::vector<std::string> held =
+        ok ? failed_conditions(conditions_.clip, report) : std::vector<std::string>{};
     const long frames = ok ? report["frames"].get<long>() : 0;
     const int unreachable = ok ? report["totals"]["unreachable_frames"].get<int>() : 0;
-    o.entry = clip_entry(c.input.string(), args_.check_only ? std::string() : output.string(), status, error,
-                         report, held);
+    o.entry = clip_entry(c.input.string(), args_.check_only ? std::string() : output.string(),
+                         status, error, report, held);
     o.done = true;
     o.seconds = std::chrono::duration<double>(Clock::now() - started).count();
     progress_.clip_finished(frames, c.size, !ok);
-    if (ok && held.empty() && !spdlog::should_log(spdlog::level::debug)) return;  // nothing to print
+    if (ok && held.empty() && !spdlog::should_log(spdlog::level::debug))
+      return;  // nothing to print
     progress_.log([&] {
       const std::string name = c.input.string();
       if (!ok) {
@@ -422,8 +441,8 @@ class Batch {
       }
       for (const auto& w : warnings) spdlog::debug("{}: {}", name, w);
       for (const auto& h : held) spdlog::warn("{}: --fail-on condition held: {}", name, h);
-      spdlog::debug("{} -> {}: {} frames, {} unreachable{}, {:.0f} ms", name, output.string(), frames, unreachable,
-                    o.resumed ? " (resumed: unchanged)" : "", o.seconds * 1e3);
+      spdlog::debug("{} -> {}: {} frames, {} unreachable{}, {:.0f} ms", name, output.string(),
+                    frames, unreachable, o.resumed ? " (resumed: unchanged)" : "", o.seconds * 1e3);
     });
   }
 
@@ -432,7 +451,8 @@ class Batch {
   const std::vector<BatchClip> clips_;
   const core::Terrain& terrain_;
   const std::string hash_;
-  std::vector<Outcome> outcomes_;  // by index in clips_; each written by the one worker that took it
+  std::vector<Outcome>
+      outcomes_;  // by index in clips_; each written by the one worker that took it
   std::vector<std::size_t> schedule_;
   std::atomic<std::size_t> next_{0};
   BatchProgress progress_;
@@ -455,12 +475,15 @@ int batch(const BatchArgs& args) {
     apply_clip_config(args.config, probe, offset);
   }
 
-  if (args.check_only && args.resume) throw std::invalid_argument("--resume has nothing to resume with --check-only");
-  if (!args.check_only && args.out_dir.empty()) throw std::invalid_argument("--out-dir is required (or --check-only)");
+  if (args.check_only && args.resume)
+    throw std::invalid_argument("--resume has nothing to resume with --check-only");
+  if (!args.check_only && args.out_dir.empty())
+    throw std::invalid_argument("--out-dir is required (or --check-only)");
   std::vector<BatchClip> library = expand_batch_inputs(args.inputs, args.out_dir);
   if (library.empty()) throw std::invalid_argument("no clips found in the inputs given");
   if (!args.format.empty()) {
-    if (args.check_only) throw std::invalid_argument("--format has nothing to write with --check-only");
+    if (args.check_only)
+      throw std::invalid_argument("--format has nothing to write with --check-only");
     set_output_format(library, args.format);
   }
   if (!args.retarget.target.empty()) {
@@ -470,32 +493,38 @@ int batch(const BatchArgs& args) {
     // Outputs take the character's format (or --format bvh: a BVH of its skeleton).
     if (args.format.empty()) {
       std::string ext = fs::path(args.retarget.target).extension().string();
-      std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char ch) { return std::tolower(ch); });
+      std::transform(ext.begin(), ext.end(), ext.begin(),
+                     [](unsigned char ch) { return std::tolower(ch); });
       set_output_format(library, ext.empty() ? ext : ext.substr(1));
     }
   }
   std::vector<BatchClip> clips = select_shard(library, shard);
   for (const auto& c : clips)
     if (!args.check_only && same_file((fs::path(args.out_dir) / c.relative), c.input))
-      throw std::invalid_argument("--out-dir " + args.out_dir + " would overwrite the input " + c.input.string() +
-                                  "; choose another folder");
+      throw std::invalid_argument("--out-dir " + args.out_dir + " would overwrite the input " +
+                                  c.input.string() + "; choose another folder");
   if (!args.check_only) require_writable_folder(args.out_dir, "--out-dir");
-  if (!args.report.empty()) require_writable_folder(fs::path(args.report).parent_path(), "--report");
+  if (!args.report.empty())
+    require_writable_folder(fs::path(args.report).parent_path(), "--report");
   if (!args.junit.empty()) require_writable_folder(fs::path(args.junit).parent_path(), "--junit");
 
   const core::Terrain* terrain = &load_terrain_for_process(args.terrain);
   const std::string hash = settings_hash(args);
-  spdlog::debug("batch: settings {} from the terrain's bytes and: {}", hash,
-                args.settings_text.empty() ? std::string("(defaults)") : one_line(args.settings_text));
+  spdlog::debug(
+      "batch: settings {} from the terrain's bytes and: {}", hash,
+      args.settings_text.empty() ? std::string("(defaults)") : one_line(args.settings_text));
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   const int jobs = std::max(1, std::min(args.jobs > 0 ? args.jobs : static_cast<int>(cores),
                                         static_cast<int>(std::max<std::size_t>(clips.size(), 1))));
   spdlog::info("batch: {} clip(s){} onto {} with {} job(s) -> {}", clips.size(),
-               shard.count > 1 ? fmt::format(" (shard {}/{} of {})", shard.index, shard.count, library.size()) : "",
+               shard.count > 1
+                   ? fmt::format(" (shard {}/{} of {})", shard.index, shard.count, library.size())
+                   : "",
                args.terrain.path, jobs, args.out_dir);
 
   StopSignals signals;
-  Batch batch(args, conditions, std::move(clips), *terrain, hash, spdlog::get_level() <= spdlog::level::info);
+  Batch batch(args, conditions, std::move(clips), *terrain, hash,
+              spdlog::get_level() <= spdlog::level::info);
   batch.run(jobs);
   const int stop_signal = g_stop_signal.load();
 
@@ -506,37 +535,42 @@ int batch(const BatchArgs& args) {
   header.fail_on = args.fail_on;
   header.errors_limit = conditions.errors_limit;
   const double wall = std::chrono::duration<double>(Clock::now() - started).count();
-  Json run = {{"note", "this block depends on the run (jobs, shard, timings); everything else is the same for any "
-                       "--jobs and for merged shards"},
-              {"jobs", jobs},
-              {"shard", shard.count > 1 ? Json{{"index", shard.index},
-                                               {"count", shard.count},
-                                               {"library_clips", static_cast<long>(library.size())}}
-                                        : Json(nullptr)},
-              {"wall_s", round_ms(wall)},
-              {"clip_s", round_ms(batch.clip_seconds())},
-              {"resumed", batch.resumed()},
-              {"interrupted", stop_signal != 0}};
+  Json run = {
+      {"note",
+       "this block depends on the run (jobs, shard, timings); everything else is the same for any "
+       "--jobs and for merged shards"},
+      {"jobs", jobs},
+      {"shard", shard.count > 1 ? Json{{"index", shard.index},
+                                       {"count", shard.count},
+                                       {"library_clips", static_cast<long>(library.size())}}
+                                : Json(nullptr)},
+      {"wall_s", round_ms(wall)},
+      {"clip_s", round_ms(batch.clip_seconds())},
+      {"resumed", batch.resumed()},
+      {"interrupted", stop_signal != 0}};
   const BatchReport report = make_batch_report(header, batch.take_entries(), run);
   if (!args.report.empty()) save_batch_report(args.report, report);
   if (!args.junit.empty()) io::write_file_atomic(args.junit, junit_xml(report));
 
   const Json& t = report.head["totals"];
   const Json& worst = t["worst"];
-  spdlog::info("batch: {} clip(s): {} fixed{}, {} failed, {} not done; {} frames; {} with "
-               "unreachable frames ({} frames{}); {:.1f} s",
-               t["clips"].get<long>(), t["ok"].get<long>(),
-               args.resume ? fmt::format(" ({} unchanged, kept by --resume)", batch.resumed()) : std::string(),
-               t["errors"].get<long>(),
-               t["not_done"].get<long>(), t["frames"].get<long>(), t["clips_with_unreachable"].get<long>(),
-               t["unreachable_frames"].get<long>(),
-               worst.is_null() ? std::string()
-                               : fmt::format("; worst {} frame {}, {:.3f} m short", worst["input"].get<std::string>(),
-                                             worst["frame"].get<int>(), worst["shortfall_m"].get<double>()),
-               wall);
+  spdlog::info(
+      "batch: {} clip(s): {} fixed{}, {} failed, {} not done; {} frames; {} with "
+      "unreachable frames ({} frames{}); {:.1f} s",
+      t["clips"].get<long>(), t["ok"].get<long>(),
+      args.resume ? fmt::format(" ({} unchanged, kept by --resume)", batch.resumed())
+                  : std::string(),
+      t["errors"].get<long>(), t["not_done"].get<long>(), t["frames"].get<long>(),
+      t["clips_with_unreachable"].get<long>(), t["unreachable_frames"].get<long>(),
+      worst.is_null()
+          ? std::string()
+          : fmt::format("; worst {} frame {}, {:.3f} m short", worst["input"].get<std::string>(),
+                        worst["frame"].get<int>(), worst["shortfall_m"].get<double>()),
+      wall);
   if (stop_signal != 0) {
-    spdlog::error("batch interrupted by {}: {} clip(s) not done{}", stop_signal == SIGINT ? "SIGINT" : "SIGTERM",
-                  t["not_done"].get<long>(), args.report.empty() ? "" : "; listed in " + args.report);
+    spdlog::error("batch interrupted by {}: {} clip(s) not done{}",
+                  stop_signal == SIGINT ? "SIGINT" : "SIGTERM", t["not_done"].get<long>(),
+                  args.report.empty() ? "" : "; listed in " + args.report);
     return 128 + stop_signal;
   }
   if (t["clips_fail_on_held"].get<long>() > 0)
@@ -551,28 +585,42 @@ int batch(const BatchArgs& args) {
 
 void add_batch_command(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<BatchArgs>();
-  CLI::App* cmd = app.add_subcommand("batch", "Fix a library of clips onto one terrain, in parallel, outputs mirrored under --out-dir");
-  cmd->add_option("inputs", args->inputs, "Folders (recursive), globs, @LIST files (one path a line) or clips")->required();
+  CLI::App* cmd = app.add_subcommand(
+      "batch",
+      "Fix a library of clips onto one terrain, in parallel, outputs mirrored under --out-dir");
+  cmd->add_option("inputs", args->inputs,
+                  "Folders (recursive), globs, @LIST files (one path a line) or clips")
+      ->required();
   add_terrain_options(*cmd, args->terrain);
-  cmd->add_option("--out-dir", args->out_dir, "Folder for the fixed clips; the input tree is mirrored under it (required unless --check-only)");
-  cmd->add_option("--format", args->format,
-                  "Write every output in this format (bvh from any input; an input whose format cannot be "
-                  "converted without loss fails with the reason)")
+  cmd->add_option("--out-dir", args->out_dir,
+                  "Folder for the fixed clips; the input tree is mirrored under it (required "
+                  "unless --check-only)");
+  cmd->add_option(
+         "--format", args->format,
+         "Write every output in this format (bvh from any input; an input whose format cannot be "
+         "converted without loss fails with the reason)")
       ->check(CLI::IsMember({"bvh", "fbx", "gltf", "glb"}));
   cmd->add_option("--config", args->config,
-                  "Clip settings JSON for every clip (legs, clip_unit, clip_up, take, terrain_offset, contacts); "
+                  "Clip settings JSON for every clip (legs, clip_unit, clip_up, take, "
+                  "terrain_offset, contacts); "
                   "CLIP.ikfix.json beside a clip wins");
-  cmd->add_flag("--check-only", args->check_only,
-                "Measure every clip as `ikfix check` does (report, --fail-on, JUnit) and write no clips");
+  cmd->add_flag(
+      "--check-only", args->check_only,
+      "Measure every clip as `ikfix check` does (report, --fail-on, JUnit) and write no clips");
   cmd->add_option("-j,--jobs", args->jobs, "Clips fixed at once (default 0: all cores)");
-  cmd->add_option("--shard", args->shard, "Take part I of N (1-based) of the sorted library, balanced by size");
+  cmd->add_option("--shard", args->shard,
+                  "Take part I of N (1-based) of the sorted library, balanced by size");
   cmd->add_option("--report", args->report, "Write the batch report (JSON) here");
   cmd->add_option("--junit", args->junit, "Write JUnit XML here: one test case per clip");
   cmd->add_option("--fail-on", args->fail_on,
-                  "Exit 1 when a condition of `run --fail-on` holds for a clip (e.g. unreachable[>N], shortfall>M), "
-                  "or errors[>N]: more than N clips failed (without it: any failed clip, unless --allow-errors)");
-  cmd->add_flag("--allow-errors", args->allow_errors, "Clips that fail (bad file, no legs) do not make the exit code 1");
-  cmd->add_flag("--resume", args->resume, "Skip clips whose output is newer than the input and made with the same settings");
+                  "Exit 1 when a condition of `run --fail-on` holds for a clip (e.g. "
+                  "unreachable[>N], shortfall>M), "
+                  "or errors[>N]: more than N clips failed (without it: any failed clip, unless "
+                  "--allow-errors)");
+  cmd->add_flag("--allow-errors", args->allow_errors,
+                "Clips that fail (bad file, no legs) do not make the exit code 1");
+  cmd->add_flag("--resume", args->resume,
+                "Skip clips whose output is newer than the input and made with the same settings");
   cmd->add_flag("-q,--quiet", args->quiet, "Only errors (no progress)");
   add_clip_options(*cmd, args->clip);
   add_fix_options(*cmd, args->fix);

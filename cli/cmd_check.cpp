@@ -1,8 +1,8 @@
 #include "cli/cmd_check.hpp"
 
-#include <memory>
-
 #include <spdlog/spdlog.h>
+
+#include <memory>
 
 #include "cli/command_guard.hpp"
 #include "cli/exit_codes.hpp"
@@ -41,12 +41,14 @@ int check(const CheckArgs& args) {
   for (const auto& w : result.warnings) spdlog::warn("{}: {}", args.input, w);
   const auto& m = result.report["metrics"];
   const auto& t = result.report["totals"];
-  spdlog::info("{}: penetration max {:.4f} m (frame {}), planted {:.4f} m, slide mean {:.4f} max {:.4f} m/s, "
-               "float mean {:.4f} m, bone length change {:.2g}, {} unreachable frame(s)",
-               args.input, m["penetration"]["max_m"].get<double>(), m["penetration"]["frame"].get<int>(),
-               m["planted_penetration"]["max_m"].get<double>(), m["slide"]["mean_mps"].get<double>(),
-               m["slide"]["max_mps"].get<double>(), m["float"]["mean_m"].get<double>(),
-               m["bone_length_change"]["max"].get<double>(), t["unreachable_frames"].get<int>());
+  spdlog::info(
+      "{}: penetration max {:.4f} m (frame {}), planted {:.4f} m, slide mean {:.4f} max {:.4f} "
+      "m/s, "
+      "float mean {:.4f} m, bone length change {:.2g}, {} unreachable frame(s)",
+      args.input, m["penetration"]["max_m"].get<double>(), m["penetration"]["frame"].get<int>(),
+      m["planted_penetration"]["max_m"].get<double>(), m["slide"]["mean_mps"].get<double>(),
+      m["slide"]["max_mps"].get<double>(), m["float"]["mean_m"].get<double>(),
+      m["bone_length_change"]["max"].get<double>(), t["unreachable_frames"].get<int>());
   const auto failed = failed_conditions(conditions, result.report);
   for (const auto& f : failed) spdlog::error("{}: --fail-on condition held: {}", args.input, f);
   return failed.empty() ? kExitOk : kExitFailOn;
@@ -56,22 +58,24 @@ int check(const CheckArgs& args) {
 
 void add_check_command(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<CheckArgs>();
-  CLI::App* cmd = app.add_subcommand("check", "Measure a clip against a terrain without changing it");
+  CLI::App* cmd =
+      app.add_subcommand("check", "Measure a clip against a terrain without changing it");
   cmd->add_option("clip", args->input, "Clip to measure")->required();
   add_terrain_options(*cmd, args->terrain);
   cmd->add_option("--report", args->report, "Write a JSON report here");
   add_clip_options(*cmd, args->clip);
   add_contacts_option(*cmd, args->clip);
-  cmd->add_option("--contacts-out", args->contacts_out,
-                  "Write the foot contacts a fix would use as JSON, to edit and pass to run with --contacts");
+  cmd->add_option(
+      "--contacts-out", args->contacts_out,
+      "Write the foot contacts a fix would use as JSON, to edit and pass to run with --contacts");
   add_fix_options(*cmd, args->fix);
   add_threads_option(*cmd, args->threads);
-  cmd->add_option("--fail-on", args->fail_on,
-                  "Exit 1 when a condition holds, e.g. \"penetration>0.005,slide>0.01,unreachable\" "
-                  "(see README: Exit codes and --fail-on)");
-  cmd->callback([args, &exit_code] {
-    exit_code = run_guarded(args->input, [&] { return check(*args); });
-  });
+  cmd->add_option(
+      "--fail-on", args->fail_on,
+      "Exit 1 when a condition holds, e.g. \"penetration>0.005,slide>0.01,unreachable\" "
+      "(see README: Exit codes and --fail-on)");
+  cmd->callback(
+      [args, &exit_code] { exit_code = run_guarded(args->input, [&] { return check(*args); }); });
 }
 
 }  // namespace ikfix::cli

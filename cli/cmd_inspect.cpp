@@ -1,10 +1,10 @@
 #include "cli/cmd_inspect.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <cstdio>
 #include <memory>
 #include <vector>
-
-#include <spdlog/spdlog.h>
 
 #include "cli/clip_options.hpp"
 #include "cli/command_guard.hpp"
@@ -25,7 +25,8 @@ int inspect(const InspectArgs& args) {
   // --take all: every take that animates the skeleton (they share it); the first is shown in full.
   std::vector<io::LoadedClip> takes;
   if (args.clip.take == "all") takes = io::load_takes(args.input, to_load_options(args.clip));
-  const io::LoadedClip clip = takes.empty() ? io::load_clip(args.input, to_load_options(args.clip)) : takes.front();
+  const io::LoadedClip clip =
+      takes.empty() ? io::load_clip(args.input, to_load_options(args.clip)) : takes.front();
   nlohmann::ordered_json out;
   out["file"] = args.input;
   out["format"] = clip.format;
@@ -33,7 +34,10 @@ int inspect(const InspectArgs& args) {
   if (!takes.empty()) {
     nlohmann::ordered_json list = nlohmann::ordered_json::array();
     for (const auto& t : takes)
-      list.push_back({{"name", t.take_name}, {"index", t.take_index}, {"frames", t.clip.frame_count}, {"fps", t.clip.fps}});
+      list.push_back({{"name", t.take_name},
+                      {"index", t.take_index},
+                      {"frames", t.clip.frame_count},
+                      {"fps", t.clip.fps}});
     out["takes"] = list;
   }
   out["joints"] = clip.skeleton.joint_count();
@@ -57,22 +61,26 @@ int inspect(const InspectArgs& args) {
   nlohmann::ordered_json names = nlohmann::ordered_json::array();
   for (int j = 0; j < clip.skeleton.joint_count(); ++j) {
     const int p = clip.skeleton.parents[j];
-    names.push_back({{"name", clip.skeleton.names[j]}, {"parent", p < 0 ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(clip.skeleton.names[p])}});
+    names.push_back({{"name", clip.skeleton.names[j]},
+                     {"parent", p < 0 ? nlohmann::ordered_json(nullptr)
+                                      : nlohmann::ordered_json(clip.skeleton.names[p])}});
   }
   out["skeleton"] = names;
   if (args.json) {
     std::printf("%s\n", out.dump(2).c_str());
     return kExitOk;
   }
-  std::printf("%s: %s, %d joints, %d frames at %g fps (%.2f s)\n", args.input.c_str(), clip.format.c_str(),
-              clip.skeleton.joint_count(), clip.clip.frame_count, clip.clip.fps,
-              clip.clip.frame_count / clip.clip.fps);
+  std::printf("%s: %s, %d joints, %d frames at %g fps (%.2f s)\n", args.input.c_str(),
+              clip.format.c_str(), clip.skeleton.joint_count(), clip.clip.frame_count,
+              clip.clip.fps, clip.clip.frame_count / clip.clip.fps);
   std::printf("unit: %s = %g m (%s)%s%s\n", clip.unit_name.c_str(), clip.space.metres_per_unit,
-              clip.unit_source.c_str(), clip.unit_reason.empty() ? "" : ": ", clip.unit_reason.c_str());
+              clip.unit_source.c_str(), clip.unit_reason.empty() ? "" : ": ",
+              clip.unit_reason.c_str());
   std::printf("up axis: %c\n", clip.up_axis);
   std::printf("take: %d '%s' of %d\n", clip.take_index, clip.take_name.c_str(), clip.take_count);
   for (const auto& t : takes)
-    std::printf("  take %d '%s': %d frames at %g fps\n", t.take_index, t.take_name.c_str(), t.clip.frame_count, t.clip.fps);
+    std::printf("  take %d '%s': %d frames at %g fps\n", t.take_index, t.take_name.c_str(),
+                t.clip.frame_count, t.clip.fps);
   if (legs_error.empty()) {
     const auto& legs = out["legs"];
     std::printf("legs (%s): pelvis %s\n", legs["method"].get<std::string>().c_str(),
@@ -96,13 +104,13 @@ int inspect(const InspectArgs& args) {
 
 void add_inspect_command(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<InspectArgs>();
-  CLI::App* cmd = app.add_subcommand("inspect", "Show a clip's skeleton, legs, frame rate, unit and up axis");
+  CLI::App* cmd =
+      app.add_subcommand("inspect", "Show a clip's skeleton, legs, frame rate, unit and up axis");
   cmd->add_option("clip", args->input, "Input clip")->required();
   add_clip_options(*cmd, args->clip);
   cmd->add_flag("--json", args->json, "Print JSON instead of text");
-  cmd->callback([args, &exit_code] {
-    exit_code = run_guarded(args->input, [&] { return inspect(*args); });
-  });
+  cmd->callback(
+      [args, &exit_code] { exit_code = run_guarded(args->input, [&] { return inspect(*args); }); });
 }
 
 }  // namespace ikfix::cli

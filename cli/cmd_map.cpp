@@ -1,10 +1,10 @@
 #include "cli/cmd_map.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <cstdio>
 #include <memory>
 #include <string>
-
-#include <spdlog/spdlog.h>
 
 #include "cli/command_guard.hpp"
 #include "cli/exit_codes.hpp"
@@ -43,24 +43,29 @@ std::string padded(const std::string& s, std::size_t width) {
   return n >= width ? s : s + std::string(width - n, ' ');
 }
 
-void print_table(const MapArgs& args, const core::BoneMap& map, const core::Skeleton& src, const core::Skeleton& tgt) {
-  std::printf("%s (%d joints) -> %s (%d joints): %zu pairs\n", args.source.c_str(), src.joint_count(),
-              args.target.c_str(), tgt.joint_count(), map.pairs.size());
+void print_table(const MapArgs& args, const core::BoneMap& map, const core::Skeleton& src,
+                 const core::Skeleton& tgt) {
+  std::printf("%s (%d joints) -> %s (%d joints): %zu pairs\n", args.source.c_str(),
+              src.joint_count(), args.target.c_str(), tgt.joint_count(), map.pairs.size());
   std::size_t ws = 6, wt = 6, wr = 4;
-  auto target_of = [&](const core::BonePair& p) { return tgt.names[p.target] + (p.target_end_site ? " (end)" : ""); };
+  auto target_of = [&](const core::BonePair& p) {
+    return tgt.names[p.target] + (p.target_end_site ? " (end)" : "");
+  };
   for (const auto& p : map.pairs) {
     ws = std::max(ws, columns(src.names[p.source]));
     wt = std::max(wt, columns(target_of(p)));
     wr = std::max(wr, columns(p.role));
   }
-  std::printf("  %s  %s  %s  %-12s  %s\n", padded("source", ws).c_str(), padded("target", wt).c_str(),
-              padded("role", wr).c_str(), "provenance", "confidence");
+  std::printf("  %s  %s  %s  %-12s  %s\n", padded("source", ws).c_str(),
+              padded("target", wt).c_str(), padded("role", wr).c_str(), "provenance", "confidence");
   for (const auto& p : map.pairs)
-    std::printf("  %s  %s  %s  %-12s  %.2f\n", padded(src.names[p.source], ws).c_str(), padded(target_of(p), wt).c_str(),
-                padded(p.role, wr).c_str(), core::provenance_name(p.provenance), p.confidence);
+    std::printf("  %s  %s  %s  %-12s  %.2f\n", padded(src.names[p.source], ws).c_str(),
+                padded(target_of(p), wt).c_str(), padded(p.role, wr).c_str(),
+                core::provenance_name(p.provenance), p.confidence);
   std::printf("unmapped source: %s\n", joined_names(map.unmapped_source, src).c_str());
   std::printf("unmapped target: %s\n", joined_names(map.unmapped_target, tgt).c_str());
-  std::printf("excluded target (control/IK/helper, never written): %s\n", joined_names(map.excluded_target, tgt).c_str());
+  std::printf("excluded target (control/IK/helper, never written): %s\n",
+              joined_names(map.excluded_target, tgt).c_str());
 }
 
 int run_map(const MapArgs& args) {
@@ -73,15 +78,19 @@ int run_map(const MapArgs& args) {
   if (!map.missing_roles.empty()) {
     std::string roles;
     for (const auto& r : map.missing_roles) roles += (roles.empty() ? "" : ", ") + r;
-    throw io::InputError(args.target, "no usable bone map from " + args.source + ": required roles not found on both skeletons: " +
-                                          roles + " (pair them in a map file: ikfix retarget --map)");
+    throw io::InputError(args.target, "no usable bone map from " + args.source +
+                                          ": required roles not found on both skeletons: " + roles +
+                                          " (pair them in a map file: ikfix retarget --map)");
   }
   if (!args.save.empty()) {
     io::save_bone_map(args.save, map, source.skeleton, target.skeleton, args.source, args.target);
     spdlog::info("bone map saved to {}", args.save);
   }
   if (args.json) {
-    std::printf("%s\n", io::bone_map_json(map, source.skeleton, target.skeleton, args.source, args.target).dump(2).c_str());
+    std::printf("%s\n",
+                io::bone_map_json(map, source.skeleton, target.skeleton, args.source, args.target)
+                    .dump(2)
+                    .c_str());
   } else {
     print_table(args, map, source.skeleton, target.skeleton);
   }
@@ -92,10 +101,13 @@ int run_map(const MapArgs& args) {
 
 void add_map_command(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<MapArgs>();
-  CLI::App* cmd = app.add_subcommand("map", "Show (and save) the automatic bone map from a clip's skeleton to a target character");
+  CLI::App* cmd = app.add_subcommand(
+      "map", "Show (and save) the automatic bone map from a clip's skeleton to a target character");
   cmd->add_option("source", args->source, "Source clip (BVH, FBX, glTF)")->required();
-  cmd->add_option("--to", args->target, "Target character (its skeleton and rest pose)")->required();
-  cmd->add_option("--save", args->save, "Write the map as JSON (ikfix-bone-map-v1), to edit and pass to retarget --map");
+  cmd->add_option("--to", args->target, "Target character (its skeleton and rest pose)")
+      ->required();
+  cmd->add_option("--save", args->save,
+                  "Write the map as JSON (ikfix-bone-map-v1), to edit and pass to retarget --map");
   cmd->add_flag("--json", args->json, "Print the map as JSON instead of a table");
   cmd->callback([args, &exit_code] {
     exit_code = run_guarded(args->source, [&] { return run_map(*args); });

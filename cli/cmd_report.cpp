@@ -1,8 +1,8 @@
 #include "cli/cmd_report.hpp"
 
-#include <memory>
-
 #include <spdlog/spdlog.h>
+
+#include <memory>
 
 #include "cli/batch_report.hpp"
 #include "cli/exit_codes.hpp"
@@ -26,12 +26,16 @@ int merge(const MergeArgs& args) {
   save_batch_report(args.output, merged);
   if (!args.junit.empty()) io::write_file_atomic(args.junit, junit_xml(merged));
   const Json& t = merged.head["totals"];
-  spdlog::info("report merge: {} report(s), {} clip(s): {} fixed, {} failed, {} not done, {} with unreachable frames -> {}",
-               args.inputs.size(), t["clips"].get<long>(), t["ok"].get<long>(), t["errors"].get<long>(),
-               t["not_done"].get<long>(), t["clips_with_unreachable"].get<long>(), args.output);
+  spdlog::info(
+      "report merge: {} report(s), {} clip(s): {} fixed, {} failed, {} not done, {} with "
+      "unreachable frames -> {}",
+      args.inputs.size(), t["clips"].get<long>(), t["ok"].get<long>(), t["errors"].get<long>(),
+      t["not_done"].get<long>(), t["clips_with_unreachable"].get<long>(), args.output);
   if (batch_passed(merged)) return kExitOk;
-  spdlog::error("report merge: the batch did not pass ({} clip(s) with --fail-on held, {} failed, {} not done)",
-                t["clips_fail_on_held"].get<long>(), t["errors"].get<long>(), t["not_done"].get<long>());
+  spdlog::error(
+      "report merge: the batch did not pass ({} clip(s) with --fail-on held, {} failed, {} not "
+      "done)",
+      t["clips_fail_on_held"].get<long>(), t["errors"].get<long>(), t["not_done"].get<long>());
   return kExitFailOn;
 }
 
@@ -41,8 +45,9 @@ void add_report_command(CLI::App& app, int& exit_code) {
   CLI::App* report = app.add_subcommand("report", "Work on batch reports");
   report->require_subcommand(1);
   auto args = std::make_shared<MergeArgs>();
-  CLI::App* cmd = report->add_subcommand(
-      "merge", "Join batch reports (e.g. one per --shard) into the report one batch over all their clips writes");
+  CLI::App* cmd = report->add_subcommand("merge",
+                                         "Join batch reports (e.g. one per --shard) into the "
+                                         "report one batch over all their clips writes");
   cmd->add_option("reports", args->inputs, "Batch reports to join")->required();
   cmd->add_option("-o,--output", args->output, "Merged report (JSON)")->required();
   cmd->add_option("--junit", args->junit, "Also write JUnit XML for the merged batch here");

@@ -1,10 +1,10 @@
 #include "cli/cmd_retarget.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <chrono>
 #include <filesystem>
 #include <memory>
-
-#include <spdlog/spdlog.h>
 
 #include "cli/clip_options.hpp"
 #include "cli/command_guard.hpp"
@@ -37,9 +37,11 @@ int retarget(const RetargetArgs& args) {
   const auto conditions = parse_fail_on(args.fail_on);
   RetargetJob job;
   job.input = args.input;
-  job.output = args.output.empty() ? default_retarget_output(args.input, args.retarget.target) : fs::path(args.output);
+  job.output = args.output.empty() ? default_retarget_output(args.input, args.retarget.target)
+                                   : fs::path(args.output);
   if (same_file(job.output, job.input) || same_file(job.output, args.retarget.target))
-    throw std::invalid_argument("output " + job.output.string() + " would overwrite an input; choose another -o");
+    throw std::invalid_argument("output " + job.output.string() +
+                                " would overwrite an input; choose another -o");
   job.clip = args.clip;
   job.retarget = args.retarget;
   job.fix = args.fix;
@@ -53,13 +55,16 @@ int retarget(const RetargetArgs& args) {
   const auto& r = result.report;
   const auto& rt = r["retarget"];
   const auto& feet = rt["quality"]["final"]["feet_at_source_contacts"];
-  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
-  spdlog::info("{} -> {} ({}): {} frames, {} bones mapped, scale {:.3f}, feet at contacts: slide {:.4f} m/s, "
-               "float {:.4f} m, penetration {:.4f} m; {} unreachable frame(s), {:.0f} ms",
-               args.input, job.output.string(), args.retarget.target, r["frames"].get<int>(), rt["map"].size(),
-               rt["scale"]["horizontal"].get<double>(), feet["slide_mean_mps"].get<double>(),
-               feet["float_mean_m"].get<double>(), feet["penetration_max_m"].get<double>(),
-               r["totals"]["unreachable_frames"].get<int>(), ms);
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  spdlog::info(
+      "{} -> {} ({}): {} frames, {} bones mapped, scale {:.3f}, feet at contacts: slide {:.4f} "
+      "m/s, "
+      "float {:.4f} m, penetration {:.4f} m; {} unreachable frame(s), {:.0f} ms",
+      args.input, job.output.string(), args.retarget.target, r["frames"].get<int>(),
+      rt["map"].size(), rt["scale"]["horizontal"].get<double>(),
+      feet["slide_mean_mps"].get<double>(), feet["float_mean_m"].get<double>(),
+      feet["penetration_max_m"].get<double>(), r["totals"]["unreachable_frames"].get<int>(), ms);
   const auto failed = failed_conditions(conditions, r);
   for (const auto& f : failed) spdlog::error("{}: --fail-on condition held: {}", args.input, f);
   return failed.empty() ? kExitOk : kExitFailOn;
@@ -69,21 +74,26 @@ int retarget(const RetargetArgs& args) {
 
 void add_retarget_command(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<RetargetArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "retarget", "Put a clip's motion on another character (bones mapped automatically), feet planted on a terrain");
+  CLI::App* cmd = app.add_subcommand("retarget",
+                                     "Put a clip's motion on another character (bones mapped "
+                                     "automatically), feet planted on a terrain");
   cmd->add_option("clip", args->input, "Source clip (BVH, FBX, glTF/GLB, ...)")->required();
   add_retarget_options(*cmd, args->retarget);
-  cmd->add_option("-o,--output", args->output,
-                  "Output file: the character's format adds a take (FBX, glTF) or writes its hierarchy (BVH); "
-                  ".bvh writes a BVH of the character's skeleton. Default: SOURCE_on_CHARACTER.<character's extension> "
-                  "beside the source");
-  cmd->add_option("--report", args->report, "Write a JSON report here (map, scales, rest alignment, quality)");
+  cmd->add_option(
+      "-o,--output", args->output,
+      "Output file: the character's format adds a take (FBX, glTF) or writes its hierarchy (BVH); "
+      ".bvh writes a BVH of the character's skeleton. Default: SOURCE_on_CHARACTER.<character's "
+      "extension> "
+      "beside the source");
+  cmd->add_option("--report", args->report,
+                  "Write a JSON report here (map, scales, rest alignment, quality)");
   add_terrain_options(*cmd, args->terrain, false);
   add_clip_options(*cmd, args->clip);
   add_fix_options(*cmd, args->fix);
   add_verify_assimp_option(*cmd);
-  cmd->add_option("--fail-on", args->fail_on,
-                  "Exit 1 when a condition holds on the output, e.g. \"slide>0.01,unreachable\" (as for run)");
+  cmd->add_option(
+      "--fail-on", args->fail_on,
+      "Exit 1 when a condition holds on the output, e.g. \"slide>0.01,unreachable\" (as for run)");
   cmd->callback([args, &exit_code] {
     exit_code = run_guarded(args->input, [&] { return retarget(*args); });
   });

@@ -1,10 +1,10 @@
 #include "cli/cmd_run.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <chrono>
 #include <filesystem>
 #include <memory>
-
-#include <spdlog/spdlog.h>
 
 #include "cli/clip_config.hpp"
 #include "cli/command_guard.hpp"
@@ -42,7 +42,7 @@ int run(const RunArgs& args) {
 
   FixJob job;
   job.input = args.input;
-  job.output = args.in_place ? fs::path(args.input)
+  job.output = args.in_place         ? fs::path(args.input)
                : args.output.empty() ? default_output(args.input)
                                      : fs::path(args.output);
   job.in_place = args.in_place;
@@ -55,7 +55,8 @@ int run(const RunArgs& args) {
   // Metrics are for the report and for --fail-on conditions on them; the summary line needs none.
   job.measure = !args.report.empty() || needs_metrics(conditions);
   if (!args.in_place && same_file(job.output, job.input))
-    throw std::invalid_argument("output " + job.output.string() + " is the input; pass --in-place to overwrite it");
+    throw std::invalid_argument("output " + job.output.string() +
+                                " is the input; pass --in-place to overwrite it");
   start_terrain(job, args.terrain, args.threads);
   job.runner = thread_pool_for_process(args.threads);  // one per run, shared by read, fix and write
   times.mark("setup");
@@ -70,19 +71,21 @@ int run(const RunArgs& args) {
   for (const auto& w : result.warnings) spdlog::warn("{}: {}", args.input, w);
 
   const auto& r = result.report;
-  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
-  spdlog::info("{} -> {}: {} frames at {:g} fps, unit {} ({}), legs by {}, body {:+.3f}..{:+.3f} m, "
-               "pelvis drop <= {:.3f} m, {} unreachable frame(s), {:.0f} ms",
-               args.input, job.output.string(), r["frames"].get<int>(), r["fps"].get<double>(),
-               r["unit"]["name"].get<std::string>(), r["unit"]["source"].get<std::string>(),
-               r["legs"]["method"].get<std::string>(), r["body"]["min_rise_m"].get<double>(),
-               r["body"]["max_rise_m"].get<double>(), r["body"]["max_pelvis_drop_m"].get<double>(),
-               r["totals"]["unreachable_frames"].get<int>(), ms);
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  spdlog::info(
+      "{} -> {}: {} frames at {:g} fps, unit {} ({}), legs by {}, body {:+.3f}..{:+.3f} m, "
+      "pelvis drop <= {:.3f} m, {} unreachable frame(s), {:.0f} ms",
+      args.input, job.output.string(), r["frames"].get<int>(), r["fps"].get<double>(),
+      r["unit"]["name"].get<std::string>(), r["unit"]["source"].get<std::string>(),
+      r["legs"]["method"].get<std::string>(), r["body"]["min_rise_m"].get<double>(),
+      r["body"]["max_rise_m"].get<double>(), r["body"]["max_pelvis_drop_m"].get<double>(),
+      r["totals"]["unreachable_frames"].get<int>(), ms);
   if (r.contains("takes"))  // --take all: the line above is the first take's, unreachable summed
     for (const auto& t : r["takes"])
-      spdlog::info("  take {} '{}': {} frames, {} unreachable frame(s)", t["take"]["index"].get<int>(),
-                   t["take"]["name"].get<std::string>(), t["frames"].get<int>(),
-                   t["totals"]["unreachable_frames"].get<int>());
+      spdlog::info("  take {} '{}': {} frames, {} unreachable frame(s)",
+                   t["take"]["index"].get<int>(), t["take"]["name"].get<std::string>(),
+                   t["frames"].get<int>(), t["totals"]["unreachable_frames"].get<int>());
 
   const auto failed = failed_conditions(conditions, r);
   for (const auto& f : failed) spdlog::error("{}: --fail-on condition held: {}", args.input, f);
@@ -93,27 +96,32 @@ int run(const RunArgs& args) {
 
 void add_run_command(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<RunArgs>();
-  CLI::App* cmd = app.add_subcommand("run", "Fix one clip's feet onto a terrain mesh and write the corrected clip");
-  cmd->add_option("clip", args->input, "Input clip (.bvh, .fbx, .glb/.gltf; .dae read-only)")->required();
+  CLI::App* cmd = app.add_subcommand(
+      "run", "Fix one clip's feet onto a terrain mesh and write the corrected clip");
+  cmd->add_option("clip", args->input, "Input clip (.bvh, .fbx, .glb/.gltf; .dae read-only)")
+      ->required();
   add_terrain_options(*cmd, args->terrain);
-  cmd->add_option("-o,--output", args->output, "Output clip (default: CLIP.ikfix.EXT beside the input)");
+  cmd->add_option("-o,--output", args->output,
+                  "Output clip (default: CLIP.ikfix.EXT beside the input)");
   cmd->add_option("--report", args->report, "Write a JSON report here");
   cmd->add_flag("--in-place", args->in_place, "Overwrite the input clip");
   add_clip_options(*cmd, args->clip);
   add_contacts_option(*cmd, args->clip);
-  cmd->add_option("--contacts-out", args->contacts_out,
-                  "Write the foot contacts the fix used as JSON (edit and pass back with --contacts)");
+  cmd->add_option(
+      "--contacts-out", args->contacts_out,
+      "Write the foot contacts the fix used as JSON (edit and pass back with --contacts)");
   add_fix_options(*cmd, args->fix);
   add_verify_assimp_option(*cmd);
   add_threads_option(*cmd, args->threads);
   cmd->add_option("--config", args->config,
-                  "Clip settings as JSON (legs, clip_unit, clip_up, take, terrain_offset, contacts); CLIP.ikfix.json "
+                  "Clip settings as JSON (legs, clip_unit, clip_up, take, terrain_offset, "
+                  "contacts); CLIP.ikfix.json "
                   "beside the clip is read too and wins");
   cmd->add_option("--fail-on", args->fail_on,
-                  "Exit 1 when a condition holds, e.g. \"unreachable,penetration>0.005\" (see README: ikfix check)");
-  cmd->callback([args, &exit_code] {
-    exit_code = run_guarded(args->input, [&] { return run(*args); });
-  });
+                  "Exit 1 when a condition holds, e.g. \"unreachable,penetration>0.005\" (see "
+                  "README: ikfix check)");
+  cmd->callback(
+      [args, &exit_code] { exit_code = run_guarded(args->input, [&] { return run(*args); }); });
 }
 
 }  // namespace ikfix::cli

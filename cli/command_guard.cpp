@@ -1,8 +1,8 @@
 #include "cli/command_guard.hpp"
 
-#include <stdexcept>
-
 #include <spdlog/spdlog.h>
+
+#include <stdexcept>
 
 #include "cli/exit_codes.hpp"
 #include "io/error.hpp"

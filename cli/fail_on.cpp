@@ -42,7 +42,8 @@ double metric_value(const std::string& metric, const nlohmann::ordered_json& rep
       return m ? (*m)["non_finite"].get<double>() : 0.0;
     }
     if (*path.group == 0) {
-      if (metric == "pelvis-limit") return report.contains("body") ? report["body"]["pelvis_limit_frames"].get<double>() : 0.0;
+      if (metric == "pelvis-limit")
+        return report.contains("body") ? report["body"]["pelvis_limit_frames"].get<double>() : 0.0;
       return report.contains("totals") ? report["totals"][path.key].get<double>() : 0.0;
     }
     const auto* m = metrics_of(report);
@@ -69,8 +70,8 @@ std::vector<FailCondition> parse_fail_on(const std::string& text) {
       names += names.empty() ? m.name : std::string(", ") + m.name;
     }
     if (!known)
-      throw std::invalid_argument("--fail-on: unknown condition '" + c.metric + "' (known: " + names +
-                                  "; optionally '>N')");
+      throw std::invalid_argument("--fail-on: unknown condition '" + c.metric +
+                                  "' (known: " + names + "; optionally '>N')");
     if (gt != std::string::npos) {
       const std::string number = item.substr(gt + 1);
       const auto [p, ec] = std::from_chars(number.data(), number.data() + number.size(), c.limit);

@@ -1,9 +1,8 @@
 #pragma once
 // `--fail-on` conditions: comma-separated, e.g. "unreachable", "penetration>0.005,slide>0.01".
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace ikfix::cli {
 
@@ -12,7 +11,7 @@ struct FailCondition {
   // planted-penetration (m), slide (max m/s), slide-mean (m/s), float (mean m),
   // bone-length (relative), knee (degrees outside the limit), nan (count)
   std::string metric;
-  double limit = 0;    // the condition holds when value > limit
+  double limit = 0;  // the condition holds when value > limit
 };
 
 // Throws std::invalid_argument naming the bad item.

@@ -23,8 +23,9 @@ bool same_file(const fs::path& a, const fs::path& b) {
   return fs::weakly_canonical(a, ec) == fs::weakly_canonical(b, ec);
 }
 
-core::ClipMetrics measure(const io::LoadedClip& clip, const core::Clip& motion, const core::LegRig& rig,
-                          const core::Terrain& terrain, const core::FixSettings& settings) {
+core::ClipMetrics measure(const io::LoadedClip& clip, const core::Clip& motion,
+                          const core::LegRig& rig, const core::Terrain& terrain,
+                          const core::FixSettings& settings) {
   // The metrics read every joint (bone lengths, non-finite transforms).
   if (!clip.all_joints_read())
     throw std::logic_error(clip.path.string() + ": measured, but it was read for some joints only");
@@ -60,7 +61,8 @@ FixedTake fix_take(const FixJob& job, bool check, io::LoadedClip& clip, const co
   fix.terrain = job.terrain;
   fix.settings = to_settings(job.fix);
   fix.runner = job.runner;
-  if (!job.clip.contacts.empty()) fix.settings.contacts_override = io::load_contacts(job.clip.contacts, clip.clip.frame_count);
+  if (!job.clip.contacts.empty())
+    fix.settings.contacts_override = io::load_contacts(job.clip.contacts, clip.clip.frame_count);
   const double fps = clip.clip.fps;  // read before the motion may be moved out of `clip`
   FixedTake taken;
   auto mark = [&](const char* phase) {
@@ -76,7 +78,8 @@ FixedTake fix_take(const FixJob& job, bool check, io::LoadedClip& clip, const co
   }
   mark("fix");
   const core::FixResult& result = taken.result;
-  if (!job.contacts_out.empty()) io::save_contacts(job.contacts_out, {result.planted[0], result.planted[1]}, fps);
+  if (!job.contacts_out.empty())
+    io::save_contacts(job.contacts_out, {result.planted[0], result.planted[1]}, fps);
 
   std::optional<core::ClipMetrics> before, after;
   if (job.measure || check) before = measure(clip, clip.clip, rig, *job.terrain, fix.settings);
@@ -96,7 +99,8 @@ FixedTake fix_take(const FixJob& job, bool check, io::LoadedClip& clip, const co
   FixJobResult& out = taken.out;
   out.report = io::make_run_report(report_input);
   out.warnings = clip.warnings;
-  out.warnings.insert(out.warnings.end(), result.diagnostics.warnings.begin(), result.diagnostics.warnings.end());
+  out.warnings.insert(out.warnings.end(), result.diagnostics.warnings.begin(),
+                      result.diagnostics.warnings.end());
   out.frames = result.diagnostics.frames;
   return taken;
 }
@@ -105,7 +109,8 @@ FixedTake fix_take(const FixJob& job, bool check, io::LoadedClip& clip, const co
 // contacts, IK and report as any rig), then the result is cut back to the file's joints (the
 // virtual ankles' own rotations have no bone to go to). The report counts the file's joints and
 // names the virtual ones.
-FixedTake fix_take_on_tails(const FixJob& job, bool check, io::LoadedClip& clip, const FoundLegs& legs) {
+FixedTake fix_take_on_tails(const FixJob& job, bool check, io::LoadedClip& clip,
+                            const FoundLegs& legs) {
   if (!legs.tails) return fix_take(job, check, clip, legs.rig);
   const core::EndSiteJoints& tails = *legs.tails;
   io::LoadedClip work = with_tails(clip, tails);
@@ -125,7 +130,8 @@ io::ClipLoadOptions load_options(const FixJob& job) {
 
 void place(io::LoadedClip& clip, const FixJob& job) {
   if (job.terrain_offset.size() == 3)
-    clip.space.world_offset -= core::Vec3(job.terrain_offset[0], job.terrain_offset[1], job.terrain_offset[2]);
+    clip.space.world_offset -=
+        core::Vec3(job.terrain_offset[0], job.terrain_offset[1], job.terrain_offset[2]);
 }
 
 // The clip (or takes) read by `read`, then `job.terrain` set from `job.pending_terrain` when the
@@ -148,7 +154,8 @@ auto read_then_terrain(FixJob& job, Read read) {
 // together. The report is the first take's (so single-take consumers keep working) plus "takes"
 // (one report per take) and totals over all takes (so --fail-on covers every take).
 FixJobResult fix_all_takes(FixJob job, bool check) {
-  std::vector<io::LoadedClip> clips = read_then_terrain(job, [&] { return io::load_takes(job.input, load_options(job)); });
+  std::vector<io::LoadedClip> clips =
+      read_then_terrain(job, [&] { return io::load_takes(job.input, load_options(job)); });
   if (clips.size() > 1 && (!job.clip.contacts.empty() || !job.contacts_out.empty()))
     throw std::invalid_argument(job.input.string() + ": has " + std::to_string(clips.size()) +
                                 " takes; a contacts file is for one take, choose it with --take");
@@ -172,12 +179,14 @@ FixJobResult fix_all_takes(FixJob job, bool check) {
   for (const FixedTake& t : fixed) {
     const auto& totals = t.out.report["totals"];
     unreachable += totals["unreachable_frames"].get<int>();
-    if (!worst || totals["max_shortfall_m"].get<double>() > (*worst)["max_shortfall_m"].get<double>()) {
+    if (!worst ||
+        totals["max_shortfall_m"].get<double>() > (*worst)["max_shortfall_m"].get<double>()) {
       worst = &totals;
       worst_index = static_cast<int>(&t - fixed.data());
     }
     takes.push_back(t.out.report);
-    const std::string prefix = clips.size() > 1 ? "take '" + t.out.report["take"]["name"].get<std::string>() + "': " : "";
+    const std::string prefix =
+        clips.size() > 1 ? "take '" + t.out.report["take"]["name"].get<std::string>() + "': " : "";
     for (const std::string& w : t.out.warnings) out.warnings.push_back(prefix + w);
     out.frames += t.out.frames;
   }
@@ -185,7 +194,8 @@ FixJobResult fix_all_takes(FixJob job, bool check) {
   out.report["totals"]["max_shortfall_m"] = (*worst)["max_shortfall_m"];
   out.report["totals"]["worst"] = (*worst)["worst"];
   if (!out.report["totals"]["worst"].is_null())
-    out.report["totals"]["worst"]["take"] = fixed[static_cast<std::size_t>(worst_index)].out.report["take"]["name"];
+    out.report["totals"]["worst"]["take"] =
+        fixed[static_cast<std::size_t>(worst_index)].out.report["take"]["name"];
   out.report["takes"] = std::move(takes);
   return out;
 }
@@ -209,7 +219,8 @@ bool reads_fix_joints_only(const FixJob& job, bool check, const io::LoadedClip& 
 
 FixJobResult fix_or_check(const FixJob& given, bool check) {
   if (!check && !given.in_place && same_file(given.output, given.input))
-    throw std::invalid_argument("output " + given.output.string() + " is the input; pass --in-place to overwrite it");
+    throw std::invalid_argument("output " + given.output.string() +
+                                " is the input; pass --in-place to overwrite it");
   if (given.clip.take == "all") return fix_all_takes(given, check);
   FixJob job = given;  // its terrain may still be coming
   // The legs, found as soon as the skeleton is read so that only their motion is decoded (a BVH
@@ -255,8 +266,9 @@ void start_terrain(FixJob& job, const TerrainOptions& options, int threads) {
     job.terrain = &load_terrain_for_process(options);
     return;
   }
-  job.pending_terrain =
-      std::async(std::launch::async, [options] { return &load_terrain_for_process(options); }).share();
+  job.pending_terrain = std::async(std::launch::async, [options] {
+                          return &load_terrain_for_process(options);
+                        }).share();
 }
 
 FixJobResult run_fix_job(const FixJob& job) { return fix_or_check(job, false); }

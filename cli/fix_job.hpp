@@ -3,10 +3,9 @@
 // `run` and `batch` (which calls it from several threads with one terrain).
 #include <filesystem>
 #include <future>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "cli/clip_options.hpp"
 #include "cli/fix_options.hpp"
@@ -21,21 +20,21 @@ namespace ikfix::cli {
 
 struct FixJob {
   std::filesystem::path input;
-  std::filesystem::path output;   // where the fixed clip goes (never the input unless in_place)
+  std::filesystem::path output;  // where the fixed clip goes (never the input unless in_place)
   bool in_place = false;
   const core::Terrain* terrain = nullptr;
   // Instead of `terrain`: one still being built on another thread (run and check build it while
   // the clip is read). Waited for once the clip is read; its error, if any, is reported first,
   // as when it was built before the clip was read.
   std::shared_future<const core::Terrain*> pending_terrain;
-  std::string terrain_path;       // for the report
+  std::string terrain_path;  // for the report
   ClipOptions clip;
   FixOptions fix;
   // Where this clip stands on the shared terrain, metres (empty: as the terrain file says). The
   // clip is placed by the opposite offset, so one terrain built once serves every clip.
   std::vector<double> terrain_offset;
-  bool measure = true;            // add before/after metrics (what `check` measures) to the report
-  bool write_output = true;       // false: analyse only (`check`), nothing written
+  bool measure = true;       // add before/after metrics (what `check` measures) to the report
+  bool write_output = true;  // false: analyse only (`check`), nothing written
   // Where to write the contacts the fix used (detected, or as given), to edit and feed back
   // with --contacts; empty: not written.
   std::filesystem::path contacts_out;
@@ -47,7 +46,7 @@ struct FixJob {
 };
 
 struct FixJobResult {
-  nlohmann::ordered_json report;   // the run report (schema in README.md)
+  nlohmann::ordered_json report;  // the run report (schema in README.md)
   std::vector<std::string> warnings;
   int frames = 0;
 };
@@ -67,8 +66,9 @@ FixJobResult run_fix_job(const FixJob& job);
 
 // What `check` measures on `motion` (a clip of `clip`'s skeleton, in its space) over `terrain`,
 // with the contact thresholds and knee limit of `settings`.
-core::ClipMetrics measure(const io::LoadedClip& clip, const core::Clip& motion, const core::LegRig& rig,
-                          const core::Terrain& terrain, const core::FixSettings& settings);
+core::ClipMetrics measure(const io::LoadedClip& clip, const core::Clip& motion,
+                          const core::LegRig& rig, const core::Terrain& terrain,
+                          const core::FixSettings& settings);
 
 // walk.bvh -> walk.ikfix.bvh beside the input.
 std::filesystem::path default_output(const std::filesystem::path& input);

@@ -10,30 +10,37 @@
 namespace ikfix::cli {
 
 void add_terrain_options(CLI::App& cmd, TerrainOptions& o, bool required) {
-  auto* terrain = cmd.add_option("--terrain", o.path,
-                                 required ? "Terrain mesh (any format Assimp reads; OBJ is common)"
-                                          : "Terrain mesh (any format Assimp reads; OBJ is common); default flat ground at y = 0");
+  auto* terrain = cmd.add_option(
+      "--terrain", o.path,
+      required
+          ? "Terrain mesh (any format Assimp reads; OBJ is common)"
+          : "Terrain mesh (any format Assimp reads; OBJ is common); default flat ground at y = 0");
   if (required) terrain->required();
   cmd.add_option("--terrain-unit", o.unit, "Length unit of the terrain (default m)");
-  cmd.add_option("--terrain-up", o.up, "Up axis of the terrain: y or z (default y)")->check(CLI::IsMember({"y", "z"}));
+  cmd.add_option("--terrain-up", o.up, "Up axis of the terrain: y or z (default y)")
+      ->check(CLI::IsMember({"y", "z"}));
   cmd.add_option("--terrain-offset", o.offset, "Move the terrain by X Y Z metres")->expected(3);
 }
 
 void add_verify_assimp_option(CLI::App& cmd) {
-  cmd.add_flag_callback("--verify-assimp", [] { io::fbx::set_assimp_check(true); },
-                        "Also read every FBX output back through Assimp before writing it (slower; our own re-read "
-                        "always runs)");
+  cmd.add_flag_callback(
+      "--verify-assimp", [] { io::fbx::set_assimp_check(true); },
+      "Also read every FBX output back through Assimp before writing it (slower; our own re-read "
+      "always runs)");
 }
 
 void add_fix_options(CLI::App& cmd, FixOptions& o) {
   cmd.add_option("--solver", o.solver, "Leg solver: fabrik (default), ccd or two-bone")
       ->check(CLI::IsMember({"fabrik", "ccd", "two-bone"}));
-  cmd.add_option("--weight", o.weight, "Blend between input (0) and full fix (1)")->check(CLI::Range(0.0, 1.0));
-  cmd.add_option("--max-pelvis-drop", o.max_pelvis_drop, "Pelvis drop limit, fraction of leg length (default 0.35)")
+  cmd.add_option("--weight", o.weight, "Blend between input (0) and full fix (1)")
       ->check(CLI::Range(0.0, 1.0));
-  cmd.add_option("--max-heel-lift", o.max_heel_lift_deg,
-                 "Degrees a foot out of reach may turn up on its ball (heel up) before the pelvis drops; "
-                 "0 = drop only (default 20)")
+  cmd.add_option("--max-pelvis-drop", o.max_pelvis_drop,
+                 "Pelvis drop limit, fraction of leg length (default 0.35)")
+      ->check(CLI::Range(0.0, 1.0));
+  cmd.add_option(
+         "--max-heel-lift", o.max_heel_lift_deg,
+         "Degrees a foot out of reach may turn up on its ball (heel up) before the pelvis drops; "
+         "0 = drop only (default 20)")
       ->check(CLI::Range(0.0, 60.0));
   cmd.add_option("--floor", o.floor, "Height of the clip's own floor, metres (default: detected)");
   cmd.add_flag("--no-align-feet", o.no_align_feet, "Do not turn planted feet to the ground normal");
@@ -58,7 +65,7 @@ const core::Terrain& load_terrain_for_process(const TerrainOptions& options) {
 
 core::FixSettings to_settings(const FixOptions& o) {
   core::FixSettings s;
-  s.solver = o.solver == "ccd" ? core::SolverKind::Ccd
+  s.solver = o.solver == "ccd"        ? core::SolverKind::Ccd
              : o.solver == "two-bone" ? core::SolverKind::TwoBone
                                       : core::SolverKind::Fabrik;
   s.weight = o.weight;

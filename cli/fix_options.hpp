@@ -1,11 +1,10 @@
 #pragma once
 // Options of the foot fix and of the terrain, shared by `run` and `batch`.
+#include <CLI/CLI.hpp>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 #include "core/fix/fix_settings.hpp"
 #include "core/terrain.hpp"

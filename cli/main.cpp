@@ -1,8 +1,9 @@
 // ikfix: puts the feet of animation clips on real terrain. Parses arguments, sets up logging
 // and dispatches to one file per command.
-#include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
 
 #include "cli/cmd_batch.hpp"
 #include "cli/cmd_check.hpp"
@@ -22,7 +23,10 @@ int main(int argc, char** argv) {
   logger->set_pattern("%^%l%$: %v");
   spdlog::set_default_logger(logger);
 
-  CLI::App app{"ikfix: fix animation clips' feet onto terrain (BVH, FBX, glTF in; the same format patched out; JSON reports)", "ikfix"};
+  CLI::App app{
+      "ikfix: fix animation clips' feet onto terrain (BVH, FBX, glTF in; the same format patched "
+      "out; JSON reports)",
+      "ikfix"};
   app.set_version_flag("--version", std::string("ikfix ") + IKFIX_VERSION);
   app.require_subcommand(1);
   bool quiet = false, verbose = false;

@@ -8,7 +8,8 @@ PhaseTimes::PhaseTimes() : last_(std::chrono::steady_clock::now()) {}
 
 void PhaseTimes::mark(std::string name) {
   const auto now = std::chrono::steady_clock::now();
-  phases_.emplace_back(std::move(name), std::chrono::duration<double, std::milli>(now - last_).count());
+  phases_.emplace_back(std::move(name),
+                       std::chrono::duration<double, std::milli>(now - last_).count());
   last_ = now;
 }
 

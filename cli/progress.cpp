@@ -14,8 +14,10 @@ constexpr auto kLogInterval = std::chrono::seconds(5);
 std::string duration_text(double seconds) {
   const long s = static_cast<long>(seconds + 0.5);
   char buffer[32];
-  if (s >= 3600) std::snprintf(buffer, sizeof buffer, "%ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
-  else std::snprintf(buffer, sizeof buffer, "%ld:%02ld", s / 60, s % 60);
+  if (s >= 3600)
+    std::snprintf(buffer, sizeof buffer, "%ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
+  else
+    std::snprintf(buffer, sizeof buffer, "%ld:%02ld", s / 60, s % 60);
   return buffer;
 }
 
@@ -37,10 +39,12 @@ std::string BatchProgress::line() const {
   const double fps = elapsed > 0 ? frames_ / elapsed : 0;
   std::string eta = "--:--";
   if (bytes_ > 0 && done_ < total_clips_)
-    eta = duration_text(elapsed * static_cast<double>(total_bytes_ - bytes_) / static_cast<double>(bytes_));
+    eta = duration_text(elapsed * static_cast<double>(total_bytes_ - bytes_) /
+                        static_cast<double>(bytes_));
   else if (done_ == total_clips_)
     eta = "0:00";
-  std::snprintf(buffer, sizeof buffer, "batch: %ld/%ld clips, %ld failed, %.0f frames/s, %s elapsed, ETA %s", done_,
+  std::snprintf(buffer, sizeof buffer,
+                "batch: %ld/%ld clips, %ld failed, %.0f frames/s, %s elapsed, ETA %s", done_,
                 total_clips_, failed_, fps, duration_text(elapsed).c_str(), eta.c_str());
   return buffer;
 }
@@ -73,8 +77,9 @@ void BatchProgress::clip_finished(long frames, std::uintmax_t bytes, bool failed
 void BatchProgress::tick() {
   if (!enabled_) return;
   std::lock_guard lock(mutex_);
-  if (Clock::now() - last_draw_ >= (tty_ ? std::chrono::duration_cast<Clock::duration>(kTtyInterval)
-                                         : std::chrono::duration_cast<Clock::duration>(kLogInterval)))
+  if (Clock::now() - last_draw_ >=
+      (tty_ ? std::chrono::duration_cast<Clock::duration>(kTtyInterval)
+            : std::chrono::duration_cast<Clock::duration>(kLogInterval)))
     draw_locked();
 }
 

@@ -1,12 +1,11 @@
 #include "cli/retarget_job.hpp"
 
-#include "cli/fix_job.hpp"
-
 #include <algorithm>
 #include <cctype>
 #include <memory>
 #include <stdexcept>
 
+#include "cli/fix_job.hpp"
 #include "core/metrics.hpp"
 #include "core/retarget/bone_map.hpp"
 #include "core/retarget/retarget_pipeline.hpp"
@@ -27,7 +26,8 @@ namespace fs = std::filesystem;
 
 std::string lower_extension(const fs::path& p) {
   std::string ext = p.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
   return ext;
 }
 
@@ -39,14 +39,17 @@ std::string joined(const std::vector<std::string>& items) {
 
 bool all_finite(const core::Clip& clip) {
   for (const core::Transform& t : clip.locals)
-    if (!core::is_finite(t.translation) || !core::is_finite(t.rotation) || !core::is_finite(t.scale)) return false;
+    if (!core::is_finite(t.translation) || !core::is_finite(t.rotation) ||
+        !core::is_finite(t.scale))
+      return false;
   return true;
 }
 
 // Joints that hold their rest transform on every frame need no curves where the file's own
 // transforms are the rest pose (glTF node TRS, BVH offsets); an FBX character may have been
 // saved in another pose than its bind pose, so there every joint is keyed.
-std::vector<char> joints_to_write(const io::LoadedClip& character, const core::Clip& clip, std::vector<char> animated) {
+std::vector<char> joints_to_write(const io::LoadedClip& character, const core::Clip& clip,
+                                  std::vector<char> animated) {
   if (character.format == "fbx") return animated;
   const core::Skeleton& sk = character.skeleton;
   for (int j = 0; j < sk.joint_count(); ++j) {
@@ -54,7 +57,8 @@ std::vector<char> joints_to_write(const io::LoadedClip& character, const core::C
     bool at_rest = true;
     for (int f = 0; f < clip.frame_count && at_rest; ++f) {
       const core::Transform& t = clip.at(f, j);
-      at_rest = t.translation == sk.rest[j].translation && t.rotation == sk.rest[j].rotation && t.scale == sk.rest[j].scale;
+      at_rest = t.translation == sk.rest[j].translation && t.rotation == sk.rest[j].rotation &&
+                t.scale == sk.rest[j].scale;
     }
     if (at_rest) animated[j] = 0;
   }
@@ -67,7 +71,8 @@ void write_output(const fs::path& out, const io::LoadedClip& character, const co
                   const std::vector<char>& animated, const std::string& take_name) {
   const std::string ext = lower_extension(out);
   const std::string target_ext = lower_extension(character.path);
-  if (ext == target_ext || (ext == ".glb" && target_ext == ".gltf") || (ext == ".gltf" && target_ext == ".glb")) {
+  if (ext == target_ext || (ext == ".glb" && target_ext == ".gltf") ||
+      (ext == ".gltf" && target_ext == ".glb")) {
     io::save_new_take(out, character, clip, animated, take_name, false);
     return;
   }
@@ -79,49 +84,62 @@ void write_output(const fs::path& out, const io::LoadedClip& character, const co
     io::bvh::save_new(out, character.skeleton, clip, options);
     return;
   }
-  throw std::invalid_argument("output " + out.string() + ": retarget writes the character's own format (" + target_ext +
+  throw std::invalid_argument("output " + out.string() +
+                              ": retarget writes the character's own format (" + target_ext +
                               ") or .bvh");
 }
-
 
 }  // namespace
 
 void add_retarget_options(CLI::App& cmd, RetargetOptions& o, bool for_batch) {
-  auto* to = cmd.add_option("--to", o.target,
-                            for_batch ? "Retarget every clip onto this character (FBX, glTF/GLB or BVH) instead of fixing it"
-                                      : "Target character (FBX, glTF/GLB or BVH; a rest-pose-only file is fine)");
+  auto* to = cmd.add_option(
+      "--to", o.target,
+      for_batch
+          ? "Retarget every clip onto this character (FBX, glTF/GLB or BVH) instead of fixing it"
+          : "Target character (FBX, glTF/GLB or BVH; a rest-pose-only file is fine)");
   if (!for_batch) to->required();
-  cmd.add_option("--map", o.map, "Bone map file (from 'ikfix map --save', edited); default: automatic")
+  cmd.add_option("--map", o.map,
+                 "Bone map file (from 'ikfix map --save', edited); default: automatic")
       ->needs(to);
-  cmd.add_option("--target-unit", o.target_unit, "Length unit of the character file (default: from the file / guessed)");
-  cmd.add_option("--target-up", o.target_up, "Up axis of the character file: y or z (default: from the file)")
+  cmd.add_option("--target-unit", o.target_unit,
+                 "Length unit of the character file (default: from the file / guessed)");
+  cmd.add_option("--target-up", o.target_up,
+                 "Up axis of the character file: y or z (default: from the file)")
       ->check(CLI::IsMember({"y", "z"}));
-  cmd.add_option("--scale", o.scale, "Horizontal root scale (default: target leg length / source leg length)")
+  cmd.add_option("--scale", o.scale,
+                 "Horizontal root scale (default: target leg length / source leg length)")
       ->check(CLI::PositiveNumber);
   cmd.add_option("--arm-reach", o.arm_reach,
                  "0..1: how far the hands reach where the source's are, in arm lengths (default 1)")
       ->check(CLI::Range(0.0, 1.0));
-  cmd.add_flag("--no-foot-fix", o.no_foot_fix, "Transfer only: no foot lock, terrain or leg IK on the target");
-  cmd.add_flag("--no-rest-align", o.no_rest_align,
-               "Do not align the character's rest bone directions to the source's (for comparison only)");
+  cmd.add_flag("--no-foot-fix", o.no_foot_fix,
+               "Transfer only: no foot lock, terrain or leg IK on the target");
+  cmd.add_flag(
+      "--no-rest-align", o.no_rest_align,
+      "Do not align the character's rest bone directions to the source's (for comparison only)");
   if (!for_batch)
-    cmd.add_option("--take-name", o.take_name, "Name of the new take in the output (default: the source file's stem)");
+    cmd.add_option("--take-name", o.take_name,
+                   "Name of the new take in the output (default: the source file's stem)");
 }
 
 fs::path default_retarget_output(const fs::path& source, const fs::path& target) {
-  return source.parent_path() / (source.stem().string() + "_on_" + target.stem().string() + target.extension().string());
+  return source.parent_path() /
+         (source.stem().string() + "_on_" + target.stem().string() + target.extension().string());
 }
 
 RetargetJobResult run_retarget_job(const RetargetJob& job) {
   if (job.clip.take == "all")
-    throw std::invalid_argument("--take all: retarget takes one take at a time; name it (or its index)");
+    throw std::invalid_argument(
+        "--take all: retarget takes one take at a time; name it (or its index)");
   const io::LoadedClip source = io::load_clip(job.input, to_load_options(job.clip));
   const core::LegRig source_legs = find_legs(source, job.clip);
 
   io::ClipLoadOptions target_options;
   if (!job.retarget.target_unit.empty()) {
     const double m = core::metres_per_unit_from_name(job.retarget.target_unit);
-    if (!(m > 0)) throw std::invalid_argument("--target-unit: '" + job.retarget.target_unit + "' is not a unit");
+    if (!(m > 0))
+      throw std::invalid_argument("--target-unit: '" + job.retarget.target_unit +
+                                  "' is not a unit");
     target_options.metres_per_unit = m;
   }
   if (!job.retarget.target_up.empty()) target_options.up_axis = job.retarget.target_up[0];
@@ -130,21 +148,26 @@ RetargetJobResult run_retarget_job(const RetargetJob& job) {
 
   const core::RestPose source_rest = core::make_rest_pose(source.skeleton, source.space.to_world());
   const core::RestPose target_rest = core::make_rest_pose(target.skeleton, target.space.to_world());
-  const core::BoneMap map = job.retarget.map.empty()
-                                ? core::auto_map(source_rest, target_rest)
-                                : io::load_bone_map(job.retarget.map, source.skeleton, target.skeleton);
+  const core::BoneMap map =
+      job.retarget.map.empty()
+          ? core::auto_map(source_rest, target_rest)
+          : io::load_bone_map(job.retarget.map, source.skeleton, target.skeleton);
   if (!map.missing_roles.empty())
     throw io::InputError(job.retarget.map.empty() ? target_file : job.retarget.map,
-                         "cannot map " + joined(map.missing_roles) + " between " + job.input.string() + " and " +
-                             target_file + "; write a map with 'ikfix map --save', complete it and pass --map");
+                         "cannot map " + joined(map.missing_roles) + " between " +
+                             job.input.string() + " and " + target_file +
+                             "; write a map with 'ikfix map --save', complete it and pass --map");
   // 2-bone legs (the ankle is the shin's bone tail): the transfer, foot stage and report run on
   // the character with virtual ankle joints there; the output is cut back to its own joints.
   std::optional<core::LegRig> found_legs = core::target_leg_rig(map, target.skeleton);
   std::optional<core::TailLegs> tails;
-  if (!found_legs && (tails = core::target_tail_legs(map, target.skeleton))) found_legs = tails->rig;
+  if (!found_legs && (tails = core::target_tail_legs(map, target.skeleton)))
+    found_legs = tails->rig;
   if (!found_legs)
-    throw io::InputError(target_file, "the character's legs have no ankle joints and no shin end sites to put them "
-                                      "on; the foot stage needs hip, knee and ankle");
+    throw io::InputError(
+        target_file,
+        "the character's legs have no ankle joints and no shin end sites to put them "
+        "on; the foot stage needs hip, knee and ankle");
   const core::LegRig* target_legs = &*found_legs;
   const io::LoadedClip work = tails ? with_tails(target, tails->joints) : target;
 
@@ -166,16 +189,21 @@ RetargetJobResult run_retarget_job(const RetargetJob& job) {
   in.fix_feet = !job.retarget.no_foot_fix;
   core::RetargetPipelineResult result = core::retarget_and_fix(in);
   if (!all_finite(result.clip))
-    throw io::InputError(job.input.string(), "retargeting produced non-finite values; nothing written");
+    throw io::InputError(job.input.string(),
+                         "retargeting produced non-finite values; nothing written");
 
   if (job.write_output) {
-    const std::string take = job.retarget.take_name.empty() ? job.input.stem().string() : job.retarget.take_name;
+    const std::string take =
+        job.retarget.take_name.empty() ? job.input.stem().string() : job.retarget.take_name;
     if (tails) {
       const core::Clip clip = core::without_end_site_joints(result.clip, tails->joints);
       write_output(job.output, target, clip,
-                   joints_to_write(target, clip, core::without_end_site_joints(result.animated, tails->joints)), take);
+                   joints_to_write(target, clip,
+                                   core::without_end_site_joints(result.animated, tails->joints)),
+                   take);
     } else {
-      write_output(job.output, target, result.clip, joints_to_write(target, result.clip, result.animated), take);
+      write_output(job.output, target, result.clip,
+                   joints_to_write(target, result.clip, result.animated), take);
     }
   }
 
@@ -210,12 +238,16 @@ RetargetJobResult run_retarget_job(const RetargetJob& job) {
   out.report = io::make_run_report(ri);
   out.report["input"] = job.input.string();
   out.report["target"] = target_file;
-  out.report["source"] = {{"format", source.format},
-                          {"take", {{"name", source.take_name}, {"index", source.take_index}, {"count", source.take_count}}},
-                          {"joints", source.skeleton.joint_count()},
-                          {"legs", io::legs_json(source.skeleton, source_legs)},
-                          {"unit", {{"name", source.unit_name}, {"metres_per_unit", source.space.metres_per_unit},
-                                    {"source", source.unit_source}}}};
+  out.report["source"] = {
+      {"format", source.format},
+      {"take",
+       {{"name", source.take_name}, {"index", source.take_index}, {"count", source.take_count}}},
+      {"joints", source.skeleton.joint_count()},
+      {"legs", io::legs_json(source.skeleton, source_legs)},
+      {"unit",
+       {{"name", source.unit_name},
+        {"metres_per_unit", source.space.metres_per_unit},
+        {"source", source.unit_source}}}};
   if (tails) report_tails(out.report, tails->joints);
   out.report["retarget"] = io::retarget_section_json(result, map, source.skeleton, work.skeleton);
   out.frames = result.clip.frame_count;

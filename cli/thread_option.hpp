@@ -1,9 +1,8 @@
 #pragma once
 // --threads for commands that work on one clip (run, check): how many threads that one clip's
 // read, fix and write may share. Outputs are the same bit for bit whatever the number.
-#include <memory>
-
 #include <CLI/CLI.hpp>
+#include <memory>
 
 #include "core/parallel.hpp"
 

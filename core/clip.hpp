@@ -38,7 +38,7 @@ struct Clip {
 struct ClipSpace {
   double metres_per_unit = 1.0;
   Quat to_world_rotation{1.0, 0.0, 0.0, 0.0};  // e.g. Z-up -> Y-up
-  Vec3 world_offset{0.0};                       // metres, added after scale and rotation
+  Vec3 world_offset{0.0};                      // metres, added after scale and rotation
 
   Transform to_world() const {
     Transform t;

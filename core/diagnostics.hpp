@@ -30,39 +30,39 @@ struct PelvisLimitRange {
 };
 
 struct LegDiagnostics {
-  std::string side;                  // "left" / "right"
+  std::string side;  // "left" / "right"
   int frames_in_contact = 0;
-  int contact_count = 0;             // number of plants
+  int contact_count = 0;                    // number of plants
   std::vector<std::pair<int, int>> plants;  // [first, last] frames of each plant
-  double max_correction_m = 0;       // largest ankle displacement vs the input
+  double max_correction_m = 0;              // largest ankle displacement vs the input
   int max_correction_frame = 0;
   int unreachable_frames = 0;
   std::vector<UnreachableRange> unreachable;
   double max_shortfall_m = 0;
-  int worst_frame = -1;              // frame of max shortfall (-1: none)
-  double mean_iterations = 0;        // solver iterations per frame
+  int worst_frame = -1;        // frame of max shortfall (-1: none)
+  double mean_iterations = 0;  // solver iterations per frame
   int max_iterations = 0;
-  double max_residual_m = 0;         // solver residual on reachable frames (convergence)
-  double max_penetration_m = 0;      // planted frames: ankle/toe below their ground level
+  double max_residual_m = 0;     // solver residual on reachable frames (convergence)
+  double max_penetration_m = 0;  // planted frames: ankle/toe below their ground level
 };
 
 struct FixDiagnostics {
   int frames = 0;
   double fps = 0;
   std::string solver;
-  double leg_length_m = 0;           // hip-to-ankle, longer leg
-  double floor_height_m = 0;         // clip floor used, world Y before the fix
-  std::string floor_method;          // "file origin" / "estimated" / "user"
-  double max_body_rise_m = 0;        // root following the terrain, signed extremes
+  double leg_length_m = 0;     // hip-to-ankle, longer leg
+  double floor_height_m = 0;   // clip floor used, world Y before the fix
+  std::string floor_method;    // "file origin" / "estimated" / "user"
+  double max_body_rise_m = 0;  // root following the terrain, signed extremes
   double min_body_rise_m = 0;
   double max_pelvis_drop_m = 0;
-  double mean_pelvis_drop_m = 0;     // over all frames
-  int heel_lift_frames = 0;          // leg-frames where a foot went up on its ball instead
-  double max_heel_lift_rad = 0;      // of a deeper pelvis drop (FixSettings::max_heel_lift)
-  int pelvis_limit_frames = 0;       // frames where the pelvis drop limit was reached
+  double mean_pelvis_drop_m = 0;  // over all frames
+  int heel_lift_frames = 0;       // leg-frames where a foot went up on its ball instead
+  double max_heel_lift_rad = 0;   // of a deeper pelvis drop (FixSettings::max_heel_lift)
+  int pelvis_limit_frames = 0;    // frames where the pelvis drop limit was reached
   std::vector<PelvisLimitRange> pelvis_limit;  // those frames, as ranges
-  int off_terrain_frames = 0;        // frames with a foot outside the terrain (no ground below)
-  double max_bone_length_change = 0; // relative, measured on the output (should be ~1e-15)
+  int off_terrain_frames = 0;         // frames with a foot outside the terrain (no ground below)
+  double max_bone_length_change = 0;  // relative, measured on the output (should be ~1e-15)
   LegDiagnostics legs[2];
   std::vector<std::string> warnings;
 };

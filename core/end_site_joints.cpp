@@ -13,7 +13,8 @@ EndSiteJoints add_end_site_joints(const Skeleton& skeleton, std::span<const int>
     if (owner < 0 || owner >= out.original_count || !skeleton.end_sites[owner]) continue;
     if (std::find(out.owners.begin(), out.owners.end(), owner) != out.owners.end()) continue;
     std::string name = skeleton.names[owner] + "_ankle";
-    for (int k = 2; s.find(name) >= 0; ++k) name = skeleton.names[owner] + "_ankle" + std::to_string(k);
+    for (int k = 2; s.find(name) >= 0; ++k)
+      name = skeleton.names[owner] + "_ankle" + std::to_string(k);
     Transform rest;  // identity rotation, unit scale: FK lands on the end site
     rest.translation = *skeleton.end_sites[owner];
     s.names.push_back(std::move(name));
@@ -35,7 +36,8 @@ std::vector<int> leaves_with_end_sites(const Skeleton& skeleton) {
   return out;
 }
 
-std::vector<int> hanging_end_sites(const Skeleton& skeleton, std::span<const Transform> rest_world) {
+std::vector<int> hanging_end_sites(const Skeleton& skeleton,
+                                   std::span<const Transform> rest_world) {
   std::vector<int> out;
   for (int j : leaves_with_end_sites(skeleton)) {
     const Vec3 head = rest_world[j].translation;
@@ -55,7 +57,8 @@ Clip with_end_site_joints(const Clip& clip, const EndSiteJoints& joints) {
   for (int f = 0; f < clip.frame_count; ++f) {
     const auto frame = clip.frame(f);
     out.locals.insert(out.locals.end(), frame.begin(), frame.end());
-    for (int j = joints.original_count; j < out.joint_count; ++j) out.locals.push_back(joints.skeleton.rest[j]);
+    for (int j = joints.original_count; j < out.joint_count; ++j)
+      out.locals.push_back(joints.skeleton.rest[j]);
   }
   return out;
 }
@@ -73,8 +76,10 @@ Clip without_end_site_joints(const Clip& clip, const EndSiteJoints& joints) {
   return out;
 }
 
-std::vector<char> without_end_site_joints(std::span<const char> flags, const EndSiteJoints& joints) {
-  return {flags.begin(), flags.begin() + std::min<std::size_t>(flags.size(), joints.original_count)};
+std::vector<char> without_end_site_joints(std::span<const char> flags,
+                                          const EndSiteJoints& joints) {
+  return {flags.begin(),
+          flags.begin() + std::min<std::size_t>(flags.size(), joints.original_count)};
 }
 
 EndSiteJoints keep_leg_end_site_joints(const EndSiteJoints& joints, LegRig& rig) {

@@ -18,9 +18,9 @@
 namespace ikfix::core {
 
 struct EndSiteJoints {
-  Skeleton skeleton;          // the original joints (same indices), then the virtual ones
-  int original_count = 0;     // joints of the original skeleton
-  std::vector<int> owners;    // per virtual joint (index original_count + i): its parent
+  Skeleton skeleton;        // the original joints (same indices), then the virtual ones
+  int original_count = 0;   // joints of the original skeleton
+  std::vector<int> owners;  // per virtual joint (index original_count + i): its parent
 
   bool is_virtual(int joint) const { return joint >= original_count; }
 };

@@ -30,7 +30,8 @@ inline LaneQuat lanes_of(const Quat& a, const Quat& b) {
   return {Lanes{a.x, b.x}, Lanes{a.y, b.y}, Lanes{a.z, b.z}, Lanes{a.w, b.w}};
 }
 inline LaneTransform lanes_of(const Transform& a, const Transform& b) {
-  return {lanes_of(a.translation, b.translation), lanes_of(a.rotation, b.rotation), lanes_of(a.scale, b.scale)};
+  return {lanes_of(a.translation, b.translation), lanes_of(a.rotation, b.rotation),
+          lanes_of(a.scale, b.scale)};
 }
 
 inline Vec3 lane(const LaneVec3& v, int i) { return Vec3(v.x[i], v.y[i], v.z[i]); }
@@ -41,8 +42,12 @@ inline void store_lane(const LaneTransform& t, int i, Transform& out) {
   out.scale = lane(t.scale, i);
 }
 
-inline LaneVec3 operator*(const LaneVec3& a, const LaneVec3& b) { return {a.x * b.x, a.y * b.y, a.z * b.z}; }
-inline LaneVec3 operator+(const LaneVec3& a, const LaneVec3& b) { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
+inline LaneVec3 operator*(const LaneVec3& a, const LaneVec3& b) {
+  return {a.x * b.x, a.y * b.y, a.z * b.z};
+}
+inline LaneVec3 operator+(const LaneVec3& a, const LaneVec3& b) {
+  return {a.x + b.x, a.y + b.y, a.z + b.z};
+}
 
 // glm::cross
 inline LaneVec3 cross(const LaneVec3& x, const LaneVec3& y) {
@@ -61,8 +66,9 @@ inline LaneVec3 operator*(const LaneQuat& q, const LaneVec3& v) {
 
 // glm's quat * quat
 inline LaneQuat operator*(const LaneQuat& p, const LaneQuat& q) {
-  return {p.w * q.x + p.x * q.w + p.y * q.z - p.z * q.y, p.w * q.y + p.y * q.w + p.z * q.x - p.x * q.z,
-          p.w * q.z + p.z * q.w + p.x * q.y - p.y * q.x, p.w * q.w - p.x * q.x - p.y * q.y - p.z * q.z};
+  return {
+      p.w * q.x + p.x * q.w + p.y * q.z - p.z * q.y, p.w * q.y + p.y * q.w + p.z * q.x - p.x * q.z,
+      p.w * q.z + p.z * q.w + p.x * q.y - p.y * q.x, p.w * q.w - p.x * q.x - p.y * q.y - p.z * q.z};
 }
 
 // math.hpp's compose(parent, child) in each lane.

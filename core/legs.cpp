@@ -28,12 +28,12 @@ std::string letters_only(std::string_view s) {
 
 Role role_of(const std::string& word) {
   static const std::pair<const char*, Role> kWords[] = {
-      {"upleg", Role::Thigh},    {"upperleg", Role::Thigh}, {"thigh", Role::Thigh},
-      {"hip", Role::Thigh},      {"legupper", Role::Thigh}, {"femur", Role::Thigh},
-      {"leg", Role::Shin},       {"knee", Role::Shin},      {"shin", Role::Shin},
-      {"calf", Role::Shin},      {"lowerleg", Role::Shin},  {"leglower", Role::Shin},
-      {"crus", Role::Shin},      {"foot", Role::Foot},      {"ankle", Role::Foot},
-      {"toebase", Role::Toe},    {"toe", Role::Toe},        {"toes", Role::Toe},
+      {"upleg", Role::Thigh}, {"upperleg", Role::Thigh}, {"thigh", Role::Thigh},
+      {"hip", Role::Thigh},   {"legupper", Role::Thigh}, {"femur", Role::Thigh},
+      {"leg", Role::Shin},    {"knee", Role::Shin},      {"shin", Role::Shin},
+      {"calf", Role::Shin},   {"lowerleg", Role::Shin},  {"leglower", Role::Shin},
+      {"crus", Role::Shin},   {"foot", Role::Foot},      {"ankle", Role::Foot},
+      {"toebase", Role::Toe}, {"toe", Role::Toe},        {"toes", Role::Toe},
       {"ball", Role::Toe},
   };
   for (const auto& [w, r] : kWords)
@@ -58,7 +58,8 @@ std::pair<int, Role> side_and_role(const std::string& n) {
     }
   for (const auto& s : kSuffixes)
     if (ends_with(n, s.text)) {
-      const Role r = role_of(letters_only(std::string_view(n).substr(0, n.size() - std::strlen(s.text))));
+      const Role r =
+          role_of(letters_only(std::string_view(n).substr(0, n.size() - std::strlen(s.text))));
       if (r != Role::None) return {s.side, r};
     }
   // Second Life / Poser style: a bare l or r glued to the role ("lThigh", "rFoot").
@@ -101,7 +102,8 @@ std::string check_leg(const Skeleton& s, const std::vector<Vec3>* rest, const Le
 std::string check_biped(const Skeleton& s, const std::vector<Vec3>& p, const LegRig& rig) {
   double knee_y = 1e300, leg_len = 0;
   for (const Leg& leg : rig.legs) {
-    const double len = glm::length(p[leg.knee] - p[leg.hip]) + glm::length(p[leg.ankle] - p[leg.knee]);
+    const double len =
+        glm::length(p[leg.knee] - p[leg.hip]) + glm::length(p[leg.ankle] - p[leg.knee]);
     leg_len = std::max(leg_len, len);
     if (p[leg.hip].y - p[leg.ankle].y < 0.5 * len)
       return "the legs do not hang down in the rest pose ('" + s.names[leg.ankle] +
@@ -118,7 +120,8 @@ std::string check_biped(const Skeleton& s, const std::vector<Vec3>& p, const Leg
   }
   for (int a = s.parents[pelvis]; a >= 0; a = s.parents[a])
     if (p[a].y < hip_y - 0.25 * leg_len && p[a].y > ankle_y + 0.1 * leg_len)
-      return "joint '" + s.names[a] + "' (above the legs in the hierarchy) hangs between hips and feet: "
+      return "joint '" + s.names[a] +
+             "' (above the legs in the hierarchy) hangs between hips and feet: "
              "these chains are not legs";
   for (int j = 0; j < s.joint_count(); ++j) {
     const bool in_leg = s.is_ancestor(rig.legs[0].hip, j) || s.is_ancestor(rig.legs[1].hip, j);
@@ -130,13 +133,15 @@ std::string check_biped(const Skeleton& s, const std::vector<Vec3>& p, const Leg
     // root: names with ctrl, IK, roll, pole, ...) is a rig's foot control, not a limb.
     int long_bones = 0;
     bool control_chain = false;
-    for (int k = j; k >= 0 && s.parents[k] >= 0 && (s.parents[k] == pelvis || !s.is_ancestor(s.parents[k], pelvis));
+    for (int k = j; k >= 0 && s.parents[k] >= 0 &&
+                    (s.parents[k] == pelvis || !s.is_ancestor(s.parents[k], pelvis));
          k = s.parents[k]) {
       if (glm::length(p[k] - p[s.parents[k]]) > 0.15 * leg_len) ++long_bones;
       control_chain = control_chain || parse_joint_name(s.names[k]).helper;
     }
     if (long_bones >= 2 && !control_chain)
-      return "joint '" + s.names[j] + "' (not part of the legs) reaches below the knees in the rest pose: "
+      return "joint '" + s.names[j] +
+             "' (not part of the legs) reaches below the knees in the rest pose: "
              "looks like a quadruped or a non-biped rig";
   }
   return {};
@@ -145,7 +150,8 @@ std::string check_biped(const Skeleton& s, const std::vector<Vec3>& p, const Leg
 LegDetection finish(const Skeleton& s, const std::vector<Vec3>* rest, LegRig rig) {
   for (int i = 0; i < 2; ++i)
     if (auto e = check_leg(s, rest, rig.legs[i], kLegSideNames[i]); !e.empty()) return {{}, e};
-  if (s.is_ancestor(rig.legs[0].hip, rig.legs[1].hip) || s.is_ancestor(rig.legs[1].hip, rig.legs[0].hip))
+  if (s.is_ancestor(rig.legs[0].hip, rig.legs[1].hip) ||
+      s.is_ancestor(rig.legs[1].hip, rig.legs[0].hip))
     return {{}, "left and right legs overlap in the hierarchy"};
   rig.pelvis = lowest_common_ancestor(s, rig.legs[0].hip, rig.legs[1].hip);
   if (rig.pelvis < 0) return {{}, "the two legs have no common ancestor (pelvis)"};
@@ -228,7 +234,8 @@ std::optional<LegRig> legs_by_topology(const Skeleton& s, const std::vector<Vec3
           Leg leg;
           double best_len = 0;
           for (std::size_t i = 0; i + 2 < c.size(); ++i) {
-            const double len = glm::length(p[c[i + 1]] - p[c[i]]) + glm::length(p[c[i + 2]] - p[c[i + 1]]);
+            const double len =
+                glm::length(p[c[i + 1]] - p[c[i]]) + glm::length(p[c[i + 2]] - p[c[i + 1]]);
             if (len > best_len) {
               best_len = len;
               leg = Leg{c[i], c[i + 1], c[i + 2], i + 3 < c.size() ? c[i + 3] : -1};
@@ -264,9 +271,9 @@ std::string normalized_joint_name(const std::string& name) {
   for (char c : name) n.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
   // Namespaces ("mixamorig:", "Character1:") end at the last colon.
   if (auto colon = n.rfind(':'); colon != std::string::npos) n = n.substr(colon + 1);
-  static const char* kPrefixes[] = {"mixamorig_", "mixamorig", "bip01_", "bip01 ", "bip001 ",
-                                    "bip001_", "character1_", "def-", "def_", "b_", "jnt_", "j_",
-                                    "bn_", "bone_"};
+  static const char* kPrefixes[] = {"mixamorig_", "mixamorig",   "bip01_", "bip01 ", "bip001 ",
+                                    "bip001_",    "character1_", "def-",   "def_",   "b_",
+                                    "jnt_",       "j_",          "bn_",    "bone_"};
   for (const char* p : kPrefixes)
     if (starts_with(n, p)) {
       n = n.substr(std::strlen(p));
@@ -294,20 +301,26 @@ LegDetection detect_legs(const LegDetectionInput& input) {
     }
   }
   if (!name_error.empty()) return {{}, "no two legs found: " + name_error};
-  return {{}, "no two legs found: no joints named like legs (LeftUpLeg/LeftLeg/LeftFoot, thigh_l/calf_l/foot_l, "
-              "lThigh/lShin/lFoot, ...) and no pair of mirror-symmetric chains hanging from the hips; "
-              "name them with --legs"};
+  return {{},
+          "no two legs found: no joints named like legs (LeftUpLeg/LeftLeg/LeftFoot, "
+          "thigh_l/calf_l/foot_l, "
+          "lThigh/lShin/lFoot, ...) and no pair of mirror-symmetric chains hanging from the hips; "
+          "name them with --legs"};
 }
 
 LegDetection legs_from_names(const Skeleton& s, const std::array<std::string, 8>& names) {
   LegRig rig;
   rig.method = "user";
   for (int side = 0; side < 2; ++side) {
-    int* slots[4] = {&rig.legs[side].hip, &rig.legs[side].knee, &rig.legs[side].ankle, &rig.legs[side].toe};
+    int* slots[4] = {&rig.legs[side].hip, &rig.legs[side].knee, &rig.legs[side].ankle,
+                     &rig.legs[side].toe};
     for (int k = 0; k < 4; ++k) {
       const std::string& name = names[side * 4 + k];
       if (name.empty()) {
-        if (k < 3) return {{}, std::string(kLegSideNames[side]) + " leg: joint " + std::to_string(k + 1) + " not given"};
+        if (k < 3)
+          return {{},
+                  std::string(kLegSideNames[side]) + " leg: joint " + std::to_string(k + 1) +
+                      " not given"};
         continue;
       }
       *slots[k] = s.find(name);

@@ -21,9 +21,9 @@ struct Leg {
 };
 
 struct LegRig {
-  int pelvis = -1;           // joint whose translation moves the body (common ancestor of the hips)
-  std::array<Leg, 2> legs;   // [0] left, [1] right
-  std::string method;        // "names", "topology" or "user"
+  int pelvis = -1;          // joint whose translation moves the body (common ancestor of the hips)
+  std::array<Leg, 2> legs;  // [0] left, [1] right
+  std::string method;       // "names", "topology" or "user"
 };
 
 inline constexpr const char* kLegSideNames[2] = {"left", "right"};
@@ -49,8 +49,8 @@ LegDetection detect_legs(const LegDetectionInput& input);
 // ClipSpace::to_world(): clip units and axes -> metres, Y up).
 LegDetection detect_legs_at_rest(const Skeleton& skeleton, const Transform& to_world);
 
-// Legs named explicitly: {left hip, knee, ankle, toe-or-empty, right hip, knee, ankle, toe-or-empty}.
-// Error text names the joint that does not exist or does not form a chain.
+// Legs named explicitly: {left hip, knee, ankle, toe-or-empty, right hip, knee, ankle,
+// toe-or-empty}. Error text names the joint that does not exist or does not form a chain.
 LegDetection legs_from_names(const Skeleton& skeleton, const std::array<std::string, 8>& names);
 
 // Lower-cased name with common rig prefixes/namespaces stripped ("mixamorig:LeftLeg" -> "leftleg").

@@ -4,10 +4,9 @@
 //
 // Conventions: right-handed, column vectors, quaternions rotate as q * v. Doubles throughout:
 // bone lengths must survive a solve to 1e-9 m and outputs must be reproducible.
+#include <cmath>
 #include <glm/glm.hpp>
 #include <glm/gtc/quaternion.hpp>
-
-#include <cmath>
 
 namespace ikfix::core {
 
@@ -47,7 +46,9 @@ inline Vec3 unit_or(const Vec3& v, double length, const Vec3& fallback) {
   return v / length;
 }
 
-inline Vec3 safe_normalize(const Vec3& v, const Vec3& fallback) { return unit_or(v, glm::length(v), fallback); }
+inline Vec3 safe_normalize(const Vec3& v, const Vec3& fallback) {
+  return unit_or(v, glm::length(v), fallback);
+}
 
 // Any unit vector perpendicular to unit vector a.
 inline Vec3 any_perpendicular(const Vec3& a) {

@@ -16,7 +16,8 @@ double mean_jerk(const std::vector<Vec3>& p, double fps) {
   if (n < 5) return 0;
   double sum = 0;
   for (int f = 2; f + 2 < n; ++f) {
-    const Vec3 j = (p[f + 2] - 2.0 * p[f + 1] + 2.0 * p[f - 1] - p[f - 2]) * (0.5 * fps * fps * fps);
+    const Vec3 j =
+        (p[f + 2] - 2.0 * p[f + 1] + 2.0 * p[f - 1] - p[f - 2]) * (0.5 * fps * fps * fps);
     sum += glm::length(j);
   }
   return sum / (n - 4);
@@ -24,8 +25,8 @@ double mean_jerk(const std::vector<Vec3>& p, double fps) {
 
 }  // namespace
 
-double planted_point_speed(const std::vector<Vec3>& point, const std::vector<char>& planted, const Interval& plant,
-                           int f, double fps) {
+double planted_point_speed(const std::vector<Vec3>& point, const std::vector<char>& planted,
+                           const Interval& plant, int f, double fps) {
   if (!planted[f]) return -1;
   // A point slides only while it is itself on the ground: differences are taken between frames
   // where this point is planted inside this plant (central inside, one-sided at the point's
@@ -40,7 +41,8 @@ double planted_point_speed(const std::vector<Vec3>& point, const std::vector<cha
 }
 
 double plant_slide(const std::vector<Vec3>& heel, const std::vector<Vec3>& toe,
-                   const std::vector<char> (&point_planted)[2], const Interval& plant, int f, double fps, int& pivot) {
+                   const std::vector<char> (&point_planted)[2], const Interval& plant, int f,
+                   double fps, int& pivot) {
   double slide = -1;
   for (int p = 0; p < 2; ++p) {
     const double speed = planted_point_speed(p == 0 ? heel : toe, point_planted[p], plant, f, fps);
@@ -53,18 +55,20 @@ double plant_slide(const std::vector<Vec3>& heel, const std::vector<Vec3>& toe,
   return slide;
 }
 
-double worst_plant_slide(const std::vector<Vec3>& heel, const std::vector<Vec3>& toe, const std::vector<char>& planted,
+double worst_plant_slide(const std::vector<Vec3>& heel, const std::vector<Vec3>& toe,
+                         const std::vector<char>& planted,
                          const std::vector<char> (&point_planted)[2], double fps) {
   double worst = 0;
   int pivot = -1;
   for (const Interval& iv : contact_intervals(planted))
-    for (int f = iv.first; f <= iv.last; ++f) worst = std::max(worst, plant_slide(heel, toe, point_planted, iv, f, fps, pivot));
+    for (int f = iv.first; f <= iv.last; ++f)
+      worst = std::max(worst, plant_slide(heel, toe, point_planted, iv, f, fps, pivot));
   return worst;
 }
 
 PlantSlideAt worst_plant_slide_at(const std::vector<Vec3>& heel, const std::vector<Vec3>& toe,
-                                  const std::vector<char>& planted, const std::vector<char> (&point_planted)[2],
-                                  double fps) {
+                                  const std::vector<char>& planted,
+                                  const std::vector<char> (&point_planted)[2], double fps) {
   PlantSlideAt worst;
   for (const Interval& iv : contact_intervals(planted))
     for (int f = iv.first; f <= iv.last; ++f) {
@@ -91,9 +95,12 @@ ClipMetrics measure_clip(const MetricsInput& in) {
 
   std::vector<Transform> world(static_cast<std::size_t>(frames) * joints);
   for (int f = 0; f < frames; ++f)
-    forward_kinematics(sk, clip.frame(f), to_world, {world.data() + static_cast<std::size_t>(f) * joints,
-                                                     static_cast<std::size_t>(joints)});
-  auto W = [&](int f, int j) -> const Vec3& { return world[static_cast<std::size_t>(f) * joints + j].translation; };
+    forward_kinematics(
+        sk, clip.frame(f), to_world,
+        {world.data() + static_cast<std::size_t>(f) * joints, static_cast<std::size_t>(joints)});
+  auto W = [&](int f, int j) -> const Vec3& {
+    return world[static_cast<std::size_t>(f) * joints + j].translation;
+  };
 
   // Bone lengths against the rest pose. The pelvis and its ancestors carry the root motion (an
   // FBX or glTF pelvis hangs under an armature node and moves away from it), so the segments
@@ -108,12 +115,14 @@ ClipMetrics measure_clip(const MetricsInput& in) {
     const double rest = glm::length(rest_world[j].translation - rest_world[p].translation);
     if (!(rest > 1e-9)) continue;
     for (int f = 0; f < frames; ++f)
-      m.bone_length_change.offer(std::abs(glm::length(W(f, j) - W(f, p)) - rest) / rest, f, -1, sk.names[j]);
+      m.bone_length_change.offer(std::abs(glm::length(W(f, j) - W(f, p)) - rest) / rest, f, -1,
+                                 sk.names[j]);
   }
 
   double leg_length = 0;
   for (const Leg& leg : in.rig.legs)
-    leg_length = std::max(leg_length, glm::length(W(0, leg.knee) - W(0, leg.hip)) + glm::length(W(0, leg.ankle) - W(0, leg.knee)));
+    leg_length = std::max(leg_length, glm::length(W(0, leg.knee) - W(0, leg.hip)) +
+                                          glm::length(W(0, leg.ankle) - W(0, leg.knee)));
   const double scale = leg_length / in.reference_leg_length;
   ContactSettings cs = in.contacts;
   cs.height_threshold *= scale;
@@ -134,7 +143,9 @@ ClipMetrics measure_clip(const MetricsInput& in) {
     for (int f = 0; f < frames; ++f) {
       const Transform& a = world[static_cast<std::size_t>(f) * joints + leg.ankle];
       pts[0].push_back(a.translation);
-      pts[1].push_back(leg.toe >= 0 ? W(f, leg.toe) : end_site ? transform_point(a, *end_site) : a.translation);
+      pts[1].push_back(leg.toe >= 0 ? W(f, leg.toe)
+                       : end_site   ? transform_point(a, *end_site)
+                                    : a.translation);
     }
     // Contacts as the fix also sees its own output: heights above the terrain, each point
     // relative to its own planted level.
@@ -144,7 +155,8 @@ ClipMetrics measure_clip(const MetricsInput& in) {
     const auto& planted = contacts.planted;
     const auto& point_planted = contacts.point_planted;
     for (int p = 0; p < 2; ++p)
-      for (int f = 0; f < frames; ++f) m.penetration.offer(std::max(0.0, -above[p][f]), f, l, p == 0 ? "ankle" : "toe");
+      for (int f = 0; f < frames; ++f)
+        m.penetration.offer(std::max(0.0, -above[p][f]), f, l, p == 0 ? "ankle" : "toe");
     for (const Interval& iv : contact_intervals(planted)) {
       PlantMetrics pm;
       pm.first = iv.first;

@@ -17,8 +17,8 @@ namespace ikfix::core {
 struct Worst {
   double value = 0;
   int frame = -1;
-  int leg = -1;      // 0 left, 1 right, -1 not a leg metric
-  std::string point; // "ankle", "toe", "pelvis", a joint name, ...
+  int leg = -1;       // 0 left, 1 right, -1 not a leg metric
+  std::string point;  // "ankle", "toe", "pelvis", a joint name, ...
   void offer(double v, int f, int l, const std::string& p) {
     if (frame < 0 || v > value) *this = Worst{v, f, l, p};
   }
@@ -29,8 +29,8 @@ struct PlantMetrics {
   // Horizontal speed of the pivot: the slowest point (heel or toe) that is itself planted, from
   // differences between frames where that point is planted (see measure_clip).
   double mean_slide_mps = 0, max_slide_mps = 0;
-  double mean_float_m = 0;                        // lowest point above its planted level
-  double max_penetration_m = 0;                   // heel/toe/ankle joint below the terrain surface
+  double mean_float_m = 0;       // lowest point above its planted level
+  double max_penetration_m = 0;  // heel/toe/ankle joint below the terrain surface
 };
 
 struct LegMetrics {
@@ -38,27 +38,27 @@ struct LegMetrics {
   int frames_in_contact = 0;
   std::vector<PlantMetrics> plants;
   double knee_angle_min_rad = 0, knee_angle_max_rad = 0;  // interior angle, pi = straight
-  double foot_jerk_mean = 0;                               // m/s^3, ankle
+  double foot_jerk_mean = 0;                              // m/s^3, ankle
 };
 
 struct ClipMetrics {
   int frames = 0;
   double fps = 0;
   LegMetrics legs[2];
-  Worst penetration;          // any frame, heel (ankle) or toe joint below the terrain
-  Worst planted_penetration;  // same, planted frames only
-  Worst slide;                // m/s, planted points
-  Worst float_height;         // m, per plant mean float
-  double mean_slide_mps = 0;  // over all planted point-frames
-  double mean_float_m = 0;    // over all plants
-  Worst bone_length_change;   // relative to the rest pose (every bone, every frame; the
-                              // segments ending at the pelvis and its ancestors move with the
-                              // root motion and are not counted)
-  Worst knee_limit_violation; // radians outside [min_knee_angle, pi]
-  Worst rotation_speed;       // rad/s, frame-to-frame change of a leg joint's local rotation
-  double foot_jerk_mean = 0;  // m/s^3, mean over both ankles
+  Worst penetration;           // any frame, heel (ankle) or toe joint below the terrain
+  Worst planted_penetration;   // same, planted frames only
+  Worst slide;                 // m/s, planted points
+  Worst float_height;          // m, per plant mean float
+  double mean_slide_mps = 0;   // over all planted point-frames
+  double mean_float_m = 0;     // over all plants
+  Worst bone_length_change;    // relative to the rest pose (every bone, every frame; the
+                               // segments ending at the pelvis and its ancestors move with the
+                               // root motion and are not counted)
+  Worst knee_limit_violation;  // radians outside [min_knee_angle, pi]
+  Worst rotation_speed;        // rad/s, frame-to-frame change of a leg joint's local rotation
+  double foot_jerk_mean = 0;   // m/s^3, mean over both ankles
   double pelvis_jerk_mean = 0;
-  int non_finite = 0;         // NaN/Inf values in the clip
+  int non_finite = 0;  // NaN/Inf values in the clip
 };
 
 struct MetricsInput {
@@ -79,19 +79,21 @@ ClipMetrics measure_clip(const MetricsInput& input);
 // between frames where that point itself is `planted` inside the plant: central inside its own
 // contact, one-sided on its first and last frame. -1 when the point is not planted on f or is
 // planted on f alone. `point`: world positions per frame (metres, Y up).
-double planted_point_speed(const std::vector<Vec3>& point, const std::vector<char>& planted, const Interval& plant,
-                           int f, double fps);
+double planted_point_speed(const std::vector<Vec3>& point, const std::vector<char>& planted,
+                           const Interval& plant, int f, double fps);
 
 // Sliding (m/s) on frame f of a foot `plant`: the speed of the foot's pivot, i.e. of the points
 // planted on f (`point_planted`, 0 heel, 1 toe) the one that moves least; -1 when neither has a
 // speed there. `pivot` is set to that point (unchanged when -1). `heel`, `toe`: world positions
 // per frame (metres, Y up).
 double plant_slide(const std::vector<Vec3>& heel, const std::vector<Vec3>& toe,
-                   const std::vector<char> (&point_planted)[2], const Interval& plant, int f, double fps, int& pivot);
+                   const std::vector<char> (&point_planted)[2], const Interval& plant, int f,
+                   double fps, int& pivot);
 
 // The worst plant_slide over every plant of `planted` (m/s; 0 when nothing slides): what
 // `ikfix check` reports as the worst sliding for a foot whose contacts are these.
-double worst_plant_slide(const std::vector<Vec3>& heel, const std::vector<Vec3>& toe, const std::vector<char>& planted,
+double worst_plant_slide(const std::vector<Vec3>& heel, const std::vector<Vec3>& toe,
+                         const std::vector<char>& planted,
                          const std::vector<char> (&point_planted)[2], double fps);
 
 // Where that worst sliding is: its speed (m/s, 0 when nothing slides), frame (-1 when nothing
@@ -102,7 +104,7 @@ struct PlantSlideAt {
   int point = -1;
 };
 PlantSlideAt worst_plant_slide_at(const std::vector<Vec3>& heel, const std::vector<Vec3>& toe,
-                                  const std::vector<char>& planted, const std::vector<char> (&point_planted)[2],
-                                  double fps);
+                                  const std::vector<char>& planted,
+                                  const std::vector<char> (&point_planted)[2], double fps);
 
 }  // namespace ikfix::core

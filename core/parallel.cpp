@@ -70,7 +70,7 @@ struct ThreadPool::State {
   // work, a worker that is not scheduled soon does not hold the loop up, the caller runs its
   // range instead. Which thread runs a range never changes what the range computes.
   int next_range = 0;
-  std::atomic<int> ranges_done = 0;  // written under `mutex`
+  std::atomic<int> ranges_done = 0;        // written under `mutex`
   std::vector<std::exception_ptr> errors;  // per range
 
   int range_begin(int range) const {
@@ -91,7 +91,8 @@ struct ThreadPool::State {
 
   // Runs ranges of loop `loop` until none is left to claim. Called with `lock` held; returns
   // with it held.
-  void run_claimed_ranges(std::unique_lock<std::mutex>& lock, unsigned long loop, const void* pool) {
+  void run_claimed_ranges(std::unique_lock<std::mutex>& lock, unsigned long loop,
+                          const void* pool) {
     while (generation == loop && next_range < thread_count) {
       const int range = next_range++;
       lock.unlock();

@@ -27,7 +27,8 @@ std::string Skeleton::validate() const {
   if (parents.size() != n || rest.size() != n || end_sites.size() != n)
     return "skeleton arrays have different sizes";
   for (std::size_t j = 0; j < n; ++j) {
-    if (parents[j] >= static_cast<int>(j)) return "joint '" + names[j] + "' comes before its parent";
+    if (parents[j] >= static_cast<int>(j))
+      return "joint '" + names[j] + "' comes before its parent";
     if (parents[j] < -1) return "joint '" + names[j] + "' has an invalid parent";
     if (!is_finite(rest[j].translation) || !is_finite(rest[j].rotation))
       return "joint '" + names[j] + "' has a non-finite rest transform";

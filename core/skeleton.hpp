@@ -14,8 +14,8 @@ namespace ikfix::core {
 // so a single forward pass computes world transforms. Immutable after load.
 struct Skeleton {
   std::vector<std::string> names;
-  std::vector<int> parents;          // -1 for a root
-  std::vector<Transform> rest;       // rest local transform of each joint
+  std::vector<int> parents;     // -1 for a root
+  std::vector<Transform> rest;  // rest local transform of each joint
   // Optional end points ("End Site" in BVH): tip of a joint with no child joint, in that joint's
   // local space. Used for the standing-height estimate and the toe tip. Zero when absent.
   std::vector<std::optional<Vec3>> end_sites;

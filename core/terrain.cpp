@@ -92,9 +92,9 @@ struct alignas(64) GroundPrim {
   // Second line: the rest of the plane, its height range, and the face normal.
   double nx, nz;  // n = cross(b - a, c - a), n.y above
   double min_y, max_y;
-  Vec3 face_normal;          // normalize(n) turned to face up
-  std::uint32_t triangle;    // index into mesh.triangles
-  bool ccw;                  // the horizontal projection a, b, c turns counter-clockwise (x to z)
+  Vec3 face_normal;        // normalize(n) turned to face up
+  std::uint32_t triangle;  // index into mesh.triangles
+  bool ccw;                // the horizontal projection a, b, c turns counter-clockwise (x to z)
 };
 static_assert(sizeof(GroundPrim) == 128, "a GroundPrim should fill exactly two cache lines");
 
@@ -250,9 +250,8 @@ void Terrain::Impl::build() {
   auto* vertices = static_cast<float*>(rtcSetNewGeometryBuffer(geometry, RTC_BUFFER_TYPE_VERTEX, 0,
                                                                RTC_FORMAT_FLOAT3, 3 * sizeof(float),
                                                                mesh.vertices.size()));
-  auto* indices = static_cast<unsigned*>(
-      rtcSetNewGeometryBuffer(geometry, RTC_BUFFER_TYPE_INDEX, 0, RTC_FORMAT_UINT3,
-                              3 * sizeof(unsigned), prims.size()));
+  auto* indices = static_cast<unsigned*>(rtcSetNewGeometryBuffer(
+      geometry, RTC_BUFFER_TYPE_INDEX, 0, RTC_FORMAT_UINT3, 3 * sizeof(unsigned), prims.size()));
   if (!vertices || !indices) {
     rtcReleaseGeometry(geometry);
     check_device(device.get(), "allocate the terrain buffers");
@@ -460,7 +459,8 @@ void Terrain::Impl::query_packets(std::span<const std::array<double, 2>> xz,
     for (int i = 0; i < count; ++i) {
       const std::size_t k = distinct[begin + i];
       if (valid[i])
-        resolve(xz[k][0], xz[k][1], rays.hit.geomID[i] == kInvalidId ? kInvalidId : rays.hit.primID[i], out[k]);
+        resolve(xz[k][0], xz[k][1],
+                rays.hit.geomID[i] == kInvalidId ? kInvalidId : rays.hit.primID[i], out[k]);
       else
         miss(out[k]);
     }

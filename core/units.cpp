@@ -12,8 +12,7 @@ struct NamedUnit {
   double metres;
 };
 constexpr NamedUnit kUnits[] = {
-    {"m", 1.0}, {"cm", 0.01}, {"mm", 0.001}, {"in", 0.0254}, {"ft", 0.3048},
-    {"cmu", 0.0254 / 0.45},
+    {"m", 1.0}, {"cm", 0.01}, {"mm", 0.001}, {"in", 0.0254}, {"ft", 0.3048}, {"cmu", 0.0254 / 0.45},
 };
 // Joint-to-joint standing height of an adult (ankle/toe to head joint), metres. CMU's rest pose
 // is 25.7 units = 1.45 m; a 1.75 m person's joints span ~1.55 m.

@@ -7,10 +7,10 @@
 
 #include "core/fk.hpp"
 #include "core/units.hpp"
+#include "io/assimp/assimp_clip.hpp"
 #include "io/bvh/bvh.hpp"
 #include "io/end_leaves.hpp"
 #include "io/error.hpp"
-#include "io/assimp/assimp_clip.hpp"
 #include "io/fbx/fbx_clip_io.hpp"
 #include "io/gltf/gltf.hpp"
 
@@ -19,7 +19,8 @@ namespace {
 
 std::string lower_extension(const std::filesystem::path& path) {
   std::string ext = path.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
   return ext;
 }
 
@@ -61,16 +62,17 @@ LoadedClip load_bvh(const std::filesystem::path& path, const ClipLoadOptions& op
   loaded.format = "bvh";
   loaded.skeleton = bvh::skeleton(*doc);
   if (doc->extra_frame_lines > 0)
-    loaded.warnings.push_back(std::to_string(doc->extra_frame_lines) +
-                              " frame line(s) beyond the declared 'Frames: " + std::to_string(doc->frame_count) +
-                              "' were ignored (and are kept in the output)");
+    loaded.warnings.push_back(
+        std::to_string(doc->extra_frame_lines) + " frame line(s) beyond the declared 'Frames: " +
+        std::to_string(doc->frame_count) + "' were ignored (and are kept in the output)");
   // BVH never states its unit or up axis: Y up by convention, unit guessed from the height.
   resolve_units(loaded, options, std::nullopt, "");
   loaded.document = doc;
   if (options.take && *options.take != "0")
     throw InputError(path.string(), "BVH files hold one take (0); no take '" + *options.take + "'");
   // The motion last, once the caller can tell from the skeleton and space which joints it reads.
-  const std::vector<int> wanted = options.joints_to_read ? options.joints_to_read(loaded) : std::vector<int>{};
+  const std::vector<int> wanted =
+      options.joints_to_read ? options.joints_to_read(loaded) : std::vector<int>{};
   if (wanted.empty()) {
     loaded.clip = bvh::clip(*doc, options.runner);
   } else {
@@ -88,7 +90,8 @@ LoadedClip load_bvh(const std::filesystem::path& path, const ClipLoadOptions& op
 
 // A take (or the rest pose) as a LoadedClip; for a character, "_end" leaves become end sites.
 LoadedClip gltf_loaded(gltf::Take take, const std::shared_ptr<const gltf::Document>& doc, int index,
-                       const std::filesystem::path& path, const ClipLoadOptions& options, bool character) {
+                       const std::filesystem::path& path, const ClipLoadOptions& options,
+                       bool character) {
   if (character) {
     const std::vector<int> kept = fold_end_leaves(take.skeleton);
     take.clip = select_joints(take.clip, kept);
@@ -119,7 +122,8 @@ LoadedClip load_gltf_take(const std::shared_ptr<const gltf::Document>& doc, int 
 
 std::shared_ptr<const gltf::Document> read_gltf(const std::filesystem::path& path) {
   auto doc = std::make_shared<const gltf::Document>(gltf::read_file(path));
-  if (doc->animations.empty()) throw InputError(path.string(), "no animation in the file (nothing to fix)");
+  if (doc->animations.empty())
+    throw InputError(path.string(), "no animation in the file (nothing to fix)");
   return doc;
 }
 
@@ -131,7 +135,8 @@ LoadedClip load_gltf(const std::filesystem::path& path, const ClipLoadOptions& o
 
 // The checks every loaded take passes before it is handed out.
 void check_loaded(const std::filesystem::path& path, const LoadedClip& loaded) {
-  if (auto problem = loaded.skeleton.validate(); !problem.empty()) throw InputError(path.string(), problem);
+  if (auto problem = loaded.skeleton.validate(); !problem.empty())
+    throw InputError(path.string(), problem);
   if (loaded.clip.frame_count == 0) throw InputError(path.string(), "the clip has no frames");
 }
 
@@ -158,12 +163,14 @@ std::string format_named_by(const std::filesystem::path& path) {
 
 // Writes takes in another format than they were read from, with a from-scratch writer. Only
 // what that format holds without loss is done: any format to BVH (one take).
-void convert_takes(const std::filesystem::path& path, const std::string& format, std::span<const TakeEdit> edits) {
+void convert_takes(const std::filesystem::path& path, const std::string& format,
+                   std::span<const TakeEdit> edits) {
   const LoadedClip& first = *edits[0].loaded;
   if (format != "bvh")
     throw InputError(path.string(), "cannot write a ." + first.format + " clip as ." + format +
-                                        " without losing data (ikfix writes ." + first.format + " clips as ." +
-                                        first.format + (first.format == "bvh" ? "" : " or .bvh") + " only)");
+                                        " without losing data (ikfix writes ." + first.format +
+                                        " clips as ." + first.format +
+                                        (first.format == "bvh" ? "" : " or .bvh") + " only)");
   if (edits.size() > 1)
     throw InputError(path.string(), "a BVH holds one take; " + first.path.string() + " gives " +
                                         std::to_string(edits.size()) + " (name one with --take)");
@@ -176,7 +183,8 @@ void convert_takes(const std::filesystem::path& path, const std::string& format,
 
 // A clip read for some joints only (LoadedClip::joints_read) holds NaN for the others: writing
 // one of them, or converting the clip (every joint written anew), would be a caller's bug.
-void refuse_unread_joints(const std::filesystem::path& path, const LoadedClip& loaded, std::span<const char> changed) {
+void refuse_unread_joints(const std::filesystem::path& path, const LoadedClip& loaded,
+                          std::span<const char> changed) {
   if (loaded.all_joints_read()) return;
   const auto& names = loaded.skeleton.names;
   if (const std::string format = format_named_by(path); !format.empty() && format != loaded.format)
@@ -184,8 +192,8 @@ void refuse_unread_joints(const std::filesystem::path& path, const LoadedClip& l
                            " was read for some joints only; converting it needs every joint");
   for (std::size_t j = 0; j < changed.size() && j < loaded.joints_read.size(); ++j)
     if (changed[j] && !loaded.joints_read[j])
-      throw std::logic_error(path.string() + ": joint '" + names[j] + "' of " + loaded.path.string() +
-                             " was changed but its motion was not read");
+      throw std::logic_error(path.string() + ": joint '" + names[j] + "' of " +
+                             loaded.path.string() + " was changed but its motion was not read");
 }
 
 }  // namespace
@@ -200,14 +208,16 @@ std::vector<core::Vec3> rest_points_yup(const core::Skeleton& skeleton, char up_
   points.reserve(2 * static_cast<std::size_t>(n));
   for (int j = 0; j < n; ++j) {
     points.push_back(world[j].translation);
-    if (skeleton.end_sites[j]) points.push_back(core::transform_point(world[j], *skeleton.end_sites[j]));
+    if (skeleton.end_sites[j])
+      points.push_back(core::transform_point(world[j], *skeleton.end_sites[j]));
   }
   return points;
 }
 
 bool is_supported_clip(const std::filesystem::path& path) {
   const std::string ext = lower_extension(path);
-  return ext == ".bvh" || ext == ".gltf" || ext == ".glb" || ext == ".fbx" || assimp::is_assimp_clip(path);
+  return ext == ".bvh" || ext == ".gltf" || ext == ".glb" || ext == ".fbx" ||
+         assimp::is_assimp_clip(path);
 }
 
 LoadedClip load_clip(const std::filesystem::path& path, const ClipLoadOptions& options) {
@@ -224,7 +234,8 @@ LoadedClip load_clip(const std::filesystem::path& path, const ClipLoadOptions& o
   } else if (assimp::is_assimp_clip(path)) {
     loaded = assimp::load(path, options);
   } else {
-    throw InputError(path.string(), "unsupported clip format '" + ext + "' (supported: .bvh, .gltf, .glb, .fbx; .dae read-only)");
+    throw InputError(path.string(), "unsupported clip format '" + ext +
+                                        "' (supported: .bvh, .gltf, .glb, .fbx; .dae read-only)");
   }
   check_loaded(path, loaded);
   return loaded;
@@ -255,7 +266,8 @@ LoadedClip load_character(const std::filesystem::path& path, const ClipLoadOptio
   return loaded;
 }
 
-std::vector<LoadedClip> load_takes(const std::filesystem::path& path, const ClipLoadOptions& options) {
+std::vector<LoadedClip> load_takes(const std::filesystem::path& path,
+                                   const ClipLoadOptions& options) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) throw InputError(path.string(), "no such file");
   const std::string ext = lower_extension(path);
@@ -288,22 +300,25 @@ std::vector<LoadedClip> load_takes(const std::filesystem::path& path, const Clip
   return takes;
 }
 
-void save_clip(const std::filesystem::path& path, const LoadedClip& loaded, const core::Clip& edited,
-               std::span<const char> changed, const core::ParallelRunner* runner,
-               std::span<const char> changed_rotations) {
+void save_clip(const std::filesystem::path& path, const LoadedClip& loaded,
+               const core::Clip& edited, std::span<const char> changed,
+               const core::ParallelRunner* runner, std::span<const char> changed_rotations) {
   refuse_unread_joints(path, loaded, changed);
-  if (const std::string format = format_named_by(path); !format.empty() && format != loaded.format) {
+  if (const std::string format = format_named_by(path);
+      !format.empty() && format != loaded.format) {
     const TakeEdit edit{&loaded, &edited, changed};
     convert_takes(path, format, {&edit, 1});
     return;
   }
   if (loaded.take_index < 0)
-    throw InputError(loaded.path.string(), "loaded without a take (rest pose only): there is no animation to patch");
+    throw InputError(loaded.path.string(),
+                     "loaded without a take (rest pose only): there is no animation to patch");
   if (loaded.format == "bvh") {
     const auto& doc = *static_cast<const bvh::Document*>(loaded.document.get());
     std::unique_ptr<bool[]> flags(new bool[changed.size()]);
     for (std::size_t i = 0; i < changed.size(); ++i) flags[i] = changed[i] != 0;
-    bvh::save(path, doc, edited, std::span<const bool>(flags.get(), changed.size()), runner, changed_rotations);
+    bvh::save(path, doc, edited, std::span<const bool>(flags.get(), changed.size()), runner,
+              changed_rotations);
     return;
   }
   if (loaded.format == "fbx") {
@@ -317,8 +332,9 @@ void save_clip(const std::filesystem::path& path, const LoadedClip& loaded, cons
     return;
   }
   if (loaded.format == "dae")
-    throw InputError(loaded.path.string(), "ikfix reads Collada (.dae) clips but cannot write them back without losing "
-                                           "data; write it as BVH instead (an output path ending in .bvh)");
+    throw InputError(loaded.path.string(),
+                     "ikfix reads Collada (.dae) clips but cannot write them back without losing "
+                     "data; write it as BVH instead (an output path ending in .bvh)");
   throw InputError(path.string(), "cannot write format '" + loaded.format + "'");
 }
 
@@ -333,7 +349,8 @@ void save_takes(const std::filesystem::path& path, std::span<const TakeEdit> edi
                 const core::ParallelRunner* runner) {
   if (edits.empty()) throw InputError(path.string(), "nothing to write");
   for (const TakeEdit& e : edits) refuse_unread_joints(path, *e.loaded, e.changed);
-  if (const std::string format = format_named_by(path); !format.empty() && format != edits[0].loaded->format) {
+  if (const std::string format = format_named_by(path);
+      !format.empty() && format != edits[0].loaded->format) {
     convert_takes(path, format, edits);
     return;
   }
@@ -349,25 +366,32 @@ void save_takes(const std::filesystem::path& path, std::span<const TakeEdit> edi
     fbx::save(path, edits);
     return;
   }
-  throw InputError(path.string(), "format '" + edits[0].loaded->format + "' holds one take; cannot write " +
+  throw InputError(path.string(), "format '" + edits[0].loaded->format +
+                                      "' holds one take; cannot write " +
                                       std::to_string(edits.size()));
 }
 
-void save_new_take(const std::filesystem::path& path, const LoadedClip& character, const core::Clip& clip,
-                   std::span<const char> animated, const std::string& take_name, bool replace_takes) {
+void save_new_take(const std::filesystem::path& path, const LoadedClip& character,
+                   const core::Clip& clip, std::span<const char> animated,
+                   const std::string& take_name, bool replace_takes) {
   if (!character.all_joints_read())
-    throw std::logic_error(path.string() + ": " + character.path.string() + " was read for some joints only");
+    throw std::logic_error(path.string() + ": " + character.path.string() +
+                           " was read for some joints only");
   if (clip.joint_count != character.skeleton.joint_count() ||
       animated.size() != static_cast<std::size_t>(character.skeleton.joint_count()))
-    throw InputError(path.string(), "the new take has " + std::to_string(clip.joint_count) + " joints; the character " +
+    throw InputError(path.string(), "the new take has " + std::to_string(clip.joint_count) +
+                                        " joints; the character " +
                                         std::to_string(character.skeleton.joint_count()));
-  if (const std::string format = format_named_by(path); !format.empty() && format != character.format)
-    throw InputError(path.string(), "a take for a ." + character.format + " character is written as ." + character.format);
+  if (const std::string format = format_named_by(path);
+      !format.empty() && format != character.format)
+    throw InputError(path.string(), "a take for a ." + character.format +
+                                        " character is written as ." + character.format);
   if (character.format == "fbx") {
     fbx::save_new_take(path, character, clip, animated, take_name, replace_takes);
   } else if (is_gltf(character)) {
     const auto* layout = static_cast<const gltf::TakeLayout*>(character.document.get());
-    gltf::save_new_animation(path, *layout->document, layout->joint_nodes, clip, animated, take_name, replace_takes);
+    gltf::save_new_animation(path, *layout->document, layout->joint_nodes, clip, animated,
+                             take_name, replace_takes);
   } else if (character.format == "bvh") {
     const auto& doc = *static_cast<const bvh::Document*>(character.document.get());
     bvh::NewFileOptions options;

@@ -38,17 +38,17 @@ struct ClipLoadOptions {
 
 struct LoadedClip {
   std::filesystem::path path;
-  std::string format;            // "bvh", ...
-  std::string take_name;         // name of the loaded take ("" when the format has none)
-  int take_index = 0;            // 0-based; -1: no take, `clip` is one frame of the rest pose
-  int take_count = 1;            // takes in the file
+  std::string format;     // "bvh", ...
+  std::string take_name;  // name of the loaded take ("" when the format has none)
+  int take_index = 0;     // 0-based; -1: no take, `clip` is one frame of the rest pose
+  int take_count = 1;     // takes in the file
   core::Skeleton skeleton;
   core::Clip clip;
-  core::ClipSpace space;         // clip units/axes -> world metres, Y up
+  core::ClipSpace space;  // clip units/axes -> world metres, Y up
   char up_axis = 'y';
-  std::string unit_name;         // "cmu", "cm", ...
-  std::string unit_source;       // "file", "user" or "guessed"
-  std::string unit_reason;       // why, when guessed
+  std::string unit_name;    // "cmu", "cm", ...
+  std::string unit_source;  // "file", "user" or "guessed"
+  std::string unit_reason;  // why, when guessed
   // Per joint, whether `clip` holds its motion: empty when every joint was read (the default),
   // else the joints ClipLoadOptions::joints_to_read asked for are flagged and the others are
   // NaN. save_clip refuses to write an unread joint or to convert such a clip; measure_motion
@@ -81,7 +81,8 @@ LoadedClip load_character(const std::filesystem::path& path, const ClipLoadOptio
 // Every take of the file that animates the skeleton, in file order, all sharing one document so
 // they can be written together with save_takes (BVH and other single-take formats: the one
 // take). ClipLoadOptions::take is ignored. Throws InputError as load_clip when no take is usable.
-std::vector<LoadedClip> load_takes(const std::filesystem::path& path, const ClipLoadOptions& options = {});
+std::vector<LoadedClip> load_takes(const std::filesystem::path& path,
+                                   const ClipLoadOptions& options = {});
 
 // Writes `edited` (same skeleton and frame count as `loaded.clip`) in the input's format,
 // replacing only the joints flagged in `changed`. Atomic. Throws InputError; std::logic_error
@@ -97,8 +98,9 @@ std::vector<LoadedClip> load_takes(const std::filesystem::path& path, const Clip
 // `changed_rotations` (optional, frame-major [frame * joint_count + joint], as
 // core::FixResult::changed_rotations): 0 where the edited rotation is the loaded one bit for bit,
 // so the BVH patch writer keeps that key's text instead of re-encoding it; other writers ignore it.
-void save_clip(const std::filesystem::path& path, const LoadedClip& loaded, const core::Clip& edited,
-               std::span<const char> changed, const core::ParallelRunner* runner = nullptr,
+void save_clip(const std::filesystem::path& path, const LoadedClip& loaded,
+               const core::Clip& edited, std::span<const char> changed,
+               const core::ParallelRunner* runner = nullptr,
                std::span<const char> changed_rotations = {});
 
 // True when save_clip writes `loaded` to `path` by converting it to another format (the
@@ -135,8 +137,9 @@ void save_takes(const std::filesystem::path& path, std::span<const TakeEdit> edi
 // - BVH: the character's hierarchy with the new motion (bvh::write_new; BVH holds one take, so
 //   `take_name` and `replace_takes` do not apply).
 // `path` must have the character's format (extension). Atomic. Throws InputError.
-void save_new_take(const std::filesystem::path& path, const LoadedClip& character, const core::Clip& clip,
-                   std::span<const char> animated, const std::string& take_name, bool replace_takes);
+void save_new_take(const std::filesystem::path& path, const LoadedClip& character,
+                   const core::Clip& clip, std::span<const char> animated,
+                   const std::string& take_name, bool replace_takes);
 
 // True when the file extension is one `load_clip` reads.
 bool is_supported_clip(const std::filesystem::path& path);

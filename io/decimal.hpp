@@ -61,12 +61,13 @@ inline std::from_chars_result read_double(const char* first, const char* last, d
   if (digits == 0 || digits > 19 || exponent_follows || decimals > 22 ||
       mantissa > (std::uint64_t{1} << 53)) {
     const auto r = std::from_chars(first, last, value);
-    if (decimals_out) *decimals_out = decimals_shown(std::string_view(first, static_cast<std::size_t>(r.ptr - first)));
+    if (decimals_out)
+      *decimals_out =
+          decimals_shown(std::string_view(first, static_cast<std::size_t>(r.ptr - first)));
     return r;
   }
   if (decimals_out) *decimals_out = decimals > kMaxShownDecimals ? kMaxShownDecimals : decimals;
-  const double magnitude =
-      static_cast<double>(mantissa) / decimal_detail::kPow10[decimals];
+  const double magnitude = static_cast<double>(mantissa) / decimal_detail::kPow10[decimals];
   value = negative ? -magnitude : magnitude;
   return {p, std::errc()};
 }
@@ -118,8 +119,10 @@ inline char* write_fixed_units(char* first, double value, int decimals, std::uin
   // Digits of `units`, at least decimals + 1 of them, right to left, two per division (the
   // divisions form one dependent chain: half as long).
   static constexpr char kPairs[] =
-      "0001020304050607080910111213141516171819202122232425262728293031323334353637383940414243444546474849"
-      "5051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899";
+      "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445"
+      "46474849"
+      "50515253545556575859606162636465666768697071727374757677787980818283848586878889909192939495"
+      "96979899";
   char digits[40];
   char* p = digits + sizeof digits;
   while (units >= 100) {
@@ -154,7 +157,8 @@ inline char* write_fixed_units(char* first, double value, int decimals, std::uin
 // Same output as std::to_chars(first, last, value, chars_format::fixed, decimals).
 inline std::to_chars_result write_fixed(char* first, char* last, double value, int decimals) {
   std::uint64_t units = 0;
-  if (last - first < static_cast<std::ptrdiff_t>(kFixedUnitsRoom) || !fixed_units(value, decimals, units))
+  if (last - first < static_cast<std::ptrdiff_t>(kFixedUnitsRoom) ||
+      !fixed_units(value, decimals, units))
     return std::to_chars(first, last, value, std::chars_format::fixed, decimals);
   return {write_fixed_units(first, value, decimals, units), std::errc()};
 }

@@ -20,8 +20,8 @@ std::vector<int> fold_end_leaves(core::Skeleton& skeleton) {
   std::vector<char> fold(n, 0);
   for (int j = 0; j < n; ++j) {
     const int p = skeleton.parents[j];
-    fold[j] = p >= 0 && child_count[j] == 0 && child_count[p] == 1 && is_end_leaf_name(skeleton.names[j]) &&
-              !skeleton.end_sites[p];
+    fold[j] = p >= 0 && child_count[j] == 0 && child_count[p] == 1 &&
+              is_end_leaf_name(skeleton.names[j]) && !skeleton.end_sites[p];
   }
   std::vector<int> kept;
   std::vector<int> new_index(n, -1);

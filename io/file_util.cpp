@@ -1,19 +1,20 @@
 #include "io/file_util.hpp"
 
+#include <fcntl.h>  // AT_FDCWD
+#include <stdio.h>  // renameat2, RENAME_EXCHANGE (glibc)
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <compare>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <random>
 #include <mutex>
+#include <random>
 #include <set>
-#include <stdio.h>  // renameat2, RENAME_EXCHANGE (glibc)
-#include <sys/stat.h>
 #include <system_error>
-#include <unistd.h>
-#include <fcntl.h>  // AT_FDCWD
 #include <utility>
 
 #include "io/error.hpp"
@@ -63,7 +64,8 @@ bool swap_into_place(const std::filesystem::path& temp, const std::filesystem::p
   // where a rename fails with the error the caller reports.
   struct stat st {};
   if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
-  if (::renameat2(AT_FDCWD, temp.c_str(), AT_FDCWD, path.c_str(), RENAME_EXCHANGE) != 0) return false;
+  if (::renameat2(AT_FDCWD, temp.c_str(), AT_FDCWD, path.c_str(), RENAME_EXCHANGE) != 0)
+    return false;
   // The new file is in place whatever happens next; an old file that cannot be removed stays
   // under the hidden temp name, as after an interrupted write.
   std::error_code ec;
@@ -122,13 +124,15 @@ void write_file_atomic(const std::filesystem::path& path, std::string_view data)
   write_file_atomic(path, std::span<const std::string_view>(&data, 1));
 }
 
-void write_file_atomic(const std::filesystem::path& path, std::span<const std::string_view> pieces) {
+void write_file_atomic(const std::filesystem::path& path,
+                       std::span<const std::string_view> pieces) {
   write_file_atomic(path, [&](const ByteSink& emit) {
     for (const std::string_view data : pieces) emit(data);
   });
 }
 
-void write_file_atomic(const std::filesystem::path& path, const std::function<void(const ByteSink& emit)>& produce) {
+void write_file_atomic(const std::filesystem::path& path,
+                       const std::function<void(const ByteSink& emit)>& produce) {
   std::error_code ec;
   const auto parent = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
   std::filesystem::create_directories(parent, ec);

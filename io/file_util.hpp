@@ -38,6 +38,7 @@ using ByteSink = std::function<void(std::string_view bytes)>;
 // Same, the file being every byte `produce` passes to `emit`, in order, as it goes (a writer can
 // stream its output through a small buffer instead of holding all of it). When `produce` throws,
 // the temp file is removed, `path` is left as it was and the exception propagates.
-void write_file_atomic(const std::filesystem::path& path, const std::function<void(const ByteSink& emit)>& produce);
+void write_file_atomic(const std::filesystem::path& path,
+                       const std::function<void(const ByteSink& emit)>& produce);
 
 }  // namespace ikfix::io

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-
 #include <glm/gtc/quaternion.hpp>
 
 namespace ikfix::io {
@@ -20,7 +19,8 @@ double decompose_trs(const glm::dmat4& m, core::Transform& out) {
   c0 /= sx;
   c1 /= sy;
   c2 /= sz;
-  const double shear = std::max({std::abs(glm::dot(c0, c1)), std::abs(glm::dot(c0, c2)), std::abs(glm::dot(c1, c2))});
+  const double shear = std::max(
+      {std::abs(glm::dot(c0, c1)), std::abs(glm::dot(c0, c2)), std::abs(glm::dot(c1, c2))});
   out.rotation = glm::normalize(glm::quat_cast(glm::dmat3(c0, c1, c2)));
   return shear;
 }

@@ -45,10 +45,12 @@ Json metrics_json(const core::ClipMetrics& m) {
   out["knee"] = knee;
   // "joint" names the joint; "leg" says whose it is (both legs' joints are measured).
   Json turn{{"max_rad_s", round9(m.rotation_speed.value)}, {"frame", m.rotation_speed.frame}};
-  turn["leg"] = m.rotation_speed.leg < 0 ? Json(nullptr) : Json(core::kLegSideNames[m.rotation_speed.leg]);
+  turn["leg"] =
+      m.rotation_speed.leg < 0 ? Json(nullptr) : Json(core::kLegSideNames[m.rotation_speed.leg]);
   turn["joint"] = m.rotation_speed.point;
   out["rotation_speed"] = turn;
-  out["jerk"] = {{"foot_mean_mps3", round9(m.foot_jerk_mean)}, {"pelvis_mean_mps3", round9(m.pelvis_jerk_mean)}};
+  out["jerk"] = {{"foot_mean_mps3", round9(m.foot_jerk_mean)},
+                 {"pelvis_mean_mps3", round9(m.pelvis_jerk_mean)}};
   out["non_finite"] = m.non_finite;
   Json legs = Json::array();
   for (const auto& lm : m.legs) {
@@ -60,8 +62,10 @@ Json metrics_json(const core::ClipMetrics& m) {
                         {"max_slide_mps", round9(p.max_slide_mps)},
                         {"mean_float_m", round9(p.mean_float_m)},
                         {"max_penetration_m", round9(p.max_penetration_m)}});
-    legs.push_back({{"side", lm.side}, {"frames_in_contact", lm.frames_in_contact},
-                    {"foot_jerk_mean_mps3", round9(lm.foot_jerk_mean)}, {"plants", plants}});
+    legs.push_back({{"side", lm.side},
+                    {"frames_in_contact", lm.frames_in_contact},
+                    {"foot_jerk_mean_mps3", round9(lm.foot_jerk_mean)},
+                    {"plants", plants}});
   }
   out["per_leg"] = legs;
   return out;

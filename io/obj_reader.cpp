@@ -44,7 +44,9 @@ class ObjParser {
   }
 
  private:
-  [[noreturn]] void fail(const std::string& cause) const { throw InputError(source_, line_, cause); }
+  [[noreturn]] void fail(const std::string& cause) const {
+    throw InputError(source_, line_, cause);
+  }
 
   void skip_blank() {
     while (p_ < end_ && is_blank(*p_)) ++p_;
@@ -76,7 +78,8 @@ class ObjParser {
       const char* start = p_;
       if (*p_ == '+') ++p_;
       const auto r = read_double(p_, end_, value);
-      if (r.ec != std::errc() || (r.ptr < end_ && !is_blank(*r.ptr) && !is_eol(*r.ptr) && *r.ptr != '#')) {
+      if (r.ec != std::errc() ||
+          (r.ptr < end_ && !is_blank(*r.ptr) && !is_eol(*r.ptr) && *r.ptr != '#')) {
         p_ = start;
         fail("'" + std::string(word()) + "' is not a number");
       }
@@ -103,16 +106,20 @@ class ObjParser {
     const auto r = std::from_chars(p_, end_, value);
     if (r.ec != std::errc()) {
       p_ = start;
-      fail(std::string("face corner '") + std::string(word()) + "': " + what + " index is not a number");
+      fail(std::string("face corner '") + std::string(word()) + "': " + what +
+           " index is not a number");
     }
     p_ = r.ptr;
-    if (forward_ok && !negative && value > size && value <= std::numeric_limits<std::uint32_t>::max()) {
+    if (forward_ok && !negative && value > size &&
+        value <= std::numeric_limits<std::uint32_t>::max()) {
       forward_.push_back({static_cast<std::uint32_t>(value), line_});
       return static_cast<std::uint32_t>(value - 1);
     }
     if (value == 0 || value > size)
-      fail(std::string("face corner: ") + what + " index " + (negative ? "-" : "") + std::to_string(value) +
-           (value == 0 ? " (indices start at 1)" : " is out of range (" + std::to_string(size) + " defined so far)"));
+      fail(std::string("face corner: ") + what + " index " + (negative ? "-" : "") +
+           std::to_string(value) +
+           (value == 0 ? " (indices start at 1)"
+                       : " is out of range (" + std::to_string(size) + " defined so far)"));
     return static_cast<std::uint32_t>(negative ? size - value : value - 1);
   }
 
@@ -147,7 +154,8 @@ class ObjParser {
       if (corner.normal < 0) geometry_.every_corner_has_normal = false;
       corners_.push_back(corner);
     }
-    if (corners_.size() < 3) fail("face has " + std::to_string(corners_.size()) + " corners; at least 3 needed");
+    if (corners_.size() < 3)
+      fail("face has " + std::to_string(corners_.size()) + " corners; at least 3 needed");
     for (std::size_t k = 1; k + 1 < corners_.size(); ++k)
       geometry_.triangles.push_back({corners_[0], corners_[k], corners_[k + 1]});
   }

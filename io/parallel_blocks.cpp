@@ -8,7 +8,8 @@
 
 namespace ikfix::io {
 
-void for_each_block(const core::ParallelRunner* runner, int blocks, const std::function<void(int block)>& body) {
+void for_each_block(const core::ParallelRunner* runner, int blocks,
+                    const std::function<void(int block)>& body) {
   if (blocks <= 0) return;
   if (runner == nullptr || runner->threads() < 2 || blocks < 2) {
     for (int k = 0; k < blocks; ++k) body(k);
@@ -31,7 +32,8 @@ void for_each_block(const core::ParallelRunner* runner, int blocks, const std::f
       }
     }
   });
-  if (const int k = first_failed.load(); k < blocks) std::rethrow_exception(errors[static_cast<std::size_t>(k)]);
+  if (const int k = first_failed.load(); k < blocks)
+    std::rethrow_exception(errors[static_cast<std::size_t>(k)]);
 }
 
 int block_count(const core::ParallelRunner* runner, long long work, long long min_per_block) {

@@ -15,7 +15,8 @@ namespace ikfix::io {
 // threads or more and there are two blocks or more, else in order on this thread. When bodies
 // throw, the exception of the lowest block is rethrown once every started block has returned
 // (blocks after a failed one may be skipped), so the error is the one the serial loop gives.
-void for_each_block(const core::ParallelRunner* runner, int blocks, const std::function<void(int block)>& body);
+void for_each_block(const core::ParallelRunner* runner, int blocks,
+                    const std::function<void(int block)>& body);
 
 // How many blocks to cut `work` units into for `runner`: up to kBlocksPerThread per thread (so
 // the others can make up for a late thread), each of at least `min_per_block` units; 1 without

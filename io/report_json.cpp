@@ -57,8 +57,10 @@ Json legs_json(const core::Skeleton& s, const core::LegRig& rig) {
   Json out{{"method", rig.method}, {"pelvis", name(rig.pelvis)}};
   for (int l = 0; l < 2; ++l) {
     const core::Leg& leg = rig.legs[l];
-    out[core::kLegSideNames[l]] = {
-        {"hip", name(leg.hip)}, {"knee", name(leg.knee)}, {"ankle", name(leg.ankle)}, {"toe", name(leg.toe)}};
+    out[core::kLegSideNames[l]] = {{"hip", name(leg.hip)},
+                                   {"knee", name(leg.knee)},
+                                   {"ankle", name(leg.ankle)},
+                                   {"toe", name(leg.toe)}};
   }
   return out;
 }
@@ -74,8 +76,10 @@ Json make_run_report(const RunReportInput& in) {
   report["output"] = in.output_path.empty() ? Json(nullptr) : Json(in.output_path);
   report["terrain"] = in.terrain_path;
   report["format"] = clip.format;
-  report["take"] = {{"name", clip.take_name}, {"index", clip.take_index}, {"count", clip.take_count}};
-  report["skeleton"] = {{"joints", clip.skeleton.joint_count()}, {"root", clip.skeleton.names.at(0)}};
+  report["take"] = {
+      {"name", clip.take_name}, {"index", clip.take_index}, {"count", clip.take_count}};
+  report["skeleton"] = {{"joints", clip.skeleton.joint_count()},
+                        {"root", clip.skeleton.names.at(0)}};
   report["legs"] = legs_json(clip.skeleton, *in.rig);
   report["unit"] = {{"name", clip.unit_name},
                     {"metres_per_unit", clip.space.metres_per_unit},
@@ -110,17 +114,17 @@ Json make_run_report(const RunReportInput& in) {
     }
   }
   report["per_leg"] = legs;
-  report["totals"] = {
-      {"unreachable_frames", unreachable},
-      {"max_shortfall_m", round9(worst)},
-      {"worst", worst_leg < 0 ? Json(nullptr)
-                              : Json{{"leg", d.legs[worst_leg].side},
-                                     {"frame", d.legs[worst_leg].worst_frame},
-                                     {"shortfall_m", round9(worst)}}},
-      {"off_terrain_samples", d.off_terrain_frames},
-      {"max_bone_length_change", d.max_bone_length_change}};
+  report["totals"] = {{"unreachable_frames", unreachable},
+                      {"max_shortfall_m", round9(worst)},
+                      {"worst", worst_leg < 0 ? Json(nullptr)
+                                              : Json{{"leg", d.legs[worst_leg].side},
+                                                     {"frame", d.legs[worst_leg].worst_frame},
+                                                     {"shortfall_m", round9(worst)}}},
+                      {"off_terrain_samples", d.off_terrain_frames},
+                      {"max_bone_length_change", d.max_bone_length_change}};
   if (in.metrics_before && in.metrics_after)
-    report["metrics"] = {{"before", metrics_json(*in.metrics_before)}, {"after", metrics_json(*in.metrics_after)}};
+    report["metrics"] = {{"before", metrics_json(*in.metrics_before)},
+                         {"after", metrics_json(*in.metrics_after)}};
   else if (in.metrics_before)
     report["metrics"] = metrics_json(*in.metrics_before);
   Json warnings = Json::array();

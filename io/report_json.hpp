@@ -1,9 +1,8 @@
 #pragma once
 // The JSON report of a run (schema documented in README.md, "Report schema").
 #include <filesystem>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "core/diagnostics.hpp"
 #include "core/legs.hpp"
@@ -19,7 +18,7 @@ struct RunReportInput {
   std::string tool_version;
   const LoadedClip* clip = nullptr;
   const core::LegRig* rig = nullptr;
-  std::string output_path;   // empty: nothing written
+  std::string output_path;  // empty: nothing written
   std::string terrain_path;
   const core::FixDiagnostics* diagnostics = nullptr;
   // "metrics": {"before": ..., "after": ...} for run; a check report has only `before`, written

@@ -18,7 +18,8 @@ Json names(const core::Skeleton& sk, const std::vector<int>& joints) {
 
 }  // namespace
 
-Json bone_pairs_json(const core::BoneMap& map, const core::Skeleton& source, const core::Skeleton& target) {
+Json bone_pairs_json(const core::BoneMap& map, const core::Skeleton& source,
+                     const core::Skeleton& target) {
   Json pairs = Json::array();
   for (const core::BonePair& p : map.pairs)
     pairs.push_back({{"source", source.names[p.source]},
@@ -33,7 +34,10 @@ Json bone_pairs_json(const core::BoneMap& map, const core::Skeleton& source, con
 Json retarget_quality_json(const core::RetargetQuality& q) {
   Json chains = Json::array();
   for (const core::ChainError& c : q.chains)
-    chains.push_back({{"chain", c.name}, {"mean", round9(c.mean)}, {"max", round9(c.max)}, {"worst_frame", c.worst_frame}});
+    chains.push_back({{"chain", c.name},
+                      {"mean", round9(c.mean)},
+                      {"max", round9(c.max)},
+                      {"worst_frame", c.worst_frame}});
   const core::FeetAtContacts& f = q.feet;
   return {{"end_effector_error", chains},
           {"bone_direction_error_deg",
@@ -46,7 +50,8 @@ Json retarget_quality_json(const core::RetargetQuality& q) {
            {{"slide_mean_mps", round9(f.slide_mean_mps)},
             {"slide_max_mps", round9(f.slide_max_mps)},
             {"worst_slide_frame", f.worst_slide_frame},
-            {"worst_slide_leg", f.worst_slide_leg < 0 ? Json(nullptr) : Json(core::kLegSideNames[f.worst_slide_leg])},
+            {"worst_slide_leg",
+             f.worst_slide_leg < 0 ? Json(nullptr) : Json(core::kLegSideNames[f.worst_slide_leg])},
             {"float_mean_m", round9(f.float_mean_m)},
             {"float_max_m", round9(f.float_max_m)},
             {"ground_gap_m", round9(f.ground_gap_m)},
@@ -86,7 +91,9 @@ Json retarget_section_json(const core::RetargetPipelineResult& r, const core::Bo
           {"facing_deg", degrees(t.facing_angle_rad)},
           {"rest_alignment", alignment},
           {"feet_fixed", r.feet_fixed},
-          {"quality", {{"transfer", retarget_quality_json(r.transfer_quality)}, {"final", retarget_quality_json(r.quality)}}},
+          {"quality",
+           {{"transfer", retarget_quality_json(r.transfer_quality)},
+            {"final", retarget_quality_json(r.quality)}}},
           {"warnings", warnings}};
 }
 

@@ -16,7 +16,8 @@ nlohmann::ordered_json bone_pairs_json(const core::BoneMap& map, const core::Ske
 
 nlohmann::ordered_json retarget_quality_json(const core::RetargetQuality& quality);
 
-nlohmann::ordered_json retarget_section_json(const core::RetargetPipelineResult& result, const core::BoneMap& map,
-                                             const core::Skeleton& source, const core::Skeleton& target);
+nlohmann::ordered_json retarget_section_json(const core::RetargetPipelineResult& result,
+                                             const core::BoneMap& map, const core::Skeleton& source,
+                                             const core::Skeleton& target);
 
 }  // namespace ikfix::io

@@ -100,8 +100,8 @@ class MeshCollector {
         normal = core::safe_normalize(normal_matrix * Vec3(n.x, n.y, n.z), Vec3(0.0));
       }
       if (!core::is_finite(position))
-        throw InputError(file_, "mesh \"" + in.name + "\" vertex " +
-                                    std::to_string(v) + " is not finite");
+        throw InputError(file_,
+                         "mesh \"" + in.name + "\" vertex " + std::to_string(v) + " is not finite");
       const VertexKey key{{position.x, position.y, position.z, normal.x, normal.y, normal.z}};
       auto [it, inserted] =
           index_.try_emplace(key, static_cast<std::uint32_t>(mesh_.vertices.size()));
@@ -117,7 +117,8 @@ class MeshCollector {
 
     // Points and lines are not in `triangles` (polygons were triangulated).
     for (const auto& face : in.triangles) {
-      std::array<std::uint32_t, 3> tri{output_index(face[0]), output_index(face[1]), output_index(face[2])};
+      std::array<std::uint32_t, 3> tri{output_index(face[0]), output_index(face[1]),
+                                       output_index(face[2])};
       if (mirrored) std::swap(tri[1], tri[2]);
       mesh_.triangles.push_back(tri);
     }

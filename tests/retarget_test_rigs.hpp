@@ -42,15 +42,16 @@ inline Skeleton build(const std::vector<Joint>& joints) {
 
 // A standing T-pose humanoid; `name` gives each canonical slot's joint name. `mirror` flips
 // X and Z (the character faces -Z; its left is -X).
-inline std::vector<Joint> humanoid(const std::function<std::string(const std::string&)>& name, bool mirror = false,
-                            int spine_count = 3) {
+inline std::vector<Joint> humanoid(const std::function<std::string(const std::string&)>& name,
+                                   bool mirror = false, int spine_count = 3) {
   const double m = mirror ? -1.0 : 1.0;
   auto v = [m](double x, double y, double z) { return Vec3(m * x, y, m * z); };
   std::vector<Joint> j;
   j.push_back({name("hips"), "", v(0, 1.0, 0), std::nullopt});
   std::string prev = name("hips");
   for (int i = 1; i <= spine_count; ++i) {
-    j.push_back({name("spine" + std::to_string(i)), prev, v(0, 0.3 / spine_count, 0), std::nullopt});
+    j.push_back(
+        {name("spine" + std::to_string(i)), prev, v(0, 0.3 / spine_count, 0), std::nullopt});
     prev = name("spine" + std::to_string(i));
   }
   const std::string chest = prev;
@@ -76,10 +77,12 @@ inline std::vector<Joint> humanoid(const std::function<std::string(const std::st
 
 inline std::string mixamo(const std::string& slot) {
   static const std::map<std::string, std::string> k = {
-      {"hips", "Hips"}, {"spine1", "Spine"}, {"spine2", "Spine1"}, {"spine3", "Spine2"}, {"neck", "Neck"},
-      {"head", "Head"}, {"clav", "Shoulder"}, {"upper", "Arm"}, {"lower", "ForeArm"}, {"hand", "Hand"},
-      {"thumb1", "HandThumb1"}, {"index1", "HandIndex1"}, {"index2", "HandIndex2"}, {"thigh", "UpLeg"},
-      {"shin", "Leg"}, {"foot", "Foot"}, {"toe", "ToeBase"}};
+      {"hips", "Hips"},         {"spine1", "Spine"},      {"spine2", "Spine1"},
+      {"spine3", "Spine2"},     {"neck", "Neck"},         {"head", "Head"},
+      {"clav", "Shoulder"},     {"upper", "Arm"},         {"lower", "ForeArm"},
+      {"hand", "Hand"},         {"thumb1", "HandThumb1"}, {"index1", "HandIndex1"},
+      {"index2", "HandIndex2"}, {"thigh", "UpLeg"},       {"shin", "Leg"},
+      {"foot", "Foot"},         {"toe", "ToeBase"}};
   if (auto it = k.find(slot); it != k.end()) return "mixamorig:" + it->second;
   const std::string side = slot[0] == 'l' ? "Left" : "Right";
   return "mixamorig:" + side + k.at(slot.substr(1));
@@ -87,10 +90,12 @@ inline std::string mixamo(const std::string& slot) {
 
 inline std::string unreal(const std::string& slot) {
   static const std::map<std::string, std::string> k = {
-      {"hips", "pelvis"}, {"spine1", "spine_01"}, {"spine2", "spine_02"}, {"spine3", "spine_03"},
-      {"neck", "neck_01"}, {"head", "head"}, {"clav", "clavicle"}, {"upper", "upperarm"},
-      {"lower", "lowerarm"}, {"hand", "hand"}, {"thumb1", "thumb_01"}, {"index1", "index_01"},
-      {"index2", "index_02"}, {"thigh", "thigh"}, {"shin", "calf"}, {"foot", "foot"}, {"toe", "ball"}};
+      {"hips", "pelvis"},     {"spine1", "spine_01"}, {"spine2", "spine_02"},
+      {"spine3", "spine_03"}, {"neck", "neck_01"},    {"head", "head"},
+      {"clav", "clavicle"},   {"upper", "upperarm"},  {"lower", "lowerarm"},
+      {"hand", "hand"},       {"thumb1", "thumb_01"}, {"index1", "index_01"},
+      {"index2", "index_02"}, {"thigh", "thigh"},     {"shin", "calf"},
+      {"foot", "foot"},       {"toe", "ball"}};
   if (auto it = k.find(slot); it != k.end()) return it->second;
   return k.at(slot.substr(1)) + (slot[0] == 'l' ? "_l" : "_r");
 }

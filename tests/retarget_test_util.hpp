@@ -42,9 +42,9 @@ inline core::LegRig legs_of(const io::LoadedClip& clip) {
 
 // CMU (cgspeed) names on both sides: the identity map of a CMU skeleton.
 inline std::vector<NamedPair> cmu_identity_pairs() {
-  std::vector<NamedPair> v = {{"Hips", "Hips", "hips"},       {"LowerBack", "LowerBack", "spine"},
-                              {"Spine", "Spine", "spine"},    {"Spine1", "Spine1", "chest"},
-                              {"Neck", "Neck", "neck"},       {"Neck1", "Neck1", "neck"},
+  std::vector<NamedPair> v = {{"Hips", "Hips", "hips"},    {"LowerBack", "LowerBack", "spine"},
+                              {"Spine", "Spine", "spine"}, {"Spine1", "Spine1", "chest"},
+                              {"Neck", "Neck", "neck"},    {"Neck1", "Neck1", "neck"},
                               {"Head", "Head", "head"}};
   for (std::string side : {"Left", "Right"}) {
     const std::string s = side == "Left" ? "left" : "right";

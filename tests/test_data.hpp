@@ -22,13 +22,13 @@ inline bool running_in_ci() {
 }  // namespace ikfix::test
 
 // Use at the top of a test body that reads ../shared/data.
-#define IKFIX_REQUIRE_SHARED_DATA()                                                          \
-  do {                                                                                       \
-    if (!std::filesystem::is_directory(::ikfix::test::shared_data_dir())) {                  \
-      if (::ikfix::test::running_in_ci())                                                    \
-        FAIL() << "shared test data missing at " << ::ikfix::test::shared_data_dir()         \
-               << " (CI=true requires it)";                                                  \
-      GTEST_SKIP() << "shared test data not found at " << ::ikfix::test::shared_data_dir()   \
-                   << "; skipping (set up ../shared/data to run this test)";                 \
-    }                                                                                        \
+#define IKFIX_REQUIRE_SHARED_DATA()                                                        \
+  do {                                                                                     \
+    if (!std::filesystem::is_directory(::ikfix::test::shared_data_dir())) {                \
+      if (::ikfix::test::running_in_ci())                                                  \
+        FAIL() << "shared test data missing at " << ::ikfix::test::shared_data_dir()       \
+               << " (CI=true requires it)";                                                \
+      GTEST_SKIP() << "shared test data not found at " << ::ikfix::test::shared_data_dir() \
+                   << "; skipping (set up ../shared/data to run this test)";               \
+    }                                                                                      \
   } while (0)

@@ -55,8 +55,9 @@ std::vector<char> detect_contacts(std::span<const std::vector<double>> heights,
   return planted;
 }
 
-void detect_foot_and_point_contacts(const std::vector<double> (&heights)[2], const std::vector<double> (&speeds)[2],
-                                    double fps, const ContactSettings& s, std::vector<char>& foot,
+void detect_foot_and_point_contacts(const std::vector<double> (&heights)[2],
+                                    const std::vector<double> (&speeds)[2], double fps,
+                                    const ContactSettings& s, std::vector<char>& foot,
                                     std::vector<char> (&point)[2]) {
   const std::size_t n = heights[0].size();
   foot.resize(n);
@@ -64,7 +65,8 @@ void detect_foot_and_point_contacts(const std::vector<double> (&heights)[2], con
   point[1].resize(n);
   // The thresholds detect_contacts compares with (times a scale of exactly 1 or `hysteresis`).
   const double height_in = s.height_threshold, speed_in = s.speed_threshold;
-  const double height_stay = s.height_threshold * s.hysteresis, speed_stay = s.speed_threshold * s.hysteresis;
+  const double height_stay = s.height_threshold * s.hysteresis,
+               speed_stay = s.speed_threshold * s.hysteresis;
   bool foot_state = false, point_state[2] = {false, false};
   for (std::size_t f = 0; f < n; ++f) {
     bool plants[2], stays[2];  // point p would start a plant / keep one

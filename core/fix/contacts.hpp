@@ -23,8 +23,9 @@ std::vector<char> detect_contacts(std::span<const std::vector<double>> heights,
 // The contacts of a foot with two points (heel, toe) in one sweep over the frames: into `foot`
 // what detect_contacts gives for both points, into `point[p]` what it gives for point p alone
 // (the same flags as the three calls, in about the time of one). Heights and speeds as above.
-void detect_foot_and_point_contacts(const std::vector<double> (&heights)[2], const std::vector<double> (&speeds)[2],
-                                    double fps, const ContactSettings& settings, std::vector<char>& foot,
+void detect_foot_and_point_contacts(const std::vector<double> (&heights)[2],
+                                    const std::vector<double> (&speeds)[2], double fps,
+                                    const ContactSettings& settings, std::vector<char>& foot,
                                     std::vector<char> (&point)[2]);
 
 // Intervals [first, last] of consecutive planted frames.

@@ -22,8 +22,8 @@ struct FixSettings {
   int max_iterations = 8;
   // CCD has no closing step and converges slowly near full extension: it gets more sweeps.
   int ccd_max_iterations = 128;
-  double solver_tolerance = 1e-6;      // metres
-  double unreachable_tolerance = 1e-3; // metres: shortfall above this is reported unreachable
+  double solver_tolerance = 1e-6;       // metres
+  double unreachable_tolerance = 1e-3;  // metres: shortfall above this is reported unreachable
 
   double reference_leg_length = 0.85;  // metres; thresholds below are for this leg length
   ContactSettings contacts;
@@ -57,16 +57,17 @@ struct FixSettings {
   // else the 5th percentile of the lowest foot joint.
   std::optional<double> floor_height;
 
-  double unlock_radius = 0.10;         // metres: a planted foot's lock is dragged beyond this
-  double pivot_switch_margin = 0.01;   // metres: heel/toe pivot switches when the other is this much lower
-  double lock_blend_time = 0.15;       // seconds to fade the lock correction out after a plant
+  double unlock_radius = 0.10;  // metres: a planted foot's lock is dragged beyond this
+  double pivot_switch_margin =
+      0.01;  // metres: heel/toe pivot switches when the other is this much lower
+  double lock_blend_time = 0.15;  // seconds to fade the lock correction out after a plant
   // Seconds before touchdown / after lift-off over which the foot eases into and out of its
   // planted offset and ground tilt (so nothing changes while it is planted).
   double plant_ease_time = 0.08;
 
-  double body_smoothing = 0.12;        // seconds (Gaussian sigma) for the root following terrain
-  double foot_smoothing = 0.02;        // seconds, swing-foot height offsets
-  double clearance_smoothing = 0.05;   // seconds: how early a swing foot starts rising over an edge
+  double body_smoothing = 0.12;       // seconds (Gaussian sigma) for the root following terrain
+  double foot_smoothing = 0.02;       // seconds, swing-foot height offsets
+  double clearance_smoothing = 0.05;  // seconds: how early a swing foot starts rising over an edge
   // Metres per second: the fastest a swing foot's clearance rise may grow or shrink; beyond it the
   // rise starts earlier (steps 5 and 5a), instead of popping up (measured: a 7.4 cm pop at
   // lift-off turned cmu_02_01's knee 37 degrees in one frame on the stairs). Step 5a may start
@@ -76,8 +77,8 @@ struct FixSettings {
   // Fraction of leg length: the least a swing ankle's target stays below its hip (raised with the
   // body) where the foot's planned rise over the body's would lift it higher; 0 = no limit.
   double min_swing_ankle_drop = 0.4;
-  double pelvis_smoothing = 0.06;      // seconds (Gaussian sigma) for the pelvis drop
-  double max_pelvis_drop = 0.35;       // fraction of leg length
+  double pelvis_smoothing = 0.06;  // seconds (Gaussian sigma) for the pelvis drop
+  double max_pelvis_drop = 0.35;   // fraction of leg length
   // Radians: how far a foot beyond its leg's reach may turn up about its ball (heel up, as a
   // person goes on tiptoe before crouching) before the pelvis drops for the rest; 0 = never.
   // 20 degrees raises the heel of a 14 cm ankle-to-ball foot by about 5 cm. The lift moves the
@@ -85,17 +86,17 @@ struct FixSettings {
   // 30 degrees with 0.2 s smoothing put foot jerk at 1.26-1.32x the input's (goal 1.2x); 20
   // degrees with 0.3 s keeps them at 1.11-1.18x.
   double max_heel_lift = 20.0 * kPi / 180.0;
-  double heel_lift_smoothing = 0.30;   // seconds (Gaussian sigma): the lift and where it is allowed
-  double max_reach = 0.9995;           // fraction of leg length the solver may use
+  double heel_lift_smoothing = 0.30;  // seconds (Gaussian sigma): the lift and where it is allowed
+  double max_reach = 0.9995;          // fraction of leg length the solver may use
   double min_knee_angle = 25.0 * kPi / 180.0;  // radians, interior angle at full bend
   // Radians: how far the hip->ankle line may swing from its rest direction (carried by the
   // pelvis); the animation's own swing is always allowed.
   double max_hip_angle = 120.0 * kPi / 180.0;  // about the most a hip flexes
 
-  bool align_feet = true;              // turn planted feet to the ground normal
+  bool align_feet = true;                     // turn planted feet to the ground normal
   double max_foot_tilt = 35.0 * kPi / 180.0;  // radians
   double max_toe_bend = 50.0 * kPi / 180.0;   // radians: toes turned up at the ball, at most
-  double weight = 1.0;                 // 0 = input unchanged, 1 = full fix
+  double weight = 1.0;                        // 0 = input unchanged, 1 = full fix
 };
 
 const char* solver_name(SolverKind kind);

@@ -16,8 +16,9 @@ double percentile(std::vector<double> v, double q) {
 
 }  // namespace
 
-FootContacts detect_foot_contacts(const Terrain& terrain, const std::vector<Vec3>& heel, const std::vector<Vec3>& toe,
-                                  double fps, const ContactSettings& settings) {
+FootContacts detect_foot_contacts(const Terrain& terrain, const std::vector<Vec3>& heel,
+                                  const std::vector<Vec3>& toe, double fps,
+                                  const ContactSettings& settings) {
   const int frames = static_cast<int>(heel.size());
   std::vector<GroundHit> hits[2];
   const std::vector<Vec3>* pts[2] = {&heel, &toe};
@@ -31,8 +32,9 @@ FootContacts detect_foot_contacts(const Terrain& terrain, const std::vector<Vec3
 }
 
 FootContacts foot_contacts_on_ground(const std::vector<Vec3>& heel, const std::vector<Vec3>& toe,
-                                     std::span<const GroundHit> heel_ground, std::span<const GroundHit> toe_ground,
-                                     double fps, const ContactSettings& settings) {
+                                     std::span<const GroundHit> heel_ground,
+                                     std::span<const GroundHit> toe_ground, double fps,
+                                     const ContactSettings& settings) {
   const int frames = static_cast<int>(heel.size());
   FootContacts c;
   const std::vector<Vec3>* pts[2] = {&heel, &toe};
@@ -41,7 +43,8 @@ FootContacts foot_contacts_on_ground(const std::vector<Vec3>& heel, const std::v
     const auto& track = *pts[p];
     const std::span<const GroundHit> hits = ground[p];
     c.above[p].resize(frames);
-    for (int f = 0; f < frames; ++f) c.above[p][f] = track[f].y - (hits[f].hit ? hits[f].height : 0.0);
+    for (int f = 0; f < frames; ++f)
+      c.above[p][f] = track[f].y - (hits[f].hit ? hits[f].height : 0.0);
     const double level = percentile(c.above[p], 0.05);
     c.height[p].resize(frames);
     c.speed[p].resize(frames);
@@ -50,7 +53,8 @@ FootContacts foot_contacts_on_ground(const std::vector<Vec3>& heel, const std::v
       const int a = std::max(0, f - 1), b = std::min(frames - 1, f + 1);
       // b - a is 1 or 2, and halving by a product is exact like the division (the same bits)
       // without a divide per frame.
-      c.speed[p][f] = b > a ? glm::length(track[b] - track[a]) * fps * (b - a == 2 ? 0.5 : 1.0) : 0.0;
+      c.speed[p][f] =
+          b > a ? glm::length(track[b] - track[a]) * fps * (b - a == 2 ? 0.5 : 1.0) : 0.0;
     }
   }
   // One sweep for the foot and each point alone (~2% of the fix on cmu_01_01 over the bumps as

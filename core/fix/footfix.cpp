@@ -40,7 +40,8 @@ constexpr int kMinLightFramesPerRange = 512;
 
 double percentile(std::vector<double> values, double q) {
   if (values.empty()) return 0.0;
-  const auto k = static_cast<std::size_t>(std::clamp(q, 0.0, 1.0) * static_cast<double>(values.size() - 1));
+  const auto k =
+      static_cast<std::size_t>(std::clamp(q, 0.0, 1.0) * static_cast<double>(values.size() - 1));
   std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(k), values.end());
   return values[k];
 }
@@ -69,7 +70,8 @@ struct GroundTrack {
 
 // Into `g`, reusing its storage (the contact passes fill the same tracks pass after pass); with
 // `only` (per point), just the points it marks (the others are as they were).
-void fill_ground_track(std::span<const GroundHit> hits, double floor, GroundTrack& g, std::span<const char> only = {}) {
+void fill_ground_track(std::span<const GroundHit> hits, double floor, GroundTrack& g,
+                       std::span<const char> only = {}) {
   const std::size_t n = hits.size();
   g.height.resize(n);
   g.normal.resize(n);
@@ -105,8 +107,9 @@ GroundTrack query_ground(const Terrain& terrain, const std::vector<Vec3>& points
 // constant offset would leave the foot floating and moving where the source's foot stands.
 // A plant with any `keep_constant` frame keeps the constant offset (see fix_clip).
 std::vector<double> foot_offsets(const std::vector<char>& planted, const std::vector<double>& need,
-                                 const std::vector<double>& ground_rel, const std::vector<double>& ease,
-                                 double smoothing_frames, double clearance_frames, double max_rise_per_frame,
+                                 const std::vector<double>& ground_rel,
+                                 const std::vector<double>& ease, double smoothing_frames,
+                                 double clearance_frames, double max_rise_per_frame,
                                  bool follow_need, const std::vector<char>& keep_constant) {
   const int n = static_cast<int>(need.size());
   const auto plants = contact_intervals(planted);
@@ -150,7 +153,8 @@ std::vector<double> foot_offsets(const std::vector<char>& planted, const std::ve
   gaussian_smooth(lifted, smoothing_frames, smoothed);
   // A planted foot keeps its plant's offset exactly (any change would move the planted
   // pivot); the swing eases out of it and into the next one (`ease` is 1 in plants).
-  for (int f = 0; f < n; ++f) smoothed[f] = planted[f] ? base[f] : ease[f] * base[f] + (1.0 - ease[f]) * smoothed[f];
+  for (int f = 0; f < n; ++f)
+    smoothed[f] = planted[f] ? base[f] : ease[f] * base[f] + (1.0 - ease[f]) * smoothed[f];
   // No swing frame below `need`. What that floor adds can jump (a toe crossing a step edge:
   // 4 cm in one frame on cmu_02_01 over the stairs); the swing foot reaches it by a ramp
   // instead. Not into the plant: the contact passes would then see the foot leave the ground
@@ -169,10 +173,12 @@ std::vector<double> foot_offsets(const std::vector<char>& planted, const std::ve
 // when the other is lower by `switch_margin`: heel strike, then the toe as soon as the heel rolls
 // up, so a rolling foot turns about the point that is really on the ground. Where only one of
 // them is marked `on_ground` (non-empty: per frame, heel and toe) that one is the pivot.
-std::vector<Vec3> foot_lock(const std::vector<char>& planted, const std::vector<double>& heel_height,
-                            const std::vector<double>& toe_height, const std::vector<char> (&on_ground)[2],
-                            const std::vector<Vec3>& ankle, const std::vector<Vec3>& toe, double unlock_radius,
-                            int blend_frames, double switch_margin, std::vector<signed char>& pivots) {
+std::vector<Vec3> foot_lock(const std::vector<char>& planted,
+                            const std::vector<double>& heel_height,
+                            const std::vector<double>& toe_height,
+                            const std::vector<char> (&on_ground)[2], const std::vector<Vec3>& ankle,
+                            const std::vector<Vec3>& toe, double unlock_radius, int blend_frames,
+                            double switch_margin, std::vector<signed char>& pivots) {
   const int n = static_cast<int>(planted.size());
   std::vector<Vec3> corr(n, Vec3(0));
   pivots.assign(n, -1);
@@ -185,17 +191,23 @@ std::vector<Vec3> foot_lock(const std::vector<char>& planted, const std::vector<
     for (int f = a; f <= b; ++f) {
       const Vec3 previous = f > a ? corr[f - 1] : corr[std::max(0, a - 1)] * (a > 0 ? 1.0 : 0.0);
       int want = pivot;
-      if (pivot < 0) want = heel_height[f] <= toe_height[f] ? 0 : 1;
-      else if (pivot == 0 && heel_height[f] > toe_height[f] + switch_margin) want = 1;
-      else if (pivot == 1 && toe_height[f] > heel_height[f] + switch_margin) want = 0;
+      if (pivot < 0)
+        want = heel_height[f] <= toe_height[f] ? 0 : 1;
+      else if (pivot == 0 && heel_height[f] > toe_height[f] + switch_margin)
+        want = 1;
+      else if (pivot == 1 && toe_height[f] > heel_height[f] + switch_margin)
+        want = 0;
       // While check sees both points down, the pivot stays; the hand-over frame is chosen by
       // retime_pivot_switches within that window.
-      if (pivot >= 0 && want != pivot && !on_ground[0].empty() && on_ground[0][f] && on_ground[1][f]) want = pivot;
+      if (pivot >= 0 && want != pivot && !on_ground[0].empty() && on_ground[0][f] &&
+          on_ground[1][f])
+        want = pivot;
       if (!on_ground[0].empty() && !on_ground[want][f] && on_ground[1 - want][f]) want = 1 - want;
       // Switch only once the new pivot has been on the ground (as check sees it) for a frame
       // while the old one, still down, held: the new one is then held from that frame on, so
       // each point is still over every pair of frames check measures it on.
-      if (pivot >= 0 && want != pivot && !on_ground[0].empty() && !on_ground[want][f - 1] && on_ground[pivot][f])
+      if (pivot >= 0 && want != pivot && !on_ground[0].empty() && !on_ground[want][f - 1] &&
+          on_ground[pivot][f])
         want = pivot;
       if (want != pivot) {
         // Re-lock on the new pivot where it was on the frame before (target, not animation):
@@ -242,9 +254,12 @@ std::vector<int> joints_fix_reads(const Skeleton& skeleton, const LegRig& rig) {
 
 const char* solver_name(SolverKind kind) {
   switch (kind) {
-    case SolverKind::Fabrik: return "fabrik";
-    case SolverKind::Ccd: return "ccd";
-    case SolverKind::TwoBone: return "two-bone";
+    case SolverKind::Fabrik:
+      return "fabrik";
+    case SolverKind::Ccd:
+      return "ccd";
+    case SolverKind::TwoBone:
+      return "two-bone";
   }
   return "?";
 }
@@ -270,7 +285,8 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
 
   FixResult result;
   result.changed_joints.assign(joints, 0);
-  result.changed_rotations.assign(static_cast<std::size_t>(frames) * static_cast<std::size_t>(joints), 0);
+  result.changed_rotations.assign(
+      static_cast<std::size_t>(frames) * static_cast<std::size_t>(joints), 0);
   FixDiagnostics& diag = result.diagnostics;
   diag.frames = frames;
   diag.fps = fps;
@@ -317,14 +333,16 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   parallel_ranges(in.runner, frames, kMinLightFramesPerRange, [&](int begin, int end) {
     double range_knee_limit = s.min_knee_angle;
     auto frame_world = [&](int f) {
-      return std::span<Transform>(world.data() + static_cast<std::size_t>(f) * slots, static_cast<std::size_t>(slots));
+      return std::span<Transform>(world.data() + static_cast<std::size_t>(f) * slots,
+                                  static_cast<std::size_t>(slots));
     };
     for (int f = begin; f < end; ++f) {
       // Frames in pairs (the same transforms as one by one, sooner): each pair's FK is done on
       // its first frame.
       const bool first_of_pair = (f - begin) % 2 == 0;
       if (first_of_pair && f + 1 < end)
-        forward_kinematics_pair(subset, clip.frame(f), clip.frame(f + 1), to_world, frame_world(f), frame_world(f + 1));
+        forward_kinematics_pair(subset, clip.frame(f), clip.frame(f + 1), to_world, frame_world(f),
+                                frame_world(f + 1));
       else if (first_of_pair)
         forward_kinematics(subset, clip.frame(f), to_world, frame_world(f));
       for (int l = 0; l < 2; ++l) {
@@ -339,10 +357,12 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
         const Vec3& ankle = W(f, leg.ankle).translation;
         leg_span[l][f] = glm::length(knee - hip) + glm::length(ankle - knee);
         ankle_rotation_inverse[l][f] = glm::inverse(W(f, leg.ankle).rotation);
-        if (glm::dot(hip - knee, ankle - knee) > limit_cos * glm::length(hip - knee) * glm::length(ankle - knee))
+        if (glm::dot(hip - knee, ankle - knee) >
+            limit_cos * glm::length(hip - knee) * glm::length(ankle - knee))
           range_knee_limit = std::min(range_knee_limit, knee_angle(hip, knee, ankle));
       }
-      lowest[f] = std::min({feet[0].ankle[f].y, feet[0].toe[f].y, feet[1].ankle[f].y, feet[1].toe[f].y});
+      lowest[f] =
+          std::min({feet[0].ankle[f].y, feet[0].toe[f].y, feet[1].ankle[f].y, feet[1].toe[f].y});
     }
     std::lock_guard lock(knee_limit_mutex);
     knee_limit_angle = std::min(knee_limit_angle, range_knee_limit);
@@ -386,7 +406,7 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   contact_settings.height_threshold *= scale;
   contact_settings.speed_threshold *= scale;
   bool contacts_given[2] = {false, false};
-  std::vector<double> planted_level[2];  // per foot: ankle, toe level when planted (world Y)
+  std::vector<double> planted_level[2];    // per foot: ankle, toe level when planted (world Y)
   std::vector<double> point_height[2][2];  // per foot, per point (ankle, toe): above planted level
   // The input's ankle rotation and hip height per leg and frame, which every plan pass reads
   // (steps 8 and the swing cap), gathered once: read from `world`, 960 bytes a frame apart on
@@ -417,8 +437,10 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
         speeds[p][f] = b > a ? glm::length(track[b] - track[a]) * fps / (b - a) : 0.0;
       }
     }
-    contacts_given[l] = s.contacts_override && static_cast<int>((*s.contacts_override)[l].size()) == frames;
-    result.planted[l] = contacts_given[l] ? (*s.contacts_override)[l] : detect_contacts(heights, speeds, fps, contact_settings);
+    contacts_given[l] =
+        s.contacts_override && static_cast<int>((*s.contacts_override)[l].size()) == frames;
+    result.planted[l] = contacts_given[l] ? (*s.contacts_override)[l]
+                                          : detect_contacts(heights, speeds, fps, contact_settings);
     for (int p = 0; p < 2; ++p) point_height[l][p] = std::move(heights[p]);
   });
 
@@ -466,7 +488,8 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   std::vector<char> keep_constant[2] = {std::vector<char>(frames, 0), std::vector<char>(frames, 0)};
   bool clearance_given[2];
   for (int l = 0; l < 2; ++l)
-    clearance_given[l] = s.swing_clearance && static_cast<int>((*s.swing_clearance)[l].size()) == frames;
+    clearance_given[l] =
+        s.swing_clearance && static_cast<int>((*s.swing_clearance)[l].size()) == frames;
   // Ground under each foot's planned and checked heel and toe, remembered across passes: only
   // the points that moved are cast. A checked heel outside pivot holds is where it was planned.
   enum { kPlannedHeel, kCheckedHeel, kPlannedToe, kCheckedToe };
@@ -495,10 +518,11 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   // series. Measured: cmu_61_01 (flat, slope, stairs) 8.0 cm/s in the first series, 0.01 taking
   // it always; cmu_01_03 on flat 5.8 at best in the first, 0.8 never taking it. Taking it
   // always from the start raised cmu_131's foot jerk on the stairs to 1.27x the input's.
-  constexpr TouchdownSwitch kRetimingSeries[] = {TouchdownSwitch::WhenTurningLess, TouchdownSwitch::Always,
-                                                 TouchdownSwitch::Never};
+  constexpr TouchdownSwitch kRetimingSeries[] = {TouchdownSwitch::WhenTurningLess,
+                                                 TouchdownSwitch::Always, TouchdownSwitch::Never};
   const int series_count = s.retime_to_touchdowns ? 3 : 1;
-  const TouchdownSwitch first_retiming = s.retime_to_touchdowns ? kRetimingSeries[0] : TouchdownSwitch::Never;
+  const TouchdownSwitch first_retiming =
+      s.retime_to_touchdowns ? kRetimingSeries[0] : TouchdownSwitch::Never;
   TouchdownSwitch touchdown_rule[2] = {first_retiming, first_retiming};
   auto current_inputs = [&](int l) {
     LegPlanInputs p;
@@ -512,7 +536,8 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
     return p;
   };
   LegPlanInputs best_plan[2];
-  double best_plan_slide[2] = {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
+  double best_plan_slide[2] = {std::numeric_limits<double>::infinity(),
+                               std::numeric_limits<double>::infinity()};
   bool best_is_last[2] = {false, false};  // the last checked plan is the leg's best
   double last_plan_slide[2] = {0, 0};     // the last checked plan's
   const LegPlanInputs first_inputs[2] = {current_inputs(0), current_inputs(1)};
@@ -564,23 +589,26 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
     } else {
       replaying_best = true;
     }
-    plan_inputs_changed[0] = plan_inputs_changed[1] = true;  // never taken for settled: the plan is made (again)
+    plan_inputs_changed[0] = plan_inputs_changed[1] =
+        true;  // never taken for settled: the plan is made (again)
     return true;
   };
   // What each leg's plan passes keep between passes. A leg whose plan inputs (plants, plant
   // settings, lock pivots, points down) are those of the pass that last planned it keeps what
   // that pass made: the same inputs would make exactly the same again.
-  std::vector<double> ground_tilt[2];     // the foot's turn to the ground under its heel, radians
+  std::vector<double> ground_tilt[2];  // the foot's turn to the ground under its heel, radians
   std::vector<Vec3> tilt_axis[2];
   std::vector<Quat> ground_turn[2];
-  std::vector<double> swing_need[2];      // per frame, the least offset that keeps the foot out of the ground
+  std::vector<double>
+      swing_need[2];  // per frame, the least offset that keeps the foot out of the ground
   std::vector<double> planned_offset[2];  // step 5's foot offsets, before the swing rise is capped
   std::vector<char> offsets_keep_constant[2];  // the plants kept constant they were made with
-  int off_terrain[2] = {0, 0};            // frames with a foot point off the terrain
-  FootContacts seen_on_ground[2];         // what the check sees of this pass's plan
-  double plan_slide[2] = {0, 0};          // per leg, the worst sliding the check would show on this plan, m/s
-  bool demoted[2] = {false, false};       // a given plant was made to keep its constant offset
-  bool replanned[2] = {false, false};     // the leg's plan inputs changed: it was planned again
+  int off_terrain[2] = {0, 0};                 // frames with a foot point off the terrain
+  FootContacts seen_on_ground[2];              // what the check sees of this pass's plan
+  double plan_slide[2] = {0,
+                          0};  // per leg, the worst sliding the check would show on this plan, m/s
+  bool demoted[2] = {false, false};    // a given plant was made to keep its constant offset
+  bool replanned[2] = {false, false};  // the leg's plan inputs changed: it was planned again
   // Within a pass the legs' plans are independent (see LegPlanInputs) but for the body (step 4,
   // made from both legs' offsets), which caps a swing foot's rise: the legs are planned side by
   // side (for_each_leg) in two halves around the body. Each leg has its own ground memos and
@@ -592,15 +620,16 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
     // landed; after the plant the horizontal correction fades out over the blend window.
     std::vector<signed char> new_pivot;
     std::vector<Vec3> new_lock =
-        foot_lock(result.planted[l], pivot_height[l][0], pivot_height[l][1], on_ground[l], animated_feet[l].ankle,
-                  animated_feet[l].toe, s.unlock_radius * scale, blend_frames, s.pivot_switch_margin * scale, new_pivot);
+        foot_lock(result.planted[l], pivot_height[l][0], pivot_height[l][1], on_ground[l],
+                  animated_feet[l].ankle, animated_feet[l].toe, s.unlock_radius * scale,
+                  blend_frames, s.pivot_switch_margin * scale, new_pivot);
     // The pivot heights only choose the pivots, and which points are down only choose them and
     // retime their switches. With the same plants, plant settings, lock pivots and points down,
     // the lock and so every step below would come out exactly as in the last pass, and its
     // check would see the same contacts: the leg's plan has settled, without planning it again.
     // (The comparison is with the lock's own pivots of the last pass, before their retiming.)
-    if (pass > 0 && !plan_inputs_changed[l] && new_pivot == lock_pivot[l] && retimed_by[l][0] == on_ground[l][0] &&
-        retimed_by[l][1] == on_ground[l][1])
+    if (pass > 0 && !plan_inputs_changed[l] && new_pivot == lock_pivot[l] &&
+        retimed_by[l][0] == on_ground[l][0] && retimed_by[l][1] == on_ground[l][1])
       return false;
     // Per frame, each of the foot's ground, tilt and need below is made from its foot points
     // (the lock), the foot-orientation weight and (given swing clearance) whether it is
@@ -613,7 +642,8 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
     const bool every_frame = lock_correction[l].size() != static_cast<std::size_t>(frames);
     std::vector<char> remake(frames, 1);
     if (!every_frame)
-      for (int f = 0; f < frames; ++f) remake[f] = same_bits(new_lock[f], lock_correction[l][f]) ? 0 : 1;
+      for (int f = 0; f < frames; ++f)
+        remake[f] = same_bits(new_lock[f], lock_correction[l][f]) ? 0 : 1;
     // Foot-orientation weight: 1 while planted, eased in before touchdown and out after
     // lift-off, so the foot turns in the swing and a planted pivot never moves. Made from the
     // plants alone: made again only when they changed since.
@@ -639,8 +669,10 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
 
     // 3. Ground under heel (ankle) and toe of the foot (the memos cast rays only for the points
     // that moved, and give the others' answers as they were).
-    fill_ground_track(ground_memo[l][kPlannedHeel].query(*in.terrain, feet[l].ankle), floor, ground[l][0], remake);
-    fill_ground_track(ground_memo[l][kPlannedToe].query(*in.terrain, feet[l].toe), floor, ground[l][1], remake);
+    fill_ground_track(ground_memo[l][kPlannedHeel].query(*in.terrain, feet[l].ankle), floor,
+                      ground[l][0], remake);
+    fill_ground_track(ground_memo[l][kPlannedToe].query(*in.terrain, feet[l].toe), floor,
+                      ground[l][1], remake);
     off_terrain[l] = 0;
     for (int f = 0; f < frames; ++f)
       if (!ground[l][0].hit[f] || !ground[l][1].hit[f]) ++off_terrain[l];
@@ -694,21 +726,26 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
     for (int f = 0; f < frames; ++f) {
       ground_rel[f] = std::max(ground[l][0].height[f], ground[l][1].height[f]) - floor;
       if (!remake[f]) continue;
-      const double ankle_need = ground[l][0].height[f] + (planted_level[l][0] - floor) - feet[l].ankle[f].y;
+      const double ankle_need =
+          ground[l][0].height[f] + (planted_level[l][0] - floor) - feet[l].ankle[f].y;
       // The toe as it will be: turned with the foot to the ground's tilt. Raising the foot
       // for the untilted toe and then tilting it up a slope would leave the heel floating.
-      const double toe_need = ground[l][1].height[f] + (planted_level[l][1] - floor) -
-                              (feet[l].ankle[f].y + (ground_turn[l][f] * (feet[l].toe[f] - feet[l].ankle[f])).y);
+      const double toe_need =
+          ground[l][1].height[f] + (planted_level[l][1] - floor) -
+          (feet[l].ankle[f].y + (ground_turn[l][f] * (feet[l].toe[f] - feet[l].ankle[f])).y);
       need[f] = std::max(ankle_need, toe_need);
-      if (clearance_given[l] && !result.planted[l][f]) need[f] += std::max(0.0, (*s.swing_clearance)[l][f]);
+      if (clearance_given[l] && !result.planted[l][f])
+        need[f] += std::max(0.0, (*s.swing_clearance)[l][f]);
     }
     // The offsets are made from the plants, the need, the ground and the plants kept constant:
     // when none of them changed (a new plan only for other pivots), they are the last ones.
     const bool nothing_remade = std::find(remake.begin(), remake.end(), 1) == remake.end();
-    if (every_frame || plants_changed || !nothing_remade || offsets_keep_constant[l] != keep_constant[l]) {
-      planned_offset[l] = foot_offsets(result.planted[l], need, ground_rel, align_weight[l], s.foot_smoothing * fps,
-                                       s.clearance_smoothing * fps, s.max_clearance_rise_speed / fps,
-                                       contacts_given[l] && s.given_plants_on_ground, keep_constant[l]);
+    if (every_frame || plants_changed || !nothing_remade ||
+        offsets_keep_constant[l] != keep_constant[l]) {
+      planned_offset[l] =
+          foot_offsets(result.planted[l], need, ground_rel, align_weight[l], s.foot_smoothing * fps,
+                       s.clearance_smoothing * fps, s.max_clearance_rise_speed / fps,
+                       contacts_given[l] && s.given_plants_on_ground, keep_constant[l]);
       offsets_keep_constant[l] = keep_constant[l];
     }
     return true;
@@ -781,7 +818,9 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
           for (double fraction : {1.0, 0.75, 0.5, 0.25, 0.0}) {
             turn = fraction == 1.0 ? ground_turn[l][f] : axis_angle(axis, full_tilt * fraction);
             const double toe_y = target.y + (turn * toe_from_ankle).y;
-            if (full_tilt == 0.0 || toe_y >= toe_floor - 1e-9 || toe_y >= target.y + toe_from_ankle.y - 1e-9) break;
+            if (full_tilt == 0.0 || toe_y >= toe_floor - 1e-9 ||
+                toe_y >= target.y + toe_from_ankle.y - 1e-9)
+              break;
           }
           ankle_rot = turn * animated_rot;
         }
@@ -796,12 +835,15 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
       std::vector<Vec3>& toe_target = toe_target_ws[l];
       toe_target.resize(frames);
       for (int f = 0; f < frames; ++f)
-        toe_target[f] = result.ankle_target_ws[l][f] +
-                        foot_rotation[l][f] * ankle_rotation_inverse[l][f] * (feet[l].toe[f] - feet[l].ankle[f]);
+        toe_target[f] = result.ankle_target_ws[l][f] + foot_rotation[l][f] *
+                                                           ankle_rotation_inverse[l][f] *
+                                                           (feet[l].toe[f] - feet[l].ankle[f]);
       // The lock's pivots, retimed to this pass's targets (which the body may have changed).
       pivot[l] = lock_pivot[l];
-      retime_pivot_switches(pivot[l], result.ankle_target_ws[l], toe_target, on_ground[l], touchdown_rule[l]);
-      pivot_hold[l] = hold_pivots(pivot[l], result.ankle_target_ws[l], toe_target, blend_frames, s.unlock_radius * scale);
+      retime_pivot_switches(pivot[l], result.ankle_target_ws[l], toe_target, on_ground[l],
+                            touchdown_rule[l]);
+      pivot_hold[l] = hold_pivots(pivot[l], result.ankle_target_ws[l], toe_target, blend_frames,
+                                  s.unlock_radius * scale);
       const std::vector<Vec3>& hold = pivot_hold[l];
       for (int f = 0; f < frames; ++f) {
         result.ankle_target_ws[l][f] += hold[f];
@@ -820,7 +862,8 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
         if (!result.planted[l][f] || keep_constant[l][f]) continue;
         const double ankle_floor = under[0].height[f] + (planted_level[l][0] - floor);
         const double toe_floor = under[1].height[f] + (planted_level[l][1] - floor);
-        if (result.ankle_target_ws[l][f].y < ankle_floor - 1e-4 || toe_target_ws[l][f].y < toe_floor - 1e-4) {
+        if (result.ankle_target_ws[l][f].y < ankle_floor - 1e-4 ||
+            toe_target_ws[l][f].y < toe_floor - 1e-4) {
           keep_constant[l][f] = 1;
           demoted[l] = true;
         }
@@ -829,13 +872,14 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
     // A demoted plant makes the pass plan again before any check (the other leg's check, made
     // here alongside, is then not used).
     if (demoted[l] && series_pass < kMaxContactPasses + 2) return;
-    const auto heel_ground =
-        ground_memo[l][kCheckedHeel].query(*in.terrain, result.ankle_target_ws[l], &ground_memo[l][kPlannedHeel]);
+    const auto heel_ground = ground_memo[l][kCheckedHeel].query(
+        *in.terrain, result.ankle_target_ws[l], &ground_memo[l][kPlannedHeel]);
     const auto toe_ground = ground_memo[l][kCheckedToe].query(*in.terrain, toe_target_ws[l]);
-    seen_on_ground[l] =
-        foot_contacts_on_ground(result.ankle_target_ws[l], toe_target_ws[l], heel_ground, toe_ground, fps, contact_settings);
-    plan_slide[l] = worst_plant_slide(result.ankle_target_ws[l], toe_target_ws[l], seen_on_ground[l].planted,
-                                      seen_on_ground[l].point_planted, fps);
+    seen_on_ground[l] = foot_contacts_on_ground(result.ankle_target_ws[l], toe_target_ws[l],
+                                                heel_ground, toe_ground, fps, contact_settings);
+    plan_slide[l] =
+        worst_plant_slide(result.ankle_target_ws[l], toe_target_ws[l], seen_on_ground[l].planted,
+                          seen_on_ground[l].point_planted, fps);
   };
 
   // Step 4's support of the body by each leg, and the plants it was made from.
@@ -852,7 +896,8 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
     // 4. The body follows the terrain under the feet that carry it: the planted feet (a swing
     // foot's offset is only a plan), both equally in flight; smoothed, zero phase. A leg's
     // support depends only on its plants, which most passes leave as they were.
-    const bool support_stale[2] = {support_planted[0] != result.planted[0], support_planted[1] != result.planted[1]};
+    const bool support_stale[2] = {support_planted[0] != result.planted[0],
+                                   support_planted[1] != result.planted[1]};
     auto make_support = [&](int l) {
       if (!support_stale[l]) return;
       support_planted[l] = result.planted[l];
@@ -889,7 +934,8 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
       // more than that on every plan, a later plan with less worst sliding on one leg raised
       // the clip's mean sliding from 0.16 to 0.64 cm/s.
       const bool better = series == 0 ? plan_slide[l] < best_plan_slide[l]
-                                      : best_plan_slide[l] > s.retry_slide_above && plan_slide[l] <= s.retry_slide_above &&
+                                      : best_plan_slide[l] > s.retry_slide_above &&
+                                            plan_slide[l] <= s.retry_slide_above &&
                                             plan_slide[l] < best_plan_slide[l];
       if (better) {
         best_plan_slide[l] = plan_slide[l];
@@ -919,7 +965,8 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
         seen.point_planted[p].clear();
       }
     }
-    const bool pivots_settled = series_pass > 0 && previous_pivot[0] == pivot[0] && previous_pivot[1] == pivot[1];
+    const bool pivots_settled =
+        series_pass > 0 && previous_pivot[0] == pivot[0] && previous_pivot[1] == pivot[1];
     if (!grew[0] && !grew[1] && pivots_settled) {
       if (series == 0 || !next_series_or_best()) break;
       continue;
@@ -941,13 +988,14 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   // (ankle) at its planted level over the ground under it, dilated and smoothed so it does not
   // pop, and none where the heel is the held pivot (the turn would move it).
   auto heel_rise = [&](int l, const std::vector<Vec3>& heel, const std::vector<Vec3>& toe,
-                       const std::vector<signed char>& pivots, std::span<const GroundHit> under_heel,
-                       std::vector<double>& angle) {
+                       const std::vector<signed char>& pivots,
+                       std::span<const GroundHit> under_heel, std::vector<double>& angle) {
     std::vector<double> raw(frames, 0.0), dilated(frames);
     bool any = false;
     for (int f = 0; f < frames; ++f) {
       if (pivots[f] != 1) continue;
-      const double level = (under_heel[f].hit ? under_heel[f].height : floor) + (planted_level[l][0] - floor);
+      const double level =
+          (under_heel[f].hit ? under_heel[f].height : floor) + (planted_level[l][0] - floor);
       raw[f] = heel_lift_to_height(heel[f], toe[f], level, s.max_heel_lift);
       any = any || raw[f] > 0;
     }
@@ -958,7 +1006,8 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
     gaussian_smooth(dilated, sigma, angle);
     // Kept (fading) after lift-off: dropping it there turned boxing's left ankle 28 degrees in
     // one frame on the stairs.
-    for (int f = 0; f < frames; ++f) angle[f] = pivots[f] == 0 ? 0.0 : std::clamp(angle[f], 0.0, s.max_heel_lift);
+    for (int f = 0; f < frames; ++f)
+      angle[f] = pivots[f] == 0 ? 0.0 : std::clamp(angle[f], 0.0, s.max_heel_lift);
     return true;
   };
   // Each leg's repair uses only its own memos and writes only its own targets: the legs are
@@ -976,22 +1025,27 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
     std::vector<Vec3> risen(frames);
     const SlideMeasure measure = [&](const std::vector<Vec3>& h, const std::vector<Vec3>& t,
                                      const std::vector<signed char>& pivots) {
-      const auto heel_ground = ground_memo[l][kCheckedHeel].query(*in.terrain, h, &ground_memo[l][kPlannedHeel]);
+      const auto heel_ground =
+          ground_memo[l][kCheckedHeel].query(*in.terrain, h, &ground_memo[l][kPlannedHeel]);
       const auto toe_ground = ground_memo[l][kCheckedToe].query(*in.terrain, t);
       const std::vector<Vec3>* checked_heel = &h;
       std::span<const GroundHit> checked_heel_ground = heel_ground;
       if (heel_rise(l, h, t, pivots, heel_ground, rise)) {
-        for (int f = 0; f < frames; ++f) risen[f] = lifted_ankle(h[f], t[f], HeelLift{rise[f], heel_lift_axis(h[f], t[f])});
+        for (int f = 0; f < frames; ++f)
+          risen[f] = lifted_ankle(h[f], t[f], HeelLift{rise[f], heel_lift_axis(h[f], t[f])});
         checked_heel = &risen;
-        checked_heel_ground = risen_heel_memo.query(*in.terrain, risen, &ground_memo[l][kCheckedHeel]);
+        checked_heel_ground =
+            risen_heel_memo.query(*in.terrain, risen, &ground_memo[l][kCheckedHeel]);
       }
-      const FootContacts seen =
-          foot_contacts_on_ground(*checked_heel, t, checked_heel_ground, toe_ground, fps, contact_settings);
-      FootCheck check{worst_plant_slide_at(*checked_heel, t, seen.planted, seen.point_planted, fps), 0.0};
+      const FootContacts seen = foot_contacts_on_ground(*checked_heel, t, checked_heel_ground,
+                                                        toe_ground, fps, contact_settings);
+      FootCheck check{worst_plant_slide_at(*checked_heel, t, seen.planted, seen.point_planted, fps),
+                      0.0};
       // On frames check sees planted: step 5a below lifts a swing foot out of the ground.
       for (int p = 0; p < 2; ++p)
         for (int f = 0; f < frames; ++f)
-          if (seen.planted[f]) check.penetration_m = std::max(check.penetration_m, -seen.above[p][f]);
+          if (seen.planted[f])
+            check.penetration_m = std::max(check.penetration_m, -seen.above[p][f]);
       return check;
     };
     pivot_hold[l] = repair_pivot_holds(pivot[l], heel, toe, blend_frames, s.unlock_radius * scale,
@@ -1000,25 +1054,28 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
       result.ankle_target_ws[l][f] = heel[f] + pivot_hold[l][f];
       toe_target_ws[l][f] = toe[f] + pivot_hold[l][f];
     }
-    const auto heel_ground = ground_memo[l][kCheckedHeel].query(*in.terrain, result.ankle_target_ws[l], &ground_memo[l][kPlannedHeel]);
+    const auto heel_ground = ground_memo[l][kCheckedHeel].query(
+        *in.terrain, result.ankle_target_ws[l], &ground_memo[l][kPlannedHeel]);
     if (heel_rise(l, result.ankle_target_ws[l], toe_target_ws[l], pivot[l], heel_ground, rise))
       for (int f = 0; f < frames; ++f) {
         if (!(rise[f] > 0)) continue;
-        const HeelLift turn{rise[f], heel_lift_axis(result.ankle_target_ws[l][f], toe_target_ws[l][f])};
-        result.ankle_target_ws[l][f] = lifted_ankle(result.ankle_target_ws[l][f], toe_target_ws[l][f], turn);
-        foot_rotation[l][f] = glm::normalize(axis_angle(turn.axis, turn.angle) * foot_rotation[l][f]);
+        const HeelLift turn{rise[f],
+                            heel_lift_axis(result.ankle_target_ws[l][f], toe_target_ws[l][f])};
+        result.ankle_target_ws[l][f] =
+            lifted_ankle(result.ankle_target_ws[l][f], toe_target_ws[l][f], turn);
+        foot_rotation[l][f] =
+            glm::normalize(axis_angle(turn.axis, turn.angle) * foot_rotation[l][f]);
       }
   });
 
   if (diag.off_terrain_frames > 0)
-    diag.warnings.push_back(std::to_string(diag.off_terrain_frames) +
-                            " foot samples have no terrain below them; the clip floor was used there");
+    diag.warnings.push_back(
+        std::to_string(diag.off_terrain_frames) +
+        " foot samples have no terrain below them; the clip floor was used there");
 
   // How far each leg may reach from its hip on a frame (steps 5b and 6).
   const double reach = s.max_reach * leg_length;
-  auto leg_reach = [&](int l, int f) {
-    return std::min(reach, s.max_reach * leg_span[l][f]);
-  };
+  auto leg_reach = [&](int l, int f) { return std::min(reach, s.max_reach * leg_span[l][f]); };
 
   // 5a. Swing feet above the terrain where they finally are. The pivot holds, and their fade
   // after lift-off, move a foot horizontally after its height was planned, which can carry a
@@ -1029,7 +1086,8 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   for_each_leg([&](int l) {
     // The last pass's check cast rays at these very targets: the memos answer without new rays.
     const GroundTrack under[2] = {
-        ground_track(ground_memo[l][kCheckedHeel].query(*in.terrain, result.ankle_target_ws[l], &ground_memo[l][kPlannedHeel]),
+        ground_track(ground_memo[l][kCheckedHeel].query(*in.terrain, result.ankle_target_ws[l],
+                                                        &ground_memo[l][kPlannedHeel]),
                      floor),
         ground_track(ground_memo[l][kCheckedToe].query(*in.terrain, toe_target_ws[l]), floor)};
     std::vector<double> lack(frames, 0.0);
@@ -1055,8 +1113,9 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
     // more than the rise speed allows, the foot starts rising in the plant's last frames (up to
     // clearance_rise_lead before lift-off; not in given plants), straight up (its horizontal
     // lock holds), as a person lifts a foot to step up.
-    raise_to_rate_limit(rise, s.max_clearance_rise_speed / fps,
-                        planted_except_last(result.planted[l], contacts_given[l] ? 0 : rise_lead_frames));
+    raise_to_rate_limit(
+        rise, s.max_clearance_rise_speed / fps,
+        planted_except_last(result.planted[l], contacts_given[l] ? 0 : rise_lead_frames));
     for (int f = 0; f < frames; ++f) {
       result.ankle_target_ws[l][f].y += rise[f];
       toe_target_ws[l][f].y += rise[f];
@@ -1077,13 +1136,14 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
       std::vector<char> held(frames);
       problems[l].resize(frames);
       for (int f = 0; f < frames; ++f) {
-        problems[l][f] = {W(f, in.rig.legs[l].hip).translation + Vec3(0, body[f], 0), result.ankle_target_ws[l][f],
-                          toe_target_ws[l][f], leg_reach(l, f)};
+        problems[l][f] = {W(f, in.rig.legs[l].hip).translation + Vec3(0, body[f], 0),
+                          result.ankle_target_ws[l][f], toe_target_ws[l][f], leg_reach(l, f)};
         held[f] = pivot[l][f] == 0 ? 1 : 0;
       }
       allowed[l] = heel_lift_allowance(held, s.heel_lift_smoothing * fps);
     });
-    const HeelLiftPlan lift = plan_heel_lifts(problems, s.max_heel_lift, s.heel_lift_smoothing * fps, allowed, in.runner);
+    const HeelLiftPlan lift =
+        plan_heel_lifts(problems, s.max_heel_lift, s.heel_lift_smoothing * fps, allowed, in.runner);
     // Frames are independent here; the count and the largest angle are the same however the
     // frames are split.
     std::mutex diag_mutex;
@@ -1095,8 +1155,10 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
         for (int f = begin; f < end; ++f) {
           const HeelLift turn{lift.angle[l][f], lift.axis[l][f]};
           if (!(turn.angle > 0)) continue;
-          result.ankle_target_ws[l][f] = lifted_ankle(result.ankle_target_ws[l][f], toe_target_ws[l][f], turn);
-          foot_rotation[l][f] = glm::normalize(axis_angle(turn.axis, turn.angle) * foot_rotation[l][f]);
+          result.ankle_target_ws[l][f] =
+              lifted_ankle(result.ankle_target_ws[l][f], toe_target_ws[l][f], turn);
+          foot_rotation[l][f] =
+              glm::normalize(axis_angle(turn.axis, turn.angle) * foot_rotation[l][f]);
           ++lifted_frames;
           max_lift = std::max(max_lift, turn.angle);
         }
@@ -1131,19 +1193,23 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
         const LaneTransform toe = lanes_of(W(f, leg.toe), W(f + 1, leg.toe));
         tip_y[f] = transform_point(toe, offset).y[0];
         tip_y[f + 1] = transform_point(toe, offset).y[1];
-        const LaneQuat toe_rot = lanes_of(foot_rotation[l][f], foot_rotation[l][f + 1]) *
-                                 lanes_of(ankle_rotation_inverse[l][f], ankle_rotation_inverse[l][f + 1]) *
-                                 toe.rotation;
-        const LaneVec3 pair_tip = transform_point(
-            LaneTransform{lanes_of(toe_target_ws[l][f], toe_target_ws[l][f + 1]), toe_rot, toe.scale}, offset);
+        const LaneQuat toe_rot =
+            lanes_of(foot_rotation[l][f], foot_rotation[l][f + 1]) *
+            lanes_of(ankle_rotation_inverse[l][f], ankle_rotation_inverse[l][f + 1]) * toe.rotation;
+        const LaneVec3 pair_tip =
+            transform_point(LaneTransform{lanes_of(toe_target_ws[l][f], toe_target_ws[l][f + 1]),
+                                          toe_rot, toe.scale},
+                            offset);
         tip[f] = lane(pair_tip, 0);
         tip[f + 1] = lane(pair_tip, 1);
       }
       for (; f < end; ++f) {
         tip_y[f] = transform_point(W(f, leg.toe), *tip_offset).y;
         // The toe carried rigidly by the foot's new pose (ball = toe target).
-        const Quat toe_rot = foot_rotation[l][f] * ankle_rotation_inverse[l][f] * W(f, leg.toe).rotation;
-        tip[f] = transform_point(Transform{toe_target_ws[l][f], toe_rot, W(f, leg.toe).scale}, *tip_offset);
+        const Quat toe_rot =
+            foot_rotation[l][f] * ankle_rotation_inverse[l][f] * W(f, leg.toe).rotation;
+        tip[f] = transform_point(Transform{toe_target_ws[l][f], toe_rot, W(f, leg.toe).scale},
+                                 *tip_offset);
       }
     });
     const double tip_level = percentile(tip_y, 0.05);
@@ -1223,12 +1289,14 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
     std::string where;
     for (std::size_t i = 0; i < diag.pelvis_limit.size() && i < 3; ++i) {
       const PelvisLimitRange& r = diag.pelvis_limit[i];
-      where += (i ? ", " : "") + std::to_string(r.first) + (r.last > r.first ? "-" + std::to_string(r.last) : "");
+      where += (i ? ", " : "") + std::to_string(r.first) +
+               (r.last > r.first ? "-" + std::to_string(r.last) : "");
     }
     if (diag.pelvis_limit.size() > 3) where += ", ...";
     char limit[32];
     std::snprintf(limit, sizeof limit, "%.2f", s.max_pelvis_drop);
-    diag.warnings.push_back(std::string("pelvis drop limit (") + limit + " x leg length) reached on " +
+    diag.warnings.push_back(std::string("pelvis drop limit (") + limit +
+                            " x leg length) reached on " +
                             std::to_string(diag.pelvis_limit_frames) + " frames (" + where + ")");
   }
 
@@ -1259,7 +1327,8 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   // residual, correction, penetration, bone lengths; reduced in frame order after the loop.
   struct OutputMeasure {
     double correction = 0, shortfall = 0, penetration = 0;
-    double steep_gap = 0;  // planted on ground steeper than the foot may tilt: how far the sole misses it
+    double steep_gap =
+        0;  // planted on ground steeper than the foot may tilt: how far the sole misses it
     double bone_change[2] = {-1, -1};  // relative; -1 where the input bone has no length
   };
   std::vector<OutputMeasure> measured(static_cast<std::size_t>(frames) * 2);
@@ -1267,8 +1336,9 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   // normal's tangent of slope (squared) below the limit's, with a relative margin far beyond
   // rounding (the same decision as the angle's; 0 when the limit is not in (0, 90) degrees).
   const double tilt_limit = s.max_foot_tilt + 1e-9;
-  const double flat_enough_tan2 =
-      tilt_limit > 0 && tilt_limit < kPi / 2 ? std::pow(std::tan(tilt_limit), 2) * (1.0 - 1e-6) : 0.0;
+  const double flat_enough_tan2 = tilt_limit > 0 && tilt_limit < kPi / 2
+                                      ? std::pow(std::tan(tilt_limit), 2) * (1.0 - 1e-6)
+                                      : 0.0;
   // `out_world`: the frame's output world transforms (FK of what was written).
   auto measure_output = [&](int f, std::span<const Transform> out_world) {
     auto O = [&](int j) -> const Transform& { return out_world[subset.slot_of[j]]; };
@@ -1300,7 +1370,8 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
       // Bone lengths of the leg, relative change against the input.
       const int chain[3] = {leg.hip, leg.knee, leg.ankle};
       for (int k = 0; k < 2; ++k) {
-        const double before = glm::length(W(f, chain[k + 1]).translation - W(f, chain[k]).translation);
+        const double before =
+            glm::length(W(f, chain[k + 1]).translation - W(f, chain[k]).translation);
         const double after = glm::length(O(chain[k + 1]).translation - O(chain[k]).translation);
         if (before > 0) m.bone_change[k] = std::abs(after - before) / before;
       }
@@ -1338,29 +1409,32 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
         const int parent = sk.parents[pelvis];
         const Transform& pw = parent < 0 ? to_world : W(f, parent);
         const Vec3 input_translation = out[pelvis].translation;
-        Vec3 moved = input_translation + (parent_rotation_inverse(pelvis) * pelvis_shift_ws) / pw.scale;
+        Vec3 moved =
+            input_translation + (parent_rotation_inverse(pelvis) * pelvis_shift_ws) / pw.scale;
         if (s.weight < 1.0) moved = input_translation + (moved - input_translation) * s.weight;
         replace(out[pelvis].translation, moved, pelvis);
       }
       Quat hip_parent_inverse[2];
       hip_parent_inverse[0] = parent_rotation_inverse(in.rig.legs[0].hip);
-      hip_parent_inverse[1] = hips_share_parent ? hip_parent_inverse[0] : parent_rotation_inverse(in.rig.legs[1].hip);
+      hip_parent_inverse[1] =
+          hips_share_parent ? hip_parent_inverse[0] : parent_rotation_inverse(in.rig.legs[1].hip);
       // Both legs solved together: their FABRIK passes interleave (solve_leg_pair).
       LegPose poses[2];
       LegSolveArgs solve_args[2];
       for (int l = 0; l < 2; ++l) {
         const Leg& leg = in.rig.legs[l];
-        poses[l] = LegPose{W(f, leg.hip).translation, W(f, leg.knee).translation, W(f, leg.ankle).translation,
-                           W(f, leg.hip).rotation,    W(f, leg.knee).rotation,    W(f, leg.ankle).rotation,
-                           W(f, pelvis).rotation * hip_cone_rest[l],
-                           Vec3(0),
-                           // outward: from the other hip to this one (made by the solve if it needs it)
-                           &W(f, in.rig.legs[1 - l].hip).translation};
+        poses[l] =
+            LegPose{W(f, leg.hip).translation, W(f, leg.knee).translation,
+                    W(f, leg.ankle).translation, W(f, leg.hip).rotation, W(f, leg.knee).rotation,
+                    W(f, leg.ankle).rotation, W(f, pelvis).rotation * hip_cone_rest[l], Vec3(0),
+                    // outward: from the other hip to this one (made by the solve if it needs it)
+                    &W(f, in.rig.legs[1 - l].hip).translation};
         Vec3 forward = feet[l].toe[f] - feet[l].ankle[f];
         forward.y = 0;
         forward = safe_normalize(forward, Vec3(0));
-        solve_args[l] = LegSolveArgs{&poses[l], poses[l].hip_ws + pelvis_shift_ws, result.ankle_target_ws[l][f],
-                                     knee_pole(poses[l], forward, leg_length)};
+        solve_args[l] =
+            LegSolveArgs{&poses[l], poses[l].hip_ws + pelvis_shift_ws, result.ankle_target_ws[l][f],
+                         knee_pole(poses[l], forward, leg_length)};
       }
       LegSolveResult solved[2];
       solve_leg_pair(solve_args, s, knee_limit, solved);
@@ -1371,7 +1445,8 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
         const Quat ankle_rot = foot_rotation[l][f];
         const LegSolveResult& r = solved[l];
         iterations[l][f] = r.iterations;
-        reasons[l][f] = unreachable_reason(r.reason, pose.hip_ws + pelvis_shift_ws, target, pose.hip_ws, pose.ankle_ws);
+        reasons[l][f] = unreachable_reason(r.reason, pose.hip_ws + pelvis_shift_ws, target,
+                                           pose.hip_ws, pose.ankle_ws);
 
         // Local rotations: each parent's new world rotation is its old one carried by the change
         // of the joint above it (joints between hip and knee, if any, move rigidly).
@@ -1383,7 +1458,9 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
         auto set_rotation = [&](int joint, const Quat& parent_inverse, const Quat& joint_ws) {
           Quat local = glm::normalize(parent_inverse * joint_ws);
           local = align_hemisphere(local, clip.at(f, joint).rotation);
-          if (s.weight < 1.0) local = glm::normalize(glm::slerp(clip.at(f, joint).rotation, local, std::max(0.0, s.weight)));
+          if (s.weight < 1.0)
+            local = glm::normalize(
+                glm::slerp(clip.at(f, joint).rotation, local, std::max(0.0, s.weight)));
           if (!is_finite(local)) return;
           // Bits, not ==: a rotation that only flips the sign of a zero is a change too.
           if (std::memcmp(&local, &out[joint].rotation, sizeof local) != 0)
@@ -1394,14 +1471,17 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
         set_rotation(leg.knee, glm::inverse(knee_parent), r.knee_rot_ws);
         set_rotation(leg.ankle, glm::inverse(ankle_parent), ankle_rot);
         if (!toe_bend[l].empty() && toe_bend[l][f] > 0) {
-          const Quat toe_ws = foot_rotation[l][f] * ankle_rotation_inverse[l][f] * W(f, leg.toe).rotation;
-          set_rotation(leg.toe, glm::inverse(ankle_rot), axis_angle(toe_bend_axis[l][f], toe_bend[l][f]) * toe_ws);
+          const Quat toe_ws =
+              foot_rotation[l][f] * ankle_rotation_inverse[l][f] * W(f, leg.toe).rotation;
+          set_rotation(leg.toe, glm::inverse(ankle_rot),
+                       axis_angle(toe_bend_axis[l][f], toe_bend[l][f]) * toe_ws);
         }
       }
       // Measured while the frames just written are in cache, in pairs (FK of two frames at once
       // is quicker; the same transforms).
       if ((f - begin) % 2 == 1) {
-        forward_kinematics_pair(subset, motion.frame(f - 1), motion.frame(f), to_world, out_world, out_world_next);
+        forward_kinematics_pair(subset, motion.frame(f - 1), motion.frame(f), to_world, out_world,
+                                out_world_next);
         measure_output(f - 1, out_world);
         measure_output(f, out_world_next);
       } else if (f + 1 == end) {
@@ -1444,7 +1524,8 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
       const char* reason = steep ? "too steep" : reasons[l][f];
       if ((!reached || steep) && s.weight >= 1.0) {
         ++ld.unreachable_frames;
-        if (ld.unreachable.empty() || ld.unreachable.back().last != f - 1 || ld.unreachable.back().reason != reason)
+        if (ld.unreachable.empty() || ld.unreachable.back().last != f - 1 ||
+            ld.unreachable.back().reason != reason)
           ld.unreachable.push_back({f, f, 0.0, f, reason});
         UnreachableRange& range = ld.unreachable.back();
         range.last = f;
@@ -1459,9 +1540,11 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
       } else {
         ld.max_residual_m = std::max(ld.max_residual_m, m.shortfall);
       }
-      if (result.planted[l][f]) ld.max_penetration_m = std::max(ld.max_penetration_m, m.penetration);
+      if (result.planted[l][f])
+        ld.max_penetration_m = std::max(ld.max_penetration_m, m.penetration);
       for (int k = 0; k < 2; ++k)
-        if (m.bone_change[k] >= 0) diag.max_bone_length_change = std::max(diag.max_bone_length_change, m.bone_change[k]);
+        if (m.bone_change[k] >= 0)
+          diag.max_bone_length_change = std::max(diag.max_bone_length_change, m.bone_change[k]);
     }
   }
   return result;

@@ -5,8 +5,8 @@
 #include "core/clip.hpp"
 #include "core/diagnostics.hpp"
 #include "core/fix/fix_settings.hpp"
-#include "core/parallel.hpp"
 #include "core/legs.hpp"
+#include "core/parallel.hpp"
 #include "core/skeleton.hpp"
 #include "core/terrain.hpp"
 
@@ -15,7 +15,7 @@ namespace ikfix::core {
 struct FixInput {
   const Skeleton* skeleton = nullptr;
   const Clip* clip = nullptr;
-  ClipSpace space;             // clip units/axes -> world metres, Y up
+  ClipSpace space;  // clip units/axes -> world metres, Y up
   LegRig rig;
   const Terrain* terrain = nullptr;  // world metres, Y up
   FixSettings settings;
@@ -25,8 +25,8 @@ struct FixInput {
 };
 
 struct FixResult {
-  Clip clip;                        // same skeleton, frames and units as the input (fix_clip only)
-  std::vector<char> changed_joints; // joint_count flags: joints whose local transform changed
+  Clip clip;                         // same skeleton, frames and units as the input (fix_clip only)
+  std::vector<char> changed_joints;  // joint_count flags: joints whose local transform changed
   // Frame-major flags [frame * joint_count + joint]: 1 where the fix gave that joint's local
   // rotation in that frame other bits than the input's. Where 0 the rotation is the input's bit
   // for bit, so a writer can keep that key's text without re-encoding it.

@@ -6,8 +6,8 @@
 
 namespace ikfix::core {
 
-void ground_at_parallel(const Terrain& terrain, std::span<const std::array<double, 2>> xz, std::span<GroundHit> out,
-                        const ParallelRunner* runner) {
+void ground_at_parallel(const Terrain& terrain, std::span<const std::array<double, 2>> xz,
+                        std::span<GroundHit> out, const ParallelRunner* runner) {
   // Split into runs of 16 points. Which points share a packet then depends on the split (and
   // ground_at packs only points unlike the one before them), but no answer depends on its packet
   // mates: a hit counts only well inside its triangle, and near an edge single nudged rays decide
@@ -65,7 +65,9 @@ std::span<const GroundHit> GroundMemo::query(const Terrain& terrain, std::span<c
   last_cast_count_ = cast_xz.size();
   if (!cast_xz.empty()) {
     auto& cast_hits = cast_hits_;
-    resize_unwritten(cast_hits, cast_xz.size());  // not initialised: every element is overwritten by the terrain's answer
+    resize_unwritten(
+        cast_hits,
+        cast_xz.size());  // not initialised: every element is overwritten by the terrain's answer
     ground_at_parallel(terrain, cast_xz, cast_hits, runner_);
     for (std::size_t k = 0; k < cast_index.size(); ++k) hits_[cast_index[k]] = cast_hits[k];
   }

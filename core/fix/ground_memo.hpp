@@ -10,17 +10,17 @@
 #include <vector>
 
 #include "core/math.hpp"
-#include "core/unwritten_resize.hpp"
 #include "core/parallel.hpp"
 #include "core/terrain.hpp"
+#include "core/unwritten_resize.hpp"
 
 namespace ikfix::core {
 
 // terrain.ground_at(xz, out), the points split over `runner`'s threads (null: this thread) in
 // runs of whole packets, so every ray is cast in the same packet as in one call and the
 // answers are the same bit for bit.
-void ground_at_parallel(const Terrain& terrain, std::span<const std::array<double, 2>> xz, std::span<GroundHit> out,
-                        const ParallelRunner* runner);
+void ground_at_parallel(const Terrain& terrain, std::span<const std::array<double, 2>> xz,
+                        std::span<GroundHit> out, const ParallelRunner* runner);
 
 class GroundMemo {
  public:

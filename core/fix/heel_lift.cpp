@@ -16,7 +16,8 @@ constexpr int kBisections = 30;
 constexpr double kNoLift = 1e-9;  // radians
 
 double drop_at(const ReachProblem& leg, const Vec3& axis, double angle) {
-  return pelvis_drop_needed(leg.hip, lifted_ankle(leg.ankle, leg.ball, HeelLift{angle, axis}), leg.reach);
+  return pelvis_drop_needed(leg.hip, lifted_ankle(leg.ankle, leg.ball, HeelLift{angle, axis}),
+                            leg.reach);
 }
 
 }  // namespace
@@ -61,7 +62,8 @@ double drop_with_heel_lift(const ReachProblem& leg, double max_angle) {
   const Vec3 axis = heel_lift_axis(leg.ankle, leg.ball);
   double best = pelvis_drop_needed(leg.hip, leg.ankle, leg.reach);
   if (!(max_angle > 0) || axis == Vec3(0)) return best;  // zero or unit: no square root needed
-  for (int k = 1; k <= kGridSteps; ++k) best = std::min(best, drop_at(leg, axis, max_angle * k / kGridSteps));
+  for (int k = 1; k <= kGridSteps; ++k)
+    best = std::min(best, drop_at(leg, axis, max_angle * k / kGridSteps));
   return best;
 }
 
@@ -102,12 +104,14 @@ std::vector<double> heel_lift_allowance(const std::vector<char>& held, double sm
   for (std::size_t f = 0; f < n; ++f) mask[f] = held[f] ? 1.0 : 0.0;
   dilate_max(mask, gaussian_radius(smoothing_frames), dilated);
   gaussian_smooth(dilated, smoothing_frames, smoothed);
-  for (std::size_t f = 0; f < n; ++f) smoothed[f] = held[f] ? 0.0 : std::clamp(1.0 - smoothed[f], 0.0, 1.0);
+  for (std::size_t f = 0; f < n; ++f)
+    smoothed[f] = held[f] ? 0.0 : std::clamp(1.0 - smoothed[f], 0.0, 1.0);
   return smoothed;
 }
 
-HeelLiftPlan plan_heel_lifts(const std::vector<ReachProblem> (&legs)[2], double max_angle, double smoothing_frames,
-                             const std::vector<double> (&allowed)[2], const ParallelRunner* runner) {
+HeelLiftPlan plan_heel_lifts(const std::vector<ReachProblem> (&legs)[2], double max_angle,
+                             double smoothing_frames, const std::vector<double> (&allowed)[2],
+                             const ParallelRunner* runner) {
   HeelLiftPlan plan;
   const std::size_t frames = legs[0].size();
   std::vector<double> raw[2];
@@ -118,14 +122,16 @@ HeelLiftPlan plan_heel_lifts(const std::vector<ReachProblem> (&legs)[2], double 
   }
   if (!(max_angle > 0) || legs[1].size() != frames) return plan;
   auto limit = [&](int l, std::size_t f) {
-    return allowed[l].size() == frames ? max_angle * std::clamp(allowed[l][f], 0.0, 1.0) : max_angle;
+    return allowed[l].size() == frames ? max_angle * std::clamp(allowed[l][f], 0.0, 1.0)
+                                       : max_angle;
   };
   // Frames are independent until the smoothing below.
   parallel_ranges(runner, static_cast<int>(frames), 64, [&](int begin, int end) {
     for (std::size_t f = static_cast<std::size_t>(begin); f < static_cast<std::size_t>(end); ++f) {
       const ReachProblem* leg[2] = {&legs[0][f], &legs[1][f]};
-      const bool short_of_reach = pelvis_drop_needed(leg[0]->hip, leg[0]->ankle, leg[0]->reach) > 0 ||
-                                  pelvis_drop_needed(leg[1]->hip, leg[1]->ankle, leg[1]->reach) > 0;
+      const bool short_of_reach =
+          pelvis_drop_needed(leg[0]->hip, leg[0]->ankle, leg[0]->reach) > 0 ||
+          pelvis_drop_needed(leg[1]->hip, leg[1]->ankle, leg[1]->reach) > 0;
       const double drop = short_of_reach ? std::max(drop_with_heel_lift(*leg[0], limit(0, f)),
                                                     drop_with_heel_lift(*leg[1], limit(1, f)))
                                          : 0.0;

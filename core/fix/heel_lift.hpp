@@ -14,10 +14,10 @@ namespace ikfix::core {
 
 // One leg on one frame, before the pelvis drop.
 struct ReachProblem {
-  Vec3 hip;           // hip joint, with the body's terrain shift, before any drop
-  Vec3 ankle;         // ankle target
-  Vec3 ball;          // the point the foot turns about (toe joint, or the toe tip without one)
-  double reach = 0;   // metres the leg may span from hip to ankle
+  Vec3 hip;          // hip joint, with the body's terrain shift, before any drop
+  Vec3 ankle;        // ankle target
+  Vec3 ball;         // the point the foot turns about (toe joint, or the toe tip without one)
+  double reach = 0;  // metres the leg may span from hip to ankle
 };
 
 // Smallest downward pelvis shift that brings `target` within `reach` of `hip` (metres, >= 0).
@@ -68,7 +68,8 @@ struct HeelLiftPlan {
   std::vector<Vec3> axis[2];
 };
 // The per-frame part runs on `runner`'s threads when given (same result bit for bit).
-HeelLiftPlan plan_heel_lifts(const std::vector<ReachProblem> (&legs)[2], double max_angle, double smoothing_frames,
-                             const std::vector<double> (&allowed)[2], const ParallelRunner* runner = nullptr);
+HeelLiftPlan plan_heel_lifts(const std::vector<ReachProblem> (&legs)[2], double max_angle,
+                             double smoothing_frames, const std::vector<double> (&allowed)[2],
+                             const ParallelRunner* runner = nullptr);
 
 }  // namespace ikfix::core

@@ -11,7 +11,8 @@
 namespace ikfix::core {
 
 double knee_angle(const Vec3& hip_ws, const Vec3& knee_ws, const Vec3& ankle_ws) {
-  return angle_between(safe_normalize(hip_ws - knee_ws, Vec3(0, 1, 0)), safe_normalize(ankle_ws - knee_ws, Vec3(0, -1, 0)));
+  return angle_between(safe_normalize(hip_ws - knee_ws, Vec3(0, 1, 0)),
+                       safe_normalize(ankle_ws - knee_ws, Vec3(0, -1, 0)));
 }
 
 Vec3 knee_pole(const LegPose& a, const Vec3& foot_forward_ws, double leg_length) {
@@ -85,9 +86,10 @@ LegPlan plan_leg(const LegPose& a, const Vec3& hip_ws, const Vec3& target_ws, co
   const double max_d = s.max_reach * (thigh + shin);
   // The knee limit never unfolds a leg the animation itself folds further (a character lying
   // or kneeling): the animated hip-ankle distance is always allowed.
-  const double min_d = std::min(
-      std::sqrt(std::max(0.0, thigh * thigh + shin * shin - 2 * thigh * shin * knee_limit.cos_angle)),
-      glm::length(a.ankle_ws - a.hip_ws));
+  const double min_d =
+      std::min(std::sqrt(std::max(
+                   0.0, thigh * thigh + shin * shin - 2 * thigh * shin * knee_limit.cos_angle)),
+               glm::length(a.ankle_ws - a.hip_ws));
   const Vec3 to_target = target_ws - hip_ws;
   const double d = glm::length(to_target);
   // The animated hip->ankle direction: the fallback when the target sits on the hip, and the
@@ -112,7 +114,8 @@ LegPlan plan_leg(const LegPose& a, const Vec3& hip_ws, const Vec3& target_ws, co
     const Vec3 inner = animated_axis * (0.5 * min_d);  // from the hip
     const Vec3 ray = safe_normalize(to_target - inner, animated_axis);
     const double along = glm::dot(inner, ray);
-    const double t = -along + std::sqrt(std::max(0.0, along * along - glm::dot(inner, inner) + min_d * min_d));
+    const double t =
+        -along + std::sqrt(std::max(0.0, along * along - glm::dot(inner, inner) + min_d * min_d));
     goal = hip_ws + inner + ray * t;
     axis = safe_normalize(goal - hip_ws, animated_axis);
     reason = "too close";
@@ -136,12 +139,16 @@ LegPlan plan_leg(const LegPose& a, const Vec3& hip_ws, const Vec3& target_ws, co
       // the axis: a target swept from behind over the hip to the front then takes the goal
       // round the outer side. No map of the outside onto the edge is continuous everywhere;
       // this one breaks only across the body (high toward the other leg), where feet do not go.
-      const Vec3 outward = a.other_hip_ws ? safe_normalize(a.hip_ws - *a.other_hip_ws, Vec3(0)) : a.outward_ws;
+      const Vec3 outward =
+          a.other_hip_ws ? safe_normalize(a.hip_ws - *a.other_hip_ws, Vec3(0)) : a.outward_ws;
       const Vec3 side_hint = glm::length(outward) > 0.5 ? outward : pole_ws;
-      const Vec3 lean_side = safe_normalize(side_hint - cone * glm::dot(side_hint, cone),
-                                            safe_normalize(animated_axis - cone * glm::dot(animated_axis, cone), Vec3(0)));
-      const double lean = std::sin(allowed) * std::clamp((angle - allowed) / std::max(kPi - allowed, 1e-9), 0.0, 1.0);
-      const Vec3 away = safe_normalize(axis - cone * glm::dot(axis, cone) + lean_side * lean, lean_side);
+      const Vec3 lean_side = safe_normalize(
+          side_hint - cone * glm::dot(side_hint, cone),
+          safe_normalize(animated_axis - cone * glm::dot(animated_axis, cone), Vec3(0)));
+      const double lean = std::sin(allowed) *
+                          std::clamp((angle - allowed) / std::max(kPi - allowed, 1e-9), 0.0, 1.0);
+      const Vec3 away =
+          safe_normalize(axis - cone * glm::dot(axis, cone) + lean_side * lean, lean_side);
       if (glm::length(away) > 0.5) {
         axis = cone * std::cos(allowed) + away * std::sin(allowed);
         goal = hip_ws + axis * goal_d;
@@ -164,13 +171,15 @@ LegPlan plan_leg(const LegPose& a, const Vec3& hip_ws, const Vec3& target_ws, co
   // Both axes are unit: a dot product above cos(30 degrees), with a margin far beyond rounding,
   // tells the usual small swing without the atan2 (the same decision, the same pole).
   constexpr double kSurelyBelowCarryCos = 0.86602540378443865 + 1e-9;
-  const double swing =
-      glm::dot(animated_axis, goal_axis) > kSurelyBelowCarryCos ? 0.0 : angle_between(animated_axis, goal_axis);
+  const double swing = glm::dot(animated_axis, goal_axis) > kSurelyBelowCarryCos
+                           ? 0.0
+                           : angle_between(animated_axis, goal_axis);
   Vec3 carried_pole = pole_ws;
   if (swing > kCarryFrom) {
     const double u = std::min(1.0, (swing - kCarryFrom) / (kCarryFull - kCarryFrom));
     const double weight = u * u * (3 - 2 * u);
-    carried_pole = glm::slerp(identity_quat(), rotation_between(animated_axis, goal_axis), weight) * pole_ws;
+    carried_pole =
+        glm::slerp(identity_quat(), rotation_between(animated_axis, goal_axis), weight) * pole_ws;
   }
 
   p.goal = goal;
@@ -180,7 +189,8 @@ LegPlan plan_leg(const LegPose& a, const Vec3& hip_ws, const Vec3& target_ws, co
 }
 
 // The FABRIK job of a planned leg, its outputs in `out`, r.iterations and `residual`.
-FabrikJob fabrik_job(const LegPlan& p, const FixSettings& s, Vec3 out[3], LegSolveResult& r, double* residual) {
+FabrikJob fabrik_job(const LegPlan& p, const FixSettings& s, Vec3 out[3], LegSolveResult& r,
+                     double* residual) {
   FabrikJob job;
   job.start_ws = p.start;
   job.lengths = p.lengths;
@@ -199,8 +209,8 @@ FabrikJob fabrik_job(const LegPlan& p, const FixSettings& s, Vec3 out[3], LegSol
 // for every leg before the next, so two legs' chains of square roots and divisions overlap in
 // the CPU (N = 2) where one leg alone (N = 1) runs the same code.
 template <int N>
-void finish_legs(const LegPlan p[N], const LegPose* const a[N], const Vec3 out[N][3], const double fabrik_residual[N],
-                 const FixSettings& s, LegSolveResult r[N]) {
+void finish_legs(const LegPlan p[N], const LegPose* const a[N], const Vec3 out[N][3],
+                 const double fabrik_residual[N], const FixSettings& s, LegSolveResult r[N]) {
   Vec3 thigh_old[N], thigh_new[N], shin_carried[N], shin_new[N];
   Quat hip_delta[N], knee_delta[N];
   for (int l = 0; l < N; ++l) {
@@ -208,8 +218,9 @@ void finish_legs(const LegPlan p[N], const LegPose* const a[N], const Vec3 out[N
     r[l].knee_ws = out[l][1];
     r[l].ankle_ws = out[l][2];
     // The goal is the target unless a limit moved it (no reason): FABRIK measured the same then.
-    r[l].residual_m = *reason == '\0' && fabrik_residual[l] >= 0 ? fabrik_residual[l]
-                                                                 : glm::length(out[l][2] - p[l].target_ws);
+    r[l].residual_m = *reason == '\0' && fabrik_residual[l] >= 0
+                          ? fabrik_residual[l]
+                          : glm::length(out[l][2] - p[l].target_ws);
     r[l].reached = r[l].residual_m <= s.unreachable_tolerance;
     r[l].reason = r[l].reached ? "" : (*reason ? reason : "solver did not converge");
   }
@@ -223,12 +234,15 @@ void finish_legs(const LegPlan p[N], const LegPose* const a[N], const Vec3 out[N
     r[l].hip_rot_ws = glm::normalize(hip_delta[l] * a[l]->hip_rot_ws);
     shin_carried[l] = hip_delta[l] * unit_or(p[l].shin_vec, p[l].shin, Vec3(0, -1, 0));
   }
-  for (int l = 0; l < N; ++l) shin_new[l] = safe_normalize(r[l].ankle_ws - r[l].knee_ws, shin_carried[l]);
+  for (int l = 0; l < N; ++l)
+    shin_new[l] = safe_normalize(r[l].ankle_ws - r[l].knee_ws, shin_carried[l]);
   for (int l = 0; l < N; ++l) knee_delta[l] = rotation_between(shin_carried[l], shin_new[l]);
-  for (int l = 0; l < N; ++l) r[l].knee_rot_ws = glm::normalize(knee_delta[l] * hip_delta[l] * a[l]->knee_rot_ws);
+  for (int l = 0; l < N; ++l)
+    r[l].knee_rot_ws = glm::normalize(knee_delta[l] * hip_delta[l] * a[l]->knee_rot_ws);
 }
 
-void run_solver(const LegPlan& p, const FixSettings& s, Vec3 out[3], LegSolveResult& r, double* fabrik_residual) {
+void run_solver(const LegPlan& p, const FixSettings& s, Vec3 out[3], LegSolveResult& r,
+                double* fabrik_residual) {
   switch (s.solver) {
     case SolverKind::Fabrik: {
       fabrik_job(p, s, out, r, fabrik_residual).run();
@@ -284,7 +298,8 @@ void solve_leg_pair(const LegSolveArgs legs[2], const FixSettings& s, const Knee
   LegPlan plans[2];
   for (int l = 0; l < 2; ++l) {
     results[l] = LegSolveResult{};
-    plans[l] = plan_leg(*legs[l].animated, legs[l].hip_ws, legs[l].target_ws, legs[l].pole_ws, s, knee_limit);
+    plans[l] = plan_leg(*legs[l].animated, legs[l].hip_ws, legs[l].target_ws, legs[l].pole_ws, s,
+                        knee_limit);
   }
   Vec3 out[2][3];
   double fabrik_residual[2] = {-1, -1};

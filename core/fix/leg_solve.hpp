@@ -9,7 +9,7 @@
 namespace ikfix::core {
 
 struct LegPose {
-  Vec3 hip_ws, knee_ws, ankle_ws;  // world metres
+  Vec3 hip_ws, knee_ws, ankle_ws;              // world metres
   Quat hip_rot_ws, knee_rot_ws, ankle_rot_ws;  // world rotations
   // Centre of the hip cone: the rest pose's hip->ankle direction carried by the pelvis (unit,
   // world). Zero: no hip limit.
@@ -30,7 +30,8 @@ struct LegSolveResult {
   double residual_m = 0;         // |ankle - target| after the solve
   int iterations = 0;
   bool reached = false;
-  const char* reason = "";       // when not reached: "too far", "too close" or "hip limit" (see unreachable_reason)
+  const char* reason =
+      "";  // when not reached: "too far", "too close" or "hip limit" (see unreachable_reason)
 };
 
 // The report's reason for a frame a leg does not reach, from the solver's reason and where the
@@ -74,7 +75,8 @@ struct KneeLimit {
 };
 // The same as the overload above, the limit's cosine given.
 LegSolveResult solve_leg(const LegPose& animated, const Vec3& hip_ws, const Vec3& target_ws,
-                         const Vec3& pole_ws, const FixSettings& settings, const KneeLimit& knee_limit);
+                         const Vec3& pole_ws, const FixSettings& settings,
+                         const KneeLimit& knee_limit);
 
 // One leg's solve_leg arguments (world metres; `animated` not null).
 struct LegSolveArgs {
@@ -85,7 +87,7 @@ struct LegSolveArgs {
 // legs[l].target_ws, legs[l].pole_ws, settings, knee_limit), bit for bit. With FABRIK the two
 // solves' passes are interleaved (run_fabrik_pair), so their chains of square roots and
 // divisions overlap in the CPU.
-void solve_leg_pair(const LegSolveArgs legs[2], const FixSettings& settings, const KneeLimit& knee_limit,
-                    LegSolveResult results[2]);
+void solve_leg_pair(const LegSolveArgs legs[2], const FixSettings& settings,
+                    const KneeLimit& knee_limit, LegSolveResult results[2]);
 
 }  // namespace ikfix::core

@@ -6,9 +6,10 @@
 
 namespace ikfix::core {
 
-std::vector<Vec3> repair_pivot_holds(std::vector<signed char>& pivots, const std::vector<Vec3>& heel,
-                                     const std::vector<Vec3>& toe, int blend_frames, double drag_radius,
-                                     double goal, int max_changes, const SlideMeasure& measure) {
+std::vector<Vec3> repair_pivot_holds(std::vector<signed char>& pivots,
+                                     const std::vector<Vec3>& heel, const std::vector<Vec3>& toe,
+                                     int blend_frames, double drag_radius, double goal,
+                                     int max_changes, const SlideMeasure& measure) {
   const int n = static_cast<int>(pivots.size());
   std::vector<Vec3> held_heel(n), held_toe(n);
   // The hold of `p` and check's worst sliding with it.
@@ -30,7 +31,8 @@ std::vector<Vec3> repair_pivot_holds(std::vector<signed char>& pivots, const std
     // the first time, measured one-sided), and each whole pivot run at f - 1, f or f + 1 (a
     // point left down alone for many frames, e.g. over a step edge, while the other is held;
     // a one-frame hold there can carry the other point over the edge, to be held there).
-    std::vector<std::vector<int>> windows = {{f0 + 1}, {f0, f0 + 1}, {f0 - 1, f0, f0 + 1}, {f0}, {f0 - 1, f0}};
+    std::vector<std::vector<int>> windows = {
+        {f0 + 1}, {f0, f0 + 1}, {f0 - 1, f0, f0 + 1}, {f0}, {f0 - 1, f0}};
     int covered = -1;  // last frame of the runs added so far
     for (int g = std::max(0, f0 - 1); g <= std::min(n - 1, f0 + 1); ++g) {
       if (pivots[g] < 0 || g <= covered) continue;
@@ -47,20 +49,20 @@ std::vector<Vec3> repair_pivot_holds(std::vector<signed char>& pivots, const std
     PlantSlideAt best = worst;
     for (const auto& window : windows)
       for (const int point : {worst.point, 1 - worst.point}) {
-      std::vector<signed char> trial = pivots;
-      bool changed = false;
-      for (int f : window) {
-        if (f < 0 || f >= n || trial[f] < 0 || trial[f] == point) continue;
-        trial[f] = static_cast<signed char>(point);
-        changed = true;
-      }
-      if (!changed) continue;
-      const FootCheck seen = evaluate(trial, trial_hold);
-      if (seen.slide.speed < best.speed && seen.penetration_m <= planned.penetration_m) {
-        best = seen.slide;
-        best_pivots = std::move(trial);
-        best_hold = trial_hold;
-      }
+        std::vector<signed char> trial = pivots;
+        bool changed = false;
+        for (int f : window) {
+          if (f < 0 || f >= n || trial[f] < 0 || trial[f] == point) continue;
+          trial[f] = static_cast<signed char>(point);
+          changed = true;
+        }
+        if (!changed) continue;
+        const FootCheck seen = evaluate(trial, trial_hold);
+        if (seen.slide.speed < best.speed && seen.penetration_m <= planned.penetration_m) {
+          best = seen.slide;
+          best_pivots = std::move(trial);
+          best_hold = trial_hold;
+        }
       }
     if (best_pivots.empty()) break;  // no window helps: keep what there is
     pivots = std::move(best_pivots);

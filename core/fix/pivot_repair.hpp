@@ -22,8 +22,9 @@ struct FootCheck {
   PlantSlideAt slide;
   double penetration_m = 0;
 };
-using SlideMeasure = std::function<FootCheck(const std::vector<Vec3>& heel, const std::vector<Vec3>& toe,
-                                             const std::vector<signed char>& pivots)>;
+using SlideMeasure =
+    std::function<FootCheck(const std::vector<Vec3>& heel, const std::vector<Vec3>& toe,
+                            const std::vector<signed char>& pivots)>;
 
 // `pivots[f]`: 0 heel, 1 toe, -1 not planted (changed in place; frames at -1 stay so).
 // `heel`, `toe`: the foot's planned points before the pivot hold. The hold is hold_pivots(pivots,
@@ -35,8 +36,9 @@ using SlideMeasure = std::function<FootCheck(const std::vector<Vec3>& heel, cons
 // than before; at most `max_changes` times. A change that puts a point on a planted frame deeper
 // below the terrain than the plan did is never taken. Returns the hold for the final pivots
 // (horizontal, metres, as hold_pivots).
-std::vector<Vec3> repair_pivot_holds(std::vector<signed char>& pivots, const std::vector<Vec3>& heel,
-                                     const std::vector<Vec3>& toe, int blend_frames, double drag_radius,
-                                     double goal, int max_changes, const SlideMeasure& measure);
+std::vector<Vec3> repair_pivot_holds(std::vector<signed char>& pivots,
+                                     const std::vector<Vec3>& heel, const std::vector<Vec3>& toe,
+                                     int blend_frames, double drag_radius, double goal,
+                                     int max_changes, const SlideMeasure& measure);
 
 }  // namespace ikfix::core

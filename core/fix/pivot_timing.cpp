@@ -33,18 +33,23 @@ void retime_pivot_switches(std::vector<signed char>& pivots, const std::vector<V
     // the foot turns no more across it (the hold's jump in the ankle's path, turn(s)) than across
     // the switch chosen by cost; always taking it raised cmu_131's foot jerk on the stairs to
     // 1.27x the input's.
-    auto touches_down = [&](int f) { return on_ground[to][f] && (f == 0 || !on_ground[to][f - 1]); };
+    auto touches_down = [&](int f) {
+      return on_ground[to][f] && (f == 0 || !on_ground[to][f - 1]);
+    };
     int best = s0, touchdown = -1;
     double best_cost = cost(s0);
     auto consider = [&](int s) {
       if (cost(s) < best_cost) best = s, best_cost = cost(s);
-      if (touchdown_rule != TouchdownSwitch::Never && touches_down(s - 1) && (touchdown < 0 || turn(s) < turn(touchdown)))
+      if (touchdown_rule != TouchdownSwitch::Never && touches_down(s - 1) &&
+          (touchdown < 0 || turn(s) < turn(touchdown)))
         touchdown = s;
     };
     consider(s0);
     for (int s = s0 - 1; s > a && both_down(s - 1) && both_down(s); --s) consider(s);
     for (int s = s0 + 1; s <= b && both_down(s - 1) && both_down(s); ++s) consider(s);
-    if (touchdown >= 0 && (touchdown_rule == TouchdownSwitch::Always || turn(touchdown) <= turn(best))) best = touchdown;
+    if (touchdown >= 0 &&
+        (touchdown_rule == TouchdownSwitch::Always || turn(touchdown) <= turn(best)))
+      best = touchdown;
     for (int f = a; f < best; ++f) pivots[f] = static_cast<signed char>(from);
     for (int f = best; f <= b; ++f) pivots[f] = static_cast<signed char>(to);
     s0 = best;

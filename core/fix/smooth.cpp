@@ -13,7 +13,8 @@ namespace {
 // Half-width h of one box pass: three passes of width 2h+1 have variance 3 * h(h+1) / 3 = h(h+1).
 int box_half_width(double sigma) {
   if (!(sigma > 0)) return 0;
-  return std::max(1, static_cast<int>(std::lround((-1.0 + std::sqrt(1.0 + 4.0 * sigma * sigma)) / 2.0)));
+  return std::max(
+      1, static_cast<int>(std::lround((-1.0 + std::sqrt(1.0 + 4.0 * sigma * sigma)) / 2.0)));
 }
 
 // One step of a centred moving average over [i-h, i+h] clipped to the signal (edges average

@@ -6,7 +6,7 @@
 namespace ikfix::core {
 
 struct ToeLift {
-  double angle = 0;  // radians, >= 0: how far the toes turn up
+  double angle = 0;    // radians, >= 0: how far the toes turn up
   Vec3 axis{1, 0, 0};  // world, horizontal, through the ball; +angle raises the tip
 };
 

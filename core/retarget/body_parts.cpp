@@ -14,9 +14,10 @@ struct Walker {
   const Skeleton& s;
   const RestPose& rest;
   const std::vector<JointName>& names;
-  std::vector<std::vector<int>> kids;  // children that can be body parts (no helpers, no end markers)
+  std::vector<std::vector<int>>
+      kids;  // children that can be body parts (no helpers, no end markers)
   std::vector<std::vector<int>> all_kids;
-  std::vector<double> low, high;       // lowest / highest rest point (m) of each joint's body subtree
+  std::vector<double> low, high;  // lowest / highest rest point (m) of each joint's body subtree
 
   Walker(const RestPose& r, const std::vector<JointName>& n) : s(*r.skeleton), rest(r), names(n) {
     const int count = s.joint_count();
@@ -131,7 +132,8 @@ LegParts leg_from_chain(const Walker& w, const std::vector<int>& chain) {
 // Thigh + shin (m); the shin ends at the foot joint or at its own end point.
 double leg_length(const Walker& w, const LegParts& leg) {
   const Vec3 knee = w.pos(leg.shin);
-  std::optional<Vec3> ankle = leg.foot >= 0 ? std::optional<Vec3>(w.pos(leg.foot)) : w.tail(leg.shin);
+  std::optional<Vec3> ankle =
+      leg.foot >= 0 ? std::optional<Vec3>(w.pos(leg.foot)) : w.tail(leg.shin);
   return glm::length(knee - w.pos(leg.thigh)) + (ankle ? glm::length(*ankle - knee) : 0.0);
 }
 
@@ -141,12 +143,14 @@ double leg_length(const Walker& w, const LegParts& leg) {
 bool stands_on(const Walker& w, int pelvis, const LegParts& a, const LegParts& b, double leg_len) {
   const double knee_y = std::min(w.pos(a.shin).y, w.pos(b.shin).y);
   for (int j = 0; j < w.s.joint_count(); ++j) {
-    if (w.names[j].helper || w.s.is_ancestor(j, pelvis) || w.s.is_ancestor(a.thigh, j) || w.s.is_ancestor(b.thigh, j))
+    if (w.names[j].helper || w.s.is_ancestor(j, pelvis) || w.s.is_ancestor(a.thigh, j) ||
+        w.s.is_ancestor(b.thigh, j))
       continue;
     if (w.pos(j).y >= knee_y - 0.05 * leg_len) continue;
     int long_bones = 0;
     bool under_helper = false;  // IK targets and controls may sit on the floor
-    for (int k = j; k >= 0 && w.s.parents[k] >= 0 && !w.s.is_ancestor(k, pelvis); k = w.s.parents[k]) {
+    for (int k = j; k >= 0 && w.s.parents[k] >= 0 && !w.s.is_ancestor(k, pelvis);
+         k = w.s.parents[k]) {
       under_helper = under_helper || w.names[k].helper;
       if (glm::length(w.pos(k) - w.pos(w.s.parents[k])) > 0.15 * leg_len) ++long_bones;
     }
@@ -193,7 +197,8 @@ Vec3 rest_left(const Walker& w, const BodyParts& body) {
   Vec3 fwd(0.0);
   for (const LegParts& leg : body.legs) {
     if (leg.foot >= 0) {
-      std::optional<Vec3> tip = leg.toe >= 0 ? std::optional<Vec3>(w.pos(leg.toe)) : w.tail(leg.foot);
+      std::optional<Vec3> tip =
+          leg.toe >= 0 ? std::optional<Vec3>(w.pos(leg.toe)) : w.tail(leg.foot);
       if (tip) fwd += *tip - w.pos(leg.foot);
     } else if (const auto ankle = w.tail(leg.shin)) {
       fwd += w.pos(leg.shin) - 0.5 * (w.pos(leg.thigh) + *ankle);
@@ -204,7 +209,8 @@ Vec3 rest_left(const Walker& w, const BodyParts& body) {
   return safe_normalize(glm::cross(kUp, fwd), Vec3(1, 0, 0));
 }
 
-void assign_leg_sides(const Walker& w, BodyParts& body, const std::array<std::vector<int>, 2>& branches) {
+void assign_leg_sides(const Walker& w, BodyParts& body,
+                      const std::array<std::vector<int>, 2>& branches) {
   const int sa = w.named_side(branches[0]), sb = w.named_side(branches[1]);
   bool swap = false, by_names = false;
   if (sa >= 0 && sb >= 0 && sa != sb) {
@@ -218,7 +224,8 @@ void assign_leg_sides(const Walker& w, BodyParts& body, const std::array<std::ve
 }
 
 bool is_finger_named(const JointName& n) {
-  for (PartKind k : {PartKind::Thumb, PartKind::Index, PartKind::Middle, PartKind::Ring, PartKind::Pinky, PartKind::Finger})
+  for (PartKind k : {PartKind::Thumb, PartKind::Index, PartKind::Middle, PartKind::Ring,
+                     PartKind::Pinky, PartKind::Finger})
     if (n.can_mean(k)) return true;
   return false;
 }
@@ -270,7 +277,8 @@ ArmParts arm_from_branch(const Walker& w, int top) {
       cur = next;
     }
     for (int j : finger.joints) {
-      for (PartKind k : {PartKind::Thumb, PartKind::Index, PartKind::Middle, PartKind::Ring, PartKind::Pinky})
+      for (PartKind k :
+           {PartKind::Thumb, PartKind::Index, PartKind::Middle, PartKind::Ring, PartKind::Pinky})
         if (w.names[j].can_mean(k)) finger.kind = k;
       if (finger.kind != PartKind::Finger) break;
     }
@@ -290,7 +298,8 @@ ArmParts arm_from_branch(const Walker& w, int top) {
 }
 
 // Walks up from the pelvis to the joint the arms hang from, then on to the head.
-void find_trunk(const Walker& w, BodyParts& body, const std::array<std::vector<int>, 2>& leg_branches) {
+void find_trunk(const Walker& w, BodyParts& body,
+                const std::array<std::vector<int>, 2>& leg_branches) {
   int start = -1;
   for (int c : w.kids[body.hips]) {
     if (c == leg_branches[0].front() || c == leg_branches[1].front()) continue;
@@ -317,7 +326,9 @@ void find_trunk(const Walker& w, BodyParts& body, const std::array<std::vector<i
     const bool arms_here = left_top >= 0 && right_top >= 0 && left_top != right_top;
     int next = -1;
     for (int c : w.kids[cur])
-      if ((!arms_here || (c != left_top && c != right_top)) && (next < 0 || w.high[c] > w.high[next])) next = c;
+      if ((!arms_here || (c != left_top && c != right_top)) &&
+          (next < 0 || w.high[c] > w.high[next]))
+        next = c;
     if (arms_here) {
       arm_tops = {left_top, right_top};
       neck_start = next;
@@ -339,17 +350,20 @@ void find_trunk(const Walker& w, BodyParts& body, const std::array<std::vector<i
       for (int c : w.kids[cur]) {
         const Vec3 d = w.pos(c) - w.pos(cur);
         const bool central = std::abs(glm::dot(d, body.left_ws)) <= 0.3 * glm::length(d) + 1e-12;
-        if (central && w.high[c] >= w.pos(cur).y && (next < 0 || w.high[c] > w.high[next])) next = c;
+        if (central && w.high[c] >= w.pos(cur).y && (next < 0 || w.high[c] > w.high[next]))
+          next = c;
       }
       cur = next;
     }
-    auto named_head = std::find_if(neck.begin(), neck.end(), [&](int j) { return w.names[j].can_mean(PartKind::Head); });
+    auto named_head = std::find_if(neck.begin(), neck.end(),
+                                   [&](int j) { return w.names[j].can_mean(PartKind::Head); });
     if (named_head == neck.end() && !neck.empty()) named_head = neck.end() - 1;
     if (named_head != neck.end()) {
       body.head = *named_head;
       body.neck.assign(neck.begin(), named_head);
     }
-    std::array<ArmParts, 2> arms = {arm_from_branch(w, arm_tops[0]), arm_from_branch(w, arm_tops[1])};
+    std::array<ArmParts, 2> arms = {arm_from_branch(w, arm_tops[0]),
+                                    arm_from_branch(w, arm_tops[1])};
     const int sa = w.named_side({arms[0].clavicle, arms[0].upper, arms[0].lower, arms[0].hand});
     const int sb = w.named_side({arms[1].clavicle, arms[1].upper, arms[1].lower, arms[1].hand});
     const bool by_names = sa >= 0 && sb >= 0 && sa != sb;
@@ -363,11 +377,13 @@ void find_trunk(const Walker& w, BodyParts& body, const std::array<std::vector<i
   if (!body.spine.empty()) {
     const double top = w.pos(body.spine.back()).y;
     for (int j : body.spine)
-      body.spine_heights.push_back(std::abs(top - base) > 1e-12 ? (w.pos(j).y - base) / (top - base) : 0.0);
+      body.spine_heights.push_back(std::abs(top - base) > 1e-12 ? (w.pos(j).y - base) / (top - base)
+                                                                : 0.0);
     if (body.head >= 0 && !body.neck.empty()) {
       const double head = w.pos(body.head).y;
       for (int j : body.neck)
-        body.neck_heights.push_back(std::abs(head - top) > 1e-12 ? (w.pos(j).y - top) / (head - top) : 0.0);
+        body.neck_heights.push_back(std::abs(head - top) > 1e-12 ? (w.pos(j).y - top) / (head - top)
+                                                                 : 0.0);
     }
   }
 }
@@ -381,7 +397,8 @@ BodyParts find_body_parts(const RestPose& rest) {
   for (int j = 0; j < n; ++j) body.names.push_back(parse_joint_name(s.names[j]));
   body.excluded.assign(n, 0);
   for (int j = 0; j < n; ++j) body.excluded[j] = body.names[j].helper;
-  if (rest.joint_world.size() != static_cast<std::size_t>(n) || rest.end_world.size() != static_cast<std::size_t>(n))
+  if (rest.joint_world.size() != static_cast<std::size_t>(n) ||
+      rest.end_world.size() != static_cast<std::size_t>(n))
     return body;
   const Walker w(rest, body.names);
   std::array<std::vector<int>, 2> branches;

@@ -27,9 +27,9 @@ struct ArmParts {
 };
 
 struct LegParts {
-  int hip_socket = -1;        // joint between pelvis and thigh (CMU LHipJoint, SL lButtock)
+  int hip_socket = -1;  // joint between pelvis and thigh (CMU LHipJoint, SL lButtock)
   int thigh = -1, shin = -1;
-  int foot = -1;              // ankle joint; -1 when the ankle is only the shin's end point
+  int foot = -1;  // ankle joint; -1 when the ankle is only the shin's end point
   bool foot_is_shin_end = false;
   int toe = -1;
   bool side_from_names = false;
@@ -37,16 +37,17 @@ struct LegParts {
 
 struct BodyParts {
   int hips = -1;
-  std::vector<int> spine;             // hips (exclusive) up to the joint the arms hang from (inclusive)
-  std::vector<double> spine_heights;  // per spine joint: height above the thigh joints / same for the top
-  std::vector<int> neck;              // above the spine top, below the head
-  std::vector<double> neck_heights;   // per neck joint: height above the spine top / head's
+  std::vector<int> spine;  // hips (exclusive) up to the joint the arms hang from (inclusive)
+  std::vector<double>
+      spine_heights;      // per spine joint: height above the thigh joints / same for the top
+  std::vector<int> neck;  // above the spine top, below the head
+  std::vector<double> neck_heights;  // per neck joint: height above the spine top / head's
   int head = -1;
-  std::array<ArmParts, 2> arms;       // [0] left, [1] right
+  std::array<ArmParts, 2> arms;  // [0] left, [1] right
   std::array<LegParts, 2> legs;
-  Vec3 left_ws{1, 0, 0};              // the character's left in the rest pose (world, unit)
-  std::vector<char> excluded;         // per joint: control/IK/helper/weapon or outside the body
-  std::vector<JointName> names;       // per joint
+  Vec3 left_ws{1, 0, 0};         // the character's left in the rest pose (world, unit)
+  std::vector<char> excluded;    // per joint: control/IK/helper/weapon or outside the body
+  std::vector<JointName> names;  // per joint
 
   bool has_legs() const { return legs[0].thigh >= 0 && legs[1].thigh >= 0; }
 };

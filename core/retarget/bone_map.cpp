@@ -25,7 +25,8 @@ enum class Anchor { None, First, Last };
 // Pairs two chains given a position per joint. Equal lengths pair one to one. Otherwise the
 // anchored ends pair, then the closest positions, never crossing (order is kept) and never
 // reusing a joint; joints left over stay unpaired.
-std::vector<std::pair<int, int>> pair_chain(const std::vector<double>& a, const std::vector<double>& b, Anchor anchor) {
+std::vector<std::pair<int, int>> pair_chain(const std::vector<double>& a,
+                                            const std::vector<double>& b, Anchor anchor) {
   std::vector<std::pair<int, int>> out;
   const int na = static_cast<int>(a.size()), nb = static_cast<int>(b.size());
   if (na == 0 || nb == 0) return out;
@@ -59,7 +60,8 @@ struct Mapper {
   const BodyParts& tgt;
   BoneMap map;
 
-  void add(int s, int t, const std::string& role, PartKind kind, double penalty, bool end_site = false) {
+  void add(int s, int t, const std::string& role, PartKind kind, double penalty,
+           bool end_site = false) {
     if (s < 0 || t < 0) return;
     BonePair pair;
     pair.source = s;
@@ -85,11 +87,12 @@ struct Mapper {
   }
 
   // `role(j)`: the role of the pair whose target is the j-th joint of the target chain.
-  void add_chain(const std::vector<int>& s, const std::vector<double>& s_pos, const std::vector<int>& t,
-                 const std::vector<double>& t_pos, Anchor anchor, const std::function<std::string(int)>& role,
-                 PartKind kind, double penalty) {
+  void add_chain(const std::vector<int>& s, const std::vector<double>& s_pos,
+                 const std::vector<int>& t, const std::vector<double>& t_pos, Anchor anchor,
+                 const std::function<std::string(int)>& role, PartKind kind, double penalty) {
     const double unequal = s.size() == t.size() ? 0.0 : kUnequalChainPenalty;
-    for (const auto& [i, j] : pair_chain(s_pos, t_pos, anchor)) add(s[i], t[j], role(j), kind, penalty + unequal);
+    for (const auto& [i, j] : pair_chain(s_pos, t_pos, anchor))
+      add(s[i], t[j], role(j), kind, penalty + unequal);
   }
 
   void add_arm(int side) {
@@ -115,8 +118,9 @@ struct Mapper {
         if (f.kind == kind) fb = &f;
       const std::string finger = p + name;
       if (fa && fb)
-        add_chain(fa->joints, fa->positions, fb->joints, fb->positions, Anchor::None,
-                  [&](int j) { return finger + std::to_string(j + 1); }, kind, penalty);
+        add_chain(
+            fa->joints, fa->positions, fb->joints, fb->positions, Anchor::None,
+            [&](int j) { return finger + std::to_string(j + 1); }, kind, penalty);
     }
   }
 
@@ -149,7 +153,9 @@ void add_same_name_leftovers(Mapper& m, const Skeleton& source, const Skeleton& 
   for (int s = 0; s < source.joint_count(); ++s) {
     const JointName& a = m.src.names[s];
     const int sp = source.parents[s];
-    if (partner_of_source[s] >= 0 || a.helper || a.key.empty() || sp < 0 || partner_of_source[sp] < 0) continue;
+    if (partner_of_source[s] >= 0 || a.helper || a.key.empty() || sp < 0 ||
+        partner_of_source[sp] < 0)
+      continue;
     int match = -1, count = 0;
     for (int t = 0; t < target.joint_count(); ++t)
       if (!target_used[t] && !m.tgt.excluded[t] && m.tgt.names[t].key == a.key) match = t, ++count;
@@ -164,10 +170,14 @@ void add_same_name_leftovers(Mapper& m, const Skeleton& source, const Skeleton& 
 
 const char* provenance_name(MapProvenance p) {
   switch (p) {
-    case MapProvenance::ExactName: return "exact_name";
-    case MapProvenance::RoleSynonym: return "role_synonym";
-    case MapProvenance::Topology: return "topology";
-    case MapProvenance::User: return "user";
+    case MapProvenance::ExactName:
+      return "exact_name";
+    case MapProvenance::RoleSynonym:
+      return "role_synonym";
+    case MapProvenance::Topology:
+      return "topology";
+    case MapProvenance::User:
+      return "user";
   }
   return "unknown";
 }
@@ -190,7 +200,9 @@ int BoneMap::pair_with_role(const std::string& role) const {
   return -1;
 }
 
-bool is_sided_role(const std::string& role) { return role.rfind("left", 0) == 0 || role.rfind("right", 0) == 0; }
+bool is_sided_role(const std::string& role) {
+  return role.rfind("left", 0) == 0 || role.rfind("right", 0) == 0;
+}
 
 RestPose make_rest_pose(const Skeleton& skeleton, const Transform& clip_to_world) {
   RestPose rest;
@@ -209,8 +221,8 @@ RestPose make_rest_pose(const Skeleton& skeleton, const Transform& clip_to_world
 }
 
 const std::vector<std::string>& required_roles() {
-  static const std::vector<std::string> kRoles = {"hips",      "left_thigh", "left_shin", "left_foot",
-                                                  "right_thigh", "right_shin", "right_foot"};
+  static const std::vector<std::string> kRoles = {
+      "hips", "left_thigh", "left_shin", "left_foot", "right_thigh", "right_shin", "right_foot"};
   return kRoles;
 }
 
@@ -230,7 +242,8 @@ void refresh_unmapped(BoneMap& map, int source_joints, int target_joints) {
     if (!used_t[j] && !excluded[j]) map.unmapped_target.push_back(j);
   map.missing_roles.clear();
   for (const auto& role : required_roles())
-    if (std::none_of(map.pairs.begin(), map.pairs.end(), [&](const BonePair& p) { return p.role == role; }))
+    if (std::none_of(map.pairs.begin(), map.pairs.end(),
+                     [&](const BonePair& p) { return p.role == role; }))
       map.missing_roles.push_back(role);
 }
 
@@ -242,10 +255,12 @@ BoneMap auto_map(const RestPose& source, const RestPose& target) {
     const double trunk_penalty = 0.0;  // the trunk has no side to guess
     m.add(src.hips, tgt.hips, "hips", PartKind::Hips, trunk_penalty);
     const int spine_top = static_cast<int>(tgt.spine.size()) - 1;
-    m.add_chain(src.spine, src.spine_heights, tgt.spine, tgt.spine_heights, Anchor::Last,
-                [&](int j) { return j == spine_top ? "chest" : "spine"; }, PartKind::Spine, trunk_penalty);
-    m.add_chain(src.neck, src.neck_heights, tgt.neck, tgt.neck_heights, Anchor::First,
-                [](int) { return "neck"; }, PartKind::Neck, trunk_penalty);
+    m.add_chain(
+        src.spine, src.spine_heights, tgt.spine, tgt.spine_heights, Anchor::Last,
+        [&](int j) { return j == spine_top ? "chest" : "spine"; }, PartKind::Spine, trunk_penalty);
+    m.add_chain(
+        src.neck, src.neck_heights, tgt.neck, tgt.neck_heights, Anchor::First,
+        [](int) { return "neck"; }, PartKind::Neck, trunk_penalty);
     m.add(src.head, tgt.head, "head", PartKind::Head, trunk_penalty);
     for (int side = 0; side < 2; ++side) {
       m.add_arm(side);
@@ -258,8 +273,10 @@ BoneMap auto_map(const RestPose& source, const RestPose& target) {
   refresh_unmapped(m.map, source.skeleton->joint_count(), target.skeleton->joint_count());
   // Two 2-bone-leg rigs (ankle = shin end on both sides) have no foot joint to pair: the foot
   // is not missing, it is where both shins end.
-  if (src.has_legs() && tgt.has_legs() && src.legs[0].foot_is_shin_end && tgt.legs[0].foot_is_shin_end)
-    std::erase_if(m.map.missing_roles, [](const std::string& r) { return r == "left_foot" || r == "right_foot"; });
+  if (src.has_legs() && tgt.has_legs() && src.legs[0].foot_is_shin_end &&
+      tgt.legs[0].foot_is_shin_end)
+    std::erase_if(m.map.missing_roles,
+                  [](const std::string& r) { return r == "left_foot" || r == "right_foot"; });
   return m.map;
 }
 
@@ -273,12 +290,14 @@ std::optional<LegRig> target_leg_rig(const BoneMap& map, const Skeleton& target)
   rig.method = "map";
   for (int side = 0; side < 2; ++side) {
     const std::string s = kSide[side];
-    rig.legs[side] = Leg{joint_of(s + "thigh"), joint_of(s + "shin"), joint_of(s + "foot"), joint_of(s + "toe")};
+    rig.legs[side] =
+        Leg{joint_of(s + "thigh"), joint_of(s + "shin"), joint_of(s + "foot"), joint_of(s + "toe")};
     const Leg& leg = rig.legs[side];
     if (leg.hip < 0 || leg.knee < 0 || leg.ankle < 0) return std::nullopt;
   }
   rig.pelvis = joint_of("hips");
-  if (rig.pelvis < 0 || !target.is_ancestor(rig.pelvis, rig.legs[0].hip) || !target.is_ancestor(rig.pelvis, rig.legs[1].hip)) {
+  if (rig.pelvis < 0 || !target.is_ancestor(rig.pelvis, rig.legs[0].hip) ||
+      !target.is_ancestor(rig.pelvis, rig.legs[1].hip)) {
     rig.pelvis = -1;
     for (int a = rig.legs[0].hip; a >= 0 && rig.pelvis < 0; a = target.parents[a])
       if (target.is_ancestor(a, rig.legs[1].hip)) rig.pelvis = a;

@@ -16,10 +16,10 @@ namespace ikfix::core {
 
 // How a pair was found, best first.
 enum class MapProvenance {
-  ExactName,     // same normalised name on both sides (after prefix stripping)
-  RoleSynonym,   // both names resolve to the same role through the synonym tables
-  Topology,      // found by structure (mirror-symmetric branches, rest-pose sides)
-  User,          // given by a --map file
+  ExactName,    // same normalised name on both sides (after prefix stripping)
+  RoleSynonym,  // both names resolve to the same role through the synonym tables
+  Topology,     // found by structure (mirror-symmetric branches, rest-pose sides)
+  User,         // given by a --map file
 };
 const char* provenance_name(MapProvenance p);
 
@@ -27,25 +27,26 @@ const char* provenance_name(MapProvenance p);
 // but the end point (End Site / bone tail) of `target` — the barbarian's ankle is the end of
 // its shin bone `pied gauche`. Such a pair carries no rotation; it tells where the chain ends.
 struct BonePair {
-  int source = -1;              // joint index in the source skeleton
-  int target = -1;              // joint index in the target skeleton
+  int source = -1;  // joint index in the source skeleton
+  int target = -1;  // joint index in the target skeleton
   bool target_end_site = false;
-  // Canonical role: "hips", "spine", "chest", "neck", "head", "<side>_clavicle", "<side>_upper_arm",
+  // Canonical role: "hips", "spine", "chest", "neck", "head", "<side>_clavicle",
+  // "<side>_upper_arm",
   // "<side>_lower_arm", "<side>_hand", "<side>_thigh", "<side>_shin", "<side>_foot", "<side>_toe",
-  // "<side>_<finger><n>" (finger: thumb, index, middle, ring, pinky; n from 1 at the hand), "hip_joint"
-  // sided for pelvis offsets like CMU's LHipJoint; side is "left" or "right". Spine chains may
-  // repeat "spine"/"neck" for several pairs (listed from the hips up).
+  // "<side>_<finger><n>" (finger: thumb, index, middle, ring, pinky; n from 1 at the hand),
+  // "hip_joint" sided for pelvis offsets like CMU's LHipJoint; side is "left" or "right". Spine
+  // chains may repeat "spine"/"neck" for several pairs (listed from the hips up).
   std::string role;
   MapProvenance provenance = MapProvenance::ExactName;
-  double confidence = 1.0;      // 0..1
+  double confidence = 1.0;  // 0..1
 };
 
 struct BoneMap {
-  std::vector<BonePair> pairs;               // at most one pair per source and per target joint
-  std::vector<int> unmapped_source;          // source joints with no partner (ascending)
-  std::vector<int> unmapped_target;          // target joints with no partner (ascending)
-  std::vector<int> excluded_target;          // control/IK/helper/weapon target joints (never written)
-  std::vector<std::string> missing_roles;    // required roles found on neither or only one side
+  std::vector<BonePair> pairs;             // at most one pair per source and per target joint
+  std::vector<int> unmapped_source;        // source joints with no partner (ascending)
+  std::vector<int> unmapped_target;        // target joints with no partner (ascending)
+  std::vector<int> excluded_target;        // control/IK/helper/weapon target joints (never written)
+  std::vector<std::string> missing_roles;  // required roles found on neither or only one side
 
   // Index into `pairs` of the pair for a joint, or -1.
   int pair_of_source(int joint) const;
@@ -61,8 +62,8 @@ bool is_sided_role(const std::string& role);
 // end site (nullopt where the joint has none), as given by FK through the clip space.
 struct RestPose {
   const Skeleton* skeleton = nullptr;
-  std::vector<Vec3> joint_world;                  // joint_count entries
-  std::vector<std::optional<Vec3>> end_world;     // joint_count entries
+  std::vector<Vec3> joint_world;               // joint_count entries
+  std::vector<std::optional<Vec3>> end_world;  // joint_count entries
 };
 
 // FK of `skeleton.rest` through `clip_to_world` (ClipSpace::to_world()). Keeps a pointer to

@@ -12,20 +12,35 @@ namespace ikfix::core {
 
 // Body-part kinds a name can mean, without side.
 enum class PartKind {
-  Hips, Spine, Neck, Head,
-  Clavicle, UpperArm, LowerArm, Hand,
-  HipSocket, Thigh, Shin, Foot, Toe,
-  Thumb, Index, Middle, Ring, Pinky, Finger,  // Finger: a finger word without which one
+  Hips,
+  Spine,
+  Neck,
+  Head,
+  Clavicle,
+  UpperArm,
+  LowerArm,
+  Hand,
+  HipSocket,
+  Thigh,
+  Shin,
+  Foot,
+  Toe,
+  Thumb,
+  Index,
+  Middle,
+  Ring,
+  Pinky,
+  Finger,  // Finger: a finger word without which one
   Count
 };
 
 struct JointName {
   std::vector<std::string> tokens;  // lower-case ASCII words, side and digits included
-  std::string key;                  // tokens joined: equal keys = same name ("mixamorig:LeftLeg" == "Left_Leg")
-  int side = -1;                    // 0 left, 1 right, -1 none
-  bool helper = false;              // control, IK, roll, pole, twist, weapon, cloth, ...: never mapped
-  bool end_marker = false;          // "*_end", "*Nub", "*_tip": a bone tail, not a joint to map
-  std::vector<PartKind> kinds;      // body parts the words can mean (empty: no anatomy word)
+  std::string key;      // tokens joined: equal keys = same name ("mixamorig:LeftLeg" == "Left_Leg")
+  int side = -1;        // 0 left, 1 right, -1 none
+  bool helper = false;  // control, IK, roll, pole, twist, weapon, cloth, ...: never mapped
+  bool end_marker = false;      // "*_end", "*Nub", "*_tip": a bone tail, not a joint to map
+  std::vector<PartKind> kinds;  // body parts the words can mean (empty: no anatomy word)
 
   bool can_mean(PartKind k) const;
 };

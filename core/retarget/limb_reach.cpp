@@ -19,20 +19,26 @@ std::vector<ArmChain> arm_chains(const BoneMap& map, std::span<const Transform> 
     c.target_upper = map.pairs[u].target;
     c.target_lower = map.pairs[l].target;
     c.target_hand = map.pairs[h].target;
-    if (target.parents[c.target_lower] != c.target_upper || target.parents[c.target_hand] != c.target_lower) continue;
+    if (target.parents[c.target_lower] != c.target_upper ||
+        target.parents[c.target_hand] != c.target_lower)
+      continue;
     const int source_lower = map.pairs[l].source;
-    c.source_length = glm::length(source_rest[source_lower].translation - source_rest[c.source_upper].translation) +
-                      glm::length(source_rest[c.source_hand].translation - source_rest[source_lower].translation);
-    c.target_length = glm::length(target_rest[c.target_lower].translation - target_rest[c.target_upper].translation) +
-                      glm::length(target_rest[c.target_hand].translation - target_rest[c.target_lower].translation);
+    c.source_length =
+        glm::length(source_rest[source_lower].translation -
+                    source_rest[c.source_upper].translation) +
+        glm::length(source_rest[c.source_hand].translation - source_rest[source_lower].translation);
+    c.target_length = glm::length(target_rest[c.target_lower].translation -
+                                  target_rest[c.target_upper].translation) +
+                      glm::length(target_rest[c.target_hand].translation -
+                                  target_rest[c.target_lower].translation);
     if (c.source_length > 1e-9 && c.target_length > 1e-9) arms.push_back(c);
   }
   return arms;
 }
 
-void reach_arms(std::span<const ArmChain> arms, const Skeleton& target, std::span<const Transform> source_world,
-                std::span<Transform> world, std::span<Transform> locals, const Transform& target_to_world,
-                double weight) {
+void reach_arms(std::span<const ArmChain> arms, const Skeleton& target,
+                std::span<const Transform> source_world, std::span<Transform> world,
+                std::span<Transform> locals, const Transform& target_to_world, double weight) {
   if (weight <= 0) return;
   for (const ArmChain& c : arms) {
     const Vec3 u = world[c.target_upper].translation;
@@ -41,12 +47,14 @@ void reach_arms(std::span<const ArmChain> arms, const Skeleton& target, std::spa
     const double a = glm::length(e - u), b = glm::length(h - e);
     if (a < 1e-9 || b < 1e-9) continue;
     // Where the source's hand is, in arm lengths from the shoulder, on the target's arm.
-    const Vec3 source_reach = source_world[c.source_hand].translation - source_world[c.source_upper].translation;
+    const Vec3 source_reach =
+        source_world[c.source_hand].translation - source_world[c.source_upper].translation;
     const Vec3 goal_full = u + source_reach * (c.target_length / c.source_length);
     const Vec3 goal = h + weight * (goal_full - h);
     // Elbow: interior angle that puts the hand at the goal's distance (kept off the singular
     // straight and folded arms so the bend plane stays defined).
-    const double d = std::clamp(glm::length(goal - u), std::abs(a - b) + 1e-6 * (a + b), (a + b) * (1 - 1e-9));
+    const double d =
+        std::clamp(glm::length(goal - u), std::abs(a - b) + 1e-6 * (a + b), (a + b) * (1 - 1e-9));
     const double wanted = std::acos(std::clamp((a * a + b * b - d * d) / (2 * a * b), -1.0, 1.0));
     const double current = angle_between(glm::normalize(u - e), glm::normalize(h - e));
     Vec3 axis = glm::cross(e - u, h - e);
@@ -67,7 +75,8 @@ void reach_arms(std::span<const ArmChain> arms, const Skeleton& target, std::spa
     // Locals, top down; the hand keeps its world rotation.
     const int parent = target.parents[c.target_upper];
     const Transform& parent_world = parent < 0 ? target_to_world : world[parent];
-    locals[c.target_upper].rotation = glm::normalize(glm::inverse(parent_world.rotation) * upper_rot);
+    locals[c.target_upper].rotation =
+        glm::normalize(glm::inverse(parent_world.rotation) * upper_rot);
     locals[c.target_lower].rotation = glm::normalize(glm::inverse(upper_rot) * lower_rot);
     locals[c.target_hand].rotation = glm::normalize(glm::inverse(lower_rot) * hand_rot);
     // World transforms of the chain and everything below it.

@@ -27,8 +27,9 @@ std::vector<ArmChain> arm_chains(const BoneMap& map, std::span<const Transform> 
 // One frame: `target_world` is the target's world pose (updated in place for the arm joints),
 // `target_locals` its local pose (arm joints rewritten), `source_world` the source's world pose.
 // `weight` 0 leaves the arms as transferred, 1 reaches fully.
-void reach_arms(std::span<const ArmChain> arms, const Skeleton& target, std::span<const Transform> source_world,
-                std::span<Transform> target_world, std::span<Transform> target_locals, const Transform& target_to_world,
+void reach_arms(std::span<const ArmChain> arms, const Skeleton& target,
+                std::span<const Transform> source_world, std::span<Transform> target_world,
+                std::span<Transform> target_locals, const Transform& target_to_world,
                 double weight);
 
 }  // namespace ikfix::core

@@ -18,10 +18,12 @@ int depth_below(const Skeleton& sk, int ancestor, int joint) {
 // The pair whose joints give pair p's bone direction on both sides: the nearest mapped joint
 // below it (in the source hierarchy), preferring the spine over limbs at a branch (hips, chest)
 // and fingers over the thumb at the hand. -1 when there is none or the choice is ambiguous.
-Vec3 child_position(const BonePair& q, const Skeleton& sk, std::span<const Transform> rest, bool target_side);
+Vec3 child_position(const BonePair& q, const Skeleton& sk, std::span<const Transform> rest,
+                    bool target_side);
 
-int direction_child(const BoneMap& map, int p, const Skeleton& source, std::span<const Transform> source_rest,
-                    const Skeleton& target, std::span<const Transform> target_rest) {
+int direction_child(const BoneMap& map, int p, const Skeleton& source,
+                    std::span<const Transform> source_rest, const Skeleton& target,
+                    std::span<const Transform> target_rest) {
   const BonePair& bp = map.pairs[p];
   std::vector<int> best;
   int best_depth = 1 << 30;
@@ -30,13 +32,16 @@ int direction_child(const BoneMap& map, int p, const Skeleton& source, std::span
     const BonePair& bq = map.pairs[q];
     const int d = depth_below(source, bp.source, bq.source);
     if (d <= 0) continue;
-    const bool below_on_target = bq.target_end_site ? (bq.target == bp.target || target.is_ancestor(bp.target, bq.target))
-                                                    : (bq.target != bp.target && target.is_ancestor(bp.target, bq.target));
+    const bool below_on_target =
+        bq.target_end_site ? (bq.target == bp.target || target.is_ancestor(bp.target, bq.target))
+                           : (bq.target != bp.target && target.is_ancestor(bp.target, bq.target));
     if (!below_on_target) continue;
     if (bq.target_end_site && !target.end_sites[bq.target]) continue;
     // A child at the joint itself (CMU's thumb and finger base) gives no direction.
-    const double ls = glm::length(child_position(bq, source, source_rest, false) - source_rest[bp.source].translation);
-    const double lt = glm::length(child_position(bq, target, target_rest, true) - target_rest[bp.target].translation);
+    const double ls = glm::length(child_position(bq, source, source_rest, false) -
+                                  source_rest[bp.source].translation);
+    const double lt = glm::length(child_position(bq, target, target_rest, true) -
+                                  target_rest[bp.target].translation);
     if (ls < 1e-6 || lt < 1e-6) continue;
     if (d < best_depth) best.clear(), best_depth = d;
     if (d == best_depth) best.push_back(q);
@@ -52,15 +57,16 @@ int direction_child(const BoneMap& map, int p, const Skeleton& source, std::span
   return best.size() == 1 ? best[0] : -1;
 }
 
-Vec3 child_position(const BonePair& q, const Skeleton& sk, std::span<const Transform> rest, bool target_side) {
+Vec3 child_position(const BonePair& q, const Skeleton& sk, std::span<const Transform> rest,
+                    bool target_side) {
   const int j = target_side ? q.target : q.source;
   if (target_side && q.target_end_site) return transform_point(rest[j], *sk.end_sites[j]);
   return rest[j].translation;
 }
 
 // Right/up/forward frame of a rig in its rest pose.
-Quat rig_frame(const BoneMap& map, const Skeleton& sk, std::span<const Transform> rest, const LegRig& legs,
-               bool target_side) {
+Quat rig_frame(const BoneMap& map, const Skeleton& sk, std::span<const Transform> rest,
+               const LegRig& legs, bool target_side) {
   const Vec3 left_hip = rest[legs.legs[0].hip].translation;
   const Vec3 right_hip = rest[legs.legs[1].hip].translation;
   const Vec3 mid = 0.5 * (left_hip + right_hip);
@@ -90,9 +96,10 @@ Quat rig_frame(const BoneMap& map, const Skeleton& sk, std::span<const Transform
 
 }  // namespace
 
-RestAlignment align_rest_poses(const BoneMap& map, const Skeleton& source, std::span<const Transform> source_rest,
-                               const LegRig& source_legs, const Skeleton& target,
-                               std::span<const Transform> target_rest, const LegRig& target_legs, bool align_bones) {
+RestAlignment align_rest_poses(const BoneMap& map, const Skeleton& source,
+                               std::span<const Transform> source_rest, const LegRig& source_legs,
+                               const Skeleton& target, std::span<const Transform> target_rest,
+                               const LegRig& target_legs, bool align_bones) {
   RestAlignment out;
   const Quat source_frame = rig_frame(map, source, source_rest, source_legs, false);
   const Quat target_frame = rig_frame(map, target, target_rest, target_legs, true);
@@ -107,12 +114,16 @@ RestAlignment align_rest_poses(const BoneMap& map, const Skeleton& source, std::
     Vec3 ds{0.0}, dt{0.0};
     const int q = direction_child(map, p, source, source_rest, target, target_rest);
     if (q >= 0) {
-      ds = child_position(map.pairs[q], source, source_rest, false) - source_rest[bp.source].translation;
-      dt = child_position(map.pairs[q], target, target_rest, true) - target_rest[bp.target].translation;
+      ds = child_position(map.pairs[q], source, source_rest, false) -
+           source_rest[bp.source].translation;
+      dt = child_position(map.pairs[q], target, target_rest, true) -
+           target_rest[bp.target].translation;
     } else if (source.end_sites[bp.source] && target.end_sites[bp.target] &&
                source.children(bp.source).empty() && target.children(bp.target).empty()) {
-      ds = transform_point(source_rest[bp.source], *source.end_sites[bp.source]) - source_rest[bp.source].translation;
-      dt = transform_point(target_rest[bp.target], *target.end_sites[bp.target]) - target_rest[bp.target].translation;
+      ds = transform_point(source_rest[bp.source], *source.end_sites[bp.source]) -
+           source_rest[bp.source].translation;
+      dt = transform_point(target_rest[bp.target], *target.end_sites[bp.target]) -
+           target_rest[bp.target].translation;
     }
     const double ls = glm::length(ds), lt = glm::length(dt);
     if (ls > 1e-9 && lt > 1e-9) {
@@ -127,7 +138,8 @@ RestAlignment align_rest_poses(const BoneMap& map, const Skeleton& source, std::
   std::vector<int> order;
   for (int p = 0; p < n; ++p)
     if (!map.pairs[p].target_end_site) order.push_back(p);
-  std::sort(order.begin(), order.end(), [&](int a, int b) { return map.pairs[a].target < map.pairs[b].target; });
+  std::sort(order.begin(), order.end(),
+            [&](int a, int b) { return map.pairs[a].target < map.pairs[b].target; });
   std::vector<int> pair_of_target(target.joint_count(), -1);
   for (int p : order) pair_of_target[map.pairs[p].target] = p;
   for (int p : order) {
@@ -160,7 +172,8 @@ TargetDrive plan_target_drive(const BoneMap& map, const Skeleton& source, const 
   for (int t : map.excluded_target) excluded[t] = 1;
   std::vector<int> pair_of_target(tn, -1);
   for (int p = 0; p < static_cast<int>(map.pairs.size()); ++p)
-    if (!map.pairs[p].target_end_site && !excluded[map.pairs[p].target]) pair_of_target[map.pairs[p].target] = p;
+    if (!map.pairs[p].target_end_site && !excluded[map.pairs[p].target])
+      pair_of_target[map.pairs[p].target] = p;
 
   for (int t = 0; t < tn; ++t) {
     if (excluded[t]) continue;
@@ -204,14 +217,16 @@ TargetDrive plan_target_drive(const BoneMap& map, const Skeleton& source, const 
   return drive;
 }
 
-Quat TargetDrive::world_rotation(int t, std::span<const Quat> source_delta, const RestAlignment& align) const {
+Quat TargetDrive::world_rotation(int t, std::span<const Quat> source_delta,
+                                 const RestAlignment& align) const {
   const Quat rest = align.facing * target_rest_rotation[t];
   if (kind[t] == Mapped) {
     const int p = pair_a[t];
     return glm::normalize(source_delta[source_of_pair[p]] * align.per_pair[p] * rest);
   }
   const int a = pair_a[t], b = pair_b[t];
-  const Quat delta = glm::slerp(source_delta[source_of_pair[a]], source_delta[source_of_pair[b]], weight[t]);
+  const Quat delta =
+      glm::slerp(source_delta[source_of_pair[a]], source_delta[source_of_pair[b]], weight[t]);
   const Quat aligned = glm::slerp(align.per_pair[a], align.per_pair[b], weight[t]);
   return glm::normalize(delta * aligned * rest);
 }

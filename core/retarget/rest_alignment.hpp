@@ -17,22 +17,23 @@ struct RestAlignment {
   // Target rig frame -> source rig frame (right = left hip to right hip, up = hips to the mapped
   // upper body), applied to the target's rest world rotations.
   Quat facing{1.0, 0.0, 0.0, 0.0};
-  std::vector<Quat> per_pair;          // BoneMap::pairs order: direction alignment (identity if off)
-  std::vector<BoneAlignment> bones;    // one per non-end-site pair, for the report
+  std::vector<Quat> per_pair;        // BoneMap::pairs order: direction alignment (identity if off)
+  std::vector<BoneAlignment> bones;  // one per non-end-site pair, for the report
 };
 
 // `*_rest` are rest world transforms (metres, Y up) of every joint.
-RestAlignment align_rest_poses(const BoneMap& map, const Skeleton& source, std::span<const Transform> source_rest,
-                               const LegRig& source_legs, const Skeleton& target,
-                               std::span<const Transform> target_rest, const LegRig& target_legs, bool align_bones);
+RestAlignment align_rest_poses(const BoneMap& map, const Skeleton& source,
+                               std::span<const Transform> source_rest, const LegRig& source_legs,
+                               const Skeleton& target, std::span<const Transform> target_rest,
+                               const LegRig& target_legs, bool align_bones);
 
 // Per target joint: how its world rotation is made each frame.
 struct TargetDrive {
   enum Kind { Rest, Mapped, Blend };
-  std::vector<Kind> kind;        // per target joint
-  std::vector<int> pair_a;       // Mapped: its pair; Blend: the mapped pair above
-  std::vector<int> pair_b;       // Blend: the mapped pair below
-  std::vector<double> weight;    // Blend: 0 at pair_a's joint, 1 at pair_b's (rest chain length)
+  std::vector<Kind> kind;      // per target joint
+  std::vector<int> pair_a;     // Mapped: its pair; Blend: the mapped pair above
+  std::vector<int> pair_b;     // Blend: the mapped pair below
+  std::vector<double> weight;  // Blend: 0 at pair_a's joint, 1 at pair_b's (rest chain length)
   std::vector<Quat> target_rest_rotation;  // world rest rotation of each target joint
   std::vector<int> source_of_pair;         // BoneMap::pairs[p].source
 

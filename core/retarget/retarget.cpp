@@ -42,8 +42,8 @@ double lowest_foot_point(const Skeleton& sk, const Leg& leg, std::span<const Tra
 
 // Median over contact frames (any frame when there are no contacts) of the lowest planted foot
 // point: the level the character's feet meet the ground at.
-double contact_level(const Skeleton& sk, const LegRig& legs, const ClipSpace& space, const Clip& clip,
-                     const std::vector<char> (&contacts)[2]) {
+double contact_level(const Skeleton& sk, const LegRig& legs, const ClipSpace& space,
+                     const Clip& clip, const std::vector<char> (&contacts)[2]) {
   std::vector<int> wanted;
   for (const Leg& leg : legs.legs) {
     wanted.push_back(leg.ankle);
@@ -58,7 +58,8 @@ double contact_level(const Skeleton& sk, const LegRig& legs, const ClipSpace& sp
     for (int l = 0; l < 2; ++l) {
       const double y = lowest_foot_point(sk, legs.legs[l], world);
       lowest_any = std::min(lowest_any, y);
-      if (static_cast<int>(contacts[l].size()) == clip.frame_count && contacts[l][f]) levels.push_back(y);
+      if (static_cast<int>(contacts[l].size()) == clip.frame_count && contacts[l][f])
+        levels.push_back(y);
     }
     any.push_back(lowest_any);
   }
@@ -75,13 +76,15 @@ double rest_leg_length(const Skeleton& skeleton, const ClipSpace& space, const L
   double longest = 0;
   for (const Leg& leg : legs.legs) {
     if (leg.hip < 0 || leg.knee < 0 || leg.ankle < 0) continue;
-    longest = std::max(longest, glm::length(world[leg.knee].translation - world[leg.hip].translation) +
-                                    glm::length(world[leg.ankle].translation - world[leg.knee].translation));
+    longest = std::max(longest,
+                       glm::length(world[leg.knee].translation - world[leg.hip].translation) +
+                           glm::length(world[leg.ankle].translation - world[leg.knee].translation));
   }
   return longest;
 }
 
-RetargetResult retarget_clip(const RetargetInput& in, const std::vector<char> (&source_contacts)[2]) {
+RetargetResult retarget_clip(const RetargetInput& in,
+                             const std::vector<char> (&source_contacts)[2]) {
   const Skeleton& src = *in.source;
   const Skeleton& tgt = *in.target;
   const Clip& sclip = *in.source_clip;
@@ -92,7 +95,8 @@ RetargetResult retarget_clip(const RetargetInput& in, const std::vector<char> (&
   int hips_pair = map.pair_with_role("hips");
   if (hips_pair < 0)
     for (int p = 0; p < static_cast<int>(map.pairs.size()); ++p)
-      if (map.pairs[p].source == in.source_legs.pelvis && !map.pairs[p].target_end_site) hips_pair = p;
+      if (map.pairs[p].source == in.source_legs.pelvis && !map.pairs[p].target_end_site)
+        hips_pair = p;
   if (hips_pair < 0) throw std::invalid_argument("the bone map has no hips pair");
 
   result.source_leg_length_m = rest_leg_length(src, in.source_space, in.source_legs);
@@ -109,8 +113,8 @@ RetargetResult retarget_clip(const RetargetInput& in, const std::vector<char> (&
 
   const auto src_rest = rest_world(src, in.source_space);
   const auto tgt_rest = rest_world(tgt, in.target_space);
-  const RestAlignment align = align_rest_poses(map, src, src_rest, in.source_legs, tgt, tgt_rest, in.target_legs,
-                                               in.settings.align_rest);
+  const RestAlignment align = align_rest_poses(map, src, src_rest, in.source_legs, tgt, tgt_rest,
+                                               in.target_legs, in.settings.align_rest);
   result.facing_angle_rad = rotation_angle(align.facing);
   result.alignment = align.bones;
 
@@ -176,8 +180,10 @@ RetargetResult retarget_clip(const RetargetInput& in, const std::vector<char> (&
   }
 
   // Ground: shift the hips so the target's feet meet the ground where the source's do (scaled).
-  const double source_level = contact_level(src, in.source_legs, in.source_space, sclip, source_contacts);
-  const double target_level = contact_level(tgt, in.target_legs, in.target_space, result.clip, source_contacts);
+  const double source_level =
+      contact_level(src, in.source_legs, in.source_space, sclip, source_contacts);
+  const double target_level =
+      contact_level(tgt, in.target_legs, in.target_space, result.clip, source_contacts);
   result.ground_offset_m = result.scale * source_level - target_level;
   for (int f = 0; f < frames; ++f) {
     // World shift (0, offset, 0) expressed in the hips' parent space, the same parent transform

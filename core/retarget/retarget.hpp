@@ -19,8 +19,8 @@
 namespace ikfix::core {
 
 struct RetargetSettings {
-  bool align_rest = true;               // align target rest bone directions to the source's
-  std::optional<double> scale;          // horizontal root scale; unset: target/source leg length
+  bool align_rest = true;       // align target rest bone directions to the source's
+  std::optional<double> scale;  // horizontal root scale; unset: target/source leg length
   // 0..1: how far the hands reach where the source's are (in arm lengths from the shoulder)
   // instead of only copying bone directions (see core/retarget/limb_reach.hpp).
   double arm_reach = 1.0;
@@ -31,7 +31,7 @@ struct RetargetInput {
   const Clip* source_clip = nullptr;
   ClipSpace source_space;
   LegRig source_legs;
-  const Skeleton* target = nullptr;     // its rest pose is the reference; its motion is ignored
+  const Skeleton* target = nullptr;  // its rest pose is the reference; its motion is ignored
   ClipSpace target_space;
   LegRig target_legs;
   const BoneMap* map = nullptr;
@@ -40,8 +40,8 @@ struct RetargetInput {
 
 // Rest alignment of one mapped bone.
 struct BoneAlignment {
-  int pair = -1;          // index into BoneMap::pairs
-  double angle_rad = 0;   // rotation that took the target rest bone onto the source's direction
+  int pair = -1;         // index into BoneMap::pairs
+  double angle_rad = 0;  // rotation that took the target rest bone onto the source's direction
   bool has_direction = false;  // false: no mapped child on both sides; the parent's alignment used
 };
 
@@ -52,8 +52,8 @@ struct RetargetResult {
   std::string scale_method;        // "leg length" or "user"
   double source_leg_length_m = 0;  // thigh + shin, rest, longer leg
   double target_leg_length_m = 0;
-  double ground_offset_m = 0;      // vertical shift that put the target's feet on the ground
-  double facing_angle_rad = 0;     // rotation of the target's rest frame onto the source's
+  double ground_offset_m = 0;   // vertical shift that put the target's feet on the ground
+  double facing_angle_rad = 0;  // rotation of the target's rest frame onto the source's
   std::vector<BoneAlignment> alignment;
   std::vector<std::string> warnings;
 };
@@ -64,6 +64,7 @@ double rest_leg_length(const Skeleton& skeleton, const ClipSpace& space, const L
 // The transfer. `source_contacts[leg][frame]` (planted flags of the source, may be empty) decide
 // where the target's feet meet the ground; without them the lowest foot frames are used.
 // Throws std::invalid_argument when the map lacks hips or legs on either side.
-RetargetResult retarget_clip(const RetargetInput& input, const std::vector<char> (&source_contacts)[2]);
+RetargetResult retarget_clip(const RetargetInput& input,
+                             const std::vector<char> (&source_contacts)[2]);
 
 }  // namespace ikfix::core

@@ -19,7 +19,8 @@ std::vector<Transform> all_world(const Skeleton& sk, const Clip& clip, const Cli
 }
 
 // Sum of joint-to-joint rest distances from `end` up to `base` (the limb's length).
-double chain_length(const Skeleton& sk, std::span<const Transform> rest, int base, int end, bool end_site) {
+double chain_length(const Skeleton& sk, std::span<const Transform> rest, int base, int end,
+                    bool end_site) {
   double length = 0;
   Vec3 below = end_site ? transform_point(rest[end], *sk.end_sites[end]) : rest[end].translation;
   for (int j = end_site ? end : sk.parents[end]; j >= 0; j = sk.parents[j]) {
@@ -38,7 +39,8 @@ double ground_height(const Terrain* terrain, const Vec3& p) {
 
 }  // namespace
 
-std::vector<LimbChain> limb_chains(const BoneMap& map, const LegRig& source_legs, const LegRig& target_legs) {
+std::vector<LimbChain> limb_chains(const BoneMap& map, const LegRig& source_legs,
+                                   const LegRig& target_legs) {
   std::vector<LimbChain> chains;
   for (int l = 0; l < 2; ++l) {
     LimbChain c;
@@ -48,7 +50,8 @@ std::vector<LimbChain> limb_chains(const BoneMap& map, const LegRig& source_legs
     c.source_end = source_legs.legs[l].ankle;
     c.target_base = target_legs.legs[l].hip;
     c.target_end = target_legs.legs[l].ankle;
-    if (c.source_base >= 0 && c.source_end >= 0 && c.target_base >= 0 && c.target_end >= 0) chains.push_back(c);
+    if (c.source_base >= 0 && c.source_end >= 0 && c.target_base >= 0 && c.target_end >= 0)
+      chains.push_back(c);
   }
   for (const char* side : kLegSideNames) {
     const int base = map.pair_with_role(std::string(side) + "_upper_arm");
@@ -76,8 +79,12 @@ RetargetQuality measure_retarget(const RetargetMeasureInput& in) {
   std::vector<Transform> src_rest(sn), tgt_rest(tn);
   forward_kinematics(src, src.rest, in.source_space.to_world(), src_rest);
   forward_kinematics(tgt, tgt.rest, in.target_space.to_world(), tgt_rest);
-  auto S = [&](int f, int j) -> const Transform& { return sw[static_cast<std::size_t>(f) * sn + j]; };
-  auto T = [&](int f, int j) -> const Transform& { return tw[static_cast<std::size_t>(f) * tn + j]; };
+  auto S = [&](int f, int j) -> const Transform& {
+    return sw[static_cast<std::size_t>(f) * sn + j];
+  };
+  auto T = [&](int f, int j) -> const Transform& {
+    return tw[static_cast<std::size_t>(f) * tn + j];
+  };
   auto T_end = [&](int f, int j, bool end_site) {
     return end_site ? transform_point(T(f, j), *tgt.end_sites[j]) : T(f, j).translation;
   };
@@ -94,7 +101,8 @@ RetargetQuality measure_retarget(const RetargetMeasureInput& in) {
     double sum = 0;
     for (int f = 0; f < frames; ++f) {
       const Vec3 s = (S(f, c.source_end).translation - S(f, c.source_base).translation) / ls;
-      const Vec3 t = (T_end(f, c.target_end, c.target_end_site) - T(f, c.target_base).translation) / lt;
+      const Vec3 t =
+          (T_end(f, c.target_end, c.target_end_site) - T(f, c.target_base).translation) / lt;
       const double err = glm::length(t - s);
       sum += err;
       if (err > e.max) e.max = err, e.worst_frame = f;
@@ -116,15 +124,18 @@ RetargetQuality measure_retarget(const RetargetMeasureInput& in) {
         if (b.target_end_site ? !(b.target == a.target && tgt.end_sites[b.target])
                               : !(b.target != a.target && tgt.is_ancestor(a.target, b.target)))
           continue;
-        const double rest_s = glm::length(src_rest[b.source].translation - src_rest[a.source].translation);
-        const double rest_t = glm::length((b.target_end_site ? transform_point(tgt_rest[b.target], *tgt.end_sites[b.target])
-                                                              : tgt_rest[b.target].translation) -
-                                          tgt_rest[a.target].translation);
+        const double rest_s =
+            glm::length(src_rest[b.source].translation - src_rest[a.source].translation);
+        const double rest_t = glm::length(
+            (b.target_end_site ? transform_point(tgt_rest[b.target], *tgt.end_sites[b.target])
+                               : tgt_rest[b.target].translation) -
+            tgt_rest[a.target].translation);
         if (rest_s < 1e-6 || rest_t < 1e-6) continue;  // no bone to point (zero-length offsets)
         for (int f = 0; f < frames; ++f) {
           const Vec3 ds = S(f, b.source).translation - S(f, a.source).translation;
           const Vec3 dt = T_end(f, b.target, b.target_end_site) - T(f, a.target).translation;
-          const double angle = angle_between(safe_normalize(ds, Vec3(0, 1, 0)), safe_normalize(dt, Vec3(0, 1, 0)));
+          const double angle =
+              angle_between(safe_normalize(ds, Vec3(0, 1, 0)), safe_normalize(dt, Vec3(0, 1, 0)));
           sum += angle;
           ++count;
           if (angle > q.direction_error_max_rad) {
@@ -173,13 +184,16 @@ RetargetQuality measure_retarget(const RetargetMeasureInput& in) {
         std::vector<double> h;
         auto add = [&](const Vec3& p) { h.push_back(p.y - ground_height(in.terrain, p)); };
         add(T(f, leg.ankle).translation);
-        if (leg.toe >= 0) add(T(f, leg.toe).translation);
-        else if (tgt.end_sites[tip]) add(transform_point(T(f, tip), *tgt.end_sites[tip]));
+        if (leg.toe >= 0)
+          add(T(f, leg.toe).translation);
+        else if (tgt.end_sites[tip])
+          add(transform_point(T(f, tip), *tgt.end_sites[tip]));
         return h;
       };
       std::vector<int> contact_frames;
       for (int f = 0; f < frames && f < static_cast<int>(sc.size()); ++f) {
-        const bool target_planted = in.target_contacts && f < static_cast<int>(in.target_contacts[l].size()) &&
+        const bool target_planted = in.target_contacts &&
+                                    f < static_cast<int>(in.target_contacts[l].size()) &&
                                     in.target_contacts[l][f];
         feet.target_contact_frames += target_planted;
         if (!sc[f]) continue;
@@ -206,7 +220,8 @@ RetargetQuality measure_retarget(const RetargetMeasureInput& in) {
         // neighbouring contact frames only (a plant's first and last frames are not smeared with
         // the motion of touch-down and lift-off).
         const int a = f > 0 && sc[f - 1] ? f - 1 : f;
-        const int b = f + 1 < frames && f + 1 < static_cast<int>(sc.size()) && sc[f + 1] ? f + 1 : f;
+        const int b =
+            f + 1 < frames && f + 1 < static_cast<int>(sc.size()) && sc[f + 1] ? f + 1 : f;
         double slide = 0;
         if (b > a) {
           auto horizontal_speed = [&](int j) {
@@ -218,7 +233,8 @@ RetargetQuality measure_retarget(const RetargetMeasureInput& in) {
           if (leg.toe >= 0) slide = std::min(slide, horizontal_speed(leg.toe));
         }
         slide_sum += slide;
-        if (slide > feet.slide_max_mps) feet.slide_max_mps = slide, feet.worst_slide_frame = f, feet.worst_slide_leg = l;
+        if (slide > feet.slide_max_mps)
+          feet.slide_max_mps = slide, feet.worst_slide_frame = f, feet.worst_slide_leg = l;
         double above_level = 1e300, lowest = 1e300;
         for (std::size_t k = 0; k < level.size(); ++k) {
           above_level = std::min(above_level, per_point[k][i] - level[k]);
@@ -235,12 +251,15 @@ RetargetQuality measure_retarget(const RetargetMeasureInput& in) {
     feet.slide_mean_mps = n ? slide_sum / double(n) : 0.0;
     feet.float_mean_m = n ? float_sum / double(n) : 0.0;
     if (!gaps.empty()) {
-      std::nth_element(gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(gaps.size() / 2), gaps.end());
+      std::nth_element(gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(gaps.size() / 2),
+                       gaps.end());
       feet.ground_gap_m = gaps[gaps.size() / 2];
     }
     if (in.target_contacts) {
-      feet.contact_recall = feet.source_contact_frames ? double(both) / feet.source_contact_frames : 1.0;
-      feet.contact_precision = feet.target_contact_frames ? double(both) / feet.target_contact_frames : 1.0;
+      feet.contact_recall =
+          feet.source_contact_frames ? double(both) / feet.source_contact_frames : 1.0;
+      feet.contact_precision =
+          feet.target_contact_frames ? double(both) / feet.target_contact_frames : 1.0;
     }
   }
   return q;

@@ -24,7 +24,8 @@ struct LimbChain {
 };
 
 // Legs from the two leg rigs; arms from the map's upper_arm and hand roles (when both mapped).
-std::vector<LimbChain> limb_chains(const BoneMap& map, const LegRig& source_legs, const LegRig& target_legs);
+std::vector<LimbChain> limb_chains(const BoneMap& map, const LegRig& source_legs,
+                                   const LegRig& target_legs);
 
 struct ChainError {
   std::string name;
@@ -33,14 +34,15 @@ struct ChainError {
 };
 
 struct FeetAtContacts {
-  double slide_mean_mps = 0, slide_max_mps = 0;  // slower of heel/toe, horizontal, source contact frames
+  double slide_mean_mps = 0,
+         slide_max_mps = 0;  // slower of heel/toe, horizontal, source contact frames
   // Float as `ikfix check` measures it: the lowest foot point (ankle, toe joint) above the level
   // it has when planted (5th percentile over the contact frames, above the terrain); mean and max.
   double float_mean_m = 0, float_max_m = 0;
   // Median over contact frames of the lowest foot point above the terrain: where the feet meet
   // the ground (a skeleton has no sole; a mocap ankle and toe sit some centimetres up).
   double ground_gap_m = 0;
-  double penetration_max_m = 0;                  // deepest foot point below the terrain
+  double penetration_max_m = 0;  // deepest foot point below the terrain
   int worst_slide_frame = -1, worst_slide_leg = -1;
   double contact_precision = 1, contact_recall = 1;  // target contacts vs source contacts
   int source_contact_frames = 0, target_contact_frames = 0;
@@ -66,8 +68,9 @@ struct RetargetMeasureInput {
   std::vector<LimbChain> chains;
   LegRig target_legs;
   const std::vector<char>* source_contacts = nullptr;  // [2], per frame; may be null
-  const std::vector<char>* target_contacts = nullptr;  // [2], detected on the target output; may be null
-  const Terrain* terrain = nullptr;                     // null: flat ground at y = 0
+  const std::vector<char>* target_contacts =
+      nullptr;                       // [2], detected on the target output; may be null
+  const Terrain* terrain = nullptr;  // null: flat ground at y = 0
 };
 
 RetargetQuality measure_retarget(const RetargetMeasureInput& input);

@@ -20,8 +20,9 @@ std::unique_ptr<Terrain> flat_ground() {
 }
 
 // Contacts as `check` sees them on a finished clip, as per-frame flags.
-void detected_contacts(const Skeleton& sk, const Clip& clip, const ClipSpace& space, const LegRig& legs,
-                       const Terrain& terrain, const FixSettings& fix, std::vector<char> (&out)[2]) {
+void detected_contacts(const Skeleton& sk, const Clip& clip, const ClipSpace& space,
+                       const LegRig& legs, const Terrain& terrain, const FixSettings& fix,
+                       std::vector<char> (&out)[2]) {
   MetricsInput mi;
   mi.skeleton = &sk;
   mi.clip = &clip;
@@ -50,12 +51,14 @@ void foot_points(const Skeleton& sk, const Clip& clip, const ClipSpace& space, c
       const Leg& leg = legs.legs[l];
       const Transform& a = world[leg.ankle];
       if (f == 0)
-        leg_length = std::max(leg_length, glm::length(world[leg.knee].translation - world[leg.hip].translation) +
-                                              glm::length(a.translation - world[leg.knee].translation));
+        leg_length = std::max(
+            leg_length, glm::length(world[leg.knee].translation - world[leg.hip].translation) +
+                            glm::length(a.translation - world[leg.knee].translation));
       const auto& end_site = sk.end_sites[leg.ankle];
       out[l][0].push_back(a.translation);
       out[l][1].push_back(leg.toe >= 0 ? world[leg.toe].translation
-                                       : end_site ? transform_point(a, *end_site) : a.translation);
+                          : end_site   ? transform_point(a, *end_site)
+                                       : a.translation);
     }
   }
 }
@@ -104,7 +107,8 @@ RetargetPipelineResult retarget_and_fix(const RetargetPipelineInput& in) {
   mi.terrain = in.terrain;
   {
     std::vector<char> target_contacts[2];
-    detected_contacts(*t.target, out.transfer.clip, t.target_space, t.target_legs, *ground, in.fix, target_contacts);
+    detected_contacts(*t.target, out.transfer.clip, t.target_space, t.target_legs, *ground, in.fix,
+                      target_contacts);
     mi.target_clip = &out.transfer.clip;
     mi.target_contacts = target_contacts;
     out.transfer_quality = measure_retarget(mi);
@@ -119,7 +123,8 @@ RetargetPipelineResult retarget_and_fix(const RetargetPipelineInput& in) {
     fi.rig = t.target_legs;
     fi.terrain = ground;
     fi.settings = in.fix;
-    fi.settings.contacts_override = std::array<std::vector<char>, 2>{out.source_contacts[0], out.source_contacts[1]};
+    fi.settings.contacts_override =
+        std::array<std::vector<char>, 2>{out.source_contacts[0], out.source_contacts[1]};
     fi.settings.given_plants_on_ground = true;
     // The source's swing heights (lower of heel and toe above its planted level), scaled by the
     // leg-length ratio: a target whose toe would sink below the floor as the heel rises must
@@ -128,8 +133,10 @@ RetargetPipelineResult retarget_and_fix(const RetargetPipelineInput& in) {
     {
       std::vector<Vec3> source_points[2][2], target_points[2][2];
       double source_leg = 0, target_leg = 0;
-      foot_points(*t.source, *t.source_clip, t.source_space, t.source_legs, source_points, source_leg);
-      foot_points(*t.target, out.transfer.clip, t.target_space, t.target_legs, target_points, target_leg);
+      foot_points(*t.source, *t.source_clip, t.source_space, t.source_legs, source_points,
+                  source_leg);
+      foot_points(*t.target, out.transfer.clip, t.target_space, t.target_legs, target_points,
+                  target_leg);
       const std::unique_ptr<Terrain> source_floor = flat_ground();
       ContactSettings cs = in.fix.contacts;
       const double source_scale = source_leg / in.fix.reference_leg_length;
@@ -138,8 +145,8 @@ RetargetPipelineResult retarget_and_fix(const RetargetPipelineInput& in) {
       const double ratio = source_leg > 0 ? target_leg / source_leg : 1.0;
       std::array<std::vector<double>, 2> clearance;
       for (int l = 0; l < 2; ++l) {
-        const FootContacts c = detect_foot_contacts(*source_floor, source_points[l][0], source_points[l][1],
-                                                    t.source_clip->fps, cs);
+        const FootContacts c = detect_foot_contacts(*source_floor, source_points[l][0],
+                                                    source_points[l][1], t.source_clip->fps, cs);
         const int n = static_cast<int>(c.height[0].size());
         std::vector<double> lower(n);
         for (int f = 0; f < n; ++f) lower[f] = std::min(c.height[0][f], c.height[1][f]);
@@ -164,7 +171,8 @@ RetargetPipelineResult retarget_and_fix(const RetargetPipelineInput& in) {
           f = g;
         }
       }
-      if (static_cast<int>(clearance[0].size()) == out.transfer.clip.frame_count) fi.settings.swing_clearance = clearance;
+      if (static_cast<int>(clearance[0].size()) == out.transfer.clip.frame_count)
+        fi.settings.swing_clearance = clearance;
     }
     FixResult fixed = fix_clip(fi);
     out.clip = std::move(fixed.clip);
@@ -174,7 +182,8 @@ RetargetPipelineResult retarget_and_fix(const RetargetPipelineInput& in) {
     out.feet_fixed = true;
   }
   std::vector<char> target_contacts[2];
-  detected_contacts(*t.target, out.clip, t.target_space, t.target_legs, *ground, in.fix, target_contacts);
+  detected_contacts(*t.target, out.clip, t.target_space, t.target_legs, *ground, in.fix,
+                    target_contacts);
   mi.target_clip = &out.clip;
   mi.target_contacts = target_contacts;
   out.quality = measure_retarget(mi);

@@ -16,8 +16,8 @@ namespace ikfix::core {
 struct RetargetPipelineInput {
   RetargetInput transfer;
   const Terrain* terrain = nullptr;  // world metres, Y up; null: flat ground at y = 0
-  FixSettings fix;                   // the foot stage (its contacts_override is set from the source)
-  bool fix_feet = true;              // false: the transfer only (identity checks, debugging)
+  FixSettings fix;       // the foot stage (its contacts_override is set from the source)
+  bool fix_feet = true;  // false: the transfer only (identity checks, debugging)
 };
 
 struct RetargetPipelineResult {
@@ -26,9 +26,9 @@ struct RetargetPipelineResult {
   Clip clip;                             // final target motion (target units)
   std::vector<char> animated;            // per target joint: written
   bool feet_fixed = false;
-  FixDiagnostics diagnostics;            // of the foot stage (when feet_fixed)
-  RetargetQuality transfer_quality;      // measured on the transfer alone (the naive result)
-  RetargetQuality quality;               // measured on the final clip
+  FixDiagnostics diagnostics;        // of the foot stage (when feet_fixed)
+  RetargetQuality transfer_quality;  // measured on the transfer alone (the naive result)
+  RetargetQuality quality;           // measured on the final clip
 };
 
 // Throws std::invalid_argument when the map or legs are unusable.

@@ -89,7 +89,8 @@ void apply_bend_plane(std::span<Vec3> chain, const Vec3& pole_dir) {
   const Vec3 rel = chain[far] - root;
   const Vec3 offset = rel - axis * glm::dot(rel, axis);
   if (!(glm::length(offset) > 1e-12)) return;  // straight chain: nothing to turn
-  const double angle = std::atan2(glm::dot(glm::cross(offset, pole_perp), axis), glm::dot(offset, pole_perp));
+  const double angle =
+      std::atan2(glm::dot(glm::cross(offset, pole_perp), axis), glm::dot(offset, pole_perp));
   const Quat turn = axis_angle(axis, angle);
   for (std::size_t i = 1; i + 1 < chain.size(); ++i) chain[i] = root + turn * (chain[i] - root);
 }
@@ -108,7 +109,8 @@ bool place_two_bone(std::span<Vec3> chain, const Vec3& end_ws, double a, double 
   const Vec3 to_end = end_ws - chain[0];
   const double d = glm::length(to_end);
   if (d > a + b || d < std::abs(a - b)) return false;
-  return place_two_bone(chain, end_ws, a, b, pole_dir, two_bone_line(d, unit_or(to_end, d, Vec3(0)), pole_dir));
+  return place_two_bone(chain, end_ws, a, b, pole_dir,
+                        two_bone_line(d, unit_or(to_end, d, Vec3(0)), pole_dir));
 }
 
 bool place_two_bone(std::span<Vec3> chain, const Vec3& end_ws, double a, double b,

@@ -15,8 +15,8 @@ void apply_bend_plane(std::span<Vec3> chain_ws, const Vec3& pole_dir_ws);
 // apply_bend_plane on two chains (a character's two legs; not the same chain), the same bits
 // as two calls: for three-joint chains each step is taken for both before the next, so their
 // square roots and divisions overlap in the CPU.
-void apply_bend_plane_pair(std::span<Vec3> first_ws, const Vec3& first_pole_dir_ws, std::span<Vec3> second_ws,
-                           const Vec3& second_pole_dir_ws);
+void apply_bend_plane_pair(std::span<Vec3> first_ws, const Vec3& first_pole_dir_ws,
+                           std::span<Vec3> second_ws, const Vec3& second_pole_dir_ws);
 
 // Places the middle joint of a 3-joint chain exactly: root fixed, end at `end_ws` (which must
 // satisfy |lengths[0] - lengths[1]| <= |end - root| <= lengths[0] + lengths[1]), the middle joint
@@ -29,10 +29,10 @@ bool place_two_bone(std::span<Vec3> chain_ws, const Vec3& end_ws, double upper_l
 // before placing (a solver testing whether the placement is well defined): made once, then
 // placed with, instead of place_two_bone making them again (two square roots and a division).
 struct TwoBoneLine {
-  double d = 0;             // |end - root|, metres
-  Vec3 axis{0.0};           // (end - root) / d; zero when the end is (almost) on the root
-  Vec3 side{0.0};           // the pole minus its part along axis (not unit)
-  double side_length = 0;   // |side|
+  double d = 0;            // |end - root|, metres
+  Vec3 axis{0.0};          // (end - root) / d; zero when the end is (almost) on the root
+  Vec3 side{0.0};          // the pole minus its part along axis (not unit)
+  double side_length = 0;  // |side|
 };
 // `d` is |end - root| (glm::length) and `axis` unit_or(end - root, d, Vec3(0)), as the caller
 // has them.

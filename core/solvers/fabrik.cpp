@@ -37,7 +37,8 @@ bool will_not_converge(double previous_error, double error, int passes_left, dou
 }  // namespace
 
 bool FabrikJob::validate() const {
-  if (start_ws.size() < 2 || lengths.size() + 1 != start_ws.size() || out_ws.size() != start_ws.size())
+  if (start_ws.size() < 2 || lengths.size() + 1 != start_ws.size() ||
+      out_ws.size() != start_ws.size())
     return false;
   if (!(tolerance > 0) || max_iterations < 1 || !is_finite(target_ws)) return false;
   for (double l : lengths)
@@ -78,7 +79,8 @@ class FabrikSolve {
     const Vec3 d = to - from;
     const double len = glm::length(d);
     if (len > 1e-12 && std::isfinite(len)) return d / len;  // the common case: no fallback work
-    const Vec3 fallback = bone < n_ - 1 ? job_.start_ws[bone + 1] - job_.start_ws[bone] : Vec3(0, -1, 0);
+    const Vec3 fallback =
+        bone < n_ - 1 ? job_.start_ws[bone + 1] - job_.start_ws[bone] : Vec3(0, -1, 0);
     return safe_normalize(fallback, safe_normalize(job_.target_ws - root_, Vec3(0, -1, 0)));
   }
 
@@ -170,7 +172,8 @@ void FabrikSolve::settle() {
   // step itself (two square roots and a division fewer a solve that closes).
   closing_has_pole_ = job_.exact_final_step && n == 3 && pole_dir_ws;
   if (closing_has_pole_) closing_line_ = two_bone_line(distance, line, *pole_dir_ws);
-  closing_decides_ = closing_has_pole_ && closing_step_ignores_pose(closing_line_, job_.lengths[0], job_.lengths[1]);
+  closing_decides_ = closing_has_pole_ &&
+                     closing_step_ignores_pose(closing_line_, job_.lengths[0], job_.lengths[1]);
   // Three joints: turned into the pole's plane once, the chain stays in it through every pass
   // (each pass moves a joint along a line between points of the plane root, knee, target;
   // the end already points at the target), so the plane is applied once here, not per pass.
@@ -216,7 +219,8 @@ void FabrikSolve::finish() {
       // Keep the bend the iterations found (or the pole's when given).
       // The root is back in place (out_ws[0] == root): the line made in begin() is this one.
       if (closing_has_pole_)
-        place_two_bone(out_ws, target_ws, job_.lengths[0], job_.lengths[1], *job_.pole_dir_ws, closing_line_);
+        place_two_bone(out_ws, target_ws, job_.lengths[0], job_.lengths[1], *job_.pole_dir_ws,
+                       closing_line_);
       else
         place_two_bone(out_ws, target_ws, job_.lengths[0], job_.lengths[1], out_ws[1] - root_);
     } else if (planar_ && passes_ > 0) {

@@ -27,8 +27,9 @@ bool TwoBoneJob::run() const {
   const double reach = std::clamp(d, std::abs(a - b), a + b);
   // A target in reach is the placement's end: its line from the root is the one in hand (a
   // square root and a division fewer than place_two_bone making it again).
-  const bool placed = reach == d ? place_two_bone(chain, target_ws, a, b, bend, two_bone_line(d, target_axis, bend))
-                                 : place_two_bone(chain, root_ws + axis * reach, a, b, bend);
+  const bool placed =
+      reach == d ? place_two_bone(chain, target_ws, a, b, bend, two_bone_line(d, target_axis, bend))
+                 : place_two_bone(chain, root_ws + axis * reach, a, b, bend);
   if (!placed) {
     // Zero-length bones: nothing can move meaningfully.
     chain[1] = root_ws + axis * a;

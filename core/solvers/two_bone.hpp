@@ -10,7 +10,8 @@ struct TwoBoneJob {
   Vec3 root_ws{0.0}, mid_ws{0.0}, end_ws{0.0};
   Vec3 target_ws{0.0};
   // Bend direction (world, need not be unit). Null: keep the start pose's bend plane; when the
-  // start pose is straight too, an arbitrary perpendicular is used (the chain may flip: give a pole).
+  // start pose is straight too, an arbitrary perpendicular is used (the chain may flip: give a
+  // pole).
   const Vec3* pole_dir_ws = nullptr;
   double tolerance = 1e-6;  // metres, for `reached`
 

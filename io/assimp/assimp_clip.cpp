@@ -20,7 +20,8 @@ using core::Vec3;
 
 std::string lower_extension(const std::filesystem::path& path) {
   std::string ext = path.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
   return ext;
 }
 
@@ -49,7 +50,8 @@ std::pair<unsigned, double> segment(const std::vector<Key>& keys, double time, u
   return {k, (time - keys[k].time) / (keys[k + 1].time - keys[k].time)};
 }
 
-Vec3 sample_vector(const std::vector<VectorKey>& keys, double time, unsigned& cursor, const Vec3& fallback) {
+Vec3 sample_vector(const std::vector<VectorKey>& keys, double time, unsigned& cursor,
+                   const Vec3& fallback) {
   if (keys.empty()) return fallback;
   const auto [k, s] = segment(keys, time, cursor);
   const Vec3r& a = keys[k].value;
@@ -58,7 +60,8 @@ Vec3 sample_vector(const std::vector<VectorKey>& keys, double time, unsigned& cu
   return Vec3(a.x, a.y, a.z) + (Vec3(b.x, b.y, b.z) - Vec3(a.x, a.y, a.z)) * s;
 }
 
-Quat sample_rotation(const std::vector<QuatKey>& keys, double time, unsigned& cursor, const Quat& fallback) {
+Quat sample_rotation(const std::vector<QuatKey>& keys, double time, unsigned& cursor,
+                     const Quat& fallback) {
   if (keys.empty()) return fallback;
   const auto [k, s] = segment(keys, time, cursor);
   const QuatR& a = keys[k].value;
@@ -77,8 +80,10 @@ double frame_rate(const Animation& anim, double ticks_per_second) {
       const double d = b - a;
       if (d > 1e-9 && (spacing == 0 || d < spacing)) spacing = d;
     };
-    for (std::size_t k = 1; k < ch.rotations.size(); ++k) scan(ch.rotations[k - 1].time, ch.rotations[k].time);
-    for (std::size_t k = 1; k < ch.positions.size(); ++k) scan(ch.positions[k - 1].time, ch.positions[k].time);
+    for (std::size_t k = 1; k < ch.rotations.size(); ++k)
+      scan(ch.rotations[k - 1].time, ch.rotations[k].time);
+    for (std::size_t k = 1; k < ch.positions.size(); ++k)
+      scan(ch.positions[k - 1].time, ch.positions[k].time);
   }
   if (spacing <= 0) return 30.0;
   const double raw = ticks_per_second / spacing;
@@ -109,10 +114,15 @@ LoadedClip load(const std::filesystem::path& path, const ClipLoadOptions& option
       if (*options.take == scene.animations[a].name) index = a;
     if (index < 0) {
       int n = -1;
-      const auto r = std::from_chars(options.take->data(), options.take->data() + options.take->size(), n);
-      if (r.ec == std::errc() && r.ptr == options.take->data() + options.take->size() && n >= 0 && n < count) index = n;
+      const auto r =
+          std::from_chars(options.take->data(), options.take->data() + options.take->size(), n);
+      if (r.ec == std::errc() && r.ptr == options.take->data() + options.take->size() && n >= 0 &&
+          n < count)
+        index = n;
     }
-    if (index < 0) throw InputError(file, "no take '" + *options.take + "' (the file has " + std::to_string(count) + ")");
+    if (index < 0)
+      throw InputError(
+          file, "no take '" + *options.take + "' (the file has " + std::to_string(count) + ")");
   }
   const Animation& anim = scene.animations[index];
 
@@ -179,7 +189,8 @@ LoadedClip load(const std::filesystem::path& path, const ClipLoadOptions& option
 
   // Axes: Assimp already turned the scene Y up; units: the user's, else guessed from the height.
   loaded.up_axis = options.up_axis.value_or('y');
-  if (loaded.up_axis == 'z') loaded.space.to_world_rotation = core::axis_angle(Vec3(1, 0, 0), -core::kPi / 2);
+  if (loaded.up_axis == 'z')
+    loaded.space.to_world_rotation = core::axis_angle(Vec3(1, 0, 0), -core::kPi / 2);
   if (options.metres_per_unit) {
     loaded.space.metres_per_unit = *options.metres_per_unit;
     loaded.unit_source = "user";
@@ -206,7 +217,8 @@ LoadedClip load(const std::filesystem::path& path, const ClipLoadOptions& option
     loaded.unit_name = guess.unit;
     loaded.unit_reason = guess.reason;
   }
-  loaded.warnings.push_back("read through Assimp: " + loaded.format + " files are read-only in ikfix (writing them back is refused)");
+  loaded.warnings.push_back("read through Assimp: " + loaded.format +
+                            " files are read-only in ikfix (writing them back is refused)");
   return loaded;
 }
 

@@ -41,11 +41,13 @@ LoadedModule load_module() {
   std::error_code ec;
   const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (ec) {
-    loaded.problem = std::string("cannot find this program's directory (/proc/self/exe: ") + ec.message() + ")";
+    loaded.problem =
+        std::string("cannot find this program's directory (/proc/self/exe: ") + ec.message() + ")";
     return loaded;
   }
   const std::filesystem::path dir = exe.parent_path();
-  const std::filesystem::path candidates[] = {dir / kModuleFileName, dir / ".." / "lib" / "ikfix" / kModuleFileName};
+  const std::filesystem::path candidates[] = {dir / kModuleFileName,
+                                              dir / ".." / "lib" / "ikfix" / kModuleFileName};
   for (const auto& candidate : candidates) {
     if (!std::filesystem::exists(candidate, ec)) continue;
     // RTLD_LOCAL: Assimp's symbols stay out of the global namespace; the entry point is all we use.
@@ -58,8 +60,10 @@ LoadedModule load_module() {
     loaded.api = entry_point(handle, candidate.string(), loaded.problem);
     return loaded;  // the handle stays open for the life of the process
   }
-  loaded.problem = std::string("reading it needs Assimp, but the Assimp module ") + kModuleFileName + " is missing (looked in " +
-                   candidates[0].parent_path().string() + "/ and " + candidates[1].parent_path().string() + "/)";
+  loaded.problem = std::string("reading it needs Assimp, but the Assimp module ") +
+                   kModuleFileName + " is missing (looked in " +
+                   candidates[0].parent_path().string() + "/ and " +
+                   candidates[1].parent_path().string() + "/)";
   return loaded;
 }
 
@@ -73,7 +77,8 @@ const ModuleApi& module_for(const std::string& file) {
 }  // namespace
 
 void use_linked_module(const ModuleApi* api) {
-  if (api && api->abi_version == kModuleAbiVersion && api->import_scene) g_linked.store(api, std::memory_order_release);
+  if (api && api->abi_version == kModuleAbiVersion && api->import_scene)
+    g_linked.store(api, std::memory_order_release);
 }
 
 bool import_scene(const ImportRequest& request, Scene& scene, std::string& assimp_error) {

@@ -62,7 +62,7 @@ Matrix to_matrix(const Quat& q) {
 inline double round_half_away(double x) {
   if (!(std::abs(x) < 4503599627370496.0)) return x;  // 2^52 or more (an integer), inf or NaN
   const double t = static_cast<double>(static_cast<long long>(x));  // truncated: exact
-  const double fraction = x - t;                                     // exact
+  const double fraction = x - t;                                    // exact
   if (fraction >= 0.5) return t + 1.0;
   if (fraction <= -0.5) return t - 1.0;
   return std::copysign(t, x);  // keeps std::round's sign on a zero result (-0.3 -> -0.0)

@@ -33,10 +33,10 @@ constexpr double kSameScale = 1e-4;
 
 // Base letters of U+00C0..U+00FF (Latin-1 letters with accents); "_" where there is none.
 constexpr const char* kLatin1[64] = {
-    "A", "A", "A", "A", "A", "A", "AE", "C", "E", "E", "E", "E", "I", "I", "I", "I",
-    "D", "N", "O", "O", "O", "O", "O", "_", "O", "U", "U", "U", "U", "Y", "Th", "ss",
-    "a", "a", "a", "a", "a", "a", "ae", "c", "e", "e", "e", "e", "i", "i", "i", "i",
-    "d", "n", "o", "o", "o", "o", "o", "_", "o", "u", "u", "u", "u", "y", "th", "y"};
+    "A", "A", "A", "A", "A", "A", "AE", "C", "E", "E", "E", "E", "I", "I", "I",  "I",
+    "D", "N", "O", "O", "O", "O", "O",  "_", "O", "U", "U", "U", "U", "Y", "Th", "ss",
+    "a", "a", "a", "a", "a", "a", "ae", "c", "e", "e", "e", "e", "i", "i", "i",  "i",
+    "d", "n", "o", "o", "o", "o", "o",  "_", "o", "u", "u", "u", "u", "y", "th", "y"};
 
 std::string safe_name(const std::string& name) {
   std::string out;
@@ -45,7 +45,8 @@ std::string safe_name(const std::string& name) {
   for (std::size_t i = 0; i < n;) {
     const unsigned char c = s[i];
     if (c < 0x80) {
-      out += std::isalnum(c) || c == '_' || c == '-' || c == '.' || c == ':' ? static_cast<char>(c) : '_';
+      out += std::isalnum(c) || c == '_' || c == '-' || c == '.' || c == ':' ? static_cast<char>(c)
+                                                                             : '_';
       ++i;
       continue;
     }
@@ -54,9 +55,12 @@ std::string safe_name(const std::string& name) {
     if (i + len > n) len = n - i;
     for (std::size_t k = 1; k < len; ++k)
       if ((s[i + k] & 0xC0) != 0x80) len = k;
-    if (len == 2 && c == 0xC3) out += kLatin1[s[i + 1] & 0x3F];  // U+00C0 + low 6 bits
-    else if (len == 2 && c == 0xC2 && s[i + 1] == 0xA0) out += '_';  // no-break space
-    else out += '_';
+    if (len == 2 && c == 0xC3)
+      out += kLatin1[s[i + 1] & 0x3F];  // U+00C0 + low 6 bits
+    else if (len == 2 && c == 0xC2 && s[i + 1] == 0xA0)
+      out += '_';  // no-break space
+    else
+      out += '_';
     i += len;
   }
   return out;
@@ -98,14 +102,17 @@ std::vector<std::string> bvh_safe_names(const std::vector<std::string>& names) {
 namespace {
 
 // write_new without the root chain option: every joint of `skeleton` is written.
-NewFile write_tree(const core::Skeleton& skeleton, const core::Clip& clip, const NewFileOptions& o) {
+NewFile write_tree(const core::Skeleton& skeleton, const core::Clip& clip,
+                   const NewFileOptions& o) {
   const int joints = skeleton.joint_count();
   const int frames = clip.frame_count;
   if (joints == 0) refuse(o, "the skeleton has no joint");
   if (clip.joint_count != joints || clip.locals.size() != static_cast<std::size_t>(joints) * frames)
-    refuse(o, "the clip has " + std::to_string(clip.joint_count) + " joints; the skeleton " + std::to_string(joints));
+    refuse(o, "the clip has " + std::to_string(clip.joint_count) + " joints; the skeleton " +
+                  std::to_string(joints));
   if (frames < 1) refuse(o, "the clip has no frames");
-  if (!(clip.fps > 0) || !std::isfinite(clip.fps)) refuse(o, "the frame rate is not a positive number");
+  if (!(clip.fps > 0) || !std::isfinite(clip.fps))
+    refuse(o, "the frame rate is not a positive number");
   const auto axes = o.rotation_axes;
   if (axes[0] == axes[1] || axes[1] == axes[2] || axes[0] == axes[2] ||
       std::any_of(axes.begin(), axes.end(), [](int a) { return a < 0 || a > 2; }))
@@ -118,14 +125,16 @@ NewFile write_tree(const core::Skeleton& skeleton, const core::Clip& clip, const
     const Vec3 s0 = clip.at(0, j).scale;
     for (int f = 0; f < frames; ++f) {
       const Transform& t = clip.at(f, j);
-      if (!core::is_finite(t.translation) || !core::is_finite(t.rotation) || !core::is_finite(t.scale))
+      if (!core::is_finite(t.translation) || !core::is_finite(t.rotation) ||
+          !core::is_finite(t.scale))
         refuse(o, "joint '" + skeleton.names[j] + "' is not finite at frame " + std::to_string(f));
       if (!uniform(t.scale) || !(t.scale.x > 0))
-        refuse(o, "joint '" + skeleton.names[j] + "' has a non-uniform or non-positive scale at frame " +
-                      std::to_string(f) + "; BVH stores no scale");
+        refuse(o, "joint '" + skeleton.names[j] +
+                      "' has a non-uniform or non-positive scale at frame " + std::to_string(f) +
+                      "; BVH stores no scale");
       if (glm::length(t.scale - s0) > kSameScale * glm::length(s0))
-        refuse(o, "joint '" + skeleton.names[j] + "' has an animated scale (frame " + std::to_string(f) +
-                      "); BVH stores no scale");
+        refuse(o, "joint '" + skeleton.names[j] + "' has an animated scale (frame " +
+                      std::to_string(f) + "); BVH stores no scale");
     }
     const int p = skeleton.parents[j];
     rest_world[j] = (p >= 0 ? rest_world[p] : up) * glm::normalize(skeleton.rest[j].rotation);
@@ -133,11 +142,14 @@ NewFile write_tree(const core::Skeleton& skeleton, const core::Clip& clip, const
   // A joint's translation in the file: in its parent's rest-aligned frame, scaled by the
   // parent's accumulated scale (per axis, as core::compose applies it; the scales' float noise is
   // kept, so positions stay exact). `accumulated` holds the scales of one pose.
-  auto parent_rotation = [&](int j) { return skeleton.parents[j] >= 0 ? rest_world[skeleton.parents[j]] : up; };
+  auto parent_rotation = [&](int j) {
+    return skeleton.parents[j] >= 0 ? rest_world[skeleton.parents[j]] : up;
+  };
   auto accumulate = [&](std::span<const Transform> pose, std::vector<Vec3>& accumulated) {
     accumulated.resize(joints);
     for (int j = 0; j < joints; ++j)
-      accumulated[j] = (skeleton.parents[j] >= 0 ? accumulated[skeleton.parents[j]] : Vec3(1.0)) * pose[j].scale;
+      accumulated[j] =
+          (skeleton.parents[j] >= 0 ? accumulated[skeleton.parents[j]] : Vec3(1.0)) * pose[j].scale;
   };
   auto file_translation = [&](int j, const Vec3& t, const std::vector<Vec3>& accumulated) {
     const int p = skeleton.parents[j];
@@ -158,8 +170,10 @@ NewFile write_tree(const core::Skeleton& skeleton, const core::Clip& clip, const
     rest_points[j] = (p >= 0 ? rest_points[p] : Vec3(0.0)) + offsets[j];
     lo = glm::min(lo, rest_points[j]);
     hi = glm::max(hi, rest_points[j]);
-    if (p >= 0) children[p].push_back(j);
-    else roots.push_back(j);
+    if (p >= 0)
+      children[p].push_back(j);
+    else
+      roots.push_back(j);
   }
   std::vector<Vec3> sites(joints, Vec3(0.0));
   for (int j = 0; j < joints; ++j) {
@@ -174,8 +188,9 @@ NewFile write_tree(const core::Skeleton& skeleton, const core::Clip& clip, const
     hi = glm::max(hi, rest_points[j] + sites[j]);
   }
   const double size = joints > 1 ? glm::length(hi - lo) : 1.0;
-  const int position_decimals =
-      std::clamp(static_cast<int>(std::ceil(-std::log10(kPositionResolution * (size > 0 ? size : 1.0)))), 0, 15);
+  const int position_decimals = std::clamp(
+      static_cast<int>(std::ceil(-std::log10(kPositionResolution * (size > 0 ? size : 1.0)))), 0,
+      15);
 
   // A root's position channels hold its whole translation and its OFFSET is zero: that is how
   // other readers take a root's channels (Blender and Assimp use them as the position itself),
@@ -202,7 +217,8 @@ NewFile write_tree(const core::Skeleton& skeleton, const core::Clip& clip, const
   for (int j = 0; j < joints; ++j) {
     if (has_position[j]) continue;
     if (constant[j]) {
-      if (glm::length(first_translation[j] - offsets[j]) > kStillTranslation * size) offsets[j] = first_translation[j];
+      if (glm::length(first_translation[j] - offsets[j]) > kStillTranslation * size)
+        offsets[j] = first_translation[j];
     } else {
       has_position[j] = 1;
     }
@@ -216,13 +232,15 @@ NewFile write_tree(const core::Skeleton& skeleton, const core::Clip& clip, const
   std::function<void(int, int)> write_joint = [&](int j, int depth) {
     out.joints.push_back(j);
     const std::string pad(static_cast<std::size_t>(depth), '\t');
-    text += pad + (skeleton.parents[j] < 0 ? "ROOT " : "JOINT ") + out.names[j] + "\n" + pad + "{\n";
+    text +=
+        pad + (skeleton.parents[j] < 0 ? "ROOT " : "JOINT ") + out.names[j] + "\n" + pad + "{\n";
     text += pad + "\tOFFSET";
     for (int a = 0; a < 3; ++a) {
       text += ' ';
       append_number(text, offsets[j][a], position_decimals);
     }
-    text += "\n" + pad + "\tCHANNELS " + (has_position[j] ? "6 Xposition Yposition Zposition" : "3");
+    text +=
+        "\n" + pad + "\tCHANNELS " + (has_position[j] ? "6 Xposition Yposition Zposition" : "3");
     for (int a : axes) text += std::string(" ") + kRotation[a];
     text += "\n";
     for (int c : children[j]) write_joint(c, depth + 1);
@@ -241,13 +259,15 @@ NewFile write_tree(const core::Skeleton& skeleton, const core::Clip& clip, const
   text += "MOTION\nFrames: " + std::to_string(frames) + "\nFrame Time: ";
   {
     char buffer[kNumberBuffer];
-    const auto r = std::to_chars(buffer, buffer + kNumberBuffer, 1.0 / clip.fps, std::chars_format::fixed);
+    const auto r =
+        std::to_chars(buffer, buffer + kNumberBuffer, 1.0 / clip.fps, std::chars_format::fixed);
     text.append(buffer, r.ptr);
     text += "\n";
   }
   std::vector<std::array<double, 3>> previous(joints, std::array<double, 3>{0.0, 0.0, 0.0});
   std::vector<Quat> rest_inverse(joints);
-  for (int j = 0; j < joints; ++j) rest_inverse[j] = glm::conjugate(glm::normalize(skeleton.rest[j].rotation));
+  for (int j = 0; j < joints; ++j)
+    rest_inverse[j] = glm::conjugate(glm::normalize(skeleton.rest[j].rotation));
   for (int f = 0; f < frames; ++f) {
     accumulate(clip.frame(f), frame_scales);
     bool first = true;
@@ -268,7 +288,9 @@ NewFile write_tree(const core::Skeleton& skeleton, const core::Clip& clip, const
       const std::array<double, 3> angles = euler_from_quat_deg(b, axes, previous[j]);
       previous[j] = angles;
       for (int a = 0; a < 3; ++a) {
-        if (!std::isfinite(angles[a])) refuse(o, "joint '" + skeleton.names[j] + "' has a non-finite rotation at frame " + std::to_string(f));
+        if (!std::isfinite(angles[a]))
+          refuse(o, "joint '" + skeleton.names[j] + "' has a non-finite rotation at frame " +
+                        std::to_string(f));
         if (a) text += ' ';
         append_number(text, angles[a], kAngleDecimals);
       }
@@ -310,7 +332,8 @@ void fold_root_chain(core::Skeleton& skeleton, core::Clip& clip, std::vector<int
     folded.end_sites.push_back(skeleton.end_sites[j]);
     Transform rest = skeleton.rest[j];
     if (j == top)
-      for (auto it = chain.rbegin(); it != chain.rend(); ++it) rest = core::compose(skeleton.rest[*it], rest);
+      for (auto it = chain.rbegin(); it != chain.rend(); ++it)
+        rest = core::compose(skeleton.rest[*it], rest);
     folded.rest.push_back(rest);
   }
   core::Clip out = select_joints(clip, kept);
@@ -325,7 +348,8 @@ void fold_root_chain(core::Skeleton& skeleton, core::Clip& clip, std::vector<int
 
 }  // namespace
 
-NewFile write_new(const core::Skeleton& skeleton, const core::Clip& clip, const NewFileOptions& options) {
+NewFile write_new(const core::Skeleton& skeleton, const core::Clip& clip,
+                  const NewFileOptions& options) {
   if (!options.root_at_first_branch) return write_tree(skeleton, clip, options);
   if (clip.joint_count != skeleton.joint_count() ||
       clip.locals.size() != static_cast<std::size_t>(clip.joint_count) * clip.frame_count)
@@ -341,8 +365,8 @@ NewFile write_new(const core::Skeleton& skeleton, const core::Clip& clip, const 
   return file;
 }
 
-NewFile save_new(const std::filesystem::path& path, const core::Skeleton& skeleton, const core::Clip& clip,
-                 const NewFileOptions& options) {
+NewFile save_new(const std::filesystem::path& path, const core::Skeleton& skeleton,
+                 const core::Clip& clip, const NewFileOptions& options) {
   NewFile file = write_new(skeleton, clip, options);
   write_file_atomic(path, file.text);
   return file;

@@ -42,7 +42,7 @@
 namespace ikfix::io::bvh {
 
 struct NewFileOptions {
-  std::string source_name;  // names the clip in error messages
+  std::string source_name;                     // names the clip in error messages
   core::Quat up_rotation{1.0, 0.0, 0.0, 0.0};  // clip axes -> Y up (ClipSpace::to_world_rotation)
   // Rotation channels in file order, as axes (0 = X, 1 = Y, 2 = Z): {2, 0, 1} writes
   // "Zrotation Xrotation Yrotation". Must be three distinct axes.
@@ -71,10 +71,11 @@ std::vector<std::string> bvh_safe_names(const std::vector<std::string>& names);
 // The BVH text of `clip` (locals of `skeleton`'s joints, frame-major). Throws InputError naming
 // options.source_name when the sizes do not match, a value is not finite or a scale cannot be
 // stored.
-NewFile write_new(const core::Skeleton& skeleton, const core::Clip& clip, const NewFileOptions& options = {});
+NewFile write_new(const core::Skeleton& skeleton, const core::Clip& clip,
+                  const NewFileOptions& options = {});
 
 // write_new to `path` atomically (temp file + rename).
-NewFile save_new(const std::filesystem::path& path, const core::Skeleton& skeleton, const core::Clip& clip,
-                 const NewFileOptions& options = {});
+NewFile save_new(const std::filesystem::path& path, const core::Skeleton& skeleton,
+                 const core::Clip& clip, const NewFileOptions& options = {});
 
 }  // namespace ikfix::io::bvh

@@ -14,7 +14,8 @@ inline constexpr std::size_t kNumberBuffer = 400;
 // Fixed notation with `decimals` digits into `buffer` (kNumberBuffer bytes); "-0.00" becomes
 // "0.00". Returns the length (0 only if the buffer were too small, which cannot happen).
 inline std::size_t format_fixed(double v, int decimals, char* buffer) {
-  const auto r = io::write_fixed(buffer, buffer + kNumberBuffer, v, decimals);  // exact, as to_chars
+  const auto r =
+      io::write_fixed(buffer, buffer + kNumberBuffer, v, decimals);  // exact, as to_chars
   if (r.ec != std::errc()) return 0;
   std::size_t n = static_cast<std::size_t>(r.ptr - buffer);
   if (n > 0 && buffer[0] == '-') {

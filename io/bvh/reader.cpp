@@ -119,12 +119,14 @@ inline bool read_plain_number(const char* first, const char* end, double& value,
   s += negative;
   std::uint64_t mantissa = 0;
   const char* digits_begin = s;
-  for (unsigned d; (d = static_cast<unsigned char>(*s) - unsigned{'0'}) < 10; ++s) mantissa = mantissa * 10 + d;
+  for (unsigned d; (d = static_cast<unsigned char>(*s) - unsigned{'0'}) < 10; ++s)
+    mantissa = mantissa * 10 + d;
   int digits = static_cast<int>(s - digits_begin);
   int decimals = 0;
   if (*s == '.') {
     const char* fraction = ++s;
-    for (unsigned d; (d = static_cast<unsigned char>(*s) - unsigned{'0'}) < 10; ++s) mantissa = mantissa * 10 + d;
+    for (unsigned d; (d = static_cast<unsigned char>(*s) - unsigned{'0'}) < 10; ++s)
+      mantissa = mantissa * 10 + d;
     decimals = static_cast<int>(s - fraction);
     digits += decimals;
   }
@@ -906,12 +908,16 @@ core::Transform unread_transform() {
   return t;
 }
 
-core::Clip clip(const Document& doc, const core::ParallelRunner* runner) { return convert(doc, nullptr, runner); }
+core::Clip clip(const Document& doc, const core::ParallelRunner* runner) {
+  return convert(doc, nullptr, runner);
+}
 
-core::Clip clip_of_joints(const Document& doc, std::span<const char> read, const core::ParallelRunner* runner) {
+core::Clip clip_of_joints(const Document& doc, std::span<const char> read,
+                          const core::ParallelRunner* runner) {
   if (read.size() != static_cast<std::size_t>(doc.joint_count()))
-    throw std::invalid_argument("bvh::clip_of_joints: " + std::to_string(read.size()) + " joint flags for " +
-                                std::to_string(doc.joint_count()) + " joints");
+    throw std::invalid_argument("bvh::clip_of_joints: " + std::to_string(read.size()) +
+                                " joint flags for " + std::to_string(doc.joint_count()) +
+                                " joints");
   return convert(doc, read.data(), runner);
 }
 

@@ -42,7 +42,8 @@ std::vector<int> column_decimals(const Document& doc, const std::vector<int>& ch
   }
   for (int f = 0; f < doc.frame_count; ++f)
     for (std::size_t s = 0; s < channels.size(); ++s)
-      if (best[s] < kMaxDecimals) best[s] = std::max(best[s], io::decimals_shown(doc.value_view(f, channels[s])));
+      if (best[s] < kMaxDecimals)
+        best[s] = std::max(best[s], io::decimals_shown(doc.value_view(f, channels[s])));
   return best;
 }
 
@@ -82,7 +83,8 @@ bool write_to(const Document& doc, const core::Clip& edited, std::span<const boo
   if (!changed_rotations.empty() &&
       changed_rotations.size() != static_cast<std::size_t>(frame_count) * joint_count)
     refuse(doc, std::to_string(changed_rotations.size()) + " rotation change flags for " +
-                    std::to_string(frame_count) + " frames x " + std::to_string(joint_count) + " joints");
+                    std::to_string(frame_count) + " frames x " + std::to_string(joint_count) +
+                    " joints");
 
   // Plans for the edited joints, and the channels whose text may change. Joints come in file
   // order and channel indices grow with it, so `slots` ascends and the output cursor only moves
@@ -142,8 +144,8 @@ bool write_to(const Document& doc, const core::Clip& edited, std::span<const boo
       for (const Joint& joint : doc.joints)
         for (std::size_t n = 0; n < joint.channels.size(); ++n)
           if ((is_rotation(joint.channels[n]) ? 1 : 0) == group)
-            kind_fallback[group] =
-                std::max(kind_fallback[group], all_decimals[joint.first_value + static_cast<int>(n)]);
+            kind_fallback[group] = std::max(kind_fallback[group],
+                                            all_decimals[joint.first_value + static_cast<int>(n)]);
     }
     decimals[s] = kind_fallback[group];
   }
@@ -169,8 +171,10 @@ bool write_to(const Document& doc, const core::Clip& edited, std::span<const boo
   for (int k = 0; k < blocks; ++k)
     largest_block = std::max(largest_block, block_offset(k + 1) - block_offset(k));
   auto emit = [&](std::string_view bytes) {
-    if (sink) (*sink)(bytes);
-    else whole->append(bytes);
+    if (sink)
+      (*sink)(bytes);
+    else
+      whole->append(bytes);
   };
 
   // One block (no runner of two threads): the text goes out as it is encoded, kStreamBytes at a
@@ -185,7 +189,7 @@ bool write_to(const Document& doc, const core::Clip& edited, std::span<const boo
   const std::size_t buffer_bytes =
       single ? 2 * kStreamBytes : largest_block + largest_block / 8 + 64;
   std::mutex order_mutex;
-  int next_out = 0;                                      // lowest block not yet passed on
+  int next_out = 0;                                                // lowest block not yet passed on
   std::vector<ByteBuffer> done(static_cast<std::size_t>(blocks));  // encoded, waiting its turn
   std::vector<char> is_done(static_cast<std::size_t>(blocks), 0);
   std::vector<ByteBuffer> spare(static_cast<std::size_t>(single ? 1 : runner->threads()));
@@ -237,7 +241,8 @@ bool write_to(const Document& doc, const core::Clip& edited, std::span<const boo
       // larger than the caches: ask for a later frame's now so they arrive before they are read.
       if (f + kPrefetchFrames < frame_count) {
         for (const JointPlan& plan : plans) {
-          const char* ahead = reinterpret_cast<const char*>(&edited.at(f + kPrefetchFrames, plan.joint));
+          const char* ahead =
+              reinterpret_cast<const char*>(&edited.at(f + kPrefetchFrames, plan.joint));
           __builtin_prefetch(ahead);
           __builtin_prefetch(ahead + sizeof(core::Transform) - 1);
         }
@@ -278,8 +283,8 @@ bool write_to(const Document& doc, const core::Clip& edited, std::span<const boo
         for (int n = 0; n < plan.rotation_count; ++n)
           reference[n] = original[plan.rotation_value[n]];
         // Edited rotations are mostly unit to the last bit (norm exactly 1), and q / 1 is q.
-        const std::array<double, 3> angles = euler_from_quat_deg(
-            norm == 1.0 ? t.rotation : t.rotation / norm, plan.axes, reference);
+        const std::array<double, 3> angles =
+            euler_from_quat_deg(norm == 1.0 ? t.rotation : t.rotation / norm, plan.axes, reference);
         for (int n = 0; n < 3; ++n) {
           if (n < plan.rotation_count) {
             row[slot_of[plan.rotation_value[n]]] = angles[n];
@@ -314,7 +319,8 @@ bool write_to(const Document& doc, const core::Clip& edited, std::span<const boo
           const std::size_t gap = span.offset - cursor;
           char* at = out.room(gap + io::kFixedUnitsRoom);
           std::memcpy(at, text + cursor, gap);
-          const char* end = io::write_fixed_units(at + gap, units == 0 ? 0.0 : v, decimals[s], units);
+          const char* end =
+              io::write_fixed_units(at + gap, units == 0 ? 0.0 : v, decimals[s], units);
           out.commit(static_cast<std::size_t>(end - at));
           cursor = static_cast<std::size_t>(span.offset) + span.length;
           continue;
@@ -339,8 +345,10 @@ bool write_to(const Document& doc, const core::Clip& edited, std::span<const boo
     }
     const std::size_t end = block_offset(k + 1);
     pass_text(out, cursor, end);
-    if (single) emit(out.view());
-    else hand_over(k, std::move(out));
+    if (single)
+      emit(out.view());
+    else
+      hand_over(k, std::move(out));
   };
   io::for_each_block(runner, blocks, encode_block);
   return true;

@@ -35,7 +35,10 @@ class AsciiParser {
 
  private:
   [[noreturn]] void fail(std::size_t at, const std::string& cause) const {
-    const int line = 1 + static_cast<int>(std::count(s_.begin(), s_.begin() + static_cast<std::ptrdiff_t>(std::min(at, s_.size())), '\n'));
+    const int line =
+        1 +
+        static_cast<int>(std::count(
+            s_.begin(), s_.begin() + static_cast<std::ptrdiff_t>(std::min(at, s_.size())), '\n'));
     throw InputError(doc_.source_name, line, cause);
   }
 
@@ -62,7 +65,9 @@ class AsciiParser {
     for (;;) {
       skip_blank();
       if (pos_ >= s_.size()) {
-        if (expect_close) fail(parent.begin, "node '" + parent.name + "' is not closed by '}' (file is truncated?)");
+        if (expect_close)
+          fail(parent.begin,
+               "node '" + parent.name + "' is not closed by '}' (file is truncated?)");
         return;
       }
       if (s_[pos_] == '}') {
@@ -79,11 +84,14 @@ class AsciiParser {
     Node node;
     node.begin = pos_;
     std::size_t name_end = pos_;
-    while (name_end < s_.size() && s_[name_end] != ':' && s_[name_end] != '\n' && s_[name_end] != '{' &&
-           s_[name_end] != '}' && s_[name_end] != ',' && s_[name_end] != '"' && !is_space(s_[name_end]))
+    while (name_end < s_.size() && s_[name_end] != ':' && s_[name_end] != '\n' &&
+           s_[name_end] != '{' && s_[name_end] != '}' && s_[name_end] != ',' &&
+           s_[name_end] != '"' && !is_space(s_[name_end]))
       ++name_end;
     if (name_end == pos_ || name_end >= s_.size() || s_[name_end] != ':')
-      fail(pos_, "expected a node name followed by ':', found '" + std::string(s_.substr(pos_, std::min<std::size_t>(20, s_.size() - pos_))) + "'");
+      fail(pos_, "expected a node name followed by ':', found '" +
+                     std::string(s_.substr(pos_, std::min<std::size_t>(20, s_.size() - pos_))) +
+                     "'");
     node.name.assign(s_.substr(pos_, name_end - pos_));
     pos_ = name_end + 1;
     node.end = pos_;
@@ -133,23 +141,27 @@ class AsciiParser {
     const char c = s_[pos_];
     if (c == '"') {
       const std::size_t close = s_.find('"', pos_ + 1);
-      if (close == std::string_view::npos) fail(pos_, "string in node '" + node_name + "' is not closed");
+      if (close == std::string_view::npos)
+        fail(pos_, "string in node '" + node_name + "' is not closed");
       p.type = 'S';
       pos_ = close + 1;
     } else if (c == '*') {
       std::size_t q = pos_ + 1;
       while (q < s_.size() && s_[q] >= '0' && s_[q] <= '9') ++q;
-      if (q == pos_ + 1) fail(pos_, "expected an element count after '*' in node '" + node_name + "'");
+      if (q == pos_ + 1)
+        fail(pos_, "expected an element count after '*' in node '" + node_name + "'");
       while (q < s_.size() && (is_space(s_[q]) || s_[q] == '\n')) ++q;
-      if (q >= s_.size() || s_[q] != '{') fail(q, "expected '{' after the array size in node '" + node_name + "'");
+      if (q >= s_.size() || s_[q] != '{')
+        fail(q, "expected '{' after the array size in node '" + node_name + "'");
       const std::size_t close = s_.find('}', q);
-      if (close == std::string_view::npos) fail(pos_, "array in node '" + node_name + "' is not closed by '}'");
+      if (close == std::string_view::npos)
+        fail(pos_, "array in node '" + node_name + "' is not closed by '}'");
       p.type = 'a';
       pos_ = close + 1;
     } else {
       std::size_t q = pos_;
-      while (q < s_.size() && s_[q] != ',' && s_[q] != '\n' && s_[q] != '{' && s_[q] != '}' && s_[q] != ';' &&
-             !is_space(s_[q]))
+      while (q < s_.size() && s_[q] != ',' && s_[q] != '\n' && s_[q] != '{' && s_[q] != '}' &&
+             s_[q] != ';' && !is_space(s_[q]))
         ++q;
       if (q == pos_) fail(pos_, "empty property in node '" + node_name + "'");
       const std::string_view tok = s_.substr(pos_, q - pos_);
@@ -229,9 +241,12 @@ std::string format_value(const Value& v, std::string_view indent) {
             if (!first) out.push_back(',');
             first = false;
             using E = std::decay_t<decltype(e)>;
-            if constexpr (std::is_same_v<E, float> || std::is_same_v<E, double>) append_number(out, e);
-            else if constexpr (std::is_same_v<E, bool>) out.push_back(e ? '1' : '0');
-            else append_integer(out, e);
+            if constexpr (std::is_same_v<E, float> || std::is_same_v<E, double>)
+              append_number(out, e);
+            else if constexpr (std::is_same_v<E, bool>)
+              out.push_back(e ? '1' : '0');
+            else
+              append_integer(out, e);
           }
           out.push_back('\n');
           out.append(indent);
@@ -269,8 +284,10 @@ class AsciiWriter {
   }
 
   void write_property(const Property& p, std::string_view indent) {
-    if (p.value) out_.append(format_value(*p.value, indent));
-    else out_.append(s_.substr(p.offset, p.size));
+    if (p.value)
+      out_.append(format_value(*p.value, indent));
+    else
+      out_.append(s_.substr(p.offset, p.size));
   }
 
   void write_created(const Node& n, const std::string& indent) {
@@ -329,7 +346,8 @@ class AsciiWriter {
         if (!out_.empty() && out_.back() != '\n') out_.push_back('\n');
       }
       const std::string child_indent =
-          is_root ? std::string() : std::string(n.tail == kNoSource ? indent : indent_at(n.tail)) + "\t";
+          is_root ? std::string()
+                  : std::string(n.tail == kNoSource ? indent : indent_at(n.tail)) + "\t";
       write_created(c, child_indent);
     }
     copy(cursor, n.end);
@@ -345,16 +363,19 @@ class AsciiWriter {
 std::uint32_t ascii_version(std::string_view data) {
   // "; FBX 7.5.0 project file" on the first line.
   const std::size_t first_nl = data.find('\n');
-  const std::string_view first = data.substr(0, first_nl == std::string_view::npos ? data.size() : first_nl);
+  const std::string_view first =
+      data.substr(0, first_nl == std::string_view::npos ? data.size() : first_nl);
   std::uint32_t from_comment = 0;
-  if (const std::size_t at = first.find("FBX "); at != std::string_view::npos && first.find("project file") != std::string_view::npos) {
+  if (const std::size_t at = first.find("FBX ");
+      at != std::string_view::npos && first.find("project file") != std::string_view::npos) {
     int major = 0, minor = 0;
     const char* b = first.data() + at + 4;
     const char* e = first.data() + first.size();
     auto r = std::from_chars(b, e, major);
     if (r.ec == std::errc() && r.ptr < e && *r.ptr == '.') {
       r = std::from_chars(r.ptr + 1, e, minor);
-      if (r.ec == std::errc()) from_comment = static_cast<std::uint32_t>(major * 1000 + minor * 100);
+      if (r.ec == std::errc())
+        from_comment = static_cast<std::uint32_t>(major * 1000 + minor * 100);
     }
   }
   // FBXVersion: 7500 near the top.

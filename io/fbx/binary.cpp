@@ -10,13 +10,13 @@
 // uint32 encoding (0 raw, 1 zlib), uint32 stored byte length, stored bytes.
 #include "io/fbx/binary.hpp"
 
+#include <zlib.h>
+
 #include <algorithm>
 #include <cstring>
 #include <span>
 #include <stdexcept>
 #include <unordered_map>
-
-#include <zlib.h>
 
 #include "io/error.hpp"
 
@@ -48,24 +48,27 @@ void patch_le(std::string& out, std::size_t at, T v) {
 
 // What the parser builds of a node (ParseDepth::scene builds only what read_scene reads).
 enum class Build : std::uint8_t {
-  all,            // the node and everything below it
-  scene_top,      // a top-level node of a scene-only parse
-  scene_object,   // a child of Objects in a scene-only parse
-  check,          // nothing: the record is only checked (a deferred node's descendants)
+  all,           // the node and everything below it
+  scene_top,     // a top-level node of a scene-only parse
+  scene_object,  // a child of Objects in a scene-only parse
+  check,         // nothing: the record is only checked (a deferred node's descendants)
 };
 
 // Build mode of the children of a node built in `mode`.
 Build child_build(Build mode, std::string_view name) {
   switch (mode) {
-    case Build::all: return Build::all;
-    case Build::check: return Build::check;
+    case Build::all:
+      return Build::all;
+    case Build::check:
+      return Build::check;
     case Build::scene_top:
       if (name == "Objects") return Build::scene_object;
-      if (name == "GlobalSettings" || name == "Definitions" || name == "Connections") return Build::all;
+      if (name == "GlobalSettings" || name == "Definitions" || name == "Connections")
+        return Build::all;
       return Build::check;
     case Build::scene_object:
-      if (name == "Model" || name == "AnimationStack" || name == "AnimationLayer" || name == "AnimationCurveNode" ||
-          name == "Deformer")
+      if (name == "Model" || name == "AnimationStack" || name == "AnimationLayer" ||
+          name == "AnimationCurveNode" || name == "Deformer")
         return Build::all;
       return Build::check;
   }
@@ -75,8 +78,13 @@ Build child_build(Build mode, std::string_view name) {
 class BinaryParser {
  public:
   explicit BinaryParser(Document& doc, std::span<const std::uint32_t> models = {})
-      : doc_(doc), data_(doc.data.data()), size_(doc.data.size()), wide_(doc.wide_offsets()),
-        word_(wide_ ? 8 : 4), null_size_(3 * word_ + 1), models_(models) {}
+      : doc_(doc),
+        data_(doc.data.data()),
+        size_(doc.data.size()),
+        wide_(doc.wide_offsets()),
+        word_(wide_ ? 8 : 4),
+        null_size_(3 * word_ + 1),
+        models_(models) {}
 
   void run(bool scene_only) {
     Node& root = doc_.root;
@@ -90,7 +98,8 @@ class BinaryParser {
         check_footer(pos + null_size_);
         return;
       }
-      root.children.push_back(parse_node(pos, size_, 0, scene_only ? Build::scene_top : Build::all, root.children.size()));
+      root.children.push_back(parse_node(pos, size_, 0, scene_only ? Build::scene_top : Build::all,
+                                         root.children.size()));
       pos = root.children.back().end;
     }
   }
@@ -110,8 +119,9 @@ class BinaryParser {
   // Some writers end the file right after the null record; when a footer is there it must be
   // whole (it ends with a fixed 16-byte magic), or the file was cut short.
   void check_footer(std::uint64_t at) const {
-    static constexpr unsigned char kFooterMagic[16] = {0xf8, 0x5a, 0x8c, 0x6a, 0xde, 0xf5, 0xd9, 0x7e,
-                                                       0xec, 0xe9, 0x0c, 0xe3, 0x75, 0x8f, 0x29, 0x0b};
+    static constexpr unsigned char kFooterMagic[16] = {0xf8, 0x5a, 0x8c, 0x6a, 0xde, 0xf5,
+                                                       0xd9, 0x7e, 0xec, 0xe9, 0x0c, 0xe3,
+                                                       0x75, 0x8f, 0x29, 0x0b};
     if (at == size_) return;
     if (size_ - at < 16 || std::memcmp(data_ + size_ - 16, kFooterMagic, 16) != 0)
       fail(at, "file is truncated or damaged: the footer after the last node is incomplete");
@@ -128,22 +138,28 @@ class BinaryParser {
   };
   Record read_record(std::uint64_t pos, std::uint64_t limit, int depth) const {
     if (depth > kMaxDepth) fail(pos, "nodes nested deeper than " + std::to_string(kMaxDepth));
-    if (pos + null_size_ > limit) fail(pos, limit == size_ ? "file is truncated" : "node record overruns its parent");
+    if (pos + null_size_ > limit)
+      fail(pos, limit == size_ ? "file is truncated" : "node record overruns its parent");
     Record r;
     r.begin = pos;
     r.end = read_word(pos);
     r.prop_count = read_word(pos + word_);
     const std::uint64_t prop_bytes = read_word(pos + 2 * word_);
     const std::uint8_t name_len = static_cast<std::uint8_t>(data_[pos + 3 * word_]);
-    if (r.end > size_) fail(pos, "file is truncated: node record ends at byte " + std::to_string(r.end) + " of " + std::to_string(size_));
-    if (r.end <= pos || r.end > limit) fail(pos, "node record end offset " + std::to_string(r.end) + " is out of range");
+    if (r.end > size_)
+      fail(pos, "file is truncated: node record ends at byte " + std::to_string(r.end) + " of " +
+                    std::to_string(size_));
+    if (r.end <= pos || r.end > limit)
+      fail(pos, "node record end offset " + std::to_string(r.end) + " is out of range");
     const std::uint64_t name_at = pos + null_size_;
     r.props_at = name_at + name_len;
-    if (r.props_at > r.end || prop_bytes > r.end - r.props_at) fail(pos, "node header overruns its record");
+    if (r.props_at > r.end || prop_bytes > r.end - r.props_at)
+      fail(pos, "node header overruns its record");
     r.name = std::string_view(data_ + name_at, name_len);
     r.props_end = r.props_at + prop_bytes;
     if (r.prop_count > prop_bytes)
-      fail(pos, "node '" + std::string(r.name) + "' claims " + std::to_string(r.prop_count) + " properties in " + std::to_string(prop_bytes) + " bytes");
+      fail(pos, "node '" + std::string(r.name) + "' claims " + std::to_string(r.prop_count) +
+                    " properties in " + std::to_string(prop_bytes) + " bytes");
     return r;
   }
 
@@ -160,7 +176,8 @@ class BinaryParser {
 
   // The record at `pos` (child `index` of its parent) as a Node; in a deferring mode its
   // children are only checked.
-  Node parse_node(std::uint64_t pos, std::uint64_t limit, int depth, Build mode, std::size_t index) {
+  Node parse_node(std::uint64_t pos, std::uint64_t limit, int depth, Build mode,
+                  std::size_t index) {
     const Record r = read_record(pos, limit, depth);
     Node node;
     node.begin = r.begin;
@@ -168,8 +185,10 @@ class BinaryParser {
     node.name.assign(r.name);
     node.props.reserve(static_cast<std::size_t>(r.prop_count));
     std::uint64_t q = r.props_at;
-    for (std::uint64_t k = 0; k < r.prop_count; ++k) node.props.push_back(parse_property(q, r.props_end, r.name));
-    if (q != r.props_end) fail(q, "property list of node '" + node.name + "' does not match its declared length");
+    for (std::uint64_t k = 0; k < r.prop_count; ++k)
+      node.props.push_back(parse_property(q, r.props_end, r.name));
+    if (q != r.props_end)
+      fail(q, "property list of node '" + node.name + "' does not match its declared length");
     Build children = child_build(mode, r.name);
     if (mode == Build::scene_object && r.name == "Model" && !models_.empty() &&
         !std::binary_search(models_.begin(), models_.end(), static_cast<std::uint32_t>(index)))
@@ -190,8 +209,11 @@ class BinaryParser {
     const Record r = read_record(pos, limit, depth);
     std::uint64_t q = r.props_at;
     for (std::uint64_t k = 0; k < r.prop_count; ++k) parse_property(q, r.props_end, r.name);
-    if (q != r.props_end) fail(q, "property list of node '" + std::string(r.name) + "' does not match its declared length");
-    for_each_child(r, r.props_end, [&](std::uint64_t at) { return check_node(at, r.end, depth + 1); });
+    if (q != r.props_end)
+      fail(q, "property list of node '" + std::string(r.name) +
+                  "' does not match its declared length");
+    for_each_child(r, r.props_end,
+                   [&](std::uint64_t at) { return check_node(at, r.end, depth + 1); });
     return r.end;
   }
 
@@ -202,31 +224,56 @@ class BinaryParser {
     p.offset = q + 1;
     std::uint64_t size = 0;
     switch (p.type) {
-      case 'C': size = 1; break;
-      case 'Y': size = 2; break;
-      case 'I': case 'F': size = 4; break;
-      case 'D': case 'L': size = 8; break;
-      case 'S': case 'R':
-        if (p.offset + 4 > limit) fail(q, "property of node '" + std::string(name) + "' is cut short");
+      case 'C':
+        size = 1;
+        break;
+      case 'Y':
+        size = 2;
+        break;
+      case 'I':
+      case 'F':
+        size = 4;
+        break;
+      case 'D':
+      case 'L':
+        size = 8;
+        break;
+      case 'S':
+      case 'R':
+        if (p.offset + 4 > limit)
+          fail(q, "property of node '" + std::string(name) + "' is cut short");
         size = 4 + static_cast<std::uint64_t>(load_le<std::uint32_t>(data_ + p.offset));
         break;
-      case 'f': case 'd': case 'l': case 'i': case 'b': {
-        if (p.offset + 12 > limit) fail(q, "array property of node '" + std::string(name) + "' is cut short");
+      case 'f':
+      case 'd':
+      case 'l':
+      case 'i':
+      case 'b': {
+        if (p.offset + 12 > limit)
+          fail(q, "array property of node '" + std::string(name) + "' is cut short");
         const std::uint32_t count = load_le<std::uint32_t>(data_ + p.offset);
         const std::uint32_t encoding = load_le<std::uint32_t>(data_ + p.offset + 4);
         const std::uint32_t stored = load_le<std::uint32_t>(data_ + p.offset + 8);
         const std::uint64_t elem = (p.type == 'd' || p.type == 'l') ? 8 : (p.type == 'b' ? 1 : 4);
-        if (encoding > 1) fail(q, "array property of node '" + std::string(name) + "' has unknown encoding " + std::to_string(encoding));
-        if (encoding == 0 && stored != count * elem) fail(q, "raw array property of node '" + std::string(name) + "' has the wrong byte length");
+        if (encoding > 1)
+          fail(q, "array property of node '" + std::string(name) + "' has unknown encoding " +
+                      std::to_string(encoding));
+        if (encoding == 0 && stored != count * elem)
+          fail(q,
+               "raw array property of node '" + std::string(name) + "' has the wrong byte length");
         size = 12 + static_cast<std::uint64_t>(stored);
         break;
       }
       default: {
         const unsigned char c = static_cast<unsigned char>(p.type);
-        fail(q, "unknown property type " + (c >= 32 && c < 127 ? std::string("'") + p.type + "'" : "0x" + std::to_string(c)) + " in node '" + std::string(name) + "'");
+        fail(q,
+             "unknown property type " +
+                 (c >= 32 && c < 127 ? std::string("'") + p.type + "'" : "0x" + std::to_string(c)) +
+                 " in node '" + std::string(name) + "'");
       }
     }
-    if (size > limit - p.offset) fail(q, "property of node '" + std::string(name) + "' overruns its record");
+    if (size > limit - p.offset)
+      fail(q, "property of node '" + std::string(name) + "' overruns its record");
     p.size = size;
     q = p.offset + size;
     return p;
@@ -250,11 +297,13 @@ std::uint32_t append_array_bytes(std::string& out, const Value& v) {
         if constexpr (std::is_same_v<T, std::vector<bool>>) {
           count = static_cast<std::uint32_t>(x.size());
           for (bool b : x) out.push_back(b ? 1 : 0);
-        } else if constexpr (std::is_same_v<T, std::vector<float>> || std::is_same_v<T, std::vector<double>> ||
+        } else if constexpr (std::is_same_v<T, std::vector<float>> ||
+                             std::is_same_v<T, std::vector<double>> ||
                              std::is_same_v<T, std::vector<std::int64_t>> ||
                              std::is_same_v<T, std::vector<std::int32_t>>) {
           count = static_cast<std::uint32_t>(x.size());
-          out.append(reinterpret_cast<const char*>(x.data()), x.size() * sizeof(typename T::value_type));
+          out.append(reinterpret_cast<const char*>(x.data()),
+                     x.size() * sizeof(typename T::value_type));
         }
       },
       v);
@@ -270,7 +319,8 @@ std::size_t array_byte_size(const Value& v, std::uint32_t& count) {
         if constexpr (std::is_same_v<T, std::vector<bool>>) {
           count = static_cast<std::uint32_t>(x.size());
           bytes = x.size();
-        } else if constexpr (std::is_same_v<T, std::vector<float>> || std::is_same_v<T, std::vector<double>> ||
+        } else if constexpr (std::is_same_v<T, std::vector<float>> ||
+                             std::is_same_v<T, std::vector<double>> ||
                              std::is_same_v<T, std::vector<std::int64_t>> ||
                              std::is_same_v<T, std::vector<std::int32_t>>) {
           count = static_cast<std::uint32_t>(x.size());
@@ -296,12 +346,16 @@ class BinaryWriter {
 
  private:
   void put_word(std::uint64_t v) {
-    if (wide_) store_le<std::uint64_t>(out_, v);
-    else store_le<std::uint32_t>(out_, static_cast<std::uint32_t>(v));
+    if (wide_)
+      store_le<std::uint64_t>(out_, v);
+    else
+      store_le<std::uint32_t>(out_, static_cast<std::uint32_t>(v));
   }
   void patch_word(std::size_t at, std::uint64_t v) {
-    if (wide_) patch_le<std::uint64_t>(out_, at, v);
-    else patch_le<std::uint32_t>(out_, at, static_cast<std::uint32_t>(v));
+    if (wide_)
+      patch_le<std::uint64_t>(out_, at, v);
+    else
+      patch_le<std::uint32_t>(out_, at, static_cast<std::uint32_t>(v));
   }
 
   void write_node(const Node& n) {
@@ -311,8 +365,12 @@ class BinaryWriter {
       copy_record(n.begin, n.end);
       return;
     }
-    if (n.deferred) throw std::logic_error("fbx::write: node '" + n.name + "' was changed but its children were never built");
-    if (n.name.size() > 255) throw InputError(doc_.source_name, "node name longer than 255 bytes: " + n.name.substr(0, 40));
+    if (n.deferred)
+      throw std::logic_error("fbx::write: node '" + n.name +
+                             "' was changed but its children were never built");
+    if (n.name.size() > 255)
+      throw InputError(doc_.source_name,
+                       "node name longer than 255 bytes: " + n.name.substr(0, 40));
     const std::size_t start = out_.size();
     put_word(0);
     put_word(n.props.size());
@@ -330,7 +388,8 @@ class BinaryWriter {
     }
     const std::uint64_t end = out_.size();
     if (!wide_ && end > 0xffffffffu)
-      throw InputError(doc_.source_name, "the file would exceed 4 GiB, too large for FBX " + std::to_string(doc_.version));
+      throw InputError(doc_.source_name, "the file would exceed 4 GiB, too large for FBX " +
+                                             std::to_string(doc_.version));
     patch_word(start, end);
     patch_word(start + 2 * word_, props_end - props_start);
   }
@@ -345,7 +404,8 @@ class BinaryWriter {
   void copy_record(std::uint64_t begin, std::uint64_t end) {
     const std::uint64_t start = out_.size();
     if (!wide_ && start + (end - begin) > 0xffffffffu)
-      throw InputError(doc_.source_name, "the file would exceed 4 GiB, too large for FBX " + std::to_string(doc_.version));
+      throw InputError(doc_.source_name, "the file would exceed 4 GiB, too large for FBX " +
+                                             std::to_string(doc_.version));
     out_.append(doc_.data, begin, end - begin);
     if (start != begin) move_end_offsets(begin, end, start);
   }
@@ -371,12 +431,24 @@ class BinaryWriter {
     const char type = type_code(v);
     out_.push_back(type);
     switch (type) {
-      case 'C': out_.push_back(std::get<bool>(v) ? 1 : 0); return;
-      case 'Y': store_le(out_, std::get<std::int16_t>(v)); return;
-      case 'I': store_le(out_, std::get<std::int32_t>(v)); return;
-      case 'F': store_le(out_, std::get<float>(v)); return;
-      case 'D': store_le(out_, std::get<double>(v)); return;
-      case 'L': store_le(out_, std::get<std::int64_t>(v)); return;
+      case 'C':
+        out_.push_back(std::get<bool>(v) ? 1 : 0);
+        return;
+      case 'Y':
+        store_le(out_, std::get<std::int16_t>(v));
+        return;
+      case 'I':
+        store_le(out_, std::get<std::int32_t>(v));
+        return;
+      case 'F':
+        store_le(out_, std::get<float>(v));
+        return;
+      case 'D':
+        store_le(out_, std::get<double>(v));
+        return;
+      case 'L':
+        store_le(out_, std::get<std::int64_t>(v));
+        return;
       case 'S': {
         const std::string& s = std::get<std::string>(v);
         store_le(out_, static_cast<std::uint32_t>(s.size()));
@@ -389,7 +461,8 @@ class BinaryWriter {
         out_.append(s);
         return;
       }
-      default: break;
+      default:
+        break;
     }
     std::uint32_t count = 0;
     const std::size_t raw_size = array_byte_size(v, count);
@@ -414,8 +487,9 @@ class BinaryWriter {
       append_array_bytes(raw, v);
       uLongf packed_len = compressBound(static_cast<uLong>(raw.size()));
       packed.resize(packed_len);
-      if (compress2(reinterpret_cast<Bytef*>(packed.data()), &packed_len, reinterpret_cast<const Bytef*>(raw.data()),
-                    static_cast<uLong>(raw.size()), Z_BEST_SPEED) != Z_OK)
+      if (compress2(reinterpret_cast<Bytef*>(packed.data()), &packed_len,
+                    reinterpret_cast<const Bytef*>(raw.data()), static_cast<uLong>(raw.size()),
+                    Z_BEST_SPEED) != Z_OK)
         throw InputError(doc_.source_name, "zlib failed to compress an array");
       packed.resize(packed_len);
     }
@@ -438,8 +512,10 @@ class BinaryWriter {
     bool recognised = moved_from != moved_to && t.size() >= before_pad + fixed_after_pad &&
                       load_le<std::uint32_t>(t.data() + t.size() - fixed_after_pad) == doc_.version;
     if (recognised) {
-      for (std::size_t k = before_pad; k < t.size() - fixed_after_pad && recognised; ++k) recognised = t[k] == 0;
-      for (std::size_t k = t.size() - 136; k < t.size() - 16 && recognised; ++k) recognised = t[k] == 0;
+      for (std::size_t k = before_pad; k < t.size() - fixed_after_pad && recognised; ++k)
+        recognised = t[k] == 0;
+      for (std::size_t k = t.size() - 136; k < t.size() - 16 && recognised; ++k)
+        recognised = t[k] == 0;
     }
     if (!recognised) {
       out_.append(t);
@@ -475,7 +551,8 @@ std::uint32_t binary_version(std::string_view data) {
 }
 
 void parse_binary(Document& doc, bool scene_only, std::span<const std::uint32_t> models) {
-  if (doc.data.size() < kHeaderSize) throw InputError(doc.source_name, "file is truncated (FBX header)");
+  if (doc.data.size() < kHeaderSize)
+    throw InputError(doc.source_name, "file is truncated (FBX header)");
   BinaryParser(doc, models).run(scene_only);
 }
 

@@ -15,7 +15,8 @@ bool looks_binary(std::string_view data);
 std::uint32_t binary_version(std::string_view data);
 // Fills doc.root from doc.data (doc.version and doc.encoding already set). Throws InputError.
 // `scene_only`: see ParseDepth::scene.
-void parse_binary(Document& doc, bool scene_only = false, std::span<const std::uint32_t> models = {});
+void parse_binary(Document& doc, bool scene_only = false,
+                  std::span<const std::uint32_t> models = {});
 // Builds the children of a node parse_binary deferred.
 void parse_binary_children(Document& doc, Node& node);
 std::string write_binary(const Document& doc);

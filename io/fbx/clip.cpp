@@ -4,10 +4,10 @@
 #include <cmath>
 #include <functional>
 
-#include "io/error.hpp"
 #include "io/end_leaves.hpp"
-#include "io/matrix_trs.hpp"
+#include "io/error.hpp"
 #include "io/fbx/reader.hpp"
+#include "io/matrix_trs.hpp"
 
 namespace ikfix::io::fbx {
 namespace {
@@ -19,7 +19,9 @@ using core::Vec3;
 // scale would add moves children by at most this fraction of their offset (0.1 mm per metre).
 constexpr double kUniformScale = 1e-4;
 
-bool is_bone_type(const std::string& type) { return type == "LimbNode" || type == "Limb" || type == "Root"; }
+bool is_bone_type(const std::string& type) {
+  return type == "LimbNode" || type == "Limb" || type == "Root";
+}
 
 bool uniform(const Vec3& s) {
   const double m = std::max({std::abs(s.x), std::abs(s.y), std::abs(s.z)});
@@ -28,9 +30,12 @@ bool uniform(const Vec3& s) {
 
 const char* inherit_name(InheritType t) {
   switch (t) {
-    case InheritType::rrss: return "RrSs";
-    case InheritType::rsrs: return "RSrs";
-    case InheritType::rrs: return "Rrs";
+    case InheritType::rrss:
+      return "RrSs";
+    case InheritType::rsrs:
+      return "RSrs";
+    case InheritType::rrs:
+      return "Rrs";
   }
   return "?";
 }
@@ -41,7 +46,8 @@ std::unordered_map<std::int64_t, glm::dmat4> bind_pose(const Document& doc, cons
   std::unordered_map<std::int64_t, glm::dmat4> out;
   const Node& objects = doc.root.children[scene.objects_index];
   for (const Node& o : objects.children) {
-    if (o.name != "Pose" || o.props.size() < 3 || as_string(doc, o.props[2]) != "BindPose") continue;
+    if (o.name != "Pose" || o.props.size() < 3 || as_string(doc, o.props[2]) != "BindPose")
+      continue;
     for (const Node& pn : o.children) {
       if (pn.name != "PoseNode") continue;
       const Node* id = pn.child("Node");
@@ -86,7 +92,6 @@ void apply_bind_pose(ClipDocument& cd) {
   }
 }
 
-
 std::shared_ptr<ClipDocument> build(Document doc, JointSet joint_set) {
   auto cd = std::make_shared<ClipDocument>();
   cd->doc = std::move(doc);
@@ -110,8 +115,10 @@ std::shared_ptr<ClipDocument> build(Document doc, JointSet joint_set) {
   for (int m = 0; m < n; ++m) {
     if (!is_joint[m]) continue;
     const int p = scene.models[m].parent;
-    if (p >= 0) children[p].push_back(m);
-    else roots.push_back(m);
+    if (p >= 0)
+      children[p].push_back(m);
+    else
+      roots.push_back(m);
   }
   cd->model_joints.assign(n, -1);
   std::function<void(int)> visit = [&](int m) {
@@ -121,15 +128,16 @@ std::shared_ptr<ClipDocument> build(Document doc, JointSet joint_set) {
   };
   for (int r : roots) visit(r);
   if (cd->joint_models.empty())
-    throw InputError(cd->doc.source_name, "no skeleton: the file has no bones (Models of type LimbNode, Limb or Root)");
+    throw InputError(cd->doc.source_name,
+                     "no skeleton: the file has no bones (Models of type LimbNode, Limb or Root)");
 
   core::Skeleton& sk = cd->skeleton;
   for (int m : cd->joint_models) {
     const Model& model = scene.models[m];
     sk.names.push_back(model.name);
     sk.parents.push_back(model.parent >= 0 ? cd->model_joints[model.parent] : -1);
-    Transform rest = local_transform(model.transform, model.transform.translation, model.transform.rotation,
-                                     model.transform.scaling);
+    Transform rest = local_transform(model.transform, model.transform.translation,
+                                     model.transform.rotation, model.transform.scaling);
     if (model.transform.inherit_type == InheritType::rrs && model.parent >= 0) {
       const Vec3 ps = scene.models[model.parent].transform.scaling;
       if (uniform(ps) && ps.x != 0.0) rest.scale /= ps.x;
@@ -164,7 +172,8 @@ std::shared_ptr<ClipDocument> build(Document doc, JointSet joint_set) {
     for (int j : kept) models.push_back(cd->joint_models[j]);
     cd->joint_models = std::move(models);
     cd->model_joints.assign(n, -1);
-    for (std::size_t j = 0; j < cd->joint_models.size(); ++j) cd->model_joints[cd->joint_models[j]] = static_cast<int>(j);
+    for (std::size_t j = 0; j < cd->joint_models.size(); ++j)
+      cd->model_joints[cd->joint_models[j]] = static_cast<int>(j);
   }
   return cd;
 }
@@ -172,14 +181,17 @@ std::shared_ptr<ClipDocument> build(Document doc, JointSet joint_set) {
 }  // namespace
 
 std::int64_t TakeTiming::time_of(int frame) const {
-  return start + std::llround(static_cast<double>(frame) * static_cast<double>(kTicksPerSecond) / fps);
+  return start +
+         std::llround(static_cast<double>(frame) * static_cast<double>(kTicksPerSecond) / fps);
 }
 
-std::shared_ptr<ClipDocument> read_clip_document(const std::filesystem::path& path, JointSet joint_set) {
+std::shared_ptr<ClipDocument> read_clip_document(const std::filesystem::path& path,
+                                                 JointSet joint_set) {
   return build(read_file(path), joint_set);
 }
 
-std::shared_ptr<ClipDocument> parse_clip_document(std::string data, const std::string& source_name, JointSet joint_set) {
+std::shared_ptr<ClipDocument> parse_clip_document(std::string data, const std::string& source_name,
+                                                  JointSet joint_set) {
   return build(parse(std::move(data), source_name), joint_set);
 }
 
@@ -191,10 +203,13 @@ int curve_node_of(const Scene& scene, int model, Channel channel, int layer) {
   return -1;
 }
 
-core::Vec3 channel_value(ClipDocument& cd, int model, Channel channel, int layer, std::int64_t time) {
+core::Vec3 channel_value(ClipDocument& cd, int model, Channel channel, int layer,
+                         std::int64_t time) {
   Scene& scene = cd.scene;
   const ModelTransform& mt = scene.models[model].transform;
-  Vec3 v = channel == Channel::translation ? mt.translation : channel == Channel::rotation ? mt.rotation : mt.scaling;
+  Vec3 v = channel == Channel::translation ? mt.translation
+           : channel == Channel::rotation  ? mt.rotation
+                                           : mt.scaling;
   const int cn = curve_node_of(scene, model, channel, layer);
   if (cn < 0) return v;
   const CurveNode& node = scene.curve_nodes[cn];
@@ -221,12 +236,14 @@ int take_layer(const ClipDocument& cd, int take) {
     }
     if (!animates) continue;
     if (found >= 0)
-      throw InputError(cd.doc.source_name, "take '" + t.name + "' blends several animation layers ('" +
-                                               scene.layers[found].name + "', '" + scene.layers[l].name +
-                                               "'); ikfix reads and writes single-layer takes only");
+      throw InputError(cd.doc.source_name,
+                       "take '" + t.name + "' blends several animation layers ('" +
+                           scene.layers[found].name + "', '" + scene.layers[l].name +
+                           "'); ikfix reads and writes single-layer takes only");
     found = l;
   }
-  if (found < 0) throw InputError(cd.doc.source_name, "take '" + t.name + "' does not animate the skeleton");
+  if (found < 0)
+    throw InputError(cd.doc.source_name, "take '" + t.name + "' does not animate the skeleton");
   return found;
 }
 
@@ -248,7 +265,8 @@ TakeTiming take_timing(const ClipDocument& cd, int take) {
       for (int cn : scene.layers[l].curve_nodes)
         for (int c : scene.curve_nodes[cn].curves) {
           if (c < 0) continue;
-          const Node& o = cd.doc.root.children[scene.objects_index].children[scene.curves[c].object];
+          const Node& o =
+              cd.doc.root.children[scene.objects_index].children[scene.curves[c].object];
           if (const Node* kt = o.child("KeyTime"); kt && !kt->props.empty()) {
             const auto times = as_ints(cd.doc, kt->props[0]);
             if (!times.empty()) {
@@ -260,7 +278,8 @@ TakeTiming take_timing(const ClipDocument& cd, int take) {
     timing.start = lo <= hi ? lo : 0;
     timing.stop = lo <= hi ? hi : 0;
   }
-  const double frames = static_cast<double>(timing.stop - timing.start) * timing.fps / static_cast<double>(kTicksPerSecond);
+  const double frames = static_cast<double>(timing.stop - timing.start) * timing.fps /
+                        static_cast<double>(kTicksPerSecond);
   timing.frame_count = static_cast<int>(std::floor(frames + 1e-6)) + 1;
   return timing;
 }
@@ -314,11 +333,13 @@ core::Clip sample_take(ClipDocument& cd, int take, const TakeTiming& timing) {
         if (s.curve_node < 0) continue;
         const CurveNode& cn = scene.curve_nodes[s.curve_node];
         for (int a = 0; a < 3; ++a)
-          if (cn.curves[a] >= 0) v[ch][a] = evaluate_curve(scene.curves[cn.curves[a]], t, s.cursor[a]);
+          if (cn.curves[a] >= 0)
+            v[ch][a] = evaluate_curve(scene.curves[cn.curves[a]], t, s.cursor[a]);
       }
       const Model& m = scene.models[cd.joint_models[j]];
       local_scale[j] = v[2];
-      chain_uniform[j] = uniform(v[2]) && (cd.skeleton.parents[j] < 0 || chain_uniform[cd.skeleton.parents[j]]);
+      chain_uniform[j] =
+          uniform(v[2]) && (cd.skeleton.parents[j] < 0 || chain_uniform[cd.skeleton.parents[j]]);
       Transform local = local_transform(m.transform, v[0], v[1], v[2]);
       const int parent = cd.skeleton.parents[j];
       if (parent >= 0 && m.transform.inherit_type != InheritType::rrss) {
@@ -327,15 +348,19 @@ core::Clip sample_take(ClipDocument& cd, int take, const TakeTiming& timing) {
         if (!chain_uniform[parent] && inexact[j].empty()) {
           int a = parent;
           while (uniform(local_scale[a])) a = cd.skeleton.parents[a];
-          inexact[j] = "joint '" + m.name + "' inherits a non-uniform scale from '" + cd.skeleton.names[a] +
-                       "' (InheritType " + inherit_name(m.transform.inherit_type) + ", frame " + std::to_string(f) +
+          inexact[j] = "joint '" + m.name + "' inherits a non-uniform scale from '" +
+                       cd.skeleton.names[a] + "' (InheritType " +
+                       inherit_name(m.transform.inherit_type) + ", frame " + std::to_string(f) +
                        "), which ikfix cannot represent exactly";
         }
         if (m.transform.inherit_type == InheritType::rrs && local_scale[parent].x != 0.0)
           local.scale /= local_scale[parent].x;
       }
-      if (!core::is_finite(local.translation) || !core::is_finite(local.rotation) || !core::is_finite(local.scale))
-        throw InputError(doc.source_name, "joint '" + m.name + "' has a non-finite transform at frame " + std::to_string(f));
+      if (!core::is_finite(local.translation) || !core::is_finite(local.rotation) ||
+          !core::is_finite(local.scale))
+        throw InputError(
+            doc.source_name,
+            "joint '" + m.name + "' has a non-finite transform at frame " + std::to_string(f));
       clip.at(f, j) = local;
     }
   }

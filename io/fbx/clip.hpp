@@ -39,8 +39,8 @@ struct TakeTiming {
 struct ClipDocument {
   Document doc;
   Scene scene;
-  std::vector<int> joint_models;   // Scene::models index of each core joint
-  std::vector<int> model_joints;   // core joint of each model, -1 if not a joint
+  std::vector<int> joint_models;  // Scene::models index of each core joint
+  std::vector<int> model_joints;  // core joint of each model, -1 if not a joint
   core::Skeleton skeleton;
   // Per take (filled by sample_take), per joint: why the core's transform of that joint is not
   // exactly the file's (empty when it is). The patcher refuses to edit such a joint or any joint
@@ -83,6 +83,7 @@ int curve_node_of(const Scene& scene, int model, Channel channel, int layer);
 
 // The value of a Model's Lcl Translation / Rotation / Scaling in `layer` at `time` (ticks):
 // its curves where it has them, else the curve node's defaults, else the static property.
-core::Vec3 channel_value(ClipDocument& cd, int model, Channel channel, int layer, std::int64_t time);
+core::Vec3 channel_value(ClipDocument& cd, int model, Channel channel, int layer,
+                         std::int64_t time);
 
 }  // namespace ikfix::io::fbx

@@ -1,12 +1,12 @@
 #include "io/fbx/document.hpp"
 
+#include <zlib.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstring>
 #include <limits>
-
-#include <zlib.h>
 
 #include "io/error.hpp"
 
@@ -15,11 +15,13 @@ namespace {
 
 [[noreturn]] void fail_at(const Document& doc, std::uint64_t offset, const std::string& cause) {
   if (doc.encoding == Encoding::ascii && offset != kNoSource && offset <= doc.data.size()) {
-    const int line = 1 + static_cast<int>(std::count(doc.data.begin(),
-                                                     doc.data.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
+    const int line =
+        1 + static_cast<int>(std::count(
+                doc.data.begin(), doc.data.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
     throw InputError(doc.source_name, line, cause);
   }
-  if (offset != kNoSource) throw InputError(doc.source_name, cause + " (at byte " + std::to_string(offset) + ")");
+  if (offset != kNoSource)
+    throw InputError(doc.source_name, cause + " (at byte " + std::to_string(offset) + ")");
   throw InputError(doc.source_name, cause);
 }
 
@@ -32,10 +34,16 @@ T load_le(const char* p) {
 
 std::size_t element_size(char type) {
   switch (type) {
-    case 'f': case 'i': return 4;
-    case 'd': case 'l': return 8;
-    case 'b': return 1;
-    default: return 0;
+    case 'f':
+    case 'i':
+      return 4;
+    case 'd':
+    case 'l':
+      return 8;
+    case 'b':
+      return 1;
+    default:
+      return 0;
   }
 }
 
@@ -48,7 +56,10 @@ std::string binary_array_bytes(const Document& doc, const Property& p, std::uint
   const std::uint64_t want = static_cast<std::uint64_t>(count) * element_size(p.type);
   const char* contents = base + 12;
   if (encoding == 0) {
-    if (stored != want) fail_at(doc, p.offset, "array of " + std::to_string(count) + " elements holds " + std::to_string(stored) + " bytes");
+    if (stored != want)
+      fail_at(doc, p.offset,
+              "array of " + std::to_string(count) + " elements holds " + std::to_string(stored) +
+                  " bytes");
     return std::string(contents, stored);
   }
   if (encoding != 1) fail_at(doc, p.offset, "unknown array encoding " + std::to_string(encoding));
@@ -58,7 +69,8 @@ std::string binary_array_bytes(const Document& doc, const Property& p, std::uint
   const int rc = uncompress(reinterpret_cast<Bytef*>(out.data()), &out_len,
                             reinterpret_cast<const Bytef*>(contents), stored);
   if (rc != Z_OK || out_len != want)
-    fail_at(doc, p.offset, "corrupt zlib data in an array of " + std::to_string(count) + " elements");
+    fail_at(doc, p.offset,
+            "corrupt zlib data in an array of " + std::to_string(count) + " elements");
   return out;
 }
 
@@ -70,12 +82,23 @@ std::vector<Out> convert_binary_array(const Document& doc, const Property& p) {
   const char* b = bytes.data();
   for (std::uint32_t k = 0; k < count; ++k) {
     switch (p.type) {
-      case 'f': out[k] = static_cast<Out>(load_le<float>(b + 4 * k)); break;
-      case 'd': out[k] = static_cast<Out>(load_le<double>(b + 8 * k)); break;
-      case 'i': out[k] = static_cast<Out>(load_le<std::int32_t>(b + 4 * k)); break;
-      case 'l': out[k] = static_cast<Out>(load_le<std::int64_t>(b + 8 * k)); break;
-      case 'b': out[k] = static_cast<Out>(b[k] != 0); break;
-      default: break;
+      case 'f':
+        out[k] = static_cast<Out>(load_le<float>(b + 4 * k));
+        break;
+      case 'd':
+        out[k] = static_cast<Out>(load_le<double>(b + 8 * k));
+        break;
+      case 'i':
+        out[k] = static_cast<Out>(load_le<std::int32_t>(b + 4 * k));
+        break;
+      case 'l':
+        out[k] = static_cast<Out>(load_le<std::int64_t>(b + 8 * k));
+        break;
+      case 'b':
+        out[k] = static_cast<Out>(b[k] != 0);
+        break;
+      default:
+        break;
     }
   }
   return out;
@@ -110,10 +133,13 @@ std::uint64_t for_each_ascii_element(const Document& doc, const Property& p, F&&
   std::uint64_t n = 0;
   std::size_t i = colon + 2;
   while (i < close) {
-    while (i < close && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n' || s[i] == ',')) ++i;
+    while (i < close &&
+           (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n' || s[i] == ','))
+      ++i;
     if (i >= close) break;
     std::size_t j = i;
-    while (j < close && s[j] != ',' && s[j] != ' ' && s[j] != '\t' && s[j] != '\r' && s[j] != '\n') ++j;
+    while (j < close && s[j] != ',' && s[j] != ' ' && s[j] != '\t' && s[j] != '\r' && s[j] != '\n')
+      ++j;
     f(s.substr(i, j - i), p.offset + i);
     ++n;
     i = j;
@@ -125,32 +151,38 @@ std::uint64_t ascii_declared_count(const Document& doc, const Property& p) {
   const std::string_view s = text_of(doc, p);
   std::uint64_t n = 0;
   std::size_t i = 1;
-  while (i < s.size() && s[i] >= '0' && s[i] <= '9') n = n * 10 + static_cast<std::uint64_t>(s[i++] - '0');
+  while (i < s.size() && s[i] >= '0' && s[i] <= '9')
+    n = n * 10 + static_cast<std::uint64_t>(s[i++] - '0');
   return n;
 }
 
 template <typename Out>
 std::vector<Out> convert_ascii_array(const Document& doc, const Property& p) {
   std::vector<Out> out;
-  out.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(ascii_declared_count(doc, p), 1u << 26)));
+  out.reserve(
+      static_cast<std::size_t>(std::min<std::uint64_t>(ascii_declared_count(doc, p), 1u << 26)));
   for_each_ascii_element(doc, p, [&](std::string_view tok, std::uint64_t at) {
     if constexpr (std::is_same_v<Out, std::int64_t>) {
       std::int64_t v = 0;
       if (!parse_integer(tok, v)) {
         double d = 0;
-        if (!parse_number(tok, d) || d != std::trunc(d)) fail_at(doc, at, "expected an integer, found '" + std::string(tok) + "'");
+        if (!parse_number(tok, d) || d != std::trunc(d))
+          fail_at(doc, at, "expected an integer, found '" + std::string(tok) + "'");
         v = static_cast<std::int64_t>(d);
       }
       out.push_back(v);
     } else {
       double v = 0;
-      if (!parse_number(tok, v)) fail_at(doc, at, "expected a number, found '" + std::string(tok) + "'");
+      if (!parse_number(tok, v))
+        fail_at(doc, at, "expected a number, found '" + std::string(tok) + "'");
       out.push_back(static_cast<Out>(v));
     }
   });
   const std::uint64_t declared = ascii_declared_count(doc, p);
   if (declared != out.size())
-    fail_at(doc, p.offset, "array declares " + std::to_string(declared) + " elements but holds " + std::to_string(out.size()));
+    fail_at(doc, p.offset,
+            "array declares " + std::to_string(declared) + " elements but holds " +
+                std::to_string(out.size()));
   return out;
 }
 
@@ -160,8 +192,10 @@ std::vector<Out> convert_value_array(const Value& v) {
   std::visit(
       [&](const auto& x) {
         using T = std::decay_t<decltype(x)>;
-        if constexpr (std::is_same_v<T, std::vector<float>> || std::is_same_v<T, std::vector<double>> ||
-                      std::is_same_v<T, std::vector<std::int64_t>> || std::is_same_v<T, std::vector<std::int32_t>> ||
+        if constexpr (std::is_same_v<T, std::vector<float>> ||
+                      std::is_same_v<T, std::vector<double>> ||
+                      std::is_same_v<T, std::vector<std::int64_t>> ||
+                      std::is_same_v<T, std::vector<std::int32_t>> ||
                       std::is_same_v<T, std::vector<bool>>) {
           out.reserve(x.size());
           for (auto e : x) out.push_back(static_cast<Out>(e));
@@ -203,15 +237,20 @@ std::int64_t as_int(const Document& doc, const Property& p) {
     const std::string_view s = text_of(doc, p);
     if (p.type == 'L' && parse_integer(s, v)) return v;
     double d = 0;
-    if (p.type == 'D' && parse_number(s, d) && d == std::trunc(d)) return static_cast<std::int64_t>(d);
+    if (p.type == 'D' && parse_number(s, d) && d == std::trunc(d))
+      return static_cast<std::int64_t>(d);
     fail_at(doc, p.offset, "expected an integer, found '" + std::string(s.substr(0, 40)) + "'");
   }
   const char* b = doc.data.data() + p.offset;
   switch (p.type) {
-    case 'C': return b[0] != 0;
-    case 'Y': return load_le<std::int16_t>(b);
-    case 'I': return load_le<std::int32_t>(b);
-    case 'L': return load_le<std::int64_t>(b);
+    case 'C':
+      return b[0] != 0;
+    case 'Y':
+      return load_le<std::int16_t>(b);
+    case 'I':
+      return load_le<std::int32_t>(b);
+    case 'L':
+      return load_le<std::int64_t>(b);
     case 'F': {
       const float f = load_le<float>(b);
       if (f == std::trunc(f)) return static_cast<std::int64_t>(f);
@@ -222,9 +261,11 @@ std::int64_t as_int(const Document& doc, const Property& p) {
       if (d == std::trunc(d)) return static_cast<std::int64_t>(d);
       break;
     }
-    default: break;
+    default:
+      break;
   }
-  fail_at(doc, p.offset, std::string("expected an integer, found a property of type '") + p.type + "'");
+  fail_at(doc, p.offset,
+          std::string("expected an integer, found a property of type '") + p.type + "'");
 }
 
 double as_double(const Document& doc, const Property& p) {
@@ -241,15 +282,23 @@ double as_double(const Document& doc, const Property& p) {
   }
   const char* b = doc.data.data() + p.offset;
   switch (p.type) {
-    case 'C': return b[0] != 0 ? 1.0 : 0.0;
-    case 'Y': return load_le<std::int16_t>(b);
-    case 'I': return load_le<std::int32_t>(b);
-    case 'L': return static_cast<double>(load_le<std::int64_t>(b));
-    case 'F': return load_le<float>(b);
-    case 'D': return load_le<double>(b);
-    default: break;
+    case 'C':
+      return b[0] != 0 ? 1.0 : 0.0;
+    case 'Y':
+      return load_le<std::int16_t>(b);
+    case 'I':
+      return load_le<std::int32_t>(b);
+    case 'L':
+      return static_cast<double>(load_le<std::int64_t>(b));
+    case 'F':
+      return load_le<float>(b);
+    case 'D':
+      return load_le<double>(b);
+    default:
+      break;
   }
-  fail_at(doc, p.offset, std::string("expected a number, found a property of type '") + p.type + "'");
+  fail_at(doc, p.offset,
+          std::string("expected a number, found a property of type '") + p.type + "'");
 }
 
 std::string as_string(const Document& doc, const Property& p) {
@@ -263,8 +312,10 @@ std::string as_string(const Document& doc, const Property& p) {
     if (p.type == 'W') return std::string(s);
     fail_at(doc, p.offset, "expected a string, found '" + std::string(s.substr(0, 40)) + "'");
   }
-  if (p.type == 'S' || p.type == 'R') return std::string(doc.data.data() + p.offset + 4, p.size - 4);
-  fail_at(doc, p.offset, std::string("expected a string, found a property of type '") + p.type + "'");
+  if (p.type == 'S' || p.type == 'R')
+    return std::string(doc.data.data() + p.offset + 4, p.size - 4);
+  fail_at(doc, p.offset,
+          std::string("expected a string, found a property of type '") + p.type + "'");
 }
 
 std::vector<double> as_doubles(const Document& doc, const Property& p) {
@@ -306,38 +357,58 @@ Value decode(const Document& doc, const Property& p) {
   if (p.value) return *p.value;
   if (doc.encoding == Encoding::ascii) {
     switch (p.type) {
-      case 'S': case 'W': return as_string(doc, p);
-      case 'L': return as_int(doc, p);
-      case 'D': return as_double(doc, p);
+      case 'S':
+      case 'W':
+        return as_string(doc, p);
+      case 'L':
+        return as_int(doc, p);
+      case 'D':
+        return as_double(doc, p);
       case 'a': {
         bool integral = true;
         for_each_ascii_element(doc, p, [&](std::string_view tok, std::uint64_t) {
           for (char c : tok)
-            if (c == '.' || c == 'e' || c == 'E' || c == 'n' || c == 'N' || c == 'i' || c == 'I') integral = false;
+            if (c == '.' || c == 'e' || c == 'E' || c == 'n' || c == 'N' || c == 'i' || c == 'I')
+              integral = false;
         });
         if (integral) return convert_ascii_array<std::int64_t>(doc, p);
         return convert_ascii_array<double>(doc, p);
       }
-      default: break;
+      default:
+        break;
     }
     fail_at(doc, p.offset, "unknown property");
   }
   const char* b = doc.data.data() + p.offset;
   switch (p.type) {
-    case 'C': return b[0] != 0;
-    case 'Y': return load_le<std::int16_t>(b);
-    case 'I': return load_le<std::int32_t>(b);
-    case 'F': return load_le<float>(b);
-    case 'D': return load_le<double>(b);
-    case 'L': return load_le<std::int64_t>(b);
-    case 'S': return as_string(doc, p);
-    case 'R': return Raw{as_string(doc, p)};
-    case 'f': return convert_binary_array<float>(doc, p);
-    case 'd': return convert_binary_array<double>(doc, p);
-    case 'l': return convert_binary_array<std::int64_t>(doc, p);
-    case 'i': return convert_binary_array<std::int32_t>(doc, p);
-    case 'b': return convert_binary_array<bool>(doc, p);
-    default: break;
+    case 'C':
+      return b[0] != 0;
+    case 'Y':
+      return load_le<std::int16_t>(b);
+    case 'I':
+      return load_le<std::int32_t>(b);
+    case 'F':
+      return load_le<float>(b);
+    case 'D':
+      return load_le<double>(b);
+    case 'L':
+      return load_le<std::int64_t>(b);
+    case 'S':
+      return as_string(doc, p);
+    case 'R':
+      return Raw{as_string(doc, p)};
+    case 'f':
+      return convert_binary_array<float>(doc, p);
+    case 'd':
+      return convert_binary_array<double>(doc, p);
+    case 'l':
+      return convert_binary_array<std::int64_t>(doc, p);
+    case 'i':
+      return convert_binary_array<std::int32_t>(doc, p);
+    case 'b':
+      return convert_binary_array<bool>(doc, p);
+    default:
+      break;
   }
   fail_at(doc, p.offset, std::string("unknown property type '") + p.type + "'");
 }

@@ -34,8 +34,7 @@ struct Raw {
 };
 using Value = std::variant<bool, std::int16_t, std::int32_t, float, double, std::int64_t,
                            std::string, Raw, std::vector<float>, std::vector<double>,
-                           std::vector<std::int64_t>, std::vector<std::int32_t>,
-                           std::vector<bool>>;
+                           std::vector<std::int64_t>, std::vector<std::int32_t>, std::vector<bool>>;
 
 // Binary type code of a Value alternative ('C', 'Y', 'I', 'F', 'D', 'L', 'S', 'R', 'f', 'd',
 // 'l', 'i', 'b').
@@ -56,7 +55,9 @@ struct Property {
   // Set when the property was replaced or created; the writer encodes it, ignoring offset.
   std::shared_ptr<const Value> value;
 
-  bool is_array() const { return type == 'f' || type == 'd' || type == 'l' || type == 'i' || type == 'b' || type == 'a'; }
+  bool is_array() const {
+    return type == 'f' || type == 'd' || type == 'l' || type == 'i' || type == 'b' || type == 'a';
+  }
 };
 
 struct Node {

@@ -23,13 +23,14 @@ using core::Vec3;
 // A skeleton between these joint-to-joint heights is taken to be in the declared unit.
 constexpr double kMinPlausibleHeight = 0.3;  // metres
 constexpr double kMaxPlausibleHeight = 10.0;
-constexpr double kAssumedHeight = 1.5;        // as core::guess_unit_from_height
+constexpr double kAssumedHeight = 1.5;  // as core::guess_unit_from_height
 
 struct NamedUnit {
   const char* name;
   double metres;
 };
-constexpr NamedUnit kUnits[] = {{"m", 1.0}, {"cm", 0.01}, {"mm", 0.001}, {"in", 0.0254}, {"ft", 0.3048}, {"cmu", 0.0254 / 0.45}};
+constexpr NamedUnit kUnits[] = {{"m", 1.0},     {"cm", 0.01},   {"mm", 0.001},
+                                {"in", 0.0254}, {"ft", 0.3048}, {"cmu", 0.0254 / 0.45}};
 
 std::string declared_unit_name(double metres_per_unit) {
   for (const auto& u : kUnits)
@@ -43,7 +44,8 @@ std::string format(const char* fmt, double a, double b = 0, double c = 0) {
   return buf;
 }
 
-int find_take(const ClipDocument& cd, const std::string& path, const std::optional<std::string>& wanted) {
+int find_take(const ClipDocument& cd, const std::string& path,
+              const std::optional<std::string>& wanted) {
   const Scene& scene = cd.scene;
   const int count = static_cast<int>(scene.takes.size());
   if (count == 0) throw InputError(path, "no animation: the file has no takes (AnimationStack)");
@@ -59,16 +61,20 @@ int find_take(const ClipDocument& cd, const std::string& path, const std::option
       }
     }
     if (count == 1) throw InputError(path, "no animation: " + first_error);
-    throw InputError(path, "no animation: none of the " + std::to_string(count) + " takes animates the skeleton (" + first_error + ")");
+    throw InputError(path, "no animation: none of the " + std::to_string(count) +
+                               " takes animates the skeleton (" + first_error + ")");
   }
   for (int t = 0; t < count; ++t)
     if (scene.takes[t].name == *wanted) return t;
   int index = -1;
   const auto r = std::from_chars(wanted->data(), wanted->data() + wanted->size(), index);
-  if (r.ec == std::errc() && r.ptr == wanted->data() + wanted->size() && index >= 0 && index < count) return index;
+  if (r.ec == std::errc() && r.ptr == wanted->data() + wanted->size() && index >= 0 &&
+      index < count)
+    return index;
   std::string names;
   for (int t = 0; t < count; ++t) names += (t ? ", '" : "'") + scene.takes[t].name + "'";
-  throw InputError(path, "no take '" + *wanted + "' (the file has " + std::to_string(count) + ": " + names + ")");
+  throw InputError(path, "no take '" + *wanted + "' (the file has " + std::to_string(count) + ": " +
+                             names + ")");
 }
 
 // World points of the rest pose in file units, file up axis turned to +Y.
@@ -99,7 +105,8 @@ double group_scale(const ClipDocument& cd, std::string& group_name) {
     const Model& m = cd.scene.models[cd.joint_models[j]];
     if (m.type == "LimbNode" || m.type == "Limb" || m.type == "Root") break;
     const Vec3 s = sk.rest[j].scale;
-    if (std::abs(s.x - s.y) > 1e-9 * std::abs(s.x) || std::abs(s.x - s.z) > 1e-9 * std::abs(s.x)) break;
+    if (std::abs(s.x - s.y) > 1e-9 * std::abs(s.x) || std::abs(s.x - s.z) > 1e-9 * std::abs(s.x))
+      break;
     scale *= s.x;
     if (group_name.empty() && s.x != 1.0) group_name = m.name;
   }
@@ -119,10 +126,13 @@ void resolve_space(LoadedClip& loaded, const ClipDocument& cd, const ClipLoadOpt
     loaded.up_axis = "xyz"[axis];
     Vec3 up(0.0);
     up[axis] = scene.up_axis_sign < 0 ? -1.0 : 1.0;
-    if (axis == 2 && scene.up_axis_sign >= 0) to_y_up = core::axis_angle(Vec3(1, 0, 0), -core::kPi / 2);
-    else if (!(axis == 1 && scene.up_axis_sign >= 0)) to_y_up = core::rotation_between(up, Vec3(0, 1, 0));
+    if (axis == 2 && scene.up_axis_sign >= 0)
+      to_y_up = core::axis_angle(Vec3(1, 0, 0), -core::kPi / 2);
+    else if (!(axis == 1 && scene.up_axis_sign >= 0))
+      to_y_up = core::rotation_between(up, Vec3(0, 1, 0));
     if (axis != 1 || scene.up_axis_sign < 0)
-      loaded.warnings.push_back(std::string("FBX up axis is ") + (scene.up_axis_sign < 0 ? "-" : "+") + loaded.up_axis);
+      loaded.warnings.push_back(std::string("FBX up axis is ") +
+                                (scene.up_axis_sign < 0 ? "-" : "+") + loaded.up_axis);
   }
   loaded.space.to_world_rotation = to_y_up;
 
@@ -137,7 +147,8 @@ void resolve_space(LoadedClip& loaded, const ClipDocument& cd, const ClipLoadOpt
   const double height_units = height_of(rest_points(cd.skeleton, to_y_up));
   const double height_m = height_units * declared;
   if (declared > 0 && std::isfinite(declared) &&
-      ((height_m >= kMinPlausibleHeight && height_m <= kMaxPlausibleHeight) || height_units == 0.0)) {
+      ((height_m >= kMinPlausibleHeight && height_m <= kMaxPlausibleHeight) ||
+       height_units == 0.0)) {
     loaded.space.metres_per_unit = declared;
     loaded.unit_source = "file";
     loaded.unit_name = declared_unit_name(declared);
@@ -160,16 +171,18 @@ void resolve_space(LoadedClip& loaded, const ClipDocument& cd, const ClipLoadOpt
         best_in_group = in_group != 0;
       }
     }
-  std::string reason = "UnitScaleFactor " + format("%g", scene.unit_scale_factor) + " (" + declared_unit_name(declared) +
-                       ") makes the rest pose " + format("%.3g m tall", height_m) + "; rest height " +
-                       format("%.4g units; a %.1f m human gives %.4g m/unit", height_units, kAssumedHeight, estimate);
+  std::string reason = "UnitScaleFactor " + format("%g", scene.unit_scale_factor) + " (" +
+                       declared_unit_name(declared) + ") makes the rest pose " +
+                       format("%.3g m tall", height_m) + "; rest height " +
+                       format("%.4g units; a %.1f m human gives %.4g m/unit", height_units,
+                              kAssumedHeight, estimate);
   loaded.unit_source = "guessed";
   if (best && best_ratio < std::log(1.5)) {
     loaded.space.metres_per_unit = best_in_group ? best->metres / gscale : best->metres;
     loaded.unit_name = best->name;
     if (best_in_group) {
-      reason += ", nearest common unit '" + std::string(best->name) + "' under the x" + format("%g", gscale) +
-                " scale of group node '" + group + "'";
+      reason += ", nearest common unit '" + std::string(best->name) + "' under the x" +
+                format("%g", gscale) + " scale of group node '" + group + "'";
       loaded.unit_name = std::string(best->name) + " under x" + format("%g", gscale);
     } else {
       reason += ", nearest common unit '" + std::string(best->name) + "'";
@@ -195,8 +208,8 @@ void check_written(std::string& bytes, const std::string& file, const ClipDocume
 namespace {
 
 // One take of an already read document as a LoadedClip sharing `cd`.
-LoadedClip load_take(const std::shared_ptr<ClipDocument>& cd, const std::filesystem::path& path, int take,
-                     const ClipLoadOptions& options) {
+LoadedClip load_take(const std::shared_ptr<ClipDocument>& cd, const std::filesystem::path& path,
+                     int take, const ClipLoadOptions& options) {
   const TakeTiming timing = take_timing(*cd, take);
   LoadedClip loaded;
   loaded.path = path;
@@ -211,8 +224,8 @@ LoadedClip load_take(const std::shared_ptr<ClipDocument>& cd, const std::filesys
   for (const std::string& why : cd->inexact[take])
     if (!why.empty() && inexact++ == 0) first_inexact = why;
   if (inexact > 0)
-    loaded.warnings.push_back(std::to_string(inexact) + " joint(s) are approximated (" + first_inexact +
-                              "); fixing legs through them is refused");
+    loaded.warnings.push_back(std::to_string(inexact) + " joint(s) are approximated (" +
+                              first_inexact + "); fixing legs through them is refused");
   if (cd->scene.fps_defaulted)
     loaded.warnings.push_back("GlobalSettings TimeMode " + std::to_string(cd->scene.time_mode) +
                               " names no frame rate; 30 fps assumed");
@@ -229,7 +242,8 @@ LoadedClip load(const std::filesystem::path& path, const ClipLoadOptions& option
   return load_take(cd, path, take, options);
 }
 
-std::vector<LoadedClip> load_all(const std::filesystem::path& path, const ClipLoadOptions& options) {
+std::vector<LoadedClip> load_all(const std::filesystem::path& path,
+                                 const ClipLoadOptions& options) {
   std::shared_ptr<ClipDocument> cd = read_clip_document(path);
   // Same checks and error as the default take when no take animates the skeleton.
   const int first = find_take(*cd, path.string(), std::nullopt);
@@ -248,7 +262,8 @@ std::vector<LoadedClip> load_all(const std::filesystem::path& path, const ClipLo
 
 LoadedClip load_character(const std::filesystem::path& path, const ClipLoadOptions& options) {
   std::shared_ptr<ClipDocument> cd = read_clip_document(path, JointSet::armature);
-  if (options.take) return load_take(cd, path, find_take(*cd, path.string(), options.take), options);
+  if (options.take)
+    return load_take(cd, path, find_take(*cd, path.string(), options.take), options);
   for (int t = 0; t < static_cast<int>(cd->scene.takes.size()); ++t) {
     try {
       take_layer(*cd, t);
@@ -279,7 +294,8 @@ void save(const std::filesystem::path& path, std::span<const TakeEdit> edits) {
   for (const TakeEdit& e : edits) {
     const auto* cd = static_cast<const ClipDocument*>(e.loaded->document.get());
     if (e.loaded->take_index < 0)
-      throw InputError(path.string(), "the file was loaded without a take (rest pose only); nothing to patch");
+      throw InputError(path.string(),
+                       "the file was loaded without a take (rest pose only); nothing to patch");
     if (e.loaded->format != "fbx" || (cd != first && cd->doc.data != first->doc.data))
       throw InputError(path.string(), "takes to write come from different files");
   }
@@ -297,9 +313,11 @@ void save(const std::filesystem::path& path, std::span<const TakeEdit> edits) {
   write_file_atomic(path, bytes);
 }
 
-void save_new_take(const std::filesystem::path& path, const LoadedClip& character, const core::Clip& clip,
-                   std::span<const char> animated, const std::string& take_name, bool replace_takes) {
-  if (character.format != "fbx") throw InputError(path.string(), "the character was not read from an FBX file");
+void save_new_take(const std::filesystem::path& path, const LoadedClip& character,
+                   const core::Clip& clip, std::span<const char> animated,
+                   const std::string& take_name, bool replace_takes) {
+  if (character.format != "fbx")
+    throw InputError(path.string(), "the character was not read from an FBX file");
   // Add to a copy: the loaded document stays as read.
   ClipDocument work = *static_cast<const ClipDocument*>(character.document.get());
   PatchedTake added = add_take(work, take_name, clip, animated, replace_takes);

@@ -35,7 +35,8 @@ void save(const std::filesystem::path& path, std::span<const TakeEdit> edits);
 
 // io::save_new_take for FBX: fbx::add_take on a copy of the character's document, read back
 // through Assimp and compared with `clip` as `save` does, then written atomically.
-void save_new_take(const std::filesystem::path& path, const LoadedClip& character, const core::Clip& clip,
-                   std::span<const char> animated, const std::string& take_name, bool replace_takes);
+void save_new_take(const std::filesystem::path& path, const LoadedClip& character,
+                   const core::Clip& clip, std::span<const char> animated,
+                   const std::string& take_name, bool replace_takes);
 
 }  // namespace ikfix::io::fbx

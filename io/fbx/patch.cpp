@@ -27,13 +27,20 @@ constexpr double kSameScale = 1e-6;
 // bvh::euler_from_quat_deg composes R = R_a0 * R_a1 * R_a2; FBX order "XYZ" is Rz * Ry * Rx.
 std::array<int, 3> composition_axes(RotationOrder order) {
   switch (order) {
-    case RotationOrder::xyz: return {2, 1, 0};
-    case RotationOrder::xzy: return {1, 2, 0};
-    case RotationOrder::yzx: return {0, 2, 1};
-    case RotationOrder::yxz: return {2, 0, 1};
-    case RotationOrder::zxy: return {1, 0, 2};
-    case RotationOrder::zyx: return {0, 1, 2};
-    case RotationOrder::spheric_xyz: return {2, 1, 0};
+    case RotationOrder::xyz:
+      return {2, 1, 0};
+    case RotationOrder::xzy:
+      return {1, 2, 0};
+    case RotationOrder::yzx:
+      return {0, 2, 1};
+    case RotationOrder::yxz:
+      return {2, 0, 1};
+    case RotationOrder::zxy:
+      return {1, 0, 2};
+    case RotationOrder::zyx:
+      return {0, 1, 2};
+    case RotationOrder::spheric_xyz:
+      return {2, 1, 0};
   }
   return {2, 1, 0};
 }
@@ -52,9 +59,10 @@ class Patcher {
     const int joints = static_cast<int>(cd_.joint_models.size());
     if (edited.joint_count != joints || edited.frame_count != out.timing.frame_count ||
         changed.size() != static_cast<std::size_t>(joints))
-      throw InputError(file, "edited clip does not match take '" + scene_.takes[take_].name + "' (" +
-                                 std::to_string(edited.frame_count) + " frames x " + std::to_string(edited.joint_count) +
-                                 " joints, the take has " + std::to_string(out.timing.frame_count) + " x " +
+      throw InputError(file, "edited clip does not match take '" + scene_.takes[take_].name +
+                                 "' (" + std::to_string(edited.frame_count) + " frames x " +
+                                 std::to_string(edited.joint_count) + " joints, the take has " +
+                                 std::to_string(out.timing.frame_count) + " x " +
                                  std::to_string(joints) + ")");
     const int frames = out.timing.frame_count;
     times_.resize(frames);
@@ -74,7 +82,8 @@ class Patcher {
   // Rotation keys (and translation keys when the translation changed, or `always_translation`)
   // of joint j from `edited`, at times_, in layer_. A scale that differs from the Model's is
   // refused, or with `write_scale` written as Lcl Scaling keys.
-  void write_joint(int j, const core::Clip& edited, bool always_translation, bool write_scale = false) {
+  void write_joint(int j, const core::Clip& edited, bool always_translation,
+                   bool write_scale = false) {
     const std::string& file = doc_.source_name;
     const int frames = static_cast<int>(times_.size());
     const int model = cd_.joint_models[j];
@@ -82,9 +91,11 @@ class Patcher {
     const ModelTransform& mt = m.transform;
     if (const auto it = cd_.inexact.find(take_); it != cd_.inexact.end())
       for (int a = j; a >= 0; a = cd_.skeleton.parents[a])
-        if (!it->second[a].empty()) throw InputError(file, it->second[a] + "; joint '" + m.name + "' cannot be fixed");
+        if (!it->second[a].empty())
+          throw InputError(file, it->second[a] + "; joint '" + m.name + "' cannot be fixed");
     if (mt.rotation_order == RotationOrder::spheric_xyz)
-      throw InputError(file, "joint '" + m.name + "' uses the spherical rotation order, which ikfix cannot write");
+      throw InputError(file, "joint '" + m.name +
+                                 "' uses the spherical rotation order, which ikfix cannot write");
     const Quat pre_inv = glm::conjugate(euler_to_quat(mt.pre_rotation, RotationOrder::xyz));
     const Quat post = euler_to_quat(mt.post_rotation, RotationOrder::xyz);
 
@@ -98,7 +109,8 @@ class Patcher {
     const std::vector<Vec3> stored_translations = track(model, Channel::translation);
     const int parent = cd_.skeleton.parents[j];
     std::vector<Vec3> parent_scales;
-    if (mt.inherit_type == InheritType::rrs && parent >= 0) parent_scales = track(cd_.joint_models[parent], Channel::scaling);
+    if (mt.inherit_type == InheritType::rrs && parent >= 0)
+      parent_scales = track(cd_.joint_models[parent], Channel::scaling);
     for (int f = 0; f < frames; ++f) {
       const core::Transform& local = edited.at(f, j);
       Vec3 s = scales[f];
@@ -111,7 +123,8 @@ class Patcher {
         if (parent_scale && parent_scale->x != 0.0) wanted *= parent_scale->x;
         // (A bind-pose rest decomposes to scales a few 1e-7 off the Models' own: not a change.)
         bool differs = false;
-        for (int a = 0; a < 3; ++a) differs = differs || std::abs(wanted[a] - s[a]) > kSameScale * (1.0 + std::abs(s[a]));
+        for (int a = 0; a < 3; ++a)
+          differs = differs || std::abs(wanted[a] - s[a]) > kSameScale * (1.0 + std::abs(s[a]));
         if (differs) {
           scale_changed = true;
           s = wanted;
@@ -121,21 +134,25 @@ class Patcher {
       const Vec3 r = quat_to_euler(pre_inv * q * post, mt.rotation_order, previous);
       previous = r;
       // Translation that puts the joint where the core has it, given its pivots and offsets.
-      const Vec3 inner = mt.scaling_offset + mt.scaling_pivot - s * mt.scaling_pivot - mt.rotation_pivot;
+      const Vec3 inner =
+          mt.scaling_offset + mt.scaling_pivot - s * mt.scaling_pivot - mt.rotation_pivot;
       const Vec3 t = local.translation - mt.rotation_offset - mt.rotation_pivot - q * inner;
       const Vec3& stored = stored_translations[f];
       for (int a = 0; a < 3; ++a)
-        if (std::abs(t[a] - stored[a]) > kSameTranslation * (1.0 + std::abs(stored[a]))) translation_changed = true;
+        if (std::abs(t[a] - stored[a]) > kSameTranslation * (1.0 + std::abs(stored[a])))
+          translation_changed = true;
       for (int a = 0; a < 3; ++a) {
         rot[a][f] = static_cast<float>(r[a]);
         trans[a][f] = static_cast<float>(t[a]);
         scl[a][f] = static_cast<float>(s[a]);
         if (!std::isfinite(rot[a][f]) || !std::isfinite(trans[a][f]) || !std::isfinite(scl[a][f]))
-          throw InputError(file, "joint '" + m.name + "' has a non-finite edited value at frame " + std::to_string(f));
+          throw InputError(file, "joint '" + m.name + "' has a non-finite edited value at frame " +
+                                     std::to_string(f));
       }
     }
     write_channel(model, Channel::rotation, rot);
-    if (translation_changed || always_translation) write_channel(model, Channel::translation, trans);
+    if (translation_changed || always_translation)
+      write_channel(model, Channel::translation, trans);
     if (scale_changed) write_channel(model, Channel::scaling, scl);
   }
 
@@ -156,18 +173,21 @@ class Patcher {
         continue;
       }
       std::size_t cursor = 0;
-      for (std::size_t f = 0; f < times_.size(); ++f) out[f][a] = evaluate_curve(curve, times_[f], cursor);
+      for (std::size_t f = 0; f < times_.size(); ++f)
+        out[f][a] = evaluate_curve(curve, times_[f], cursor);
     }
     return out;
   }
 
   // `parent_scale`: the parent's Lcl Scaling when the joint does not inherit it (Rrs).
-  void check_scale(const Model& m, int f, const core::Transform& local, const Vec3& fbx_scale, const Vec3* parent_scale) {
+  void check_scale(const Model& m, int f, const core::Transform& local, const Vec3& fbx_scale,
+                   const Vec3* parent_scale) {
     Vec3 expected = fbx_scale;
     if (parent_scale && parent_scale->x != 0.0) expected /= parent_scale->x;
     for (int a = 0; a < 3; ++a)
       if (std::abs(local.scale[a] - expected[a]) > 1e-9 * (1.0 + std::abs(expected[a])))
-        throw InputError(doc_.source_name, "joint '" + m.name + "' has a changed scale at frame " + std::to_string(f) +
+        throw InputError(doc_.source_name, "joint '" + m.name + "' has a changed scale at frame " +
+                                               std::to_string(f) +
                                                "; ikfix writes rotations and translations only");
   }
 
@@ -185,7 +205,8 @@ class Patcher {
   }
 
   Value attr_data() const {
-    if (doc_.encoding == Encoding::ascii) return std::vector<std::int32_t>{0, 0, kDefaultWeightsPacked, 0};
+    if (doc_.encoding == Encoding::ascii)
+      return std::vector<std::int32_t>{0, 0, kDefaultWeightsPacked, 0};
     return std::vector<float>{0.0f, 0.0f, std::bit_cast<float>(kDefaultWeightsPacked), 0.0f};
   }
 
@@ -214,9 +235,11 @@ class Patcher {
   const SharedKeys& shared_keys() {
     if (!shared_.times) {
       shared_.times = std::make_shared<const Value>(times_);
-      shared_.flags = std::make_shared<const Value>(std::vector<std::int32_t>{static_cast<std::int32_t>(kLinearKey)});
+      shared_.flags = std::make_shared<const Value>(
+          std::vector<std::int32_t>{static_cast<std::int32_t>(kLinearKey)});
       shared_.data = std::make_shared<const Value>(attr_data());
-      shared_.ref_count = std::make_shared<const Value>(std::vector<std::int32_t>{static_cast<std::int32_t>(times_.size())});
+      shared_.ref_count = std::make_shared<const Value>(
+          std::vector<std::int32_t>{static_cast<std::int32_t>(times_.size())});
     }
     return shared_;
   }
@@ -224,7 +247,8 @@ class Patcher {
   void fill_curve(Node& curve, const std::vector<float>& values) {
     const SharedKeys& keys = shared_keys();
     set_child(curve, "KeyTime", keys.times);
-    if (Node* d = curve.child("KeyValueDouble"); d && !d->props.empty() && !curve.child("KeyValueFloat"))
+    if (Node* d = curve.child("KeyValueDouble");
+        d && !d->props.empty() && !curve.child("KeyValueFloat"))
       set_value(d->props[0], std::vector<double>(values.begin(), values.end()));
     else
       set_child(curve, "KeyValueFloat", values);
@@ -235,8 +259,10 @@ class Patcher {
 
   int create_curve(const std::vector<float>& values) {
     const std::int64_t id = new_id();
-    Node curve = make_node("AnimationCurve", {id, stored_name(doc_, "", "AnimCurve"), std::string()});
-    curve.children.push_back(make_node("Default", {static_cast<double>(values.empty() ? 0.0f : values[0])}));
+    Node curve =
+        make_node("AnimationCurve", {id, stored_name(doc_, "", "AnimCurve"), std::string()});
+    curve.children.push_back(
+        make_node("Default", {static_cast<double>(values.empty() ? 0.0f : values[0])}));
     curve.children.push_back(make_node("KeyVer", {key_version()}));
     fill_curve(curve, values);
     objects().children.push_back(std::move(curve));
@@ -264,11 +290,13 @@ class Patcher {
     if (cn < 0) {
       // A new curve node on the Model, in the take's layer.
       const std::int64_t id = new_id();
-      Node node = make_node("AnimationCurveNode", {id, stored_name(doc_, kNodeName[ch], "AnimCurveNode"), std::string()});
+      Node node = make_node("AnimationCurveNode",
+                            {id, stored_name(doc_, kNodeName[ch], "AnimCurveNode"), std::string()});
       Node props = make_node("Properties70");
       for (int a = 0; a < 3; ++a)
-        props.children.push_back(make_node("P", {std::string(kAxisNames[a]), std::string("Number"), std::string(),
-                                                 std::string("A"), static_cast<double>(values[a][0])}));
+        props.children.push_back(
+            make_node("P", {std::string(kAxisNames[a]), std::string("Number"), std::string(),
+                            std::string("A"), static_cast<double>(values[a][0])}));
       node.children.push_back(std::move(props));
       objects().children.push_back(std::move(node));
       CurveNode c;
@@ -290,8 +318,10 @@ class Patcher {
     for (const auto& [key, list] : scene_.curve_nodes_of)
       for (int other : list) users += other == cn;
     if (users > 1)
-      throw InputError(doc_.source_name, "the " + std::string(kProperty[ch]) + " animation of joint '" +
-                                             scene_.models[model].name + "' is shared with other objects; ikfix cannot rewrite it alone");
+      throw InputError(doc_.source_name,
+                       "the " + std::string(kProperty[ch]) + " animation of joint '" +
+                           scene_.models[model].name +
+                           "' is shared with other objects; ikfix cannot rewrite it alone");
     for (int a = 0; a < 3; ++a) {
       const int c = scene_.curve_nodes[cn].curves[a];
       if (c >= 0 && scene_.curves[c].users <= 1) {
@@ -321,11 +351,13 @@ class Patcher {
     if (!defs || by == 0) return;
     auto bump = [&](Node* count_node) {
       if (!count_node || count_node->props.empty()) return;
-      set_value(count_node->props[0], static_cast<std::int32_t>(as_int(doc_, count_node->props[0]) + by));
+      set_value(count_node->props[0],
+                static_cast<std::int32_t>(as_int(doc_, count_node->props[0]) + by));
     };
     bump(defs->child("Count"));
     for (Node& type : defs->children)
-      if (type.name == "ObjectType" && !type.props.empty() && as_string(doc_, type.props[0]) == type_name) {
+      if (type.name == "ObjectType" && !type.props.empty() &&
+          as_string(doc_, type.props[0]) == type_name) {
         bump(type.child("Count"));
         return;
       }
@@ -339,15 +371,17 @@ class Patcher {
   // A new take `name` (AnimationStack + one AnimationLayer) animating the joints flagged in
   // `animated` from `clip`, keys at the clip's own frame times from 0; with `replace`, every
   // other take and all its animation objects go. See add_take in patch.hpp.
-  PatchedTake add(const std::string& name, const core::Clip& clip, std::span<const char> animated, bool replace) {
+  PatchedTake add(const std::string& name, const core::Clip& clip, std::span<const char> animated,
+                  bool replace) {
     const std::string& file = doc_.source_name;
     const int joints = static_cast<int>(cd_.joint_models.size());
     if (clip.joint_count != joints || animated.size() != static_cast<std::size_t>(joints) ||
         clip.locals.size() != static_cast<std::size_t>(joints) * clip.frame_count)
-      throw InputError(file, "the clip for the new take has " + std::to_string(clip.joint_count) + " joints; the character " +
-                                 std::to_string(joints));
+      throw InputError(file, "the clip for the new take has " + std::to_string(clip.joint_count) +
+                                 " joints; the character " + std::to_string(joints));
     if (clip.frame_count < 1) throw InputError(file, "the clip for the new take has no frames");
-    if (!(clip.fps > 0) || !std::isfinite(clip.fps)) throw InputError(file, "the clip for the new take has no frame rate");
+    if (!(clip.fps > 0) || !std::isfinite(clip.fps))
+      throw InputError(file, "the clip for the new take has no frame rate");
     if (name.empty()) throw InputError(file, "the new take needs a name");
     if (!replace)
       for (const Take& t : scene_.takes)
@@ -361,8 +395,8 @@ class Patcher {
     if (replace) {
       for (std::size_t k = 0; k < objects().children.size(); ++k) {
         const Node& o = objects().children[k];
-        if (o.name != "AnimationStack" && o.name != "AnimationLayer" && o.name != "AnimationCurveNode" &&
-            o.name != "AnimationCurve")
+        if (o.name != "AnimationStack" && o.name != "AnimationLayer" &&
+            o.name != "AnimationCurveNode" && o.name != "AnimationCurve")
           continue;
         if (o.props.empty()) continue;
         remove[k] = 1;
@@ -383,12 +417,14 @@ class Patcher {
 
     // The stack and its layer.
     const std::int64_t stack_id = new_id();
-    Node stack = make_node("AnimationStack", {stack_id, stored_name(doc_, name, "AnimStack"), std::string()});
+    Node stack = make_node("AnimationStack",
+                           {stack_id, stored_name(doc_, name, "AnimStack"), std::string()});
     Node stack_props = make_node("Properties70");
     for (const char* p : {"LocalStart", "LocalStop", "ReferenceStart", "ReferenceStop"}) {
       const bool start = std::string_view(p).find("Start") != std::string_view::npos;
-      stack_props.children.push_back(make_node("P", {std::string(p), std::string("KTime"), std::string("Time"), std::string(),
-                                                     start ? out.timing.start : out.timing.stop}));
+      stack_props.children.push_back(
+          make_node("P", {std::string(p), std::string("KTime"), std::string("Time"), std::string(),
+                          start ? out.timing.start : out.timing.stop}));
     }
     stack.children.push_back(std::move(stack_props));
     objects().children.push_back(std::move(stack));
@@ -400,10 +436,11 @@ class Patcher {
     take.local_stop = take.reference_stop = out.timing.stop;
     const std::int64_t layer_id = new_id();
     // A layer with a property block: Assimp skips an AnimationLayer without one.
-    Node layer_node = make_node("AnimationLayer", {layer_id, stored_name(doc_, "BaseLayer", "AnimLayer"), std::string()});
+    Node layer_node = make_node(
+        "AnimationLayer", {layer_id, stored_name(doc_, "BaseLayer", "AnimLayer"), std::string()});
     Node layer_props = make_node("Properties70");
-    layer_props.children.push_back(
-        make_node("P", {std::string("Weight"), std::string("Number"), std::string(), std::string("A"), 100.0}));
+    layer_props.children.push_back(make_node("P", {std::string("Weight"), std::string("Number"),
+                                                   std::string(), std::string("A"), 100.0}));
     layer_node.children.push_back(std::move(layer_props));
     objects().children.push_back(std::move(layer_node));
     Layer layer;
@@ -436,7 +473,8 @@ class Patcher {
       for (std::size_t k = 0; k < children.size(); ++k) {
         new_index[k] = static_cast<std::uint32_t>(kept);
         if (k < remove.size() && remove[k]) continue;
-        if (kept != k) children[kept] = std::move(children[k]);  // never self-move: it empties a Node
+        if (kept != k)
+          children[kept] = std::move(children[k]);  // never self-move: it empties a Node
         ++kept;
       }
       children.resize(kept);
@@ -444,7 +482,8 @@ class Patcher {
       // writer's self-check finds the edited Models by theirs). Removed objects' entries keep
       // stale indices; nothing looks them up.
       auto follow = [&](std::uint32_t& object) {
-        if (object < new_index.size() && !(object < remove.size() && remove[object])) object = new_index[object];
+        if (object < new_index.size() && !(object < remove.size() && remove[object]))
+          object = new_index[object];
       };
       for (Model& m : scene_.models) follow(m.object);
       for (Take& t : scene_.takes) follow(t.object);
@@ -472,8 +511,11 @@ class Patcher {
     if (!takes) return;
     if (replace) {
       auto& list = takes->children;
-      list.erase(std::remove_if(list.begin(), list.end(), [](const Node& n) { return n.name == "Take"; }), list.end());
-      if (Node* current = takes->child("Current"); current && !current->props.empty()) set_value(current->props[0], name);
+      list.erase(
+          std::remove_if(list.begin(), list.end(), [](const Node& n) { return n.name == "Take"; }),
+          list.end());
+      if (Node* current = takes->child("Current"); current && !current->props.empty())
+        set_value(current->props[0], name);
     }
     Node entry = make_node("Take", {name});
     entry.children.push_back(make_node("FileName", {name + ".tak"}));
@@ -530,7 +572,8 @@ ClipDocument copy_for_patch(const ClipDocument& cd, std::span<const TakeJoints> 
       if (c >= 0) build[scene.curves[c].object] = 1;
   };
   for (const TakeJoints& t : takes) {
-    if (t.take < 0 || t.take >= static_cast<int>(scene.takes.size())) continue;  // patch_take refuses it
+    if (t.take < 0 || t.take >= static_cast<int>(scene.takes.size()))
+      continue;  // patch_take refuses it
     const Take& take = scene.takes[t.take];
     // take_timing reads the keys of a take that stores no time range.
     if (take.local_stop <= take.local_start && take.reference_stop <= take.reference_start)
@@ -540,7 +583,8 @@ ClipDocument copy_for_patch(const ClipDocument& cd, std::span<const TakeJoints> 
     for (std::size_t j = 0; j < t.changed.size() && j < cd.joint_models.size(); ++j) {
       if (!t.changed[j]) continue;
       for (int ch = 0; ch < 3; ++ch)
-        if (auto it = scene.curve_nodes_of.find((std::int64_t{cd.joint_models[j]} << 2) | ch); it != scene.curve_nodes_of.end())
+        if (auto it = scene.curve_nodes_of.find((std::int64_t{cd.joint_models[j]} << 2) | ch);
+            it != scene.curve_nodes_of.end())
           for (int cn : it->second) build_curves_of(cn);
     }
   }
@@ -551,7 +595,8 @@ ClipDocument copy_for_patch(const ClipDocument& cd, std::span<const TakeJoints> 
     if (!c.keys) build[c.object] = 1;
     if (key_version) continue;
     const Node* kv = objects.children[c.object].child("KeyVer");
-    if (kv && !kv->props.empty()) build[c.object] = 1, key_version = true;  // as Patcher::key_version looks
+    if (kv && !kv->props.empty())
+      build[c.object] = 1, key_version = true;  // as Patcher::key_version looks
   }
 
   ClipDocument out;
@@ -582,7 +627,8 @@ ClipDocument copy_for_patch(const ClipDocument& cd, std::span<const TakeJoints> 
     shallow.tail = top.tail;
     shallow.children.reserve(top.children.size() + 64);
     for (std::size_t i = 0; i < top.children.size(); ++i)
-      shallow.children.push_back(k == scene.objects_index && build[i] ? top.children[i] : stand_in(top.children[i]));
+      shallow.children.push_back(k == scene.objects_index && build[i] ? top.children[i]
+                                                                      : stand_in(top.children[i]));
     out.doc.root.children.push_back(std::move(shallow));
   }
   out.scene = cd.scene;
@@ -593,12 +639,13 @@ ClipDocument copy_for_patch(const ClipDocument& cd, std::span<const TakeJoints> 
   return out;
 }
 
-PatchedTake patch_take(ClipDocument& cd, int take, const core::Clip& edited, std::span<const char> changed) {
+PatchedTake patch_take(ClipDocument& cd, int take, const core::Clip& edited,
+                       std::span<const char> changed) {
   return Patcher(cd, take).run(edited, changed);
 }
 
-PatchedTake add_take(ClipDocument& cd, const std::string& name, const core::Clip& clip, std::span<const char> animated,
-                     bool replace_takes) {
+PatchedTake add_take(ClipDocument& cd, const std::string& name, const core::Clip& clip,
+                     std::span<const char> animated, bool replace_takes) {
   return Patcher(cd, -1).add(name, clip, animated, replace_takes);
 }
 

@@ -14,9 +14,9 @@ namespace ikfix::io::fbx {
 struct PatchedTake {
   int take = 0;
   TakeTiming timing;
-  std::vector<int> joints;            // core joints whose curves were written
-  const core::Clip* edited = nullptr; // the intended local transforms (not owned)
-  core::ClipSpace space;              // clip -> world metres, for the tolerances
+  std::vector<int> joints;             // core joints whose curves were written
+  const core::Clip* edited = nullptr;  // the intended local transforms (not owned)
+  core::ClipSpace space;               // clip -> world metres, for the tolerances
 };
 
 // For every joint j of take `take` with changed[j] != 0:
@@ -32,7 +32,8 @@ struct PatchedTake {
 // connected to the Model and the take's layer, and counted in Definitions. Throws InputError
 // for joints the file cannot express: changed scale, spherical rotation order, a shared curve
 // node, or sizes that do not match the take.
-PatchedTake patch_take(ClipDocument& cd, int take, const core::Clip& edited, std::span<const char> changed);
+PatchedTake patch_take(ClipDocument& cd, int take, const core::Clip& edited,
+                       std::span<const char> changed);
 
 // The joints patch_take will be asked to write in one take.
 struct TakeJoints {
@@ -60,8 +61,8 @@ ClipDocument copy_for_patch(const ClipDocument& cd, std::span<const TakeJoints> 
 // AnimationStack/Layer/CurveNode/Curve objects and their connections (Takes lists only the new
 // one, which becomes Current). Throws InputError for a name already taken (without
 // replace_takes), sizes that do not match, or joints the file cannot express (as patch_take).
-PatchedTake add_take(ClipDocument& cd, const std::string& name, const core::Clip& clip, std::span<const char> animated,
-                     bool replace_takes);
+PatchedTake add_take(ClipDocument& cd, const std::string& name, const core::Clip& clip,
+                     std::span<const char> animated, bool replace_takes);
 
 // Euler angles (degrees, x y z) in `order` for rotation `q`, the equivalent nearest `reference`.
 core::Vec3 quat_to_euler(const core::Quat& q, RotationOrder order, const core::Vec3& reference);

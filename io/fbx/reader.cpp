@@ -14,9 +14,10 @@ std::string version_text(std::uint32_t v) {
 void check_version(const std::string& source_name, std::uint32_t version, const char* kind) {
   if (version >= 7000 && version < 8000) return;
   if (version > 0 && version < 7000)
-    throw InputError(source_name, "FBX " + version_text(version) + " is not supported (" + kind +
-                                      " FBX " + std::to_string(version) +
-                                      "); ikfix reads FBX 7.x - re-save the file as FBX 2011 or newer");
+    throw InputError(source_name,
+                     "FBX " + version_text(version) + " is not supported (" + kind + " FBX " +
+                         std::to_string(version) +
+                         "); ikfix reads FBX 7.x - re-save the file as FBX 2011 or newer");
   throw InputError(source_name, std::string(kind) + " FBX version " + std::to_string(version) +
                                     " is not supported; ikfix reads FBX 7.x (7000-7999)");
 }
@@ -30,7 +31,8 @@ Document parse(std::string data, const std::string& source_name, ParseDepth dept
   doc.data = std::move(data);
   if (detail::looks_binary(doc.data)) {
     doc.encoding = Encoding::binary;
-    if (doc.data.size() < 27) throw InputError(source_name, "file is truncated (binary FBX header)");
+    if (doc.data.size() < 27)
+      throw InputError(source_name, "file is truncated (binary FBX header)");
     doc.version = detail::binary_version(doc.data);
     check_version(source_name, doc.version, "binary");
     detail::parse_binary(doc, depth == ParseDepth::scene, models);
@@ -51,13 +53,17 @@ void parse_children(Document& doc, Node& node) {
   if (node.deferred) detail::parse_binary_children(doc, node);
 }
 
-Document read_file(const std::filesystem::path& path) { return parse(io::read_file(path), path.string()); }
+Document read_file(const std::filesystem::path& path) {
+  return parse(io::read_file(path), path.string());
+}
 
 std::string write(const Document& doc) {
   if (doc.encoding == Encoding::binary) return detail::write_binary(doc);
   return detail::write_ascii(doc);
 }
 
-void save(const std::filesystem::path& path, const Document& doc) { write_file_atomic(path, write(doc)); }
+void save(const std::filesystem::path& path, const Document& doc) {
+  write_file_atomic(path, write(doc));
+}
 
 }  // namespace ikfix::io::fbx

@@ -56,7 +56,8 @@ class PropertyLookup {
   Vec3 vector(const std::string& name, const Vec3& fallback) const {
     const Node* p = find(name);
     if (!p || p->props.size() < 7) return fallback;
-    return Vec3(as_double(doc_, p->props[4]), as_double(doc_, p->props[5]), as_double(doc_, p->props[6]));
+    return Vec3(as_double(doc_, p->props[4]), as_double(doc_, p->props[5]),
+                as_double(doc_, p->props[6]));
   }
 
  private:
@@ -75,47 +76,75 @@ Quat axis_quat(int axis, double degrees) {
 
 double frame_rate_of_time_mode(int time_mode, double custom_frame_rate) {
   switch (time_mode) {
-    case 1: return 120.0;
-    case 2: return 100.0;
-    case 3: return 60.0;
-    case 4: return 50.0;
-    case 5: return 48.0;
-    case 6: return 30.0;
-    case 7: return 30.0;               // 30 drop-frame
-    case 8: return 30000.0 / 1001.0;   // NTSC drop-frame
-    case 9: return 30000.0 / 1001.0;   // NTSC full frame
-    case 10: return 25.0;              // PAL
-    case 11: return 24.0;
-    case 12: return 1000.0;
-    case 13: return 24000.0 / 1001.0;  // film full frame
-    case 14: return custom_frame_rate > 0 ? custom_frame_rate : 0.0;
-    case 15: return 96.0;
-    case 16: return 72.0;
-    case 17: return 60000.0 / 1001.0;
-    case 18: return 120000.0 / 1001.0;
-    default: return 0.0;
+    case 1:
+      return 120.0;
+    case 2:
+      return 100.0;
+    case 3:
+      return 60.0;
+    case 4:
+      return 50.0;
+    case 5:
+      return 48.0;
+    case 6:
+      return 30.0;
+    case 7:
+      return 30.0;  // 30 drop-frame
+    case 8:
+      return 30000.0 / 1001.0;  // NTSC drop-frame
+    case 9:
+      return 30000.0 / 1001.0;  // NTSC full frame
+    case 10:
+      return 25.0;  // PAL
+    case 11:
+      return 24.0;
+    case 12:
+      return 1000.0;
+    case 13:
+      return 24000.0 / 1001.0;  // film full frame
+    case 14:
+      return custom_frame_rate > 0 ? custom_frame_rate : 0.0;
+    case 15:
+      return 96.0;
+    case 16:
+      return 72.0;
+    case 17:
+      return 60000.0 / 1001.0;
+    case 18:
+      return 120000.0 / 1001.0;
+    default:
+      return 0.0;
   }
 }
 
 Quat euler_to_quat(const Vec3& deg, RotationOrder order) {
   const Quat x = axis_quat(0, deg.x), y = axis_quat(1, deg.y), z = axis_quat(2, deg.z);
   switch (order) {
-    case RotationOrder::xyz: return z * y * x;
-    case RotationOrder::xzy: return y * z * x;
-    case RotationOrder::yzx: return x * z * y;
-    case RotationOrder::yxz: return z * x * y;
-    case RotationOrder::zxy: return y * x * z;
-    case RotationOrder::zyx: return x * y * z;
-    case RotationOrder::spheric_xyz: return z * y * x;
+    case RotationOrder::xyz:
+      return z * y * x;
+    case RotationOrder::xzy:
+      return y * z * x;
+    case RotationOrder::yzx:
+      return x * z * y;
+    case RotationOrder::yxz:
+      return z * x * y;
+    case RotationOrder::zxy:
+      return y * x * z;
+    case RotationOrder::zyx:
+      return x * y * z;
+    case RotationOrder::spheric_xyz:
+      return z * y * x;
   }
   return z * y * x;
 }
 
-core::Transform local_transform(const ModelTransform& m, const Vec3& t, const Vec3& r_deg, const Vec3& s) {
+core::Transform local_transform(const ModelTransform& m, const Vec3& t, const Vec3& r_deg,
+                                const Vec3& s) {
   return local_transform(m, t, euler_to_quat(r_deg, m.rotation_order), s);
 }
 
-core::Transform local_transform(const ModelTransform& m, const Vec3& t, const Quat& r, const Vec3& s) {
+core::Transform local_transform(const ModelTransform& m, const Vec3& t, const Quat& r,
+                                const Vec3& s) {
   core::Transform out;
   const bool has_pre = m.pre_rotation != Vec3(0.0);
   const bool has_post = m.post_rotation != Vec3(0.0);
@@ -139,10 +168,14 @@ Scene read_scene(const Document& doc) {
   const Node* connections = nullptr;
   for (std::uint32_t k = 0; k < doc.root.children.size(); ++k) {
     const Node& n = doc.root.children[k];
-    if (n.name == "GlobalSettings" && !global) global = &n;
-    else if (n.name == "Definitions" && !definitions) definitions = &n;
-    else if (n.name == "Objects" && !objects) objects = &n, scene.objects_index = k;
-    else if (n.name == "Connections" && !connections) connections = &n, scene.connections_index = k;
+    if (n.name == "GlobalSettings" && !global)
+      global = &n;
+    else if (n.name == "Definitions" && !definitions)
+      definitions = &n;
+    else if (n.name == "Objects" && !objects)
+      objects = &n, scene.objects_index = k;
+    else if (n.name == "Connections" && !connections)
+      connections = &n, scene.connections_index = k;
   }
   if (!objects) throw InputError(doc.source_name, "no Objects section (not a scene file?)");
   if (!connections) throw InputError(doc.source_name, "no Connections section (not a scene file?)");
@@ -156,7 +189,8 @@ Scene read_scene(const Document& doc) {
       const std::string type_name = as_string(doc, type.props[0]);
       if (type_name != "Model" && type_name != "AnimationStack") continue;
       for (const Node& t : type.children)
-        if (t.name == "PropertyTemplate") collect_properties(doc, t.child("Properties70"), templates[type_name]);
+        if (t.name == "PropertyTemplate")
+          collect_properties(doc, t.child("Properties70"), templates[type_name]);
     }
   auto template_of = [&](const std::string& type) -> const PropertyMap* {
     auto it = templates.find(type);
@@ -210,9 +244,11 @@ Scene read_scene(const Document& doc) {
       t.scaling_offset = p.vector("ScalingOffset", Vec3(0.0));
       t.scaling_pivot = p.vector("ScalingPivot", Vec3(0.0));
       const std::int64_t order = p.integer("RotationOrder", 0);
-      t.rotation_order = order >= 0 && order <= 6 ? static_cast<RotationOrder>(order) : RotationOrder::xyz;
+      t.rotation_order =
+          order >= 0 && order <= 6 ? static_cast<RotationOrder>(order) : RotationOrder::xyz;
       const std::int64_t inherit = p.integer("InheritType", 0);
-      t.inherit_type = inherit >= 0 && inherit <= 2 ? static_cast<InheritType>(inherit) : InheritType::rrss;
+      t.inherit_type =
+          inherit >= 0 && inherit <= 2 ? static_cast<InheritType>(inherit) : InheritType::rrss;
       by_id[id] = {Kind::model, static_cast<int>(scene.models.size())};
       scene.model_by_id[id] = static_cast<int>(scene.models.size());
       scene.models.push_back(std::move(m));
@@ -255,10 +291,12 @@ Scene read_scene(const Document& doc) {
       }
       by_id[id] = {Kind::curve_node, static_cast<int>(scene.curve_nodes.size())};
       scene.curve_nodes.push_back(c);
-    } else if (o.name == "Deformer" && o.props.size() > 2 && as_string(doc, o.props[2]) == "Cluster") {
+    } else if (o.name == "Deformer" && o.props.size() > 2 &&
+               as_string(doc, o.props[2]) == "Cluster") {
       // Only a cluster with weights moves vertices (Maya exports empty ones for every joint).
       const Node* indexes = o.child("Indexes");
-      if (indexes && !indexes->props.empty() && array_size(doc, indexes->props[0]) > 0) by_id[id] = {Kind::cluster, -1};
+      if (indexes && !indexes->props.empty() && array_size(doc, indexes->props[0]) > 0)
+        by_id[id] = {Kind::cluster, -1};
     } else if (o.name == "AnimationCurve") {
       Curve c;
       c.id = id;
@@ -299,10 +337,14 @@ Scene read_scene(const Document& doc) {
       const std::string prop = as_string(doc, c.props[3]);
       if (ck == Kind::curve_node && pk == Kind::model) {
         CurveNode& cn = scene.curve_nodes[ci];
-        if (prop == "Lcl Translation") cn.channel = Channel::translation;
-        else if (prop == "Lcl Rotation") cn.channel = Channel::rotation;
-        else if (prop == "Lcl Scaling") cn.channel = Channel::scaling;
-        else continue;
+        if (prop == "Lcl Translation")
+          cn.channel = Channel::translation;
+        else if (prop == "Lcl Rotation")
+          cn.channel = Channel::rotation;
+        else if (prop == "Lcl Scaling")
+          cn.channel = Channel::scaling;
+        else
+          continue;
         cn.model = pi;
       } else if (ck == Kind::curve && pk == Kind::curve_node) {
         const int axis = prop == "d|X" ? 0 : prop == "d|Y" ? 1 : prop == "d|Z" ? 2 : -1;
@@ -316,13 +358,16 @@ Scene read_scene(const Document& doc) {
     int p = scene.models[m].parent;
     for (std::size_t steps = 0; p >= 0; ++steps) {
       if (steps > scene.models.size())
-        throw InputError(doc.source_name, "the Model hierarchy has a cycle through '" + scene.models[m].name + "'");
+        throw InputError(doc.source_name,
+                         "the Model hierarchy has a cycle through '" + scene.models[m].name + "'");
       p = scene.models[p].parent;
     }
   }
   for (std::size_t k = 0; k < scene.curve_nodes.size(); ++k) {
     const CurveNode& cn = scene.curve_nodes[k];
-    if (cn.model >= 0) scene.curve_nodes_of[(std::int64_t{cn.model} << 2) | static_cast<int>(cn.channel)].push_back(static_cast<int>(k));
+    if (cn.model >= 0)
+      scene.curve_nodes_of[(std::int64_t{cn.model} << 2) | static_cast<int>(cn.channel)].push_back(
+          static_cast<int>(k));
   }
   return scene;
 }
@@ -339,7 +384,8 @@ void decode_curve(const Document& doc, Scene& scene, int index, KeyTimeCache* ke
   bool ascii_data = doc.encoding == Encoding::ascii;
   for (const Node& k : o.children) {
     if (k.props.empty()) continue;
-    if (k.name == "Default") c.default_value = as_double(doc, k.props[0]);
+    if (k.name == "Default")
+      c.default_value = as_double(doc, k.props[0]);
     else if (k.name == "KeyTime") {
       const Property& p = k.props[0];
       if (key_times && !p.value && p.offset != kNoSource && doc.encoding == Encoding::binary) {
@@ -351,12 +397,13 @@ void decode_curve(const Document& doc, Scene& scene, int index, KeyTimeCache* ke
       } else {
         k_.times = as_ints(doc, p);
       }
-    }
-    else if (k.name == "KeyValueFloat" || k.name == "KeyValueDouble") {
+    } else if (k.name == "KeyValueFloat" || k.name == "KeyValueDouble") {
       const auto v = as_doubles(doc, k.props[0]);
       k_.values.assign(v.begin(), v.end());
-    } else if (k.name == "KeyAttrFlags") attr_flags = as_ints(doc, k.props[0]);
-    else if (k.name == "KeyAttrRefCount") attr_refs = as_ints(doc, k.props[0]);
+    } else if (k.name == "KeyAttrFlags")
+      attr_flags = as_ints(doc, k.props[0]);
+    else if (k.name == "KeyAttrRefCount")
+      attr_refs = as_ints(doc, k.props[0]);
     else if (k.name == "KeyAttrDataFloat") {
       if (!ascii_data && !k.props[0].value && k.props[0].type == 'f') {
         // Binary: weights and velocities are packed integers stored in the float's bits.
@@ -364,7 +411,8 @@ void decode_curve(const Document& doc, Scene& scene, int index, KeyTimeCache* ke
         const auto& f = std::get<std::vector<float>>(v);
         attr_data.resize(f.size());
         for (std::size_t n = 0; n < f.size(); ++n)
-          attr_data[n] = (n % 4 >= 2) ? static_cast<double>(std::bit_cast<std::int32_t>(f[n])) : f[n];
+          attr_data[n] =
+              (n % 4 >= 2) ? static_cast<double>(std::bit_cast<std::int32_t>(f[n])) : f[n];
       } else {
         attr_data = as_doubles(doc, k.props[0]);
       }
@@ -375,7 +423,8 @@ void decode_curve(const Document& doc, Scene& scene, int index, KeyTimeCache* ke
     throw InputError(doc.source_name, where + " has " + std::to_string(n) + " key times but " +
                                           std::to_string(k_.values.size()) + " values");
   for (std::size_t k = 1; k < n; ++k)
-    if (k_.times[k] < k_.times[k - 1]) throw InputError(doc.source_name, where + " has key times out of order");
+    if (k_.times[k] < k_.times[k - 1])
+      throw InputError(doc.source_name, where + " has key times out of order");
   k_.flags.assign(n, kInterpolationLinear);
   k_.right_slope.assign(n, 0.0f);
   k_.next_left_slope.assign(n, 0.0f);
@@ -383,14 +432,16 @@ void decode_curve(const Document& doc, Scene& scene, int index, KeyTimeCache* ke
   k_.next_left_weight.assign(n, static_cast<float>(kDefaultWeight));
   std::size_t key = 0;
   for (std::size_t a = 0; a < attr_flags.size() && key < n; ++a) {
-    const std::int64_t count = a < attr_refs.size() ? attr_refs[a] : static_cast<std::int64_t>(n - key);
+    const std::int64_t count =
+        a < attr_refs.size() ? attr_refs[a] : static_cast<std::int64_t>(n - key);
     const std::uint32_t flags = static_cast<std::uint32_t>(attr_flags[a]);
     double data[4] = {0, 0, 0, 0};
     for (int d = 0; d < 4; ++d)
       if (4 * a + d < attr_data.size()) data[d] = attr_data[4 * a + d];
     const std::uint32_t packed = static_cast<std::uint32_t>(static_cast<std::int64_t>(data[2]));
     const double w_right = (flags & kWeightedRight) ? (packed & 0xffffu) / 9999.0 : kDefaultWeight;
-    const double w_left = (flags & kWeightedNextLeft) ? ((packed >> 16) & 0xffffu) / 9999.0 : kDefaultWeight;
+    const double w_left =
+        (flags & kWeightedNextLeft) ? ((packed >> 16) & 0xffffu) / 9999.0 : kDefaultWeight;
     for (std::int64_t r = 0; r < count && key < n; ++r, ++key) {
       k_.flags[key] = flags;
       k_.right_slope[key] = static_cast<float>(data[0]);
@@ -415,7 +466,8 @@ double evaluate_curve(const Curve& curve, std::int64_t time) {
   if (n == 0) return curve.default_value;
   if (time <= c.times.front()) return c.values.front();
   if (time >= c.times.back()) return c.values.back();
-  const std::size_t hi = static_cast<std::size_t>(std::upper_bound(c.times.begin(), c.times.end(), time) - c.times.begin());
+  const std::size_t hi = static_cast<std::size_t>(
+      std::upper_bound(c.times.begin(), c.times.end(), time) - c.times.begin());
   return evaluate_segment(c, hi - 1, time);
 }
 
@@ -458,8 +510,10 @@ double evaluate_segment(const CurveKeys& c, std::size_t lo, std::int64_t time) {
       u = 0.5 * (lo_u + hi_u);
       const double iu = 1.0 - u;
       const double x = 3 * iu * iu * u * a + 3 * iu * u * u * (1.0 - b) + u * u * u;
-      if (x < s) lo_u = u;
-      else hi_u = u;
+      if (x < s)
+        lo_u = u;
+      else
+        hi_u = u;
     }
   }
   const double iu = 1.0 - u;

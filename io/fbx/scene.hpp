@@ -47,10 +47,10 @@ using NodePath = std::vector<std::uint32_t>;
 
 struct Model {
   std::int64_t id = 0;
-  std::string name;        // without "Model::"
-  std::string type;        // "LimbNode", "Limb", "Root", "Null", "Mesh", ...
-  int parent = -1;         // index into Scene::models, -1 under the scene root
-  bool deforms = false;    // linked to a skin Cluster with weights (a bone that moves a mesh)
+  std::string name;          // without "Model::"
+  std::string type;          // "LimbNode", "Limb", "Root", "Null", "Mesh", ...
+  int parent = -1;           // index into Scene::models, -1 under the scene root
+  bool deforms = false;      // linked to a skin Cluster with weights (a bone that moves a mesh)
   std::uint32_t object = 0;  // index into Objects' children
   ModelTransform transform;
 };
@@ -79,9 +79,9 @@ struct Curve {
 struct CurveNode {
   std::int64_t id = 0;
   std::uint32_t object = 0;
-  int model = -1;         // the Model it drives, -1 if none (or not a transform channel)
+  int model = -1;  // the Model it drives, -1 if none (or not a transform channel)
   Channel channel = Channel::translation;
-  int layer = -1;         // index into Scene::layers
+  int layer = -1;                         // index into Scene::layers
   std::array<int, 3> curves{-1, -1, -1};  // Scene::curves per axis (d|X, d|Y, d|Z), -1 if none
   std::array<double, 3> defaults{0.0, 0.0, 0.0};
   bool has_defaults = false;
@@ -106,11 +106,12 @@ struct Take {
 
 struct Scene {
   // GlobalSettings.
-  int up_axis = 1, up_axis_sign = 1, front_axis = 2, front_axis_sign = 1, coord_axis = 0, coord_axis_sign = 1;
+  int up_axis = 1, up_axis_sign = 1, front_axis = 2, front_axis_sign = 1, coord_axis = 0,
+      coord_axis_sign = 1;
   double unit_scale_factor = 1.0;  // centimetres per file unit
   int time_mode = 0;
   double custom_frame_rate = -1.0;
-  double fps = 30.0;  // from time_mode (and custom_frame_rate)
+  double fps = 30.0;           // from time_mode (and custom_frame_rate)
   bool fps_defaulted = false;  // TimeMode 0 (default) or an unknown mode: 30 assumed
 
   std::vector<Model> models;  // file order
@@ -154,10 +155,10 @@ core::Quat euler_to_quat(const core::Vec3& degrees, RotationOrder order);
 // A model's local transform as the core sees it (translation, rotation quaternion, scale),
 // from its T/R/S values and its static pivots, offsets and pre/post rotations:
 // local = T * Roff * Rp * Rpre * R * Rpost^-1 * Rp^-1 * Soff * Sp * S * Sp^-1.
-core::Transform local_transform(const ModelTransform& props, const core::Vec3& t, const core::Vec3& r_deg,
-                                const core::Vec3& s);
+core::Transform local_transform(const ModelTransform& props, const core::Vec3& t,
+                                const core::Vec3& r_deg, const core::Vec3& s);
 // Same, with the Lcl Rotation given as a quaternion (already in the Model's rotation order).
-core::Transform local_transform(const ModelTransform& props, const core::Vec3& t, const core::Quat& r,
-                                const core::Vec3& s);
+core::Transform local_transform(const ModelTransform& props, const core::Vec3& t,
+                                const core::Quat& r, const core::Vec3& s);
 
 }  // namespace ikfix::io::fbx

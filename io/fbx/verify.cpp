@@ -40,7 +40,8 @@ std::string format(const char* fmt, double a, double b = 0) {
   return buf;
 }
 
-const assimp::Animation* find_animation(const assimp::Scene& s, const Take& take, int take_index, int take_count) {
+const assimp::Animation* find_animation(const assimp::Scene& s, const Take& take, int take_index,
+                                        int take_count) {
   for (const assimp::Animation& anim : s.animations)
     if (anim.name == take.name || anim.name == "AnimStack::" + take.name) return &anim;
   if (static_cast<int>(s.animations.size()) == take_count) return &s.animations[take_index];
@@ -54,8 +55,8 @@ std::atomic<bool> g_assimp_check{false};
 void set_assimp_check(bool on) { g_assimp_check.store(on); }
 bool assimp_check() { return g_assimp_check.load(); }
 
-VerifyReport verify_with_assimp(const std::string& bytes, const std::string& file, const ClipDocument& cd,
-                                const std::vector<PatchedTake>& patched) {
+VerifyReport verify_with_assimp(const std::string& bytes, const std::string& file,
+                                const ClipDocument& cd, const std::vector<PatchedTake>& patched) {
   VerifyReport report;
   assimp::ImportRequest request;
   request.file = file;
@@ -64,17 +65,18 @@ VerifyReport verify_with_assimp(const std::string& bytes, const std::string& fil
   assimp::Scene s;
   std::string assimp_error;
   if (!assimp::import_scene(request, s, assimp_error))
-    throw InputError(file, "the written FBX does not read back through Assimp (" + one_line(assimp_error) +
-                               "); nothing was written");
+    throw InputError(file, "the written FBX does not read back through Assimp (" +
+                               one_line(assimp_error) + "); nothing was written");
   const core::Skeleton& sk = cd.skeleton;
   const int joints = sk.joint_count();
   for (const PatchedTake& p : patched) {
     if (p.joints.empty()) continue;
     const Take& take = cd.scene.takes[p.take];
-    const assimp::Animation* anim = find_animation(s, take, p.take, static_cast<int>(cd.scene.takes.size()));
+    const assimp::Animation* anim =
+        find_animation(s, take, p.take, static_cast<int>(cd.scene.takes.size()));
     auto fail = [&](const std::string& what) {
-      throw InputError(file, "written take '" + take.name + "' does not read back as intended: " + what +
-                                 "; nothing was written");
+      throw InputError(file, "written take '" + take.name + "' does not read back as intended: " +
+                                 what + "; nothing was written");
     };
     if (!anim) fail("Assimp finds no animation for it");
     std::unordered_map<std::string, const assimp::NodeChannel*> channels;
@@ -84,20 +86,24 @@ VerifyReport verify_with_assimp(const std::string& bytes, const std::string& fil
     // pivots are not preserved - those three.
     struct Channels {
       const assimp::NodeChannel* whole = nullptr;
-      const assimp::NodeChannel* parts[3] = {nullptr, nullptr, nullptr};  // translation, rotation, scaling
+      const assimp::NodeChannel* parts[3] = {nullptr, nullptr,
+                                             nullptr};  // translation, rotation, scaling
     };
     std::vector<Channels> channel_of(joints);
-    static const char* const kParts[3] = {"_$AssimpFbx$_Translation", "_$AssimpFbx$_Rotation", "_$AssimpFbx$_Scaling"};
+    static const char* const kParts[3] = {"_$AssimpFbx$_Translation", "_$AssimpFbx$_Rotation",
+                                          "_$AssimpFbx$_Scaling"};
     for (int j : p.joints) {
       if (auto it = channels.find(sk.names[j]); it != channels.end()) {
         channel_of[j].whole = it->second;
         continue;
       }
       for (int k = 0; k < 3; ++k)
-        if (auto it = channels.find(sk.names[j] + kParts[k]); it != channels.end()) channel_of[j].parts[k] = it->second;
+        if (auto it = channels.find(sk.names[j] + kParts[k]); it != channels.end())
+          channel_of[j].parts[k] = it->second;
       if (!channel_of[j].parts[1]) fail("joint '" + sk.names[j] + "' has no animation channel");
     }
-    const double ticks_per_frame = anim->ticks_per_second > 0 ? anim->ticks_per_second / p.timing.fps : 1.0;
+    const double ticks_per_frame =
+        anim->ticks_per_second > 0 ? anim->ticks_per_second / p.timing.fps : 1.0;
     const Transform to_world = p.space.to_world();
     std::vector<Transform> locals(joints), world_intended(joints), world_read(joints);
     std::vector<unsigned> rot_hint(joints, 0), pos_hint(joints, 0);
@@ -111,8 +117,10 @@ VerifyReport verify_with_assimp(const std::string& bytes, const std::string& fil
         const Channels& chs = channel_of[j];
         const assimp::NodeChannel* rot_ch = chs.whole ? chs.whole : chs.parts[1];
         const assimp::NodeChannel* pos_ch = chs.whole ? chs.whole : chs.parts[0];
-        if (rot_ch->rotations.empty() || (pos_ch && pos_ch->positions.empty())) fail("joint '" + sk.names[j] + "' has no keys");
-        const assimp::QuatKey& rk = rot_ch->rotations[nearest_key(rot_ch->rotations, time, rot_hint[j])];
+        if (rot_ch->rotations.empty() || (pos_ch && pos_ch->positions.empty()))
+          fail("joint '" + sk.names[j] + "' has no keys");
+        const assimp::QuatKey& rk =
+            rot_ch->rotations[nearest_key(rot_ch->rotations, time, rot_hint[j])];
         if (std::abs(rk.time - time) > 1e-3 * ticks_per_frame)
           fail("joint '" + sk.names[j] + "' has no rotation key at frame " + std::to_string(f));
         Quat q_read(rk.value.w, rk.value.x, rk.value.y, rk.value.z);
@@ -121,22 +129,27 @@ VerifyReport verify_with_assimp(const std::string& bytes, const std::string& fil
         // translation is not animated (only possible for the split channels).
         Vec3 t_read = model.transform.translation;
         if (pos_ch) {
-          const assimp::VectorKey& pk = pos_ch->positions[nearest_key(pos_ch->positions, time, pos_hint[j])];
+          const assimp::VectorKey& pk =
+              pos_ch->positions[nearest_key(pos_ch->positions, time, pos_hint[j])];
           if (pos_ch->positions.size() > 1 && std::abs(pk.time - time) > 1e-3 * ticks_per_frame)
-            fail("joint '" + sk.names[j] + "' has no translation key at frame " + std::to_string(f));
+            fail("joint '" + sk.names[j] + "' has no translation key at frame " +
+                 std::to_string(f));
           t_read = Vec3(pk.value.x, pk.value.y, pk.value.z);
         }
         if (!chs.whole) {
           // Split channels hold the bare Lcl values: apply the Model's pivots, offsets and
           // pre/post rotations (the scale is the intended one: ikfix never writes scale).
-          const Transform local = local_transform(model.transform, t_read, q_read, model.transform.scaling);
+          const Transform local =
+              local_transform(model.transform, t_read, q_read, model.transform.scaling);
           q_read = local.rotation;
           t_read = local.translation;
         }
         const double local_rot = angle_deg(intended[j].rotation, q_read);
-        report.max_local_rotation_error_deg = std::max(report.max_local_rotation_error_deg, local_rot);
+        report.max_local_rotation_error_deg =
+            std::max(report.max_local_rotation_error_deg, local_rot);
         if (!(local_rot <= kVerifyRotationToleranceDeg))
-          fail("joint '" + sk.names[j] + "' frame " + std::to_string(f) + ": local rotation off by " + format("%.4g deg", local_rot));
+          fail("joint '" + sk.names[j] + "' frame " + std::to_string(f) +
+               ": local rotation off by " + format("%.4g deg", local_rot));
         locals[j].rotation = q_read;
         locals[j].translation = t_read;
         ++report.keys_checked;
@@ -148,8 +161,9 @@ VerifyReport verify_with_assimp(const std::string& bytes, const std::string& fil
         report.max_position_error_m = std::max(report.max_position_error_m, dp);
         report.max_rotation_error_deg = std::max(report.max_rotation_error_deg, dr);
         if (!(dp <= kVerifyPositionTolerance) || !(dr <= kVerifyRotationToleranceDeg))
-          fail("joint '" + sk.names[j] + "' frame " + std::to_string(f) + ": world position off by " +
-               format("%.3g mm", dp * 1000.0) + ", rotation by " + format("%.3g deg", dr));
+          fail("joint '" + sk.names[j] + "' frame " + std::to_string(f) +
+               ": world position off by " + format("%.3g mm", dp * 1000.0) + ", rotation by " +
+               format("%.3g deg", dr));
       }
     }
   }

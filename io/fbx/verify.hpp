@@ -18,8 +18,8 @@ inline constexpr double kVerifyRotationToleranceDeg = 0.01;
 
 // Largest differences found by verify_with_assimp.
 struct VerifyReport {
-  double max_position_error_m = 0.0;   // world position of an edited joint
-  double max_rotation_error_deg = 0.0; // world rotation of an edited joint
+  double max_position_error_m = 0.0;    // world position of an edited joint
+  double max_rotation_error_deg = 0.0;  // world rotation of an edited joint
   double max_local_rotation_error_deg = 0.0;
   int keys_checked = 0;
 };
@@ -30,8 +30,8 @@ struct VerifyReport {
 // with Assimp's values for the edited joints, the intended values elsewhere) with the intended
 // clip. Throws InputError naming `file`, the take, the joint and the frame when Assimp cannot
 // read the bytes or a difference exceeds the tolerances.
-VerifyReport verify_with_assimp(const std::string& bytes, const std::string& file, const ClipDocument& cd,
-                                const std::vector<PatchedTake>& patched);
+VerifyReport verify_with_assimp(const std::string& bytes, const std::string& file,
+                                const ClipDocument& cd, const std::vector<PatchedTake>& patched);
 
 // Whether fbx::save and fbx::save_new_take also run verify_with_assimp (off by default). Set
 // once, before saving (the flag is atomic, so threads saving meanwhile see one value or the

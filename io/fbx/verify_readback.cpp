@@ -58,11 +58,13 @@ struct ChannelSource {
 // (the same bytes decode to the same keys: a leg joint's translation curves, where the fix
 // only turned it).
 void decode_or_share(Document& doc, Scene& scene, int c, const ClipDocument& original,
-                     const std::unordered_map<std::int64_t, int>& original_curve_of_id, KeyTimeCache& key_times) {
+                     const std::unordered_map<std::int64_t, int>& original_curve_of_id,
+                     KeyTimeCache& key_times) {
   Curve& curve = scene.curves[c];
   if (auto it = original_curve_of_id.find(curve.id); it != original_curve_of_id.end()) {
     const Curve& before = original.scene.curves[it->second];
-    const Node& was = original.doc.root.children[original.scene.objects_index].children[before.object];
+    const Node& was =
+        original.doc.root.children[original.scene.objects_index].children[before.object];
     const Node& now = doc.root.children[scene.objects_index].children[curve.object];
     if (before.keys && !is_changed(was) && was.begin != kNoSource && now.begin != kNoSource &&
         was.end - was.begin == now.end - now.begin &&
@@ -91,7 +93,8 @@ Document parse_written(std::string bytes, const std::string& file, const ClipDoc
   try {
     return parse(std::move(bytes), file, ParseDepth::scene, models);
   } catch (const InputError& e) {
-    throw InputError(file, "the written FBX does not read back (" + e.cause() + "); nothing was written");
+    throw InputError(file,
+                     "the written FBX does not read back (" + e.cause() + "); nothing was written");
   }
 }
 
@@ -104,23 +107,26 @@ VerifyReport check(Document& doc, const std::string& file, const ClipDocument& c
   try {
     scene = read_scene(doc);
   } catch (const InputError& e) {
-    throw InputError(file, "the written FBX does not read back (" + e.cause() + "); nothing was written");
+    throw InputError(file,
+                     "the written FBX does not read back (" + e.cause() + "); nothing was written");
   }
   const core::Skeleton& sk = cd.skeleton;
   const int joints = sk.joint_count();
   // The writer adds and removes no Model: joints keep their Scene::models index.
   if (scene.models.size() != cd.scene.models.size())
-    throw InputError(file, "the written FBX reads back with " + std::to_string(scene.models.size()) + " models instead of " +
+    throw InputError(file, "the written FBX reads back with " +
+                               std::to_string(scene.models.size()) + " models instead of " +
                                std::to_string(cd.scene.models.size()) + "; nothing was written");
   KeyTimeCache key_times;  // refers to doc.data: declared after doc
   std::unordered_map<std::int64_t, int> original_curve_of_id;
-  for (std::size_t c = 0; c < cd.scene.curves.size(); ++c) original_curve_of_id[cd.scene.curves[c].id] = static_cast<int>(c);
+  for (std::size_t c = 0; c < cd.scene.curves.size(); ++c)
+    original_curve_of_id[cd.scene.curves[c].id] = static_cast<int>(c);
   for (const PatchedTake& p : patched) {
     if (p.joints.empty()) continue;
     const std::string& take_name = cd.scene.takes[p.take].name;
     auto fail = [&](const std::string& what) {
-      throw InputError(file, "written take '" + take_name + "' does not read back as intended: " + what +
-                                 "; nothing was written");
+      throw InputError(file, "written take '" + take_name + "' does not read back as intended: " +
+                                 what + "; nothing was written");
     };
     const int take = find_take(scene, cd.scene, p.take);
     if (take < 0) fail("the written file has no such take");
@@ -133,30 +139,40 @@ VerifyReport check(Document& doc, const std::string& file, const ClipDocument& c
     // quaternions, so they are not rebuilt from Euler angles at every frame (local_transform
     // applies them in this order: Pre * R * Post^-1).
     std::vector<ModelTransform> bare(joints);
-    std::vector<Quat> pre(joints, core::identity_quat()), post_inverse(joints, core::identity_quat());
+    std::vector<Quat> pre(joints, core::identity_quat()),
+        post_inverse(joints, core::identity_quat());
     std::vector<char> model_has_pre(joints, 0), model_has_post(joints, 0);
     for (int j : p.joints) {
       const int m = cd.joint_models[j];
       const Model& model = scene.models[m];
-      if (model.name != sk.names[j]) fail("model " + std::to_string(m) + " is '" + model.name + "', not joint '" + sk.names[j] + "'");
-      const Vec3 statics[3] = {model.transform.translation, model.transform.rotation, model.transform.scaling};
+      if (model.name != sk.names[j])
+        fail("model " + std::to_string(m) + " is '" + model.name + "', not joint '" + sk.names[j] +
+             "'");
+      const Vec3 statics[3] = {model.transform.translation, model.transform.rotation,
+                               model.transform.scaling};
       bare[j] = model.transform;
       bare[j].pre_rotation = bare[j].post_rotation = Vec3(0.0);
       model_has_pre[j] = model.transform.pre_rotation != Vec3(0.0);
       model_has_post[j] = model.transform.post_rotation != Vec3(0.0);
-      if (model_has_pre[j]) pre[j] = euler_to_quat(model.transform.pre_rotation, RotationOrder::xyz);
-      if (model_has_post[j]) post_inverse[j] = glm::conjugate(euler_to_quat(model.transform.post_rotation, RotationOrder::xyz));
+      if (model_has_pre[j])
+        pre[j] = euler_to_quat(model.transform.pre_rotation, RotationOrder::xyz);
+      if (model_has_post[j])
+        post_inverse[j] =
+            glm::conjugate(euler_to_quat(model.transform.post_rotation, RotationOrder::xyz));
       // Scale moves no translation or rotation of a Model without scaling pivot and offset,
       // and the patcher never writes it: then its curves need no decoding.
-      sources[j][2].used = model.transform.scaling_offset != Vec3(0.0) || model.transform.scaling_pivot != Vec3(0.0);
+      sources[j][2].used =
+          model.transform.scaling_offset != Vec3(0.0) || model.transform.scaling_pivot != Vec3(0.0);
       for (int ch = 0; ch < 3; ++ch) {
         ChannelSource& s = sources[j][ch];
         s.fixed = statics[ch];
         if (!s.used) continue;
         int found = -1;
-        if (auto it = scene.curve_nodes_of.find((std::int64_t{m} << 2) | ch); it != scene.curve_nodes_of.end())
+        if (auto it = scene.curve_nodes_of.find((std::int64_t{m} << 2) | ch);
+            it != scene.curve_nodes_of.end())
           for (int cn : it->second)
-            if (std::find(layers.begin(), layers.end(), scene.curve_nodes[cn].layer) != layers.end()) {
+            if (std::find(layers.begin(), layers.end(), scene.curve_nodes[cn].layer) !=
+                layers.end()) {
               if (found >= 0) fail("joint '" + sk.names[j] + "' is animated by two curve nodes");
               found = cn;
             }
@@ -168,8 +184,11 @@ VerifyReport check(Document& doc, const std::string& file, const ClipDocument& c
         for (int a = 0; a < 3; ++a) {
           if (node.has_defaults) s.fixed[a] = node.defaults[a];
           s.curves[a] = node.curves[a];
-          if (node.curves[a] >= 0) decode_or_share(doc, scene, node.curves[a], cd, original_curve_of_id, key_times);
-          else if (ch == 1) fail("joint '" + sk.names[j] + "' has no rotation curve on axis " + std::string(1, "XYZ"[a]));
+          if (node.curves[a] >= 0)
+            decode_or_share(doc, scene, node.curves[a], cd, original_curve_of_id, key_times);
+          else if (ch == 1)
+            fail("joint '" + sk.names[j] + "' has no rotation curve on axis " +
+                 std::string(1, "XYZ"[a]));
         }
       }
     }
@@ -200,7 +219,8 @@ VerifyReport check(Document& doc, const std::string& file, const ClipDocument& c
               std::size_t& k = s.key[a];
               while (k < times.size() && times[k] < time) ++k;
               if (k == times.size() || times[k] != time)
-                fail("joint '" + sk.names[j] + "' has no rotation key at frame " + std::to_string(f));
+                fail("joint '" + sk.names[j] + "' has no rotation key at frame " +
+                     std::to_string(f));
               v[ch][a] = curve.keys->values[k];
             } else {
               v[ch][a] = evaluate_curve(curve, time, s.cursor[a]);
@@ -215,8 +235,8 @@ VerifyReport check(Document& doc, const std::string& file, const ClipDocument& c
         const double local_rot = half_angle_sine(intended[j].rotation, local.rotation);
         max_local = std::max(max_local, local_rot);
         if (!(local_rot <= rotation_tolerance))
-          fail("joint '" + sk.names[j] + "' frame " + std::to_string(f) + ": local rotation off by " +
-               format("%.4g deg", degrees_of(local_rot)));
+          fail("joint '" + sk.names[j] + "' frame " + std::to_string(f) +
+               ": local rotation off by " + format("%.4g deg", degrees_of(local_rot)));
         locals[j].rotation = local.rotation;
         locals[j].translation = local.translation;
         ++report.keys_checked;
@@ -224,13 +244,15 @@ VerifyReport check(Document& doc, const std::string& file, const ClipDocument& c
       core::forward_kinematics(subset, locals, to_world, world_read);
       for (int j : p.joints) {
         const int slot = subset.slot_of[j];
-        const double dp = glm::length(world_read[slot].translation - world_intended[slot].translation);
+        const double dp =
+            glm::length(world_read[slot].translation - world_intended[slot].translation);
         const double dr = half_angle_sine(world_read[slot].rotation, world_intended[slot].rotation);
         report.max_position_error_m = std::max(report.max_position_error_m, dp);
         max_world = std::max(max_world, dr);
         if (!(dp <= kVerifyPositionTolerance) || !(dr <= rotation_tolerance))
-          fail("joint '" + sk.names[j] + "' frame " + std::to_string(f) + ": world position off by " +
-               format("%.3g mm", dp * 1000.0) + ", rotation by " + format("%.3g deg", degrees_of(dr)));
+          fail("joint '" + sk.names[j] + "' frame " + std::to_string(f) +
+               ": world position off by " + format("%.3g mm", dp * 1000.0) + ", rotation by " +
+               format("%.3g deg", degrees_of(dr)));
       }
     }
   }
@@ -241,13 +263,14 @@ VerifyReport check(Document& doc, const std::string& file, const ClipDocument& c
 
 }  // namespace
 
-VerifyReport verify_readback(const std::string& bytes, const std::string& file, const ClipDocument& cd,
-                             const std::vector<PatchedTake>& patched) {
+VerifyReport verify_readback(const std::string& bytes, const std::string& file,
+                             const ClipDocument& cd, const std::vector<PatchedTake>& patched) {
   Document doc = parse_written(bytes, file, cd, patched);
   return check(doc, file, cd, patched);
 }
 
-VerifyReport verify_readback_borrowing(std::string& bytes, const std::string& file, const ClipDocument& cd,
+VerifyReport verify_readback_borrowing(std::string& bytes, const std::string& file,
+                                       const ClipDocument& cd,
                                        const std::vector<PatchedTake>& patched) {
   Document doc = parse_written(std::move(bytes), file, cd, patched);
   // The reader never changes Document::data: hand the bytes back however the check ends.

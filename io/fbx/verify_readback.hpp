@@ -24,13 +24,14 @@ namespace ikfix::io::fbx {
 // the intended clip, within kVerifyPositionTolerance / kVerifyRotationToleranceDeg. Each edited
 // rotation curve (and translation curve, where one was written) must have a key at every frame.
 // Throws InputError naming `file`, the take, the joint and the frame on any mismatch.
-VerifyReport verify_readback(const std::string& bytes, const std::string& file, const ClipDocument& cd,
-                             const std::vector<PatchedTake>& patched);
+VerifyReport verify_readback(const std::string& bytes, const std::string& file,
+                             const ClipDocument& cd, const std::vector<PatchedTake>& patched);
 // Same, reading `bytes` in place instead of from a copy (a save's whole file: copying it cost a
 // tenth of the check): they are moved into the document read back and moved back when the check
 // passes or fails on a mismatch; when they do not even parse, nothing is to be written and
 // `bytes` is left empty.
-VerifyReport verify_readback_borrowing(std::string& bytes, const std::string& file, const ClipDocument& cd,
+VerifyReport verify_readback_borrowing(std::string& bytes, const std::string& file,
+                                       const ClipDocument& cd,
                                        const std::vector<PatchedTake>& patched);
 
 }  // namespace ikfix::io::fbx

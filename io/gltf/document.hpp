@@ -11,11 +11,10 @@
 // `file_bytes` or `owned_buffers`, so a Document can be moved freely.
 #include <cstdint>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/math.hpp"
 
@@ -34,18 +33,18 @@ enum class BufferSource : std::uint8_t {
 
 struct Buffer {
   BufferSource source = BufferSource::glb_bin;
-  std::string uri;            // as written in the JSON ("" for glb_bin)
+  std::string uri;              // as written in the JSON ("" for glb_bin)
   std::size_t byte_length = 0;  // buffer.byteLength
-  int owner = -1;             // -1: bytes live in Document::file_bytes; else owned_buffers[owner]
-  std::size_t offset = 0;     // first byte within the owner
+  int owner = -1;               // -1: bytes live in Document::file_bytes; else owned_buffers[owner]
+  std::size_t offset = 0;       // first byte within the owner
 };
 
 struct Node {
   std::string display_name;  // name, or "node_<i>"; unique within the document
   int parent = -1;           // -1 for a root
   std::vector<int> children;
-  bool has_matrix = false;   // the node uses `matrix` (glTF forbids animating such a node)
-  core::Transform rest;      // its TRS (matrix decomposed), metres
+  bool has_matrix = false;  // the node uses `matrix` (glTF forbids animating such a node)
+  core::Transform rest;     // its TRS (matrix decomposed), metres
 };
 
 enum class Path : std::uint8_t { translation, rotation, scale, other };
@@ -86,7 +85,7 @@ struct Document {
   std::size_t bin_length = 0;
   std::size_t tail_offset = 0;
 
-  Json json;                               // parsed JSON, keys in file order
+  Json json;  // parsed JSON, keys in file order
   // Where each top-level member's value lies in json_text() (key, [begin, end)), in text order,
   // so the writer can splice without scanning the text again.
   struct MemberSpan {
@@ -102,7 +101,9 @@ struct Document {
   std::vector<Animation> animations;
   int scene = -1;  // the default scene (`scene`, else 0 when scenes exist, else -1)
 
-  std::string_view json_text() const { return std::string_view(file_bytes).substr(json_offset, json_length); }
+  std::string_view json_text() const {
+    return std::string_view(file_bytes).substr(json_offset, json_length);
+  }
   std::string_view buffer_bytes(int buffer) const {
     const Buffer& b = buffers[buffer];
     const std::string& owner = b.owner < 0 ? file_bytes : owned_buffers[b.owner];
@@ -119,10 +120,14 @@ inline const Json& array_member(const Json& obj, const char* key) {
 
 inline std::string_view path_name(Path p) {
   switch (p) {
-    case Path::translation: return "translation";
-    case Path::rotation: return "rotation";
-    case Path::scale: return "scale";
-    default: return "other";
+    case Path::translation:
+      return "translation";
+    case Path::rotation:
+      return "rotation";
+    case Path::scale:
+      return "scale";
+    default:
+      return "other";
   }
 }
 

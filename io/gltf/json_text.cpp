@@ -65,7 +65,8 @@ std::size_t value_end(std::string_view text, std::size_t pos) {
     return size;
   }
   // Number or literal: up to the next delimiter.
-  while (pos < text.size() && !is_space(text[pos]) && text[pos] != ',' && text[pos] != '}' && text[pos] != ']')
+  while (pos < text.size() && !is_space(text[pos]) && text[pos] != ',' && text[pos] != '}' &&
+         text[pos] != ']')
     ++pos;
   return pos;
 }
@@ -92,9 +93,12 @@ std::uint32_t hex4(std::string_view s) {
   std::uint32_t v = 0;
   for (char c : s) {
     v <<= 4;
-    if (c >= '0' && c <= '9') v |= static_cast<std::uint32_t>(c - '0');
-    else if (c >= 'a' && c <= 'f') v |= static_cast<std::uint32_t>(c - 'a' + 10);
-    else if (c >= 'A' && c <= 'F') v |= static_cast<std::uint32_t>(c - 'A' + 10);
+    if (c >= '0' && c <= '9')
+      v |= static_cast<std::uint32_t>(c - '0');
+    else if (c >= 'a' && c <= 'f')
+      v |= static_cast<std::uint32_t>(c - 'a' + 10);
+    else if (c >= 'A' && c <= 'F')
+      v |= static_cast<std::uint32_t>(c - 'A' + 10);
   }
   return v;
 }
@@ -112,16 +116,27 @@ std::string unescape(std::string_view token) {
     }
     const char e = token[++i];
     switch (e) {
-      case 'b': out += '\b'; break;
-      case 'f': out += '\f'; break;
-      case 'n': out += '\n'; break;
-      case 'r': out += '\r'; break;
-      case 't': out += '\t'; break;
+      case 'b':
+        out += '\b';
+        break;
+      case 'f':
+        out += '\f';
+        break;
+      case 'n':
+        out += '\n';
+        break;
+      case 'r':
+        out += '\r';
+        break;
+      case 't':
+        out += '\t';
+        break;
       case 'u': {
         if (i + 4 >= token.size()) break;  // truncated escape (cannot happen in valid JSON)
         std::uint32_t cp = hex4(token.substr(i + 1, 4));
         i += 4;
-        if (cp >= 0xD800 && cp < 0xDC00 && i + 6 < token.size() && token.substr(i + 1, 2) == "\\u") {
+        if (cp >= 0xD800 && cp < 0xDC00 && i + 6 < token.size() &&
+            token.substr(i + 1, 2) == "\\u") {
           const std::uint32_t low = hex4(token.substr(i + 3, 4));
           if (low >= 0xDC00 && low < 0xE000) {
             cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
@@ -131,7 +146,9 @@ std::string unescape(std::string_view token) {
         append_utf8(out, cp);
         break;
       }
-      default: out += e; break;  // \" \\ \/
+      default:
+        out += e;
+        break;  // \" \\ \/
     }
   }
   return out;
@@ -178,8 +195,10 @@ std::optional<Span> member(std::string_view text, Span object, std::string_view 
     if (pos >= object.end || text[pos] != ':') return found;
     const Span value = value_at(text, pos + 1);
     // Most keys have no escapes: compare in place; unescape only when needed.
-    const std::string_view raw = key_token.size() >= 2 ? key_token.substr(1, key_token.size() - 2) : std::string_view();
-    if (raw.find('\\') == std::string_view::npos ? raw == key : unescape(key_token) == key) found = value;
+    const std::string_view raw =
+        key_token.size() >= 2 ? key_token.substr(1, key_token.size() - 2) : std::string_view();
+    if (raw.find('\\') == std::string_view::npos ? raw == key : unescape(key_token) == key)
+      found = value;
     pos = skip_space(text, value.end);
     if (pos >= object.end || text[pos] != ',') return found;
     ++pos;
@@ -203,7 +222,8 @@ std::vector<Span> elements(std::string_view text, Span array) {
 }
 
 std::string apply(std::string_view text, std::vector<Edit> edits) {
-  std::stable_sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.begin < b.begin; });
+  std::stable_sort(edits.begin(), edits.end(),
+                   [](const Edit& a, const Edit& b) { return a.begin < b.begin; });
   std::size_t size = text.size();
   for (const Edit& e : edits) size += e.text.size() - std::min(e.length, size);
   std::string out;
@@ -235,7 +255,8 @@ Edit append_to_array(std::string_view text, Span array, const std::vector<std::s
   return edit;
 }
 
-Edit add_member(std::string_view text, Span object, std::string_view key, std::string_view value_text) {
+Edit add_member(std::string_view text, Span object, std::string_view key,
+                std::string_view value_text) {
   // Insert before the closing brace; a comma first when the object has members.
   std::size_t close = object.end - 1;
   std::size_t last = close;
@@ -243,7 +264,8 @@ Edit add_member(std::string_view text, Span object, std::string_view key, std::s
   const bool empty = text[last - 1] == '{';
   Edit edit;
   edit.begin = last;
-  edit.text = std::string(empty ? "" : ",") + "\"" + std::string(key) + "\":" + std::string(value_text);
+  edit.text =
+      std::string(empty ? "" : ",") + "\"" + std::string(key) + "\":" + std::string(value_text);
   return edit;
 }
 

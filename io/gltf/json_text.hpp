@@ -6,9 +6,9 @@
 // functions only find where things are. They never read past the end of the text.
 #include <cstddef>
 #include <optional>
-#include <utility>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace ikfix::io::gltf::json_text {
@@ -48,6 +48,7 @@ std::string apply(std::string_view text, std::vector<Edit> edits);
 Edit append_to_array(std::string_view text, Span array, const std::vector<std::string>& items);
 
 // Edit that adds member "key": value_text to the object at `object` (before its closing brace).
-Edit add_member(std::string_view text, Span object, std::string_view key, std::string_view value_text);
+Edit add_member(std::string_view text, Span object, std::string_view key,
+                std::string_view value_text);
 
 }  // namespace ikfix::io::gltf::json_text

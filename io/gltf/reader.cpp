@@ -7,9 +7,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <unordered_map>
-
 #include <glm/gtc/quaternion.hpp>
+#include <unordered_map>
 
 #include "core/fk.hpp"
 #include "core/units.hpp"
@@ -25,11 +24,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr std::uint32_t kGlbMagic = 0x46546C67;  // "glTF"
+constexpr std::uint32_t kGlbMagic = 0x46546C67;   // "glTF"
 constexpr std::uint32_t kChunkJson = 0x4E4F534A;  // "JSON"
 constexpr std::uint32_t kChunkBin = 0x004E4942;   // "BIN\0"
 
-[[noreturn]] void fail(const Document& doc, const std::string& cause) { throw InputError(doc.source_name, cause); }
+[[noreturn]] void fail(const Document& doc, const std::string& cause) {
+  throw InputError(doc.source_name, cause);
+}
 
 std::uint32_t u32(const std::string& bytes, std::size_t at) {
   std::uint32_t v;
@@ -39,17 +40,20 @@ std::uint32_t u32(const std::string& bytes, std::size_t at) {
 
 void split_glb(Document& doc) {
   const std::string& b = doc.file_bytes;
-  if (b.size() < 20) fail(doc, "GLB too short for its header (" + std::to_string(b.size()) + " bytes)");
+  if (b.size() < 20)
+    fail(doc, "GLB too short for its header (" + std::to_string(b.size()) + " bytes)");
   const std::uint32_t version = u32(b, 4);
-  if (version != 2) fail(doc, "GLB version " + std::to_string(version) + " is not supported (glTF 2.0 only)");
+  if (version != 2)
+    fail(doc, "GLB version " + std::to_string(version) + " is not supported (glTF 2.0 only)");
   const std::uint32_t length = u32(b, 8);
   if (length > b.size())
-    fail(doc, "GLB header says " + std::to_string(length) + " bytes but the file has " + std::to_string(b.size()) +
-                  " (truncated?)");
+    fail(doc, "GLB header says " + std::to_string(length) + " bytes but the file has " +
+                  std::to_string(b.size()) + " (truncated?)");
   std::size_t pos = 12;
   const std::uint32_t json_length = u32(b, pos);
   if (u32(b, pos + 4) != kChunkJson) fail(doc, "GLB: the first chunk is not JSON");
-  if (pos + 8 + static_cast<std::size_t>(json_length) > length) fail(doc, "GLB: the JSON chunk runs past the end");
+  if (pos + 8 + static_cast<std::size_t>(json_length) > length)
+    fail(doc, "GLB: the JSON chunk runs past the end");
   doc.json_offset = pos + 8;
   doc.json_length = json_length;
   // Some exporters pad the JSON chunk with NULs instead of spaces: not part of the JSON.
@@ -57,7 +61,8 @@ void split_glb(Document& doc) {
   pos = doc.json_offset + json_length;
   if (pos + 8 <= length && u32(b, pos + 4) == kChunkBin) {
     const std::uint32_t bin_length = u32(b, pos);
-    if (pos + 8 + static_cast<std::size_t>(bin_length) > length) fail(doc, "GLB: the BIN chunk runs past the end");
+    if (pos + 8 + static_cast<std::size_t>(bin_length) > length)
+      fail(doc, "GLB: the BIN chunk runs past the end");
     doc.has_bin_chunk = true;
     doc.bin_offset = pos + 8;
     doc.bin_length = bin_length;
@@ -66,7 +71,8 @@ void split_glb(Document& doc) {
   doc.tail_offset = pos;
   // Bytes after the declared length are not part of the asset; refuse rather than drop them.
   if (length != b.size())
-    fail(doc, "GLB header says " + std::to_string(length) + " bytes but the file has " + std::to_string(b.size()));
+    fail(doc, "GLB header says " + std::to_string(length) + " bytes but the file has " +
+                  std::to_string(b.size()));
 }
 
 std::string percent_decode(std::string_view s) {
@@ -102,8 +108,8 @@ void read_buffers(Document& doc) {
       if (doc.container != Container::glb || i != 0 || !doc.has_bin_chunk)
         fail(doc, where + " has no uri and there is no GLB BIN chunk for it");
       if (b.byte_length > doc.bin_length)
-        fail(doc, where + ": byteLength " + std::to_string(b.byte_length) + " exceeds the BIN chunk (" +
-                      std::to_string(doc.bin_length) + " bytes)");
+        fail(doc, where + ": byteLength " + std::to_string(b.byte_length) +
+                      " exceeds the BIN chunk (" + std::to_string(doc.bin_length) + " bytes)");
       b.source = BufferSource::glb_bin;
       b.offset = doc.bin_offset;
     } else {
@@ -121,7 +127,8 @@ void read_buffers(Document& doc) {
         bytes = std::move(*decoded);
         b.source = BufferSource::data_uri;
       } else {
-        if (b.uri.find("://") != std::string::npos) fail(doc, where + ": remote uri '" + b.uri + "' is not supported");
+        if (b.uri.find("://") != std::string::npos)
+          fail(doc, where + ": remote uri '" + b.uri + "' is not supported");
         fs::path file = percent_decode(b.uri);
         if (file.is_relative()) file = doc.path.parent_path() / file;
         try {
@@ -192,13 +199,14 @@ void read_nodes(Document& doc) {
       node.has_matrix = true;
       decompose(m, node.rest);
     } else {
-      if (jn.contains("translation")) node.rest.translation = vec3(doc, jn["translation"], where + " translation");
+      if (jn.contains("translation"))
+        node.rest.translation = vec3(doc, jn["translation"], where + " translation");
       if (jn.contains("scale")) node.rest.scale = vec3(doc, jn["scale"], where + " scale");
       if (jn.contains("rotation")) {
         const Json& r = jn["rotation"];
         if (!r.is_array() || r.size() != 4) fail(doc, where + ": rotation needs 4 numbers");
-        const core::Quat q(number(doc, r[3], where), number(doc, r[0], where), number(doc, r[1], where),
-                           number(doc, r[2], where));
+        const core::Quat q(number(doc, r[3], where), number(doc, r[0], where),
+                           number(doc, r[1], where), number(doc, r[2], where));
         const double len = glm::length(q);
         if (!(len > 1e-6)) fail(doc, where + ": rotation is zero");
         node.rest.rotation = q / len;
@@ -208,13 +216,15 @@ void read_nodes(Document& doc) {
   for (int i = 0; i < n; ++i)
     for (int c : doc.nodes[i].children) {
       if (doc.nodes[c].parent != -1 || c == i)
-        fail(doc, "node " + std::to_string(c) + " has more than one parent (the node tree must be a forest)");
+        fail(doc, "node " + std::to_string(c) +
+                      " has more than one parent (the node tree must be a forest)");
       doc.nodes[c].parent = i;
     }
   for (int i = 0; i < n; ++i) {
     int steps = 0;
     for (int p = doc.nodes[i].parent; p >= 0; p = doc.nodes[p].parent)
-      if (++steps > n) fail(doc, "node " + std::to_string(i) + " is part of a cycle in the node tree");
+      if (++steps > n)
+        fail(doc, "node " + std::to_string(i) + " is part of a cycle in the node tree");
   }
   // Stable, unique display names: unnamed nodes are "node_<i>"; a repeated name gets " (node_<i>)".
   for (int i = 0; i < n; ++i)
@@ -250,14 +260,15 @@ void read_animations(Document& doc) {
     if (ja.contains("name") && ja["name"].is_string()) anim.name = ja["name"].get<std::string>();
     anim.display_name = anim.name.empty() ? "animation_" + std::to_string(a) : anim.name;
     const std::string where = "animation '" + anim.display_name + "'";
-    if (!ja.contains("samplers") || !ja["samplers"].is_array() || !ja.contains("channels") || !ja["channels"].is_array())
+    if (!ja.contains("samplers") || !ja["samplers"].is_array() || !ja.contains("channels") ||
+        !ja["channels"].is_array())
       fail(doc, where + ": samplers or channels missing");
     for (std::size_t s = 0; s < ja["samplers"].size(); ++s) {
       const Json& js = ja["samplers"][s];
       const std::string sw = where + " sampler " + std::to_string(s);
       Sampler sampler;
-      if (!js.is_object() || !js.contains("input") || !js.contains("output") || !js["input"].is_number_integer() ||
-          !js["output"].is_number_integer())
+      if (!js.is_object() || !js.contains("input") || !js.contains("output") ||
+          !js["input"].is_number_integer() || !js["output"].is_number_integer())
         fail(doc, sw + ": input or output missing");
       sampler.input = js["input"].get<int>();
       sampler.output = js["output"].get<int>();
@@ -268,7 +279,8 @@ void read_animations(Document& doc) {
       const Json& jc = ja["channels"][c];
       const std::string cw = where + " channel " + std::to_string(c);
       Channel channel;
-      if (!jc.is_object() || !jc.contains("sampler") || !jc["sampler"].is_number_integer() || !jc.contains("target"))
+      if (!jc.is_object() || !jc.contains("sampler") || !jc["sampler"].is_number_integer() ||
+          !jc.contains("target"))
         fail(doc, cw + ": sampler or target missing");
       channel.sampler = jc["sampler"].get<int>();
       if (channel.sampler < 0 || channel.sampler >= static_cast<int>(anim.samplers.size()))
@@ -280,7 +292,9 @@ void read_animations(Document& doc) {
           fail(doc, cw + ": target node " + target["node"].dump() + " does not exist");
         channel.node = target["node"].get<int>();
       }
-      const std::string path = target.contains("path") && target["path"].is_string() ? target["path"].get<std::string>() : "";
+      const std::string path = target.contains("path") && target["path"].is_string()
+                                   ? target["path"].get<std::string>()
+                                   : "";
       channel.path = path == "translation" ? Path::translation
                      : path == "rotation"  ? Path::rotation
                      : path == "scale"     ? Path::scale
@@ -303,7 +317,9 @@ struct FrameGrid {
 FrameGrid frame_grid(const std::vector<std::vector<double>>& key_times, double fallback_fps) {
   FrameGrid grid;
   // Times that differ only by float rounding are the same key (written by two samplers).
-  auto close = [](double a, double b) { return b - a <= std::max(1e-6, 4 * 1.1920929e-7 * std::abs(b)); };
+  auto close = [](double a, double b) {
+    return b - a <= std::max(1e-6, 4 * 1.1920929e-7 * std::abs(b));
+  };
   // The grid step is a step some sampler really has: its smallest gap between two keys. (The
   // union's smallest gap would turn a 24 fps sampler next to a 30 fps one into a 120 fps grid.)
   double min_gap = 1e300;
@@ -334,7 +350,8 @@ FrameGrid frame_grid(const std::vector<std::vector<double>>& key_times, double f
     for (std::size_t i = 0; i < merged.size() && on_grid; ++i) {
       const double k = std::round((merged[i] - t0) / step);
       const double tolerance = 1e-3 * step + 8 * 1.1920929e-7 * std::abs(merged[i]);
-      if (std::abs(merged[i] - (t0 + k * step)) > tolerance || k < 0 || k > steps || set[static_cast<std::size_t>(k)]) {
+      if (std::abs(merged[i] - (t0 + k * step)) > tolerance || k < 0 || k > steps ||
+          set[static_cast<std::size_t>(k)]) {
         on_grid = false;
         break;
       }
@@ -343,7 +360,8 @@ FrameGrid frame_grid(const std::vector<std::vector<double>>& key_times, double f
     }
     if (on_grid) {
       for (std::size_t k = 0; k < times.size(); ++k)
-        if (!set[k]) times[k] = static_cast<double>(static_cast<float>(t0 + static_cast<double>(k) * step));
+        if (!set[k])
+          times[k] = static_cast<double>(static_cast<float>(t0 + static_cast<double>(k) * step));
       grid.times = std::move(times);
       grid.uniform = true;
       grid.fps = 1.0 / step;
@@ -357,7 +375,8 @@ FrameGrid frame_grid(const std::vector<std::vector<double>>& key_times, double f
   const double t_end = merged.back();
   const auto count = static_cast<std::size_t>(std::floor(span * fallback_fps + 1e-9)) + 1;
   for (std::size_t k = 0; k < count; ++k)
-    grid.times.push_back(static_cast<double>(static_cast<float>(t0 + static_cast<double>(k) / fallback_fps)));
+    grid.times.push_back(
+        static_cast<double>(static_cast<float>(t0 + static_cast<double>(k) / fallback_fps)));
   if (grid.times.back() < t_end) grid.times.push_back(t_end);
   return grid;
 }
@@ -371,7 +390,8 @@ std::string format_metres(double v) {
 // Joints `in_skeleton` in order: depth first from the roots, the default scene's roots first
 // (parents before children, children in file order). Fills `joint_nodes`; returns each node's
 // joint index, -1 for nodes that are not joints.
-std::vector<int> order_joints(const Document& doc, const std::vector<char>& in_skeleton, std::vector<int>& joint_nodes) {
+std::vector<int> order_joints(const Document& doc, const std::vector<char>& in_skeleton,
+                              std::vector<int>& joint_nodes) {
   const int node_count = static_cast<int>(doc.nodes.size());
   std::vector<int> roots;
   std::vector<char> is_listed(node_count, 0);
@@ -380,8 +400,9 @@ std::vector<int> order_joints(const Document& doc, const std::vector<char>& in_s
     const Json& scene = doc.json["scenes"][doc.scene];
     if (scene.contains("nodes") && scene["nodes"].is_array())
       for (const Json& r : scene["nodes"])
-        if (r.is_number_integer() && r.get<std::int64_t>() >= 0 && r.get<std::int64_t>() < node_count &&
-            doc.nodes[r.get<int>()].parent < 0 && !is_listed[r.get<int>()]) {
+        if (r.is_number_integer() && r.get<std::int64_t>() >= 0 &&
+            r.get<std::int64_t>() < node_count && doc.nodes[r.get<int>()].parent < 0 &&
+            !is_listed[r.get<int>()]) {
           roots.push_back(r.get<int>());
           is_listed[r.get<int>()] = 1;
         }
@@ -421,7 +442,8 @@ void build_skeleton(const Document& doc, const std::vector<int>& joint_of_node, 
       for (int k = 0; k < 16; ++k) m[k] = jm[k].get<double>();
       core::Transform unused;
       if (decompose(m, unused) > 1e-6)
-        take.warnings.push_back("node '" + doc.nodes[i].display_name + "' has a sheared matrix; the shear is ignored");
+        take.warnings.push_back("node '" + doc.nodes[i].display_name +
+                                "' has a sheared matrix; the shear is ignored");
     }
 }
 
@@ -440,12 +462,14 @@ void note_unit(Take& take) {
   const double height = hi - lo;
   if (height > 0 && (height < 0.3 || height > 3.0)) {
     const core::UnitGuess guess = core::guess_unit_from_height(points);
-    take.unit_note = "glTF states metres, so the unit stays metres, but the rest pose is " + format_metres(height) +
-                     " m tall, which is not character-sized" +
-                     (guess.unit != "custom" && guess.unit != "m"
-                          ? " (authored in another unit? a 1.5 m human this size would be in '" + guess.unit + "')"
-                          : std::string()) +
-                     "; if that is wrong, give the unit (--clip-unit, or --target-unit for a retarget target)";
+    take.unit_note =
+        "glTF states metres, so the unit stays metres, but the rest pose is " +
+        format_metres(height) + " m tall, which is not character-sized" +
+        (guess.unit != "custom" && guess.unit != "m"
+             ? " (authored in another unit? a 1.5 m human this size would be in '" + guess.unit +
+                   "')"
+             : std::string()) +
+        "; if that is wrong, give the unit (--clip-unit, or --target-unit for a retarget target)";
     take.warnings.push_back(take.unit_note);
   }
 }
@@ -463,7 +487,8 @@ std::vector<char> skin_nodes(const Document& doc, const Json& skin) {
   std::vector<char> set(node_count, 0);
   if (!skin.contains("joints") || !skin["joints"].is_array()) return {};
   for (const Json& j : skin["joints"])
-    if (j.is_number_integer() && j.get<std::int64_t>() >= 0 && j.get<std::int64_t>() < node_count) set[j.get<int>()] = 1;
+    if (j.is_number_integer() && j.get<std::int64_t>() >= 0 && j.get<std::int64_t>() < node_count)
+      set[j.get<int>()] = 1;
   return set;
 }
 
@@ -496,19 +521,23 @@ Document parse(std::string bytes, const std::filesystem::path& path) {
     const json_text::Span top = json_text::value_at(text, 0);
     doc.top_begin = top.begin;
     doc.top_end = top.end;
-    for (auto& [key, span] : json_text::members(text, top)) doc.top_members.push_back({std::move(key), span.begin, span.end});
+    for (auto& [key, span] : json_text::members(text, top))
+      doc.top_members.push_back({std::move(key), span.begin, span.end});
   }
   const Json* asset = doc.json.contains("asset") ? &doc.json["asset"] : nullptr;
-  if (!asset || !asset->is_object() || !asset->contains("version") || !(*asset)["version"].is_string())
+  if (!asset || !asset->is_object() || !asset->contains("version") ||
+      !(*asset)["version"].is_string())
     fail(doc, "not a glTF 2.0 asset (asset.version missing)");
   const std::string version = (*asset)["version"].get<std::string>();
-  if (version.rfind("2.", 0) != 0) fail(doc, "glTF version " + version + " is not supported (2.0 only)");
+  if (version.rfind("2.", 0) != 0)
+    fail(doc, "glTF version " + version + " is not supported (2.0 only)");
   read_buffers(doc);
   read_nodes(doc);
   read_animations(doc);
   if (doc.json.contains("scene") && doc.json["scene"].is_number_integer()) {
     doc.scene = doc.json["scene"].get<int>();
-  } else if (doc.json.contains("scenes") && doc.json["scenes"].is_array() && !doc.json["scenes"].empty()) {
+  } else if (doc.json.contains("scenes") && doc.json["scenes"].is_array() &&
+             !doc.json["scenes"].empty()) {
     doc.scene = 0;
   }
   return doc;
@@ -518,7 +547,8 @@ Document read_file(const std::filesystem::path& path) {
   // One read into a buffer of the file's size (GLB files are mostly binary and can be large).
   std::error_code ec;
   const auto size = std::filesystem::file_size(path, ec);
-  if (ec || std::filesystem::is_directory(path, ec)) return parse(io::read_file(path), path);  // its errors
+  if (ec || std::filesystem::is_directory(path, ec))
+    return parse(io::read_file(path), path);  // its errors
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) return parse(io::read_file(path), path);
   std::string bytes(static_cast<std::size_t>(size), '\0');
@@ -538,12 +568,14 @@ int find_animation(const Document& doc, std::string_view take) {
   const auto [p, ec] = std::from_chars(take.data(), take.data() + take.size(), index);
   if (ec == std::errc() && p == take.data() + take.size() && index >= 0 && index < n) return index;
   std::string list;
-  for (int a = 0; a < n; ++a) list += (a ? ", " : "") + std::to_string(a) + " '" + doc.animations[a].display_name + "'";
+  for (int a = 0; a < n; ++a)
+    list += (a ? ", " : "") + std::to_string(a) + " '" + doc.animations[a].display_name + "'";
   throw InputError(doc.source_name, "no animation '" + std::string(take) + "' (animations: " +
                                         (list.empty() ? std::string("none") : list) + ")");
 }
 
-Take extract_take(std::shared_ptr<const Document> document, int animation, const ReadOptions& options) {
+Take extract_take(std::shared_ptr<const Document> document, int animation,
+                  const ReadOptions& options) {
   const Document& doc = *document;
   if (animation < 0 || animation >= static_cast<int>(doc.animations.size()))
     throw InputError(doc.source_name, "no animation " + std::to_string(animation));
@@ -577,25 +609,29 @@ Take extract_take(std::shared_ptr<const Document> document, int animation, const
     // No skin: the subtrees of the animated nodes, plus ancestors (below).
     for (int i = 0; i < node_count; ++i) {
       bool under_animated = false;
-      for (int p = i; p >= 0 && !under_animated; p = doc.nodes[p].parent) under_animated = animated[p] != 0;
+      for (int p = i; p >= 0 && !under_animated; p = doc.nodes[p].parent)
+        under_animated = animated[p] != 0;
       in_skeleton[i] = under_animated;
     }
     mark_ancestors(doc, in_skeleton);
   } else if (skins.size() > 1) {
     take.warnings.push_back("the file has " + std::to_string(skins.size()) + " skins; using skin " +
-                            std::to_string(best_skin) + ", which animation '" + anim.display_name + "' drives most");
+                            std::to_string(best_skin) + ", which animation '" + anim.display_name +
+                            "' drives most");
   }
 
   std::vector<int> joint_of_node = order_joints(doc, in_skeleton, take.layout.joint_nodes);
   const std::vector<int>& joint_nodes = take.layout.joint_nodes;
   for (const Channel& c : anim.channels)
     if (c.node < 0) {
-      take.warnings.push_back("animation '" + anim.display_name +
-                              "' has channels without a target node (e.g. KHR_animation_pointer); they are ignored");
+      take.warnings.push_back(
+          "animation '" + anim.display_name +
+          "' has channels without a target node (e.g. KHR_animation_pointer); they are ignored");
       break;
     }
   if (joint_nodes.empty())
-    throw InputError(doc.source_name, "animation '" + anim.display_name + "' moves no node and the file has no skin");
+    throw InputError(doc.source_name, "animation '" + anim.display_name +
+                                          "' moves no node and the file has no skin");
 
   build_skeleton(doc, joint_of_node, take);
   const core::Skeleton& skeleton = take.skeleton;
@@ -613,23 +649,27 @@ Take extract_take(std::shared_ptr<const Document> document, int animation, const
     const int j = joint_of_node[c.node];
     char& flag = seen[static_cast<std::size_t>(j) * 3 + static_cast<int>(c.path)];
     if (flag) {
-      take.warnings.push_back("node '" + doc.nodes[c.node].display_name + "' has two " + std::string(path_name(c.path)) +
-                              " channels in animation '" + anim.display_name + "'; the first one is used");
+      take.warnings.push_back("node '" + doc.nodes[c.node].display_name + "' has two " +
+                              std::string(path_name(c.path)) + " channels in animation '" +
+                              anim.display_name + "'; the first one is used");
       continue;
     }
     if (doc.nodes[c.node].has_matrix)
       throw InputError(doc.source_name, "animation '" + anim.display_name + "' animates node '" +
-                                            doc.nodes[c.node].display_name + "', which has a matrix (glTF forbids that)");
+                                            doc.nodes[c.node].display_name +
+                                            "', which has a matrix (glTF forbids that)");
     flag = 1;
     driven.push_back({j, c.path, c.sampler});
   }
   std::vector<Keyframes> keyframes;
   keyframes.reserve(driven.size());
-  std::vector<std::vector<double>> key_times;  // distinct key-time lists (samplers often share them)
+  std::vector<std::vector<double>>
+      key_times;  // distinct key-time lists (samplers often share them)
   for (const Driven& d : driven) {
     keyframes.push_back(read_keyframes(doc, animation, d.sampler, d.path));
     const std::vector<double>& times = keyframes.back().times;
-    if (std::find(key_times.begin(), key_times.end(), times) == key_times.end()) key_times.push_back(times);
+    if (std::find(key_times.begin(), key_times.end(), times) == key_times.end())
+      key_times.push_back(times);
   }
   if (key_times.empty()) {
     // Nothing drives the skeleton: use the animation's own times (the clip is then static).
@@ -637,7 +677,8 @@ Take extract_take(std::shared_ptr<const Document> document, int animation, const
       AccessorData input = read_accessor(doc, anim.samplers[s].input);
       if (input.count > 0) key_times.push_back(std::move(input.values));
     }
-    if (key_times.empty()) throw InputError(doc.source_name, "animation '" + anim.display_name + "' has no keyframes");
+    if (key_times.empty())
+      throw InputError(doc.source_name, "animation '" + anim.display_name + "' has no keyframes");
   }
   const double fallback_fps = options.sample_fps.value_or(30.0);
   if (!(fallback_fps > 0) || !std::isfinite(fallback_fps))
@@ -665,19 +706,25 @@ Take extract_take(std::shared_ptr<const Document> document, int animation, const
       const double* v = values.data() + static_cast<std::size_t>(f) * keys.components;
       core::Transform& t = clip.at(f, j);
       switch (driven[d].path) {
-        case Path::translation: t.translation = core::Vec3(v[0], v[1], v[2]); break;
-        case Path::scale: t.scale = core::Vec3(v[0], v[1], v[2]); break;
+        case Path::translation:
+          t.translation = core::Vec3(v[0], v[1], v[2]);
+          break;
+        case Path::scale:
+          t.scale = core::Vec3(v[0], v[1], v[2]);
+          break;
         case Path::rotation: {
           const core::Quat q(v[3], v[0], v[1], v[2]);
           const double len = glm::length(q);
           if (!(len > 1e-9))
             throw InputError(doc.source_name, "animation '" + anim.display_name + "': node '" +
-                                                  doc.nodes[joint_nodes[j]].display_name + "' has a zero rotation at " +
+                                                  doc.nodes[joint_nodes[j]].display_name +
+                                                  "' has a zero rotation at " +
                                                   std::to_string(times[f]) + " s");
           t.rotation = q / len;
           break;
         }
-        default: break;
+        default:
+          break;
       }
     }
   }
@@ -716,11 +763,13 @@ Take extract_rest_take(std::shared_ptr<const Document> document) {
   } else {
     mark_ancestors(doc, in_skeleton);
     if (skins.size() > 1)
-      take.warnings.push_back("the file has " + std::to_string(skins.size()) + " skins; using skin " +
-                              std::to_string(best_skin) + ", which has the most joints");
+      take.warnings.push_back("the file has " + std::to_string(skins.size()) +
+                              " skins; using skin " + std::to_string(best_skin) +
+                              ", which has the most joints");
   }
   const std::vector<int> joint_of_node = order_joints(doc, in_skeleton, take.layout.joint_nodes);
-  if (take.layout.joint_nodes.empty()) throw InputError(doc.source_name, "no skeleton: the file has no nodes");
+  if (take.layout.joint_nodes.empty())
+    throw InputError(doc.source_name, "no skeleton: the file has no nodes");
   build_skeleton(doc, joint_of_node, take);
   core::Clip& clip = take.clip;
   clip.fps = 30.0;

@@ -58,13 +58,14 @@ struct Take {
   std::string name;  // the animation's display name
   core::Skeleton skeleton;
   core::Clip clip;
-  bool uniform_grid = false;      // frames are the file's own uniform key grid
+  bool uniform_grid = false;  // frames are the file's own uniform key grid
   std::vector<std::string> warnings;
-  std::string unit_note;          // non-empty when the rest pose suggests another unit than metres
+  std::string unit_note;  // non-empty when the rest pose suggests another unit than metres
 };
 
 // Extracts animation `animation` of `document`. Throws InputError on malformed samplers.
-Take extract_take(std::shared_ptr<const Document> document, int animation, const ReadOptions& options = {});
+Take extract_take(std::shared_ptr<const Document> document, int animation,
+                  const ReadOptions& options = {});
 
 // The character of a file, animated or not: the joints of the skin with the most joints plus
 // their ancestors (without skins, every node: a skeleton-only asset), ordered as extract_take

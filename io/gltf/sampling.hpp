@@ -20,8 +20,8 @@ namespace ikfix::io::gltf {
 
 struct AccessorData {
   int count = 0;
-  int components = 0;           // 1 (SCALAR), 2, 3, 4, 4 (MAT2), 9 (MAT3), 16 (MAT4)
-  std::vector<double> values;   // count * components
+  int components = 0;          // 1 (SCALAR), 2, 3, 4, 4 (MAT2), 9 (MAT3), 16 (MAT4)
+  std::vector<double> values;  // count * components
 };
 
 // Decodes accessor `index`. Throws InputError naming the file and the accessor on anything
@@ -35,7 +35,7 @@ struct Keyframes {
   std::vector<double> values;
   int components = 0;
   Interpolation interpolation = Interpolation::linear;
-  bool rotation = false;      // quaternion (x, y, z, w): slerp for LINEAR, normalise CUBICSPLINE
+  bool rotation = false;  // quaternion (x, y, z, w): slerp for LINEAR, normalise CUBICSPLINE
 };
 
 // Decodes sampler `sampler` of animation `animation` for a channel of `path`, checking counts

@@ -32,7 +32,8 @@ void put_u32(std::string& out, std::uint32_t v) {
 }
 
 bool is_relative_uri(const std::string& uri) {
-  if (uri.empty() || uri.rfind("data:", 0) == 0 || uri.find("://") != std::string::npos) return false;
+  if (uri.empty() || uri.rfind("data:", 0) == 0 || uri.find("://") != std::string::npos)
+    return false;
   return fs::path(uri).is_relative();
 }
 
@@ -40,7 +41,12 @@ std::string percent_decode(std::string_view s) {
   std::string out;
   for (std::size_t i = 0; i < s.size(); ++i) {
     if (s[i] == '%' && i + 2 < s.size()) {
-      auto hex = [](char c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1; };
+      auto hex = [](char c) {
+        return c >= '0' && c <= '9'   ? c - '0'
+               : c >= 'a' && c <= 'f' ? c - 'a' + 10
+               : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                      : -1;
+      };
       const int hi = hex(s[i + 1]), lo = hex(s[i + 2]);
       if (hi >= 0 && lo >= 0) {
         out += static_cast<char>(hi * 16 + lo);
@@ -57,8 +63,8 @@ std::string percent_encode_path(const std::string& s) {
   static const char* hex = "0123456789ABCDEF";
   std::string out;
   for (unsigned char c : s) {
-    const bool keep = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
-                      c == '_' || c == '.' || c == '~' || c == '/' || c >= 0x80;
+    const bool keep = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                      c == '-' || c == '_' || c == '.' || c == '~' || c == '/' || c >= 0x80;
     if (keep) {
       out += static_cast<char>(c);
     } else {
@@ -72,15 +78,16 @@ std::string percent_encode_path(const std::string& s) {
 
 // Builds the appended bytes and the JSON for the new accessors and bufferViews.
 struct NewData {
-  int buffer = 0;           // buffer index the new bufferViews refer to
-  std::size_t base = 0;     // byte offset of `bytes` within that buffer
+  int buffer = 0;        // buffer index the new bufferViews refer to
+  std::size_t base = 0;  // byte offset of `bytes` within that buffer
   std::string bytes;
   int first_view = 0;
   int first_accessor = 0;
   std::vector<std::string> views;
   std::vector<std::string> accessors;
 
-  int add(const std::vector<float>& data, const char* type, int count, const std::optional<std::pair<float, float>>& min_max) {
+  int add(const std::vector<float>& data, const char* type, int count,
+          const std::optional<std::pair<float, float>>& min_max) {
     const std::size_t offset = base + bytes.size();
     bytes.append(reinterpret_cast<const char*>(data.data()), data.size() * sizeof(float));
     Json view = Json::object();
@@ -116,7 +123,8 @@ std::vector<float> channel_values(const core::Clip& clip, int j, Path path, cons
     if (path == Path::rotation) {
       core::Quat q = glm::normalize(t.rotation);
       if (!core::is_finite(q))
-        throw InputError(file, "joint '" + joint_name + "': non-finite rotation at frame " + std::to_string(f));
+        throw InputError(
+            file, "joint '" + joint_name + "': non-finite rotation at frame " + std::to_string(f));
       if (f > 0) q = core::align_hemisphere(q, previous);
       previous = q;
       v[0] = static_cast<float>(q.x);
@@ -126,8 +134,8 @@ std::vector<float> channel_values(const core::Clip& clip, int j, Path path, cons
     } else {
       const core::Vec3 p = path == Path::translation ? t.translation : t.scale;
       if (!core::is_finite(p))
-        throw InputError(file, "joint '" + joint_name + "': non-finite " + std::string(path_name(path)) + " at frame " +
-                                   std::to_string(f));
+        throw InputError(file, "joint '" + joint_name + "': non-finite " +
+                                   std::string(path_name(path)) + " at frame " + std::to_string(f));
       v[0] = static_cast<float>(p.x);
       v[1] = static_cast<float>(p.y);
       v[2] = static_cast<float>(p.z);
@@ -164,7 +172,8 @@ Output assemble(const Document& doc, std::span<const TakeEdit> edits, const fs::
   data.first_view = static_cast<int>(array_member(doc.json, "bufferViews").size());
   data.first_accessor = static_cast<int>(array_member(doc.json, "accessors").size());
   const bool into_bin = doc.container == Container::glb &&
-                        ((!doc.buffers.empty() && doc.buffers[0].source == BufferSource::glb_bin) || doc.buffers.empty());
+                        ((!doc.buffers.empty() && doc.buffers[0].source == BufferSource::glb_bin) ||
+                         doc.buffers.empty());
   if (into_bin) {
     data.buffer = 0;
     data.base = doc.has_bin_chunk ? align4(doc.bin_length) : 0;
@@ -182,15 +191,18 @@ Output assemble(const Document& doc, std::span<const TakeEdit> edits, const fs::
       throw InputError(file, "internal: a take to write does not belong to this document");
     const TakeLayout& layout = *e.layout;
     const int a = layout.animation;
-    if (animation_done[a]) throw InputError(file, "animation " + std::to_string(a) + " written twice");
+    if (animation_done[a])
+      throw InputError(file, "animation " + std::to_string(a) + " written twice");
     animation_done[a] = 1;
     const core::Clip& before = *e.original;
     const core::Clip& after = *e.edited;
     const int frames = static_cast<int>(layout.frame_times.size());
     const int joints = static_cast<int>(layout.joint_nodes.size());
-    if (before.frame_count != frames || after.frame_count != frames || before.joint_count != joints ||
-        after.joint_count != joints || static_cast<int>(e.changed.size()) != joints)
-      throw InputError(file, "the edited clip does not match the take as read (frames or joints differ)");
+    if (before.frame_count != frames || after.frame_count != frames ||
+        before.joint_count != joints || after.joint_count != joints ||
+        static_cast<int>(e.changed.size()) != joints)
+      throw InputError(file,
+                       "the edited clip does not match the take as read (frames or joints differ)");
 
     const Animation& anim = doc.animations[a];
     const Json& anim_json = doc.json["animations"][a];
@@ -218,18 +230,22 @@ Output assemble(const Document& doc, std::span<const TakeEdit> edits, const fs::
         if (!differs) continue;
         const std::string joint_name = doc.nodes[node].display_name;
         if (doc.nodes[node].has_matrix)
-          throw InputError(file, "joint '" + joint_name + "' (node " + std::to_string(node) +
-                                     ") has a matrix; glTF cannot animate it, so its edit cannot be written");
+          throw InputError(
+              file, "joint '" + joint_name + "' (node " + std::to_string(node) +
+                        ") has a matrix; glTF cannot animate it, so its edit cannot be written");
         const int components = path == Path::rotation ? 4 : 3;
         const std::vector<float> values = channel_values(after, j, path, file, joint_name);
         if (time_accessor < 0) {
           std::vector<float> times(layout.frame_times.begin(), layout.frame_times.end());
           for (std::size_t f = 1; f < times.size(); ++f)
             if (!(times[f] > times[f - 1]))
-              throw InputError(file, "frame times of animation '" + anim.display_name + "' are not increasing");
-          time_accessor = data.add(times, "SCALAR", frames, std::make_pair(times.front(), times.back()));
+              throw InputError(
+                  file, "frame times of animation '" + anim.display_name + "' are not increasing");
+          time_accessor =
+              data.add(times, "SCALAR", frames, std::make_pair(times.front(), times.back()));
         }
-        const int output = data.add(values, components == 4 ? "VEC4" : "VEC3", frames, std::nullopt);
+        const int output =
+            data.add(values, components == 4 ? "VEC4" : "VEC3", frames, std::nullopt);
 
         // The channel of (node, path), if any.
         int channel = -1;
@@ -267,7 +283,9 @@ Output assemble(const Document& doc, std::span<const TakeEdit> edits, const fs::
         }
       }
     }
-    if (replaced_samplers.empty() && replaced_channels.empty() && new_samplers.empty() && new_channels.empty()) continue;
+    if (replaced_samplers.empty() && replaced_channels.empty() && new_samplers.empty() &&
+        new_channels.empty())
+      continue;
     if (animation_spans.empty()) animation_spans = json_text::elements(text, animations_span);
     const Span anim_span = animation_spans.at(static_cast<std::size_t>(a));
     Span samplers_span, channels_span;
@@ -278,11 +296,15 @@ Output assemble(const Document& doc, std::span<const TakeEdit> edits, const fs::
     const std::vector<Span> sampler_spans = json_text::elements(text, samplers_span);
     const std::vector<Span> channel_spans = json_text::elements(text, channels_span);
     for (const auto& [s, json] : replaced_samplers)
-      text_edits.push_back({sampler_spans.at(s).begin, sampler_spans.at(s).end - sampler_spans.at(s).begin, json.dump()});
+      text_edits.push_back({sampler_spans.at(s).begin,
+                            sampler_spans.at(s).end - sampler_spans.at(s).begin, json.dump()});
     for (const auto& [c, json] : replaced_channels)
-      text_edits.push_back({channel_spans.at(c).begin, channel_spans.at(c).end - channel_spans.at(c).begin, json.dump()});
-    if (!new_samplers.empty()) text_edits.push_back(json_text::append_to_array(text, samplers_span, new_samplers));
-    if (!new_channels.empty()) text_edits.push_back(json_text::append_to_array(text, channels_span, new_channels));
+      text_edits.push_back({channel_spans.at(c).begin,
+                            channel_spans.at(c).end - channel_spans.at(c).begin, json.dump()});
+    if (!new_samplers.empty())
+      text_edits.push_back(json_text::append_to_array(text, samplers_span, new_samplers));
+    if (!new_channels.empty())
+      text_edits.push_back(json_text::append_to_array(text, channels_span, new_channels));
   }
 
   // ---- a new animation ----
@@ -291,17 +313,22 @@ Output assemble(const Document& doc, std::span<const TakeEdit> edits, const fs::
     const core::Clip& clip = *added->clip;
     const int joints = static_cast<int>(nodes.size());
     if (clip.joint_count != joints || static_cast<int>(added->animated.size()) != joints ||
-        clip.locals.size() != static_cast<std::size_t>(joints) * clip.frame_count || clip.frame_count < 1 ||
-        !(clip.fps > 0))
-      throw InputError(file, "the clip for the new animation does not match the character (joints, frames or rate)");
+        clip.locals.size() != static_cast<std::size_t>(joints) * clip.frame_count ||
+        clip.frame_count < 1 || !(clip.fps > 0))
+      throw InputError(
+          file,
+          "the clip for the new animation does not match the character (joints, frames or rate)");
     if (added->name.empty()) throw InputError(file, "the new animation needs a name");
     if (!added->replace_others)
       for (const Animation& a : doc.animations)
-        if (a.name == added->name) throw InputError(file, "the file already has an animation '" + added->name + "'");
+        if (a.name == added->name)
+          throw InputError(file, "the file already has an animation '" + added->name + "'");
     std::vector<float> times(static_cast<std::size_t>(clip.frame_count));
-    for (int f = 0; f < clip.frame_count; ++f) times[f] = static_cast<float>(static_cast<double>(f) / clip.fps);
+    for (int f = 0; f < clip.frame_count; ++f)
+      times[f] = static_cast<float>(static_cast<double>(f) / clip.fps);
     for (std::size_t f = 1; f < times.size(); ++f)
-      if (!(times[f] > times[f - 1])) throw InputError(file, "the new animation's frame times are not increasing as floats");
+      if (!(times[f] > times[f - 1]))
+        throw InputError(file, "the new animation's frame times are not increasing as floats");
     int time_accessor = -1;
     Json samplers = Json::array(), channels = Json::array();
     for (int j = 0; j < joints; ++j) {
@@ -314,12 +341,16 @@ Output assemble(const Document& doc, std::span<const TakeEdit> edits, const fs::
       for (Path path : {Path::translation, Path::rotation, Path::scale}) {
         if (path == Path::scale) {  // scale only when it moves away from the node's own
           bool differs = false;
-          for (int f = 0; f < clip.frame_count && !differs; ++f) differs = clip.at(f, j).scale != doc.nodes[node].rest.scale;
+          for (int f = 0; f < clip.frame_count && !differs; ++f)
+            differs = clip.at(f, j).scale != doc.nodes[node].rest.scale;
           if (!differs) continue;
         }
-        if (time_accessor < 0) time_accessor = data.add(times, "SCALAR", clip.frame_count, std::make_pair(times.front(), times.back()));
+        if (time_accessor < 0)
+          time_accessor = data.add(times, "SCALAR", clip.frame_count,
+                                   std::make_pair(times.front(), times.back()));
         const std::vector<float> values = channel_values(clip, j, path, file, joint_name);
-        const int output = data.add(values, path == Path::rotation ? "VEC4" : "VEC3", clip.frame_count, std::nullopt);
+        const int output = data.add(values, path == Path::rotation ? "VEC4" : "VEC3",
+                                    clip.frame_count, std::nullopt);
         Json sampler = Json::object();
         sampler["input"] = time_accessor;
         sampler["interpolation"] = "LINEAR";
@@ -340,12 +371,15 @@ Output assemble(const Document& doc, std::span<const TakeEdit> edits, const fs::
     animation["samplers"] = std::move(samplers);
     const auto animations_member = top_member("animations");
     if (!animations_member) {
-      text_edits.push_back(json_text::add_member(text, top, "animations", "[" + animation.dump() + "]"));
+      text_edits.push_back(
+          json_text::add_member(text, top, "animations", "[" + animation.dump() + "]"));
     } else if (added->replace_others) {
-      text_edits.push_back({animations_member->begin, animations_member->end - animations_member->begin,
+      text_edits.push_back({animations_member->begin,
+                            animations_member->end - animations_member->begin,
                             "[" + animation.dump() + "]"});
     } else {
-      text_edits.push_back(json_text::append_to_array(text, *animations_member, {animation.dump()}));
+      text_edits.push_back(
+          json_text::append_to_array(text, *animations_member, {animation.dump()}));
     }
   }
 
@@ -361,19 +395,24 @@ Output assemble(const Document& doc, std::span<const TakeEdit> edits, const fs::
         if (!list_span) continue;
         const std::vector<Span> spans = json_text::elements(text, *list_span);
         for (std::size_t i = 0; i < list.size() && i < spans.size(); ++i) {
-          if (!list[i].is_object() || !list[i].contains("uri") || !list[i]["uri"].is_string()) continue;
+          if (!list[i].is_object() || !list[i].contains("uri") || !list[i]["uri"].is_string())
+            continue;
           const std::string uri = list[i]["uri"].get<std::string>();
           if (!is_relative_uri(uri)) continue;
           const fs::path target = (in_dir / percent_decode(uri)).lexically_normal();
-          const std::string moved = percent_encode_path(target.lexically_relative(out_dir).generic_string());
+          const std::string moved =
+              percent_encode_path(target.lexically_relative(out_dir).generic_string());
           const auto uri_span = json_text::member(text, spans[i], "uri");
-          if (uri_span) text_edits.push_back({uri_span->begin, uri_span->end - uri_span->begin, Json(moved).dump()});
+          if (uri_span)
+            text_edits.push_back(
+                {uri_span->begin, uri_span->end - uri_span->begin, Json(moved).dump()});
         }
       }
     }
   }
 
-  if (text_edits.empty() && data.bytes.empty()) return {{}, doc.file_bytes, {}};  // nothing changed: same bytes
+  if (text_edits.empty() && data.bytes.empty())
+    return {{}, doc.file_bytes, {}};  // nothing changed: same bytes
 
   // ---- new accessors, bufferViews and buffer ----
   std::string bin_tail;  // for a .glb: bytes appended to the BIN chunk
@@ -419,7 +458,8 @@ Output assemble(const Document& doc, std::span<const TakeEdit> edits, const fs::
     return out;
   }
 
-  // ---- GLB container: header, JSON chunk, BIN chunk (original bytes + new bytes), other chunks ----
+  // ---- GLB container: header, JSON chunk, BIN chunk (original bytes + new bytes), other chunks
+  // ----
   json_out.append(align4(json_out.size()) - json_out.size(), ' ');
   const std::size_t bin_data = (doc.has_bin_chunk ? doc.bin_length : 0) + bin_tail.size();
   const bool has_bin = doc.has_bin_chunk || !bin_tail.empty();
@@ -436,7 +476,8 @@ Output assemble(const Document& doc, std::span<const TakeEdit> edits, const fs::
   if (has_bin) {
     put_u32(out.head, static_cast<std::uint32_t>(bin_chunk));
     put_u32(out.head, 0x004E4942);
-    if (doc.has_bin_chunk) out.middle = std::string_view(doc.file_bytes).substr(doc.bin_offset, doc.bin_length);
+    if (doc.has_bin_chunk)
+      out.middle = std::string_view(doc.file_bytes).substr(doc.bin_offset, doc.bin_length);
     out.tail = std::move(bin_tail);
     out.tail.append(bin_chunk - bin_data, '\0');
   }
@@ -451,7 +492,8 @@ void write_atomic(const fs::path& path, std::initializer_list<std::string_view> 
   const auto parent = path.has_parent_path() ? path.parent_path() : fs::path(".");
   fs::create_directories(parent, ec);
   if (ec) throw InputError(path.string(), "cannot create folder: " + ec.message());
-  const fs::path temp = parent / ("." + path.filename().string() + ".tmp-" + std::to_string(::getpid()));
+  const fs::path temp =
+      parent / ("." + path.filename().string() + ".tmp-" + std::to_string(::getpid()));
   const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   if (fd < 0) throw InputError(path.string(), std::string("cannot write: ") + std::strerror(errno));
   bool ok = true;
@@ -477,7 +519,8 @@ void write_atomic(const fs::path& path, std::initializer_list<std::string_view> 
 
 }  // namespace
 
-std::string write(const Document& doc, std::span<const TakeEdit> edits, const fs::path& output_path) {
+std::string write(const Document& doc, std::span<const TakeEdit> edits,
+                  const fs::path& output_path) {
   const Output out = assemble(doc, edits, output_path);
   std::string bytes;
   bytes.reserve(out.head.size() + out.middle.size() + out.tail.size());
@@ -490,7 +533,8 @@ void save(const fs::path& path, const Document& doc, std::span<const TakeEdit> e
   write_atomic(path, {out.head, out.middle, out.tail});
 }
 
-std::string write_new_animation(const Document& doc, const NewAnimation& animation, const fs::path& output_path) {
+std::string write_new_animation(const Document& doc, const NewAnimation& animation,
+                                const fs::path& output_path) {
   const Output out = assemble(doc, {}, output_path, &animation);
   std::string bytes;
   bytes.reserve(out.head.size() + out.middle.size() + out.tail.size());
@@ -498,13 +542,16 @@ std::string write_new_animation(const Document& doc, const NewAnimation& animati
   return bytes;
 }
 
-void save_new_animation(const fs::path& path, const Document& doc, const std::vector<int>& joint_nodes,
-                        const core::Clip& clip, std::span<const char> animated, const std::string& name,
+void save_new_animation(const fs::path& path, const Document& doc,
+                        const std::vector<int>& joint_nodes, const core::Clip& clip,
+                        std::span<const char> animated, const std::string& name,
                         bool replace_others) {
   const std::string ext = path.extension().string();
   const bool glb_path = ext == ".glb" || ext == ".GLB";
-  if ((doc.container == Container::glb) != glb_path && (ext == ".glb" || ext == ".gltf" || ext == ".GLB" || ext == ".GLTF"))
-    throw InputError(path.string(), std::string("the character is a ") + (doc.container == Container::glb ? ".glb" : ".gltf") +
+  if ((doc.container == Container::glb) != glb_path &&
+      (ext == ".glb" || ext == ".gltf" || ext == ".GLB" || ext == ".GLTF"))
+    throw InputError(path.string(), std::string("the character is a ") +
+                                        (doc.container == Container::glb ? ".glb" : ".gltf") +
                                         "; write its new animation to the same container");
   const NewAnimation animation{name, &joint_nodes, &clip, animated, replace_others};
   const Output out = assemble(doc, {}, path, &animation);

@@ -37,7 +37,7 @@
 namespace ikfix::io::gltf {
 
 struct TakeEdit {
-  const TakeLayout* layout = nullptr;  // from extract_take; its document is the one written
+  const TakeLayout* layout = nullptr;    // from extract_take; its document is the one written
   const core::Clip* original = nullptr;  // the clip as read (to find which components changed)
   const core::Clip* edited = nullptr;    // same joints and frames as `original`
   std::span<const char> changed;         // per joint: non-zero when the joint may have changed
@@ -47,7 +47,8 @@ struct TakeEdit {
 // relative uris of a .gltf written to another folder). All edits must come from `doc` and name
 // different animations. Throws InputError naming the file, the joint and the cause (e.g. a
 // node with a `matrix`, which glTF cannot animate).
-std::string write(const Document& doc, std::span<const TakeEdit> edits, const std::filesystem::path& output_path);
+std::string write(const Document& doc, std::span<const TakeEdit> edits,
+                  const std::filesystem::path& output_path);
 
 // write() then an atomic write to `path` (temp file + rename).
 void save(const std::filesystem::path& path, const Document& doc, std::span<const TakeEdit> edits);
@@ -73,8 +74,9 @@ std::string write_new_animation(const Document& doc, const NewAnimation& animati
 
 // write_new_animation then an atomic write to `path`, which must name the same container
 // (.glb / .gltf) as `doc`.
-void save_new_animation(const std::filesystem::path& path, const Document& doc, const std::vector<int>& joint_nodes,
-                        const core::Clip& clip, std::span<const char> animated, const std::string& name,
+void save_new_animation(const std::filesystem::path& path, const Document& doc,
+                        const std::vector<int>& joint_nodes, const core::Clip& clip,
+                        std::span<const char> animated, const std::string& name,
                         bool replace_others);
 
 }  // namespace ikfix::io::gltf

@@ -213,11 +213,19 @@ void edited_write_benchmark(benchmark::State& state, const std::unique_ptr<bool[
 }
 
 // As above, with every value really different from the file, so every one is printed.
-void BM_BvhWriteAllJointsEdited(benchmark::State& state) { edited_write_benchmark(state, fixture().all); }
+void BM_BvhWriteAllJointsEdited(benchmark::State& state) {
+  edited_write_benchmark(state, fixture().all);
+}
 BENCHMARK(BM_BvhWriteAllJointsEdited)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // What `ikfix run` writes: the root and the legs, edited.
-void BM_BvhWriteRootAndLegsEdited(benchmark::State& state) { edited_write_benchmark(state, fixture().legs); }
-BENCHMARK(BM_BvhWriteRootAndLegsEdited)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+void BM_BvhWriteRootAndLegsEdited(benchmark::State& state) {
+  edited_write_benchmark(state, fixture().legs);
+}
+BENCHMARK(BM_BvhWriteRootAndLegsEdited)
+    ->Arg(1)
+    ->Arg(2)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace

@@ -3,7 +3,6 @@
 // rotations and the pelvis translation, on every frame. Skips when the shared data is absent.
 // main() comes from bench_main.cpp.
 #include <benchmark/benchmark.h>
-
 #include <time.h>
 
 #include <filesystem>
@@ -18,19 +17,22 @@ namespace {
 namespace fs = std::filesystem;
 
 fs::path cmu(int which) {
-  return fs::path(IKFIX_SHARED_DATA) /
-         (which == 0 ? "anim/fbx/cmu_07_01_walk_skeleton.fbx" : "anim/fbx/cmu_01_01_forward_jumps_skeleton.fbx");
+  return fs::path(IKFIX_SHARED_DATA) / (which == 0
+                                            ? "anim/fbx/cmu_07_01_walk_skeleton.fbx"
+                                            : "anim/fbx/cmu_01_01_forward_jumps_skeleton.fbx");
 }
 
 void edit(const ikfix::io::LoadedClip& c, ikfix::core::Clip& clip, std::vector<char>& changed) {
   clip = c.clip;
   changed.assign(c.skeleton.joint_count(), 0);
-  for (const char* name : {"LeftUpLeg", "LeftLeg", "LeftFoot", "RightUpLeg", "RightLeg", "RightFoot", "Hips"}) {
+  for (const char* name :
+       {"LeftUpLeg", "LeftLeg", "LeftFoot", "RightUpLeg", "RightLeg", "RightFoot", "Hips"}) {
     const int j = c.skeleton.find(name);
     if (j < 0) continue;
     changed[j] = 1;
     for (int f = 0; f < clip.frame_count; ++f) {
-      clip.at(f, j).rotation = clip.at(f, j).rotation * ikfix::core::axis_angle(ikfix::core::Vec3(1, 0, 0), 1e-4 * f);
+      clip.at(f, j).rotation =
+          clip.at(f, j).rotation * ikfix::core::axis_angle(ikfix::core::Vec3(1, 0, 0), 1e-4 * f);
       if (std::string(name) == "Hips") clip.at(f, j).translation.y -= 0.001 * f;
     }
   }
@@ -80,10 +82,11 @@ void BM_FbxReadPatchWrite(benchmark::State& state) {
     const double t3 = thread_cpu_us();
     // The parts of save_clip, measured apart, as fbx::save does them.
     const std::vector<ikfix::io::fbx::TakeJoints> joints{{c.take_index, changed}};
-    ikfix::io::fbx::ClipDocument work =
-        ikfix::io::fbx::copy_for_patch(*static_cast<const ikfix::io::fbx::ClipDocument*>(c.document.get()), joints);
+    ikfix::io::fbx::ClipDocument work = ikfix::io::fbx::copy_for_patch(
+        *static_cast<const ikfix::io::fbx::ClipDocument*>(c.document.get()), joints);
     const double t4 = thread_cpu_us();
-    std::vector<ikfix::io::fbx::PatchedTake> patched{ikfix::io::fbx::patch_take(work, c.take_index, clip, changed)};
+    std::vector<ikfix::io::fbx::PatchedTake> patched{
+        ikfix::io::fbx::patch_take(work, c.take_index, clip, changed)};
     patched[0].space = c.space;
     std::string bytes = ikfix::io::fbx::write(work.doc);
     const double t5 = thread_cpu_us();

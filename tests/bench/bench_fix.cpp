@@ -8,8 +8,8 @@
 #include <span>
 #include <string>
 
-#include "core/fk.hpp"
 #include "core/fix/footfix.hpp"
+#include "core/fk.hpp"
 #include "core/parallel.hpp"
 #include "core/terrain_gen.hpp"
 #include "io/bvh/bvh.hpp"
@@ -75,8 +75,9 @@ void BM_FixClip(benchmark::State& state) {
     auto result = core::fix_clip(input);
     benchmark::DoNotOptimize(result.clip.locals.data());
   }
-  state.counters["frames/s"] = benchmark::Counter(static_cast<double>(f->clip.clip.frame_count) * state.iterations(),
-                                                  benchmark::Counter::kIsRate);
+  state.counters["frames/s"] =
+      benchmark::Counter(static_cast<double>(f->clip.clip.frame_count) * state.iterations(),
+                         benchmark::Counter::kIsRate);
   state.counters["triangles"] = static_cast<double>(f->terrain->mesh().triangles.size());
   state.SetLabel(core::solver_name(input.settings.solver));
 }
@@ -97,8 +98,9 @@ void run_fix_in_place(benchmark::State& state, const core::ParallelRunner* runne
     auto result = core::fix_clip_in_place(input, motion);
     benchmark::DoNotOptimize(motion.locals.data());
   }
-  state.counters["frames/s"] = benchmark::Counter(static_cast<double>(f->clip.clip.frame_count) * state.iterations(),
-                                                  benchmark::Counter::kIsRate);
+  state.counters["frames/s"] =
+      benchmark::Counter(static_cast<double>(f->clip.clip.frame_count) * state.iterations(),
+                         benchmark::Counter::kIsRate);
   if (runner) state.counters["threads"] = runner->threads();
   state.SetLabel(core::solver_name(input.settings.solver));
 }
@@ -139,15 +141,18 @@ void BM_BvhWriteFixedClip(benchmark::State& state) {
     x->motion = f->clip.clip;
     x->result = core::fix_clip_in_place(input, x->motion);
     x->changed = std::make_unique<bool[]>(x->result.changed_joints.size());
-    for (std::size_t j = 0; j < x->result.changed_joints.size(); ++j) x->changed[j] = x->result.changed_joints[j] != 0;
+    for (std::size_t j = 0; j < x->result.changed_joints.size(); ++j)
+      x->changed[j] = x->result.changed_joints[j] != 0;
     return x;
   }();
   const auto& doc = *static_cast<const io::bvh::Document*>(f->clip.document.get());
   const std::unique_ptr<core::ThreadPool> pool =
-      state.range(0) >= 2 ? std::make_unique<core::ThreadPool>(static_cast<int>(state.range(0))) : nullptr;
+      state.range(0) >= 2 ? std::make_unique<core::ThreadPool>(static_cast<int>(state.range(0)))
+                          : nullptr;
   const std::span<const bool> changed(fixed->changed.get(), fixed->result.changed_joints.size());
   const std::span<const char> rotations =
-      state.range(1) ? std::span<const char>(fixed->result.changed_rotations) : std::span<const char>();
+      state.range(1) ? std::span<const char>(fixed->result.changed_rotations)
+                     : std::span<const char>();
   std::size_t bytes = 0;
   for (auto _ : state) {
     const std::string out = io::bvh::write(doc, fixed->motion, changed, pool.get(), rotations);
@@ -156,7 +161,11 @@ void BM_BvhWriteFixedClip(benchmark::State& state) {
   }
   state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(bytes));
 }
-BENCHMARK(BM_BvhWriteFixedClip)->Args({1, 0})->Args({1, 1})->Args({2, 1})->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_BvhWriteFixedClip)
+    ->Args({1, 0})
+    ->Args({1, 1})
+    ->Args({2, 1})
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
-

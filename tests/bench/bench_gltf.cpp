@@ -2,7 +2,6 @@
 // at most 0.3x of reading). Skips (no benchmarks registered) when the shared data is absent.
 // main() comes from bench_main.cpp.
 #include <benchmark/benchmark.h>
-
 #include <time.h>
 
 #include <cmath>
@@ -21,13 +20,14 @@ fs::path cesium() { return fs::path(IKFIX_SHARED_DATA) / "anim/gltf/CesiumMan.gl
 void edit(const ikfix::io::LoadedClip& c, ikfix::core::Clip& clip, std::vector<char>& changed) {
   clip = c.clip;
   changed.assign(c.skeleton.joint_count(), 0);
-  for (const char* name : {"leg_joint_L_1", "leg_joint_L_2", "leg_joint_L_3", "leg_joint_R_1", "leg_joint_R_2",
-                           "leg_joint_R_3", "Skeleton_torso_joint_1"}) {
+  for (const char* name : {"leg_joint_L_1", "leg_joint_L_2", "leg_joint_L_3", "leg_joint_R_1",
+                           "leg_joint_R_2", "leg_joint_R_3", "Skeleton_torso_joint_1"}) {
     const int j = c.skeleton.find(name);
     if (j < 0) continue;
     changed[j] = 1;
     for (int f = 0; f < clip.frame_count; ++f) {
-      clip.at(f, j).rotation = clip.at(f, j).rotation * ikfix::core::axis_angle(ikfix::core::Vec3(1, 0, 0), 0.01 * f);
+      clip.at(f, j).rotation =
+          clip.at(f, j).rotation * ikfix::core::axis_angle(ikfix::core::Vec3(1, 0, 0), 0.01 * f);
       clip.at(f, j).translation.y -= 0.001 * f;
     }
   }
@@ -42,7 +42,8 @@ void BM_GltfRead(benchmark::State& state) {
     auto c = ikfix::io::load_clip(cesium());
     benchmark::DoNotOptimize(c.clip.locals.data());
   }
-  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(fs::file_size(cesium())));
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
+                          static_cast<std::int64_t>(fs::file_size(cesium())));
 }
 BENCHMARK(BM_GltfRead)->Unit(benchmark::kMicrosecond);
 

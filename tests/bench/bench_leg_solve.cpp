@@ -37,8 +37,9 @@ const Legs& legs() {
       p.knee_rot_ws = glm::normalize(Quat(1, 0.2 * u(rng), 0.1 * u(rng), 0.1 * u(rng)));
       p.hip_cone_axis_ws = Vec3(0, -1, 0);
       const Vec3 dir = glm::normalize(Vec3(0.2 * u(rng), -1.0, 0.3 * u(rng)));
-      l.args[i] = LegSolveArgs{&p, p.hip_ws + Vec3(0, 0.02 * u(rng), 0), p.hip_ws + dir * (0.8 + 0.1 * u(rng)),
-                               knee_pole(p, Vec3(0, 0, 1), 0.9)};
+      l.args[i] =
+          LegSolveArgs{&p, p.hip_ws + Vec3(0, 0.02 * u(rng), 0),
+                       p.hip_ws + dir * (0.8 + 0.1 * u(rng)), knee_pole(p, Vec3(0, 0, 1), 0.9)};
     }
     return l;
   }();
@@ -59,7 +60,8 @@ void BM_SolveLegsOfAFrame(benchmark::State& state) {
         solve_leg_pair(&l.args[2 * f], s, limit, &out[2 * f]);
       } else {
         for (int k = 2 * f; k < 2 * f + 2; ++k)
-          out[k] = solve_leg(*l.args[k].animated, l.args[k].hip_ws, l.args[k].target_ws, l.args[k].pole_ws, s, limit);
+          out[k] = solve_leg(*l.args[k].animated, l.args[k].hip_ws, l.args[k].target_ws,
+                             l.args[k].pole_ws, s, limit);
       }
     }
     benchmark::DoNotOptimize(out.data());

@@ -1,10 +1,9 @@
 // Terrain file loading: data/terrain/bumps.obj (the bundled 20 m bumps mesh) through our OBJ
 // reader (what `ikfix run --terrain x.obj` uses), against Assimp's importer on the same bytes
 // (what every other mesh format goes through), in MB/s of file text.
-#include <benchmark/benchmark.h>
-
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
+#include <benchmark/benchmark.h>
 
 #include <assimp/Importer.hpp>
 #include <filesystem>
@@ -31,7 +30,8 @@ void BM_TerrainLoadObj(benchmark::State& state) {
     triangles = mesh.triangles.size();
     benchmark::DoNotOptimize(mesh.vertices.data());
   }
-  state.SetBytesProcessed(static_cast<std::int64_t>(std::filesystem::file_size(bumps_obj())) * state.iterations());
+  state.SetBytesProcessed(static_cast<std::int64_t>(std::filesystem::file_size(bumps_obj())) *
+                          state.iterations());
   state.counters["triangles"] = static_cast<double>(triangles);
   state.SetLabel("ikfix OBJ reader");
 }
@@ -45,7 +45,8 @@ void BM_TerrainLoadObjAssimp(benchmark::State& state) {
   std::size_t triangles = 0;
   for (auto _ : state) {
     Assimp::Importer importer;  // a fresh importer per load, as a run does
-    const aiScene* scene = importer.ReadFile(bumps_obj().string(), aiProcess_Triangulate | aiProcess_ValidateDataStructure);
+    const aiScene* scene = importer.ReadFile(
+        bumps_obj().string(), aiProcess_Triangulate | aiProcess_ValidateDataStructure);
     if (!scene) {
       state.SkipWithError(importer.GetErrorString());
       return;
@@ -54,7 +55,8 @@ void BM_TerrainLoadObjAssimp(benchmark::State& state) {
     for (unsigned m = 0; m < scene->mNumMeshes; ++m) triangles += scene->mMeshes[m]->mNumFaces;
     benchmark::DoNotOptimize(scene);
   }
-  state.SetBytesProcessed(static_cast<std::int64_t>(std::filesystem::file_size(bumps_obj())) * state.iterations());
+  state.SetBytesProcessed(static_cast<std::int64_t>(std::filesystem::file_size(bumps_obj())) *
+                          state.iterations());
   state.counters["triangles"] = static_cast<double>(triangles);
   state.SetLabel("Assimp import only");
 }

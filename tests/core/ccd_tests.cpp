@@ -5,8 +5,8 @@
 #include <random>
 #include <vector>
 
-#include "solver_test_util.hpp"
 #include "core/solvers/ccd.hpp"
+#include "solver_test_util.hpp"
 
 namespace ikfix::core {
 namespace {

@@ -284,13 +284,15 @@ TEST(ChainPlaceTwoBone, ZeroLengthBone) {
 
 // place_two_bone as it was before its root->end line could be made once and shared: the
 // reference the shared-line forms must match bit for bit.
-bool place_two_bone_reference(std::span<Vec3> chain, const Vec3& end_ws, double a, double b, const Vec3& pole_dir) {
+bool place_two_bone_reference(std::span<Vec3> chain, const Vec3& end_ws, double a, double b,
+                              const Vec3& pole_dir) {
   const Vec3 root = chain[0];
   const Vec3 to_end = end_ws - root;
   const double d = glm::length(to_end);
   if (d > a + b || d < std::abs(a - b)) return false;
   Vec3 axis = unit_or(to_end, d, Vec3(0));
-  if (axis == Vec3(0)) axis = safe_normalize(chain[2] - chain[1], safe_normalize(chain[1] - root, Vec3(0, -1, 0)));
+  if (axis == Vec3(0))
+    axis = safe_normalize(chain[2] - chain[1], safe_normalize(chain[1] - root, Vec3(0, -1, 0)));
   Vec3 side = pole_dir - axis * glm::dot(pole_dir, axis);
   double side_length = glm::length(side);
   if (!(side_length > 1e-9)) {
@@ -325,10 +327,12 @@ TEST(ChainPlaceTwoBone, SharedLineGivesTheSameBits) {
   for (int i = 0; i < 20000; ++i) {
     const double a = i % 50 == 0 ? 0.4 : len(rng), b = i % 50 == 0 ? 0.4 : len(rng);
     const Vec3 root(u(rng), u(rng) + 1, u(rng));
-    const std::array<Vec3, 3> start = {root, root + random_unit(rng) * a, root + random_unit(rng) * (a + b) * 0.7};
+    const std::array<Vec3, 3> start = {root, root + random_unit(rng) * a,
+                                       root + random_unit(rng) * (a + b) * 0.7};
     // Ends inside, on and beyond the shell, on the root (equal bones); poles random, along the
     // root->end axis (the fallback to the current bend) and zero.
-    Vec3 end = root + random_unit(rng) * (std::abs(a - b) + (a + b - std::abs(a - b)) * (0.5 * u(rng) + 0.6));
+    Vec3 end = root + random_unit(rng) *
+                          (std::abs(a - b) + (a + b - std::abs(a - b)) * (0.5 * u(rng) + 0.6));
     if (i % 50 == 0) end = root;
     Vec3 pole = random_unit(rng) * (u(rng) + 1.5);
     if (i % 7 == 0) pole = (end - root) * 3.0;
@@ -338,14 +342,16 @@ TEST(ChainPlaceTwoBone, SharedLineGivesTheSameBits) {
     EXPECT_EQ(place_two_bone(wrapped, end, a, b, pole), ok) << i;
     const Vec3 to_end = end - root;
     const double d = glm::length(to_end);
-    EXPECT_EQ(place_two_bone(shared, end, a, b, pole, two_bone_line(d, unit_or(to_end, d, Vec3(0)), pole)), ok) << i;
+    EXPECT_EQ(place_two_bone(shared, end, a, b, pole,
+                             two_bone_line(d, unit_or(to_end, d, Vec3(0)), pole)),
+              ok)
+        << i;
     EXPECT_TRUE(same_bits(wrapped, want)) << i;
     EXPECT_TRUE(same_bits(shared, want)) << i;
     placed += ok;
   }
   EXPECT_GT(placed, 10000);  // most ends are in reach: the placements themselves were compared
 }
-
 
 // --- apply_bend_plane on three joints, one chain and two at once ---------------------------
 
@@ -374,8 +380,8 @@ TEST(ChainBendPlane, OneAndTwoChainsGiveTheOldBits) {
   auto random_chain = [&](int i) {
     const Vec3 root(u(rng), u(rng), u(rng));
     std::array<Vec3, 3> c = {root, root + random_unit(rng) * 0.45, root + random_unit(rng) * 0.8};
-    if (i % 13 == 0) c[2] = root;                                   // end on the root: no axis
-    if (i % 17 == 0) c[1] = root + (c[2] - root) * 0.4;             // knee on the axis: no radius
+    if (i % 13 == 0) c[2] = root;                        // end on the root: no axis
+    if (i % 17 == 0) c[1] = root + (c[2] - root) * 0.4;  // knee on the axis: no radius
     return c;
   };
   auto random_pole = [&](int i, const std::array<Vec3, 3>& c) {
@@ -387,7 +393,8 @@ TEST(ChainBendPlane, OneAndTwoChainsGiveTheOldBits) {
   for (int i = 0; i < 20000; ++i) {
     const std::array<Vec3, 3> start[2] = {random_chain(i), random_chain(i + 5)};
     const Vec3 pole[2] = {random_pole(i, start[0]), random_pole(i + 3, start[1])};
-    std::array<Vec3, 3> want[2] = {start[0], start[1]}, one[2] = {start[0], start[1]}, two[2] = {start[0], start[1]};
+    std::array<Vec3, 3> want[2] = {start[0], start[1]}, one[2] = {start[0], start[1]},
+                        two[2] = {start[0], start[1]};
     for (int k = 0; k < 2; ++k) {
       bend_plane_of_three_reference(want[k], pole[k]);
       apply_bend_plane(one[k], pole[k]);

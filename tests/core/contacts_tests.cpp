@@ -193,8 +193,10 @@ TEST(ContactsDetect, NoPointsOrNoFrames) {
 
 // detect_foot_and_point_contacts against the three detect_contacts calls it stands for. Returns
 // the foot's planted frames.
-long expect_same_as_separate_calls(const Track& heel, const Track& toe, double fps, const ContactSettings& settings) {
-  const std::vector<double> heights[2] = {heel.heights, toe.heights}, speeds[2] = {heel.speeds, toe.speeds};
+long expect_same_as_separate_calls(const Track& heel, const Track& toe, double fps,
+                                   const ContactSettings& settings) {
+  const std::vector<double> heights[2] = {heel.heights, toe.heights},
+                            speeds[2] = {heel.speeds, toe.speeds};
   std::vector<char> foot, point[2];
   detect_foot_and_point_contacts(heights, speeds, fps, settings, foot, point);
   EXPECT_EQ(str(foot), str(detect({heel, toe}, fps, settings)));
@@ -207,7 +209,8 @@ TEST(ContactsFootAndPoints, HeelAloneToeAloneAndTheFoot) {
   // The heel plants first and lifts while the toe is still down (a step's roll).
   const Track heel = Track().swing(5).plant(10).swing(15);
   const Track toe = Track().swing(10).plant(12).swing(8);
-  const std::vector<double> heights[2] = {heel.heights, toe.heights}, speeds[2] = {heel.speeds, toe.speeds};
+  const std::vector<double> heights[2] = {heel.heights, toe.heights},
+                            speeds[2] = {heel.speeds, toe.speeds};
   std::vector<char> foot, point[2];
   detect_foot_and_point_contacts(heights, speeds, 30.0, {}, foot, point);
   EXPECT_EQ(str(point[0]), pattern({{5, '0'}, {10, '1'}, {15, '0'}}));

@@ -43,7 +43,8 @@ Clip moving_clip(const Skeleton& s, int frames) {
   for (int f = 0; f < frames; ++f)
     for (int j = 0; j < s.joint_count(); ++j) {
       Transform t = s.rest[j];
-      t.rotation = axis_angle(glm::normalize(Vec3(0.3 * j, 1.0, 0.2 * f + 0.1)), 0.1 * (j + 1) + 0.05 * f);
+      t.rotation =
+          axis_angle(glm::normalize(Vec3(0.3 * j, 1.0, 0.2 * f + 0.1)), 0.1 * (j + 1) + 0.05 * f);
       if (s.parents[j] < 0) t.translation += Vec3(0.1 * f, 0.02 * f, -0.03 * f);
       if (s.names[j] == "pied gauche") t.scale = Vec3(1.25);
       c.locals.push_back(t);
@@ -51,7 +52,8 @@ Clip moving_clip(const Skeleton& s, int frames) {
   return c;
 }
 
-std::vector<Transform> fk(const Skeleton& s, std::span<const Transform> locals, const Transform& to_world) {
+std::vector<Transform> fk(const Skeleton& s, std::span<const Transform> locals,
+                          const Transform& to_world) {
   std::vector<Transform> world(s.joint_count());
   forward_kinematics(s, locals, to_world, world);
   return world;
@@ -100,7 +102,8 @@ TEST(EndSiteJoints, StripGivesBackTheOriginalClipAndFlags) {
   EXPECT_EQ(aug.owners.size(), 2u);  // torse has no end site: skipped
   const Clip clip = moving_clip(s, 3);
   Clip with = with_end_site_joints(clip, aug);
-  with.at(1, aug.original_count).rotation = axis_angle(Vec3(0, 1, 0), 0.5);  // the fix turned a virtual ankle
+  with.at(1, aug.original_count).rotation =
+      axis_angle(Vec3(0, 1, 0), 0.5);  // the fix turned a virtual ankle
   const Clip back = without_end_site_joints(with, aug);
   ASSERT_EQ(back.joint_count, clip.joint_count);
   ASSERT_EQ(back.frame_count, clip.frame_count);
@@ -138,9 +141,7 @@ TEST(EndSiteJoints, OnlyTailsHangingDownAreAnkleCandidates) {
   EXPECT_EQ(names, (std::vector<std::string>{"pied gauche", "pied droit"}));
 }
 
-LegDetection detect(const Skeleton& s) {
-  return detect_legs_at_rest(s, Transform{});
-}
+LegDetection detect(const Skeleton& s) { return detect_legs_at_rest(s, Transform{}); }
 
 TEST(EndSiteJoints, TwoBoneLegsFoundOnVirtualAnklesAndKeptAlone) {
   const Skeleton s = test::build(two_bone_biped());
@@ -203,7 +204,8 @@ TEST(TailLegs, RetargetTargetGetsVirtualAnkles) {
   const auto world = fk(s, s.rest, Transform{});
   const int shin = tails->rig.legs[0].knee;
   EXPECT_LT(glm::length(world[tails->rig.legs[0].ankle].translation -
-                        transform_point(world[shin], *s.end_sites[shin])), 1e-12);
+                        transform_point(world[shin], *s.end_sites[shin])),
+            1e-12);
 }
 
 TEST(TailLegs, NoneWhenTheMapHasAnkleJoints) {

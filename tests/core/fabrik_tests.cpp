@@ -6,8 +6,8 @@
 #include <random>
 #include <vector>
 
-#include "solver_test_util.hpp"
 #include "core/solvers/fabrik.hpp"
+#include "solver_test_util.hpp"
 
 namespace ikfix::core {
 namespace {
@@ -275,7 +275,9 @@ struct NearExtensionLeg {
   Vec3 random_direction(std::mt19937& rng) const {
     return glm::normalize(random_unit(rng) * 0.3 + Vec3(0, -1, 0));
   }
-  Vec3 target_along(const Vec3& dir) const { return hip + dir * (0.998 * (lengths[0] + lengths[1])); }
+  Vec3 target_along(const Vec3& dir) const {
+    return hip + dir * (0.998 * (lengths[0] + lengths[1]));
+  }
   // Up to 8 passes toward `target` with the pole (pole_dir_ws points into this leg).
   FabrikJob job(const Vec3& target) const {
     FabrikJob j;
@@ -305,7 +307,8 @@ TEST(FabrikTwoBone, WithAPoleNearExtensionStopsEarlyOnTheSameAnswer) {
     expect_sane(fast, start, lengths, target, "early stop");
     EXPECT_LE(fast.residual, 1e-9) << "target " << i;
     const Vec3 knee = fast.out[1] - hip;
-    EXPECT_GT(glm::dot(knee - dir * glm::dot(knee, dir), pole), 0.0) << "knee off the pole side, target " << i;
+    EXPECT_GT(glm::dot(knee - dir * glm::dot(knee, dir), pole), 0.0)
+        << "knee off the pole side, target " << i;
     if (fast.residual != 0.0) continue;  // the passes converged by themselves: their own answer
     // The closing step placed the chain (end exactly on the target): same answer as the full run.
     EXPECT_EQ(fast.out[1], full.out[1]) << "target " << i;
@@ -738,7 +741,8 @@ TEST(FabrikPair, SameBitsAsEachJobAlone) {
     Result alone[2], together[2];
     FabrikJob jobs[2];
     for (int k = 0; k < 2; ++k) {
-      alone[k] = solve(c[k].start, c[k].lengths, c[k].target, c[k].with_pole ? &c[k].pole : nullptr);
+      alone[k] =
+          solve(c[k].start, c[k].lengths, c[k].target, c[k].with_pole ? &c[k].pole : nullptr);
       together[k].out.assign(c[k].start.size(), Vec3(kNaN));
       jobs[k].start_ws = c[k].start;
       jobs[k].lengths = c[k].lengths;
@@ -758,7 +762,10 @@ TEST(FabrikPair, SameBitsAsEachJobAlone) {
       EXPECT_EQ(together[k].reached, alone[k].reached) << i;
       EXPECT_EQ(std::memcmp(&together[k].residual, &alone[k].residual, sizeof(double)), 0) << i;
       // NaN-filled outputs left alone by a job that does not validate: compare bits, not values.
-      EXPECT_EQ(std::memcmp(together[k].out.data(), alone[k].out.data(), sizeof(Vec3) * alone[k].out.size()), 0) << i;
+      EXPECT_EQ(std::memcmp(together[k].out.data(), alone[k].out.data(),
+                            sizeof(Vec3) * alone[k].out.size()),
+                0)
+          << i;
     }
   }
   EXPECT_GT(validated, 7500);

@@ -47,13 +47,17 @@ TEST(ForwardKinematicsPair, SameBitsAsTwoSingleFrames) {
       to_world.translation = Vec3(0.1, -0.2, 0.3);
       to_world.rotation = glm::normalize(Quat(0.9, 0.1, -0.3, 0.2));
       to_world.scale = Vec3(0.01);
-      std::vector<Transform> one_a(subset.size()), one_b(subset.size()), pair_a(subset.size()), pair_b(subset.size());
+      std::vector<Transform> one_a(subset.size()), one_b(subset.size()), pair_a(subset.size()),
+          pair_b(subset.size());
       forward_kinematics(subset, a, to_world, one_a);
       forward_kinematics(subset, b, to_world, one_b);
       forward_kinematics_pair(subset, a, b, to_world, pair_a, pair_b);
-      EXPECT_EQ(std::memcmp(one_a.data(), pair_a.data(), one_a.size() * sizeof(Transform)), 0) << trial;
-      EXPECT_EQ(std::memcmp(one_b.data(), pair_b.data(), one_b.size() * sizeof(Transform)), 0) << trial;
-      // And the pair is FK at all: a child's world position is its parent's transform of its local one.
+      EXPECT_EQ(std::memcmp(one_a.data(), pair_a.data(), one_a.size() * sizeof(Transform)), 0)
+          << trial;
+      EXPECT_EQ(std::memcmp(one_b.data(), pair_b.data(), one_b.size() * sizeof(Transform)), 0)
+          << trial;
+      // And the pair is FK at all: a child's world position is its parent's transform of its local
+      // one.
       for (int k = 0; k < subset.size(); ++k) {
         const int p = subset.parent_slot[k];
         const Transform& parent = p < 0 ? to_world : pair_a[p];
@@ -82,12 +86,15 @@ TEST(ForwardKinematicsPair, SameBitsOnALongChainAndSignedZeros) {
   for (const int last : {20, 69}) {
     const std::vector<int> wanted = {last};
     const JointSubset subset(s, wanted);
-    std::vector<Transform> one_a(subset.size()), one_b(subset.size()), pair_a(subset.size()), pair_b(subset.size());
+    std::vector<Transform> one_a(subset.size()), one_b(subset.size()), pair_a(subset.size()),
+        pair_b(subset.size());
     forward_kinematics(subset, a, Transform{}, one_a);
     forward_kinematics(subset, b, Transform{}, one_b);
     forward_kinematics_pair(subset, a, b, Transform{}, pair_a, pair_b);
-    EXPECT_EQ(std::memcmp(one_a.data(), pair_a.data(), one_a.size() * sizeof(Transform)), 0) << last;
-    EXPECT_EQ(std::memcmp(one_b.data(), pair_b.data(), one_b.size() * sizeof(Transform)), 0) << last;
+    EXPECT_EQ(std::memcmp(one_a.data(), pair_a.data(), one_a.size() * sizeof(Transform)), 0)
+        << last;
+    EXPECT_EQ(std::memcmp(one_b.data(), pair_b.data(), one_b.size() * sizeof(Transform)), 0)
+        << last;
   }
 }
 

@@ -8,8 +8,8 @@
 #include <array>
 #include <atomic>
 #include <cstring>
-#include <functional>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -17,8 +17,8 @@
 #include "core/fk.hpp"
 #include "core/legs.hpp"
 #include "core/parallel.hpp"
-#include "counting_runner.hpp"
 #include "core/terrain_gen.hpp"
+#include "counting_runner.hpp"
 #include "io/clip_io.hpp"
 #include "test_data.hpp"
 
@@ -32,11 +32,13 @@ bool same_bits(const T& a, const T& b) {
 
 template <typename T>
 bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
-  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
+  return a.size() == b.size() &&
+         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
 }
 
 // Every field, doubles compared bit for bit (EXPECT_EQ on a double would let -0.0 == 0.0 pass).
-void expect_same_diagnostics(const core::FixDiagnostics& a, const core::FixDiagnostics& b, const std::string& what) {
+void expect_same_diagnostics(const core::FixDiagnostics& a, const core::FixDiagnostics& b,
+                             const std::string& what) {
   SCOPED_TRACE(what);
   EXPECT_EQ(a.frames, b.frames);
   EXPECT_TRUE(same_bits(a.fps, b.fps));
@@ -55,7 +57,8 @@ void expect_same_diagnostics(const core::FixDiagnostics& a, const core::FixDiagn
   for (std::size_t i = 0; i < a.pelvis_limit.size(); ++i) {
     EXPECT_EQ(a.pelvis_limit[i].first, b.pelvis_limit[i].first);
     EXPECT_EQ(a.pelvis_limit[i].last, b.pelvis_limit[i].last);
-    EXPECT_TRUE(same_bits(a.pelvis_limit[i].max_needed_drop_m, b.pelvis_limit[i].max_needed_drop_m));
+    EXPECT_TRUE(
+        same_bits(a.pelvis_limit[i].max_needed_drop_m, b.pelvis_limit[i].max_needed_drop_m));
     EXPECT_EQ(a.pelvis_limit[i].worst_frame, b.pelvis_limit[i].worst_frame);
   }
   EXPECT_EQ(a.off_terrain_frames, b.off_terrain_frames);
@@ -89,8 +92,9 @@ void expect_same_diagnostics(const core::FixDiagnostics& a, const core::FixDiagn
   EXPECT_EQ(a.warnings, b.warnings);
 }
 
-void expect_same_result(const core::FixResult& a, const core::Clip& a_clip, const core::FixResult& b,
-                        const core::Clip& b_clip, const std::string& what) {
+void expect_same_result(const core::FixResult& a, const core::Clip& a_clip,
+                        const core::FixResult& b, const core::Clip& b_clip,
+                        const std::string& what) {
   SCOPED_TRACE(what);
   ASSERT_EQ(a_clip.locals.size(), b_clip.locals.size());
   for (std::size_t i = 0; i < a_clip.locals.size(); ++i)
@@ -113,7 +117,8 @@ core::LegRig detect_rig(const io::LoadedClip& clip) {
 io::LoadedClip load_repeated(const std::filesystem::path& path, int repeat) {
   io::LoadedClip clip = io::load_clip(path);
   const std::vector<core::Transform> once(clip.clip.locals.begin(), clip.clip.locals.end());
-  for (int r = 1; r < repeat; ++r) clip.clip.locals.insert(clip.clip.locals.end(), once.begin(), once.end());
+  for (int r = 1; r < repeat; ++r)
+    clip.clip.locals.insert(clip.clip.locals.end(), once.begin(), once.end());
   clip.clip.frame_count *= repeat;
   return clip;
 }
@@ -121,7 +126,8 @@ io::LoadedClip load_repeated(const std::filesystem::path& path, int repeat) {
 // Fixes `path` onto `terrain` with no runner, then with pools of 2 and 3 threads, copying
 // (fix_clip) and in place, and expects every result to be the serial one. Returns the serial
 // result, for checks that the case exercised what it was meant to.
-core::FixResult expect_same_at_any_thread_count(const std::filesystem::path& path, const core::TerrainMesh& mesh,
+core::FixResult expect_same_at_any_thread_count(const std::filesystem::path& path,
+                                                const core::TerrainMesh& mesh,
                                                 core::SolverKind solver, int repeat = 1,
                                                 const core::FixSettings& settings = {}) {
   const io::LoadedClip clip = load_repeated(path, repeat);
@@ -138,7 +144,8 @@ core::FixResult expect_same_at_any_thread_count(const std::filesystem::path& pat
   const core::FixResult serial = core::fix_clip(input);
   core::Clip serial_in_place = clip.clip;
   const core::FixResult serial_in_place_result = core::fix_clip_in_place(input, serial_in_place);
-  expect_same_result(serial, serial.clip, serial_in_place_result, serial_in_place, "serial in place");
+  expect_same_result(serial, serial.clip, serial_in_place_result, serial_in_place,
+                     "serial in place");
   for (int threads : {2, 3}) {
     const test::CountingRunner pool(threads);
     core::FixInput pooled = input;
@@ -156,8 +163,9 @@ core::FixResult expect_same_at_any_thread_count(const std::filesystem::path& pat
 
 TEST(FixThreads, RealWalkOnStairsIsTheSameAtAnyThreadCount) {
   IKFIX_REQUIRE_SHARED_DATA();
-  const core::FixResult r = expect_same_at_any_thread_count(test::shared_data_dir() / "anim/bvh/cmu_02_01_walk.bvh",
-                                                            core::make_stairs_terrain({}), core::SolverKind::Fabrik);
+  const core::FixResult r =
+      expect_same_at_any_thread_count(test::shared_data_dir() / "anim/bvh/cmu_02_01_walk.bvh",
+                                      core::make_stairs_terrain({}), core::SolverKind::Fabrik);
   EXPECT_GT(r.diagnostics.legs[0].frames_in_contact, 0);
   EXPECT_GT(r.diagnostics.max_body_rise_m, 0.1) << "the walk climbs the stairs";
 }
@@ -167,8 +175,8 @@ TEST(FixThreads, RealJumpsOnBumpsWithTwoBoneIsTheSameAtAnyThreadCount) {
   core::BumpsParams bumps;
   bumps.cell = 0.2;
   const core::FixResult r = expect_same_at_any_thread_count(
-      test::shared_data_dir() / "anim/bvh/cmu_01_01_forward_jumps.bvh", core::make_bumps_terrain(bumps),
-      core::SolverKind::TwoBone);
+      test::shared_data_dir() / "anim/bvh/cmu_01_01_forward_jumps.bvh",
+      core::make_bumps_terrain(bumps), core::SolverKind::TwoBone);
   EXPECT_GT(r.diagnostics.legs[0].max_correction_m, 0.0);
 }
 
@@ -179,8 +187,9 @@ TEST(FixThreads, RealWalkOffACliffReportsTheSameUnreachableRanges) {
   core::CliffParams cliff;
   cliff.height = -2.0;
   cliff.start = 1.0;
-  const core::FixResult r = expect_same_at_any_thread_count(test::shared_data_dir() / "anim/bvh/cmu_02_01_walk.bvh",
-                                                            core::make_cliff_terrain(cliff), core::SolverKind::Fabrik);
+  const core::FixResult r =
+      expect_same_at_any_thread_count(test::shared_data_dir() / "anim/bvh/cmu_02_01_walk.bvh",
+                                      core::make_cliff_terrain(cliff), core::SolverKind::Fabrik);
   EXPECT_GT(r.diagnostics.legs[0].unreachable_frames + r.diagnostics.legs[1].unreachable_frames, 0);
   EXPECT_GT(r.diagnostics.pelvis_limit_frames, 0);
 }
@@ -191,8 +200,8 @@ TEST(FixThreads, RealWalkOffACliffReportsTheSameUnreachableRanges) {
 TEST(FixThreads, RealSalsaOnStairsPlansTheSameAtAnyThreadCount) {
   IKFIX_REQUIRE_SHARED_DATA();
   const core::FixResult r = expect_same_at_any_thread_count(
-      test::shared_data_dir() / "anim/bvh/cmu_61_01_salsa_sl_metres.bvh", core::make_stairs_terrain({}),
-      core::SolverKind::Fabrik);
+      test::shared_data_dir() / "anim/bvh/cmu_61_01_salsa_sl_metres.bvh",
+      core::make_stairs_terrain({}), core::SolverKind::Fabrik);
   EXPECT_GT(r.diagnostics.legs[0].contact_count, 0);
   EXPECT_GT(r.diagnostics.legs[1].contact_count, 0);
 }
@@ -216,16 +225,19 @@ TEST(FixThreads, GivenContactsOnStairsPlanTheSameAtAnyThreadCount) {
   input.terrain = &flat;
   const core::FixResult on_flat = core::fix_clip(input);
   core::FixSettings settings;
-  settings.contacts_override = std::array<std::vector<char>, 2>{on_flat.planted[0], on_flat.planted[1]};
+  settings.contacts_override =
+      std::array<std::vector<char>, 2>{on_flat.planted[0], on_flat.planted[1]};
   settings.given_plants_on_ground = true;
-  const core::FixResult r = expect_same_at_any_thread_count(path, stairs, core::SolverKind::Fabrik, repeat, settings);
+  const core::FixResult r =
+      expect_same_at_any_thread_count(path, stairs, core::SolverKind::Fabrik, repeat, settings);
   EXPECT_EQ(r.planted[0], on_flat.planted[0]) << "given contacts are kept as they are";
   EXPECT_EQ(r.planted[1], on_flat.planted[1]);
 }
 
 TEST(FixThreads, BundledWalkOnStairsIsTheSameAtAnyThreadCount) {
-  const core::FixResult r = expect_same_at_any_thread_count(test::source_dir() / "data/clips/walk.bvh",
-                                                            core::make_stairs_terrain({}), core::SolverKind::Fabrik, 8);
+  const core::FixResult r =
+      expect_same_at_any_thread_count(test::source_dir() / "data/clips/walk.bvh",
+                                      core::make_stairs_terrain({}), core::SolverKind::Fabrik, 8);
   EXPECT_GT(r.diagnostics.legs[1].frames_in_contact, 0);
 }
 

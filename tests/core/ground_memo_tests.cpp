@@ -18,11 +18,13 @@ namespace {
 // A foot track wandering over bumps (and off the terrain at the end).
 std::vector<Vec3> track(int frames) {
   std::vector<Vec3> points;
-  for (int f = 0; f < frames; ++f) points.push_back({-9.5 + 0.37 * f, 0.1, 0.2 * std::sin(0.3 * f)});
+  for (int f = 0; f < frames; ++f)
+    points.push_back({-9.5 + 0.37 * f, 0.1, 0.2 * std::sin(0.3 * f)});
   return points;
 }
 
-void expect_same_hits(std::span<const GroundHit> got, const std::vector<Vec3>& points, const Terrain& terrain) {
+void expect_same_hits(std::span<const GroundHit> got, const std::vector<Vec3>& points,
+                      const Terrain& terrain) {
   std::vector<std::array<double, 2>> xz;
   for (const Vec3& p : points) xz.push_back({p.x, p.z});
   std::vector<GroundHit> want(points.size());
@@ -41,7 +43,8 @@ TEST(GroundMemo, AnswersAsTheTerrainDoesAndCastsOnlyMovedPoints) {
   bumps.cell = 0.25;
   const Terrain terrain(make_bumps_terrain(bumps));
   std::vector<Vec3> points = track(60);
-  ASSERT_FALSE(terrain.ground_at(points.back().x, points.back().z).hit);  // a miss is remembered too
+  ASSERT_FALSE(
+      terrain.ground_at(points.back().x, points.back().z).hit);  // a miss is remembered too
 
   GroundMemo memo;
   expect_same_hits(memo.query(terrain, points), points, terrain);
@@ -82,7 +85,8 @@ TEST(GroundMemo, AnswersAsTheTerrainDoesAndCastsOnlyMovedPoints) {
 // Runs loops on `pool`, noting each range it hands out.
 class RecordingRunner final : public ParallelRunner {
  public:
-  RecordingRunner(const ThreadPool& pool, std::mutex& mutex, std::vector<std::pair<int, int>>& ranges)
+  RecordingRunner(const ThreadPool& pool, std::mutex& mutex,
+                  std::vector<std::pair<int, int>>& ranges)
       : pool_(pool), mutex_(mutex), ranges_(ranges) {}
   int threads() const override { return pool_.threads(); }
   void for_ranges(int count, const std::function<void(int, int)>& body) const override {
@@ -128,7 +132,8 @@ TEST(GroundAtParallel, SameAnswersAsOneCallAtAnyThreadCountAndPacketWidth) {
       ground_at_parallel(terrain, xz, got, &recording);
       ASSERT_EQ(ranges.size(), static_cast<std::size_t>(threads));
       for (std::size_t i = 0; i < xz.size(); ++i) {
-        ASSERT_EQ(got[i].hit, want[i].hit) << "width " << width << " threads " << threads << " point " << i;
+        ASSERT_EQ(got[i].hit, want[i].hit)
+            << "width " << width << " threads " << threads << " point " << i;
         ASSERT_EQ(std::memcmp(&got[i].height, &want[i].height, sizeof(double)), 0) << i;
         ASSERT_EQ(std::memcmp(&got[i].normal, &want[i].normal, sizeof(Vec3)), 0) << i;
         ASSERT_EQ(got[i].triangle, want[i].triangle) << i;

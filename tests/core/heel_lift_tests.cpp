@@ -30,8 +30,9 @@ TEST(HeelLift, PositiveTurnRaisesTheHeelAndKeepsTheBallWhateverTheHeading) {
     const HeelLift lift{20.0 * kDeg, heel_lift_axis(ankle, ball)};
     const Vec3 lifted = lifted_ankle(ankle, ball, lift);
     EXPECT_GT(lifted.y, ankle.y + 0.03);
-    EXPECT_NEAR(glm::length(lifted - ball), glm::length(ankle - ball), 1e-12);  // a rigid turn about the ball
-    EXPECT_NEAR(glm::dot(lifted - ankle, lift.axis), 0.0, 1e-12);              // in the foot's own plane
+    EXPECT_NEAR(glm::length(lifted - ball), glm::length(ankle - ball),
+                1e-12);                                            // a rigid turn about the ball
+    EXPECT_NEAR(glm::dot(lifted - ankle, lift.axis), 0.0, 1e-12);  // in the foot's own plane
   }
 }
 
@@ -40,7 +41,8 @@ TEST(HeelLift, NoAxisWhenTheAnkleIsStraightAboveTheBall) {
   ReachProblem leg = standing_leg(0.9);
   leg.ball = {0.0, 0.0, 0.0};
   EXPECT_EQ(heel_lift_for_drop(leg, 0.0, 30.0 * kDeg).angle, 0.0);
-  EXPECT_DOUBLE_EQ(drop_with_heel_lift(leg, 30.0 * kDeg), pelvis_drop_needed(leg.hip, leg.ankle, leg.reach));
+  EXPECT_DOUBLE_EQ(drop_with_heel_lift(leg, 30.0 * kDeg),
+                   pelvis_drop_needed(leg.hip, leg.ankle, leg.reach));
 }
 
 TEST(HeelLift, RemovesTheNeedForAPelvisDropWhenTheToesCanReach) {
@@ -67,12 +69,14 @@ TEST(HeelLift, OnlyPartlyHelpsWhenTheTargetIsFarBelow) {
   EXPECT_LT(after, before - 0.02);  // the heel rises by several centimetres
   const HeelLift lift = heel_lift_for_drop(leg, 0.0, max_angle);
   EXPECT_LE(lift.angle, max_angle);
-  EXPECT_NEAR(pelvis_drop_needed(leg.hip, lifted_ankle(leg.ankle, leg.ball, lift), leg.reach), after, 1e-9);
+  EXPECT_NEAR(pelvis_drop_needed(leg.hip, lifted_ankle(leg.ankle, leg.ball, lift), leg.reach),
+              after, 1e-9);
   // Asked for what the lift can give, the smallest lift that gives it.
   const HeelLift enough = heel_lift_for_drop(leg, after + 0.01, max_angle);
   EXPECT_GT(enough.angle, 0.0);
   EXPECT_LT(enough.angle, lift.angle);
-  EXPECT_LE(pelvis_drop_needed(leg.hip, lifted_ankle(leg.ankle, leg.ball, enough), leg.reach), after + 0.01 + 1e-9);
+  EXPECT_LE(pelvis_drop_needed(leg.hip, lifted_ankle(leg.ankle, leg.ball, enough), leg.reach),
+            after + 0.01 + 1e-9);
 }
 
 TEST(HeelLift, NoLiftWhenTheLegReachesOrTheLimitIsZero) {
@@ -81,9 +85,11 @@ TEST(HeelLift, NoLiftWhenTheLegReachesOrTheLimitIsZero) {
   EXPECT_EQ(heel_lift_for_drop(reachable, 0.0, 30.0 * kDeg).angle, 0.0);
   const ReachProblem far = standing_leg(0.88);
   EXPECT_EQ(heel_lift_for_drop(far, 0.0, 0.0).angle, 0.0);
-  EXPECT_DOUBLE_EQ(drop_with_heel_lift(far, 0.0), pelvis_drop_needed(far.hip, far.ankle, far.reach));
+  EXPECT_DOUBLE_EQ(drop_with_heel_lift(far, 0.0),
+                   pelvis_drop_needed(far.hip, far.ankle, far.reach));
 
-  const std::vector<ReachProblem> legs[2] = {std::vector<ReachProblem>(20, reachable), std::vector<ReachProblem>(20, reachable)};
+  const std::vector<ReachProblem> legs[2] = {std::vector<ReachProblem>(20, reachable),
+                                             std::vector<ReachProblem>(20, reachable)};
   const HeelLiftPlan plan = plan_heel_lifts(legs, 30.0 * kDeg, 2.0, kAnywhere);
   for (int l = 0; l < 2; ++l)
     for (double a : plan.angle[l]) EXPECT_EQ(a, 0.0);
@@ -128,7 +134,8 @@ TEST(HeelLift, PlanRespectsThePerFrameLimit) {
   std::vector<double> allowed[2] = {std::vector<double>(frames, 1.0), {}};
   for (int f = 15; f < 25; ++f) allowed[0][f] = f < 18 || f > 21 ? 0.5 : 0.0;
   const HeelLiftPlan plan = plan_heel_lifts(legs, max_angle, 3.0, allowed);
-  for (int f = 0; f < frames; ++f) EXPECT_LE(plan.angle[0][f], max_angle * allowed[0][f] + 1e-15) << f;
+  for (int f = 0; f < frames; ++f)
+    EXPECT_LE(plan.angle[0][f], max_angle * allowed[0][f] + 1e-15) << f;
   for (int f = 18; f <= 21; ++f) EXPECT_EQ(plan.angle[0][f], 0.0) << f;
   // Away from the held frames the leg lifts as far as it needs (it reaches without any drop).
   EXPECT_GT(plan.angle[0][5], 0.0);
@@ -145,13 +152,17 @@ TEST(HeelLift, TheLegThatDoesNotSetTheDropLiftsOnlyAsFarAsItMust) {
   const double drop = drop_with_heel_lift(deep, max_angle);
   ASSERT_GT(drop, 0.0);
   EXPECT_GT(plan.angle[0][0], 0.0);
-  EXPECT_NEAR(pelvis_drop_needed(deep.hip, lifted_ankle(deep.ankle, deep.ball, {plan.angle[0][0], plan.axis[0][0]}), deep.reach),
-              drop, 1e-9);
+  EXPECT_NEAR(
+      pelvis_drop_needed(deep.hip,
+                         lifted_ankle(deep.ankle, deep.ball, {plan.angle[0][0], plan.axis[0][0]}),
+                         deep.reach),
+      drop, 1e-9);
   // The shallow leg reaches with that drop and less lift than its own least drop would take.
   EXPECT_GT(plan.angle[1][0], 0.0);
   EXPECT_LT(plan.angle[1][0], heel_lift_for_drop(shallow, 0.0, max_angle).angle);
   const Vec3 hip = shallow.hip - Vec3(0.0, drop, 0.0);
-  EXPECT_LE(glm::length(hip - lifted_ankle(shallow.ankle, shallow.ball, {plan.angle[1][0], plan.axis[1][0]})),
+  EXPECT_LE(glm::length(hip - lifted_ankle(shallow.ankle, shallow.ball,
+                                           {plan.angle[1][0], plan.axis[1][0]})),
             shallow.reach + 1e-9);
 }
 
@@ -166,7 +177,7 @@ TEST(HeelLiftToHeight, SmallestTurnThatPutsTheAnkleAtTheHeight) {
     const Vec3 less = lifted_ankle(ankle, ball, HeelLift{0.99 * a, heel_lift_axis(ankle, ball)});
     EXPECT_LT(less.y, height);
   }
-  EXPECT_EQ(heel_lift_to_height(ankle, ball, 0.05, 60 * kDeg), 0.0);       // already above
+  EXPECT_EQ(heel_lift_to_height(ankle, ball, 0.05, 60 * kDeg), 0.0);        // already above
   EXPECT_EQ(heel_lift_to_height(ankle, ball, 0.30, 60 * kDeg), 60 * kDeg);  // out of reach
   EXPECT_EQ(heel_lift_to_height(ankle, ball, 0.15, 0.0), 0.0);              // no lift allowed
   EXPECT_EQ(heel_lift_to_height(Vec3(0.1, 0.2, 0.3), ball, 0.3, 60 * kDeg), 60 * kDeg);  // no heel

@@ -27,7 +27,8 @@ struct Samples {
 TEST(Lanes, QuatProductsAreGlmsInEachLane) {
   Samples s;
   for (int i = 0; i < 200; ++i) {
-    const Quat p0 = s.quat(i % 2 == 0), p1 = s.quat(true), q0 = s.quat(true), q1 = s.quat(i % 3 == 0);
+    const Quat p0 = s.quat(i % 2 == 0), p1 = s.quat(true), q0 = s.quat(true),
+               q1 = s.quat(i % 3 == 0);
     const LaneQuat pq = lanes_of(p0, p1) * lanes_of(q0, q1);
     EXPECT_TRUE(same_bits(lane(pq, 0), p0 * q0)) << i;
     EXPECT_TRUE(same_bits(lane(pq, 1), p1 * q1)) << i;
@@ -47,11 +48,11 @@ TEST(Lanes, ComposeAndTransformPointAreMathsInEachLane) {
     store_lane(ab, 0, out0);
     store_lane(ab, 1, out1);
     const Transform want0 = compose(a0, b0), want1 = compose(a1, b1);
-    EXPECT_TRUE(same_bits(out0.translation, want0.translation) && same_bits(out0.rotation, want0.rotation) &&
-                same_bits(out0.scale, want0.scale))
+    EXPECT_TRUE(same_bits(out0.translation, want0.translation) &&
+                same_bits(out0.rotation, want0.rotation) && same_bits(out0.scale, want0.scale))
         << i;
-    EXPECT_TRUE(same_bits(out1.translation, want1.translation) && same_bits(out1.rotation, want1.rotation) &&
-                same_bits(out1.scale, want1.scale))
+    EXPECT_TRUE(same_bits(out1.translation, want1.translation) &&
+                same_bits(out1.rotation, want1.rotation) && same_bits(out1.scale, want1.scale))
         << i;
     const Vec3 p0 = s.vec(), p1 = s.vec();
     const LaneVec3 moved = transform_point(lanes_of(a0, a1), lanes_of(p0, p1));

@@ -26,7 +26,9 @@ LegPose hanging_leg() {
 }
 
 // The ankle target `degrees` away from straight down, forward, 0.8 m from the hip.
-Vec3 target_at(double degrees) { return 0.8 * Vec3(0, -std::cos(degrees * kDeg), std::sin(degrees * kDeg)); }
+Vec3 target_at(double degrees) {
+  return 0.8 * Vec3(0, -std::cos(degrees * kDeg), std::sin(degrees * kDeg));
+}
 
 TEST(LegSolveHipCone, TargetInsideTheConeIsReached) {
   FixSettings s;
@@ -43,7 +45,7 @@ TEST(LegSolveHipCone, TargetOutsideIsApproachedAlongTheConeEdge) {
   EXPECT_STREQ(r.reason, "hip limit");
   EXPECT_NEAR(angle_between(Vec3(0, -1, 0), r.ankle_ws), 70 * kDeg, 1e-4);
   EXPECT_NEAR(glm::length(r.ankle_ws), 0.8, 1e-4);  // as far as the target, on the edge
-  const LegPose pose = hanging_leg();  // bone lengths kept
+  const LegPose pose = hanging_leg();               // bone lengths kept
   EXPECT_NEAR(glm::length(r.knee_ws), glm::length(pose.knee_ws - pose.hip_ws), 1e-9);
   EXPECT_NEAR(glm::length(r.ankle_ws - r.knee_ws), glm::length(pose.ankle_ws - pose.knee_ws), 1e-9);
 }
@@ -60,7 +62,8 @@ TEST(LegSolveHipCone, TheAnimationsOwnSwingIsAlwaysAllowed) {
   EXPECT_TRUE(r.reached) << r.reason;
   const LegSolveResult beyond = solve_leg(pose, Vec3(0), target_at(95), Vec3(0, 0, 1), s);
   EXPECT_STREQ(beyond.reason, "hip limit");
-  EXPECT_NEAR(angle_between(Vec3(0, -1, 0), beyond.ankle_ws), angle_between(Vec3(0, -1, 0), pose.ankle_ws), 1e-4);
+  EXPECT_NEAR(angle_between(Vec3(0, -1, 0), beyond.ankle_ws),
+              angle_between(Vec3(0, -1, 0), pose.ankle_ws), 1e-4);
 }
 
 TEST(LegSolveHipCone, NoAxisNoLimit) {
@@ -72,11 +75,13 @@ TEST(LegSolveHipCone, NoAxisNoLimit) {
 }
 
 TEST(KneeAngle, InteriorAngleAtTheKnee) {
-  EXPECT_NEAR(knee_angle(Vec3(0, 0, 0), Vec3(0, -0.45, 0), Vec3(0, -0.9, 0)), kPi, 1e-12);  // straight
+  EXPECT_NEAR(knee_angle(Vec3(0, 0, 0), Vec3(0, -0.45, 0), Vec3(0, -0.9, 0)), kPi,
+              1e-12);  // straight
   EXPECT_NEAR(knee_angle(Vec3(0, 0, 0), Vec3(0, -0.45, 0), Vec3(0, -0.45, 0.3)), kPi / 2, 1e-12);
   // Folded to 25 degrees: the shin back up along the thigh.
   const Vec3 shin = axis_angle(Vec3(1, 0, 0), 25 * kDeg) * Vec3(0, 0.45, 0);
-  EXPECT_NEAR(knee_angle(Vec3(0, 0, 0), Vec3(0, -0.45, 0), Vec3(0, -0.45, 0) + shin), 25 * kDeg, 1e-12);
+  EXPECT_NEAR(knee_angle(Vec3(0, 0, 0), Vec3(0, -0.45, 0), Vec3(0, -0.45, 0) + shin), 25 * kDeg,
+              1e-12);
   // A zero-length shin hangs straight down: no fold, never a NaN.
   EXPECT_NEAR(knee_angle(Vec3(0, 0, 0), Vec3(0, -0.45, 0), Vec3(0, -0.45, 0)), kPi, 1e-12);
 }
@@ -102,7 +107,8 @@ TEST(LegSolveKneeLimit, GivenLimitReplacesTheSetting) {
   EXPECT_TRUE(by_clip.reached) << by_clip.reason;
   EXPECT_NEAR(knee_angle(Vec3(0), by_clip.knee_ws, by_clip.ankle_ws), 18 * kDeg, 1e-4);
   // The 5-argument form is the setting's limit.
-  EXPECT_EQ(solve_leg(pose, Vec3(0), target, pole, s, s.min_knee_angle).ankle_ws, by_setting.ankle_ws);
+  EXPECT_EQ(solve_leg(pose, Vec3(0), target, pole, s, s.min_knee_angle).ankle_ws,
+            by_setting.ankle_ws);
 }
 
 }  // namespace
@@ -126,10 +132,13 @@ TEST(LegSolvePole, CarriedOnlyBeyondAThirtyDegreeSwing) {
     ASSERT_TRUE(r.reached) << degrees;
     const Vec3 goal_axis = glm::normalize(target);
     const double u = std::clamp((degrees - 30.0) / 30.0, 0.0, 1.0);
-    const Quat carry = glm::slerp(identity_quat(), rotation_between(axis, goal_axis), u * u * (3 - 2 * u));
+    const Quat carry =
+        glm::slerp(identity_quat(), rotation_between(axis, goal_axis), u * u * (3 - 2 * u));
     const Vec3 carried = carry * pole;
-    const Vec3 normal = glm::normalize(glm::cross(goal_axis, carried - goal_axis * glm::dot(carried, goal_axis)));
-    EXPECT_NEAR(glm::dot(r.knee_ws, normal), 0.0, 1e-6) << degrees << " degrees: knee off the (carried) pole's plane";
+    const Vec3 normal =
+        glm::normalize(glm::cross(goal_axis, carried - goal_axis * glm::dot(carried, goal_axis)));
+    EXPECT_NEAR(glm::dot(r.knee_ws, normal), 0.0, 1e-6)
+        << degrees << " degrees: knee off the (carried) pole's plane";
     EXPECT_GT(glm::dot(r.knee_ws, carried), 0.0) << degrees;
   }
 }
@@ -141,7 +150,8 @@ TEST(LegSolveKneeLimit, GivenWithItsCosineSolvesTheSame) {
   for (double degrees : {0.0, 40.0, 80.0, 100.0}) {
     const Vec3 target = 0.3 * glm::normalize(target_at(degrees));
     const LegSolveResult a = solve_leg(pose, Vec3(0), target, Vec3(0, 0, 1), s, 16 * kDeg);
-    const LegSolveResult b = solve_leg(pose, Vec3(0), target, Vec3(0, 0, 1), s, KneeLimit(16 * kDeg));
+    const LegSolveResult b =
+        solve_leg(pose, Vec3(0), target, Vec3(0, 0, 1), s, KneeLimit(16 * kDeg));
     EXPECT_EQ(a.knee_ws, b.knee_ws) << degrees;
     EXPECT_EQ(a.ankle_ws, b.ankle_ws) << degrees;
     EXPECT_STREQ(a.reason, b.reason) << degrees;
@@ -160,7 +170,9 @@ TEST(UnreachableReason, SplitsByWhereTheTargetMoved) {
   // Pulled in under the body at the same height: the knee's bend.
   EXPECT_STREQ(unreachable_reason("too close", hip, Vec3(0, 0.1, -0.5), hip, ankle), "too close");
   // The hip moved with the target: only the relative move counts.
-  EXPECT_STREQ(unreachable_reason("too far", hip + Vec3(0, -0.3, 0), Vec3(0, -0.2, 0.1), hip, ankle), "too far");
+  EXPECT_STREQ(
+      unreachable_reason("too far", hip + Vec3(0, -0.3, 0), Vec3(0, -0.2, 0.1), hip, ankle),
+      "too far");
   EXPECT_STREQ(unreachable_reason("hip limit", hip, Vec3(0, -2, 0), hip, ankle), "hip limit");
   EXPECT_STREQ(unreachable_reason("", hip, ankle, hip, ankle), "");
 }
@@ -180,7 +192,7 @@ namespace {
 // 0.2-0.9 m in one step).
 struct Sweep {
   const char* what;
-  Vec3 from, to;  // target path, metres from the hip
+  Vec3 from, to;                     // target path, metres from the hip
   std::vector<std::string> crosses;  // reasons the path must pass through
 };
 
@@ -199,34 +211,46 @@ void expect_continuous_leg(const Sweep& sweep) {
     const Vec3 target = sweep.from + (sweep.to - sweep.from) * (static_cast<double>(i) / steps);
     const LegSolveResult r = solve_leg(pose, pose.hip_ws, target, pole, s);
     ASSERT_TRUE(is_finite(r.knee_ws) && is_finite(r.ankle_ws)) << sweep.what << " step " << i;
-    if (reasons.empty() || reasons.substr(reasons.rfind('|') + 1) != r.reason) reasons += std::string("|") + r.reason;
+    if (reasons.empty() || reasons.substr(reasons.rfind('|') + 1) != r.reason)
+      reasons += std::string("|") + r.reason;
     if (i > 0) {
-      EXPECT_LT(glm::length(r.knee_ws - previous_knee), 0.04) << sweep.what << " step " << i << " (" << r.reason << ")";
-      EXPECT_LT(glm::length(r.ankle_ws - previous_ankle), 0.01) << sweep.what << " step " << i << " (" << r.reason << ")";
-      EXPECT_LT(angle_between(r.knee_ws - pose.hip_ws, previous_knee - pose.hip_ws), 0.1) << sweep.what << " step " << i;
-      EXPECT_LT(angle_between(r.ankle_ws - r.knee_ws, previous_ankle - previous_knee), 0.1) << sweep.what << " step " << i;
+      EXPECT_LT(glm::length(r.knee_ws - previous_knee), 0.04)
+          << sweep.what << " step " << i << " (" << r.reason << ")";
+      EXPECT_LT(glm::length(r.ankle_ws - previous_ankle), 0.01)
+          << sweep.what << " step " << i << " (" << r.reason << ")";
+      EXPECT_LT(angle_between(r.knee_ws - pose.hip_ws, previous_knee - pose.hip_ws), 0.1)
+          << sweep.what << " step " << i;
+      EXPECT_LT(angle_between(r.ankle_ws - r.knee_ws, previous_ankle - previous_knee), 0.1)
+          << sweep.what << " step " << i;
     }
     previous_knee = r.knee_ws;
     previous_ankle = r.ankle_ws;
   }
   // The path does cross the limits it is meant to (the reasons seen along it, in order).
   for (const std::string& reason : sweep.crosses)
-    EXPECT_NE(reasons.find("|" + reason), std::string::npos) << sweep.what << ": " << reason << " not in " << reasons;
+    EXPECT_NE(reasons.find("|" + reason), std::string::npos)
+        << sweep.what << ": " << reason << " not in " << reasons;
 }
 
 TEST(LegSolveContinuity, TargetSweptOverTheHipMovesTheLegContinuously) {
   // A swing foot's target raised to a high step, passing from behind over the hip to the front
   // (hip limit, then too close, then reached), and the same a little to either side.
-  expect_continuous_leg({"over the hip", Vec3(0, 0.35, -0.5), Vec3(0, -0.35, 0.5), {"hip limit", "too close", ""}});
-  expect_continuous_leg({"over the hip, outside", Vec3(-0.05, 0.35, -0.5), Vec3(-0.05, -0.35, 0.5), {"hip limit", ""}});
-  expect_continuous_leg({"over the hip, inside", Vec3(0.05, 0.35, -0.5), Vec3(0.05, -0.35, 0.5), {"hip limit", ""}});
+  expect_continuous_leg(
+      {"over the hip", Vec3(0, 0.35, -0.5), Vec3(0, -0.35, 0.5), {"hip limit", "too close", ""}});
+  expect_continuous_leg({"over the hip, outside",
+                         Vec3(-0.05, 0.35, -0.5),
+                         Vec3(-0.05, -0.35, 0.5),
+                         {"hip limit", ""}});
+  expect_continuous_leg(
+      {"over the hip, inside", Vec3(0.05, 0.35, -0.5), Vec3(0.05, -0.35, 0.5), {"hip limit", ""}});
 }
 
 TEST(LegSolveOutward, OtherHipGivesTheSameSolveAsItsOutwardDirection) {
   // The fix gives the other hip instead of the outward direction (made only by the few solves
   // beyond the hip cone): every solve, the cone's included, comes out bit for bit the same.
   LegPose given = hanging_leg();
-  const Vec3 other_hip = given.hip_ws + Vec3(0.18, 0.01, -0.02);  // a right leg: the other hip toward +x
+  const Vec3 other_hip =
+      given.hip_ws + Vec3(0.18, 0.01, -0.02);  // a right leg: the other hip toward +x
   given.outward_ws = safe_normalize(given.hip_ws - other_hip, Vec3(0));
   LegPose lazy = hanging_leg();
   lazy.other_hip_ws = &other_hip;
@@ -250,7 +274,10 @@ TEST(LegSolveOutward, OtherHipGivesTheSameSolveAsItsOutwardDirection) {
 TEST(LegSolveContinuity, TargetSweptFromBeyondReachOverTheConeEdgeMovesTheLegContinuously) {
   // From beyond reach in front and low (too far), up past the cone's edge (hip limit), to high
   // and close behind (too close), through the ranges' boundaries.
-  expect_continuous_leg({"far front to high behind", Vec3(0, -0.6, 1.2), Vec3(0, 0.1, -0.15), {"too far", "", "hip limit", "too close"}});
+  expect_continuous_leg({"far front to high behind",
+                         Vec3(0, -0.6, 1.2),
+                         Vec3(0, 0.1, -0.15),
+                         {"too far", "", "hip limit", "too close"}});
 }
 
 // Both legs solved together (FABRIK's passes interleaved) give each leg's solve_leg, bit for
@@ -274,7 +301,8 @@ TEST(LegSolvePair, SameBitsAsEachLegAlone) {
         poses[l].hip_rot_ws = glm::normalize(Quat(1, 0.1 * u(rng), 0.1 * u(rng), 0.1 * u(rng)));
         poses[l].knee_rot_ws = glm::normalize(Quat(1, 0.2 * u(rng), 0.1 * u(rng), 0.1 * u(rng)));
         const double reach = i % 4 == 0 ? 0.85 + 0.1 * u(rng) : 0.55 + 0.5 * u(rng);
-        const Vec3 dir = glm::normalize(Vec3(0.6 * u(rng), i % 9 == 0 ? u(rng) : -1.0, 0.8 * u(rng)));
+        const Vec3 dir =
+            glm::normalize(Vec3(0.6 * u(rng), i % 9 == 0 ? u(rng) : -1.0, 0.8 * u(rng)));
         legs[l].animated = &poses[l];
         legs[l].hip_ws = poses[l].hip_ws + Vec3(0, 0.03 * u(rng), 0);
         legs[l].target_ws = legs[l].hip_ws + dir * reach;
@@ -283,12 +311,14 @@ TEST(LegSolvePair, SameBitsAsEachLegAlone) {
       LegSolveResult together[2];
       solve_leg_pair(legs, s, limit, together);
       for (int l = 0; l < 2; ++l) {
-        const LegSolveResult alone = solve_leg(poses[l], legs[l].hip_ws, legs[l].target_ws, legs[l].pole_ws, s, limit);
+        const LegSolveResult alone =
+            solve_leg(poses[l], legs[l].hip_ws, legs[l].target_ws, legs[l].pole_ws, s, limit);
         const LegSolveResult& b = together[l];
         EXPECT_EQ(std::memcmp(&alone.knee_ws, &b.knee_ws, sizeof alone.knee_ws), 0) << i;
         EXPECT_EQ(std::memcmp(&alone.ankle_ws, &b.ankle_ws, sizeof alone.ankle_ws), 0) << i;
         EXPECT_EQ(std::memcmp(&alone.hip_rot_ws, &b.hip_rot_ws, sizeof alone.hip_rot_ws), 0) << i;
-        EXPECT_EQ(std::memcmp(&alone.knee_rot_ws, &b.knee_rot_ws, sizeof alone.knee_rot_ws), 0) << i;
+        EXPECT_EQ(std::memcmp(&alone.knee_rot_ws, &b.knee_rot_ws, sizeof alone.knee_rot_ws), 0)
+            << i;
         EXPECT_EQ(std::memcmp(&alone.residual_m, &b.residual_m, sizeof alone.residual_m), 0) << i;
         EXPECT_EQ(alone.iterations, b.iterations) << i;
         EXPECT_EQ(alone.reached, b.reached) << i;

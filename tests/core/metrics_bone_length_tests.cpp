@@ -24,8 +24,10 @@ ArmatureRig armature_humanoid() {
   a.rig.pelvis = a.skeleton.find("mixamorig:Hips");
   for (int l = 0; l < 2; ++l) {
     const std::string side = l == 0 ? "Left" : "Right";
-    a.rig.legs[l] = Leg{a.skeleton.find("mixamorig:" + side + "UpLeg"), a.skeleton.find("mixamorig:" + side + "Leg"),
-                        a.skeleton.find("mixamorig:" + side + "Foot"), a.skeleton.find("mixamorig:" + side + "ToeBase")};
+    a.rig.legs[l] = Leg{a.skeleton.find("mixamorig:" + side + "UpLeg"),
+                        a.skeleton.find("mixamorig:" + side + "Leg"),
+                        a.skeleton.find("mixamorig:" + side + "Foot"),
+                        a.skeleton.find("mixamorig:" + side + "ToeBase")};
   }
   return a;
 }
@@ -54,7 +56,8 @@ ClipMetrics measure(const ArmatureRig& a, const Clip& clip, const Terrain& groun
 
 TEST(MetricsBoneLength, RootMotionUnderAnArmatureNodeIsNotABoneChange) {
   const ArmatureRig a = armature_humanoid();
-  const Clip clip = walking_in_rest_pose(a.skeleton, a.rig.pelvis, 20, 0.05);  // 1 m away by the end
+  const Clip clip =
+      walking_in_rest_pose(a.skeleton, a.rig.pelvis, 20, 0.05);  // 1 m away by the end
   const Terrain ground(make_flat_terrain(FlatParams{.size = 40.0}));
   const ClipMetrics m = measure(a, clip, ground);
   EXPECT_LT(m.bone_length_change.value, 1e-12) << "worst: " << m.bone_length_change.point;

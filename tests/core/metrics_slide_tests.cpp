@@ -27,7 +27,8 @@ TEST(PlantedPointSpeed, TouchdownAndLiftOffAreNotSliding) {
   const Interval plant{0, 10};
   // Still over every pair of its own planted frames, first and last included (a central
   // difference at 3 or 7 would span the swing and report 50 cm/s).
-  for (int f = 3; f <= 7; ++f) EXPECT_EQ(planted_point_speed(toe, planted, plant, f, kFps), 0.0) << f;
+  for (int f = 3; f <= 7; ++f)
+    EXPECT_EQ(planted_point_speed(toe, planted, plant, f, kFps), 0.0) << f;
   // Not planted: no speed of its own.
   EXPECT_EQ(planted_point_speed(toe, planted, plant, 2, kFps), -1.0);
   EXPECT_EQ(planted_point_speed(toe, planted, plant, 8, kFps), -1.0);
@@ -35,15 +36,17 @@ TEST(PlantedPointSpeed, TouchdownAndLiftOffAreNotSliding) {
 
 TEST(PlantedPointSpeed, RealSlidingIsMeasuredCentralInsideAndOneSidedAtTheEnds) {
   std::vector<Vec3> p;
-  for (int f = 0; f <= 6; ++f) p.push_back({0.003 * f, 0.0, 0.004 * f});  // 0.5 cm per frame, horizontal
-  p[6].y = 0.3;                                                              // vertical motion is not sliding
+  for (int f = 0; f <= 6; ++f)
+    p.push_back({0.003 * f, 0.0, 0.004 * f});  // 0.5 cm per frame, horizontal
+  p[6].y = 0.3;                                // vertical motion is not sliding
   p[6].x = p[5].x;
   p[6].z = p[5].z;
   const std::vector<char> planted(7, 1);
   const Interval plant{0, 6};
-  EXPECT_NEAR(planted_point_speed(p, planted, plant, 0, kFps), 0.5, 1e-12);  // one-sided at the start
-  EXPECT_NEAR(planted_point_speed(p, planted, plant, 3, kFps), 0.5, 1e-12);  // central
-  EXPECT_NEAR(planted_point_speed(p, planted, plant, 5, kFps), 0.25, 1e-12); // central over 4..6
+  EXPECT_NEAR(planted_point_speed(p, planted, plant, 0, kFps), 0.5,
+              1e-12);  // one-sided at the start
+  EXPECT_NEAR(planted_point_speed(p, planted, plant, 3, kFps), 0.5, 1e-12);   // central
+  EXPECT_NEAR(planted_point_speed(p, planted, plant, 5, kFps), 0.25, 1e-12);  // central over 4..6
   EXPECT_NEAR(planted_point_speed(p, planted, plant, 6, kFps), 0.0, 1e-12);  // one-sided at the end
   // The plant bounds the differences even where the point is planted beyond it.
   EXPECT_NEAR(planted_point_speed(p, planted, Interval{3, 5}, 3, kFps), 0.5, 1e-12);
@@ -66,8 +69,10 @@ struct RollingFoot {
 RollingFoot rolling_foot() {
   RollingFoot foot;
   for (int f = 0; f <= 9; ++f) {
-    foot.points[0].push_back({0.0, 0.0, f <= 5 ? 0.0 : 0.02 * (f - 5)});  // heel: 2 cm per frame after 5
-    foot.points[1].push_back({0.0, 0.0, 0.2 + (f < 4 ? 0.01 * (f - 4) : 0.0)});  // toe: 1 cm per frame until 4
+    foot.points[0].push_back(
+        {0.0, 0.0, f <= 5 ? 0.0 : 0.02 * (f - 5)});  // heel: 2 cm per frame after 5
+    foot.points[1].push_back(
+        {0.0, 0.0, 0.2 + (f < 4 ? 0.01 * (f - 4) : 0.0)});  // toe: 1 cm per frame until 4
     foot.point_planted[0].push_back(f <= 6 ? 1 : 0);
     foot.point_planted[1].push_back(f >= 2 && f <= 8 ? 1 : 0);
     foot.planted.push_back(f <= 8 ? 1 : 0);
@@ -80,23 +85,30 @@ TEST(PlantSlide, IsTheSpeedOfThePlantedPointThatMovesLeast) {
   const Interval plant{0, 8};
   int pivot = -1;
   // Heel alone down and still.
-  EXPECT_EQ(plant_slide(foot.points[0], foot.points[1], foot.point_planted, plant, 1, kFps, pivot), 0.0);
+  EXPECT_EQ(plant_slide(foot.points[0], foot.points[1], foot.point_planted, plant, 1, kFps, pivot),
+            0.0);
   EXPECT_EQ(pivot, 0);
   // Both down: the still heel is the pivot, not the toe coming down at 1 m/s.
-  EXPECT_EQ(plant_slide(foot.points[0], foot.points[1], foot.point_planted, plant, 3, kFps, pivot), 0.0);
+  EXPECT_EQ(plant_slide(foot.points[0], foot.points[1], foot.point_planted, plant, 3, kFps, pivot),
+            0.0);
   EXPECT_EQ(pivot, 0);
   // Both down, the heel moving off (one-sided 5..6, its last planted frame: 2 m/s): the held
   // toe is the pivot.
-  EXPECT_EQ(plant_slide(foot.points[0], foot.points[1], foot.point_planted, plant, 6, kFps, pivot), 0.0);
+  EXPECT_EQ(plant_slide(foot.points[0], foot.points[1], foot.point_planted, plant, 6, kFps, pivot),
+            0.0);
   EXPECT_EQ(pivot, 1);
   // Neither down: no sliding, pivot unchanged.
-  EXPECT_EQ(plant_slide(foot.points[0], foot.points[1], foot.point_planted, Interval{9, 9}, 9, kFps, pivot), -1.0);
+  EXPECT_EQ(plant_slide(foot.points[0], foot.points[1], foot.point_planted, Interval{9, 9}, 9, kFps,
+                        pivot),
+            -1.0);
   EXPECT_EQ(pivot, 1);
 }
 
 TEST(WorstPlantSlide, IsZeroWhenTheHeldPointIsAlwaysOneThatIsDown) {
   const RollingFoot foot = rolling_foot();
-  EXPECT_EQ(worst_plant_slide(foot.points[0], foot.points[1], foot.planted, foot.point_planted, kFps), 0.0);
+  EXPECT_EQ(
+      worst_plant_slide(foot.points[0], foot.points[1], foot.planted, foot.point_planted, kFps),
+      0.0);
 }
 
 TEST(WorstPlantSlide, FindsAFrameWhereOnlyAMovingPointIsDown) {
@@ -104,22 +116,29 @@ TEST(WorstPlantSlide, FindsAFrameWhereOnlyAMovingPointIsDown) {
   // The heel is seen down on frames 0-1 only: on frames 2 and 3 the toe, still coming down
   // 1 cm per frame (1 m/s at 100 fps), is the only point down.
   for (int f = 2; f <= 9; ++f) foot.point_planted[0][f] = 0;
-  EXPECT_NEAR(worst_plant_slide(foot.points[0], foot.points[1], foot.planted, foot.point_planted, kFps), 1.0, 1e-12);
+  EXPECT_NEAR(
+      worst_plant_slide(foot.points[0], foot.points[1], foot.planted, foot.point_planted, kFps),
+      1.0, 1e-12);
   // Frames outside every plant are not measured (the toe is still from frame 4 on).
   std::vector<char> planted(10, 0);
   for (int f = 5; f <= 8; ++f) planted[f] = 1;
-  EXPECT_EQ(worst_plant_slide(foot.points[0], foot.points[1], planted, foot.point_planted, kFps), 0.0);
+  EXPECT_EQ(worst_plant_slide(foot.points[0], foot.points[1], planted, foot.point_planted, kFps),
+            0.0);
 }
 
 TEST(WorstPlantSlideAt, SaysWhereAndOnWhichPoint) {
   RollingFoot foot = rolling_foot();
   for (int f = 2; f <= 9; ++f) foot.point_planted[0][f] = 0;
-  const PlantSlideAt worst = worst_plant_slide_at(foot.points[0], foot.points[1], foot.planted, foot.point_planted, kFps);
-  EXPECT_NEAR(worst.speed, worst_plant_slide(foot.points[0], foot.points[1], foot.planted, foot.point_planted, kFps), 1e-15);
+  const PlantSlideAt worst =
+      worst_plant_slide_at(foot.points[0], foot.points[1], foot.planted, foot.point_planted, kFps);
+  EXPECT_NEAR(
+      worst.speed,
+      worst_plant_slide(foot.points[0], foot.points[1], foot.planted, foot.point_planted, kFps),
+      1e-15);
   EXPECT_EQ(worst.point, 1);  // the toe, down alone
   EXPECT_TRUE(worst.frame == 2 || worst.frame == 3) << worst.frame;
-  const PlantSlideAt none = worst_plant_slide_at(foot.points[0], foot.points[1], rolling_foot().planted,
-                                                 rolling_foot().point_planted, kFps);
+  const PlantSlideAt none = worst_plant_slide_at(
+      foot.points[0], foot.points[1], rolling_foot().planted, rolling_foot().point_planted, kFps);
   EXPECT_EQ(none.speed, 0.0);
   EXPECT_EQ(none.frame, -1);
   EXPECT_EQ(none.point, -1);

@@ -1,17 +1,17 @@
-#include "core/parallel.hpp"
-
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
 #include <cmath>
 #include <mutex>
-#include <string>
 #include <numeric>
 #include <set>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
+
+#include "core/parallel.hpp"
 
 namespace ikfix::core {
 namespace {
@@ -26,7 +26,8 @@ TEST(ThreadPool, RangesCoverEveryIndexOnce) {
         ASSERT_LT(begin, end);
         for (int i = begin; i < end; ++i) ++visits[i];
       });
-      for (int i = 0; i < count; ++i) EXPECT_EQ(visits[i], 1) << "threads " << threads << " count " << count << " index " << i;
+      for (int i = 0; i < count; ++i)
+        EXPECT_EQ(visits[i], 1) << "threads " << threads << " count " << count << " index " << i;
     }
   }
 }
@@ -65,7 +66,8 @@ TEST(ThreadPool, NextLoopRunsWhetherWorkersPollOrSleep) {
       for (int i = begin; i < end; ++i) ++visits[i];
     });
     EXPECT_EQ(ids.size(), 2u) << "after a pause of " << pause_ms << " ms";
-    for (int i = 0; i < 10; ++i) EXPECT_EQ(visits[i], 1) << "index " << i << " after a pause of " << pause_ms << " ms";
+    for (int i = 0; i < 10; ++i)
+      EXPECT_EQ(visits[i], 1) << "index " << i << " after a pause of " << pause_ms << " ms";
   }
 }
 
@@ -87,7 +89,8 @@ TEST(ThreadPool, ResultIndependentOfThreadCount) {
 TEST(ThreadPool, RethrowsTheLowestRangesException) {
   ThreadPool pool(4);
   try {
-    pool.for_ranges(8, [&](int begin, int) { throw std::runtime_error("range at " + std::to_string(begin)); });
+    pool.for_ranges(
+        8, [&](int begin, int) { throw std::runtime_error("range at " + std::to_string(begin)); });
     FAIL() << "no exception";
   } catch (const std::runtime_error& e) {
     EXPECT_STREQ(e.what(), "range at 0");
@@ -115,8 +118,14 @@ TEST(ThreadPool, NestedLoopRunsSerially) {
 TEST(ParallelRanges, SerialWithoutRunnerOrForSmallLoops) {
   ThreadPool pool(2);
   int calls = 0;
-  parallel_ranges(nullptr, 100, 1, [&](int b, int e) { ++calls; EXPECT_EQ(e - b, 100); });
-  parallel_ranges(&pool, 10, 8, [&](int b, int e) { ++calls; EXPECT_EQ(e - b, 10); });
+  parallel_ranges(nullptr, 100, 1, [&](int b, int e) {
+    ++calls;
+    EXPECT_EQ(e - b, 100);
+  });
+  parallel_ranges(&pool, 10, 8, [&](int b, int e) {
+    ++calls;
+    EXPECT_EQ(e - b, 10);
+  });
   EXPECT_EQ(calls, 2);
   parallel_ranges(&pool, 0, 1, [&](int, int) { ++calls; });
   EXPECT_EQ(calls, 2);

@@ -30,9 +30,11 @@ TEST(HoldPivots, HeldPivotStaysExactlyStillAcrossAHeelToToeSwitch) {
   const Foot foot = drifting_foot(12);
   std::vector<signed char> pivots = {-1, 0, 0, 0, 0, 1, 1, 1, 1, -1, -1, -1};
   const auto corr = hold_pivots(pivots, foot.heel, foot.toe, 2, 1.0);
-  for (int f = 2; f <= 4; ++f) EXPECT_NEAR(glm::length(flat(foot.heel[f] + corr[f] - foot.heel[1] - corr[1])), 0.0, 1e-12);
+  for (int f = 2; f <= 4; ++f)
+    EXPECT_NEAR(glm::length(flat(foot.heel[f] + corr[f] - foot.heel[1] - corr[1])), 0.0, 1e-12);
   // The toe is held from the frame before the switch: it does not move on the switch frame.
-  for (int f = 5; f <= 8; ++f) EXPECT_NEAR(glm::length(flat(foot.toe[f] + corr[f] - foot.toe[4] - corr[4])), 0.0, 1e-12);
+  for (int f = 5; f <= 8; ++f)
+    EXPECT_NEAR(glm::length(flat(foot.toe[f] + corr[f] - foot.toe[4] - corr[4])), 0.0, 1e-12);
   for (const Vec3& c : corr) EXPECT_EQ(c.y, 0.0);
   // Faded out after the plant: zero once the blend window is over.
   EXPECT_GT(glm::length(corr[9]), 0.0);
@@ -89,13 +91,13 @@ TEST(ToeLift, TurnsTheTipUpToTheGroundAboutTheBall) {
   const Vec3 turned = ball + axis_angle(lift.axis, lift.angle) * (tip - ball);
   EXPECT_NEAR(turned.y, ball.y, 1e-12);
   EXPECT_NEAR(glm::length(turned - ball), 0.05, 1e-12);  // the toe keeps its length
-  EXPECT_GT(turned.z, ball.z);                            // still pointing forward
+  EXPECT_GT(turned.z, ball.z);                           // still pointing forward
 }
 
 TEST(ToeLift, NothingWhenHighEnoughAndNoMoreThanTheLimit) {
   const Vec3 ball(0, 0, 0), tip(0, -0.01, 0.05);
-  EXPECT_EQ(toe_lift(ball, tip, -0.02, 1.0).angle, 0.0);       // already above
-  EXPECT_EQ(toe_lift(ball, tip, 0.2, 0.3).angle, 0.3);         // cannot reach: the limit
+  EXPECT_EQ(toe_lift(ball, tip, -0.02, 1.0).angle, 0.0);              // already above
+  EXPECT_EQ(toe_lift(ball, tip, 0.2, 0.3).angle, 0.3);                // cannot reach: the limit
   EXPECT_EQ(toe_lift(ball, Vec3(0, -0.05, 0), 0.0, 1.0).angle, 0.0);  // straight down: no forward
 }
 

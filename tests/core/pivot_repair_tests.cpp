@@ -32,13 +32,16 @@ TurningFoot turning_foot() {
 // Check with the contacts fixed as above (horizontal moves here never change them), and
 // `penetration` for any pivots that hold the toe on frame 6 (a toe carried into a step's riser).
 SlideMeasure fixed_contacts(const TurningFoot& foot, double penetration_when_toe_held_on_6 = 0.0) {
-  return [&foot, penetration_when_toe_held_on_6](const std::vector<Vec3>& heel, const std::vector<Vec3>& toe,
+  return [&foot, penetration_when_toe_held_on_6](const std::vector<Vec3>& heel,
+                                                 const std::vector<Vec3>& toe,
                                                  const std::vector<signed char>&) {
     std::vector<char> planted(heel.size());
-    for (std::size_t f = 0; f < heel.size(); ++f) planted[f] = foot.point_planted[0][f] || foot.point_planted[1][f];
+    for (std::size_t f = 0; f < heel.size(); ++f)
+      planted[f] = foot.point_planted[0][f] || foot.point_planted[1][f];
     FootCheck check{worst_plant_slide_at(heel, toe, planted, foot.point_planted, kFps), 0.0};
     // The held toe keeps its x on frame 6 where the heel-held foot's toe had moved on.
-    if (std::abs(toe[6].x - foot.toe[6].x) > 1e-9) check.penetration_m = penetration_when_toe_held_on_6;
+    if (std::abs(toe[6].x - foot.toe[6].x) > 1e-9)
+      check.penetration_m = penetration_when_toe_held_on_6;
     return check;
   };
 }

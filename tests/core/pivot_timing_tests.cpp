@@ -23,7 +23,8 @@ Foot pitched_foot(const std::vector<double>& pitch) {
 }
 
 // Heel strike (toes coming down), foot flat on frames 4-7, heel rising from frame 8.
-const std::vector<double> kRoll = {0.3, 0.2, 0.1, 0.05, 0.0, 0.0, 0.0, 0.0, -0.05, -0.1, -0.2, -0.3};
+const std::vector<double> kRoll = {0.3, 0.2, 0.1,   0.05, 0.0,  0.0,
+                                   0.0, 0.0, -0.05, -0.1, -0.2, -0.3};
 
 TEST(PivotTiming, HeelToToeSwitchMovesToTheNearestFrameWhereTheFootDoesNotTurn) {
   const Foot foot = pitched_foot(kRoll);
@@ -66,7 +67,8 @@ TEST(PivotTiming, SwitchJustAfterTheNewPivotTouchesDownWhenTheFootTurnsNoMoreThe
   // The toe touches down at frame 4. By the turn alone the switch stays at 8 (check would see
   // 1 mm over (6, 7)); at 5 it would see none (the toe is measured one-sided on 4, already held),
   // and the foot turns less across 5 (2 mm) than across 8 (3 mm).
-  const std::vector<double> turn = {0, 0, 0, 0, 0.004, 0.002, 0.003, 0.001, 0.003, 0.003, 0.003, 0.003};
+  const std::vector<double> turn = {0,     0,     0,     0,     0.004, 0.002,
+                                    0.003, 0.001, 0.003, 0.003, 0.003, 0.003};
   std::vector<char> on_ground[2] = {std::vector<char>(12, 1), std::vector<char>(12, 1)};
   for (int f = 0; f < 4; ++f) on_ground[1][f] = 0;
   const std::vector<signed char> planned = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1};
@@ -76,7 +78,8 @@ TEST(PivotTiming, SwitchJustAfterTheNewPivotTouchesDownWhenTheFootTurnsNoMoreThe
   // Never taken, or taken only when turning less and the foot turns more across 5 (4 mm): by the
   // turn alone.
   pivots = planned;
-  retime_pivot_switches(pivots, turning_foot(turn).heel, turning_foot(turn).toe, on_ground, TouchdownSwitch::Never);
+  retime_pivot_switches(pivots, turning_foot(turn).heel, turning_foot(turn).toe, on_ground,
+                        TouchdownSwitch::Never);
   EXPECT_EQ(pivots, planned);
   std::vector<double> sharper = turn;
   sharper[5] = 0.004;
@@ -85,7 +88,8 @@ TEST(PivotTiming, SwitchJustAfterTheNewPivotTouchesDownWhenTheFootTurnsNoMoreThe
   EXPECT_EQ(pivots, planned);
   // Unless it is always taken.
   pivots = planned;
-  retime_pivot_switches(pivots, turning_foot(sharper).heel, turning_foot(sharper).toe, on_ground, TouchdownSwitch::Always);
+  retime_pivot_switches(pivots, turning_foot(sharper).heel, turning_foot(sharper).toe, on_ground,
+                        TouchdownSwitch::Always);
   EXPECT_EQ(pivots, (std::vector<signed char>{0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1}));
 }
 

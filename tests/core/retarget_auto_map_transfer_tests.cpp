@@ -27,7 +27,8 @@ TEST(RetargetAutoMap, TransferMeetsTheRestAndShapeGoals) {
   IKFIX_REQUIRE_SHARED_DATA();
   const Case cases[] = {
       {"P2", "anim/bvh/cmu_02_01_walk.bvh", "retarget/cesiumman_rest.bvh", 1.0, true},
-      {"P5", "anim/bvh/cmu_02_01_walk.bvh", "retarget/cmu_131_max_armsdown_rest.bvh", std::nullopt, true},
+      {"P5", "anim/bvh/cmu_02_01_walk.bvh", "retarget/cmu_131_max_armsdown_rest.bvh", std::nullopt,
+       true},
       {"P6", "anim/bvh/boxing_toes.bvh", "retarget/cmu_02_tpose_rest.bvh", std::nullopt, false},
   };
   for (const Case& c : cases) {
@@ -60,8 +61,8 @@ TEST(RetargetAutoMap, TransferMeetsTheRestAndShapeGoals) {
     in.fix_feet = false;
     const core::RetargetPipelineResult r = core::retarget_and_fix(in);
     const auto& q = r.transfer_quality;
-    std::printf("%s auto map: direction error mean %.3f max %.3f deg", c.id, degrees(q.direction_error_mean_rad),
-                degrees(q.direction_error_max_rad));
+    std::printf("%s auto map: direction error mean %.3f max %.3f deg", c.id,
+                degrees(q.direction_error_mean_rad), degrees(q.direction_error_max_rad));
     for (const auto& chain : q.chains) std::printf(", %s %.4f", chain.name.c_str(), chain.mean);
     std::printf("\n");
     if (c.exact_directions) {
@@ -71,7 +72,8 @@ TEST(RetargetAutoMap, TransferMeetsTheRestAndShapeGoals) {
       EXPECT_LE(degrees(q.direction_error_mean_rad), 5.0) << q.direction_worst_bone;
     }
     for (const auto& chain : q.chains)
-      EXPECT_LE(chain.mean, chain.name.find("leg") != std::string::npos ? 0.02 : 0.07) << chain.name;
+      EXPECT_LE(chain.mean, chain.name.find("leg") != std::string::npos ? 0.02 : 0.07)
+          << chain.name;
   }
 }
 

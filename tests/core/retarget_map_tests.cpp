@@ -25,7 +25,8 @@ using ikfix::test::Rig;
 using ikfix::test::unreal;
 
 // Target joint name paired with a source joint name, "" when unmapped.
-std::string partner(const BoneMap& map, const Rig& src, const Rig& tgt, const std::string& source_name) {
+std::string partner(const BoneMap& map, const Rig& src, const Rig& tgt,
+                    const std::string& source_name) {
   const int p = map.pair_of_source(src.skeleton.find(source_name));
   return p < 0 ? "" : tgt.skeleton.names[map.pairs[p].target];
 }
@@ -38,8 +39,8 @@ const BonePair* pair_with_role(const BoneMap& map, const std::string& role) {
 
 TEST(JointNames, PrefixesNamespacesAndSeparatorsGiveOneKey) {
   const std::string key = parse_joint_name("LeftUpLeg").key;
-  for (const char* n : {"mixamorig:LeftUpLeg", "Armature|LeftUpLeg", "DEF-Left_Up_Leg", "Character1_LeftUpLeg",
-                        "x:left_up_leg", "Left Up Leg"})
+  for (const char* n : {"mixamorig:LeftUpLeg", "Armature|LeftUpLeg", "DEF-Left_Up_Leg",
+                        "Character1_LeftUpLeg", "x:left_up_leg", "Left Up Leg"})
     EXPECT_EQ(parse_joint_name(n).key, key) << n;
   EXPECT_EQ(parse_joint_name("Bip01 L Thigh").key, parse_joint_name("L_Thigh").key);
   EXPECT_NE(parse_joint_name("DEF-spine.001").key, parse_joint_name("DEF-spine.003").key);
@@ -55,15 +56,17 @@ TEST(JointNames, SidesInEveryConvention) {
   for (const char* n : {"RightFoot", "R_Foot", "foot_r", "foot.R", "rFoot", "RThumb", "pied droit",
                         "bras droite", "Skeleton_arm_joint_R__2_", "rhand"})
     EXPECT_EQ(parse_joint_name(n).side, 1) << n;
-  for (const char* n : {"Hips", "LowerBack", "Head", "leg", "ring_01"}) EXPECT_EQ(parse_joint_name(n).side, -1) << n;
+  for (const char* n : {"Hips", "LowerBack", "Head", "leg", "ring_01"})
+    EXPECT_EQ(parse_joint_name(n).side, -1) << n;
 }
 
 TEST(JointNames, HelpersAndEndMarkers) {
-  for (const char* n : {"HipsCtrl", "LeftFootIK", "LeftHeelRoll", "LeftKneeCtrl", "LeftFootRollCtrl",
-                        "arme gauche", "pagne avant", "MCH-thigh_ik.L", "hand_ik_target_l", "upperarm_twist_01_l",
-                        "skirt_back_02", "Hair_L_1"})
+  for (const char* n : {"HipsCtrl", "LeftFootIK", "LeftHeelRoll", "LeftKneeCtrl",
+                        "LeftFootRollCtrl", "arme gauche", "pagne avant", "MCH-thigh_ik.L",
+                        "hand_ik_target_l", "upperarm_twist_01_l", "skirt_back_02", "Hair_L_1"})
     EXPECT_TRUE(parse_joint_name(n).helper) << n;
-  for (const char* n : {"Hips", "LeftFoot", "pied gauche.001", "Spine1", "LeftToeBase", "main gauche", "torse"})
+  for (const char* n :
+       {"Hips", "LeftFoot", "pied gauche.001", "Spine1", "LeftToeBase", "main gauche", "torse"})
     EXPECT_FALSE(parse_joint_name(n).helper) << n;
   EXPECT_TRUE(parse_joint_name("HeadTop_End").end_marker);
   EXPECT_TRUE(parse_joint_name("pied gauche_end").end_marker);
@@ -137,9 +140,9 @@ TEST(AutoMap, ShoulderWithAnElbowChildIsTheUpperArm) {
   // 3ds Max / boxing naming: Collar = clavicle, Shoulder = upper arm, Hip = thigh.
   auto max_style = [](const std::string& slot) -> std::string {
     static const std::map<std::string, std::string> k = {
-        {"clav", "Collar"}, {"upper", "Shoulder"}, {"lower", "Elbow"}, {"hand", "Wrist"}, {"thumb1", "Thumb"},
-        {"index1", "Fingers"}, {"index2", "Fingers2"}, {"thigh", "Hip"}, {"shin", "Knee"}, {"foot", "Ankle"},
-        {"toe", "Toe"}};
+        {"clav", "Collar"},  {"upper", "Shoulder"}, {"lower", "Elbow"},     {"hand", "Wrist"},
+        {"thumb1", "Thumb"}, {"index1", "Fingers"}, {"index2", "Fingers2"}, {"thigh", "Hip"},
+        {"shin", "Knee"},    {"foot", "Ankle"},     {"toe", "Toe"}};
     if (slot == "hips") return "Hips";
     if (slot.rfind("spine", 0) == 0) return "Chest" + slot.substr(5);
     if (slot == "neck") return "Neck";
@@ -175,8 +178,9 @@ TEST(AutoMap, ControlAndHelperBonesAreExcludedNeverMapped) {
   const BoneMap map = auto_map(src.rest, tgt.rest);
   EXPECT_TRUE(map.missing_roles.empty());
   EXPECT_EQ(map.pairs.size(), src.skeleton.names.size());
-  for (const char* helper : {"HipsCtrl", "LeftFootCtrl", "LeftHeelRoll", "LeftFootIK", "LeftKneeCtrl", "arme gauche",
-                             "pagne avant", "pied gauche.001", "jambe gauche.001"}) {
+  for (const char* helper :
+       {"HipsCtrl", "LeftFootCtrl", "LeftHeelRoll", "LeftFootIK", "LeftKneeCtrl", "arme gauche",
+        "pagne avant", "pied gauche.001", "jambe gauche.001"}) {
     const int j = tgt.skeleton.find(helper);
     EXPECT_LT(map.pair_of_target(j), 0) << helper;
     EXPECT_EQ(std::count(map.excluded_target.begin(), map.excluded_target.end(), j), 1) << helper;
@@ -198,7 +202,8 @@ TEST(AutoMap, SpineChainsOfDifferentLengthsKeepTopsTogether) {
   EXPECT_EQ(partner(to_one, three, one, "mixamorig:Spine1"), "");
   // Below the tops, the 2-chain's spine_01 (midway) takes exactly one of Spine / Spine1.
   int lower_pairs = 0;
-  for (const char* n : {"mixamorig:Spine", "mixamorig:Spine1"}) lower_pairs += !partner(to_two, three, two, n).empty();
+  for (const char* n : {"mixamorig:Spine", "mixamorig:Spine1"})
+    lower_pairs += !partner(to_two, three, two, n).empty();
   EXPECT_EQ(lower_pairs, 1);
 }
 

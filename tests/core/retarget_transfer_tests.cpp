@@ -20,8 +20,12 @@ namespace {
 
 using test::NamedPair;
 
-std::filesystem::path anim(const std::string& rel) { return test::shared_data_dir() / "anim" / rel; }
-std::filesystem::path retarget_file(const std::string& rel) { return test::shared_data_dir() / "retarget" / rel; }
+std::filesystem::path anim(const std::string& rel) {
+  return test::shared_data_dir() / "anim" / rel;
+}
+std::filesystem::path retarget_file(const std::string& rel) {
+  return test::shared_data_dir() / "retarget" / rel;
+}
 
 // Role of a CMU (cgspeed) joint name.
 std::string cmu_role(const std::string& cmu_name) {
@@ -35,12 +39,14 @@ std::string cmu_role(const std::string& cmu_name) {
 }
 
 // pairs.json entries with the source's CMU role (or the target's, when the target is CMU).
-std::vector<NamedPair> pairs_by_cmu_source(const std::vector<std::pair<std::string, std::string>>& names) {
+std::vector<NamedPair> pairs_by_cmu_source(
+    const std::vector<std::pair<std::string, std::string>>& names) {
   std::vector<NamedPair> out;
   for (const auto& [s, t] : names) out.push_back({s, t, cmu_role(s)});
   return out;
 }
-std::vector<NamedPair> pairs_by_cmu_target(const std::vector<std::pair<std::string, std::string>>& names) {
+std::vector<NamedPair> pairs_by_cmu_target(
+    const std::vector<std::pair<std::string, std::string>>& names) {
   std::vector<NamedPair> out;
   for (const auto& [s, t] : names) out.push_back({s, t, cmu_role(t)});
   return out;
@@ -53,7 +59,8 @@ struct Retargeted {
 };
 
 Retargeted run(const std::filesystem::path& source, const std::filesystem::path& target,
-               const std::vector<NamedPair>& pairs, bool fix_feet, io::ClipLoadOptions target_options = {}) {
+               const std::vector<NamedPair>& pairs, bool fix_feet,
+               io::ClipLoadOptions target_options = {}) {
   Retargeted r;
   r.source = io::load_clip(source);
   r.target = io::load_clip(target, target_options);
@@ -78,10 +85,12 @@ double degrees(double rad) { return rad * 180.0 / core::kPi; }
 // figures of the closing note's table come from the regression suite; this is for reading).
 void print_feet(const char* pair, const core::RetargetPipelineResult& r) {
   const auto& feet = r.quality.feet;
-  std::printf("%s feet: slide %.4f/%.4f m/s float %.4f pen %.4f P %.3f R %.3f (naive: slide %.4f float %.4f)\n", pair,
-              feet.slide_mean_mps, feet.slide_max_mps, feet.float_mean_m, feet.penetration_max_m,
-              feet.contact_precision, feet.contact_recall, r.transfer_quality.feet.slide_mean_mps,
-              r.transfer_quality.feet.float_mean_m);
+  std::printf(
+      "%s feet: slide %.4f/%.4f m/s float %.4f pen %.4f P %.3f R %.3f (naive: slide %.4f float "
+      "%.4f)\n",
+      pair, feet.slide_mean_mps, feet.slide_max_mps, feet.float_mean_m, feet.penetration_max_m,
+      feet.contact_precision, feet.contact_recall, r.transfer_quality.feet.slide_mean_mps,
+      r.transfer_quality.feet.float_mean_m);
 }
 
 TEST(RetargetTransfer, SkeletonOntoItselfReproducesEveryJoint) {
@@ -102,8 +111,9 @@ TEST(RetargetTransfer, SkeletonOntoItselfReproducesEveryJoint) {
   }
   EXPECT_LE(worst, 1e-5 * leg) << "worst joint error " << worst << " m";
   const auto& feet = r.result.transfer_quality.feet;
-  std::printf("source feet: slide %.4f/%.4f m/s float %.4f/%.4f gap %.4f pen %.4f P %.3f R %.3f\n", feet.slide_mean_mps,
-              feet.slide_max_mps, feet.float_mean_m, feet.float_max_m, feet.ground_gap_m, feet.penetration_max_m, feet.contact_precision,
+  std::printf("source feet: slide %.4f/%.4f m/s float %.4f/%.4f gap %.4f pen %.4f P %.3f R %.3f\n",
+              feet.slide_mean_mps, feet.slide_max_mps, feet.float_mean_m, feet.float_max_m,
+              feet.ground_gap_m, feet.penetration_max_m, feet.contact_precision,
               feet.contact_recall);
 }
 
@@ -111,90 +121,137 @@ TEST(RetargetTransfer, ArmsDownRestDrivesLikeTPose) {  // P5
   IKFIX_REQUIRE_SHARED_DATA();
   const Retargeted r =
       run(anim("bvh/cmu_02_01_walk.bvh"), retarget_file("cmu_131_max_armsdown_rest.bvh"),
-          pairs_by_cmu_source({{"Hips", "Hips"}, {"LHipJoint", "LHipJoint"}, {"RHipJoint", "RHipJoint"},
-                               {"LeftUpLeg", "LeftHip"}, {"RightUpLeg", "RightHip"}, {"LeftLeg", "LeftKnee"},
-                               {"RightLeg", "RightKnee"}, {"LeftFoot", "LeftAnkle"}, {"RightFoot", "RightAnkle"},
-                               {"LeftToeBase", "LeftToe"}, {"RightToeBase", "RightToe"}, {"LowerBack", "lowerback"},
-                               {"Spine", "Chest"}, {"Spine1", "Chest2"}, {"Neck", "lowerneck"}, {"Neck1", "Neck"},
-                               {"Head", "Head"}, {"LeftShoulder", "LeftCollar"}, {"RightShoulder", "RightCollar"},
-                               {"LeftArm", "LeftShoulder"}, {"RightArm", "RightShoulder"},
-                               {"LeftForeArm", "LeftElbow"}, {"RightForeArm", "RightElbow"},
-                               {"LeftHand", "LeftWrist"}, {"RightHand", "RightWrist"}}),
+          pairs_by_cmu_source({{"Hips", "Hips"},
+                               {"LHipJoint", "LHipJoint"},
+                               {"RHipJoint", "RHipJoint"},
+                               {"LeftUpLeg", "LeftHip"},
+                               {"RightUpLeg", "RightHip"},
+                               {"LeftLeg", "LeftKnee"},
+                               {"RightLeg", "RightKnee"},
+                               {"LeftFoot", "LeftAnkle"},
+                               {"RightFoot", "RightAnkle"},
+                               {"LeftToeBase", "LeftToe"},
+                               {"RightToeBase", "RightToe"},
+                               {"LowerBack", "lowerback"},
+                               {"Spine", "Chest"},
+                               {"Spine1", "Chest2"},
+                               {"Neck", "lowerneck"},
+                               {"Neck1", "Neck"},
+                               {"Head", "Head"},
+                               {"LeftShoulder", "LeftCollar"},
+                               {"RightShoulder", "RightCollar"},
+                               {"LeftArm", "LeftShoulder"},
+                               {"RightArm", "RightShoulder"},
+                               {"LeftForeArm", "LeftElbow"},
+                               {"RightForeArm", "RightElbow"},
+                               {"LeftHand", "LeftWrist"},
+                               {"RightHand", "RightWrist"}}),
           false);
   const auto& q = r.result.transfer_quality;
   EXPECT_LE(degrees(q.direction_error_mean_rad), 1.0);
-  EXPECT_LE(degrees(q.direction_error_max_rad), 3.0) << q.direction_worst_bone << " frame " << q.direction_worst_frame;
+  EXPECT_LE(degrees(q.direction_error_max_rad), 3.0)
+      << q.direction_worst_bone << " frame " << q.direction_worst_frame;
   ASSERT_EQ(q.chains.size(), 4u);
-  for (const auto& c : q.chains) EXPECT_LE(c.mean, c.name.find("leg") != std::string::npos ? 0.02 : 0.07) << c.name;
+  for (const auto& c : q.chains)
+    EXPECT_LE(c.mean, c.name.find("leg") != std::string::npos ? 0.02 : 0.07) << c.name;
   double max_alignment = 0;
-  for (const auto& b : r.result.transfer.alignment) max_alignment = std::max(max_alignment, b.angle_rad);
-  EXPECT_GT(degrees(max_alignment), 80.0) << "the arms-down upper arm must be turned up by ~90 degrees";
+  for (const auto& b : r.result.transfer.alignment)
+    max_alignment = std::max(max_alignment, b.angle_rad);
+  EXPECT_GT(degrees(max_alignment), 80.0)
+      << "the arms-down upper arm must be turned up by ~90 degrees";
 }
 
 TEST(RetargetTransfer, APoseTargetWithAnonymousNames) {  // P2
   IKFIX_REQUIRE_SHARED_DATA();
-  const Retargeted r = run(
-      anim("bvh/cmu_02_01_walk.bvh"), retarget_file("cesiumman_rest.bvh"),
-      pairs_by_cmu_source({{"Hips", "Skeleton_torso_joint_1"}, {"LowerBack", "Skeleton_torso_joint_2"},
-                           {"Spine1", "torso_joint_3"}, {"Neck", "Skeleton_neck_joint_1"},
-                           {"Head", "Skeleton_neck_joint_2"}, {"LeftArm", "Skeleton_arm_joint_L__4_"},
-                           {"LeftForeArm", "Skeleton_arm_joint_L__3_"}, {"LeftHand", "Skeleton_arm_joint_L__2_"},
-                           {"RightArm", "Skeleton_arm_joint_R"}, {"RightForeArm", "Skeleton_arm_joint_R__2_"},
-                           {"RightHand", "Skeleton_arm_joint_R__3_"}, {"LeftUpLeg", "leg_joint_L_1"},
-                           {"LeftLeg", "leg_joint_L_2"}, {"LeftFoot", "leg_joint_L_3"}, {"LeftToeBase", "leg_joint_L_5"},
-                           {"RightUpLeg", "leg_joint_R_1"}, {"RightLeg", "leg_joint_R_2"},
-                           {"RightFoot", "leg_joint_R_3"}, {"RightToeBase", "leg_joint_R_5"}}),
-      true, io::ClipLoadOptions{1.0, std::nullopt, std::nullopt});
+  const Retargeted r = run(anim("bvh/cmu_02_01_walk.bvh"), retarget_file("cesiumman_rest.bvh"),
+                           pairs_by_cmu_source({{"Hips", "Skeleton_torso_joint_1"},
+                                                {"LowerBack", "Skeleton_torso_joint_2"},
+                                                {"Spine1", "torso_joint_3"},
+                                                {"Neck", "Skeleton_neck_joint_1"},
+                                                {"Head", "Skeleton_neck_joint_2"},
+                                                {"LeftArm", "Skeleton_arm_joint_L__4_"},
+                                                {"LeftForeArm", "Skeleton_arm_joint_L__3_"},
+                                                {"LeftHand", "Skeleton_arm_joint_L__2_"},
+                                                {"RightArm", "Skeleton_arm_joint_R"},
+                                                {"RightForeArm", "Skeleton_arm_joint_R__2_"},
+                                                {"RightHand", "Skeleton_arm_joint_R__3_"},
+                                                {"LeftUpLeg", "leg_joint_L_1"},
+                                                {"LeftLeg", "leg_joint_L_2"},
+                                                {"LeftFoot", "leg_joint_L_3"},
+                                                {"LeftToeBase", "leg_joint_L_5"},
+                                                {"RightUpLeg", "leg_joint_R_1"},
+                                                {"RightLeg", "leg_joint_R_2"},
+                                                {"RightFoot", "leg_joint_R_3"},
+                                                {"RightToeBase", "leg_joint_R_5"}}),
+                           true, io::ClipLoadOptions{1.0, std::nullopt, std::nullopt});
   const auto& q = r.result.transfer_quality;
   EXPECT_LE(degrees(q.direction_error_mean_rad), 1.0);
   EXPECT_LE(degrees(q.direction_error_max_rad), 3.0) << q.direction_worst_bone;
-  for (const auto& c : q.chains) EXPECT_LE(c.mean, c.name.find("leg") != std::string::npos ? 0.02 : 0.07) << c.name;
+  for (const auto& c : q.chains)
+    EXPECT_LE(c.mean, c.name.find("leg") != std::string::npos ? 0.02 : 0.07) << c.name;
   EXPECT_LE(r.result.quality.max_bone_length_change, 1e-5);
   print_feet("P2", r.result);
 }
 
 TEST(RetargetTransfer, BoxingOntoCmuKeepsLimbShape) {  // P6: cm -> CMU units, Hip = thigh
   IKFIX_REQUIRE_SHARED_DATA();
-  const Retargeted r = run(
-      anim("bvh/boxing_toes.bvh"), retarget_file("cmu_02_tpose_rest.bvh"),
-      pairs_by_cmu_target({{"Hips", "Hips"}, {"Ab", "LowerBack"}, {"Chest", "Spine1"}, {"Neck", "Neck"},
-                           {"Head", "Head"}, {"LeftCollar", "LeftShoulder"}, {"RightCollar", "RightShoulder"},
-                           {"LeftShoulder", "LeftArm"}, {"RightShoulder", "RightArm"}, {"LeftElbow", "LeftForeArm"},
-                           {"RightElbow", "RightForeArm"}, {"LeftWrist", "LeftHand"}, {"RightWrist", "RightHand"},
-                           {"LeftHip", "LeftUpLeg"}, {"RightHip", "RightUpLeg"}, {"LeftKnee", "LeftLeg"},
-                           {"RightKnee", "RightLeg"}, {"LeftAnkle", "LeftFoot"}, {"RightAnkle", "RightFoot"},
-                           {"LeftToes", "LeftToeBase"}, {"RightToes", "RightToeBase"}}),
-      true);
+  const Retargeted r = run(anim("bvh/boxing_toes.bvh"), retarget_file("cmu_02_tpose_rest.bvh"),
+                           pairs_by_cmu_target({{"Hips", "Hips"},
+                                                {"Ab", "LowerBack"},
+                                                {"Chest", "Spine1"},
+                                                {"Neck", "Neck"},
+                                                {"Head", "Head"},
+                                                {"LeftCollar", "LeftShoulder"},
+                                                {"RightCollar", "RightShoulder"},
+                                                {"LeftShoulder", "LeftArm"},
+                                                {"RightShoulder", "RightArm"},
+                                                {"LeftElbow", "LeftForeArm"},
+                                                {"RightElbow", "RightForeArm"},
+                                                {"LeftWrist", "LeftHand"},
+                                                {"RightWrist", "RightHand"},
+                                                {"LeftHip", "LeftUpLeg"},
+                                                {"RightHip", "RightUpLeg"},
+                                                {"LeftKnee", "LeftLeg"},
+                                                {"RightKnee", "RightLeg"},
+                                                {"LeftAnkle", "LeftFoot"},
+                                                {"RightAnkle", "RightFoot"},
+                                                {"LeftToes", "LeftToeBase"},
+                                                {"RightToes", "RightToeBase"}}),
+                           true);
   // Hands reach where the source's are (arm_reach = 1): the elbows bend differently when the
   // arm proportions differ, so bone directions are not exact here (the goal on this pair is
   // the end-effector shape; exact directions are checked on P2 and P5).
   const auto& q = r.result.transfer_quality;
-  EXPECT_LE(degrees(q.direction_error_mean_rad), 5.0) << "worst: " << q.direction_worst_bone << " frame "
-                                                      << q.direction_worst_frame << ", "
-                                                      << degrees(q.direction_error_max_rad) << " deg";
-  for (const auto& c : q.chains) EXPECT_LE(c.mean, c.name.find("leg") != std::string::npos ? 0.02 : 0.07) << c.name;
+  EXPECT_LE(degrees(q.direction_error_mean_rad), 5.0)
+      << "worst: " << q.direction_worst_bone << " frame " << q.direction_worst_frame << ", "
+      << degrees(q.direction_error_max_rad) << " deg";
+  for (const auto& c : q.chains)
+    EXPECT_LE(c.mean, c.name.find("leg") != std::string::npos ? 0.02 : 0.07) << c.name;
   print_feet("P6", r.result);
 }
 
 TEST(RetargetTransfer, ScaleUpOntoKenney) {  // P1 (deform-bone BVH of the Kenney character)
   IKFIX_REQUIRE_SHARED_DATA();
   std::vector<std::pair<std::string, std::string>> names = {
-      {"Hips", "Hips"}, {"LowerBack", "Spine"}, {"Spine", "Chest"}, {"Spine1", "UpperChest"}, {"Neck", "Neck"},
-      {"Head", "Head"}};
+      {"Hips", "Hips"},         {"LowerBack", "Spine"}, {"Spine", "Chest"},
+      {"Spine1", "UpperChest"}, {"Neck", "Neck"},       {"Head", "Head"}};
   for (std::string side : {"Left", "Right"}) {
-    for (std::string j : {"Shoulder", "Arm", "ForeArm", "Hand", "HandIndex1", "UpLeg", "Leg", "Foot"})
+    for (std::string j :
+         {"Shoulder", "Arm", "ForeArm", "Hand", "HandIndex1", "UpLeg", "Leg", "Foot"})
       names.push_back({side + j, side + j});
     names.push_back({side + "ToeBase", side + "Toes"});
     names.push_back({side.substr(0, 1) + "Thumb", side + "HandThumb1"});
   }
-  const Retargeted r = run(anim("bvh/cmu_02_01_walk.bvh"), retarget_file("kenney_rest.bvh"),
-                           pairs_by_cmu_source(names), true, io::ClipLoadOptions{1.0, std::nullopt, std::nullopt});
+  const Retargeted r =
+      run(anim("bvh/cmu_02_01_walk.bvh"), retarget_file("kenney_rest.bvh"),
+          pairs_by_cmu_source(names), true, io::ClipLoadOptions{1.0, std::nullopt, std::nullopt});
   const auto& q = r.result.transfer_quality;
   EXPECT_NEAR(r.result.transfer.scale, 1.36, 0.02);
-  EXPECT_LE(degrees(q.direction_error_mean_rad), 5.0) << "worst: " << q.direction_worst_bone << " frame "
-                                                      << q.direction_worst_frame << ", "
-                                                      << degrees(q.direction_error_max_rad) << " deg";
-  for (const auto& c : q.chains) EXPECT_LE(c.mean, c.name.find("leg") != std::string::npos ? 0.02 : 0.07) << c.name;
+  EXPECT_LE(degrees(q.direction_error_mean_rad), 5.0)
+      << "worst: " << q.direction_worst_bone << " frame " << q.direction_worst_frame << ", "
+      << degrees(q.direction_error_max_rad) << " deg";
+  for (const auto& c : q.chains)
+    EXPECT_LE(c.mean, c.name.find("leg") != std::string::npos ? 0.02 : 0.07) << c.name;
   print_feet("P1", r.result);
 }
 
@@ -205,15 +262,16 @@ TEST(RetargetTransfer, ScaleUpOntoKenney) {  // P1 (deform-bone BVH of the Kenne
 TEST(RetargetTransfer, GivenPlantsOnGroundAndSwingClearance) {
   IKFIX_REQUIRE_SHARED_DATA();
   std::vector<std::pair<std::string, std::string>> names = {
-      {"Hips", "Hips"}, {"LowerBack", "Spine"}, {"Spine", "Chest"}, {"Spine1", "UpperChest"}, {"Neck", "Neck"},
-      {"Head", "Head"}};
+      {"Hips", "Hips"},         {"LowerBack", "Spine"}, {"Spine", "Chest"},
+      {"Spine1", "UpperChest"}, {"Neck", "Neck"},       {"Head", "Head"}};
   for (std::string side : {"Left", "Right"}) {
     for (std::string j : {"Shoulder", "Arm", "ForeArm", "Hand", "UpLeg", "Leg", "Foot"})
       names.push_back({side + j, side + j});
     names.push_back({side + "ToeBase", side + "Toes"});
   }
-  const Retargeted r = run(anim("bvh/cmu_02_01_walk.bvh"), retarget_file("kenney_rest.bvh"),
-                           pairs_by_cmu_source(names), false, io::ClipLoadOptions{1.0, std::nullopt, std::nullopt});
+  const Retargeted r =
+      run(anim("bvh/cmu_02_01_walk.bvh"), retarget_file("kenney_rest.bvh"),
+          pairs_by_cmu_source(names), false, io::ClipLoadOptions{1.0, std::nullopt, std::nullopt});
   const core::Clip& clip = r.result.transfer.clip;
   const int frames = clip.frame_count;
   core::FlatParams flat;
@@ -226,16 +284,18 @@ TEST(RetargetTransfer, GivenPlantsOnGroundAndSwingClearance) {
   fi.space = r.target.space;
   fi.rig = test::legs_of(r.target);
   fi.terrain = &ground;
-  fi.settings.contacts_override = std::array<std::vector<char>, 2>{r.result.source_contacts[0], r.result.source_contacts[1]};
+  fi.settings.contacts_override =
+      std::array<std::vector<char>, 2>{r.result.source_contacts[0], r.result.source_contacts[1]};
   fi.settings.given_plants_on_ground = true;
-  fi.settings.swing_clearance = std::array<std::vector<double>, 2>{std::vector<double>(frames, kClearance),
-                                                                   std::vector<double>(frames, kClearance)};
+  fi.settings.swing_clearance = std::array<std::vector<double>, 2>{
+      std::vector<double>(frames, kClearance), std::vector<double>(frames, kClearance)};
   const core::FixResult fixed = core::fix_clip(fi);
 
   std::vector<core::Transform> world(r.target.skeleton.joint_count());
   std::vector<core::Vec3> points[2][2];
   for (int f = 0; f < frames; ++f) {
-    core::forward_kinematics(r.target.skeleton, fixed.clip.frame(f), r.target.space.to_world(), world);
+    core::forward_kinematics(r.target.skeleton, fixed.clip.frame(f), r.target.space.to_world(),
+                             world);
     for (int l = 0; l < 2; ++l) {
       points[l][0].push_back(world[fi.rig.legs[l].ankle].translation);
       points[l][1].push_back(world[fi.rig.legs[l].toe].translation);
@@ -243,7 +303,8 @@ TEST(RetargetTransfer, GivenPlantsOnGroundAndSwingClearance) {
   }
   int plant_frames = 0, swing_frames = 0;
   for (int l = 0; l < 2; ++l) {
-    const core::FootContacts c = core::detect_foot_contacts(ground, points[l][0], points[l][1], clip.fps, {});
+    const core::FootContacts c =
+        core::detect_foot_contacts(ground, points[l][0], points[l][1], clip.fps, {});
     for (int f = 0; f < frames; ++f) {
       const double lower = std::min(c.height[0][f], c.height[1][f]);
       if (r.result.source_contacts[l][f]) {

@@ -107,7 +107,7 @@ TEST(SmoothGaussian, ImpulseResponseIsANormalisedNearGaussian) {
   // Three box passes: the variance matches sigma^2 to within the rounding of the box width.
   EXPECT_NEAR(std::sqrt(variance), sigma, 0.1 * sigma);
   for (int k = 1; k < 20; ++k) {
-    EXPECT_NEAR(out[c + k], out[c - k], 1e-15) << k;  // symmetric: zero phase
+    EXPECT_NEAR(out[c + k], out[c - k], 1e-15) << k;     // symmetric: zero phase
     EXPECT_LE(out[c + k], out[c + k - 1] + 1e-15) << k;  // decreasing away from the centre
   }
   // Finite support: exactly gaussian_radius samples either side.
@@ -168,7 +168,8 @@ TEST(SmoothGaussian, SameBitsAsThreeClippedRunningSums) {
       const auto out = smooth(in, sigma);
       const auto want = three_box_passes(in, h);
       for (int i = 0; i < n; ++i)
-        ASSERT_EQ(std::memcmp(&out[i], &want[i], sizeof(double)), 0) << "n " << n << " sigma " << sigma << " i " << i;
+        ASSERT_EQ(std::memcmp(&out[i], &want[i], sizeof(double)), 0)
+            << "n " << n << " sigma " << sigma << " i " << i;
     }
   }
 }

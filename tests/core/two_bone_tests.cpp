@@ -4,8 +4,8 @@
 #include <limits>
 #include <random>
 
-#include "solver_test_util.hpp"
 #include "core/solvers/two_bone.hpp"
+#include "solver_test_util.hpp"
 
 namespace ikfix::core {
 namespace {

@@ -11,7 +11,8 @@ namespace ikfix::core {
 namespace {
 
 bool is_default(const Transform& t) {
-  return t.translation == Vec3(0.0) && t.rotation == Quat(1.0, 0.0, 0.0, 0.0) && t.scale == Vec3(1.0);
+  return t.translation == Vec3(0.0) && t.rotation == Quat(1.0, 0.0, 0.0, 0.0) &&
+         t.scale == Vec3(1.0);
 }
 
 TEST(UnwrittenResize, GrowsKeepingTheOldElements) {

@@ -23,7 +23,8 @@ fs::path write_stl_ground(const fs::path& dir) {
   const fs::path path = dir / "ground.stl";
   std::ofstream out(path);
   out << "solid ground\n";
-  const char* const tris[2][3] = {{"-100 0 -100", "-100 0 100", "100 0 100"}, {"-100 0 -100", "100 0 100", "100 0 -100"}};
+  const char* const tris[2][3] = {{"-100 0 -100", "-100 0 100", "100 0 100"},
+                                  {"-100 0 -100", "100 0 100", "100 0 -100"}};
   for (const auto& tri : tris) {
     out << "facet normal 0 1 0\n outer loop\n";
     for (const char* v : tri) out << "  vertex " << v << "\n";
@@ -34,8 +35,8 @@ fs::path write_stl_ground(const fs::path& dir) {
 }
 
 std::string bvh_obj_run(const fs::path& out) {
-  return "-q run " + quoted(bundled("clips/walk.bvh")) + " --terrain " + quoted(bundled("terrain/stairs.obj")) +
-         " -o " + quoted(out);
+  return "-q run " + quoted(bundled("clips/walk.bvh")) + " --terrain " +
+         quoted(bundled("terrain/stairs.obj")) + " -o " + quoted(out);
 }
 
 int count_lines(const std::string& text) {
@@ -47,12 +48,15 @@ int count_lines(const std::string& text) {
 
 TEST(AssimpModule, BvhWithObjTerrainNeverLoadsAssimp) {
   const fs::path dir = temp_dir("assimp_lazy");
-  const CommandResult r = run_binary("LD_DEBUG=files", ikfix_binary(), bvh_obj_run(dir / "out.bvh"));
+  const CommandResult r =
+      run_binary("LD_DEBUG=files", ikfix_binary(), bvh_obj_run(dir / "out.bvh"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   // The loader's log is real: it names the libraries the binary does link.
   EXPECT_NE(r.output.find("file=libstdc++.so"), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("libassimp"), std::string::npos) << "libassimp was loaded:\n" << r.output;
-  EXPECT_EQ(r.output.find("libikfix_assimp"), std::string::npos) << "the Assimp module was loaded:\n" << r.output;
+  EXPECT_EQ(r.output.find("libikfix_assimp"), std::string::npos)
+      << "the Assimp module was loaded:\n"
+      << r.output;
   EXPECT_TRUE(fs::exists(dir / "out.bvh"));
   fs::remove_all(dir);
 }
@@ -61,8 +65,8 @@ TEST(AssimpModule, StlTerrainLoadsTheModuleOnFirstUse) {
   const fs::path dir = temp_dir("assimp_stl");
   const fs::path stl = write_stl_ground(dir);
   const CommandResult r = run_binary("LD_DEBUG=files", ikfix_binary(),
-                                     "-q run " + quoted(bundled("clips/walk.bvh")) + " --terrain " + quoted(stl) +
-                                         " -o " + quoted(dir / "out.bvh"));
+                                     "-q run " + quoted(bundled("clips/walk.bvh")) + " --terrain " +
+                                         quoted(stl) + " -o " + quoted(dir / "out.bvh"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("libikfix_assimp.so"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("file=libassimp.so"), std::string::npos) << r.output;
@@ -76,8 +80,8 @@ TEST(AssimpModule, UnreadableTerrainIsAOneLineError) {
   const fs::path dir = temp_dir("assimp_garbage");
   const fs::path bad = dir / "garbage.ply";
   std::ofstream(bad) << "this is not a mesh\n";
-  const CommandResult r = run_ikfix("-q run " + quoted(bundled("clips/walk.bvh")) + " --terrain " + quoted(bad) +
-                                    " -o " + quoted(dir / "out.bvh"));
+  const CommandResult r = run_ikfix("-q run " + quoted(bundled("clips/walk.bvh")) + " --terrain " +
+                                    quoted(bad) + " -o " + quoted(dir / "out.bvh"));
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_EQ(count_lines(r.output), 1) << r.output;
   EXPECT_NE(r.output.find(bad.string() + ": cannot read as a mesh"), std::string::npos) << r.output;
@@ -95,9 +99,10 @@ TEST(AssimpModule, ColladaClipReadsTheSameThroughTheBinary) {
     const CommandResult r = run_ikfix("inspect " + quoted(dae));
     ASSERT_EQ(r.exit_code, 0) << r.output;
     std::ostringstream expected;
-    expected << dae.string() << ": dae, " << linked.skeleton.joint_count() << " joints, " << linked.clip.frame_count
-             << " frames";
-    EXPECT_NE(r.output.find(expected.str()), std::string::npos) << expected.str() << "\n" << r.output;
+    expected << dae.string() << ": dae, " << linked.skeleton.joint_count() << " joints, "
+             << linked.clip.frame_count << " frames";
+    EXPECT_NE(r.output.find(expected.str()), std::string::npos) << expected.str() << "\n"
+                                                                << r.output;
   }
 }
 
@@ -108,7 +113,8 @@ TEST(AssimpModule, AssimpFailureIsAOneLineError) {
   const CommandResult r = run_ikfix("inspect " + quoted(dae));
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_EQ(count_lines(r.output), 1) << r.output;
-  EXPECT_NE(r.output.find(dae.string() + ": Assimp cannot read it: "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(dae.string() + ": Assimp cannot read it: "), std::string::npos)
+      << r.output;
 }
 
 TEST(AssimpModule, WithoutTheModuleBvhRunsWorkAndOthersFailInOneLine) {
@@ -122,20 +128,22 @@ TEST(AssimpModule, WithoutTheModuleBvhRunsWorkAndOthersFailInOneLine) {
   EXPECT_TRUE(fs::exists(dir / "out.bvh"));
 
   const fs::path stl = write_stl_ground(dir);
-  const std::string stl_run =
-      "-q run " + quoted(bundled("clips/walk.bvh")) + " --terrain " + quoted(stl) + " -o " + quoted(dir / "stl.bvh");
+  const std::string stl_run = "-q run " + quoted(bundled("clips/walk.bvh")) + " --terrain " +
+                              quoted(stl) + " -o " + quoted(dir / "stl.bvh");
   const CommandResult missing = run_binary("", lone, stl_run);
   EXPECT_EQ(missing.exit_code, 2) << missing.output;
   EXPECT_EQ(count_lines(missing.output), 1) << missing.output;
   EXPECT_NE(missing.output.find(stl.string() + ": "), std::string::npos) << missing.output;
-  EXPECT_NE(missing.output.find("libikfix_assimp.so is missing"), std::string::npos) << missing.output;
+  EXPECT_NE(missing.output.find("libikfix_assimp.so is missing"), std::string::npos)
+      << missing.output;
   EXPECT_FALSE(fs::exists(dir / "stl.bvh"));
 
   // The same run with the module where an installed layout keeps it (bin/../lib/ikfix/) works.
   fs::create_directories(dir / "bin");
   fs::create_directories(dir / "lib" / "ikfix");
   fs::copy_file(ikfix_binary(), dir / "bin" / "ikfix");
-  fs::copy_file(ikfix_binary().parent_path() / "libikfix_assimp.so", dir / "lib" / "ikfix" / "libikfix_assimp.so");
+  fs::copy_file(ikfix_binary().parent_path() / "libikfix_assimp.so",
+                dir / "lib" / "ikfix" / "libikfix_assimp.so");
   const CommandResult installed = run_binary("", dir / "bin" / "ikfix", stl_run);
   EXPECT_EQ(installed.exit_code, 0) << installed.output;
   EXPECT_TRUE(fs::exists(dir / "stl.bvh"));

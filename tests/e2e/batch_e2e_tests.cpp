@@ -56,7 +56,8 @@ fs::path make_library(const fs::path& dir, int copies, bool with_bad_clip) {
 }
 
 std::string batch_args(const fs::path& inputs, const fs::path& out, const std::string& extra = "") {
-  return "batch " + quoted(inputs) + " --terrain " + quoted(kStairs) + " --out-dir " + quoted(out) + " " + extra;
+  return "batch " + quoted(inputs) + " --terrain " + quoted(kStairs) + " --out-dir " + quoted(out) +
+         " " + extra;
 }
 
 // Files below `dir`, relative to it, sorted. Safe to call while ikfix is writing there.
@@ -77,10 +78,12 @@ TEST(Batch, OutputsMatchRunAndReportsMatchWhateverTheJobs) {
   const auto lib = make_library(dir, 6, true);
   const auto out = dir / "out";
 
-  const auto r1 = run_ikfix(batch_args(lib, out, "--jobs 1 --allow-errors --report " + quoted(dir / "r1.json")));
+  const auto r1 = run_ikfix(
+      batch_args(lib, out, "--jobs 1 --allow-errors --report " + quoted(dir / "r1.json")));
   ASSERT_EQ(r1.exit_code, 0) << r1.output;
   fs::rename(out, dir / "out1");
-  const auto r2 = run_ikfix(batch_args(lib, out, "--jobs 2 --allow-errors --report " + quoted(dir / "r2.json")));
+  const auto r2 = run_ikfix(
+      batch_args(lib, out, "--jobs 2 --allow-errors --report " + quoted(dir / "r2.json")));
   ASSERT_EQ(r2.exit_code, 0) << r2.output;
 
   EXPECT_EQ(comparable(dir / "r1.json"), comparable(dir / "r2.json"));
@@ -117,7 +120,8 @@ TEST(Batch, OutputsMatchRunAndReportsMatchWhateverTheJobs) {
 TEST(Batch, ABadClipIsRecordedAndFailsTheBatchUnlessAllowed) {
   const auto dir = temp_dir("batch_bad_clip");
   const auto lib = make_library(dir, 3, true);
-  const auto r = run_ikfix(batch_args(lib, dir / "out", "--jobs 2 --report " + quoted(dir / "r.json")));
+  const auto r =
+      run_ikfix(batch_args(lib, dir / "out", "--jobs 2 --report " + quoted(dir / "r.json")));
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find("broken.bvh"), std::string::npos) << r.output;
   const Json report = read_ordered(dir / "r.json");
@@ -132,7 +136,8 @@ TEST(Batch, ABadClipIsRecordedAndFailsTheBatchUnlessAllowed) {
 
   EXPECT_EQ(run_ikfix(batch_args(lib, dir / "out2", "--allow-errors")).exit_code, 0);
   EXPECT_EQ(run_ikfix(batch_args(lib, dir / "out3", "--fail-on 'errors>1'")).exit_code, 0);
-  EXPECT_EQ(run_ikfix(batch_args(lib, dir / "out4", "--allow-errors --fail-on errors")).exit_code, 1);
+  EXPECT_EQ(run_ikfix(batch_args(lib, dir / "out4", "--allow-errors --fail-on errors")).exit_code,
+            1);
 }
 
 TEST(Batch, ShardsMergeIntoWhatOneRunWrites) {
@@ -140,30 +145,36 @@ TEST(Batch, ShardsMergeIntoWhatOneRunWrites) {
   const auto lib = make_library(dir, 7, true);
   // One bigger clip so the size balance matters.
   if (fs::is_directory(shared_data_dir() / "anim" / "bvh"))
-    fs::copy_file(shared_data_dir() / "anim" / "bvh" / "cmu_02_01_walk.bvh", lib / "cmu_02_01_walk.bvh");
+    fs::copy_file(shared_data_dir() / "anim" / "bvh" / "cmu_02_01_walk.bvh",
+                  lib / "cmu_02_01_walk.bvh");
   const std::string common = "--max-pelvis-drop 0 --fail-on 'unreachable>40' --allow-errors ";
-  const auto all = run_ikfix(batch_args(lib, dir / "out", common + "--jobs 2 --report " + quoted(dir / "all.json") +
-                                                              " --junit " + quoted(dir / "all.xml")));
-  ASSERT_EQ(all.exit_code, 1) << all.output;  // walk with no pelvis drop: 49 unreachable frames on stairs
+  const auto all = run_ikfix(batch_args(lib, dir / "out",
+                                        common + "--jobs 2 --report " + quoted(dir / "all.json") +
+                                            " --junit " + quoted(dir / "all.xml")));
+  ASSERT_EQ(all.exit_code, 1)
+      << all.output;  // walk with no pelvis drop: 49 unreachable frames on stairs
 
   std::string shard_reports;
   std::set<std::string> seen;
   std::size_t total = 0;
   for (int s = 1; s <= 4; ++s) {
     const auto path = dir / ("shard" + std::to_string(s) + ".json");
-    const auto r = run_ikfix(batch_args(lib, dir / "out_shards", common + "--jobs 1 --shard " + std::to_string(s) +
-                                                                     "/4 --report " + quoted(path)));
+    const auto r = run_ikfix(batch_args(
+        lib, dir / "out_shards",
+        common + "--jobs 1 --shard " + std::to_string(s) + "/4 --report " + quoted(path)));
     EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.output;
     const Json shard = read_ordered(path);
     EXPECT_GE(shard["clips"].size(), 1u) << "shard " << s << " is empty";
-    for (const auto& c : shard["clips"]) EXPECT_TRUE(seen.insert(c["input"].get<std::string>()).second);
+    for (const auto& c : shard["clips"])
+      EXPECT_TRUE(seen.insert(c["input"].get<std::string>()).second);
     total += shard["clips"].size();
     shard_reports += quoted(path) + " ";
   }
   EXPECT_EQ(total, read_ordered(dir / "all.json")["clips"].size());
 
-  const auto merged = run_ikfix("report merge " + shard_reports + "-o " + quoted(dir / "merged.json") + " --junit " +
-                                quoted(dir / "merged.xml"));
+  const auto merged =
+      run_ikfix("report merge " + shard_reports + "-o " + quoted(dir / "merged.json") +
+                " --junit " + quoted(dir / "merged.xml"));
   EXPECT_EQ(merged.exit_code, 1) << merged.output;
   // Outputs were written under another folder, so compare with the paths mapped.
   std::string merged_text = comparable(dir / "merged.json");
@@ -178,16 +189,20 @@ TEST(Batch, ShardsMergeIntoWhatOneRunWrites) {
   }
 
   // A shard missing is said; two reports with the same clip are refused.
-  const auto partial = run_ikfix("report merge " + quoted(dir / "shard1.json") + " " + quoted(dir / "shard2.json") +
-                                 " -o " + quoted(dir / "partial.json"));
+  const auto partial =
+      run_ikfix("report merge " + quoted(dir / "shard1.json") + " " + quoted(dir / "shard2.json") +
+                " -o " + quoted(dir / "partial.json"));
   EXPECT_NE(partial.output.find("missing"), std::string::npos) << partial.output;
-  const auto twice = run_ikfix("report merge " + quoted(dir / "shard1.json") + " " + quoted(dir / "shard1.json") +
-                               " -o " + quoted(dir / "twice.json"));
+  const auto twice = run_ikfix("report merge " + quoted(dir / "shard1.json") + " " +
+                               quoted(dir / "shard1.json") + " -o " + quoted(dir / "twice.json"));
   EXPECT_EQ(twice.exit_code, 2) << twice.output;
   // Reports of other settings do not merge.
-  ASSERT_EQ(run_ikfix(batch_args(lib / "even", dir / "other", "--report " + quoted(dir / "other.json"))).exit_code, 0);
-  const auto mixed = run_ikfix("report merge " + quoted(dir / "shard1.json") + " " + quoted(dir / "other.json") +
-                               " -o " + quoted(dir / "mixed.json"));
+  ASSERT_EQ(
+      run_ikfix(batch_args(lib / "even", dir / "other", "--report " + quoted(dir / "other.json")))
+          .exit_code,
+      0);
+  const auto mixed = run_ikfix("report merge " + quoted(dir / "shard1.json") + " " +
+                               quoted(dir / "other.json") + " -o " + quoted(dir / "mixed.json"));
   EXPECT_EQ(mixed.exit_code, 2) << mixed.output;
   EXPECT_FALSE(fs::exists(dir / "mixed.json"));
 }
@@ -195,11 +210,14 @@ TEST(Batch, ShardsMergeIntoWhatOneRunWrites) {
 TEST(Batch, JUnitNamesTheWorstFrameAndReason) {
   const auto dir = temp_dir("batch_junit");
   const auto lib = make_library(dir, 2, true);
-  const auto r = run_ikfix(batch_args(lib, dir / "out", "--max-pelvis-drop 0 --fail-on unreachable --junit " +
-                                                            quoted(dir / "r.xml") + " --report " + quoted(dir / "r.json")));
+  const auto r =
+      run_ikfix(batch_args(lib, dir / "out",
+                           "--max-pelvis-drop 0 --fail-on unreachable --junit " +
+                               quoted(dir / "r.xml") + " --report " + quoted(dir / "r.json")));
   EXPECT_EQ(r.exit_code, 1) << r.output;
   const std::string xml = read_text(dir / "r.xml");
-  EXPECT_NE(xml.find("tests=\"3\" failures=\"2\" errors=\"1\" skipped=\"0\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("tests=\"3\" failures=\"2\" errors=\"1\" skipped=\"0\""), std::string::npos)
+      << xml;
   const Json report = read_ordered(dir / "r.json");
   const Json& worst = report["clips"][0]["worst"];
   ASSERT_FALSE(worst.is_null());
@@ -219,7 +237,8 @@ TEST(Batch, ResumeSkipsWhatIsUpToDateAndRedoesWhatChanged) {
   const fs::path one = out / "even" / "set0" / "walk_0.bvh";
   const auto written = fs::last_write_time(one);
 
-  const auto again = run_ikfix(batch_args(lib, out, "--resume --report " + quoted(dir / "r2.json")));
+  const auto again =
+      run_ikfix(batch_args(lib, out, "--resume --report " + quoted(dir / "r2.json")));
   ASSERT_EQ(again.exit_code, 0) << again.output;
   EXPECT_EQ(read_ordered(dir / "r2.json")["run"]["resumed"], 4);
   EXPECT_EQ(fs::last_write_time(one), written);
@@ -228,14 +247,20 @@ TEST(Batch, ResumeSkipsWhatIsUpToDateAndRedoesWhatChanged) {
   // A touched input is redone; the others are not.
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   fs::last_write_time(lib / "even" / "set0" / "walk_0.bvh", fs::file_time_type::clock::now());
-  ASSERT_EQ(run_ikfix(batch_args(lib, out, "--resume --report " + quoted(dir / "r3.json"))).exit_code, 0);
+  ASSERT_EQ(
+      run_ikfix(batch_args(lib, out, "--resume --report " + quoted(dir / "r3.json"))).exit_code, 0);
   EXPECT_EQ(read_ordered(dir / "r3.json")["run"]["resumed"], 3);
   EXPECT_NE(fs::last_write_time(one), written);
 
   // Other settings redo everything; without --resume everything is redone too.
-  ASSERT_EQ(run_ikfix(batch_args(lib, out, "--resume --weight 0.5 --report " + quoted(dir / "r4.json"))).exit_code, 0);
+  ASSERT_EQ(
+      run_ikfix(batch_args(lib, out, "--resume --weight 0.5 --report " + quoted(dir / "r4.json")))
+          .exit_code,
+      0);
   EXPECT_EQ(read_ordered(dir / "r4.json")["run"]["resumed"], 0);
-  ASSERT_EQ(run_ikfix(batch_args(lib, out, "--weight 0.5 --report " + quoted(dir / "r5.json"))).exit_code, 0);
+  ASSERT_EQ(
+      run_ikfix(batch_args(lib, out, "--weight 0.5 --report " + quoted(dir / "r5.json"))).exit_code,
+      0);
   EXPECT_EQ(read_ordered(dir / "r5.json")["run"]["resumed"], 0);
 }
 
@@ -244,24 +269,30 @@ TEST(Batch, ListsGlobsAndMirroring) {
   const auto lib = make_library(dir, 4, false);
   {
     std::ofstream list(dir / "clips.txt");
-    list << "# two clips from two folders\n\nlib/even/set0/walk_0.bvh\n" << (lib / "odd" / "set1" / "walk_1.bvh").string() << "\n";
+    list << "# two clips from two folders\n\nlib/even/set0/walk_0.bvh\n"
+         << (lib / "odd" / "set1" / "walk_1.bvh").string() << "\n";
   }
-  const auto r = run_ikfix("batch @" + test::quoted(dir / "clips.txt") + " --terrain " + quoted(kStairs) + " --out-dir " +
-                           quoted(dir / "out_list"));
+  const auto r = run_ikfix("batch @" + test::quoted(dir / "clips.txt") + " --terrain " +
+                           quoted(kStairs) + " --out-dir " + quoted(dir / "out_list"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   // Mirrored relative to the entries' common parent (lib/).
   EXPECT_TRUE(fs::exists(dir / "out_list" / "even" / "set0" / "walk_0.bvh"));
   EXPECT_TRUE(fs::exists(dir / "out_list" / "odd" / "set1" / "walk_1.bvh"));
 
-  const auto g = run_ikfix("batch " + quoted(lib / "even" / "*") + " --terrain " + quoted(kStairs) +
-                           " --out-dir " + quoted(dir / "out_glob") + " --report " + quoted(dir / "g.json"));
+  const auto g =
+      run_ikfix("batch " + quoted(lib / "even" / "*") + " --terrain " + quoted(kStairs) +
+                " --out-dir " + quoted(dir / "out_glob") + " --report " + quoted(dir / "g.json"));
   ASSERT_EQ(g.exit_code, 0) << g.output;
   EXPECT_EQ(read_ordered(dir / "g.json")["totals"]["clips"], 2);
   EXPECT_TRUE(fs::exists(dir / "out_glob" / "set0" / "walk_0.bvh"));
 
   // The output folder inside the library is not taken as input on the next run.
-  ASSERT_EQ(run_ikfix(batch_args(lib, lib / "fixed", "--report " + quoted(dir / "in1.json"))).exit_code, 0);
-  ASSERT_EQ(run_ikfix(batch_args(lib, lib / "fixed", "--report " + quoted(dir / "in2.json"))).exit_code, 0);
+  ASSERT_EQ(
+      run_ikfix(batch_args(lib, lib / "fixed", "--report " + quoted(dir / "in1.json"))).exit_code,
+      0);
+  ASSERT_EQ(
+      run_ikfix(batch_args(lib, lib / "fixed", "--report " + quoted(dir / "in2.json"))).exit_code,
+      0);
   EXPECT_EQ(read_ordered(dir / "in2.json")["totals"]["clips"], 4);
 }
 
@@ -287,8 +318,8 @@ TEST(Batch, SigintStopsCleanly) {
   const auto lib = make_library(dir, 240, false);
   const auto out = dir / "out";
   const auto report_path = dir / "r.json";
-  const pid_t pid = spawn_ikfix({"batch", lib.string(), "--terrain", kStairs.string(), "--out-dir", out.string(),
-                                 "--jobs", "2", "--report", report_path.string()},
+  const pid_t pid = spawn_ikfix({"batch", lib.string(), "--terrain", kStairs.string(), "--out-dir",
+                                 out.string(), "--jobs", "2", "--report", report_path.string()},
                                 dir / "log.txt");
   ASSERT_GT(pid, 0);
   // Wait for the first fixed clip, then Ctrl-C.
@@ -312,9 +343,12 @@ TEST(Batch, SigintStopsCleanly) {
   EXPECT_GT(report["totals"]["not_done"].get<int>(), 0) << "the batch finished before the signal";
   EXPECT_EQ(report["totals"]["not_done"].get<std::size_t>(), report["not_done"].size());
   EXPECT_FALSE(report["totals"]["passed"].get<bool>());
-  // No temp file left; every clip either fixed (whole output, same bytes as a run) or not done (no output).
-  for (const auto& f : files_under(out)) EXPECT_EQ(f.filename().string().find(".tmp-"), std::string::npos) << f;
-  const auto run = run_ikfix("run " + quoted(kWalk) + " --terrain " + quoted(kStairs) + " -o " + quoted(dir / "run.bvh"));
+  // No temp file left; every clip either fixed (whole output, same bytes as a run) or not done (no
+  // output).
+  for (const auto& f : files_under(out))
+    EXPECT_EQ(f.filename().string().find(".tmp-"), std::string::npos) << f;
+  const auto run = run_ikfix("run " + quoted(kWalk) + " --terrain " + quoted(kStairs) + " -o " +
+                             quoted(dir / "run.bvh"));
   ASSERT_EQ(run.exit_code, 0);
   const std::string expected = read_text(dir / "run.bvh");
   int ok = 0;
@@ -331,7 +365,8 @@ TEST(Batch, SigintStopsCleanly) {
   }
   EXPECT_GT(ok, 0);
   // --resume finishes the job.
-  const auto resumed = run_ikfix(batch_args(lib, out, "--resume --report " + quoted(dir / "r2.json")));
+  const auto resumed =
+      run_ikfix(batch_args(lib, out, "--resume --report " + quoted(dir / "r2.json")));
   EXPECT_EQ(resumed.exit_code, 0) << resumed.output;
   EXPECT_EQ(read_ordered(dir / "r2.json")["run"]["resumed"].get<int>(), ok);
 }
@@ -352,7 +387,9 @@ TEST(Batch, SharedLibraryFinishesWithEveryFailureExplained) {
       EXPECT_TRUE(fs::exists(c["output"].get<std::string>())) << input;
     } else {
       ASSERT_EQ(c["status"], "error") << input;
-      EXPECT_NE(c["error"].get<std::string>().find(fs::path(input).filename().string()), std::string::npos) << input;
+      EXPECT_NE(c["error"].get<std::string>().find(fs::path(input).filename().string()),
+                std::string::npos)
+          << input;
     }
   }
   EXPECT_GE(bvh_ok, 11);  // every humanoid BVH of the shared library is fixed

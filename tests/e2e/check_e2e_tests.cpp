@@ -8,20 +8,24 @@ namespace {
 TEST(E2eCheck, FixedClipPassesWhatTheInputFails) {
   const auto dir = temp_dir("check");
   const auto stairs = bundled("terrain/stairs.obj");
-  auto before = run_ikfix("check " + quoted(bundled("clips/walk.bvh")) + " --terrain " + quoted(stairs) +
-                          " --report " + quoted(dir / "before.json") + " --fail-on 'penetration>0.005'");
+  auto before =
+      run_ikfix("check " + quoted(bundled("clips/walk.bvh")) + " --terrain " + quoted(stairs) +
+                " --report " + quoted(dir / "before.json") + " --fail-on 'penetration>0.005'");
   EXPECT_EQ(before.exit_code, 1) << before.output;
   const auto b = read_json(dir / "before.json");
   EXPECT_EQ(b["command"], "check");
   EXPECT_TRUE(b["output"].is_null());
-  EXPECT_GT(b["metrics"]["penetration"]["max_m"].get<double>(), 0.1);  // walking through 1.5 m of stairs
+  EXPECT_GT(b["metrics"]["penetration"]["max_m"].get<double>(),
+            0.1);  // walking through 1.5 m of stairs
   EXPECT_GE(b["metrics"]["penetration"]["frame"].get<int>(), 0);
 
   const auto out = dir / "fixed.bvh";
-  auto run = run_ikfix("run " + quoted(bundled("clips/walk.bvh")) + " --terrain " + quoted(stairs) + " -o " + quoted(out));
+  auto run = run_ikfix("run " + quoted(bundled("clips/walk.bvh")) + " --terrain " + quoted(stairs) +
+                       " -o " + quoted(out));
   ASSERT_EQ(run.exit_code, 0) << run.output;
   auto after = run_ikfix("check " + quoted(out) + " --terrain " + quoted(stairs) + " --report " +
-                         quoted(dir / "after.json") + " --fail-on 'penetration>0.005,bone-length>0.00001,nan'");
+                         quoted(dir / "after.json") +
+                         " --fail-on 'penetration>0.005,bone-length>0.00001,nan'");
   EXPECT_EQ(after.exit_code, 0) << after.output;
   const auto a = read_json(dir / "after.json");
   EXPECT_LE(a["metrics"]["planted_penetration"]["max_m"].get<double>(), 0.002);
@@ -35,8 +39,9 @@ TEST(E2eCheck, FixedClipPassesWhatTheInputFails) {
 
 TEST(E2eCheck, RunReportCarriesMetricsBeforeAndAfter) {
   const auto dir = temp_dir("run_metrics");
-  auto run = run_ikfix("run " + quoted(bundled("clips/walk.bvh")) + " --terrain " + quoted(bundled("terrain/stairs.obj")) +
-                       " -o " + quoted(dir / "o.bvh") + " --report " + quoted(dir / "r.json"));
+  auto run = run_ikfix("run " + quoted(bundled("clips/walk.bvh")) + " --terrain " +
+                       quoted(bundled("terrain/stairs.obj")) + " -o " + quoted(dir / "o.bvh") +
+                       " --report " + quoted(dir / "r.json"));
   ASSERT_EQ(run.exit_code, 0) << run.output;
   const auto r = read_json(dir / "r.json");
   ASSERT_TRUE(r["metrics"].contains("before"));

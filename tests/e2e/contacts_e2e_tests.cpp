@@ -11,17 +11,19 @@ TEST(E2eContacts, DumpedContactsFedBackGiveTheSameFix) {
   const auto dir = temp_dir("contacts_roundtrip");
   const auto walk = bundled("clips/walk.bvh");
   const auto stairs = bundled("terrain/stairs.obj");
-  auto check = run_ikfix("check " + quoted(walk) + " --terrain " + quoted(stairs) + " --contacts-out " +
-                         quoted(dir / "walk.contacts.json"));
+  auto check = run_ikfix("check " + quoted(walk) + " --terrain " + quoted(stairs) +
+                         " --contacts-out " + quoted(dir / "walk.contacts.json"));
   ASSERT_EQ(check.exit_code, 0) << check.output;
   const auto contacts = read_json(dir / "walk.contacts.json");
   EXPECT_EQ(contacts["ikfix_contacts"], 1);
   EXPECT_FALSE(contacts["left"].empty());
   EXPECT_FALSE(contacts["right"].empty());
-  auto detected = run_ikfix("run " + quoted(walk) + " --terrain " + quoted(stairs) + " -o " + quoted(dir / "a.bvh"));
+  auto detected = run_ikfix("run " + quoted(walk) + " --terrain " + quoted(stairs) + " -o " +
+                            quoted(dir / "a.bvh"));
   ASSERT_EQ(detected.exit_code, 0) << detected.output;
-  auto given = run_ikfix("run " + quoted(walk) + " --terrain " + quoted(stairs) + " -o " + quoted(dir / "b.bvh") +
-                         " --contacts " + quoted(dir / "walk.contacts.json"));
+  auto given =
+      run_ikfix("run " + quoted(walk) + " --terrain " + quoted(stairs) + " -o " +
+                quoted(dir / "b.bvh") + " --contacts " + quoted(dir / "walk.contacts.json"));
   ASSERT_EQ(given.exit_code, 0) << given.output;
   EXPECT_EQ(io::read_file(dir / "a.bvh"), io::read_file(dir / "b.bvh"));
   std::filesystem::remove_all(dir);
@@ -33,8 +35,8 @@ TEST(E2eContacts, EditedContactsAreWhatTheFixLocks) {
   std::filesystem::create_directories(lib);
   std::filesystem::copy_file(bundled("clips/walk.bvh"), lib / "walk.bvh");
   const auto flat = bundled("terrain/flat.obj");
-  auto check = run_ikfix("check " + quoted(lib / "walk.bvh") + " --terrain " + quoted(flat) + " --contacts-out " +
-                         quoted(dir / "detected.json"));
+  auto check = run_ikfix("check " + quoted(lib / "walk.bvh") + " --terrain " + quoted(flat) +
+                         " --contacts-out " + quoted(dir / "detected.json"));
   ASSERT_EQ(check.exit_code, 0) << check.output;
   // The user says: the left foot is planted on one range only, the right one never.
   const int frames = read_json(dir / "detected.json")["frames"].get<int>();
@@ -43,17 +45,18 @@ TEST(E2eContacts, EditedContactsAreWhatTheFixLocks) {
     std::ofstream(lib / "walk.contacts.json") << R"({"ikfix_contacts": 1, "frames": )" << frames
                                               << R"(, "left": [[2, 10]], "right": []})";
   }
-  auto run = run_ikfix("run " + quoted(lib / "walk.bvh") + " --terrain " + quoted(flat) + " -o " + quoted(dir / "run.bvh") +
-                       " --contacts " + quoted(lib / "walk.contacts.json") + " --report " + quoted(dir / "run.json"));
+  auto run =
+      run_ikfix("run " + quoted(lib / "walk.bvh") + " --terrain " + quoted(flat) + " -o " +
+                quoted(dir / "run.bvh") + " --contacts " + quoted(lib / "walk.contacts.json") +
+                " --report " + quoted(dir / "run.json"));
   ASSERT_EQ(run.exit_code, 0) << run.output;
   const auto report = read_json(dir / "run.json");
   EXPECT_EQ(report["per_leg"][0]["plants"], nlohmann::json::parse("[[2, 10]]"));
   EXPECT_EQ(report["per_leg"][1]["plants"], nlohmann::json::array());
   // batch takes the same file from the clip's config (a path relative to the config).
-  {
-    std::ofstream(lib / "walk.bvh.ikfix.json") << R"({"contacts": "walk.contacts.json"})";
-  }
-  auto batch = run_ikfix("-q batch " + quoted(lib) + " --terrain " + quoted(flat) + " --out-dir " + quoted(dir / "out"));
+  { std::ofstream(lib / "walk.bvh.ikfix.json") << R"({"contacts": "walk.contacts.json"})"; }
+  auto batch = run_ikfix("-q batch " + quoted(lib) + " --terrain " + quoted(flat) + " --out-dir " +
+                         quoted(dir / "out"));
   ASSERT_EQ(batch.exit_code, 0) << batch.output;
   EXPECT_EQ(io::read_file(dir / "run.bvh"), io::read_file(dir / "out" / "walk.bvh"));
   std::filesystem::remove_all(dir);
@@ -64,7 +67,8 @@ TEST(E2eContacts, EditedContactsAreWhatTheFixLocks) {
 TEST(E2eContacts, RunWritesTheClipsFrameRateLikeCheck) {
   const auto dir = temp_dir("contacts_fps");
   {
-    // walk.bvh at 60 fps (any rate but the Clip default of 30 shows a rate read from the wrong clip).
+    // walk.bvh at 60 fps (any rate but the Clip default of 30 shows a rate read from the wrong
+    // clip).
     std::string text = io::read_file(bundled("clips/walk.bvh"));
     const std::string key = "Frame Time:";
     const std::size_t at = text.find(key);
@@ -74,8 +78,8 @@ TEST(E2eContacts, RunWritesTheClipsFrameRateLikeCheck) {
     std::ofstream(dir / "walk60.bvh", std::ios::binary) << text;
   }
   const auto flat = bundled("terrain/flat.obj");
-  auto check = run_ikfix("check " + quoted(dir / "walk60.bvh") + " --terrain " + quoted(flat) + " --contacts-out " +
-                         quoted(dir / "check.json"));
+  auto check = run_ikfix("check " + quoted(dir / "walk60.bvh") + " --terrain " + quoted(flat) +
+                         " --contacts-out " + quoted(dir / "check.json"));
   ASSERT_EQ(check.exit_code, 0) << check.output;
   auto run = run_ikfix("run " + quoted(dir / "walk60.bvh") + " --terrain " + quoted(flat) + " -o " +
                        quoted(dir / "out.bvh") + " --contacts-out " + quoted(dir / "run.json"));
@@ -89,12 +93,16 @@ TEST(E2eContacts, BadContactFileIsOneLineNamingTheFileAndNothingIsWritten) {
   const auto dir = temp_dir("contacts_bad");
   const auto walk = bundled("clips/walk.bvh");
   {
-    std::ofstream(dir / "wrong_frames.json") << R"({"ikfix_contacts": 1, "frames": 999999, "left": [], "right": []})";
+    std::ofstream(dir / "wrong_frames.json")
+        << R"({"ikfix_contacts": 1, "frames": 999999, "left": [], "right": []})";
   }
-  auto run = run_ikfix("run " + quoted(walk) + " --terrain " + quoted(bundled("terrain/flat.obj")) + " -o " +
-                       quoted(dir / "out.bvh") + " --contacts " + quoted(dir / "wrong_frames.json"));
+  auto run = run_ikfix("run " + quoted(walk) + " --terrain " + quoted(bundled("terrain/flat.obj")) +
+                       " -o " + quoted(dir / "out.bvh") + " --contacts " +
+                       quoted(dir / "wrong_frames.json"));
   EXPECT_EQ(run.exit_code, 2) << run.output;
-  EXPECT_NE(run.output.find("wrong_frames.json: is for 999999 frames but the clip has"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("wrong_frames.json: is for 999999 frames but the clip has"),
+            std::string::npos)
+      << run.output;
   EXPECT_FALSE(std::filesystem::exists(dir / "out.bvh"));
   std::filesystem::remove_all(dir);
 }

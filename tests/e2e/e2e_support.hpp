@@ -6,10 +6,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/fk.hpp"
 #include "core/terrain.hpp"
@@ -34,7 +33,8 @@ inline CommandResult run_shell(const std::string& command_line) {
   if (!pipe) return result;
   std::array<char, 4096> buffer;
   std::size_t n;
-  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe.get())) > 0) result.output.append(buffer.data(), n);
+  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe.get())) > 0)
+    result.output.append(buffer.data(), n);
   const int status = pclose(pipe.release());
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return result;
@@ -48,23 +48,28 @@ inline CommandResult run_ikfix(const std::string& args) {
 inline std::string quoted(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
 
 // A fresh temporary folder per test.
-inline std::filesystem::path temp_dir(const std::string& name) {
-  return scratch_dir(name);
+inline std::filesystem::path temp_dir(const std::string& name) { return scratch_dir(name); }
+
+inline nlohmann::json read_json(const std::filesystem::path& p) {
+  return nlohmann::json::parse(io::read_file(p));
 }
 
-inline nlohmann::json read_json(const std::filesystem::path& p) { return nlohmann::json::parse(io::read_file(p)); }
-
-inline std::filesystem::path bundled(const std::string& relative) { return source_dir() / "data" / relative; }
+inline std::filesystem::path bundled(const std::string& relative) {
+  return source_dir() / "data" / relative;
+}
 
 // World positions (metres) of every joint for every frame of a clip file, as ikfix reads it.
 struct PosedClip {
   io::LoadedClip loaded;
   std::vector<core::Vec3> positions;  // frame-major
   int joints = 0;
-  const core::Vec3& at(int frame, int joint) const { return positions[static_cast<std::size_t>(frame) * joints + joint]; }
+  const core::Vec3& at(int frame, int joint) const {
+    return positions[static_cast<std::size_t>(frame) * joints + joint];
+  }
 };
 
-inline PosedClip pose_clip(const std::filesystem::path& path, const io::ClipLoadOptions& options = {}) {
+inline PosedClip pose_clip(const std::filesystem::path& path,
+                           const io::ClipLoadOptions& options = {}) {
   PosedClip posed{io::load_clip(path, options), {}, 0};
   const auto& s = posed.loaded.skeleton;
   posed.joints = s.joint_count();

@@ -13,16 +13,23 @@
 namespace ikfix::test {
 namespace {
 
-std::filesystem::path fbx_clip(const std::string& name) { return shared_data_dir() / "anim" / "fbx" / name; }
+std::filesystem::path fbx_clip(const std::string& name) {
+  return shared_data_dir() / "anim" / "fbx" / name;
+}
 
 std::string_view source_of(const io::fbx::Document& doc, const io::fbx::Property& p) {
   return std::string_view(doc.data).substr(p.offset, p.size);
 }
 
-bool same_node(const io::fbx::Document& da, const io::fbx::Node& a, const io::fbx::Document& db, const io::fbx::Node& b) {
-  if (a.name != b.name || a.props.size() != b.props.size() || a.children.size() != b.children.size()) return false;
+bool same_node(const io::fbx::Document& da, const io::fbx::Node& a, const io::fbx::Document& db,
+               const io::fbx::Node& b) {
+  if (a.name != b.name || a.props.size() != b.props.size() ||
+      a.children.size() != b.children.size())
+    return false;
   for (std::size_t k = 0; k < a.props.size(); ++k)
-    if (a.props[k].type != b.props[k].type || source_of(da, a.props[k]) != source_of(db, b.props[k])) return false;
+    if (a.props[k].type != b.props[k].type ||
+        source_of(da, a.props[k]) != source_of(db, b.props[k]))
+      return false;
   for (std::size_t k = 0; k < a.children.size(); ++k)
     if (!same_node(da, a.children[k], db, b.children[k])) return false;
   return true;
@@ -55,12 +62,14 @@ struct RunResult {
   nlohmann::json report;
 };
 
-RunResult run_fbx(const std::filesystem::path& dir, const std::filesystem::path& input, const std::string& terrain) {
+RunResult run_fbx(const std::filesystem::path& dir, const std::filesystem::path& input,
+                  const std::string& terrain) {
   RunResult r;
   r.out = dir / (input.stem().string() + "." + terrain + ".fbx");
   const auto report_path = dir / (input.stem().string() + "." + terrain + ".json");
-  const auto result = run_ikfix("run " + quoted(input) + " --terrain " + quoted(bundled("terrain/" + terrain + ".obj")) +
-                                " -o " + quoted(r.out) + " --report " + quoted(report_path));
+  const auto result = run_ikfix("run " + quoted(input) + " --terrain " +
+                                quoted(bundled("terrain/" + terrain + ".obj")) + " -o " +
+                                quoted(r.out) + " --report " + quoted(report_path));
   EXPECT_EQ(result.exit_code, 0) << result.output;
   if (result.exit_code == 0) r.report = read_json(report_path);
   return r;
@@ -87,21 +96,26 @@ TEST(FbxRunE2E, CmuWalkOnStairsKeepsEverythingButTheFixedCurves) {
   ASSERT_EQ(after.loaded.clip.frame_count, before.loaded.clip.frame_count);
   const int pelvis = s.find(run.report["legs"]["pelvis"].get<std::string>());
   ASSERT_GE(pelvis, 0);
-  EXPECT_LE(bone_length_change(before, after, pelvis), 1e-6) << "relative bone length change (float keys)";
+  EXPECT_LE(bone_length_change(before, after, pelvis), 1e-6)
+      << "relative bone length change (float keys)";
   std::set<std::string> fixed{"Hips"};
   for (const char* side : {"left", "right"})
-    for (const char* part : {"hip", "knee", "ankle"}) fixed.insert(run.report["legs"][side][part].get<std::string>());
+    for (const char* part : {"hip", "knee", "ankle"})
+      fixed.insert(run.report["legs"][side][part].get<std::string>());
   for (int j = 0; j < after.joints; ++j) {
     if (fixed.count(s.names[j])) continue;
     for (int f = 0; f < after.loaded.clip.frame_count; ++f) {
-      ASSERT_EQ(after.loaded.clip.at(f, j).rotation, before.loaded.clip.at(f, j).rotation) << s.names[j] << " frame " << f;
-      ASSERT_EQ(after.loaded.clip.at(f, j).translation, before.loaded.clip.at(f, j).translation) << s.names[j];
+      ASSERT_EQ(after.loaded.clip.at(f, j).rotation, before.loaded.clip.at(f, j).rotation)
+          << s.names[j] << " frame " << f;
+      ASSERT_EQ(after.loaded.clip.at(f, j).translation, before.loaded.clip.at(f, j).translation)
+          << s.names[j];
     }
   }
   // The fix did something: the ankles moved.
   const int ankle = s.find(run.report["legs"]["left"]["ankle"].get<std::string>());
   double moved = 0;
-  for (int f = 0; f < after.loaded.clip.frame_count; ++f) moved = std::max(moved, glm::length(after.at(f, ankle) - before.at(f, ankle)));
+  for (int f = 0; f < after.loaded.clip.frame_count; ++f)
+    moved = std::max(moved, glm::length(after.at(f, ankle) - before.at(f, ankle)));
   EXPECT_GT(moved, 0.05);
 
   // The node tree: only the fixed joints' curves differ, every other object keeps its bytes.
@@ -110,13 +124,15 @@ TEST(FbxRunE2E, CmuWalkOnStairsKeepsEverythingButTheFixedCurves) {
   ASSERT_EQ(a.root.children.size(), b.root.children.size());
   for (std::size_t k = 0; k < a.root.children.size(); ++k) {
     if (a.root.children[k].name != "Objects") {
-      EXPECT_TRUE(same_node(a, a.root.children[k], b, b.root.children[k])) << a.root.children[k].name;
+      EXPECT_TRUE(same_node(a, a.root.children[k], b, b.root.children[k]))
+          << a.root.children[k].name;
     }
   }
   const io::fbx::Scene scene = io::fbx::read_scene(a);
   std::set<std::size_t> fixed_curves;
   for (const auto& cn : scene.curve_nodes)
-    if (cn.model >= 0 && fixed.count(scene.models[cn.model].name) && cn.channel != io::fbx::Channel::scaling)
+    if (cn.model >= 0 && fixed.count(scene.models[cn.model].name) &&
+        cn.channel != io::fbx::Channel::scaling)
       for (int c : cn.curves)
         if (c >= 0) fixed_curves.insert(scene.curves[c].object);
   const auto& oa = a.root.child("Objects")->children;
@@ -151,11 +167,14 @@ TEST(FbxRunE2E, CmuWalkOnStairsKeepsEverythingButTheFixedCurves) {
     ASSERT_EQ(x->mChannels[c]->mNumRotationKeys, y->mChannels[c]->mNumRotationKeys) << name;
     ASSERT_EQ(x->mChannels[c]->mNumPositionKeys, y->mChannels[c]->mNumPositionKeys) << name;
     for (unsigned k = 0; k < x->mChannels[c]->mNumRotationKeys; ++k)
-      ASSERT_TRUE(x->mChannels[c]->mRotationKeys[k].mValue == y->mChannels[c]->mRotationKeys[k].mValue) << name;
+      ASSERT_TRUE(x->mChannels[c]->mRotationKeys[k].mValue ==
+                  y->mChannels[c]->mRotationKeys[k].mValue)
+          << name;
   }
   // Running again gives the same bytes.
   const auto again = dir / "again.fbx";
-  const auto r2 = run_ikfix("run " + quoted(input) + " --terrain " + quoted(bundled("terrain/stairs.obj")) + " -o " + quoted(again));
+  const auto r2 = run_ikfix("run " + quoted(input) + " --terrain " +
+                            quoted(bundled("terrain/stairs.obj")) + " -o " + quoted(again));
   ASSERT_EQ(r2.exit_code, 0) << r2.output;
   EXPECT_TRUE(io::read_file(again) == io::read_file(run.out));
   std::filesystem::remove_all(dir);
@@ -164,8 +183,9 @@ TEST(FbxRunE2E, CmuWalkOnStairsKeepsEverythingButTheFixedCurves) {
 TEST(FbxRunE2E, EveryHumanoidFileRunsOnStairsAndFlat) {
   IKFIX_REQUIRE_SHARED_DATA();
   const auto dir = temp_dir("fbx_all");
-  for (const char* name : {"cmu_01_01_forward_jumps_skeleton.fbx", "cmu_09_11_run_skeleton.fbx",
-                           "cmu_55_01_dance_whirl_skeleton.fbx", "kenney_character_maya_7700.fbx"}) {
+  for (const char* name :
+       {"cmu_01_01_forward_jumps_skeleton.fbx", "cmu_09_11_run_skeleton.fbx",
+        "cmu_55_01_dance_whirl_skeleton.fbx", "kenney_character_maya_7700.fbx"}) {
     for (const char* terrain : {"stairs", "flat"}) {
       SCOPED_TRACE(std::string(name) + " on " + terrain);
       const auto input = fbx_clip(name);
@@ -174,7 +194,8 @@ TEST(FbxRunE2E, EveryHumanoidFileRunsOnStairsAndFlat) {
       const PosedClip before = pose_clip(input);
       const PosedClip after = pose_clip(run.out);
       ASSERT_EQ(before.loaded.skeleton.names, after.loaded.skeleton.names);
-      const int pelvis = after.loaded.skeleton.find(run.report["legs"]["pelvis"].get<std::string>());
+      const int pelvis =
+          after.loaded.skeleton.find(run.report["legs"]["pelvis"].get<std::string>());
       EXPECT_LE(bone_length_change(before, after, pelvis), 1e-6);
       AssimpFbx ib(run.out);
       ASSERT_NE(ib.scene(), nullptr) << ib.error();
@@ -228,9 +249,12 @@ TEST(FbxRunE2E, BvhAndFbxTwinsAreFixedAlike) {
       const core::Transform parent = p < 0 ? b.space.to_world() : wb[p];
       core::Transform& local = twin.at(f, j);
       if (in_a[j] >= 0) {
-        local.rotation = glm::normalize(glm::inverse(parent.rotation) * (wa[in_a[j]].rotation * c_of[j]));
+        local.rotation =
+            glm::normalize(glm::inverse(parent.rotation) * (wa[in_a[j]].rotation * c_of[j]));
         if (j == hips)
-          local.translation = (glm::inverse(parent.rotation) * (wa[in_a[j]].translation - parent.translation)) / parent.scale;
+          local.translation =
+              (glm::inverse(parent.rotation) * (wa[in_a[j]].translation - parent.translation)) /
+              parent.scale;
       }
       wb[j] = core::compose(parent, local);
     }
@@ -245,14 +269,17 @@ TEST(FbxRunE2E, BvhAndFbxTwinsAreFixedAlike) {
     double worst = 0;
     for (int f = 0; f < x.loaded.clip.frame_count; ++f)
       for (const char* foot : feet)
-        worst = std::max(worst, glm::length(x.at(f, x.loaded.skeleton.find(foot)) - y.at(f, y.loaded.skeleton.find(foot))));
+        worst = std::max(worst, glm::length(x.at(f, x.loaded.skeleton.find(foot)) -
+                                            y.at(f, y.loaded.skeleton.find(foot))));
     return worst;
   };
   EXPECT_LE(worst_feet(pose_clip(bvh), pose_clip(twin_path)), 1e-4) << "the twin is not a twin";
   for (const char* terrain : {"stairs", "flat"}) {
     SCOPED_TRACE(terrain);
     const auto out_bvh = dir / (std::string("fixed.") + terrain + ".bvh");
-    const auto r1 = run_ikfix("run " + quoted(bvh) + " --terrain " + quoted(bundled(std::string("terrain/") + terrain + ".obj")) + " -o " + quoted(out_bvh));
+    const auto r1 = run_ikfix("run " + quoted(bvh) + " --terrain " +
+                              quoted(bundled(std::string("terrain/") + terrain + ".obj")) + " -o " +
+                              quoted(out_bvh));
     ASSERT_EQ(r1.exit_code, 0) << r1.output;
     const RunResult r2 = run_fbx(dir, twin_path, terrain);
     ASSERT_FALSE(r2.report.is_null());
@@ -275,8 +302,10 @@ TEST(FbxRunE2E, BadInputsExitTwoWithOneLineAndNoOutput) {
     const char* says;
   };
   const Case cases[] = {
-      {shared_data_dir() / "anim" / "unsupported" / "maya_humanik_rig_6100_binary.fbx", "FBX 6.1 is not supported"},
-      {shared_data_dir() / "anim" / "unsupported" / "maya_humanik_character_6100_ascii.fbx", "FBX 6.1 is not supported"},
+      {shared_data_dir() / "anim" / "unsupported" / "maya_humanik_rig_6100_binary.fbx",
+       "FBX 6.1 is not supported"},
+      {shared_data_dir() / "anim" / "unsupported" / "maya_humanik_character_6100_ascii.fbx",
+       "FBX 6.1 is not supported"},
       {fbx_clip("spider_static_meshes.fbx"), "no skeleton"},
       {fbx_clip("maya_humanik_character_7500_ascii.fbx"), "no animation"},
       {fbx_clip("slime_maya_7500_ascii.fbx"), "no two legs"},
@@ -286,7 +315,8 @@ TEST(FbxRunE2E, BadInputsExitTwoWithOneLineAndNoOutput) {
   for (const Case& c : cases) {
     SCOPED_TRACE(c.path.filename().string());
     const auto out = dir / ("out_" + c.path.filename().string());
-    const auto r = run_ikfix("run " + quoted(c.path) + " --terrain " + quoted(bundled("terrain/stairs.obj")) + " -o " + quoted(out));
+    const auto r = run_ikfix("run " + quoted(c.path) + " --terrain " +
+                             quoted(bundled("terrain/stairs.obj")) + " -o " + quoted(out));
     EXPECT_EQ(r.exit_code, 2) << r.output;
     std::string text = r.output;
     while (!text.empty() && text.back() == '\n') text.pop_back();

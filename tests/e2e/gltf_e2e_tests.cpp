@@ -8,7 +8,9 @@
 namespace ikfix::test {
 namespace {
 
-std::filesystem::path gltf_clip(const std::string& name) { return shared_data_dir() / "anim" / "gltf" / name; }
+std::filesystem::path gltf_clip(const std::string& name) {
+  return shared_data_dir() / "anim" / "gltf" / name;
+}
 
 void run_cesium(const char* terrain_name) {
   const auto dir = temp_dir(std::string("gltf_cesium_") + terrain_name);
@@ -16,8 +18,8 @@ void run_cesium(const char* terrain_name) {
   const auto out = dir / "cesium.glb";
   const auto report_path = dir / "report.json";
   const auto terrain = bundled(std::string("terrain/") + terrain_name + ".obj");
-  const auto r = run_ikfix("run " + quoted(input) + " --terrain " + quoted(terrain) + " -o " + quoted(out) +
-                           " --report " + quoted(report_path));
+  const auto r = run_ikfix("run " + quoted(input) + " --terrain " + quoted(terrain) + " -o " +
+                           quoted(out) + " --report " + quoted(report_path));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   ASSERT_TRUE(std::filesystem::exists(out));
   const auto report = read_json(report_path);
@@ -47,11 +49,13 @@ void run_cesium(const char* terrain_name) {
     }
   EXPECT_LE(worst, 1e-6) << "relative bone length change (float storage)";
   // Joints the fix does not move read back exactly as before.
-  for (const char* untouched : {"Skeleton_neck_joint_2", "Skeleton_arm_joint_L__2_", "torso_joint_3"}) {
+  for (const char* untouched :
+       {"Skeleton_neck_joint_2", "Skeleton_arm_joint_L__2_", "torso_joint_3"}) {
     const int j = s.find(untouched);
     ASSERT_GE(j, 0) << untouched;
     for (int f = 0; f < after.loaded.clip.frame_count; ++f)
-      EXPECT_EQ(after.loaded.clip.at(f, j).rotation, before.loaded.clip.at(f, j).rotation) << untouched;
+      EXPECT_EQ(after.loaded.clip.at(f, j).rotation, before.loaded.clip.at(f, j).rotation)
+          << untouched;
   }
   std::filesystem::remove_all(dir);
 }
@@ -83,8 +87,8 @@ TEST(GltfRunE2E, CesiumManWithLegsGivenExplicitly) {
 void expect_refused(const std::string& file, const std::string& expected) {
   const auto dir = temp_dir("gltf_refused");
   const auto out = dir / ("out_" + file);
-  const auto r = run_ikfix("run " + quoted(gltf_clip(file)) + " --terrain " + quoted(bundled("terrain/flat.obj")) +
-                           " -o " + quoted(out));
+  const auto r = run_ikfix("run " + quoted(gltf_clip(file)) + " --terrain " +
+                           quoted(bundled("terrain/flat.obj")) + " -o " + quoted(out));
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find(expected), std::string::npos) << r.output;
   EXPECT_NE(r.output.find(file), std::string::npos) << r.output;

@@ -8,7 +8,9 @@ namespace ikfix::test {
 namespace {
 
 std::filesystem::path anim(const std::string& rel) { return shared_data_dir() / "anim" / rel; }
-std::filesystem::path pair_file(const std::string& rel) { return shared_data_dir() / "retarget" / rel; }
+std::filesystem::path pair_file(const std::string& rel) {
+  return shared_data_dir() / "retarget" / rel;
+}
 
 TEST(RetargetE2E, CmuWalkOntoKenneyStairsBvh) {
   IKFIX_REQUIRE_SHARED_DATA();
@@ -17,8 +19,8 @@ TEST(RetargetE2E, CmuWalkOntoKenneyStairsBvh) {
   const auto report_path = dir / "r.json";
   const auto r = run_ikfix("retarget " + quoted(anim("bvh/cmu_02_01_walk.bvh")) + " --to " +
                            quoted(pair_file("kenney_rest.bvh")) + " --target-unit m --terrain " +
-                           quoted(bundled("terrain/stairs.obj")) + " -o " + quoted(out) + " --report " +
-                           quoted(report_path));
+                           quoted(bundled("terrain/stairs.obj")) + " -o " + quoted(out) +
+                           " --report " + quoted(report_path));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const PosedClip source = pose_clip(anim("bvh/cmu_02_01_walk.bvh"));
   const PosedClip written = pose_clip(out, io::ClipLoadOptions{1.0, std::nullopt, std::nullopt});
@@ -54,7 +56,8 @@ TEST(RetargetE2E, SavedMapGivesTheSameOutput) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   r = run_ikfix("retarget " + source + " --to " + target + " -o " + quoted(dir / "auto.bvh"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  r = run_ikfix("retarget " + source + " --to " + target + " --map " + quoted(map) + " -o " + quoted(dir / "file.bvh"));
+  r = run_ikfix("retarget " + source + " --to " + target + " --map " + quoted(map) + " -o " +
+                quoted(dir / "file.bvh"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(io::read_file(dir / "auto.bvh"), io::read_file(dir / "file.bvh"));
 }
@@ -65,8 +68,12 @@ TEST(RetargetE2E, SameInputSameBytes) {
   const std::string args = "retarget " + quoted(anim("bvh/boxing_toes.bvh")) + " --to " +
                            quoted(pair_file("cmu_02_tpose_rest.bvh")) + " --terrain " +
                            quoted(bundled("terrain/bumps.obj"));
-  ASSERT_EQ(run_ikfix(args + " -o " + quoted(dir / "a.bvh") + " --report " + quoted(dir / "a.json")).exit_code, 0);
-  ASSERT_EQ(run_ikfix(args + " -o " + quoted(dir / "b.bvh") + " --report " + quoted(dir / "b.json")).exit_code, 0);
+  ASSERT_EQ(run_ikfix(args + " -o " + quoted(dir / "a.bvh") + " --report " + quoted(dir / "a.json"))
+                .exit_code,
+            0);
+  ASSERT_EQ(run_ikfix(args + " -o " + quoted(dir / "b.bvh") + " --report " + quoted(dir / "b.json"))
+                .exit_code,
+            0);
   EXPECT_EQ(io::read_file(dir / "a.bvh"), io::read_file(dir / "b.bvh"));
   auto a = read_json(dir / "a.json"), b = read_json(dir / "b.json");
   a.erase("output");
@@ -90,16 +97,19 @@ TEST(RetargetE2E, BatchPutsALibraryOnOneCharacter) {
   const auto lib = dir / "mocap";
   std::filesystem::create_directories(lib / "dance");
   std::filesystem::copy_file(anim("bvh/cmu_02_01_walk.bvh"), lib / "walk.bvh");
-  std::filesystem::copy_file(anim("bvh/cmu_60_01_salsa_sl_metres.bvh"), lib / "dance" / "salsa.bvh");
+  std::filesystem::copy_file(anim("bvh/cmu_60_01_salsa_sl_metres.bvh"),
+                             lib / "dance" / "salsa.bvh");
   const auto character = pair_file("kenney_rest.glb");
-  const auto r = run_ikfix("batch " + quoted(lib) + " --to " + quoted(character) + " --terrain " +
-                           quoted(bundled("terrain/stairs.obj")) + " --out-dir " + quoted(dir / "out") +
-                           " --jobs 2 --report " + quoted(dir / "batch.json"));
+  const auto r =
+      run_ikfix("batch " + quoted(lib) + " --to " + quoted(character) + " --terrain " +
+                quoted(bundled("terrain/stairs.obj")) + " --out-dir " + quoted(dir / "out") +
+                " --jobs 2 --report " + quoted(dir / "batch.json"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   for (const char* rel : {"walk.glb", "dance/salsa.glb"}) {
     SCOPED_TRACE(rel);
     // The character's file (no animation of its own) with the retargeted clip as its animation.
-    const io::LoadedClip written = io::load_character(dir / "out" / rel, io::ClipLoadOptions{std::nullopt, std::nullopt, std::string("0")});
+    const io::LoadedClip written = io::load_character(
+        dir / "out" / rel, io::ClipLoadOptions{std::nullopt, std::nullopt, std::string("0")});
     const io::LoadedClip rest = io::load_character(character);
     EXPECT_EQ(written.skeleton.names, rest.skeleton.names);
     EXPECT_GT(written.clip.frame_count, 100);

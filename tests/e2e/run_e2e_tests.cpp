@@ -36,11 +36,13 @@ FootCheck measure(const std::filesystem::path& input, const std::filesystem::pat
       if (p < 0) continue;
       const double a = glm::length(before.at(f, j) - before.at(f, p));
       const double b = glm::length(after.at(f, j) - after.at(f, p));
-      if (a > 1e-9) check.max_bone_length_change = std::max(check.max_bone_length_change, std::abs(b - a) / a);
+      if (a > 1e-9)
+        check.max_bone_length_change = std::max(check.max_bone_length_change, std::abs(b - a) / a);
     }
   const int pelvis = s.find(report["legs"]["pelvis"].get<std::string>());
   for (int f = 0; f < frames; ++f)
-    check.max_body_rise_m = std::max(check.max_body_rise_m, after.at(f, pelvis).y - before.at(f, pelvis).y);
+    check.max_body_rise_m =
+        std::max(check.max_body_rise_m, after.at(f, pelvis).y - before.at(f, pelvis).y);
   for (int l = 0; l < 2; ++l) {
     const auto& leg = report["legs"][l == 0 ? "left" : "right"];
     std::vector<int> points = {s.find(leg["ankle"].get<std::string>())};
@@ -50,7 +52,9 @@ FootCheck measure(const std::filesystem::path& input, const std::filesystem::pat
         for (int j : points) {
           const core::Vec3 p = after.at(f, j);
           const core::GroundHit g = terrain.ground_at(p.x, p.z);
-          if (g.hit) check.worst_planted_penetration_m = std::max(check.worst_planted_penetration_m, g.height - p.y);
+          if (g.hit)
+            check.worst_planted_penetration_m =
+                std::max(check.worst_planted_penetration_m, g.height - p.y);
         }
   }
   return check;
@@ -68,8 +72,8 @@ void run_and_check(const RunCase& c) {
   const auto out = dir / "out.bvh";
   const auto report_path = dir / "report.json";
   const auto terrain = bundled(std::string("terrain/") + c.terrain);
-  const auto r = run_ikfix("run " + quoted(c.clip) + " --terrain " + quoted(terrain) + " -o " + quoted(out) +
-                           " --report " + quoted(report_path));
+  const auto r = run_ikfix("run " + quoted(c.clip) + " --terrain " + quoted(terrain) + " -o " +
+                           quoted(out) + " --report " + quoted(report_path));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   ASSERT_TRUE(std::filesystem::exists(out));
   const auto report = read_json(report_path);
@@ -86,7 +90,8 @@ void run_and_check(const RunCase& c) {
 
 TEST(E2eRun, CmuWalkOntoStairs) {
   IKFIX_REQUIRE_SHARED_DATA();
-  run_and_check({"cmu_stairs", shared_data_dir() / "anim/bvh/cmu_02_01_walk.bvh", "stairs.obj", 0.3});
+  run_and_check(
+      {"cmu_stairs", shared_data_dir() / "anim/bvh/cmu_02_01_walk.bvh", "stairs.obj", 0.3});
 }
 
 TEST(E2eRun, CmuWalkOntoSlope) {
@@ -94,22 +99,30 @@ TEST(E2eRun, CmuWalkOntoSlope) {
   run_and_check({"cmu_slope", shared_data_dir() / "anim/bvh/cmu_02_01_walk.bvh", "slope.obj", 0.1});
 }
 
-TEST(E2eRun, BundledWalkOntoStairs) { run_and_check({"bundled_stairs", bundled("clips/walk.bvh"), "stairs.obj", 0.3}); }
+TEST(E2eRun, BundledWalkOntoStairs) {
+  run_and_check({"bundled_stairs", bundled("clips/walk.bvh"), "stairs.obj", 0.3});
+}
 
-TEST(E2eRun, BundledWalkOntoSlope) { run_and_check({"bundled_slope", bundled("clips/walk.bvh"), "slope.obj", 0.1}); }
+TEST(E2eRun, BundledWalkOntoSlope) {
+  run_and_check({"bundled_slope", bundled("clips/walk.bvh"), "slope.obj", 0.1});
+}
 
-TEST(E2eRun, BundledWalkOntoBumps) { run_and_check({"bundled_bumps", bundled("clips/walk.bvh"), "bumps.obj", 0.0}); }
+TEST(E2eRun, BundledWalkOntoBumps) {
+  run_and_check({"bundled_bumps", bundled("clips/walk.bvh"), "bumps.obj", 0.0});
+}
 
 TEST(E2eRun, FlatTerrainChangesAlmostNothing) {
   const auto dir = temp_dir("flat");
   const auto out = dir / "out.bvh";
   const auto report_path = dir / "r.json";
   const auto r = run_ikfix("run " + quoted(bundled("clips/walk.bvh")) + " --terrain " +
-                           quoted(bundled("terrain/flat.obj")) + " -o " + quoted(out) + " --report " + quoted(report_path));
+                           quoted(bundled("terrain/flat.obj")) + " -o " + quoted(out) +
+                           " --report " + quoted(report_path));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto report = read_json(report_path);
   // On the floor it was recorded on, a clean clip needs (almost) no correction.
-  for (int l = 0; l < 2; ++l) EXPECT_LE(report["per_leg"][l]["max_correction_m"].get<double>(), 0.01);
+  for (int l = 0; l < 2; ++l)
+    EXPECT_LE(report["per_leg"][l]["max_correction_m"].get<double>(), 0.01);
   EXPECT_EQ(report["totals"]["unreachable_frames"], 0);
   std::filesystem::remove_all(dir);
 }
@@ -123,13 +136,15 @@ TEST(E2eRun, UnreachableReasonsNameTheTerrain) {
     const auto t = run_ikfix("terrain " + terrain_args + " -o " + quoted(terrain));
     EXPECT_EQ(t.exit_code, 0) << t.output;
     const auto report_path = dir / (name + ".json");
-    const auto r = run_ikfix("run " + quoted(bundled("clips/walk.bvh")) + " --terrain " + quoted(terrain) + " -o " +
-                             quoted(dir / (name + ".bvh")) + " --report " + quoted(report_path));
+    const auto r =
+        run_ikfix("run " + quoted(bundled("clips/walk.bvh")) + " --terrain " + quoted(terrain) +
+                  " -o " + quoted(dir / (name + ".bvh")) + " --report " + quoted(report_path));
     EXPECT_EQ(r.exit_code, 0) << r.output;
     std::set<std::string> reasons;
     const auto report = read_json(report_path);
     for (const auto& leg : report["per_leg"])
-      for (const auto& range : leg["unreachable"]) reasons.insert(range["reason"].get<std::string>());
+      for (const auto& range : leg["unreachable"])
+        reasons.insert(range["reason"].get<std::string>());
     return reasons;
   };
   EXPECT_TRUE(reasons_on("cliff --height -1.5 --start 1.0", "drop").count("too low"));
@@ -145,8 +160,9 @@ TEST(E2eRun, CliffReportsUnreachableFrames) {
   ASSERT_EQ(t.exit_code, 0) << t.output;
   const auto out = dir / "out.bvh";
   const auto report_path = dir / "r.json";
-  const auto r = run_ikfix("run " + quoted(bundled("clips/walk.bvh")) + " --terrain " + quoted(cliff) + " -o " +
-                           quoted(out) + " --report " + quoted(report_path) + " --fail-on unreachable");
+  const auto r = run_ikfix("run " + quoted(bundled("clips/walk.bvh")) + " --terrain " +
+                           quoted(cliff) + " -o " + quoted(out) + " --report " +
+                           quoted(report_path) + " --fail-on unreachable");
   EXPECT_EQ(r.exit_code, 1) << r.output;  // the work ran, the --fail-on condition held
   EXPECT_NE(r.output.find("unreachable"), std::string::npos) << r.output;
   const auto report = read_json(report_path);
@@ -170,9 +186,10 @@ TEST(E2eRun, PelvisLimitFramesAreReportedWhereTheyAre) {
   // With a 2% pelvis drop limit the legs cannot reach down the stairs on some frames: the
   // report says which, as ranges whose lengths add up to the count, and the warning names them.
   const auto dir = temp_dir("pelvis_limit");
-  const auto r = run_ikfix("run " + quoted(bundled("clips/walk.bvh")) + " --terrain " +
-                           quoted(bundled("terrain/stairs.obj")) + " -o " + quoted(dir / "out.bvh") + " --report " +
-                           quoted(dir / "r.json") + " --max-pelvis-drop 0.02");
+  const auto r =
+      run_ikfix("run " + quoted(bundled("clips/walk.bvh")) + " --terrain " +
+                quoted(bundled("terrain/stairs.obj")) + " -o " + quoted(dir / "out.bvh") +
+                " --report " + quoted(dir / "r.json") + " --max-pelvis-drop 0.02");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto body = read_json(dir / "r.json")["body"];
   const int count = body["pelvis_limit_frames"].get<int>();
@@ -190,7 +207,8 @@ TEST(E2eRun, PelvisLimitFramesAreReportedWhereTheyAre) {
   }
   EXPECT_EQ(covered, count);
   const auto& first = body["pelvis_limit"][0];
-  EXPECT_NE(r.output.find("reached on " + std::to_string(count) + " frames (" + std::to_string(first["first"].get<int>())),
+  EXPECT_NE(r.output.find("reached on " + std::to_string(count) + " frames (" +
+                          std::to_string(first["first"].get<int>())),
             std::string::npos)
       << r.output;
   std::filesystem::remove_all(dir);
@@ -202,11 +220,13 @@ TEST(E2eRun, OutputIsDeterministic) {
   for (int i = 0; i < 2; ++i) {
     const auto out = dir / ("out" + std::to_string(i) + ".bvh");
     const auto r = run_ikfix("run " + quoted(bundled("clips/walk.bvh")) + " --terrain " +
-                             quoted(bundled("terrain/stairs.obj")) + " -o " + quoted(out) + " --report " +
-                             quoted(dir / ("r" + std::to_string(i) + ".json")));
+                             quoted(bundled("terrain/stairs.obj")) + " -o " + quoted(out) +
+                             " --report " + quoted(dir / ("r" + std::to_string(i) + ".json")));
     ASSERT_EQ(r.exit_code, 0) << r.output;
-    if (i == 0) first = io::read_file(out);
-    else EXPECT_EQ(first, io::read_file(out));
+    if (i == 0)
+      first = io::read_file(out);
+    else
+      EXPECT_EQ(first, io::read_file(out));
   }
   // The reports differ only in the output path they name.
   auto a = read_json(dir / "r0.json"), b = read_json(dir / "r1.json");
@@ -226,11 +246,13 @@ TEST(E2eRun, DefaultOutputGoesBesideTheInputAndNeverOverwritesIt) {
   EXPECT_TRUE(std::filesystem::exists(dir / "walk.ikfix.bvh"));
   EXPECT_EQ(io::read_file(clip), original);
   // -o naming the input is refused without --in-place.
-  r = run_ikfix("run " + quoted(clip) + " --terrain " + quoted(bundled("terrain/stairs.obj")) + " -o " + quoted(clip));
+  r = run_ikfix("run " + quoted(clip) + " --terrain " + quoted(bundled("terrain/stairs.obj")) +
+                " -o " + quoted(clip));
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_EQ(io::read_file(clip), original);
   // With --in-place it is overwritten.
-  r = run_ikfix("run " + quoted(clip) + " --terrain " + quoted(bundled("terrain/stairs.obj")) + " --in-place");
+  r = run_ikfix("run " + quoted(clip) + " --terrain " + quoted(bundled("terrain/stairs.obj")) +
+                " --in-place");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(io::read_file(clip), io::read_file(dir / "walk.ikfix.bvh"));
   std::filesystem::remove_all(dir);
@@ -239,8 +261,8 @@ TEST(E2eRun, DefaultOutputGoesBesideTheInputAndNeverOverwritesIt) {
 TEST(E2eRun, UntouchedJointsKeepTheirValues) {
   const auto dir = temp_dir("untouched");
   const auto out = dir / "out.bvh";
-  auto r = run_ikfix("run " + quoted(bundled("clips/walk.bvh")) + " --terrain " + quoted(bundled("terrain/stairs.obj")) +
-                     " -o " + quoted(out));
+  auto r = run_ikfix("run " + quoted(bundled("clips/walk.bvh")) + " --terrain " +
+                     quoted(bundled("terrain/stairs.obj")) + " -o " + quoted(out));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto before = io::load_clip(bundled("clips/walk.bvh"));
   const auto after = io::load_clip(out);
@@ -248,14 +270,16 @@ TEST(E2eRun, UntouchedJointsKeepTheirValues) {
     const int j = before.skeleton.find(name);
     ASSERT_GE(j, 0) << name;
     for (int f = 0; f < before.clip.frame_count; ++f)
-      ASSERT_EQ(before.clip.at(f, j).rotation, after.clip.at(f, j).rotation) << name << " frame " << f;
+      ASSERT_EQ(before.clip.at(f, j).rotation, after.clip.at(f, j).rotation)
+          << name << " frame " << f;
   }
   std::filesystem::remove_all(dir);
 }
 
 TEST(E2eInspect, ShowsLegsUnitAndFrames) {
   IKFIX_REQUIRE_SHARED_DATA();
-  const auto r = run_ikfix("inspect --json " + quoted(shared_data_dir() / "anim/bvh/cmu_02_01_walk.bvh"));
+  const auto r =
+      run_ikfix("inspect --json " + quoted(shared_data_dir() / "anim/bvh/cmu_02_01_walk.bvh"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto j = nlohmann::json::parse(r.output);
   EXPECT_EQ(j["joints"], 31);
@@ -274,9 +298,9 @@ TEST(E2eInspect, SharedBvhUnitsAndLegs) {
     ASSERT_EQ(r.exit_code, 0) << entry.path() << "\n" << r.output;
     const auto j = nlohmann::json::parse(r.output);
     const std::string name = entry.path().filename().string();
-    const std::string expected = name.find("metres") != std::string::npos ? "m"
+    const std::string expected = name.find("metres") != std::string::npos   ? "m"
                                  : name.find("boxing") != std::string::npos ? "cm"
-                                                                           : "cmu";
+                                                                            : "cmu";
     EXPECT_EQ(j["unit"]["name"], expected) << name;
     EXPECT_FALSE(j["legs"].contains("error")) << name << ": " << j["legs"].dump();
   }

@@ -30,8 +30,8 @@ TEST(TakeAllE2E, BvhHasOneTake) {
   const auto out = dir / "walk.bvh";
   const auto report_path = dir / "report.json";
   const auto r = run_ikfix("run " + quoted(bundled("clips/walk.bvh")) + " --terrain " +
-                           quoted(bundled("terrain/stairs.obj")) + " -o " + quoted(out) + " --report " +
-                           quoted(report_path) + " --take all");
+                           quoted(bundled("terrain/stairs.obj")) + " -o " + quoted(out) +
+                           " --report " + quoted(report_path) + " --take all");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   ASSERT_TRUE(std::filesystem::exists(out));
   const auto report = read_json(report_path);
@@ -56,8 +56,8 @@ TEST(TakeAllE2E, CheckBvhWritesNothing) {
   const auto dir = temp_dir("take_all_check");
   const auto report_path = dir / "report.json";
   const auto r = run_ikfix("check " + quoted(bundled("clips/walk.bvh")) + " --terrain " +
-                           quoted(bundled("terrain/stairs.obj")) + " --report " + quoted(report_path) +
-                           " --take all");
+                           quoted(bundled("terrain/stairs.obj")) + " --report " +
+                           quoted(report_path) + " --take all");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto report = read_json(report_path);
   EXPECT_EQ(report["command"], "check");
@@ -85,8 +85,9 @@ TEST(TakeAllE2E, FbxLoadTakesSharesOneDocument) {
     EXPECT_EQ(single.clip.frame_count, takes[i].clip.frame_count);
   }
   // Not a biped: --take all is refused like a single take.
-  const auto r = run_ikfix("run " + quoted(path) + " --terrain " + quoted(bundled("terrain/flat.obj")) +
-                           " -o " + quoted(temp_dir("take_all_sausage") / "s.fbx") + " --take all");
+  const auto r =
+      run_ikfix("run " + quoted(path) + " --terrain " + quoted(bundled("terrain/flat.obj")) +
+                " -o " + quoted(temp_dir("take_all_sausage") / "s.fbx") + " --take all");
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("legs"), std::string::npos) << r.output;
 }
@@ -97,8 +98,9 @@ TEST(TakeAllE2E, FoxEveryTakeFixedAndWritten) {
   const auto dir = temp_dir("take_all_fox");
   const auto out = dir / "fox.glb";
   const auto report_path = dir / "report.json";
-  const auto r = run_ikfix("run " + quoted(input) + " --terrain " + quoted(bundled("terrain/bumps.obj")) + " -o " +
-                           quoted(out) + " --report " + quoted(report_path) + " --clip-unit cm --take all" + kFoxLegs);
+  const auto r = run_ikfix(
+      "run " + quoted(input) + " --terrain " + quoted(bundled("terrain/bumps.obj")) + " -o " +
+      quoted(out) + " --report " + quoted(report_path) + " --clip-unit cm --take all" + kFoxLegs);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto report = read_json(report_path);
   ASSERT_EQ(report["takes"].size(), 3u);
@@ -133,7 +135,8 @@ TEST(TakeAllE2E, FoxEveryTakeFixedAndWritten) {
         moved = std::max(moved, static_cast<double>(glm::length(after.at(f, j) - before.at(f, j))));
     }
     double reported = 0;
-    for (const auto& leg : report["takes"][t]["per_leg"]) reported = std::max(reported, leg["max_correction_m"].get<double>());
+    for (const auto& leg : report["takes"][t]["per_leg"])
+      reported = std::max(reported, leg["max_correction_m"].get<double>());
     EXPECT_GT(reported, 1e-3);
     EXPECT_NEAR(moved, reported, 0.01 + 0.05 * reported);
   }
@@ -152,12 +155,14 @@ TEST(TakeAllE2E, SeveralTakesAreAllFixedByDefault) {
   IKFIX_REQUIRE_SHARED_DATA();
   const auto input = shared_data_dir() / "anim" / "gltf" / "Fox.glb";
   const auto dir = temp_dir("take_default_fox");
-  auto r = run_ikfix("run " + quoted(input) + " --terrain " + quoted(bundled("terrain/flat.obj")) + " -o " +
-                     quoted(dir / "all.glb") + " --report " + quoted(dir / "all.json") + " --clip-unit cm" + kFoxLegs);
+  auto r = run_ikfix("run " + quoted(input) + " --terrain " + quoted(bundled("terrain/flat.obj")) +
+                     " -o " + quoted(dir / "all.glb") + " --report " + quoted(dir / "all.json") +
+                     " --clip-unit cm" + kFoxLegs);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(read_json(dir / "all.json")["takes"].size(), 3u);
-  r = run_ikfix("run " + quoted(input) + " --terrain " + quoted(bundled("terrain/flat.obj")) + " -o " +
-                quoted(dir / "walk.glb") + " --report " + quoted(dir / "walk.json") + " --clip-unit cm --take Walk" + kFoxLegs);
+  r = run_ikfix("run " + quoted(input) + " --terrain " + quoted(bundled("terrain/flat.obj")) +
+                " -o " + quoted(dir / "walk.glb") + " --report " + quoted(dir / "walk.json") +
+                " --clip-unit cm --take Walk" + kFoxLegs);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto walk = read_json(dir / "walk.json");
   EXPECT_FALSE(walk.contains("takes"));
@@ -180,8 +185,9 @@ TEST(TakeAllE2E, FailOnMetricsCountEveryTake) {
   IKFIX_REQUIRE_SHARED_DATA();
   const auto input = shared_data_dir() / "anim" / "gltf" / "Fox.glb";
   const auto dir = temp_dir("take_all_fail_on");
-  const std::string command = "run " + quoted(input) + " --terrain " + quoted(bundled("terrain/bumps.obj")) + " -o " +
-                              quoted(dir / "fox.glb") + " --clip-unit cm --take all --weight 0" + kFoxLegs;
+  const std::string command =
+      "run " + quoted(input) + " --terrain " + quoted(bundled("terrain/bumps.obj")) + " -o " +
+      quoted(dir / "fox.glb") + " --clip-unit cm --take all --weight 0" + kFoxLegs;
   auto r = run_ikfix(command + " --report " + quoted(dir / "report.json"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto report = read_json(dir / "report.json");
@@ -192,10 +198,14 @@ TEST(TakeAllE2E, FailOnMetricsCountEveryTake) {
     const char* group;
     const char* key;
   };
-  const Metric metrics[] = {{"penetration", "penetration", "max_m"}, {"slide", "slide", "max_mps"},
-                            {"slide-mean", "slide", "mean_mps"},     {"float", "float", "mean_m"},
+  const Metric metrics[] = {{"penetration", "penetration", "max_m"},
+                            {"slide", "slide", "max_mps"},
+                            {"slide-mean", "slide", "mean_mps"},
+                            {"float", "float", "mean_m"},
                             {"knee", "knee", "limit_violation_deg"}};
-  auto value = [](const nlohmann::json& r, const Metric& m) { return r["metrics"]["after"][m.group][m.key].get<double>(); };
+  auto value = [](const nlohmann::json& r, const Metric& m) {
+    return r["metrics"]["after"][m.group][m.key].get<double>();
+  };
   const Metric* chosen = nullptr;
   double first = 0, worst = 0;
   std::string worst_take;
@@ -217,9 +227,12 @@ TEST(TakeAllE2E, FailOnMetricsCountEveryTake) {
   char limit[64];
   // Just at the first take's value: only a later take exceeds it.
   std::snprintf(limit, sizeof limit, "%.17g", first);
-  r = run_ikfix(command + " --fail-on '" + chosen->condition + ">" + limit + "'");  // quoted: > redirects
+  r = run_ikfix(command + " --fail-on '" + chosen->condition + ">" + limit +
+                "'");  // quoted: > redirects
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_NE(r.output.find(std::string("--fail-on condition held: ") + chosen->condition), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(std::string("--fail-on condition held: ") + chosen->condition),
+            std::string::npos)
+      << r.output;
   EXPECT_NE(r.output.find("(take '" + worst_take + "')"), std::string::npos) << r.output;
   // At the worst take's value nothing exceeds it.
   std::snprintf(limit, sizeof limit, "%.17g", worst);

@@ -21,8 +21,9 @@ std::string expect_same_at_any_thread_count(const ThreadsCase& c) {
     SCOPED_TRACE(std::to_string(threads) + " threads");
     const auto out = dir / ("out" + std::to_string(threads) + ".bvh");
     const auto report = dir / ("r" + std::to_string(threads) + ".json");
-    const auto r = run_ikfix("run " + quoted(c.clip) + " --terrain " + quoted(bundled("terrain/stairs.obj")) + " -o " +
-                             quoted(out) + " --report " + quoted(report) + " --threads " + std::to_string(threads));
+    const auto r = run_ikfix(
+        "run " + quoted(c.clip) + " --terrain " + quoted(bundled("terrain/stairs.obj")) + " -o " +
+        quoted(out) + " --report " + quoted(report) + " --threads " + std::to_string(threads));
     EXPECT_EQ(r.exit_code, 0) << r.output;
     if (r.exit_code != 0) break;
     const std::string written = io::read_file(out);
@@ -49,7 +50,8 @@ TEST(E2eThreads, LargeCmuClipSameBytesAndReportAtAnyThreadCount) {
 }
 
 TEST(E2eThreads, BundledWalkSameBytesAndReportAtAnyThreadCount) {
-  const std::string clip = expect_same_at_any_thread_count({"walk", bundled("clips/walk.bvh"), false});
+  const std::string clip =
+      expect_same_at_any_thread_count({"walk", bundled("clips/walk.bvh"), false});
   EXPECT_FALSE(clip.empty());
 }
 
@@ -58,9 +60,10 @@ TEST(E2eThreads, CheckReportSameAtAnyThreadCount) {
   const auto dir = temp_dir("threads_check");
   const auto clip = shared_data_dir() / "anim/bvh/cmu_02_01_walk.bvh";
   for (int threads : {1, 2}) {
-    const auto r = run_ikfix("check " + quoted(clip) + " --terrain " + quoted(bundled("terrain/stairs.obj")) +
-                             " --report " + quoted(dir / ("c" + std::to_string(threads) + ".json")) + " --threads " +
-                             std::to_string(threads));
+    const auto r =
+        run_ikfix("check " + quoted(clip) + " --terrain " + quoted(bundled("terrain/stairs.obj")) +
+                  " --report " + quoted(dir / ("c" + std::to_string(threads) + ".json")) +
+                  " --threads " + std::to_string(threads));
     ASSERT_EQ(r.exit_code, 0) << r.output;
   }
   EXPECT_EQ(read_json(dir / "c1.json"), read_json(dir / "c2.json"));
@@ -76,11 +79,13 @@ TEST(E2eThreads, BatchWritesWhatRunWrites) {
   const auto lib = dir / "lib";
   std::filesystem::create_directories(lib);
   std::filesystem::copy_file(clip, lib / clip.filename());
-  const auto b = run_ikfix("batch " + quoted(lib) + " --terrain " + quoted(bundled("terrain/stairs.obj")) +
-                           " --out-dir " + quoted(dir / "out") + " --jobs 2");
+  const auto b =
+      run_ikfix("batch " + quoted(lib) + " --terrain " + quoted(bundled("terrain/stairs.obj")) +
+                " --out-dir " + quoted(dir / "out") + " --jobs 2");
   ASSERT_EQ(b.exit_code, 0) << b.output;
-  const auto r = run_ikfix("run " + quoted(clip) + " --terrain " + quoted(bundled("terrain/stairs.obj")) + " -o " +
-                           quoted(dir / "run.bvh") + " --threads 2");
+  const auto r =
+      run_ikfix("run " + quoted(clip) + " --terrain " + quoted(bundled("terrain/stairs.obj")) +
+                " -o " + quoted(dir / "run.bvh") + " --threads 2");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(io::read_file(dir / "out" / clip.filename()) == io::read_file(dir / "run.bvh"));
   std::filesystem::remove_all(dir);

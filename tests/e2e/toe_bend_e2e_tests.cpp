@@ -10,8 +10,9 @@ namespace {
 
 // Deepest planted toe tip below (terrain under it + the tip's own level in the input above the
 // clip floor), metres; the tips are the end sites of the toe joints.
-double deepest_planted_tip(const std::filesystem::path& clip, const std::filesystem::path& terrain_path,
-                           const nlohmann::json& report, double tip_level) {
+double deepest_planted_tip(const std::filesystem::path& clip,
+                           const std::filesystem::path& terrain_path, const nlohmann::json& report,
+                           double tip_level) {
   io::ClipLoadOptions options;
   options.metres_per_unit = report["unit"]["metres_per_unit"].get<double>();
   const auto loaded = io::load_clip(clip, options);
@@ -36,8 +37,8 @@ TEST(E2eToeBend, PlantedToeTipsStayOnTheSlope) {
   const auto dir = temp_dir("toe_bend");
   const auto walk = bundled("clips/walk.bvh");
   const auto slope = bundled("terrain/slope.obj");
-  const auto r = run_ikfix("run " + quoted(walk) + " --terrain " + quoted(slope) + " -o " + quoted(dir / "out.bvh") +
-                           " --report " + quoted(dir / "r.json"));
+  const auto r = run_ikfix("run " + quoted(walk) + " --terrain " + quoted(slope) + " -o " +
+                           quoted(dir / "out.bvh") + " --report " + quoted(dir / "r.json"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto report = read_json(dir / "r.json");
   // The tip's own planted level in the input (5th percentile of its height above the floor).

@@ -10,8 +10,12 @@
 namespace ikfix::test {
 namespace {
 
-std::filesystem::path barbarian() { return shared_data_dir() / "anim" / "fbx" / "barbarian_blender_7400.fbx"; }
-std::filesystem::path character(const std::string& ext) { return shared_data_dir() / "retarget" / ("barbarian_rest" + ext); }
+std::filesystem::path barbarian() {
+  return shared_data_dir() / "anim" / "fbx" / "barbarian_blender_7400.fbx";
+}
+std::filesystem::path character(const std::string& ext) {
+  return shared_data_dir() / "retarget" / ("barbarian_rest" + ext);
+}
 
 // World position of a joint's end site on every frame.
 std::vector<core::Vec3> tail_track(const io::LoadedClip& c, const std::string& joint) {
@@ -21,8 +25,9 @@ std::vector<core::Vec3> tail_track(const io::LoadedClip& c, const std::string& j
   std::vector<core::Vec3> out;
   if (j < 0 || !c.skeleton.end_sites[j]) return out;
   for (int f = 0; f < c.clip.frame_count; ++f)
-    out.push_back(core::transform_point(core::joint_world(c.skeleton, c.clip.frame(f), c.space.to_world(), j),
-                                        *c.skeleton.end_sites[j]));
+    out.push_back(
+        core::transform_point(core::joint_world(c.skeleton, c.clip.frame(f), c.space.to_world(), j),
+                              *c.skeleton.end_sites[j]));
   return out;
 }
 
@@ -31,8 +36,8 @@ TEST(TwoBoneLegsE2E, BarbarianFbxRunsOntoStairs) {
   const auto dir = temp_dir("barbarian_run");
   const auto out = dir / "barbarian_on_stairs.fbx";
   const auto stairs = bundled("terrain/stairs.obj");
-  const auto r = run_ikfix("run " + quoted(barbarian()) + " --terrain " + quoted(stairs) + " -o " + quoted(out) +
-                           " --report " + quoted(dir / "run.json"));
+  const auto r = run_ikfix("run " + quoted(barbarian()) + " --terrain " + quoted(stairs) + " -o " +
+                           quoted(out) + " --report " + quoted(dir / "run.json"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto report = read_json(dir / "run.json");
   EXPECT_EQ(report["legs"]["left"]["hip"], "jambe gauche");
@@ -47,12 +52,15 @@ TEST(TwoBoneLegsE2E, BarbarianFbxRunsOntoStairs) {
   const io::LoadedClip after = io::load_clip(out);
   ASSERT_EQ(before.skeleton.names, after.skeleton.names);
   ASSERT_EQ(before.clip.frame_count, after.clip.frame_count);
-  for (const char* untouched : {"torse", "t\xC3\xAAte", "bras gauche", "main droite", "pagne avant"}) {
+  for (const char* untouched :
+       {"torse", "t\xC3\xAAte", "bras gauche", "main droite", "pagne avant"}) {
     const int j = before.skeleton.find(untouched);
     ASSERT_GE(j, 0) << untouched;
     for (int f = 0; f < before.clip.frame_count; ++f) {
-      EXPECT_EQ(before.clip.at(f, j).rotation, after.clip.at(f, j).rotation) << untouched << " frame " << f;
-      EXPECT_EQ(before.clip.at(f, j).translation, after.clip.at(f, j).translation) << untouched << " frame " << f;
+      EXPECT_EQ(before.clip.at(f, j).rotation, after.clip.at(f, j).rotation)
+          << untouched << " frame " << f;
+      EXPECT_EQ(before.clip.at(f, j).translation, after.clip.at(f, j).translation)
+          << untouched << " frame " << f;
     }
   }
   // The ankles (shin tails) stand on the stairs: never below them, and planted (idle) ankles do
@@ -65,7 +73,8 @@ TEST(TwoBoneLegsE2E, BarbarianFbxRunsOntoStairs) {
     const auto b = tail_track(after, shin);
     ASSERT_EQ(b.size(), static_cast<std::size_t>(after.clip.frame_count));
     for (std::size_t f = 0; f < b.size(); ++f) {
-      const core::GroundHit ga = terrain.ground_at(a[f].x, a[f].z), gb = terrain.ground_at(b[f].x, b[f].z);
+      const core::GroundHit ga = terrain.ground_at(a[f].x, a[f].z),
+                            gb = terrain.ground_at(b[f].x, b[f].z);
       ASSERT_TRUE(gb.hit);
       if (ga.hit) below_before = std::max(below_before, ga.height - a[f].y);
       below_after = std::max(below_after, gb.height - b[f].y);
@@ -77,7 +86,8 @@ TEST(TwoBoneLegsE2E, BarbarianFbxRunsOntoStairs) {
   EXPECT_LE(slide, 1e-4);  // metres per frame, horizontal
 
   // `check` finds the same legs on the output and measures it clean.
-  const auto c = run_ikfix("check " + quoted(out) + " --terrain " + quoted(stairs) + " --report " + quoted(dir / "check.json"));
+  const auto c = run_ikfix("check " + quoted(out) + " --terrain " + quoted(stairs) + " --report " +
+                           quoted(dir / "check.json"));
   ASSERT_EQ(c.exit_code, 0) << c.output;
   const auto metrics = read_json(dir / "check.json")["metrics"];
   EXPECT_LE(metrics["penetration"]["max_m"].get<double>(), 0.002);
@@ -93,9 +103,10 @@ TEST(TwoBoneLegsE2E, CmuWalkRetargetsOntoTheBarbarian) {
     SCOPED_TRACE(ext);
     const auto out = dir / ("walk_on_barbarian" + ext);
     const auto report_path = dir / ("r" + ext + ".json");
-    const auto r = run_ikfix("retarget " + quoted(shared_data_dir() / "anim/bvh/cmu_02_01_walk.bvh") + " --to " +
-                             quoted(character(ext)) + " --terrain " + quoted(bundled("terrain/stairs.obj")) + " -o " +
-                             quoted(out) + " --report " + quoted(report_path));
+    const auto r = run_ikfix(
+        "retarget " + quoted(shared_data_dir() / "anim/bvh/cmu_02_01_walk.bvh") + " --to " +
+        quoted(character(ext)) + " --terrain " + quoted(bundled("terrain/stairs.obj")) + " -o " +
+        quoted(out) + " --report " + quoted(report_path));
     ASSERT_EQ(r.exit_code, 0) << r.output;
     const auto report = read_json(report_path);
     EXPECT_EQ(report["legs"]["left"]["ankle"], "pied gauche_ankle");
@@ -114,9 +125,11 @@ TEST(TwoBoneLegsE2E, CmuWalkRetargetsOntoTheBarbarian) {
     EXPECT_GE(feet["contact_recall"].get<double>(), 0.85);
     // The new take animates the character's own joints only.
     const io::LoadedClip rest = io::load_character(character(ext));
-    const io::LoadedClip written = io::load_character(out, io::ClipLoadOptions{std::nullopt, std::nullopt, std::string("cmu_02_01_walk")});
+    const io::LoadedClip written = io::load_character(
+        out, io::ClipLoadOptions{std::nullopt, std::nullopt, std::string("cmu_02_01_walk")});
     EXPECT_EQ(written.skeleton.names, rest.skeleton.names);
-    EXPECT_NEAR(written.clip.frame_count / written.clip.fps, 343 / 120.0, 0.05);  // FBX resamples the rate
+    EXPECT_NEAR(written.clip.frame_count / written.clip.fps, 343 / 120.0,
+                0.05);  // FBX resamples the rate
   }
   std::filesystem::remove_all(dir);
 }

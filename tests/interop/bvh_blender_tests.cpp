@@ -29,17 +29,20 @@ TEST(BvhBlenderInterop, ConvertedClipsOpenInBlenderWithEveryJointInPlace) {
   const auto dir = temp_dir("bvh_blender");
   const std::vector<int> frames = {0, 9, 20};
   std::vector<fs::path> outputs;
-  for (const char* name : {"gltf/CesiumMan.glb", "fbx/kenney_character_maya_7700.fbx", "fbx/cmu_07_01_walk_skeleton.fbx"}) {
+  for (const char* name : {"gltf/CesiumMan.glb", "fbx/kenney_character_maya_7700.fbx",
+                           "fbx/cmu_07_01_walk_skeleton.fbx"}) {
     const fs::path input = shared_data_dir() / "anim" / name;
     fs::path out = dir / input.filename();
     out.replace_extension(".bvh");
-    const auto r = run_ikfix("run " + quoted(input) + " --terrain " + quoted(bundled("terrain/stairs.obj")) + " -o " + quoted(out));
+    const auto r = run_ikfix("run " + quoted(input) + " --terrain " +
+                             quoted(bundled("terrain/stairs.obj")) + " -o " + quoted(out));
     ASSERT_EQ(r.exit_code, 0) << r.output;
     outputs.push_back(out);
   }
   const fs::path json_path = dir / "blender.json";
   std::string command = "IKFIX_POSE_FRAMES=1,10,21 blender -b --factory-startup --python " +
-                        quoted(source_dir() / "tests" / "interop" / "blender_bvh_import.py") + " -- " + quoted(json_path);
+                        quoted(source_dir() / "tests" / "interop" / "blender_bvh_import.py") +
+                        " -- " + quoted(json_path);
   for (const auto& out : outputs) command += " " + quoted(out);
   const auto log = std::system((command + " > " + quoted(dir / "blender.log") + " 2>&1").c_str());
   ASSERT_EQ(log, 0) << io::read_file(dir / "blender.log");
@@ -70,7 +73,9 @@ TEST(BvhBlenderInterop, ConvertedClipsOpenInBlenderWithEveryJointInPlace) {
         size = std::max(size, glm::length(want));
         if (!comparable[j] || !heads.contains(clip.skeleton.names[j])) continue;
         const auto& h = heads[clip.skeleton.names[j]];
-        worst = std::max(worst, glm::length(core::Vec3(h[0].get<double>(), h[1].get<double>(), h[2].get<double>()) - want));
+        worst = std::max(worst, glm::length(core::Vec3(h[0].get<double>(), h[1].get<double>(),
+                                                       h[2].get<double>()) -
+                                            want));
         ++compared;
       }
     }

@@ -8,12 +8,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <memory>
-#include <string>
 #include <map>
-#include <vector>
-
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 #include "core/fk.hpp"
 #include "io/clip_io.hpp"
@@ -30,7 +29,8 @@ std::string run_command(const std::string& command, int& exit_code) {
   if (!pipe) return output;
   std::array<char, 4096> buffer;
   std::size_t n;
-  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe.get())) > 0) output.append(buffer.data(), n);
+  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe.get())) > 0)
+    output.append(buffer.data(), n);
   const int status = pclose(pipe.release());
   exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return output;
@@ -39,26 +39,28 @@ std::string run_command(const std::string& command, int& exit_code) {
 std::string q(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
 
 // Shared data and Blender are needed; without Blender the test skips, except under CI=true.
-#define IKFIX_REQUIRE_BLENDER()                                                             \
-  do {                                                                                      \
-    IKFIX_REQUIRE_SHARED_DATA();                                                            \
-    int blender_code = 0;                                                                   \
-    run_command("blender --version", blender_code);                                         \
-    if (blender_code != 0) {                                                                \
+#define IKFIX_REQUIRE_BLENDER()                                                                \
+  do {                                                                                         \
+    IKFIX_REQUIRE_SHARED_DATA();                                                               \
+    int blender_code = 0;                                                                      \
+    run_command("blender --version", blender_code);                                            \
+    if (blender_code != 0) {                                                                   \
       if (running_in_ci()) FAIL() << "blender not installed (CI=true: .ci/setup installs it)"; \
-      GTEST_SKIP() << "blender not installed";                                              \
-    }                                                                                       \
+      GTEST_SKIP() << "blender not installed";                                                 \
+    }                                                                                          \
   } while (0)
 
 using FilePairs = std::vector<std::pair<std::filesystem::path, std::filesystem::path>>;
 
 // Imports every input and output of `pairs` with tests/interop/blender_fbx_import.py in one
-// headless Blender and returns what it recorded per file path. `env` (e.g. "IKFIX_POSE_ACTION=Walk")
-// goes before the command. Fails the test when Blender fails.
-nlohmann::json import_in_blender(const FilePairs& pairs, const std::filesystem::path& dir, const std::string& env = "") {
+// headless Blender and returns what it recorded per file path. `env` (e.g.
+// "IKFIX_POSE_ACTION=Walk") goes before the command. Fails the test when Blender fails.
+nlohmann::json import_in_blender(const FilePairs& pairs, const std::filesystem::path& dir,
+                                 const std::string& env = "") {
   const auto json_path = dir / "blender.json";
   std::string command = (env.empty() ? "" : env + " ") + "blender -b --factory-startup --python " +
-                        q(source_dir() / "tests" / "interop" / "blender_fbx_import.py") + " -- " + q(json_path);
+                        q(source_dir() / "tests" / "interop" / "blender_fbx_import.py") + " -- " +
+                        q(json_path);
   for (const auto& [in, out] : pairs) command += " " + q(in) + " " + q(out);
   int code = 0;
   const std::string log = run_command(command, code);
@@ -76,9 +78,10 @@ TEST(FbxBlenderInterop, FixedBinaryFbxOpensInBlenderWithTheSameBonesAndFrames) {
   for (const char* name : {"cmu_07_01_walk_skeleton.fbx", "kenney_character_maya_7700.fbx"}) {
     const auto input = shared_data_dir() / "anim" / "fbx" / name;
     const auto out = dir / name;
-    const std::string out_text = run_command(q(ikfix_binary()) + " run " + q(input) + " --terrain " +
-                                                 q(source_dir() / "data" / "terrain" / "stairs.obj") + " -o " + q(out),
-                                             code);
+    const std::string out_text =
+        run_command(q(ikfix_binary()) + " run " + q(input) + " --terrain " +
+                        q(source_dir() / "data" / "terrain" / "stairs.obj") + " -o " + q(out),
+                    code);
     ASSERT_EQ(code, 0) << out_text;
     pairs.emplace_back(input, out);
   }
@@ -101,7 +104,8 @@ TEST(FbxBlenderInterop, FixedBinaryFbxOpensInBlenderWithTheSameBonesAndFrames) {
       const auto& other = b["actions"][name];
       EXPECT_EQ(action["fcurves"], other["fcurves"]) << name;
       EXPECT_EQ(action["frame_range"][0], other["frame_range"][0]) << name;
-      EXPECT_GE(other["frame_range"][1].get<double>(), action["frame_range"][1].get<double>()) << name;
+      EXPECT_GE(other["frame_range"][1].get<double>(), action["frame_range"][1].get<double>())
+          << name;
     }
   }
   std::filesystem::remove_all(dir);
@@ -141,7 +145,8 @@ TEST(FbxBlenderInterop, AddedTakeOpensInBlenderWithMeshSkinAndControlsIntact) {
     pairs.emplace_back(input, out);
     std::vector<core::Transform> world(clip.joint_count);
     for (int f : {0, 13, 39}) {
-      core::forward_kinematics(character.skeleton, clip.frame(f), character.space.to_world(), world);
+      core::forward_kinematics(character.skeleton, clip.frame(f), character.space.to_world(),
+                               world);
       for (int j = 0; j < clip.joint_count; ++j) {
         const core::Vec3 p = world[j].translation;  // Y up -> Blender's Z up
         expected[out.string()][f][character.skeleton.names[j]] = core::Vec3(p.x, -p.z, p.y);
@@ -149,7 +154,8 @@ TEST(FbxBlenderInterop, AddedTakeOpensInBlenderWithMeshSkinAndControlsIntact) {
     }
   }
   // Blender shows FBX time 0 as frame 1.
-  const auto result = import_in_blender(pairs, dir, "IKFIX_POSE_ACTION=Walk IKFIX_POSE_FRAMES=1,14,40");
+  const auto result =
+      import_in_blender(pairs, dir, "IKFIX_POSE_ACTION=Walk IKFIX_POSE_FRAMES=1,14,40");
   ASSERT_FALSE(HasFailure());
   for (const auto& [in, out] : pairs) {
     SCOPED_TRACE(out.filename().string());
@@ -178,7 +184,7 @@ TEST(FbxBlenderInterop, AddedTakeOpensInBlenderWithMeshSkinAndControlsIntact) {
     EXPECT_GT(compared, 3 * 30);
     EXPECT_LT(worst, 1e-4) << "metres, between Blender's bone heads and ikfix's joints";
     EXPECT_EQ(a["objects"], b["objects"]);
-    EXPECT_EQ(a["meshes"], b["meshes"]);        // vertices, vertex groups, armature modifier
+    EXPECT_EQ(a["meshes"], b["meshes"]);  // vertices, vertex groups, armature modifier
     for (const auto& [name, action] : a["actions"].items()) {
       ASSERT_TRUE(b["actions"].contains(name)) << name;
       EXPECT_EQ(action, b["actions"][name]) << name;
@@ -190,7 +196,8 @@ TEST(FbxBlenderInterop, AddedTakeOpensInBlenderWithMeshSkinAndControlsIntact) {
       found = true;
       EXPECT_NE(name.find("Walk"), std::string::npos) << name;
       EXPECT_GT(action["fcurves"].get<int>(), 0);
-      EXPECT_NEAR(action["frame_range"][1].get<double>() - action["frame_range"][0].get<double>(), frames - 1, 1e-3);
+      EXPECT_NEAR(action["frame_range"][1].get<double>() - action["frame_range"][0].get<double>(),
+                  frames - 1, 1e-3);
     }
     EXPECT_TRUE(found);
   }
@@ -207,11 +214,12 @@ TEST(FbxBlenderInterop, RetargetedTakeInTheFullCharacterKeepsMeshSkinAndControls
   std::filesystem::create_directories(dir);
   const auto character = shared_data_dir() / "anim" / "fbx" / "kenney_character_maya_7700.fbx";
   const auto out = dir / "walk_on_kenney.fbx";
-  const std::string out_text =
-      run_command(q(ikfix_binary()) + " retarget " + q(shared_data_dir() / "anim" / "bvh" / "cmu_02_01_walk.bvh") +
-                      " --to " + q(character) + " --terrain " + q(source_dir() / "data" / "terrain" / "stairs.obj") +
-                      " --take-name cmu_walk -o " + q(out),
-                  code);
+  const std::string out_text = run_command(
+      q(ikfix_binary()) + " retarget " +
+          q(shared_data_dir() / "anim" / "bvh" / "cmu_02_01_walk.bvh") + " --to " + q(character) +
+          " --terrain " + q(source_dir() / "data" / "terrain" / "stairs.obj") +
+          " --take-name cmu_walk -o " + q(out),
+      code);
   ASSERT_EQ(code, 0) << out_text;
   const auto result = import_in_blender({{character, out}}, dir);
   ASSERT_FALSE(HasFailure());
@@ -221,7 +229,7 @@ TEST(FbxBlenderInterop, RetargetedTakeInTheFullCharacterKeepsMeshSkinAndControls
   ASSERT_TRUE(b["ok"].get<bool>()) << b.dump();
   EXPECT_EQ(a["armatures"], b["armatures"]);  // every bone, the control bones included
   EXPECT_FALSE(b["meshes"].empty());
-  EXPECT_EQ(a["meshes"], b["meshes"]);        // vertices, vertex groups, armature modifiers, materials
+  EXPECT_EQ(a["meshes"], b["meshes"]);  // vertices, vertex groups, armature modifiers, materials
   EXPECT_EQ(a["materials"], b["materials"]);
   for (const auto& [name, mesh] : b["meshes"].items()) {
     EXPECT_GT(mesh["vertices"].get<int>(), 0) << name;
@@ -234,7 +242,9 @@ TEST(FbxBlenderInterop, RetargetedTakeInTheFullCharacterKeepsMeshSkinAndControls
     if (name.find("cmu_walk") != std::string::npos) {
       found = true;
       EXPECT_GT(action["fcurves"].get<int>(), 30) << name;
-      EXPECT_GT(action["frame_range"][1].get<double>() - action["frame_range"][0].get<double>(), 50.0) << name;
+      EXPECT_GT(action["frame_range"][1].get<double>() - action["frame_range"][0].get<double>(),
+                50.0)
+          << name;
     }
   EXPECT_TRUE(found) << b["actions"].dump();
   std::filesystem::remove_all(dir);

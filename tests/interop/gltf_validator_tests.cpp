@@ -26,7 +26,8 @@ struct Validation {
 
 Validation validate(const fs::path& file, const fs::path& baseline) {
   const fs::path script = source_dir() / "tests" / "interop" / "validate_gltf.mjs";
-  const std::string command = "node " + quoted(script) + " " + quoted(file) + " --baseline " + quoted(baseline) + " 2>&1";
+  const std::string command =
+      "node " + quoted(script) + " " + quoted(file) + " --baseline " + quoted(baseline) + " 2>&1";
   Validation v;
   std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
   if (!pipe) return v;
@@ -36,7 +37,8 @@ Validation validate(const fs::path& file, const fs::path& baseline) {
   const int status = pclose(pipe.release());
   v.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   const auto brace = v.output.find('{');
-  if (brace != std::string::npos) v.summary = nlohmann::json::parse(v.output.substr(brace), nullptr, false);
+  if (brace != std::string::npos)
+    v.summary = nlohmann::json::parse(v.output.substr(brace), nullptr, false);
   return v;
 }
 
@@ -52,14 +54,14 @@ bool validator_available(std::string& why) {
   return true;
 }
 
-#define IKFIX_REQUIRE_VALIDATOR()                       \
-  do {                                                  \
-    IKFIX_REQUIRE_SHARED_DATA();                        \
-    std::string why;                                    \
-    if (!validator_available(why)) {                                  \
+#define IKFIX_REQUIRE_VALIDATOR()                                        \
+  do {                                                                   \
+    IKFIX_REQUIRE_SHARED_DATA();                                         \
+    std::string why;                                                     \
+    if (!validator_available(why)) {                                     \
       if (::ikfix::test::running_in_ci()) FAIL() << why << " (CI=true)"; \
-      GTEST_SKIP() << why;                                            \
-    }                                                                 \
+      GTEST_SKIP() << why;                                               \
+    }                                                                    \
   } while (0)
 
 void expect_valid(const fs::path& output, const fs::path& input) {
@@ -67,8 +69,9 @@ void expect_valid(const fs::path& output, const fs::path& input) {
   ASSERT_NE(v.exit_code, 2) << v.output;
   ASSERT_TRUE(v.summary.is_object()) << v.output;
   std::printf("[ validator ] %s: %d errors, %d warnings, %d infos (input: %d warnings) %s\n",
-              output.filename().c_str(), v.summary.value("errors", -1), v.summary.value("warnings", -1),
-              v.summary.value("infos", -1), v.summary["baseline"].value("warnings", -1), v.summary["codes"].dump().c_str());
+              output.filename().c_str(), v.summary.value("errors", -1),
+              v.summary.value("warnings", -1), v.summary.value("infos", -1),
+              v.summary["baseline"].value("warnings", -1), v.summary["codes"].dump().c_str());
   EXPECT_EQ(v.summary.value("errors", -1), 0) << v.output;
   EXPECT_TRUE(v.summary["new_warnings"].empty()) << v.output;
   EXPECT_EQ(v.exit_code, 0) << v.output;
@@ -108,7 +111,8 @@ void patch_and_validate(const std::string& file, std::vector<std::string> joints
     }
   }
   std::vector<io::TakeEdit> edits;
-  for (std::size_t t = 0; t < takes.size(); ++t) edits.push_back({&takes[t], &edited[t], changed[t]});
+  for (std::size_t t = 0; t < takes.size(); ++t)
+    edits.push_back({&takes[t], &edited[t], changed[t]});
   const fs::path out = dir / ("patched_" + file);
   io::save_takes(out, edits);
   expect_valid(out, gltf_clip(file));
@@ -117,14 +121,16 @@ void patch_and_validate(const std::string& file, std::vector<std::string> joints
 
 TEST(GltfValidator, PatchedCesiumMan) {
   IKFIX_REQUIRE_VALIDATOR();
-  patch_and_validate("CesiumMan.glb", {"Skeleton_torso_joint_1", "leg_joint_L_1", "leg_joint_L_2", "leg_joint_L_3",
-                                       "leg_joint_R_1", "leg_joint_R_2", "leg_joint_R_3"});
+  patch_and_validate("CesiumMan.glb",
+                     {"Skeleton_torso_joint_1", "leg_joint_L_1", "leg_joint_L_2", "leg_joint_L_3",
+                      "leg_joint_R_1", "leg_joint_R_2", "leg_joint_R_3"});
 }
 
 TEST(GltfValidator, PatchedFoxAllThreeTakesWithNewChannels) {
   IKFIX_REQUIRE_VALIDATOR();
   // b_LeftFoot02_018 and b_RightFoot02_022 have no channel in any take: channels are created.
-  patch_and_validate("Fox.glb", {"b_Hip_01", "b_LeftLeg01_015", "b_LeftFoot02_018", "b_RightFoot02_022"});
+  patch_and_validate("Fox.glb",
+                     {"b_Hip_01", "b_LeftLeg01_015", "b_LeftFoot02_018", "b_RightFoot02_022"});
 }
 
 TEST(GltfValidator, PatchedRiggedSimpleStepSamplers) {
@@ -140,8 +146,9 @@ TEST(GltfValidator, PatchedSimpleSkinEmbedded) {
 void run_and_validate(const char* terrain) {
   const auto dir = temp_dir(std::string("gltf_validate_run_") + terrain);
   const auto out = dir / "CesiumMan.ikfix.glb";
-  const auto r = run_ikfix("run " + quoted(gltf_clip("CesiumMan.glb")) + " --terrain " +
-                           quoted(bundled(std::string("terrain/") + terrain + ".obj")) + " -o " + quoted(out));
+  const auto r =
+      run_ikfix("run " + quoted(gltf_clip("CesiumMan.glb")) + " --terrain " +
+                quoted(bundled(std::string("terrain/") + terrain + ".obj")) + " -o " + quoted(out));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   expect_valid(out, gltf_clip("CesiumMan.glb"));
   fs::remove_all(dir);
@@ -174,8 +181,10 @@ void add_animation_and_validate(const fs::path& input, bool replace) {
       // Bones only: nodes with a matrix (CesiumMan's Z_UP and Armature) cannot be animated, and
       // the validator warns about animating a skinned mesh's node (SimpleSkin's node 0).
       const int node = layout->joint_nodes[j];
-      if (!layout->document->nodes[node].has_matrix && !layout->document->json["nodes"][node].contains("skin")) {
-        t.rotation = t.rotation * core::axis_angle(core::Vec3(1, 0, 0), 0.3 * std::sin(0.2 * f + j));
+      if (!layout->document->nodes[node].has_matrix &&
+          !layout->document->json["nodes"][node].contains("skin")) {
+        t.rotation =
+            t.rotation * core::axis_angle(core::Vec3(1, 0, 0), 0.3 * std::sin(0.2 * f + j));
         animated[j] = 1;
       }
       clip.locals.push_back(t);
@@ -205,9 +214,10 @@ TEST(GltfValidator, NewAnimationBesideOrInsteadOfTheFilesOwn) {
 void retarget_and_validate(const fs::path& character) {
   const auto dir = temp_dir("gltf_validate_retarget_" + character.stem().string());
   const auto out = dir / ("walk_on_" + character.filename().string());
-  const auto r = run_ikfix("retarget " + quoted(shared_data_dir() / "anim" / "bvh" / "cmu_02_01_walk.bvh") + " --to " +
-                           quoted(character) + " --terrain " + quoted(bundled("terrain/stairs.obj")) + " -o " +
-                           quoted(out));
+  const auto r =
+      run_ikfix("retarget " + quoted(shared_data_dir() / "anim" / "bvh" / "cmu_02_01_walk.bvh") +
+                " --to " + quoted(character) + " --terrain " +
+                quoted(bundled("terrain/stairs.obj")) + " -o " + quoted(out));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   expect_valid(out, character);
   fs::remove_all(dir);

@@ -2,11 +2,10 @@
 // confidences, excluded joints), loaded pairs are the user's, and every bad file is refused
 // with a message naming the file and the problem.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <string>
-
-#include <unistd.h>
 
 #include "io/bone_map_json.hpp"
 #include "io/error.hpp"
@@ -79,7 +78,8 @@ TEST(BoneMapJson, EndSitePairsSurviveTheRoundTrip) {
                  {"pied droit", "jambe droite", Vec3(0, -0.45, 0.05), Vec3(0, -0.45, -0.05)}});
   const core::BoneMap map = core::auto_map(src.rest, tgt.rest);
   const auto json = io::bone_map_json(map, src.skeleton, tgt.skeleton);
-  const core::BoneMap loaded = io::bone_map_from_json(nlohmann::json::parse(json.dump()), src.skeleton, tgt.skeleton, "m.json");
+  const core::BoneMap loaded = io::bone_map_from_json(nlohmann::json::parse(json.dump()),
+                                                      src.skeleton, tgt.skeleton, "m.json");
   int end_pairs = 0;
   for (const auto& pair : loaded.pairs) end_pairs += pair.target_end_site;
   EXPECT_EQ(end_pairs, 2);
@@ -106,16 +106,20 @@ TEST(BoneMapJson, BadFilesAreRefusedWithAReason) {
       {R"({"schema": "ikfix-bone-map-v1", "pairs": [{"source": "mixamorig:Hips", "target": 7}]})",
        "\"target\" must be a joint name"},
       {R"({"schema": "ikfix-bone-map-v1", "pairs": [{"source": "mixamorig:Hips", "target": "pelvis"},
-          {"source": "mixamorig:Hips", "target": "spine_01"}]})", "pair 2: source joint 'mixamorig:Hips' is paired twice"},
+          {"source": "mixamorig:Hips", "target": "spine_01"}]})",
+       "pair 2: source joint 'mixamorig:Hips' is paired twice"},
       {R"({"schema": "ikfix-bone-map-v1", "pairs": [{"source": "mixamorig:Hips", "target": "pelvis"},
-          {"source": "mixamorig:Spine", "target": "pelvis"}]})", "target joint 'pelvis' is paired twice"},
+          {"source": "mixamorig:Spine", "target": "pelvis"}]})",
+       "target joint 'pelvis' is paired twice"},
       {R"({"schema": "ikfix-bone-map-v1", "pairs": [{"source": "mixamorig:Hips", "target": "pelvis", "confidence": 3}]})",
        "confidence"},
       {R"({"schema": "ikfix-bone-map-v1", "pairs": [{"source": "mixamorig:Hips", "target": "pelvis", "role": 1}]})",
        "\"role\" must be a string"},
-      {R"({"schema": "ikfix-bone-map-v1", "pairs": [], "excluded_target": ["Nope"]})", "no joint named 'Nope'"},
+      {R"({"schema": "ikfix-bone-map-v1", "pairs": [], "excluded_target": ["Nope"]})",
+       "no joint named 'Nope'"},
       {R"({"schema": "ikfix-bone-map-v1", "pairs": [{"source": "mixamorig:Hips", "target": "pelvis"}],
-          "excluded_target": ["pelvis"]})", "'pelvis' is also paired"},
+          "excluded_target": ["pelvis"]})",
+       "'pelvis' is also paired"},
   };
   const auto path = temp_path("bad.json");
   for (const Bad& bad : cases) {
@@ -130,7 +134,8 @@ TEST(BoneMapJson, BadFilesAreRefusedWithAReason) {
     }
   }
   std::filesystem::remove(path);
-  EXPECT_THROW(io::load_bone_map(temp_path("missing.json"), p.src.skeleton, p.tgt.skeleton), io::InputError);
+  EXPECT_THROW(io::load_bone_map(temp_path("missing.json"), p.src.skeleton, p.tgt.skeleton),
+               io::InputError);
 }
 
 TEST(BoneMapJson, AHandWrittenMapIsTheUsers) {
@@ -138,7 +143,8 @@ TEST(BoneMapJson, AHandWrittenMapIsTheUsers) {
   const auto json = nlohmann::json::parse(R"({"schema": "ikfix-bone-map-v1", "pairs": [
       {"source": "mixamorig:Hips", "target": "pelvis", "role": "hips"},
       {"source": "mixamorig:LeftUpLeg", "target": "thigh_l", "role": "left_thigh", "confidence": 0.5}]})");
-  const core::BoneMap map = io::bone_map_from_json(json, p.src.skeleton, p.tgt.skeleton, "mine.json");
+  const core::BoneMap map =
+      io::bone_map_from_json(json, p.src.skeleton, p.tgt.skeleton, "mine.json");
   ASSERT_EQ(map.pairs.size(), 2u);
   EXPECT_EQ(map.pairs[0].provenance, core::MapProvenance::User);
   EXPECT_EQ(map.pairs[0].confidence, 1.0);

@@ -88,7 +88,8 @@ TEST(BvhEuler, PicksEquivalentNearestReference) {
 // branch is taken without looking at the second only where the second cannot be closer.
 TEST(BvhEuler, PicksTheBranchClosestToTheReferences) {
   std::mt19937 rng(77);
-  std::uniform_real_distribution<double> outer(-180.0, 180.0), middle(-85.0, 85.0), off(-130.0, 130.0);
+  std::uniform_real_distribution<double> outer(-180.0, 180.0), middle(-85.0, 85.0),
+      off(-130.0, 130.0);
   auto distance = [](const Angles& a, const Angles& ref) {
     double d = 0.0;
     for (int n = 0; n < 3; ++n) d += (a[n] - ref[n]) * (a[n] - ref[n]);
@@ -102,9 +103,11 @@ TEST(BvhEuler, PicksTheBranchClosestToTheReferences) {
       const Angles ref{a[0] + off(rng), a[1] + off(rng), a[2] + off(rng)};
       const Angles got = euler_from_quat_deg(q, order, ref);
       ASSERT_LT(rotation_gap_deg(quat_from_euler_deg(order, got), q), 1e-9);
-      const Angles other{nearest_equivalent_deg(got[0] + 180.0, ref[0]), nearest_equivalent_deg(180.0 - got[1], ref[1]),
+      const Angles other{nearest_equivalent_deg(got[0] + 180.0, ref[0]),
+                         nearest_equivalent_deg(180.0 - got[1], ref[1]),
                          nearest_equivalent_deg(got[2] + 180.0, ref[2])};
-      ASSERT_LE(distance(got, ref), distance(other, ref) + 1e-6) << order_name(order) << " case " << n;
+      ASSERT_LE(distance(got, ref), distance(other, ref) + 1e-6)
+          << order_name(order) << " case " << n;
       if (std::abs(nearest_equivalent_deg(got[1], a[1]) - a[1]) > 1.0) ++second_won;
     }
   }
@@ -130,7 +133,9 @@ TEST(BvhEuler, AnglesBeyondOneTurnStayContinuous) {
     const double degrees = angle(rng), reference = n % 2 ? far(rng) : angle(rng);
     const double turns = std::round((reference - degrees) / 360.0);
     const double expected =
-        (reference - degrees < 179.0 && reference - degrees > -179.0) || turns == 0.0 ? degrees : degrees + 360.0 * turns;
+        (reference - degrees < 179.0 && reference - degrees > -179.0) || turns == 0.0
+            ? degrees
+            : degrees + 360.0 * turns;
     ASSERT_EQ(nearest_equivalent_deg(degrees, reference), expected) << degrees << " " << reference;
   }
 }

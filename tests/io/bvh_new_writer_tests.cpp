@@ -83,7 +83,8 @@ World world_of(const Skeleton& s, std::span<const Transform> locals, const Trans
     w.rotations.push_back(t.rotation);
   }
   for (int j = 0; j < s.joint_count(); ++j)
-    if (s.children(j).empty() && s.end_sites[j]) w.points.push_back(ikfix::core::transform_point(world[j], *s.end_sites[j]));
+    if (s.children(j).empty() && s.end_sites[j])
+      w.points.push_back(ikfix::core::transform_point(world[j], *s.end_sites[j]));
   return w;
 }
 
@@ -100,8 +101,9 @@ double extent(const World& w) {
 // Returns the largest position error relative to the skeleton's size.
 // `check_zero_pose`: the file's zero pose is the rest pose (not so for a joint whose translation
 // is constant over the clip but off its rest: that constant becomes its OFFSET).
-double round_trip_error(const Skeleton& skeleton, const Clip& clip, const bvh::NewFileOptions& options,
-                        bool check_rotations = true, bool check_zero_pose = true) {
+double round_trip_error(const Skeleton& skeleton, const Clip& clip,
+                        const bvh::NewFileOptions& options, bool check_rotations = true,
+                        bool check_zero_pose = true) {
   const bvh::NewFile file = bvh::write_new(skeleton, clip, options);
   const bvh::Document doc = bvh::parse(file.text, "written.bvh");
   const Skeleton back = bvh::skeleton(doc);
@@ -122,7 +124,8 @@ double round_trip_error(const Skeleton& skeleton, const Clip& clip, const bvh::N
     const World w = world_of(back, zero, Transform{});
     const Vec3 root = rest.points[file.joints[0]];
     for (std::size_t k = 0; k < file.joints.size(); ++k)
-      worst = std::max(worst, glm::length(w.points[k] - (rest.points[file.joints[k]] - root)) / size);
+      worst =
+          std::max(worst, glm::length(w.points[k] - (rest.points[file.joints[k]] - root)) / size);
   }
   for (int f = 0; f < clip.frame_count; ++f) {
     const World in = world_of(skeleton, clip.frame(f), up);
@@ -134,14 +137,16 @@ double round_trip_error(const Skeleton& skeleton, const Clip& clip, const bvh::N
       if (check_rotations) {
         // The file's joint frame is the input's turned by the constant rest world rotation.
         const Quat expected = in.rotations[j] * glm::conjugate(rest.rotations[j]);
-        const double angle = ikfix::core::rotation_angle(glm::conjugate(expected) * out.rotations[k]);
+        const double angle =
+            ikfix::core::rotation_angle(glm::conjugate(expected) * out.rotations[k]);
         EXPECT_LT(angle, 1e-6) << "joint " << skeleton.names[j] << " frame " << f;
       }
     }
     // End sites: every leaf has one; the input's land where they were. BVH stores no scale: the
     // writer bakes the rest pose's, so where the clip's scale at a joint drifts from it (Blender's
     // 0.99999x keys) the site may move by that drift times its length, and no more.
-    std::vector<Transform> world(back.joint_count()), world_in(skeleton.joint_count()), rest_in(skeleton.joint_count());
+    std::vector<Transform> world(back.joint_count()), world_in(skeleton.joint_count()),
+        rest_in(skeleton.joint_count());
     ikfix::core::forward_kinematics(back, back_clip.frame(f), Transform{}, world);
     ikfix::core::forward_kinematics(skeleton, clip.frame(f), up, world_in);
     ikfix::core::forward_kinematics(skeleton, skeleton.rest, up, rest_in);
@@ -153,7 +158,8 @@ double round_trip_error(const Skeleton& skeleton, const Clip& clip, const bvh::N
       const Vec3 site_out = ikfix::core::transform_point(world[k], *back.end_sites[k]);
       const Vec3 site_in = ikfix::core::transform_point(world_in[j], *skeleton.end_sites[j]);
       double drift = 0.0;
-      for (int a = 0; a < 3; ++a) drift = std::max(drift, std::abs(world_in[j].scale[a] / rest_in[j].scale[a] - 1.0));
+      for (int a = 0; a < 3; ++a)
+        drift = std::max(drift, std::abs(world_in[j].scale[a] / rest_in[j].scale[a] - 1.0));
       drift *= glm::length(site_in - world_in[j].translation);
       worst = std::max(worst, std::max(0.0, glm::length(site_out - site_in) - drift) / size);
     }
@@ -175,7 +181,8 @@ TEST(BvhNewWriter, ZyxOrderAndAZUpClipGiveTheSameWorld) {
   o.up_rotation = ikfix::core::axis_angle(Vec3(1, 0, 0), -ikfix::core::kPi / 2);
   EXPECT_LT(round_trip_error(rig.skeleton, rig.clip, o), 1e-6);
   const std::string text = bvh::write_new(rig.skeleton, rig.clip, o).text;
-  EXPECT_NE(text.find("CHANNELS 6 Xposition Yposition Zposition Zrotation Yrotation Xrotation"), std::string::npos);
+  EXPECT_NE(text.find("CHANNELS 6 Xposition Yposition Zposition Zrotation Yrotation Xrotation"),
+            std::string::npos);
 }
 
 TEST(BvhNewWriter, ChannelsFollowWhatMoves) {
@@ -187,7 +194,9 @@ TEST(BvhNewWriter, ChannelsFollowWhatMoves) {
     const bool moves = j == 0 || j == 5;
     EXPECT_EQ(doc.joints[k].channels.size(), moves ? 6u : 3u) << rig.skeleton.names[j];
   }
-  EXPECT_NE(file.text.find("CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation"), std::string::npos);
+  EXPECT_NE(
+      file.text.find("CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation"),
+      std::string::npos);
 }
 
 TEST(BvhNewWriter, ConstantUniformScaleIsBakedIntoTheOffsets) {
@@ -254,7 +263,8 @@ TEST(BvhNewWriter, RootChainFoldsIntoThePelvis) {
   EXPECT_LT(worst, 1e-6 * 100.0 * 200.0);  // the group's x100 on a ~200-unit rig
   // Only the ROOT has position channels left (the moving control folded into it).
   for (int k = 1; k < doc.joint_count(); ++k)
-    EXPECT_EQ(doc.joints[k].channels.size(), file.joints[k] == 2 + 5 ? 6u : 3u) << doc.joints[k].name;
+    EXPECT_EQ(doc.joints[k].channels.size(), file.joints[k] == 2 + 5 ? 6u : 3u)
+        << doc.joints[k].name;
 }
 
 TEST(BvhNewWriter, RefusesWhatBvhCannotStore) {
@@ -281,11 +291,12 @@ TEST(BvhNewWriter, RefusesWhatBvhCannotStore) {
 }
 
 TEST(BvhNewWriter, NamesAreMadeSafeDeterministically) {
-  const std::vector<std::string> names = {"arme droite", "t\xC3\xAAte", "pagne arri\xC3\xA8re", "", "Hips", "Hips",
-                                          "mixamorig:Spine", "\xE6\x89\x8B", "a{b}"};
+  const std::vector<std::string> names = {
+      "arme droite", "t\xC3\xAAte",     "pagne arri\xC3\xA8re", "",    "Hips",
+      "Hips",        "mixamorig:Spine", "\xE6\x89\x8B",         "a{b}"};
   const std::vector<std::string> safe = bvh::bvh_safe_names(names);
-  EXPECT_EQ(safe, (std::vector<std::string>{"arme_droite", "tete", "pagne_arriere", "joint_3", "Hips", "Hips_2",
-                                            "mixamorig:Spine", "_", "a_b_"}));
+  EXPECT_EQ(safe, (std::vector<std::string>{"arme_droite", "tete", "pagne_arriere", "joint_3",
+                                            "Hips", "Hips_2", "mixamorig:Spine", "_", "a_b_"}));
   EXPECT_EQ(bvh::bvh_safe_names(names), safe);
 }
 
@@ -293,9 +304,10 @@ TEST(BvhNewWriter, NamesAreMadeSafeDeterministically) {
 TEST(BvhNewWriter, RealClipsOfEveryFormatConvertExactly) {
   IKFIX_REQUIRE_SHARED_DATA();
   const auto anim = ikfix::test::shared_data_dir() / "anim";
-  for (const char* name : {"bvh/cmu_02_01_walk.bvh", "fbx/kenney_character_maya_7700.fbx", "fbx/cmu_07_01_walk_skeleton.fbx",
-                           "fbx/max_skin_zup_7500_ascii.fbx", "fbx/barbarian_blender_7400.fbx", "gltf/CesiumMan.glb",
-                           "gltf/Fox.glb"}) {
+  for (const char* name :
+       {"bvh/cmu_02_01_walk.bvh", "fbx/kenney_character_maya_7700.fbx",
+        "fbx/cmu_07_01_walk_skeleton.fbx", "fbx/max_skin_zup_7500_ascii.fbx",
+        "fbx/barbarian_blender_7400.fbx", "gltf/CesiumMan.glb", "gltf/Fox.glb"}) {
     SCOPED_TRACE(name);
     const ikfix::io::LoadedClip clip = ikfix::io::load_clip(anim / name);
     bvh::NewFileOptions o;

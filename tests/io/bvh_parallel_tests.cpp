@@ -14,8 +14,8 @@
 #include <functional>
 #include <memory>
 #include <optional>
-#include <string>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "core/parallel.hpp"
@@ -35,8 +35,8 @@ using ikfix::io::InputError;
 std::uint64_t bits(double v) { return std::bit_cast<std::uint64_t>(v); }
 
 bool same_bits(std::span<const double> a, std::span<const double> b) {
-  return a.size() == b.size() &&
-         std::equal(a.begin(), a.end(), b.begin(), [](double x, double y) { return bits(x) == bits(y); });
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(),
+                                            [](double x, double y) { return bits(x) == bits(y); });
 }
 
 bool same_vec(const core::Vec3& a, const core::Vec3& b) {
@@ -88,9 +88,10 @@ void expect_same_clip(const core::Clip& a, const core::Clip& b) {
   std::size_t differing = 0;
   for (std::size_t i = 0; i < a.locals.size(); ++i) {
     const core::Transform &x = a.locals[i], &y = b.locals[i];
-    const bool same = same_vec(x.translation, y.translation) && same_vec(x.scale, y.scale) &&
-                      bits(x.rotation.w) == bits(y.rotation.w) && bits(x.rotation.x) == bits(y.rotation.x) &&
-                      bits(x.rotation.y) == bits(y.rotation.y) && bits(x.rotation.z) == bits(y.rotation.z);
+    const bool same =
+        same_vec(x.translation, y.translation) && same_vec(x.scale, y.scale) &&
+        bits(x.rotation.w) == bits(y.rotation.w) && bits(x.rotation.x) == bits(y.rotation.x) &&
+        bits(x.rotation.y) == bits(y.rotation.y) && bits(x.rotation.z) == bits(y.rotation.z);
     differing += !same;
   }
   EXPECT_EQ(differing, 0u) << "transforms differ";
@@ -103,7 +104,8 @@ struct Outcome {
   int line = 0;
 };
 
-Outcome parse_with(const std::string& text, const core::ParallelRunner* runner, bool allow_extra = false) {
+Outcome parse_with(const std::string& text, const core::ParallelRunner* runner,
+                   bool allow_extra = false) {
   bvh::ParseOptions options;
   options.allow_extra_frame_lines = allow_extra;
   options.runner = runner;
@@ -238,7 +240,8 @@ TEST(BvhParallel, LineEndingStylesGiveTheSameDocument) {
 TEST(BvhParallel, BlankLinesAndNoFinalLineBreakGiveTheSameDocument) {
   Lines lines = big_file();
   // Blank and blank-looking lines everywhere, including runs of them (block cuts land on some).
-  for (int f = kFrames - 1; f > 0; f -= 97) lines.frames.insert(lines.frames.begin() + f, f % 2 ? "" : " \t ");
+  for (int f = kFrames - 1; f > 0; f -= 97)
+    lines.frames.insert(lines.frames.begin() + f, f % 2 ? "" : " \t ");
   for (int k = 0; k < 40; ++k) lines.frames.insert(lines.frames.begin() + kFrames / 2, "");
   lines.frames.insert(lines.frames.begin(), "");
   for (const std::string eol : {"\n", "\r\n"}) {
@@ -290,15 +293,17 @@ TEST(BvhParallel, NonFiniteAndOutOfRangeValuesNameTheirLines) {
 TEST(BvhParallel, WrongValueCountsNameTheirLines) {
   Lines lines = big_file();
   lines.frames[2000].resize(lines.frames[2000].rfind(' '));
-  expect_error_at(lines.join("\n"), lines.line_of_frame(2000), "frame line has 11 values; expected 12");
+  expect_error_at(lines.join("\n"), lines.line_of_frame(2000),
+                  "frame line has 11 values; expected 12");
   lines = big_file();
   lines.frames[1500] += " 4.0 5.0";
-  expect_error_at(lines.join("\n"), lines.line_of_frame(1500), "frame line has 14 values; expected 12");
+  expect_error_at(lines.join("\n"), lines.line_of_frame(1500),
+                  "frame line has 14 values; expected 12");
 }
 
 TEST(BvhParallel, FirstOfSeveralErrorsIsReported) {
   Lines lines = big_file();
-  lines.frames[100] += " 7";            // first block
+  lines.frames[100] += " 7";                       // first block
   lines.frames[2900] = "x " + lines.frames[2900];  // last block
   lines.frames[1600] = "y " + lines.frames[1600];  // middle
   expect_error_at(lines.join("\n"), lines.line_of_frame(100), "frame line has 13 values");
@@ -316,14 +321,17 @@ TEST(BvhParallel, SurplusFrameLinesRefusedAtTheFirstOne) {
   lines.frames.push_back("");
   lines.frames.push_back(lines.frames[0]);
   lines.frames.push_back(lines.frames[1]);
-  expect_error_at(lines.join("\r\n"), lines.line_of_frame(kFrames + 1), "more frame lines than 'Frames: 3000'");
+  expect_error_at(lines.join("\r\n"), lines.line_of_frame(kFrames + 1),
+                  "more frame lines than 'Frames: 3000'");
 }
 
 // ---------------------------------------------------------------------------------------------
 // Writer: same bytes, same refusal.
 
 struct Flags {
-  explicit Flags(int n, bool value) : data(new bool[n]), size(n) { std::fill(data.get(), data.get() + n, value); }
+  explicit Flags(int n, bool value) : data(new bool[n]), size(n) {
+    std::fill(data.get(), data.get() + n, value);
+  }
   std::unique_ptr<bool[]> data;
   int size;
   operator std::span<const bool>() const { return {data.get(), static_cast<std::size_t>(size)}; }
@@ -336,7 +344,8 @@ core::Clip edited_clip(const bvh::Document& doc) {
   for (int f = 0; f < clip.frame_count; ++f)
     for (int j = 0; j < clip.joint_count; ++j) {
       clip.at(f, j).rotation = clip.at(f, j).rotation * turn;
-      if (doc.joints[j].channels.size() == 6) clip.at(f, j).translation += core::Vec3(0.013 * f, -0.5, 0.25);
+      if (doc.joints[j].channels.size() == 6)
+        clip.at(f, j).translation += core::Vec3(0.013 * f, -0.5, 0.25);
     }
   return clip;
 }
@@ -361,11 +370,13 @@ TEST(BvhParallel, WriterGivesTheSameBytes) {
 
 TEST(BvhParallel, WriterGivesTheSameBytesOnRealFiles) {
   IKFIX_REQUIRE_SHARED_DATA();
-  for (const char* name : {"cmu_01_01_forward_jumps.bvh", "boxing_toes.bvh", "cmu_60_01_salsa_sl_metres.bvh"}) {
+  for (const char* name :
+       {"cmu_01_01_forward_jumps.bvh", "boxing_toes.bvh", "cmu_60_01_salsa_sl_metres.bvh"}) {
     SCOPED_TRACE(name);
     bvh::ParseOptions tolerant;
     tolerant.allow_extra_frame_lines = true;
-    const bvh::Document doc = bvh::read_file(ikfix::test::shared_data_dir() / "anim" / "bvh" / name, tolerant);
+    const bvh::Document doc =
+        bvh::read_file(ikfix::test::shared_data_dir() / "anim" / "bvh" / name, tolerant);
     expect_same_write(doc, edited_clip(doc), Flags(doc.joint_count(), true));
   }
 }
@@ -374,19 +385,23 @@ TEST(BvhParallel, WriterGivesTheSameBytesOnRealFiles) {
 // the flag is 0 gives the bytes of the full encode, at any thread count, and save() writes them.
 TEST(BvhParallel, RotationFlagsGiveTheBytesOfTheFullEncode) {
   IKFIX_REQUIRE_SHARED_DATA();
-  const auto dir = std::filesystem::temp_directory_path() / ("ikfix_bvh_flags_" + std::to_string(::getpid()));
-  for (const char* name : {"cmu_01_01_forward_jumps.bvh", "boxing_toes.bvh", "cmu_131_01_start_walk_stop_max.bvh"}) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("ikfix_bvh_flags_" + std::to_string(::getpid()));
+  for (const char* name :
+       {"cmu_01_01_forward_jumps.bvh", "boxing_toes.bvh", "cmu_131_01_start_walk_stop_max.bvh"}) {
     SCOPED_TRACE(name);
     bvh::ParseOptions tolerant;
     tolerant.allow_extra_frame_lines = true;
-    const bvh::Document doc = bvh::read_file(ikfix::test::shared_data_dir() / "anim" / "bvh" / name, tolerant);
+    const bvh::Document doc =
+        bvh::read_file(ikfix::test::shared_data_dir() / "anim" / "bvh" / name, tolerant);
     core::Clip edited = bvh::clip(doc);
     const int joints = doc.joint_count();
     std::vector<char> rotation_flags(static_cast<std::size_t>(edited.frame_count) * joints, 0);
     const core::Quat turn = bvh::axis_rotation_deg(2, 0.3);
     for (int f = 0; f < edited.frame_count; ++f) {
       for (int j = 0; j < joints; ++j) {
-        if ((f + j) % 3 != 0) continue;  // a third of the keys turn, in a different pattern per joint
+        if ((f + j) % 3 != 0)
+          continue;  // a third of the keys turn, in a different pattern per joint
         edited.at(f, j).rotation = edited.at(f, j).rotation * turn;
         rotation_flags[static_cast<std::size_t>(f) * joints + j] = 1;
       }
@@ -398,7 +413,8 @@ TEST(BvhParallel, RotationFlagsGiveTheBytesOfTheFullEncode) {
     EXPECT_TRUE(bvh::write(doc, edited, all, nullptr, rotation_flags) == full) << "1 thread";
     for (int threads : {2, 3}) {
       const ikfix::test::CountingRunner runner(threads);
-      EXPECT_TRUE(bvh::write(doc, edited, all, &runner, rotation_flags) == full) << threads << " threads";
+      EXPECT_TRUE(bvh::write(doc, edited, all, &runner, rotation_flags) == full)
+          << threads << " threads";
       bvh::save(dir / "out.bvh", doc, edited, all, &runner, rotation_flags);
       EXPECT_TRUE(ikfix::io::read_file(dir / "out.bvh") == full) << threads << " threads, save";
     }
@@ -422,7 +438,8 @@ TEST(BvhParallel, RotationFlagOfZeroKeepsTheText) {
       for (std::size_t n = 0; n < doc.joints[j].channels.size(); ++n) {
         const int c = doc.joints[j].first_value + static_cast<int>(n);
         if (bvh::is_rotation(doc.joints[j].channels[n])) {
-          ASSERT_EQ(again.value_view(f, c), doc.value_view(f, c)) << "frame " << f << " channel " << c;
+          ASSERT_EQ(again.value_view(f, c), doc.value_view(f, c))
+              << "frame " << f << " channel " << c;
           ++kept;
         } else if (again.value_view(f, c) != doc.value_view(f, c)) {
           ++moved;  // positions are still written
@@ -447,10 +464,12 @@ TEST(BvhParallel, SaveWritesWhatWriteReturns) {
   for (const core::ParallelRunner* r : {static_cast<const core::ParallelRunner*>(nullptr),
                                         static_cast<const core::ParallelRunner*>(&runner)}) {
     bvh::save(dir / "out.bvh", doc, edited, all, r);
-    EXPECT_TRUE(ikfix::io::read_file(dir / "out.bvh") == expected) << (r ? "2 threads" : "1 thread");
+    EXPECT_TRUE(ikfix::io::read_file(dir / "out.bvh") == expected)
+        << (r ? "2 threads" : "1 thread");
     bvh::save(dir / "same.bvh", doc, bvh::clip(doc), all, r);  // nothing really edited
     EXPECT_TRUE(ikfix::io::read_file(dir / "same.bvh") == doc.text);
-    bvh::save(dir / "none.bvh", doc, edited, Flags(doc.joint_count(), false), r);  // nothing flagged
+    bvh::save(dir / "none.bvh", doc, edited, Flags(doc.joint_count(), false),
+              r);  // nothing flagged
     EXPECT_TRUE(ikfix::io::read_file(dir / "none.bvh") == doc.text);
   }
   std::filesystem::remove_all(dir);
@@ -489,7 +508,8 @@ TEST(BvhParallel, WriterRefusesWithTheFirstBadFrame) {
   } catch (const InputError& e) {
     serial_error = e.what();
   }
-  ASSERT_NE(serial_error.find("joint 'Head' at frame index 1900"), std::string::npos) << serial_error;
+  ASSERT_NE(serial_error.find("joint 'Head' at frame index 1900"), std::string::npos)
+      << serial_error;
   const ikfix::test::CountingRunner runner(3);
   try {
     bvh::write(doc, edited, Flags(doc.joint_count(), true), &runner);

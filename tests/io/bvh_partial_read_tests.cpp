@@ -26,15 +26,20 @@
 namespace ikfix {
 namespace {
 
-bool same_bits(const core::Transform& a, const core::Transform& b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+bool same_bits(const core::Transform& a, const core::Transform& b) {
+  return std::memcmp(&a, &b, sizeof a) == 0;
+}
 
 bool all_nan(const core::Transform& t) {
   for (int k = 0; k < 3; ++k)
     if (!std::isnan(t.translation[k]) || !std::isnan(t.scale[k])) return false;
-  return std::isnan(t.rotation.w) && std::isnan(t.rotation.x) && std::isnan(t.rotation.y) && std::isnan(t.rotation.z);
+  return std::isnan(t.rotation.w) && std::isnan(t.rotation.x) && std::isnan(t.rotation.y) &&
+         std::isnan(t.rotation.z);
 }
 
-std::filesystem::path walk_path() { return test::shared_data_dir() / "anim/bvh/cmu_02_01_walk.bvh"; }
+std::filesystem::path walk_path() {
+  return test::shared_data_dir() / "anim/bvh/cmu_02_01_walk.bvh";
+}
 
 core::LegRig legs_of(const io::LoadedClip& clip) {
   return *core::detect_legs_at_rest(clip.skeleton, clip.space.to_world()).rig;
@@ -60,9 +65,12 @@ struct WalkReads {
 
 TEST(BvhPartialRead, ReadJointsAreTheFullReadsBitForBitOthersNaN) {
   const std::string text =
-      "HIERARCHY\nROOT hips\n{\n OFFSET 0 0 0\n CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n"
-      " JOINT leg\n {\n  OFFSET 1 -2 0\n  CHANNELS 3 Zrotation Xrotation Yrotation\n  End Site\n  {\n   OFFSET 0 -3 0\n  }\n }\n"
-      " JOINT arm\n {\n  OFFSET -1 2 0\n  CHANNELS 3 Zrotation Xrotation Yrotation\n  End Site\n  {\n   OFFSET 0 3 0\n  }\n }\n}\n"
+      "HIERARCHY\nROOT hips\n{\n OFFSET 0 0 0\n CHANNELS 6 Xposition Yposition Zposition Zrotation "
+      "Xrotation Yrotation\n"
+      " JOINT leg\n {\n  OFFSET 1 -2 0\n  CHANNELS 3 Zrotation Xrotation Yrotation\n  End Site\n  "
+      "{\n   OFFSET 0 -3 0\n  }\n }\n"
+      " JOINT arm\n {\n  OFFSET -1 2 0\n  CHANNELS 3 Zrotation Xrotation Yrotation\n  End Site\n  "
+      "{\n   OFFSET 0 3 0\n  }\n }\n}\n"
       "MOTION\nFrames: 2\nFrame Time: 0.5\n"
       "1 2 3 10 20 30 40 50 60 70 80 90\n-1 -2 -3 0 0 0 -40 5 6 7 8 9\n";
   const io::bvh::Document doc = io::bvh::parse(text, "three.bvh");
@@ -94,9 +102,11 @@ TEST(BvhPartialRead, OnThreadsTheSameBits) {
   ASSERT_EQ(serial.locals.size(), threaded.locals.size());
   for (int f = 0; f < serial.frame_count; ++f)
     for (int j = 0; j < serial.joint_count; ++j) {
-      EXPECT_TRUE(read[j] ? same_bits(threaded.at(f, j), whole.at(f, j)) : all_nan(threaded.at(f, j)))
+      EXPECT_TRUE(read[j] ? same_bits(threaded.at(f, j), whole.at(f, j))
+                          : all_nan(threaded.at(f, j)))
           << "frame " << f << " joint " << j;
-      ASSERT_TRUE(read[j] ? same_bits(serial.at(f, j), threaded.at(f, j)) : all_nan(serial.at(f, j)))
+      ASSERT_TRUE(read[j] ? same_bits(serial.at(f, j), threaded.at(f, j))
+                          : all_nan(serial.at(f, j)))
           << "frame " << f << " joint " << j;
     }
 }
@@ -111,10 +121,12 @@ TEST(BvhPartialRead, LoadClipReadsTheJointsAskedForAndSaysWhich) {
   EXPECT_EQ(w.full.skeleton.joint_count(), 31);
   ASSERT_EQ(w.partial.joints_read.size(), 31u);
   for (int j = 0; j < 31; ++j) {
-    const bool wanted = std::find(w.fix_joints.begin(), w.fix_joints.end(), j) != w.fix_joints.end();
+    const bool wanted =
+        std::find(w.fix_joints.begin(), w.fix_joints.end(), j) != w.fix_joints.end();
     EXPECT_EQ(w.partial.joints_read[j] != 0, wanted) << j;
     for (int f = 0; f < w.full.clip.frame_count; ++f)
-      ASSERT_TRUE(wanted ? same_bits(w.partial.clip.at(f, j), w.full.clip.at(f, j)) : all_nan(w.partial.clip.at(f, j)))
+      ASSERT_TRUE(wanted ? same_bits(w.partial.clip.at(f, j), w.full.clip.at(f, j))
+                         : all_nan(w.partial.clip.at(f, j)))
           << "frame " << f << " joint " << j;
   }
   // Everything but the motion is as the full read's.
@@ -156,7 +168,8 @@ TEST(BvhPartialRead, FixOnThePartReadClipIsTheFixOnTheWholeClip) {
   const core::FixResult part = fix(w.partial);
   ASSERT_EQ(whole.changed_joints, part.changed_joints);
   EXPECT_EQ(whole.diagnostics.legs[0].max_correction_m, part.diagnostics.legs[0].max_correction_m);
-  EXPECT_EQ(whole.diagnostics.legs[1].unreachable_frames, part.diagnostics.legs[1].unreachable_frames);
+  EXPECT_EQ(whole.diagnostics.legs[1].unreachable_frames,
+            part.diagnostics.legs[1].unreachable_frames);
   EXPECT_EQ(whole.diagnostics.max_bone_length_change, part.diagnostics.max_bone_length_change);
   int changed = 0;
   for (int j = 0; j < w.full.clip.joint_count; ++j) {
@@ -183,8 +196,9 @@ TEST(BvhPartialRead, WritersRefuseWhatNeedsAnUnreadJoint) {
   IKFIX_REQUIRE_SHARED_DATA();
   const WalkReads w;
   const auto dir = ikfix::test::scratch_dir("partial_refuse");
-  const int unread = static_cast<int>(std::find(w.partial.joints_read.begin(), w.partial.joints_read.end(), 0) -
-                                      w.partial.joints_read.begin());
+  const int unread =
+      static_cast<int>(std::find(w.partial.joints_read.begin(), w.partial.joints_read.end(), 0) -
+                       w.partial.joints_read.begin());
   ASSERT_LT(unread, w.partial.skeleton.joint_count());
   std::vector<char> changed(w.partial.skeleton.joint_count(), 0);
   changed[unread] = 1;
@@ -192,7 +206,8 @@ TEST(BvhPartialRead, WritersRefuseWhatNeedsAnUnreadJoint) {
     io::save_clip(dir / "out.bvh", w.partial, w.partial.clip, changed);
     ADD_FAILURE() << "wrote an unread joint";
   } catch (const std::logic_error& e) {
-    EXPECT_NE(std::string(e.what()).find(w.partial.skeleton.names[unread]), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(w.partial.skeleton.names[unread]), std::string::npos)
+        << e.what();
   }
   EXPECT_FALSE(std::filesystem::exists(dir / "out.bvh"));
   // A conversion writes every joint.
@@ -202,7 +217,8 @@ TEST(BvhPartialRead, WritersRefuseWhatNeedsAnUnreadJoint) {
   EXPECT_THROW(io::save_clip(dir / "out.glb", w.partial, w.partial.clip, none), std::logic_error);
   const io::TakeEdit edit{&w.partial, &w.partial.clip, none};
   EXPECT_THROW(io::save_takes(dir / "out.glb", {&edit, 1}), std::logic_error);
-  EXPECT_THROW(io::save_new_take(dir / "new.bvh", w.partial, w.partial.clip, none, "t", false), std::logic_error);
+  EXPECT_THROW(io::save_new_take(dir / "new.bvh", w.partial, w.partial.clip, none, "t", false),
+               std::logic_error);
   // Unchanged read joints only: written, and the bytes of the input.
   io::save_clip(dir / "same.bvh", w.partial, w.partial.clip, none);
   EXPECT_EQ(io::read_file(dir / "same.bvh"), io::read_file(walk_path()));

@@ -443,21 +443,37 @@ TEST(BvhReader, MalformedInputsNameTheLine) {
 // general path: each value and its decimals as std::from_chars and the text give them.
 TEST(BvhReader, FrameValuesReadExactlyInEveryForm) {
   const std::vector<std::string> forms = {
-      "0", "-0", "5.", "-5.", ".5", "-.5", "0012.50", "-17.3198", "9.3722", "123456789.123456789",
-      "1234567890123456789",    // 19 digits: the fast path's longest
-      "12345678901234567890",   // 20 digits: general path
-      "9007199254740993",       // mantissa above 2^53: general path
+      "0",
+      "-0",
+      "5.",
+      "-5.",
+      ".5",
+      "-.5",
+      "0012.50",
+      "-17.3198",
+      "9.3722",
+      "123456789.123456789",
+      "1234567890123456789",        // 19 digits: the fast path's longest
+      "12345678901234567890",       // 20 digits: general path
+      "9007199254740993",           // mantissa above 2^53: general path
       "0.12345678901234567890123",  // 23 decimals: general path
-      "1e3", "-2.5E-2", "+3", "+.25", "0.000000000000000000001"};
+      "1e3",
+      "-2.5E-2",
+      "+3",
+      "+.25",
+      "0.000000000000000000001"};
   for (const std::string& form : forms) {
     SCOPED_TRACE(form);
     for (const char* after : {" ", "\t", "\r\n", ""}) {  // "": the value ends the file
-      const std::string text = arm_with("0 0 0 0 0 0 10 20 30\n", "0 0 0 0 0 0 10 20 " + form + after);
+      const std::string text =
+          arm_with("0 0 0 0 0 0 10 20 30\n", "0 0 0 0 0 0 10 20 " + form + after);
       const auto doc = bvh::parse(text, "arm.bvh");
-      const std::string_view shown = form[0] == '+' ? std::string_view(form).substr(1) : std::string_view(form);
+      const std::string_view shown =
+          form[0] == '+' ? std::string_view(form).substr(1) : std::string_view(form);
       double expected = 0.0;
       std::from_chars(shown.data(), shown.data() + shown.size(), expected);
-      EXPECT_EQ(std::bit_cast<std::uint64_t>(doc.value(2, 8)), std::bit_cast<std::uint64_t>(expected));
+      EXPECT_EQ(std::bit_cast<std::uint64_t>(doc.value(2, 8)),
+                std::bit_cast<std::uint64_t>(expected));
       EXPECT_EQ(doc.value_view(2, 8), form);
       EXPECT_EQ(doc.channel_decimals[8], ikfix::io::decimals_shown(shown));
     }

@@ -32,18 +32,22 @@ fs::path retarget_dir() { return ikfix::test::shared_data_dir() / "retarget"; }
 // by name ("Head" and "Head/end").
 std::map<std::string, Vec3> world_points(const LoadedClip& c, bool rest = false) {
   std::vector<Transform> world(c.skeleton.joint_count());
-  ikfix::core::forward_kinematics(c.skeleton, rest ? std::span<const Transform>(c.skeleton.rest) : c.clip.frame(0),
-                                  c.space.to_world(), world);
+  ikfix::core::forward_kinematics(
+      c.skeleton, rest ? std::span<const Transform>(c.skeleton.rest) : c.clip.frame(0),
+      c.space.to_world(), world);
   std::map<std::string, Vec3> out;
   for (int j = 0; j < c.skeleton.joint_count(); ++j) {
     out[c.skeleton.names[j]] = world[j].translation;
-    if (c.skeleton.end_sites[j]) out[c.skeleton.names[j] + "/end"] = ikfix::core::transform_point(world[j], *c.skeleton.end_sites[j]);
+    if (c.skeleton.end_sites[j])
+      out[c.skeleton.names[j] + "/end"] =
+          ikfix::core::transform_point(world[j], *c.skeleton.end_sites[j]);
   }
   return out;
 }
 
 // Largest distance between points both maps name, and how many they share.
-std::pair<double, int> compare_points(const std::map<std::string, Vec3>& a, const std::map<std::string, Vec3>& b) {
+std::pair<double, int> compare_points(const std::map<std::string, Vec3>& a,
+                                      const std::map<std::string, Vec3>& b) {
   double worst = 0.0;
   int shared = 0;
   for (const auto& [name, p] : a)
@@ -54,7 +58,9 @@ std::pair<double, int> compare_points(const std::map<std::string, Vec3>& a, cons
   return {worst, shared};
 }
 
-std::set<std::string> names_of(const LoadedClip& c) { return {c.skeleton.names.begin(), c.skeleton.names.end()}; }
+std::set<std::string> names_of(const LoadedClip& c) {
+  return {c.skeleton.names.begin(), c.skeleton.names.end()};
+}
 
 void expect_rest_only(const LoadedClip& c) {
   EXPECT_EQ(c.take_index, -1);
@@ -89,7 +95,7 @@ TEST(EndLeaves, OnlyChildLeavesBecomeEndSites) {
   add("Spine", 0, Vec3(0, 0.2, 0));
   add("Spine_end", 1, Vec3(0, 0.3, 0));  // only child: folded
   add("Leg", 0, Vec3(0.1, 0, 0));
-  add("Leg_end", 3, Vec3(0, -0.4, 0));   // a sibling below: kept
+  add("Leg_end", 3, Vec3(0, -0.4, 0));  // a sibling below: kept
   add("Toe", 3, Vec3(0, -0.5, 0.1));
   const std::vector<int> kept = ikfix::io::fold_end_leaves(s);
   EXPECT_EQ(kept, (std::vector<int>{0, 1, 3, 4, 5}));
@@ -108,8 +114,8 @@ TEST(LoadCharacter, KenneyRestFbxKnowsEveryBoneAndMatchesItsGlb) {
     SCOPED_TRACE(c->path.string());
     expect_rest_only(*c);
     const std::set<std::string> names = names_of(*c);
-    for (const char* bone : {"HipsCtrl", "Hips", "LeftFootIK", "RightFootIK", "LeftHeelRoll", "LeftKneeCtrl",
-                             "LeftUpLeg", "LeftToes", "RightHandIndex3", "Head"})
+    for (const char* bone : {"HipsCtrl", "Hips", "LeftFootIK", "RightFootIK", "LeftHeelRoll",
+                             "LeftKneeCtrl", "LeftUpLeg", "LeftToes", "RightHandIndex3", "Head"})
       EXPECT_TRUE(names.count(bone)) << bone;
     for (const std::string& n : names) EXPECT_FALSE(ikfix::io::is_end_leaf_name(n)) << n;
     const int head = c->skeleton.find("Head"), toes = c->skeleton.find("LeftToes");
@@ -137,7 +143,8 @@ TEST(LoadCharacter, RestOnlyTargetsAgreeAcrossFormats) {
     const char* hips;
     int bvh_joints;
   };
-  for (const Case& c : {Case{"kenney", "Hips", 32}, Case{"barbarian", "bassin", 15}, Case{"cesiumman", "Skeleton_torso_joint_1", 19}}) {
+  for (const Case& c : {Case{"kenney", "Hips", 32}, Case{"barbarian", "bassin", 15},
+                        Case{"cesiumman", "Skeleton_torso_joint_1", 19}}) {
     SCOPED_TRACE(c.stem);
     const std::string stem = c.stem;
     const LoadedClip fbx = ikfix::io::load_character(retarget_dir() / (stem + "_rest.fbx"));
@@ -170,7 +177,8 @@ TEST(LoadCharacter, RestOnlyTargetsAgreeAcrossFormats) {
       std::replace(safe.begin(), safe.end(), ' ', '_');
       fbx_named[safe] = p;
     }
-    const auto [bvh_worst, bvh_shared] = compare_points(from_hips(fbx_named), from_hips(bvh_points));
+    const auto [bvh_worst, bvh_shared] =
+        compare_points(from_hips(fbx_named), from_hips(bvh_points));
     EXPECT_GE(bvh_shared, c.bvh_joints - 2);  // names with accents differ
     EXPECT_LT(bvh_worst, 1e-3);
   }
@@ -178,7 +186,8 @@ TEST(LoadCharacter, RestOnlyTargetsAgreeAcrossFormats) {
 
 TEST(LoadCharacter, FullCharacterWithATakeKnowsTheSameBones) {
   IKFIX_REQUIRE_SHARED_DATA();
-  const LoadedClip full = ikfix::io::load_character(ikfix::test::shared_data_dir() / "anim/fbx/kenney_character_maya_7700.fbx");
+  const LoadedClip full = ikfix::io::load_character(ikfix::test::shared_data_dir() /
+                                                    "anim/fbx/kenney_character_maya_7700.fbx");
   const LoadedClip rest = ikfix::io::load_character(retarget_dir() / "kenney_rest.fbx");
   EXPECT_EQ(full.take_name, "Take 001");
   EXPECT_EQ(full.take_index, 0);
@@ -190,20 +199,23 @@ TEST(LoadCharacter, FullCharacterWithATakeKnowsTheSameBones) {
   EXPECT_EQ(shared, static_cast<int>(world_points(rest).size()));
   EXPECT_LT(worst, 1e-4);
   // load_clip keeps only what deforms the mesh: the character has more.
-  const LoadedClip clip = ikfix::io::load_clip(ikfix::test::shared_data_dir() / "anim/fbx/kenney_character_maya_7700.fbx");
+  const LoadedClip clip = ikfix::io::load_clip(ikfix::test::shared_data_dir() /
+                                               "anim/fbx/kenney_character_maya_7700.fbx");
   EXPECT_LT(clip.skeleton.joint_count(), full.skeleton.joint_count());
   for (const std::string& n : clip.skeleton.names) EXPECT_GE(full.skeleton.find(n), 0) << n;
   // A take that does not exist is an error naming the takes.
   ikfix::io::ClipLoadOptions bad;
   bad.take = "Walk";
-  EXPECT_THROW(ikfix::io::load_character(ikfix::test::shared_data_dir() / "anim/fbx/kenney_character_maya_7700.fbx", bad),
+  EXPECT_THROW(ikfix::io::load_character(
+                   ikfix::test::shared_data_dir() / "anim/fbx/kenney_character_maya_7700.fbx", bad),
                ikfix::io::InputError);
 }
 
 // A skeleton-only glTF without a skin (nothing for Assimp to import): every node is a bone.
 TEST(LoadCharacter, GltfWithoutSkinIsItsNodeTree) {
   const fs::path path = ikfix::test::scratch_path("noskin.gltf");
-  ikfix::io::write_file_atomic(path, R"({"asset": {"version": "2.0"}, "scene": 0, "scenes": [{"nodes": [0]}],
+  ikfix::io::write_file_atomic(
+      path, R"({"asset": {"version": "2.0"}, "scene": 0, "scenes": [{"nodes": [0]}],
     "nodes": [{"name": "Hips", "translation": [0, 1, 0], "children": [1, 3]},
               {"name": "Leg", "translation": [0.1, -0.5, 0], "rotation": [0, 0, -0.7071068, 0.7071068], "children": [2]},
               {"name": "Leg_end", "translation": [0.4, 0, 0]},
@@ -227,8 +239,9 @@ TEST(LoadCharacter, RestOnlyCannotBePatched) {
   for (const char* f : {"kenney_rest.fbx", "kenney_rest.glb"}) {
     const LoadedClip c = ikfix::io::load_character(retarget_dir() / f);
     const std::vector<char> changed(c.skeleton.joint_count(), 1);
-    EXPECT_THROW(ikfix::io::save_clip(ikfix::test::scratch_path("never_written.fbx"), c, c.clip, changed),
-                 ikfix::io::InputError);
+    EXPECT_THROW(
+        ikfix::io::save_clip(ikfix::test::scratch_path("never_written.fbx"), c, c.clip, changed),
+        ikfix::io::InputError);
   }
 }
 

@@ -29,19 +29,22 @@ void expect_same_read(const std::string& text) {
   ASSERT_EQ(a.ec, b.ec) << text;
   ASSERT_EQ(a.ptr - text.data(), b.ptr - text.data()) << text;
   if (b.ec == std::errc()) {
-    ASSERT_EQ(shown, ikfix::io::decimals_shown(std::string_view(text.data(), static_cast<std::size_t>(b.ptr - text.data()))))
+    ASSERT_EQ(shown, ikfix::io::decimals_shown(std::string_view(
+                         text.data(), static_cast<std::size_t>(b.ptr - text.data()))))
         << text;
     if (std::isnan(standard)) {
       ASSERT_TRUE(std::isnan(fast)) << text;
     } else {
-      ASSERT_EQ(std::memcmp(&fast, &standard, sizeof fast), 0) << text << ": " << fast << " vs " << standard;
+      ASSERT_EQ(std::memcmp(&fast, &standard, sizeof fast), 0)
+          << text << ": " << fast << " vs " << standard;
     }
   }
 }
 
 std::string standard_fixed(double v, int decimals) {
   char buffer[400];
-  const auto r = std::to_chars(buffer, buffer + sizeof buffer, v, std::chars_format::fixed, decimals);
+  const auto r =
+      std::to_chars(buffer, buffer + sizeof buffer, v, std::chars_format::fixed, decimals);
   return std::string(buffer, r.ptr);
 }
 
@@ -68,20 +71,50 @@ void expect_units_agree(double v, int decimals) {
 }
 
 TEST(Decimal, UnitsPrintAndReadBackLikeTheText) {
-  for (double v : {0.0, -0.0, 1e-9, -1e-9, 0.5, -0.5, 2.5, 0.125, -17.31985, 9.3722, 123456.789, 3.9e15})
+  for (double v :
+       {0.0, -0.0, 1e-9, -1e-9, 0.5, -0.5, 2.5, 0.125, -17.31985, 9.3722, 123456.789, 3.9e15})
     for (int decimals : {0, 1, 2, 4, 6, 17, 22}) expect_units_agree(v, decimals);
   std::mt19937_64 rng(5);
   std::uniform_real_distribution<double> unit(-1.0, 1.0);
   std::uniform_int_distribution<int> exponent(-10, 16), decimals(0, 22);
-  for (int i = 0; i < 300000; ++i) expect_units_agree(unit(rng) * std::pow(10.0, exponent(rng)), decimals(rng));
+  for (int i = 0; i < 300000; ++i)
+    expect_units_agree(unit(rng) * std::pow(10.0, exponent(rng)), decimals(rng));
 }
 
 TEST(Decimal, ReadsLikeFromCharsOnHandPickedInputs) {
-  for (const char* s :
-       {"0", "-0", "0.0", "-0.000", ".5", "-.5", "5.", "-5.", ".", "-", "-.", "", "+1", "1e5", "1.5E-3", "1e",
-        "inf", "-inf", "nan", "0x10", "1.2.3", "123abc", "00000000000000000000001.5", "9007199254740992",
-        "9007199254740993", "99999999999999999999", "0.1234567890123456789012", "1.7976931348623157e308",
-        "0.00000000000000000000001", "-12.345678", ".0083333", "1 2", "7-"})
+  for (const char* s : {"0",
+                        "-0",
+                        "0.0",
+                        "-0.000",
+                        ".5",
+                        "-.5",
+                        "5.",
+                        "-5.",
+                        ".",
+                        "-",
+                        "-.",
+                        "",
+                        "+1",
+                        "1e5",
+                        "1.5E-3",
+                        "1e",
+                        "inf",
+                        "-inf",
+                        "nan",
+                        "0x10",
+                        "1.2.3",
+                        "123abc",
+                        "00000000000000000000001.5",
+                        "9007199254740992",
+                        "9007199254740993",
+                        "99999999999999999999",
+                        "0.1234567890123456789012",
+                        "1.7976931348623157e308",
+                        "0.00000000000000000000001",
+                        "-12.345678",
+                        ".0083333",
+                        "1 2",
+                        "7-"})
     expect_same_read(s);
 }
 
@@ -121,15 +154,40 @@ TEST(Decimal, WritesLikeToCharsOnRandomValues) {
   std::mt19937_64 rng(11);
   std::uniform_real_distribution<double> unit(-1.0, 1.0);
   std::uniform_int_distribution<int> exponent(-10, 16), decimals(0, 22);
-  for (int i = 0; i < 500000; ++i) expect_same_write(unit(rng) * std::pow(10.0, exponent(rng)), decimals(rng));
+  for (int i = 0; i < 500000; ++i)
+    expect_same_write(unit(rng) * std::pow(10.0, exponent(rng)), decimals(rng));
 }
 
 TEST(Decimal, WritesTiesSignsAndEdgesLikeToChars) {
   for (int d = 0; d <= 22; ++d)
-    for (double v : {0.0, -0.0, 0.5, -0.5, 1.5, 2.5, -2.5, 0.125, 0.375, -0.0625, 1e-300, -1e-300, 0.05, 0.15,
-                     0.25, 0.35, 2.675, 1.005, 123456.5, 4503599627370495.5, 4e15, 3.9999e15, 1e16, 1e300,
-                     std::numeric_limits<double>::max(), std::numeric_limits<double>::denorm_min(),
-                     std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()})
+    for (double v : {0.0,
+                     -0.0,
+                     0.5,
+                     -0.5,
+                     1.5,
+                     2.5,
+                     -2.5,
+                     0.125,
+                     0.375,
+                     -0.0625,
+                     1e-300,
+                     -1e-300,
+                     0.05,
+                     0.15,
+                     0.25,
+                     0.35,
+                     2.675,
+                     1.005,
+                     123456.5,
+                     4503599627370495.5,
+                     4e15,
+                     3.9999e15,
+                     1e16,
+                     1e300,
+                     std::numeric_limits<double>::max(),
+                     std::numeric_limits<double>::denorm_min(),
+                     std::numeric_limits<double>::infinity(),
+                     -std::numeric_limits<double>::infinity()})
       expect_same_write(v, d);
   // Every multiple of 1/1024 is exact in binary, so many of these are exact decimal ties.
   for (int k = -5000; k <= 5000; ++k)
@@ -140,7 +198,8 @@ TEST(Decimal, WritesTiesSignsAndEdgesLikeToChars) {
   for (int i = 0; i < 200000; ++i) {
     const int d = static_cast<int>(rng() % 8);
     const double half = (std::round(unit(rng) * std::pow(10.0, d)) + 0.5) / std::pow(10.0, d);
-    for (double v : {half, std::nextafter(half, 1e300), std::nextafter(half, -1e300)}) expect_same_write(v, d);
+    for (double v : {half, std::nextafter(half, 1e300), std::nextafter(half, -1e300)})
+      expect_same_write(v, d);
   }
 }
 

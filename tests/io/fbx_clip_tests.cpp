@@ -18,9 +18,12 @@ using ikfix::io::LoadedClip;
 
 namespace {
 
-std::filesystem::path fbx_file(const std::string& name) { return ikfix::test::shared_data_dir() / "anim" / "fbx" / name; }
+std::filesystem::path fbx_file(const std::string& name) {
+  return ikfix::test::shared_data_dir() / "anim" / "fbx" / name;
+}
 
-std::string load_error(const std::filesystem::path& path, const ikfix::io::ClipLoadOptions& options = {}) {
+std::string load_error(const std::filesystem::path& path,
+                       const ikfix::io::ClipLoadOptions& options = {}) {
   try {
     ikfix::io::load_clip(path, options);
   } catch (const InputError& e) {
@@ -30,9 +33,9 @@ std::string load_error(const std::filesystem::path& path, const ikfix::io::ClipL
 }
 
 struct Agreement {
-  double max_position = 0;   // file units
-  double max_rotation = 0;   // degrees
-  double scene_size = 0;     // largest world position, file units
+  double max_position = 0;  // file units
+  double max_rotation = 0;  // degrees
+  double scene_size = 0;    // largest world position, file units
   int samples = 0;
 };
 
@@ -59,13 +62,17 @@ Agreement compare_with_assimp(const std::filesystem::path& path, const std::stri
       const aiNodeAnim* ch = anim->mChannels[c];
       if (lc.skeleton.names[j] != ch->mNodeName.C_Str()) continue;
       bool constant = true;
-      for (unsigned k = 1; k < ch->mNumRotationKeys; ++k) constant = constant && ch->mRotationKeys[k].mValue == ch->mRotationKeys[0].mValue;
-      for (unsigned k = 1; k < ch->mNumPositionKeys; ++k) constant = constant && ch->mPositionKeys[k].mValue == ch->mPositionKeys[0].mValue;
-      for (unsigned k = 1; k < ch->mNumScalingKeys; ++k) constant = constant && ch->mScalingKeys[k].mValue == ch->mScalingKeys[0].mValue;
+      for (unsigned k = 1; k < ch->mNumRotationKeys; ++k)
+        constant = constant && ch->mRotationKeys[k].mValue == ch->mRotationKeys[0].mValue;
+      for (unsigned k = 1; k < ch->mNumPositionKeys; ++k)
+        constant = constant && ch->mPositionKeys[k].mValue == ch->mPositionKeys[0].mValue;
+      for (unsigned k = 1; k < ch->mNumScalingKeys; ++k)
+        constant = constant && ch->mScalingKeys[k].mValue == ch->mScalingKeys[0].mValue;
       if (constant) break;
       for (int f = 0; f < lc.clip.frame_count; ++f) {
         bool hit = false;
-        for (unsigned k = 0; k < ch->mNumRotationKeys && !hit; ++k) hit = std::abs(ch->mRotationKeys[k].mTime - f * ticks_per_frame) < 1e-6;
+        for (unsigned k = 0; k < ch->mNumRotationKeys && !hit; ++k)
+          hit = std::abs(ch->mRotationKeys[k].mTime - f * ticks_per_frame) < 1e-6;
         keyed[j][f] = hit;
       }
     }
@@ -88,7 +95,8 @@ Agreement compare_with_assimp(const std::filesystem::path& path, const std::stri
       a.max_position = std::max(a.max_position, glm::length(p - ours[j].translation));
       glm::dmat3 m(it->second);
       for (int c = 0; c < 3; ++c) m[c] = glm::normalize(m[c]);
-      a.max_rotation = std::max(a.max_rotation, ikfix::test::angle_deg(glm::quat_cast(m), ours[j].rotation));
+      a.max_rotation =
+          std::max(a.max_rotation, ikfix::test::angle_deg(glm::quat_cast(m), ours[j].rotation));
       ++a.samples;
     }
   }
@@ -105,18 +113,21 @@ TEST(FbxClip, WorldTransformsMatchAssimpOnEveryAnimatedFile) {
     const char* file;
     const char* take;
   };
-  for (const Case c : {Case{"cmu_07_01_walk_skeleton.fbx", ""}, Case{"cmu_09_11_run_skeleton.fbx", ""},
-                       Case{"cmu_01_01_forward_jumps_skeleton.fbx", ""}, Case{"cmu_55_01_dance_whirl_skeleton.fbx", ""},
-                       Case{"kenney_character_maya_7700.fbx", ""}, Case{"barbarian_blender_7400.fbx", ""},
-                       Case{"blender_armature_anim_7400.fbx", ""}, Case{"max_skin_zup_7500_ascii.fbx", ""},
-                       Case{"sausage_3takes_maya_7500_ascii.fbx", "wiggle"}, Case{"sausage_3takes_maya_7500_ascii.fbx", "spin"}}) {
+  for (const Case c :
+       {Case{"cmu_07_01_walk_skeleton.fbx", ""}, Case{"cmu_09_11_run_skeleton.fbx", ""},
+        Case{"cmu_01_01_forward_jumps_skeleton.fbx", ""},
+        Case{"cmu_55_01_dance_whirl_skeleton.fbx", ""}, Case{"kenney_character_maya_7700.fbx", ""},
+        Case{"barbarian_blender_7400.fbx", ""}, Case{"blender_armature_anim_7400.fbx", ""},
+        Case{"max_skin_zup_7500_ascii.fbx", ""},
+        Case{"sausage_3takes_maya_7500_ascii.fbx", "wiggle"},
+        Case{"sausage_3takes_maya_7500_ascii.fbx", "spin"}}) {
     SCOPED_TRACE(std::string(c.file) + " " + c.take);
     const Agreement a = compare_with_assimp(fbx_file(c.file), c.take);
     EXPECT_GT(a.samples, 0);
     EXPECT_LE(a.max_position, 5e-6 * a.scene_size + 1e-5) << "scene size " << a.scene_size;
     EXPECT_LE(a.max_rotation, 0.002);
-    std::printf("  %-40s %-8s %6d samples: max |dp| %.3g (scene %.4g), max drot %.3g deg\n", c.file, c.take, a.samples,
-                a.max_position, a.scene_size, a.max_rotation);
+    std::printf("  %-40s %-8s %6d samples: max |dp| %.3g (scene %.4g), max drot %.3g deg\n", c.file,
+                c.take, a.samples, a.max_position, a.scene_size, a.max_rotation);
   }
 }
 
@@ -187,7 +198,8 @@ TEST(FbxClip, CmuSkeletonFilesStandOnTheFloorInMetres) {
   EXPECT_EQ(kenney.unit_name, "cm");
   ikfix::io::ClipLoadOptions user;
   user.metres_per_unit = 0.5;
-  EXPECT_EQ(ikfix::io::load_clip(fbx_file("kenney_character_maya_7700.fbx"), user).unit_source, "user");
+  EXPECT_EQ(ikfix::io::load_clip(fbx_file("kenney_character_maya_7700.fbx"), user).unit_source,
+            "user");
 }
 
 TEST(FbxClip, InputsWithoutSkeletonOrAnimationAreRefused) {
@@ -198,8 +210,10 @@ TEST(FbxClip, InputsWithoutSkeletonOrAnimationAreRefused) {
   EXPECT_NE(humanik.find("no animation"), std::string::npos) << humanik;
   const std::string rig = load_error(fbx_file("maya_humanik_rig_7400_binary.fbx"));
   EXPECT_NE(rig.find("no animation"), std::string::npos) << rig;
-  for (const char* name : {"maya_humanik_rig_6100_binary.fbx", "maya_humanik_character_6100_ascii.fbx"}) {
-    const std::string old = load_error(ikfix::test::shared_data_dir() / "anim" / "unsupported" / name);
+  for (const char* name :
+       {"maya_humanik_rig_6100_binary.fbx", "maya_humanik_character_6100_ascii.fbx"}) {
+    const std::string old =
+        load_error(ikfix::test::shared_data_dir() / "anim" / "unsupported" / name);
     EXPECT_NE(old.find(name), std::string::npos) << old;
     EXPECT_NE(old.find("FBX 6.1 is not supported"), std::string::npos) << old;
   }
@@ -208,10 +222,12 @@ TEST(FbxClip, InputsWithoutSkeletonOrAnimationAreRefused) {
 
 TEST(FbxClip, PreRotationAndRotationOrderRoundTripThroughEuler) {
   // quat_to_euler inverts euler_to_quat for every order, and stays near the reference.
-  const fbx::RotationOrder orders[] = {fbx::RotationOrder::xyz, fbx::RotationOrder::xzy, fbx::RotationOrder::yzx,
-                                       fbx::RotationOrder::yxz, fbx::RotationOrder::zxy, fbx::RotationOrder::zyx};
+  const fbx::RotationOrder orders[] = {fbx::RotationOrder::xyz, fbx::RotationOrder::xzy,
+                                       fbx::RotationOrder::yzx, fbx::RotationOrder::yxz,
+                                       fbx::RotationOrder::zxy, fbx::RotationOrder::zyx};
   for (auto order : orders) {
-    for (const glm::dvec3 deg : {glm::dvec3(10, 20, 30), glm::dvec3(-170, 80, 45), glm::dvec3(200, -30, 390)}) {
+    for (const glm::dvec3 deg :
+         {glm::dvec3(10, 20, 30), glm::dvec3(-170, 80, 45), glm::dvec3(200, -30, 390)}) {
       const auto q = fbx::euler_to_quat(deg, order);
       const glm::dvec3 back = fbx::quat_to_euler(q, order, deg);
       EXPECT_LT(glm::length(back - deg), 1e-9) << static_cast<int>(order);
@@ -229,9 +245,11 @@ TEST(FbxClip, InheritTypeRrsUnderNonUniformScaleIsFlagged) {
   // compensation). The core cannot express that: the joints are flagged and never written.
   ikfix::io::ClipLoadOptions deform;
   deform.take = "deform";
-  const LoadedClip lc = ikfix::io::load_clip(fbx_file("sausage_3takes_maya_7500_ascii.fbx"), deform);
+  const LoadedClip lc =
+      ikfix::io::load_clip(fbx_file("sausage_3takes_maya_7500_ascii.fbx"), deform);
   ASSERT_FALSE(lc.warnings.empty());
-  EXPECT_NE(lc.warnings[0].find("non-uniform scale from 'joint1'"), std::string::npos) << lc.warnings[0];
+  EXPECT_NE(lc.warnings[0].find("non-uniform scale from 'joint1'"), std::string::npos)
+      << lc.warnings[0];
   std::vector<char> changed(lc.skeleton.joint_count(), 0);
   changed[lc.skeleton.find("joint3")] = 1;
   try {
@@ -242,5 +260,6 @@ TEST(FbxClip, InheritTypeRrsUnderNonUniformScaleIsFlagged) {
   }
   EXPECT_FALSE(std::filesystem::exists(ikfix::test::scratch_path("deform_refused.fbx")));
   // The other takes have uniform scales: nothing is flagged.
-  EXPECT_TRUE(ikfix::io::load_clip(fbx_file("sausage_3takes_maya_7500_ascii.fbx")).warnings.empty());
+  EXPECT_TRUE(
+      ikfix::io::load_clip(fbx_file("sausage_3takes_maya_7500_ascii.fbx")).warnings.empty());
 }

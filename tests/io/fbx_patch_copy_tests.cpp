@@ -22,7 +22,8 @@ namespace {
 std::vector<std::filesystem::path> corpus_fbx_files() {
   std::vector<std::filesystem::path> files;
   std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator(ikfix::test::shared_data_dir() / "anim" / "fbx", ec))
+  for (const auto& e :
+       std::filesystem::directory_iterator(ikfix::test::shared_data_dir() / "anim" / "fbx", ec))
     if (e.path().extension() == ".fbx") files.push_back(e.path());
   std::sort(files.begin(), files.end());
   return files;
@@ -35,14 +36,17 @@ std::vector<char> edit_legs(const ikfix::io::LoadedClip& c, core::Clip& clip) {
   std::vector<char> changed(c.skeleton.joint_count(), 0);
   for (int j = 0; j < c.skeleton.joint_count(); ++j) {
     std::string n = c.skeleton.names[j];
-    std::transform(n.begin(), n.end(), n.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-    changed[j] = n.find("leg") != std::string::npos || n.find("foot") != std::string::npos || n.find("hips") != std::string::npos;
+    std::transform(n.begin(), n.end(), n.begin(),
+                   [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+    changed[j] = n.find("leg") != std::string::npos || n.find("foot") != std::string::npos ||
+                 n.find("hips") != std::string::npos;
   }
   if (std::count(changed.begin(), changed.end(), 1) == 0) changed.assign(changed.size(), 1);
   for (int j = 0; j < c.skeleton.joint_count(); ++j) {
     if (!changed[j]) continue;
     for (int f = 0; f < clip.frame_count; ++f)
-      clip.at(f, j).rotation = clip.at(f, j).rotation * core::axis_angle(core::Vec3(1, 0, 0), 1e-3 * f);
+      clip.at(f, j).rotation =
+          clip.at(f, j).rotation * core::axis_angle(core::Vec3(1, 0, 0), 1e-3 * f);
   }
   return changed;
 }
@@ -74,7 +78,8 @@ TEST(FbxPatchCopy, PatchingTheCheapCopyWritesWhatAWholeCopyWrites) {
         whole_bytes = fbx::write(whole.doc);
       } catch (const ikfix::io::InputError& e) {
         // A joint the file cannot express: the cheap copy refuses it the same way.
-        EXPECT_THROW(fbx::patch_take(cheap, take.take_index, clip, changed), ikfix::io::InputError) << e.what();
+        EXPECT_THROW(fbx::patch_take(cheap, take.take_index, clip, changed), ikfix::io::InputError)
+            << e.what();
         continue;
       }
       fbx::patch_take(cheap, take.take_index, clip, changed);

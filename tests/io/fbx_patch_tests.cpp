@@ -12,8 +12,8 @@
 #include "io/fbx/fbx.hpp"
 #include "io/fbx/patch.hpp"
 #include "io/fbx/verify.hpp"
-#include "io/file_util.hpp"
 #include "io/fbx_test_support.hpp"
+#include "io/file_util.hpp"
 #include "test_data.hpp"
 #include "test_scratch.hpp"
 
@@ -24,11 +24,11 @@ using ikfix::io::LoadedClip;
 
 namespace {
 
-std::filesystem::path fbx_file(const std::string& name) { return ikfix::test::shared_data_dir() / "anim" / "fbx" / name; }
-
-std::filesystem::path temp_file(const std::string& name) {
-  return ikfix::test::scratch_path(name);
+std::filesystem::path fbx_file(const std::string& name) {
+  return ikfix::test::shared_data_dir() / "anim" / "fbx" / name;
 }
+
+std::filesystem::path temp_file(const std::string& name) { return ikfix::test::scratch_path(name); }
 
 // The stored bytes of a property (binary payload or ASCII text), or its replacement's marker.
 std::string_view source_of(const fbx::Document& doc, const fbx::Property& p) {
@@ -36,10 +36,15 @@ std::string_view source_of(const fbx::Document& doc, const fbx::Property& p) {
 }
 
 // True when `a` (in doc_a) and `b` (in doc_b) have the same names, property bytes and children.
-bool same_node(const fbx::Document& doc_a, const fbx::Node& a, const fbx::Document& doc_b, const fbx::Node& b) {
-  if (a.name != b.name || a.props.size() != b.props.size() || a.children.size() != b.children.size()) return false;
+bool same_node(const fbx::Document& doc_a, const fbx::Node& a, const fbx::Document& doc_b,
+               const fbx::Node& b) {
+  if (a.name != b.name || a.props.size() != b.props.size() ||
+      a.children.size() != b.children.size())
+    return false;
   for (std::size_t k = 0; k < a.props.size(); ++k)
-    if (a.props[k].type != b.props[k].type || source_of(doc_a, a.props[k]) != source_of(doc_b, b.props[k])) return false;
+    if (a.props[k].type != b.props[k].type ||
+        source_of(doc_a, a.props[k]) != source_of(doc_b, b.props[k]))
+      return false;
   for (std::size_t k = 0; k < a.children.size(); ++k)
     if (!same_node(doc_a, a.children[k], doc_b, b.children[k])) return false;
   return true;
@@ -47,7 +52,8 @@ bool same_node(const fbx::Document& doc_a, const fbx::Node& a, const fbx::Docume
 
 // A rotation that varies smoothly over the clip, up to `degrees`.
 core::Quat wobble(int frame, double degrees, const core::Vec3& axis) {
-  return core::axis_angle(glm::normalize(axis), degrees * core::kPi / 180.0 * std::sin(0.05 * frame));
+  return core::axis_angle(glm::normalize(axis),
+                          degrees * core::kPi / 180.0 * std::sin(0.05 * frame));
 }
 
 struct Edit {
@@ -57,8 +63,8 @@ struct Edit {
 };
 
 // Turns `joints` by a wobble and lifts `translated` (if any) by a fraction of its offset.
-Edit make_edit(const std::filesystem::path& path, const std::vector<std::string>& joints, const std::string& translated = "",
-               const std::string& take = "") {
+Edit make_edit(const std::filesystem::path& path, const std::vector<std::string>& joints,
+               const std::string& translated = "", const std::string& take = "") {
   Edit e;
   ikfix::io::ClipLoadOptions options;
   if (!take.empty()) options.take = take;
@@ -71,7 +77,8 @@ Edit make_edit(const std::filesystem::path& path, const std::vector<std::string>
     if (j < 0) continue;
     e.changed[j] = 1;
     for (int f = 0; f < e.edited.frame_count; ++f)
-      e.edited.at(f, j).rotation = glm::normalize(wobble(f, 25.0, core::Vec3(1, 0.3, -0.2)) * e.edited.at(f, j).rotation);
+      e.edited.at(f, j).rotation =
+          glm::normalize(wobble(f, 25.0, core::Vec3(1, 0.3, -0.2)) * e.edited.at(f, j).rotation);
   }
   if (!translated.empty()) {
     const int j = e.loaded.skeleton.find(translated);
@@ -84,7 +91,8 @@ Edit make_edit(const std::filesystem::path& path, const std::vector<std::string>
 }
 
 // Largest differences between a re-read take and the intended clip, over all joints.
-void expect_reads_back(const std::filesystem::path& out, const Edit& e, double rotation_deg, double relative_position) {
+void expect_reads_back(const std::filesystem::path& out, const Edit& e, double rotation_deg,
+                       double relative_position) {
   ikfix::io::ClipLoadOptions options;
   options.take = std::to_string(e.loaded.take_index);
   const LoadedClip again = ikfix::io::load_clip(out, options);
@@ -100,8 +108,10 @@ void expect_reads_back(const std::filesystem::path& out, const Edit& e, double r
       size = std::max(size, glm::length(b.translation));
       if (!e.changed[j]) {
         // Untouched joints sample to exactly the same values.
-        EXPECT_EQ(a.rotation, e.loaded.clip.at(f, j).rotation) << e.loaded.skeleton.names[j] << " frame " << f;
-        EXPECT_EQ(a.translation, e.loaded.clip.at(f, j).translation) << e.loaded.skeleton.names[j] << " frame " << f;
+        EXPECT_EQ(a.rotation, e.loaded.clip.at(f, j).rotation)
+            << e.loaded.skeleton.names[j] << " frame " << f;
+        EXPECT_EQ(a.translation, e.loaded.clip.at(f, j).translation)
+            << e.loaded.skeleton.names[j] << " frame " << f;
       }
     }
   EXPECT_LE(max_rot, rotation_deg);
@@ -134,7 +144,8 @@ TEST(FbxPatch, EditedLegsReadBackAndEverythingElseKeepsItsBytes) {
   ASSERT_EQ(a.root.children.size(), b.root.children.size());
   for (std::size_t k = 0; k < a.root.children.size(); ++k) {
     if (a.root.children[k].name != "Objects") {
-      EXPECT_TRUE(same_node(a, a.root.children[k], b, b.root.children[k])) << a.root.children[k].name;
+      EXPECT_TRUE(same_node(a, a.root.children[k], b, b.root.children[k]))
+          << a.root.children[k].name;
     }
   }
   const fbx::Scene scene = fbx::read_scene(a);
@@ -142,7 +153,9 @@ TEST(FbxPatch, EditedLegsReadBackAndEverythingElseKeepsItsBytes) {
   for (const fbx::CurveNode& cn : scene.curve_nodes) {
     if (cn.model < 0) continue;
     const std::string& name = scene.models[cn.model].name;
-    const bool rot = cn.channel == fbx::Channel::rotation && (name == "LeftUpLeg" || name == "LeftLeg" || name == "LeftFoot" || name == "Hips");
+    const bool rot =
+        cn.channel == fbx::Channel::rotation &&
+        (name == "LeftUpLeg" || name == "LeftLeg" || name == "LeftFoot" || name == "Hips");
     const bool trans = cn.channel == fbx::Channel::translation && name == "Hips";
     if (rot || trans)
       for (int c : cn.curves)
@@ -163,14 +176,18 @@ TEST(FbxPatch, EditedLegsReadBackAndEverythingElseKeepsItsBytes) {
   for (unsigned c = 0; c < x->mNumChannels; ++c) {
     const std::string name = x->mChannels[c]->mNodeName.C_Str();
     EXPECT_EQ(name, y->mChannels[c]->mNodeName.C_Str());
-    const bool edited = name == "LeftUpLeg" || name == "LeftLeg" || name == "LeftFoot" || name == "Hips";
+    const bool edited =
+        name == "LeftUpLeg" || name == "LeftLeg" || name == "LeftFoot" || name == "Hips";
     if (edited) {
-      EXPECT_EQ(y->mChannels[c]->mNumRotationKeys, static_cast<unsigned>(e.edited.frame_count)) << name;
+      EXPECT_EQ(y->mChannels[c]->mNumRotationKeys, static_cast<unsigned>(e.edited.frame_count))
+          << name;
       continue;
     }
     ASSERT_EQ(x->mChannels[c]->mNumRotationKeys, y->mChannels[c]->mNumRotationKeys) << name;
     for (unsigned k = 0; k < x->mChannels[c]->mNumRotationKeys; ++k)
-      EXPECT_TRUE(x->mChannels[c]->mRotationKeys[k].mValue == y->mChannels[c]->mRotationKeys[k].mValue) << name;
+      EXPECT_TRUE(x->mChannels[c]->mRotationKeys[k].mValue ==
+                  y->mChannels[c]->mRotationKeys[k].mValue)
+          << name;
   }
 }
 
@@ -183,9 +200,10 @@ TEST(FbxPatch, EulerKeysAreContinuousInTheJointsOwnOrder) {
   ASSERT_GE(j, 0);
   e.changed[j] = 1;
   for (int f = 0; f < e.edited.frame_count; ++f)
-    e.edited.at(f, j).rotation = glm::normalize(
-        core::axis_angle(glm::normalize(core::Vec3(0.2, 1, 0.1)), 2.0 * core::kPi * f / (e.edited.frame_count - 1)) *
-        e.edited.at(f, j).rotation);
+    e.edited.at(f, j).rotation =
+        glm::normalize(core::axis_angle(glm::normalize(core::Vec3(0.2, 1, 0.1)),
+                                        2.0 * core::kPi * f / (e.edited.frame_count - 1)) *
+                       e.edited.at(f, j).rotation);
   const auto out = temp_file("run_turn.fbx");
   ikfix::io::save_clip(out, e.loaded, e.edited, e.changed);
   expect_reads_back(out, e, 1e-4, 1e-6);
@@ -201,7 +219,8 @@ TEST(FbxPatch, EulerKeysAreContinuousInTheJointsOwnOrder) {
   const int layer = scene.takes[0].layers[0];
   bool found = false;
   for (const fbx::CurveNode& cn : scene.curve_nodes) {
-    if (cn.model != right_leg || cn.channel != fbx::Channel::rotation || cn.layer != layer) continue;
+    if (cn.model != right_leg || cn.channel != fbx::Channel::rotation || cn.layer != layer)
+      continue;
     found = true;
     std::vector<float> v[3];
     for (int a = 0; a < 3; ++a) {
@@ -265,11 +284,13 @@ TEST(FbxPatch, AsciiPreRotationJointsAreWrittenAsText) {
     if (la[k] != lb[k]) {
       ++differing;
       const std::string& line = lb[k];
-      const bool key_line = line.find("a: ") != std::string::npos || line.find("*") != std::string::npos;
+      const bool key_line =
+          line.find("a: ") != std::string::npos || line.find("*") != std::string::npos;
       EXPECT_TRUE(key_line) << "line " << k + 1 << ": " << line.substr(0, 80);
     }
   EXPECT_GT(differing, 0);
-  EXPECT_LE(differing, 2 * 3 * 5 * 2);  // 2 joints x 3 curves x 5 arrays x (size line + values line)
+  EXPECT_LE(differing,
+            2 * 3 * 5 * 2);  // 2 joints x 3 curves x 5 arrays x (size line + values line)
 }
 
 TEST(FbxPatch, MissingCurvesAreCreatedAndCounted) {
@@ -291,10 +312,12 @@ TEST(FbxPatch, MissingCurvesAreCreatedAndCounted) {
   expect_reads_back(out, e, 1e-4, 1e-6);
   const fbx::Document b = fbx::read_file(out);
   EXPECT_EQ(b.root.child("Objects")->children.size(), a.root.child("Objects")->children.size() + 4);
-  EXPECT_EQ(b.root.child("Connections")->children.size(), a.root.child("Connections")->children.size() + 5);
+  EXPECT_EQ(b.root.child("Connections")->children.size(),
+            a.root.child("Connections")->children.size() + 5);
   auto count_of = [](const fbx::Document& d, const std::string& type) -> std::int64_t {
     for (const fbx::Node& t : d.root.child("Definitions")->children)
-      if (t.name == "ObjectType" && fbx::as_string(d, t.props[0]) == type) return fbx::as_int(d, t.child("Count")->props[0]);
+      if (t.name == "ObjectType" && fbx::as_string(d, t.props[0]) == type)
+        return fbx::as_int(d, t.child("Count")->props[0]);
     return -1;
   };
   EXPECT_EQ(count_of(b, "AnimationCurve"), count_of(a, "AnimationCurve") + 3);
@@ -314,7 +337,8 @@ TEST(FbxPatch, ChangedScaleIsRefusedAndNothingIsWritten) {
     ikfix::io::save_clip(out, e.loaded, e.edited, e.changed);
     ADD_FAILURE() << "a scale change was written";
   } catch (const InputError& err) {
-    EXPECT_NE(std::string(err.what()).find("changed scale at frame 5"), std::string::npos) << err.what();
+    EXPECT_NE(std::string(err.what()).find("changed scale at frame 5"), std::string::npos)
+        << err.what();
   }
   EXPECT_FALSE(std::filesystem::exists(out));
 }
@@ -323,7 +347,8 @@ TEST(FbxPatch, AssimpCheckCatchesAWrongPatch) {
   IKFIX_REQUIRE_SHARED_DATA();
   // Patch a take, then claim a different intended pose: the check must fail, naming the joint.
   Edit e = make_edit(fbx_file("cmu_07_01_walk_skeleton.fbx"), {"RightFoot"});
-  auto cd = std::make_shared<fbx::ClipDocument>(*static_cast<const fbx::ClipDocument*>(e.loaded.document.get()));
+  auto cd = std::make_shared<fbx::ClipDocument>(
+      *static_cast<const fbx::ClipDocument*>(e.loaded.document.get()));
   std::vector<fbx::PatchedTake> patched{fbx::patch_take(*cd, 0, e.edited, e.changed)};
   patched[0].space = e.loaded.space;
   const std::string bytes = fbx::write(cd->doc);
@@ -333,7 +358,8 @@ TEST(FbxPatch, AssimpCheckCatchesAWrongPatch) {
   EXPECT_LT(ok.max_rotation_error_deg, 1e-3);
   core::Clip wrong = e.edited;
   const int j = e.loaded.skeleton.find("RightFoot");
-  wrong.at(100, j).rotation = glm::normalize(core::axis_angle(core::Vec3(0, 1, 0), 0.01) * wrong.at(100, j).rotation);
+  wrong.at(100, j).rotation =
+      glm::normalize(core::axis_angle(core::Vec3(0, 1, 0), 0.01) * wrong.at(100, j).rotation);
   patched[0].edited = &wrong;
   try {
     fbx::verify_with_assimp(bytes, "x.fbx", *cd, patched);
@@ -349,7 +375,8 @@ TEST(FbxPatch, AssimpCheckCatchesAWrongPatch) {
 TEST(FbxPatch, ReadbackCheckAgreesWithAssimpAndCatchesAWrongPatch) {
   IKFIX_REQUIRE_SHARED_DATA();
   Edit e = make_edit(fbx_file("cmu_07_01_walk_skeleton.fbx"), {"RightFoot"}, "Hips");
-  auto cd = std::make_shared<fbx::ClipDocument>(*static_cast<const fbx::ClipDocument*>(e.loaded.document.get()));
+  auto cd = std::make_shared<fbx::ClipDocument>(
+      *static_cast<const fbx::ClipDocument*>(e.loaded.document.get()));
   std::vector<fbx::PatchedTake> patched{fbx::patch_take(*cd, 0, e.edited, e.changed)};
   patched[0].space = e.loaded.space;
   const std::string bytes = fbx::write(cd->doc);
@@ -362,18 +389,21 @@ TEST(FbxPatch, ReadbackCheckAgreesWithAssimpAndCatchesAWrongPatch) {
 
   core::Clip wrong = e.edited;
   const int j = e.loaded.skeleton.find("RightFoot");
-  wrong.at(100, j).rotation = glm::normalize(core::axis_angle(core::Vec3(0, 1, 0), 0.01) * wrong.at(100, j).rotation);
+  wrong.at(100, j).rotation =
+      glm::normalize(core::axis_angle(core::Vec3(0, 1, 0), 0.01) * wrong.at(100, j).rotation);
   std::vector<fbx::PatchedTake> claimed = patched;
   claimed[0].edited = &wrong;
   try {
     fbx::verify_readback(bytes, "x.fbx", *cd, claimed);
     ADD_FAILURE() << "a 0.57 degree mismatch passed the check";
   } catch (const InputError& err) {
-    EXPECT_NE(std::string(err.what()).find("'RightFoot' frame 100"), std::string::npos) << err.what();
+    EXPECT_NE(std::string(err.what()).find("'RightFoot' frame 100"), std::string::npos)
+        << err.what();
   }
   // A pelvis off at one frame (at least 1 mm: the Hips sit under scaled group nodes).
   wrong = e.edited;
-  wrong.at(7, e.loaded.skeleton.find("Hips")).translation.x += 0.001 / e.loaded.space.metres_per_unit;
+  wrong.at(7, e.loaded.skeleton.find("Hips")).translation.x +=
+      0.001 / e.loaded.space.metres_per_unit;
   claimed[0].edited = &wrong;
   EXPECT_THROW(fbx::verify_readback(bytes, "x.fbx", *cd, claimed), InputError);
   // Bytes cut short do not parse: the check names the file.
@@ -428,12 +458,14 @@ TEST(FbxPatch, RotationPivotsAndOffsetsAreReadAndWrittenExactly) {
   fbx::Node* objects = doc.root.child("Objects");
   bool found = false;
   for (fbx::Node& o : objects->children) {
-    if (o.name != "Model" || fbx::object_name(fbx::as_string(doc, o.props[1])) != "LeftLeg") continue;
+    if (o.name != "Model" || fbx::object_name(fbx::as_string(doc, o.props[1])) != "LeftLeg")
+      continue;
     fbx::Node* props = o.child("Properties70");
     ASSERT_NE(props, nullptr);
     auto vector_p = [&](const char* name, double x, double y, double z) {
-      props->children.push_back(fbx::make_node("P", {std::string(name), std::string("Vector3D"), std::string("Vector"),
-                                                      std::string(), x, y, z}));
+      props->children.push_back(
+          fbx::make_node("P", {std::string(name), std::string("Vector3D"), std::string("Vector"),
+                               std::string(), x, y, z}));
     };
     vector_p("RotationPivot", 0.3, 1.2, -0.4);
     vector_p("RotationOffset", 0.1, -0.2, 0.05);
@@ -450,27 +482,32 @@ TEST(FbxPatch, RotationPivotsAndOffsetsAreReadAndWrittenExactly) {
   // reference here: with pivots it moves the animation to "_$AssimpFbx$_" channels whose
   // nodes it does not create when pivots are not preserved.)
   const LoadedClip lc = ikfix::io::load_clip(pivoted);
-  auto cd = std::make_shared<fbx::ClipDocument>(*static_cast<const fbx::ClipDocument*>(lc.document.get()));
+  auto cd = std::make_shared<fbx::ClipDocument>(
+      *static_cast<const fbx::ClipDocument*>(lc.document.get()));
   const int leg = lc.skeleton.find("LeftLeg");
   const int model = cd->joint_models[leg];
   const fbx::ModelTransform& mt = cd->scene.models[model].transform;
   const int layer = fbx::take_layer(*cd, 0);
   const fbx::TakeTiming timing = fbx::take_timing(*cd, 0);
   auto translate = [](const glm::dvec3& v) { return glm::translate(glm::dmat4(1.0), v); };
-  auto rotate = [](const glm::dvec3& deg, fbx::RotationOrder order) { return glm::mat4_cast(fbx::euler_to_quat(deg, order)); };
+  auto rotate = [](const glm::dvec3& deg, fbx::RotationOrder order) {
+    return glm::mat4_cast(fbx::euler_to_quat(deg, order));
+  };
   double worst = 0;
   for (int f : {0, 40, 120, 316}) {
     const std::int64_t t = timing.time_of(f);
     const glm::dvec3 T = fbx::channel_value(*cd, model, fbx::Channel::translation, layer, t);
     const glm::dvec3 R = fbx::channel_value(*cd, model, fbx::Channel::rotation, layer, t);
     const glm::dvec3 S = fbx::channel_value(*cd, model, fbx::Channel::scaling, layer, t);
-    const glm::dmat4 m = translate(T) * translate(mt.rotation_offset) * translate(mt.rotation_pivot) *
-                         rotate(mt.pre_rotation, fbx::RotationOrder::xyz) * rotate(R, mt.rotation_order) *
-                         glm::inverse(rotate(mt.post_rotation, fbx::RotationOrder::xyz)) * translate(-mt.rotation_pivot) *
-                         translate(mt.scaling_offset) * translate(mt.scaling_pivot) * glm::scale(glm::dmat4(1.0), S) *
-                         translate(-mt.scaling_pivot);
+    const glm::dmat4 m =
+        translate(T) * translate(mt.rotation_offset) * translate(mt.rotation_pivot) *
+        rotate(mt.pre_rotation, fbx::RotationOrder::xyz) * rotate(R, mt.rotation_order) *
+        glm::inverse(rotate(mt.post_rotation, fbx::RotationOrder::xyz)) *
+        translate(-mt.rotation_pivot) * translate(mt.scaling_offset) * translate(mt.scaling_pivot) *
+        glm::scale(glm::dmat4(1.0), S) * translate(-mt.scaling_pivot);
     const core::Transform& ours = lc.clip.at(f, leg);
-    const glm::dmat4 o = translate(ours.translation) * glm::mat4_cast(ours.rotation) * glm::scale(glm::dmat4(1.0), ours.scale);
+    const glm::dmat4 o = translate(ours.translation) * glm::mat4_cast(ours.rotation) *
+                         glm::scale(glm::dmat4(1.0), ours.scale);
     for (int c = 0; c < 4; ++c)
       for (int r = 0; r < 4; ++r) worst = std::max(worst, std::abs(m[c][r] - o[c][r]));
   }

@@ -24,7 +24,8 @@ std::vector<std::filesystem::path> binary_corpus_files() {
   const auto dir = ikfix::test::shared_data_dir() / "anim" / "fbx";
   std::error_code ec;
   for (const auto& e : std::filesystem::directory_iterator(dir, ec))
-    if (e.path().extension() == ".fbx" && ikfix::io::read_file(e.path()).rfind("Kaydara", 0) == 0) files.push_back(e.path());
+    if (e.path().extension() == ".fbx" && ikfix::io::read_file(e.path()).rfind("Kaydara", 0) == 0)
+      files.push_back(e.path());
   std::sort(files.begin(), files.end());
   return files;
 }
@@ -40,7 +41,8 @@ std::string error_of(const std::string& data, fbx::ParseDepth depth) {
 
 // Same names, properties (as stored), extents and children, building deferred nodes of `partial`
 // first.
-void expect_same_tree(fbx::Document& partial, fbx::Node& p, const fbx::Node& w, std::size_t& deferred) {
+void expect_same_tree(fbx::Document& partial, fbx::Node& p, const fbx::Node& w,
+                      std::size_t& deferred) {
   if (p.deferred) {
     ++deferred;
     EXPECT_TRUE(p.children.empty()) << p.name;
@@ -58,7 +60,8 @@ void expect_same_tree(fbx::Document& partial, fbx::Node& p, const fbx::Node& w, 
     EXPECT_EQ(p.props[k].size, w.props[k].size) << p.name;
   }
   ASSERT_EQ(p.children.size(), w.children.size()) << p.name;
-  for (std::size_t k = 0; k < p.children.size(); ++k) expect_same_tree(partial, p.children[k], w.children[k], deferred);
+  for (std::size_t k = 0; k < p.children.size(); ++k)
+    expect_same_tree(partial, p.children[k], w.children[k], deferred);
 }
 
 }  // namespace
@@ -98,7 +101,9 @@ TEST(FbxSceneParse, ReadsTheSameSceneAndBuildsDeferredNodesLikeAWholeParse) {
     if (!decoded.curves.empty()) {
       fbx::Scene reference = a;
       const int last = static_cast<int>(decoded.curves.size()) - 1;
-      fbx::parse_children(partial, partial.root.children[decoded.objects_index].children[decoded.curves[last].object]);
+      fbx::parse_children(
+          partial,
+          partial.root.children[decoded.objects_index].children[decoded.curves[last].object]);
       fbx::decode_curve(partial, decoded, last);
       fbx::decode_curve(whole, reference, last);
       EXPECT_EQ(decoded.curves[last].keys->times, reference.curves[last].keys->times);
@@ -137,7 +142,8 @@ TEST(FbxSceneParse, DamageInsideDeferredNodesIsRefusedAsByAWholeParse) {
   const fbx::Document whole = fbx::parse(original, path.string());
   // Cuts anywhere, including inside the AnimationCurves the scene parse does not build.
   for (double f : {0.00001, 0.001, 0.1, 0.5, 0.9, 0.999}) {
-    const std::string cut = original.substr(0, static_cast<std::size_t>(f * static_cast<double>(original.size())));
+    const std::string cut =
+        original.substr(0, static_cast<std::size_t>(f * static_cast<double>(original.size())));
     const std::string what = error_of(cut, fbx::ParseDepth::all);
     EXPECT_NE(what, "") << "cut at " << cut.size();
     EXPECT_EQ(error_of(cut, fbx::ParseDepth::scene), what) << "cut at " << cut.size();
@@ -153,8 +159,10 @@ TEST(FbxSceneParse, DamageInsideDeferredNodesIsRefusedAsByAWholeParse) {
   const std::size_t word = whole.wide_offsets() ? 8 : 4;
   for (std::size_t field : {std::size_t{0}, 2 * word}) {
     std::string damaged = original;
-    const std::uint64_t wrong = field == 0 ? curve->end + 1 : key_time.props[0].size + 2;  // the list is 1 + size bytes
-    if (word == 8) std::memcpy(damaged.data() + key_time.begin + field, &wrong, 8);
+    const std::uint64_t wrong =
+        field == 0 ? curve->end + 1 : key_time.props[0].size + 2;  // the list is 1 + size bytes
+    if (word == 8)
+      std::memcpy(damaged.data() + key_time.begin + field, &wrong, 8);
     else {
       const auto narrow = static_cast<std::uint32_t>(wrong);
       std::memcpy(damaged.data() + key_time.begin + field, &narrow, 4);

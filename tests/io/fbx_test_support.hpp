@@ -8,9 +8,9 @@
 
 #include <algorithm>
 #include <assimp/Importer.hpp>
-#include <glm/gtc/matrix_transform.hpp>
 #include <cmath>
 #include <filesystem>
+#include <glm/gtc/matrix_transform.hpp>
 #include <map>
 #include <memory>
 #include <string>
@@ -31,7 +31,8 @@ class AssimpFbx {
   }
   AssimpFbx(const std::string& bytes, bool) {
     importer_.SetPropertyBool(AI_CONFIG_IMPORT_FBX_PRESERVE_PIVOTS, false);
-    scene_ = importer_.ReadFileFromMemory(bytes.data(), bytes.size(), aiProcess_ValidateDataStructure, "fbx");
+    scene_ = importer_.ReadFileFromMemory(bytes.data(), bytes.size(),
+                                          aiProcess_ValidateDataStructure, "fbx");
   }
   const aiScene* scene() const { return scene_; }
   std::string error() { return importer_.GetErrorString(); }
@@ -48,7 +49,8 @@ class AssimpFbx {
   std::map<std::string, glm::dmat4> world_at(const aiAnimation* anim, double time) const {
     std::map<std::string, const aiNodeAnim*> channels;
     if (anim)
-      for (unsigned c = 0; c < anim->mNumChannels; ++c) channels[anim->mChannels[c]->mNodeName.C_Str()] = anim->mChannels[c];
+      for (unsigned c = 0; c < anim->mNumChannels; ++c)
+        channels[anim->mChannels[c]->mNodeName.C_Str()] = anim->mChannels[c];
     std::map<std::string, glm::dmat4> out;
     visit(scene_->mRootNode, glm::dmat4(1.0), channels, time, out);
     return out;
@@ -59,7 +61,8 @@ class AssimpFbx {
     std::vector<double> t;
     for (unsigned c = 0; c < anim->mNumChannels; ++c)
       if (node == anim->mChannels[c]->mNodeName.C_Str())
-        for (unsigned k = 0; k < anim->mChannels[c]->mNumRotationKeys; ++k) t.push_back(anim->mChannels[c]->mRotationKeys[k].mTime);
+        for (unsigned k = 0; k < anim->mChannels[c]->mNumRotationKeys; ++k)
+          t.push_back(anim->mChannels[c]->mRotationKeys[k].mTime);
     return t;
   }
 
@@ -81,15 +84,18 @@ class AssimpFbx {
     const double s = (time - keys[k].mTime) / (keys[k + 1].mTime - keys[k].mTime);
     return lerp(V(keys[k].mValue), V(keys[k + 1].mValue), s);
   }
-  static void visit(const aiNode* node, const glm::dmat4& parent, const std::map<std::string, const aiNodeAnim*>& channels,
-                    double time, std::map<std::string, glm::dmat4>& out) {
+  static void visit(const aiNode* node, const glm::dmat4& parent,
+                    const std::map<std::string, const aiNodeAnim*>& channels, double time,
+                    std::map<std::string, glm::dmat4>& out) {
     glm::dmat4 local = to_dmat4(node->mTransformation);
     if (auto it = channels.find(node->mName.C_Str()); it != channels.end()) {
       const aiNodeAnim* ch = it->second;
       aiVector3D s0, p0;
       aiQuaternion r0;
       node->mTransformation.Decompose(s0, r0, p0);
-      auto vlerp = [](aiVector3D a, aiVector3D b, double s) { return a + (b - a) * static_cast<ai_real>(s); };
+      auto vlerp = [](aiVector3D a, aiVector3D b, double s) {
+        return a + (b - a) * static_cast<ai_real>(s);
+      };
       auto qlerp = [](aiQuaternion a, aiQuaternion b, double s) {
         aiQuaternion out;
         aiQuaternion::Interpolate(out, a, b, static_cast<ai_real>(s));
@@ -104,7 +110,8 @@ class AssimpFbx {
     }
     const glm::dmat4 world = parent * local;
     out[node->mName.C_Str()] = world;
-    for (unsigned c = 0; c < node->mNumChildren; ++c) visit(node->mChildren[c], world, channels, time, out);
+    for (unsigned c = 0; c < node->mNumChildren; ++c)
+      visit(node->mChildren[c], world, channels, time, out);
   }
 
   Assimp::Importer importer_;
@@ -112,7 +119,8 @@ class AssimpFbx {
 };
 
 // World transforms of a loaded clip's frame in the file's own units and axes (no ClipSpace).
-inline std::vector<core::Transform> file_world(const io::LoadedClip& lc, const core::Clip& clip, int frame) {
+inline std::vector<core::Transform> file_world(const io::LoadedClip& lc, const core::Clip& clip,
+                                               int frame) {
   std::vector<core::Transform> world(lc.skeleton.joint_count());
   core::forward_kinematics(lc.skeleton, clip.frame(frame), core::Transform{}, world);
   return world;
@@ -120,7 +128,8 @@ inline std::vector<core::Transform> file_world(const io::LoadedClip& lc, const c
 
 inline double angle_deg(const glm::dquat& a, const glm::dquat& b) {
   const glm::dquat d = glm::normalize(glm::conjugate(a) * b);
-  return 2.0 * std::atan2(std::sqrt(d.x * d.x + d.y * d.y + d.z * d.z), std::abs(d.w)) * 180.0 / 3.14159265358979323846;
+  return 2.0 * std::atan2(std::sqrt(d.x * d.x + d.y * d.y + d.z * d.z), std::abs(d.w)) * 180.0 /
+         3.14159265358979323846;
 }
 
 }  // namespace ikfix::test

@@ -97,7 +97,8 @@ TEST(FbxTree, ReplacedArrayIsReadBackAndEverythingElseIsKept) {
     ASSERT_NE(curve, nullptr);
     const auto before = fbx::as_doubles(doc, curve->props[0]);
     std::vector<float> values(before.size() + 3);
-    for (std::size_t k = 0; k < values.size(); ++k) values[k] = 0.25f * static_cast<float>(k) - 1.5f;
+    for (std::size_t k = 0; k < values.size(); ++k)
+      values[k] = 0.25f * static_cast<float>(k) - 1.5f;
     fbx::set_value(curve->props[0], values);
     const std::string written = fbx::write(doc);
     const fbx::Document again = fbx::parse(written, "again");
@@ -107,7 +108,8 @@ TEST(FbxTree, ReplacedArrayIsReadBackAndEverythingElseIsKept) {
     ASSERT_NE(curve2, nullptr);
     const auto after = fbx::as_doubles(again, curve2->props[0]);
     ASSERT_EQ(after.size(), values.size());
-    for (std::size_t k = 0; k < values.size(); ++k) EXPECT_EQ(after[k], static_cast<double>(values[k]));
+    for (std::size_t k = 0; k < values.size(); ++k)
+      EXPECT_EQ(after[k], static_cast<double>(values[k]));
     // Writing the re-read document again is byte-exact.
     EXPECT_TRUE(fbx::write(again) == written);
   }
@@ -122,10 +124,14 @@ TEST(FbxTree, CreatedNodesAreWrittenAndReadBack) {
     fbx::Document doc = fbx::read_file(path);
     fbx::Node* objects = doc.root.child("Objects");
     ASSERT_NE(objects, nullptr);
-    fbx::Node curve = fbx::make_node("AnimationCurve", {std::int64_t{123456789}, fbx::stored_name(doc, "", "AnimCurve"), std::string()});
+    fbx::Node curve = fbx::make_node(
+        "AnimationCurve",
+        {std::int64_t{123456789}, fbx::stored_name(doc, "", "AnimCurve"), std::string()});
     curve.children.push_back(fbx::make_node("Default", {0.0}));
-    curve.children.push_back(fbx::make_node("KeyTime", {std::vector<std::int64_t>{0, 1539538600, 3079077200}}));
-    curve.children.push_back(fbx::make_node("KeyValueFloat", {std::vector<float>{1.0f, 2.5f, -3.25f}}));
+    curve.children.push_back(
+        fbx::make_node("KeyTime", {std::vector<std::int64_t>{0, 1539538600, 3079077200}}));
+    curve.children.push_back(
+        fbx::make_node("KeyValueFloat", {std::vector<float>{1.0f, 2.5f, -3.25f}}));
     const std::size_t before = objects->children.size();
     objects->children.push_back(curve);
     const std::string written = fbx::write(doc);
@@ -138,8 +144,10 @@ TEST(FbxTree, CreatedNodesAreWrittenAndReadBack) {
     EXPECT_EQ(fbx::as_int(again, c.props[0]), 123456789);
     EXPECT_EQ(fbx::display_name(fbx::as_string(again, c.props[1])), "AnimCurve::");
     ASSERT_NE(c.child("KeyTime"), nullptr);
-    EXPECT_EQ(fbx::as_ints(again, c.child("KeyTime")->props[0]), (std::vector<std::int64_t>{0, 1539538600, 3079077200}));
-    EXPECT_EQ(fbx::as_doubles(again, c.child("KeyValueFloat")->props[0]), (std::vector<double>{1.0, 2.5, -3.25}));
+    EXPECT_EQ(fbx::as_ints(again, c.child("KeyTime")->props[0]),
+              (std::vector<std::int64_t>{0, 1539538600, 3079077200}));
+    EXPECT_EQ(fbx::as_doubles(again, c.child("KeyValueFloat")->props[0]),
+              (std::vector<double>{1.0, 2.5, -3.25}));
     // Nothing before the Objects node moved.
     EXPECT_EQ(written.compare(0, objects->begin, doc.data, 0, objects->begin), 0);
   }
@@ -147,7 +155,8 @@ TEST(FbxTree, CreatedNodesAreWrittenAndReadBack) {
 
 TEST(FbxTree, UnsupportedVersionsNameTheFileAndTheVersion) {
   IKFIX_REQUIRE_SHARED_DATA();
-  for (const char* name : {"maya_humanik_rig_6100_binary.fbx", "maya_humanik_character_6100_ascii.fbx"}) {
+  for (const char* name :
+       {"maya_humanik_rig_6100_binary.fbx", "maya_humanik_character_6100_ascii.fbx"}) {
     const auto path = ikfix::test::shared_data_dir() / "anim" / "unsupported" / name;
     try {
       fbx::read_file(path);
@@ -169,7 +178,8 @@ TEST(FbxTree, TruncatedFilesAreRefusedAtEveryCut) {
     const std::string original = ikfix::io::read_file(dir / name);
     const bool binary = original.rfind("Kaydara", 0) == 0;
     for (double f : {0.0, 0.00001, 0.001, 0.1, 0.5, 0.9, 0.999}) {
-      const std::string cut = original.substr(0, static_cast<std::size_t>(f * static_cast<double>(original.size())));
+      const std::string cut =
+          original.substr(0, static_cast<std::size_t>(f * static_cast<double>(original.size())));
       if (!binary && f < 0.001) continue;  // the ASCII header itself: covered by the garbage test
       const std::string what = error_of(cut, "cut.fbx");
       EXPECT_NE(what, "") << "cut at " << cut.size() << " was accepted";
@@ -186,7 +196,8 @@ TEST(FbxTree, TruncatedFilesAreRefusedAtEveryCut) {
 TEST(FbxTree, GarbageIsNotAnFbxFile) {
   EXPECT_NE(error_of("", "e.fbx").find("not an FBX file"), std::string::npos);
   EXPECT_NE(error_of("hello world\n", "g.fbx").find("not an FBX file"), std::string::npos);
-  EXPECT_NE(error_of(std::string(1000, '\x7f'), "g.fbx").find("not an FBX file"), std::string::npos);
+  EXPECT_NE(error_of(std::string(1000, '\x7f'), "g.fbx").find("not an FBX file"),
+            std::string::npos);
   // A binary header followed by garbage records.
   std::string bad("Kaydara FBX Binary  \0\x1a\0", 23);
   const std::uint32_t v = 7400;
@@ -196,7 +207,8 @@ TEST(FbxTree, GarbageIsNotAnFbxFile) {
   EXPECT_NE(what.find("g.fbx"), std::string::npos) << what;
   EXPECT_NE(what.find("byte"), std::string::npos) << what;
   // ASCII with an unclosed node.
-  const std::string ascii = "; FBX 7.5.0 project file\nFBXHeaderExtension:  {\n\tFBXVersion: 7500\nObjects: {\n";
+  const std::string ascii =
+      "; FBX 7.5.0 project file\nFBXHeaderExtension:  {\n\tFBXVersion: 7500\nObjects: {\n";
   const std::string what2 = error_of(ascii, "a.fbx");
   EXPECT_NE(what2.find("a.fbx:"), std::string::npos) << what2;
   EXPECT_NE(what2.find("not closed"), std::string::npos) << what2;
@@ -213,7 +225,8 @@ TEST(FbxTree, GarbageIsNotAnFbxFile) {
   rec.push_back('\0');
   rec.append(13, '\0');
   rec.append(200, '\0');
-  EXPECT_NE(error_of(rec, "q.fbx").find("unknown property type 'Q'"), std::string::npos) << error_of(rec, "q.fbx");
+  EXPECT_NE(error_of(rec, "q.fbx").find("unknown property type 'Q'"), std::string::npos)
+      << error_of(rec, "q.fbx");
 }
 
 TEST(FbxTree, CorruptZlibArrayIsReportedWhenDecoded) {

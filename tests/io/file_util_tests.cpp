@@ -1,11 +1,11 @@
 // Atomic writes: a new file, a replaced output (swapped in), a replaced input (plain rename),
 // and the input registry that tells them apart.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <string>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "io/error.hpp"
 #include "io/file_util.hpp"
@@ -18,8 +18,7 @@ namespace fs = std::filesystem;
 
 struct TempDir {
   fs::path path;
-  explicit TempDir(const std::string& name)
-      : path(ikfix::test::scratch_path("file_util_" + name)) {
+  explicit TempDir(const std::string& name) : path(ikfix::test::scratch_path("file_util_" + name)) {
     fs::remove_all(path);
     fs::create_directories(path);
   }
@@ -85,7 +84,8 @@ TEST(FileUtil, ANewFileOnADeletedInputsInodeIsNotAnInput) {
     fs::remove(path);
     write_file_atomic(path, std::string_view("new"));
     if (inode(path) == before) ++reused;
-    EXPECT_FALSE(is_noted_input(path)) << "attempt " << attempt << (inode(path) == before ? " (same inode)" : "");
+    EXPECT_FALSE(is_noted_input(path))
+        << "attempt " << attempt << (inode(path) == before ? " (same inode)" : "");
     fs::remove(path);
   }
   if (reused == 0) GTEST_SKIP() << "the file system gave no inode number twice in 20 tries";
@@ -114,10 +114,11 @@ TEST(FileUtil, AProducerThatThrowsLeavesTheOldFile) {
   const TempDir dir("throws");
   const fs::path out = dir.path / "out.txt";
   write_file_atomic(out, std::string_view("kept"));
-  EXPECT_THROW(write_file_atomic(out, [](const ByteSink& emit) {
-                 emit("partial");
-                 throw InputError(std::string("out.txt"), "refused");
-               }),
+  EXPECT_THROW(write_file_atomic(out,
+                                 [](const ByteSink& emit) {
+                                   emit("partial");
+                                   throw InputError(std::string("out.txt"), "refused");
+                                 }),
                InputError);
   EXPECT_EQ(read_file(out), "kept");
   EXPECT_EQ(dir.entries(), 1u);

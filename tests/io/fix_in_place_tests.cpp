@@ -16,7 +16,9 @@
 namespace ikfix {
 namespace {
 
-bool same_bits(const core::Transform& a, const core::Transform& b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+bool same_bits(const core::Transform& a, const core::Transform& b) {
+  return std::memcmp(&a, &b, sizeof a) == 0;
+}
 
 struct Walk {
   io::LoadedClip clip;
@@ -69,7 +71,8 @@ TEST(FixInPlace, FlagsExactlyTheJointsItChangedAndMatchesFixClip) {
   copying.clip = &input;
   const core::FixResult copied = core::fix_clip(copying);
   ASSERT_EQ(copied.clip.locals.size(), motion.locals.size());
-  for (std::size_t i = 0; i < motion.locals.size(); ++i) ASSERT_TRUE(same_bits(copied.clip.locals[i], motion.locals[i])) << i;
+  for (std::size_t i = 0; i < motion.locals.size(); ++i)
+    ASSERT_TRUE(same_bits(copied.clip.locals[i], motion.locals[i])) << i;
   EXPECT_EQ(copied.changed_joints, fixed.changed_joints);
 }
 
@@ -86,7 +89,8 @@ TEST(FixInPlace, FlagsExactlyTheRotationsItChanged) {
   int kept_in_flagged_joints = 0, changed = 0;
   for (int f = 0; f < input.frame_count; ++f)
     for (int j = 0; j < joints; ++j) {
-      const bool same = std::memcmp(&input.at(f, j).rotation, &motion.at(f, j).rotation, sizeof(core::Quat)) == 0;
+      const bool same =
+          std::memcmp(&input.at(f, j).rotation, &motion.at(f, j).rotation, sizeof(core::Quat)) == 0;
       const char flag = fixed.changed_rotations[static_cast<std::size_t>(f) * joints + j];
       ASSERT_EQ(flag != 0, !same) << "joint " << j << " frame " << f;
       if (flag) {
@@ -111,7 +115,9 @@ TEST(FixInPlace, PartialWeightMovesThePelvisByThatShareOfTheFullMove) {
   int moved = 0;
   for (int f = 0; f < input.frame_count; ++f) {
     const core::Vec3 in = input.at(f, pelvis).translation;
-    const core::Vec3 expected = full.at(f, pelvis).translation == in ? in : in + (full.at(f, pelvis).translation - in) * 0.5;
+    const core::Vec3 expected = full.at(f, pelvis).translation == in
+                                    ? in
+                                    : in + (full.at(f, pelvis).translation - in) * 0.5;
     EXPECT_EQ(half.at(f, pelvis).translation, expected) << "frame " << f;
     moved += full.at(f, pelvis).translation != in;
   }

@@ -1,21 +1,19 @@
 // glTF reader on the real files in ../shared/data/anim/gltf and on hand-made bad inputs, and a
 // cross-check of world joint positions against Assimp's import of the same files.
+#include <assimp/postprocess.h>
+#include <assimp/scene.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <assimp/Importer.hpp>
-#include <assimp/postprocess.h>
-#include <assimp/scene.h>
-
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <functional>
+#include <glm/gtc/matrix_transform.hpp>
 #include <map>
 #include <memory>
 #include <string>
-
-#include <glm/gtc/matrix_transform.hpp>
 
 #include "core/fk.hpp"
 #include "gltf_test_support.hpp"
@@ -48,9 +46,7 @@ std::string error_of(const std::function<void()>& f) {
   return "(no error)";
 }
 
-fs::path temp_dir(const std::string& name) {
-  return ikfix::test::scratch_dir("gltf_" + name);
-}
+fs::path temp_dir(const std::string& name) { return ikfix::test::scratch_dir("gltf_" + name); }
 
 TEST(GltfReader, CesiumManSkeletonIncludesTheAncestorsOfItsRootJoint) {
   IKFIX_REQUIRE_SHARED_DATA();
@@ -182,7 +178,8 @@ TEST(GltfReader, ExternalBuffersAreReadRelativeToTheFile) {
   const gltf::Take a = gltf::extract_take(ext, 0);
   const gltf::Take b = gltf::extract_take(embedded, 0);
   EXPECT_EQ(a.clip.locals.size(), b.clip.locals.size());
-  for (std::size_t i = 0; i < a.clip.locals.size(); ++i) EXPECT_EQ(a.clip.locals[i].rotation, b.clip.locals[i].rotation);
+  for (std::size_t i = 0; i < a.clip.locals.size(); ++i)
+    EXPECT_EQ(a.clip.locals[i].rotation, b.clip.locals[i].rotation);
   fs::remove(dir / "part 3.bin");
   const std::string error = error_of([&] { gltf::read_file(dir / "skin.gltf"); });
   EXPECT_NE(error.find("buffer 3"), std::string::npos) << error;
@@ -192,11 +189,14 @@ TEST(GltfReader, ExternalBuffersAreReadRelativeToTheFile) {
 
 TEST(GltfReader, BadInputsGiveOneLineNamingTheFile) {
   using ikfix::test::MiniGltf;
-  const std::string bad_json = error_of([] { gltf::parse("{\"asset\": {\"version\": \"2.0\"", "x.gltf"); });
+  const std::string bad_json =
+      error_of([] { gltf::parse("{\"asset\": {\"version\": \"2.0\"", "x.gltf"); });
   EXPECT_NE(bad_json.find("x.gltf: invalid glTF JSON"), std::string::npos) << bad_json;
-  const std::string v1 = error_of([] { gltf::parse("{\"asset\": {\"version\": \"1.0\"}}", "old.gltf"); });
+  const std::string v1 =
+      error_of([] { gltf::parse("{\"asset\": {\"version\": \"1.0\"}}", "old.gltf"); });
   EXPECT_NE(v1.find("glTF version 1.0 is not supported"), std::string::npos) << v1;
-  const std::string glb = error_of([] { gltf::parse(std::string("glTF\x02\0\0\0\x40\0\0\0", 12), "t.glb"); });
+  const std::string glb =
+      error_of([] { gltf::parse(std::string("glTF\x02\0\0\0\x40\0\0\0", 12), "t.glb"); });
   EXPECT_NE(glb.find("t.glb: GLB too short"), std::string::npos) << glb;
   // A node that is its own grandchild.
   MiniGltf m;
@@ -227,7 +227,9 @@ auto channel_value(const Key* keys, unsigned count, double ticks, Get get, Mix m
   if (count == 1 || ticks <= keys[0].mTime) return get(keys[0]);
   for (unsigned k = 0; k + 1 < count; ++k) {
     if (std::abs(keys[k].mTime - ticks) < 1e-6) return get(keys[k]);
-    if (ticks < keys[k + 1].mTime) return mix(get(keys[k]), get(keys[k + 1]), (ticks - keys[k].mTime) / (keys[k + 1].mTime - keys[k].mTime));
+    if (ticks < keys[k + 1].mTime)
+      return mix(get(keys[k]), get(keys[k + 1]),
+                 (ticks - keys[k].mTime) / (keys[k + 1].mTime - keys[k].mTime));
   }
   return get(keys[count - 1]);
 }
@@ -236,7 +238,8 @@ auto channel_value(const Key* keys, unsigned count, double ticks, Get get, Mix m
 // every animation of `file`.
 double assimp_world_error(const std::string& file, double* scale_out = nullptr) {
   Assimp::Importer importer;
-  const aiScene* scene = importer.ReadFile((gltf_dir() / file).string(), aiProcess_ValidateDataStructure);
+  const aiScene* scene =
+      importer.ReadFile((gltf_dir() / file).string(), aiProcess_ValidateDataStructure);
   EXPECT_NE(scene, nullptr) << importer.GetErrorString();
   if (!scene) return 1e9;
   const auto doc = read(file);
@@ -246,7 +249,8 @@ double assimp_world_error(const std::string& file, double* scale_out = nullptr) 
     const aiAnimation* anim = scene->mAnimations[a];
     const gltf::Take take = gltf::extract_take(doc, static_cast<int>(a));
     std::map<std::string, const aiNodeAnim*> channels;
-    for (unsigned c = 0; c < anim->mNumChannels; ++c) channels[anim->mChannels[c]->mNodeName.C_Str()] = anim->mChannels[c];
+    for (unsigned c = 0; c < anim->mNumChannels; ++c)
+      channels[anim->mChannels[c]->mNodeName.C_Str()] = anim->mChannels[c];
     const int joints = take.skeleton.joint_count();
     std::vector<ikfix::core::Transform> world(joints);
     for (int f = 0; f < take.clip.frame_count; ++f) {
@@ -255,7 +259,8 @@ double assimp_world_error(const std::string& file, double* scale_out = nullptr) 
       for (int j = 0; j < joints; ++j) {
         const int node = take.layout.joint_nodes[j];
         const auto& jn = doc->json["nodes"][node];
-        const std::string name = jn.contains("name") ? jn["name"].get<std::string>() : "nodes[" + std::to_string(node) + "]";
+        const std::string name = jn.contains("name") ? jn["name"].get<std::string>()
+                                                     : "nodes[" + std::to_string(node) + "]";
         const aiNode* n = scene->mRootNode->FindNode(name.c_str());
         EXPECT_NE(n, nullptr) << name;
         if (!n) continue;
@@ -265,12 +270,19 @@ double assimp_world_error(const std::string& file, double* scale_out = nullptr) 
           const auto it = channels.find(p->mName.C_Str());
           if (it != channels.end()) {
             const aiNodeAnim* ch = it->second;
-            auto vec = [](const aiVectorKey& k) { return Vec3(k.mValue.x, k.mValue.y, k.mValue.z); };
+            auto vec = [](const aiVectorKey& k) {
+              return Vec3(k.mValue.x, k.mValue.y, k.mValue.z);
+            };
             auto lerp = [](const Vec3& x, const Vec3& y, double u) { return x + (y - x) * u; };
-            auto quat = [](const aiQuatKey& k) { return ikfix::core::Quat(k.mValue.w, k.mValue.x, k.mValue.y, k.mValue.z); };
-            auto slerp = [](const ikfix::core::Quat& x, const ikfix::core::Quat& y, double u) { return glm::slerp(x, y, u); };
+            auto quat = [](const aiQuatKey& k) {
+              return ikfix::core::Quat(k.mValue.w, k.mValue.x, k.mValue.y, k.mValue.z);
+            };
+            auto slerp = [](const ikfix::core::Quat& x, const ikfix::core::Quat& y, double u) {
+              return glm::slerp(x, y, u);
+            };
             local = trs(channel_value(ch->mPositionKeys, ch->mNumPositionKeys, ticks, vec, lerp),
-                        glm::normalize(channel_value(ch->mRotationKeys, ch->mNumRotationKeys, ticks, quat, slerp)),
+                        glm::normalize(channel_value(ch->mRotationKeys, ch->mNumRotationKeys, ticks,
+                                                     quat, slerp)),
                         channel_value(ch->mScalingKeys, ch->mNumScalingKeys, ticks, vec, lerp));
           } else {
             const aiMatrix4x4& t = p->mTransformation;  // row-major
@@ -293,11 +305,14 @@ double assimp_world_error(const std::string& file, double* scale_out = nullptr) 
 // matrices alone differ by ~1e-7 of the size, so its bound is 2e-7 of the rig's extent.
 TEST(GltfReader, WorldJointPositionsMatchAssimpPerKey) {
   IKFIX_REQUIRE_SHARED_DATA();
-  for (const char* file : {"CesiumMan.glb", "Fox.glb", "RiggedSimple_blender.glb", "SimpleSkin.gltf"}) {
+  for (const char* file :
+       {"CesiumMan.glb", "Fox.glb", "RiggedSimple_blender.glb", "SimpleSkin.gltf"}) {
     double size = 0;
     const double error = assimp_world_error(file, &size);
-    std::printf("[ cross-check ] %-26s max world position difference vs Assimp: %.3g m (rig extent %.3g m)\n", file,
-                error, size);
+    std::printf(
+        "[ cross-check ] %-26s max world position difference vs Assimp: %.3g m (rig extent %.3g "
+        "m)\n",
+        file, error, size);
     EXPECT_LE(error, std::max(1e-5, 2e-7 * size)) << file;
   }
 }

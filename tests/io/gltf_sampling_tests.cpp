@@ -16,7 +16,8 @@ using ikfix::core::Quat;
 using ikfix::core::Vec3;
 using ikfix::test::MiniGltf;
 
-gltf::Keyframes keys3(std::vector<double> times, std::vector<double> values, gltf::Interpolation interpolation) {
+gltf::Keyframes keys3(std::vector<double> times, std::vector<double> values,
+                      gltf::Interpolation interpolation) {
   gltf::Keyframes k;
   k.times = std::move(times);
   k.values = std::move(values);
@@ -34,7 +35,8 @@ std::vector<double> eval(const gltf::Keyframes& k, std::vector<double> times) {
 TEST(GltfSampling, LinearIsLerpClampedOutsideAndExactOnKeys) {
   const auto k = keys3({0, 1, 3}, {0, 0, 0, 1, 2, 3, 3, 2, 1}, gltf::Interpolation::linear);
   const auto v = eval(k, {-1, 0, 0.5, 1, 2, 3, 10});
-  const std::vector<double> expected = {0, 0, 0, 0, 0, 0, 0.5, 1, 1.5, 1, 2, 3, 2, 2, 2, 3, 2, 1, 3, 2, 1};
+  const std::vector<double> expected = {0, 0, 0, 0, 0, 0, 0.5, 1, 1.5, 1, 2,
+                                        3, 2, 2, 2, 3, 2, 1,   3, 2,   1};
   ASSERT_EQ(v.size(), expected.size());
   for (std::size_t i = 0; i < v.size(); ++i) EXPECT_DOUBLE_EQ(v[i], expected[i]) << i;
 }
@@ -58,7 +60,7 @@ TEST(GltfSampling, CubicSplineReproducesACubicPolynomial) {
   // x = t^3, y = 2t + 1, z = 5 over [0, 2], with tangents equal to the derivatives: the Hermite
   // spline is then exact. Layout per key: in-tangent, value, out-tangent.
   const auto k = keys3({0, 2},
-                       {0, 2, 0, /**/ 0, 1, 5, /**/ 0, 2, 0,   // key 0
+                       {0, 2, 0, /**/ 0, 1, 5, /**/ 0, 2, 0,     // key 0
                         12, 2, 0, /**/ 8, 5, 5, /**/ 12, 2, 0},  // key 1
                        gltf::Interpolation::cubic_spline);
   for (double t : {0.0, 0.25, 0.5, 1.0, 1.7, 2.0}) {
@@ -141,10 +143,13 @@ TEST(GltfSampling, SparseAccessorsOverrideTheirBase) {
                                         {"indices", {{"bufferView", iv}, {"componentType", 5123}}},
                                         {"values", {{"bufferView", vv}}}};
   // A sparse accessor without a bufferView starts from zeros.
-  m.json["accessors"].push_back({{"componentType", 5126}, {"count", 3}, {"type", "VEC3"},
-                                 {"sparse", {{"count", 1},
-                                             {"indices", {{"bufferView", iv}, {"componentType", 5123}}},
-                                             {"values", {{"bufferView", vv}}}}}});
+  m.json["accessors"].push_back({{"componentType", 5126},
+                                 {"count", 3},
+                                 {"type", "VEC3"},
+                                 {"sparse",
+                                  {{"count", 1},
+                                   {"indices", {{"bufferView", iv}, {"componentType", 5123}}},
+                                   {"values", {{"bufferView", vv}}}}}});
   const gltf::Document doc = m.parse();
   const auto a = gltf::read_accessor(doc, acc);
   EXPECT_EQ(a.values, (std::vector<double>{1, 1, 1, 2, 2, 2, 7, 8, 9}));
@@ -172,14 +177,17 @@ TEST(GltfTakes, UniformGridIsUsedExactlyIncludingSparseSubsets) {
   const int v_dense = m.add_floats(translations, "VEC3", 3);
   const std::vector<float> sparse = {0.5f, static_cast<float>(12 / 24.0 + 0.5), 1.5f};
   const int t_sparse = m.add_floats(sparse, "SCALAR", 1);
-  const int v_sparse = m.add_floats({0, 0, 0, 1, 0, 1, 0, 0, 0, 0.7071068f, 0, 0.7071068f}, "VEC4", 4);
-  m.add_animation("walk", {{1, "translation", t_dense, v_dense, "LINEAR"}, {1, "rotation", t_sparse, v_sparse, "STEP"}});
+  const int v_sparse =
+      m.add_floats({0, 0, 0, 1, 0, 1, 0, 0, 0, 0.7071068f, 0, 0.7071068f}, "VEC4", 4);
+  m.add_animation("walk", {{1, "translation", t_dense, v_dense, "LINEAR"},
+                           {1, "rotation", t_sparse, v_sparse, "STEP"}});
   const auto doc = std::make_shared<const gltf::Document>(m.parse());
   const gltf::Take take = gltf::extract_take(doc, 0);
   EXPECT_TRUE(take.uniform_grid);
   EXPECT_EQ(take.clip.fps, 24.0);
   ASSERT_EQ(take.clip.frame_count, 25);
-  for (int k = 0; k <= 24; ++k) EXPECT_EQ(take.layout.frame_times[k], static_cast<double>(dense[k]));
+  for (int k = 0; k <= 24; ++k)
+    EXPECT_EQ(take.layout.frame_times[k], static_cast<double>(dense[k]));
   ASSERT_EQ(take.skeleton.joint_count(), 3);
   EXPECT_EQ(take.skeleton.names[2], "node_2");  // unnamed node
   const int hips = take.skeleton.find("hips");
@@ -247,7 +255,8 @@ TEST(GltfTakes, MalformedSamplersAreRefusedWithTheirName) {
     FAIL() << "expected InputError";
   } catch (const ikfix::io::InputError& e) {
     EXPECT_NE(std::string(e.what()).find("bad.gltf"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("animation 'bad' sampler 0"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("animation 'bad' sampler 0"), std::string::npos)
+        << e.what();
   }
 }
 

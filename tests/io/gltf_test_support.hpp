@@ -3,10 +3,9 @@
 // one buffer, embedded as a base64 data URI when the text is produced.
 #include <cstdint>
 #include <cstring>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "io/gltf/base64.hpp"
 #include "io/gltf/gltf.hpp"
@@ -37,8 +36,10 @@ struct MiniGltf {
     return static_cast<int>(json["bufferViews"].size()) - 1;
   }
 
-  int add_accessor(int view, int component_type, int count, const char* type, bool normalized = false) {
-    Json a = {{"bufferView", view}, {"componentType", component_type}, {"count", count}, {"type", type}};
+  int add_accessor(int view, int component_type, int count, const char* type,
+                   bool normalized = false) {
+    Json a = {
+        {"bufferView", view}, {"componentType", component_type}, {"count", count}, {"type", type}};
     if (normalized) a["normalized"] = true;
     json["accessors"].push_back(a);
     return static_cast<int>(json["accessors"].size()) - 1;
@@ -55,7 +56,8 @@ struct MiniGltf {
   }
 
   template <typename T>
-  int add_ints(const std::vector<T>& v, int component_type, const char* type, int components, bool normalized) {
+  int add_ints(const std::vector<T>& v, int component_type, const char* type, int components,
+               bool normalized) {
     return add_accessor(add_view(v.data(), v.size() * sizeof(T)), component_type,
                         static_cast<int>(v.size()) / components, type, normalized);
   }
@@ -89,8 +91,10 @@ struct MiniGltf {
     anim["samplers"] = Json::array();
     for (const auto& c : channels) {
       const int s = static_cast<int>(anim["samplers"].size());
-      anim["samplers"].push_back({{"input", c.input}, {"interpolation", c.interpolation}, {"output", c.output}});
-      anim["channels"].push_back({{"sampler", s}, {"target", {{"node", c.node}, {"path", c.path}}}});
+      anim["samplers"].push_back(
+          {{"input", c.input}, {"interpolation", c.interpolation}, {"output", c.output}});
+      anim["channels"].push_back(
+          {{"sampler", s}, {"target", {{"node", c.node}, {"path", c.path}}}});
     }
     json["animations"].push_back(anim);
     return static_cast<int>(json["animations"].size()) - 1;
@@ -99,11 +103,14 @@ struct MiniGltf {
   std::string text() const {
     Json j = json;
     j["buffers"] = Json::array(
-        {Json{{"byteLength", bin.size()}, {"uri", "data:application/octet-stream;base64," + io::gltf::base64_encode(bin)}}});
+        {Json{{"byteLength", bin.size()},
+              {"uri", "data:application/octet-stream;base64," + io::gltf::base64_encode(bin)}}});
     return j.dump();
   }
 
-  io::gltf::Document parse(const std::string& name = "mini.gltf") const { return io::gltf::parse(text(), name); }
+  io::gltf::Document parse(const std::string& name = "mini.gltf") const {
+    return io::gltf::parse(text(), name);
+  }
 };
 
 }  // namespace ikfix::test

@@ -32,15 +32,16 @@ using ikfix::io::LoadedClip;
 
 fs::path gltf_dir() { return ikfix::test::shared_data_dir() / "anim" / "gltf"; }
 
-fs::path temp_dir(const std::string& name) {
-  return ikfix::test::scratch_dir("gltfw_" + name);
-}
+fs::path temp_dir(const std::string& name) { return ikfix::test::scratch_dir("gltfw_" + name); }
 
-const gltf::TakeLayout& layout_of(const LoadedClip& c) { return *static_cast<const gltf::TakeLayout*>(c.document.get()); }
+const gltf::TakeLayout& layout_of(const LoadedClip& c) {
+  return *static_cast<const gltf::TakeLayout*>(c.document.get());
+}
 const gltf::Document& doc_of(const LoadedClip& c) { return *layout_of(c).document; }
 
 double angle_deg(const Quat& a, const Quat& b) {
-  return ikfix::core::rotation_angle(glm::normalize(glm::conjugate(a) * b)) * 180.0 / ikfix::core::kPi;
+  return ikfix::core::rotation_angle(glm::normalize(glm::conjugate(a) * b)) * 180.0 /
+         ikfix::core::kPi;
 }
 
 // Turns the named joints by a frame-dependent rotation; moves `translated` joints.
@@ -48,7 +49,8 @@ struct Edit {
   ikfix::core::Clip clip;
   std::vector<char> changed;
 };
-Edit edit_joints(const LoadedClip& c, const std::vector<std::string>& rotated, const std::vector<std::string>& translated = {}) {
+Edit edit_joints(const LoadedClip& c, const std::vector<std::string>& rotated,
+                 const std::vector<std::string>& translated = {}) {
   Edit e{c.clip, std::vector<char>(c.skeleton.joint_count(), 0)};
   for (const auto& name : rotated) {
     const int j = c.skeleton.find(name);
@@ -56,13 +58,15 @@ Edit edit_joints(const LoadedClip& c, const std::vector<std::string>& rotated, c
     e.changed[j] = 1;
     for (int f = 0; f < e.clip.frame_count; ++f)
       e.clip.at(f, j).rotation =
-          e.clip.at(f, j).rotation * ikfix::core::axis_angle(glm::normalize(Vec3(1, 0.3, -0.2)), 0.3 * std::sin(0.4 * f + j));
+          e.clip.at(f, j).rotation *
+          ikfix::core::axis_angle(glm::normalize(Vec3(1, 0.3, -0.2)), 0.3 * std::sin(0.4 * f + j));
   }
   for (const auto& name : translated) {
     const int j = c.skeleton.find(name);
     EXPECT_GE(j, 0) << name;
     e.changed[j] = 1;
-    for (int f = 0; f < e.clip.frame_count; ++f) e.clip.at(f, j).translation += Vec3(0.01, -0.03 * std::cos(0.2 * f), 0.0);
+    for (int f = 0; f < e.clip.frame_count; ++f)
+      e.clip.at(f, j).translation += Vec3(0.01, -0.03 * std::cos(0.2 * f), 0.0);
   }
   return e;
 }
@@ -70,7 +74,8 @@ Edit edit_joints(const LoadedClip& c, const std::vector<std::string>& rotated, c
 std::string view_bytes(const gltf::Document& doc, int view_index) {
   const auto& view = doc.json["bufferViews"][view_index];
   const std::string_view buffer = doc.buffer_bytes(view["buffer"].get<int>());
-  return std::string(buffer.substr(view.value("byteOffset", 0), view["byteLength"].get<std::size_t>()));
+  return std::string(
+      buffer.substr(view.value("byteOffset", 0), view["byteLength"].get<std::size_t>()));
 }
 
 // Every channel of animation `a` whose (node, path) is not in `edited` keeps its sampler object,
@@ -106,13 +111,15 @@ void expect_json_text_kept(const gltf::Document& in, const gltf::Document& out) 
     const auto a = jt::member(tin, top_in, key);
     const auto b = jt::member(tout, top_out, key);
     ASSERT_TRUE(a && b) << key;
-    const std::string_view sa = tin.substr(a->begin, a->end - a->begin), sb = tout.substr(b->begin, b->end - b->begin);
+    const std::string_view sa = tin.substr(a->begin, a->end - a->begin),
+                           sb = tout.substr(b->begin, b->end - b->begin);
     if (key == "animations" || key == "buffers") continue;
     if (key == "accessors" || key == "bufferViews") {
       const auto ea = jt::elements(tin, *a), eb = jt::elements(tout, *b);
       ASSERT_LE(ea.size(), eb.size());
       for (std::size_t i = 0; i < ea.size(); ++i)
-        EXPECT_EQ(tin.substr(ea[i].begin, ea[i].end - ea[i].begin), tout.substr(eb[i].begin, eb[i].end - eb[i].begin));
+        EXPECT_EQ(tin.substr(ea[i].begin, ea[i].end - ea[i].begin),
+                  tout.substr(eb[i].begin, eb[i].end - eb[i].begin));
       continue;
     }
     EXPECT_EQ(sa, sb) << key;
@@ -122,7 +129,8 @@ void expect_json_text_kept(const gltf::Document& in, const gltf::Document& out) 
 TEST(GltfWriter, NoEditGivesTheInputBytes) {
   IKFIX_REQUIRE_SHARED_DATA();
   const auto dir = temp_dir("same");
-  for (const char* file : {"CesiumMan.glb", "Fox.glb", "RiggedSimple_blender.glb", "SimpleSkin.gltf"}) {
+  for (const char* file :
+       {"CesiumMan.glb", "Fox.glb", "RiggedSimple_blender.glb", "SimpleSkin.gltf"}) {
     const std::string input = ikfix::io::read_file(gltf_dir() / file);
     ikfix::io::ClipLoadOptions options;
     const LoadedClip first = ikfix::io::load_clip(gltf_dir() / file);
@@ -168,14 +176,17 @@ TEST(GltfWriter, CesiumManLegEditsLandExactlyAndNothingElseMoves) {
         EXPECT_EQ(got.scale, in.clip.at(f, j).scale) << in.skeleton.names[j];
       }
     }
-  std::printf("[ patch ] CesiumMan edited joints: max rotation error %.3g deg, translation %.3g m\n", worst_deg, worst_m);
+  std::printf(
+      "[ patch ] CesiumMan edited joints: max rotation error %.3g deg, translation %.3g m\n",
+      worst_deg, worst_m);
   EXPECT_LE(worst_deg, 0.01);
   EXPECT_LE(worst_m, 1e-6);
 
   const gltf::Document& din = doc_of(in);
   const gltf::Document& dout = doc_of(out);
   std::set<std::pair<int, gltf::Path>> edited;
-  for (const auto& name : legs) edited.insert({layout_of(in).joint_nodes[in.skeleton.find(name)], gltf::Path::rotation});
+  for (const auto& name : legs)
+    edited.insert({layout_of(in).joint_nodes[in.skeleton.find(name)], gltf::Path::rotation});
   edited.insert({3, gltf::Path::translation});
   expect_untouched_channels_identical(din, dout, 0, edited);
   expect_json_text_kept(din, dout);
@@ -184,7 +195,8 @@ TEST(GltfWriter, CesiumManLegEditsLandExactlyAndNothingElseMoves) {
   EXPECT_EQ(dout.animations[0].samplers.size(), din.animations[0].samplers.size());
   // The original BIN bytes are a prefix of the new BIN chunk; buffer 0 grew by the new data only.
   ASSERT_TRUE(dout.has_bin_chunk);
-  EXPECT_EQ(dout.file_bytes.substr(dout.bin_offset, din.bin_length), din.file_bytes.substr(din.bin_offset, din.bin_length));
+  EXPECT_EQ(dout.file_bytes.substr(dout.bin_offset, din.bin_length),
+            din.file_bytes.substr(din.bin_offset, din.bin_length));
   const std::size_t new_bytes = dout.buffers[0].byte_length - din.buffers[0].byte_length;
   // One time accessor + 6 rotations (16 B/frame) + 1 translation (12 B/frame), 48 frames.
   EXPECT_EQ(new_bytes, 48u * (4 + 6 * 16 + 12));
@@ -213,7 +225,8 @@ TEST(GltfWriter, FoxTwoTakesAtOnceLeaveTheThirdAsItWas) {
   std::vector<std::string> run_joints = legs;
   run_joints.push_back("b_LeftFoot02_018");
   const Edit ew = edit_joints(walk, legs), er = edit_joints(run, run_joints, {"b_Hip_01"});
-  const ikfix::io::TakeEdit edits[2] = {{&walk, &ew.clip, ew.changed}, {&run, &er.clip, er.changed}};
+  const ikfix::io::TakeEdit edits[2] = {{&walk, &ew.clip, ew.changed},
+                                        {&run, &er.clip, er.changed}};
   const fs::path out_path = dir / "fox.glb";
   ikfix::io::save_takes(out_path, edits);
   const auto out = std::make_shared<const gltf::Document>(gltf::read_file(out_path));
@@ -221,17 +234,20 @@ TEST(GltfWriter, FoxTwoTakesAtOnceLeaveTheThirdAsItWas) {
   const auto tin = doc->json_text(), tout = out->json_text();
   const auto ain = jt::elements(tin, *jt::member(tin, jt::value_at(tin, 0), "animations"));
   const auto aout = jt::elements(tout, *jt::member(tout, jt::value_at(tout, 0), "animations"));
-  EXPECT_EQ(tin.substr(ain[0].begin, ain[0].end - ain[0].begin), tout.substr(aout[0].begin, aout[0].end - aout[0].begin));
+  EXPECT_EQ(tin.substr(ain[0].begin, ain[0].end - ain[0].begin),
+            tout.substr(aout[0].begin, aout[0].end - aout[0].begin));
   expect_json_text_kept(*doc, *out);
   for (int a : {1, 2}) {
     const Edit& e = a == 1 ? ew : er;
     const gltf::Take t = gltf::extract_take(out, a);
     double worst = 0;
     for (int f = 0; f < t.clip.frame_count; ++f)
-      for (int j = 0; j < t.skeleton.joint_count(); ++j) worst = std::max(worst, angle_deg(e.clip.at(f, j).rotation, t.clip.at(f, j).rotation));
+      for (int j = 0; j < t.skeleton.joint_count(); ++j)
+        worst = std::max(worst, angle_deg(e.clip.at(f, j).rotation, t.clip.at(f, j).rotation));
     EXPECT_LE(worst, 0.01) << a;
     std::set<std::pair<int, gltf::Path>> edited;
-    for (const auto& name : legs) edited.insert({layout_of(walk).joint_nodes[walk.skeleton.find(name)], gltf::Path::rotation});
+    for (const auto& name : legs)
+      edited.insert({layout_of(walk).joint_nodes[walk.skeleton.find(name)], gltf::Path::rotation});
     if (a == 2) edited.insert({4, gltf::Path::translation});
     expect_untouched_channels_identical(*doc, *out, a, edited);
   }
@@ -253,7 +269,8 @@ TEST(GltfWriter, SimpleSkinGetsAnEmbeddedBufferAndANewChannel) {
   EXPECT_EQ(d.buffers[4].source, gltf::BufferSource::data_uri);
   EXPECT_EQ(d.animations[0].channels.size(), 2u);
   for (int f = 0; f < in.clip.frame_count; ++f)
-    for (int j : {1, 2}) EXPECT_LE(angle_deg(e.clip.at(f, j).rotation, out.clip.at(f, j).rotation), 1e-4);
+    for (int j : {1, 2})
+      EXPECT_LE(angle_deg(e.clip.at(f, j).rotation, out.clip.at(f, j).rotation), 1e-4);
   expect_json_text_kept(doc_of(in), d);
   fs::remove_all(dir);
 }
@@ -268,10 +285,13 @@ TEST(GltfWriter, StepSamplersThatAreEditedBecomeLinearOthersKeepTheirMode) {
   const auto& din = doc_of(in);
   const auto& dout = doc_of(out);
   int step_before = 0, step_after = 0;
-  for (const auto& s : din.animations[0].samplers) step_before += s.interpolation == gltf::Interpolation::step;
-  for (const auto& s : dout.animations[0].samplers) step_after += s.interpolation == gltf::Interpolation::step;
+  for (const auto& s : din.animations[0].samplers)
+    step_before += s.interpolation == gltf::Interpolation::step;
+  for (const auto& s : dout.animations[0].samplers)
+    step_after += s.interpolation == gltf::Interpolation::step;
   EXPECT_EQ(step_after, step_before - 1);  // Root's rotation sampler was STEP
-  for (int f = 0; f < in.clip.frame_count; ++f) EXPECT_LE(angle_deg(e.clip.at(f, 1).rotation, out.clip.at(f, 1).rotation), 1e-4);
+  for (int f = 0; f < in.clip.frame_count; ++f)
+    EXPECT_LE(angle_deg(e.clip.at(f, 1).rotation, out.clip.at(f, 1).rotation), 1e-4);
   expect_untouched_channels_identical(din, dout, 0, {{3, gltf::Path::rotation}});
   fs::remove_all(dir);
 }
@@ -282,29 +302,34 @@ TEST(GltfWriter, SharedSamplersAreLeftAloneAndANewOneIsAdded) {
   const int a = m.add_node("a", root, {0, 1, 0});
   m.add_node("b", a, {0, 1, 0});
   const int t = m.add_floats({0, 1, 2}, "SCALAR", 1);
-  const int r = m.add_floats({0, 0, 0, 1, 0, 0.3826834f, 0, 0.9238795f, 0, 0.7071068f, 0, 0.7071068f}, "VEC4", 4);
+  const int r = m.add_floats(
+      {0, 0, 0, 1, 0, 0.3826834f, 0, 0.9238795f, 0, 0.7071068f, 0, 0.7071068f}, "VEC4", 4);
   m.add_animation("spin", {{1, "rotation", t, r, "LINEAR"}});
-  m.json["animations"][0]["channels"].push_back({{"sampler", 0}, {"target", {{"node", 2}, {"path", "rotation"}}}});
+  m.json["animations"][0]["channels"].push_back(
+      {{"sampler", 0}, {"target", {{"node", 2}, {"path", "rotation"}}}});
   const auto doc = std::make_shared<const gltf::Document>(m.parse());
   const gltf::Take take = gltf::extract_take(doc, 0);
   ikfix::core::Clip edited = take.clip;
   std::vector<char> changed(3, 0);
   changed[2] = 1;
-  for (int f = 0; f < edited.frame_count; ++f) edited.at(f, 2).rotation = ikfix::core::axis_angle(Vec3(1, 0, 0), 0.1 * f);
+  for (int f = 0; f < edited.frame_count; ++f)
+    edited.at(f, 2).rotation = ikfix::core::axis_angle(Vec3(1, 0, 0), 0.1 * f);
   const gltf::TakeEdit edit{&take.layout, &take.clip, &edited, changed};
   const std::string bytes = gltf::write(*doc, {&edit, 1}, "mini.gltf");
   const auto out = std::make_shared<const gltf::Document>(gltf::parse(bytes, "mini.gltf"));
   ASSERT_EQ(out->animations[0].samplers.size(), 2u);
   EXPECT_EQ(out->animations[0].channels[0].sampler, 0);
   EXPECT_EQ(out->animations[0].channels[1].sampler, 1);
-  EXPECT_EQ(out->json["animations"][0]["samplers"][0].dump(), doc->json["animations"][0]["samplers"][0].dump());
+  EXPECT_EQ(out->json["animations"][0]["samplers"][0].dump(),
+            doc->json["animations"][0]["samplers"][0].dump());
   const gltf::Take back = gltf::extract_take(out, 0);
   for (int f = 0; f < 3; ++f) {
     EXPECT_EQ(back.clip.at(f, 1).rotation, take.clip.at(f, 1).rotation);
     EXPECT_LE(angle_deg(back.clip.at(f, 2).rotation, edited.at(f, 2).rotation), 1e-5);
   }
   // The new time accessor has min/max, as the spec requires for sampler inputs.
-  const auto& time_acc = out->json["accessors"][out->json["animations"][0]["samplers"][1]["input"].get<int>()];
+  const auto& time_acc =
+      out->json["accessors"][out->json["animations"][0]["samplers"][1]["input"].get<int>()];
   EXPECT_EQ(time_acc["min"][0].get<double>(), 0.0);
   EXPECT_EQ(time_acc["max"][0].get<double>(), 2.0);
 }
@@ -330,7 +355,8 @@ TEST(GltfWriter, ExternalBuffersStayWhereTheyAreWhenWritingElsewhere) {
   auto json = nlohmann::ordered_json::parse(ikfix::io::read_file(gltf_dir() / "SimpleSkin.gltf"));
   for (std::size_t i = 0; i < json["buffers"].size(); ++i) {
     const std::string uri = json["buffers"][i]["uri"];
-    ikfix::io::write_file_atomic(dir / "in" / ("part " + std::to_string(i) + ".bin"), *gltf::base64_decode(uri.substr(uri.find(',') + 1)));
+    ikfix::io::write_file_atomic(dir / "in" / ("part " + std::to_string(i) + ".bin"),
+                                 *gltf::base64_decode(uri.substr(uri.find(',') + 1)));
     json["buffers"][i]["uri"] = "part%20" + std::to_string(i) + ".bin";
   }
   ikfix::io::write_file_atomic(dir / "in" / "skin.gltf", json.dump(1));
@@ -338,13 +364,15 @@ TEST(GltfWriter, ExternalBuffersStayWhereTheyAreWhenWritingElsewhere) {
   // Same folder, nothing edited: the same bytes.
   std::vector<char> none(in.skeleton.joint_count(), 0);
   ikfix::io::save_clip(dir / "in" / "copy.gltf", in, in.clip, none);
-  EXPECT_EQ(ikfix::io::read_file(dir / "in" / "copy.gltf"), ikfix::io::read_file(dir / "in" / "skin.gltf"));
+  EXPECT_EQ(ikfix::io::read_file(dir / "in" / "copy.gltf"),
+            ikfix::io::read_file(dir / "in" / "skin.gltf"));
   // Another folder: the uris point back at the input's files.
   const Edit e = edit_joints(in, {"node_2"});
   ikfix::io::save_clip(dir / "out" / "skin.gltf", in, e.clip, e.changed);
   const LoadedClip out = ikfix::io::load_clip(dir / "out" / "skin.gltf");
   EXPECT_EQ(doc_of(out).buffers[0].uri, "../in/part%200.bin");
-  for (int f = 0; f < in.clip.frame_count; ++f) EXPECT_LE(angle_deg(e.clip.at(f, 2).rotation, out.clip.at(f, 2).rotation), 1e-4);
+  for (int f = 0; f < in.clip.frame_count; ++f)
+    EXPECT_LE(angle_deg(e.clip.at(f, 2).rotation, out.clip.at(f, 2).rotation), 1e-4);
   fs::remove_all(dir);
 }
 

@@ -44,7 +44,8 @@ struct Motion {
   Clip clip;
   std::vector<char> animated;
 };
-Motion make_motion(const LoadedClip& c, int frames, const std::vector<std::string>& swinging, const std::string& pelvis) {
+Motion make_motion(const LoadedClip& c, int frames, const std::vector<std::string>& swinging,
+                   const std::string& pelvis) {
   Motion m;
   m.clip.fps = c.clip.fps;
   m.clip.frame_count = frames;
@@ -59,7 +60,8 @@ Motion make_motion(const LoadedClip& c, int frames, const std::vector<std::strin
       const double phase = 2.0 * ikfix::core::kPi * f / 24.0 + j;
       for (const std::string& name : swinging)
         if (c.skeleton.names[j] == name) {
-          t.rotation = t.rotation * ikfix::core::axis_angle(glm::normalize(Vec3(1.0, 0.3 * j, 0.2)), 0.5 * std::sin(phase));
+          t.rotation = t.rotation * ikfix::core::axis_angle(glm::normalize(Vec3(1.0, 0.3 * j, 0.2)),
+                                                            0.5 * std::sin(phase));
           m.animated[j] = 1;
         }
       if (j == hips) {
@@ -72,7 +74,8 @@ Motion make_motion(const LoadedClip& c, int frames, const std::vector<std::strin
 }
 
 double angle_deg(const Quat& a, const Quat& b) {
-  return ikfix::core::rotation_angle(glm::normalize(glm::conjugate(a) * b)) * 180.0 / ikfix::core::kPi;
+  return ikfix::core::rotation_angle(glm::normalize(glm::conjugate(a) * b)) * 180.0 /
+         ikfix::core::kPi;
 }
 
 // The take read back equals the clip: local rotations (float keys: 1e-4 degrees), translations
@@ -84,7 +87,8 @@ void expect_reads_back(const LoadedClip& back, const LoadedClip& character, cons
   double size = 0.0;
   {
     std::vector<Transform> world(character.skeleton.joint_count());
-    ikfix::core::forward_kinematics(character.skeleton, character.skeleton.rest, Transform{}, world);
+    ikfix::core::forward_kinematics(character.skeleton, character.skeleton.rest, Transform{},
+                                    world);
     Vec3 lo(1e300), hi(-1e300);
     for (const auto& w : world) {
       lo = glm::min(lo, w.translation);
@@ -98,7 +102,8 @@ void expect_reads_back(const LoadedClip& back, const LoadedClip& character, cons
     ikfix::core::forward_kinematics(character.skeleton, m.clip.frame(f), Transform{}, a);
     ikfix::core::forward_kinematics(back.skeleton, back.clip.frame(f), Transform{}, b);
     for (int j = 0; j < character.skeleton.joint_count(); ++j) {
-      worst_rot = std::max(worst_rot, angle_deg(m.clip.at(f, j).rotation, back.clip.at(f, j).rotation));
+      worst_rot =
+          std::max(worst_rot, angle_deg(m.clip.at(f, j).rotation, back.clip.at(f, j).rotation));
       worst_pos = std::max(worst_pos, glm::length(a[j].translation - b[j].translation) / size);
     }
   }
@@ -111,8 +116,11 @@ void expect_reads_back(const LoadedClip& back, const LoadedClip& character, cons
 constexpr double kMayaScaleNoise = 5e-6;
 
 // Properties of two FBX nodes, decoded, and their children, recursively: equal?
-bool same_node(const fbx::Document& da, const fbx::Node& a, const fbx::Document& db, const fbx::Node& b) {
-  if (a.name != b.name || a.props.size() != b.props.size() || a.children.size() != b.children.size()) return false;
+bool same_node(const fbx::Document& da, const fbx::Node& a, const fbx::Document& db,
+               const fbx::Node& b) {
+  if (a.name != b.name || a.props.size() != b.props.size() ||
+      a.children.size() != b.children.size())
+    return false;
   for (std::size_t p = 0; p < a.props.size(); ++p) {
     const fbx::Property& pa = a.props[p];
     const fbx::Property& pb = b.props[p];
@@ -131,19 +139,23 @@ bool same_node(const fbx::Document& da, const fbx::Node& a, const fbx::Document&
 }
 
 bool is_animation_object(const std::string& name) {
-  return name == "AnimationStack" || name == "AnimationLayer" || name == "AnimationCurveNode" || name == "AnimationCurve";
+  return name == "AnimationStack" || name == "AnimationLayer" || name == "AnimationCurveNode" ||
+         name == "AnimationCurve";
 }
 
 // Every top-level node but Objects, Connections, Definitions and Takes is unchanged; every
 // object of `before` (animation objects too, unless `takes_replaced`) is in `after` unchanged,
 // and so is every connection between kept objects.
-void expect_rest_of_file_kept(const fs::path& before_path, const fs::path& after_path, bool takes_replaced) {
+void expect_rest_of_file_kept(const fs::path& before_path, const fs::path& after_path,
+                              bool takes_replaced) {
   const fbx::Document before = fbx::read_file(before_path);
   const fbx::Document after = fbx::read_file(after_path);
   EXPECT_EQ(before.encoding, after.encoding);
   EXPECT_EQ(before.version, after.version);
   for (const fbx::Node& n : before.root.children) {
-    if (n.name == "Objects" || n.name == "Connections" || n.name == "Definitions" || n.name == "Takes") continue;
+    if (n.name == "Objects" || n.name == "Connections" || n.name == "Definitions" ||
+        n.name == "Takes")
+      continue;
     const fbx::Node* m = after.root.child(n.name);
     ASSERT_NE(m, nullptr) << n.name;
     EXPECT_TRUE(same_node(before, n, after, *m)) << n.name;
@@ -170,16 +182,20 @@ void expect_rest_of_file_kept(const fs::path& before_path, const fs::path& after
   std::set<std::string> after_links;
   for (const fbx::Node& c : after.root.child("Connections")->children)
     if (c.props.size() >= 3)
-      after_links.insert(std::to_string(fbx::as_int(after, c.props[1])) + ">" + std::to_string(fbx::as_int(after, c.props[2])));
+      after_links.insert(std::to_string(fbx::as_int(after, c.props[1])) + ">" +
+                         std::to_string(fbx::as_int(after, c.props[2])));
   for (const fbx::Node& c : before.root.child("Connections")->children) {
     if (c.props.size() < 3) continue;
-    const std::int64_t child = fbx::as_int(before, c.props[1]), parent = fbx::as_int(before, c.props[2]);
+    const std::int64_t child = fbx::as_int(before, c.props[1]),
+                       parent = fbx::as_int(before, c.props[2]);
     if (dropped.count(child) || dropped.count(parent)) continue;
-    EXPECT_TRUE(after_links.count(std::to_string(child) + ">" + std::to_string(parent))) << child << " > " << parent;
+    EXPECT_TRUE(after_links.count(std::to_string(child) + ">" + std::to_string(parent)))
+        << child << " > " << parent;
   }
 }
 
-const std::vector<std::string> kKenneySwing = {"LeftUpLeg", "LeftLeg", "RightUpLeg", "RightLeg", "Spine", "LeftArm", "RightArm"};
+const std::vector<std::string> kKenneySwing = {"LeftUpLeg", "LeftLeg", "RightUpLeg", "RightLeg",
+                                               "Spine",     "LeftArm", "RightArm"};
 
 TEST(NewTake, FbxCharacterWithoutTakesGetsOne) {
   IKFIX_REQUIRE_SHARED_DATA();
@@ -215,7 +231,8 @@ TEST(NewTake, FbxCharacterKeepsItsTakeOrReplacesIt) {
   // The file's own take is untouched.
   ikfix::io::ClipLoadOptions first;
   first.take = "Take 001";
-  const LoadedClip original = ikfix::io::load_character(in, first), kept = ikfix::io::load_character(out, first);
+  const LoadedClip original = ikfix::io::load_character(in, first),
+                   kept = ikfix::io::load_character(out, first);
   ASSERT_EQ(original.clip.locals.size(), kept.clip.locals.size());
   for (std::size_t k = 0; k < original.clip.locals.size(); ++k) {
     EXPECT_EQ(original.clip.locals[k].translation, kept.clip.locals[k].translation);
@@ -224,8 +241,9 @@ TEST(NewTake, FbxCharacterKeepsItsTakeOrReplacesIt) {
   expect_rest_of_file_kept(in, out, false);
   // The name is taken now.
   const LoadedClip again = ikfix::io::load_character(out);
-  EXPECT_THROW(ikfix::io::save_new_take(out_dir() / "twice.fbx", again, m.clip, m.animated, "Walk", false),
-               ikfix::io::InputError);
+  EXPECT_THROW(
+      ikfix::io::save_new_take(out_dir() / "twice.fbx", again, m.clip, m.animated, "Walk", false),
+      ikfix::io::InputError);
 
   const fs::path replaced = out_dir() / "kenney_maya_walk_only.fbx";
   ikfix::io::save_new_take(replaced, character, m.clip, m.animated, "Walk", true);
@@ -262,7 +280,8 @@ TEST(NewTake, FbxTakesReplacedThatComeBeforeTheModels) {
   }
   const LoadedClip character = ikfix::io::load_character(in);
   std::vector<std::string> swing;
-  for (const char* n : {"LeftUpLeg", "LeftLeg", "RightUpLeg", "RightLeg", "Spine", "LeftArm"}) swing.push_back(std::string("Character1_") + n);
+  for (const char* n : {"LeftUpLeg", "LeftLeg", "RightUpLeg", "RightLeg", "Spine", "LeftArm"})
+    swing.push_back(std::string("Character1_") + n);
   const Motion m = make_motion(character, 30, swing, "Character1_Hips");
   // Every Model of the patched scene is still where the scene says it is.
   fbx::ClipDocument work = *static_cast<const fbx::ClipDocument*>(character.document.get());
@@ -289,7 +308,8 @@ TEST(NewTake, AsciiFbxCharacter) {
   const fs::path in = data_dir() / "anim/fbx/maya_humanik_character_7500_ascii.fbx";
   const LoadedClip character = ikfix::io::load_character(in);
   std::vector<std::string> swing;
-  for (const char* n : {"LeftUpLeg", "LeftLeg", "RightUpLeg", "RightLeg", "Spine", "LeftArm"}) swing.push_back(std::string("Character1_") + n);
+  for (const char* n : {"LeftUpLeg", "LeftLeg", "RightUpLeg", "RightLeg", "Spine", "LeftArm"})
+    swing.push_back(std::string("Character1_") + n);
   const Motion m = make_motion(character, 30, swing, "Character1_Hips");
   const fs::path out = out_dir() / "humanik_walk.fbx";
   ikfix::io::save_new_take(out, character, m.clip, m.animated, "Walk", false);
@@ -315,13 +335,15 @@ TEST(NewTake, GlbCharacterWithoutAnimationGetsOne) {
   expect_reads_back(back, character, m);
   // The original bytes of the BIN chunk come first; every JSON member but the lists that grow
   // is as it was.
-  const ikfix::io::gltf::Document before = ikfix::io::gltf::read_file(in), after = ikfix::io::gltf::read_file(out);
+  const ikfix::io::gltf::Document before = ikfix::io::gltf::read_file(in),
+                                  after = ikfix::io::gltf::read_file(out);
   EXPECT_EQ(after.buffer_bytes(0).substr(0, before.buffer_bytes(0).size()), before.buffer_bytes(0));
   for (const auto& [key, value] : before.json.items()) {
     if (key == "accessors" || key == "bufferViews" || key == "buffers") continue;
     EXPECT_EQ(after.json[key], value) << key;
   }
-  for (std::size_t k = 0; k < before.json["accessors"].size(); ++k) EXPECT_EQ(after.json["accessors"][k], before.json["accessors"][k]);
+  for (std::size_t k = 0; k < before.json["accessors"].size(); ++k)
+    EXPECT_EQ(after.json["accessors"][k], before.json["accessors"][k]);
 }
 
 TEST(NewTake, GltfCharacterKeepsItsAnimationOrReplacesIt) {
@@ -330,7 +352,8 @@ TEST(NewTake, GltfCharacterKeepsItsAnimationOrReplacesIt) {
     const char* name;
     const char* pelvis;
   };
-  for (const Case& c : {Case{"anim/gltf/CesiumMan.glb", "Skeleton_torso_joint_1"}, Case{"anim/gltf/SimpleSkin.gltf", "node_1"}}) {
+  for (const Case& c : {Case{"anim/gltf/CesiumMan.glb", "Skeleton_torso_joint_1"},
+                        Case{"anim/gltf/SimpleSkin.gltf", "node_1"}}) {
     const std::string name = c.name;
     SCOPED_TRACE(name);
     const fs::path in = data_dir() / name;
@@ -383,7 +406,8 @@ TEST(NewTake, FbxTakeKeepsTheClipsOwnFrameRate) {
   // The last frame (t = 1 s) is the clip's last frame.
   const int last = back.clip.frame_count - 1;
   for (int j = 0; j < back.skeleton.joint_count(); ++j)
-    EXPECT_LT(angle_deg(back.clip.at(last, j).rotation, m.clip.at(120, j).rotation), 1e-4) << back.skeleton.names[j];
+    EXPECT_LT(angle_deg(back.clip.at(last, j).rotation, m.clip.at(120, j).rotation), 1e-4)
+        << back.skeleton.names[j];
 }
 
 // A scale that leaves the Model's gets Lcl Scaling curves.
@@ -403,17 +427,20 @@ TEST(NewTake, FbxScaleIsWrittenWhenItChanges) {
   const LoadedClip back = ikfix::io::load_character(out, grow);
   expect_reads_back(back, character, m, kMayaScaleNoise);
   for (int f = 0; f < m.clip.frame_count; ++f)
-    EXPECT_LT(glm::length(back.clip.at(f, hand).scale - m.clip.at(f, hand).scale), 1e-6 * glm::length(m.clip.at(f, hand).scale));
+    EXPECT_LT(glm::length(back.clip.at(f, hand).scale - m.clip.at(f, hand).scale),
+              1e-6 * glm::length(m.clip.at(f, hand).scale));
 }
 
 TEST(NewTake, RefusesWhatItCannotWrite) {
   IKFIX_REQUIRE_SHARED_DATA();
   const LoadedClip character = ikfix::io::load_character(data_dir() / "retarget/kenney_rest.fbx");
   Motion m = make_motion(character, 5, kKenneySwing, "Hips");
-  EXPECT_THROW(ikfix::io::save_new_take(out_dir() / "x.glb", character, m.clip, m.animated, "Walk", false),
-               ikfix::io::InputError);
-  EXPECT_THROW(ikfix::io::save_new_take(out_dir() / "x.fbx", character, m.clip, m.animated, "", false),
-               ikfix::io::InputError);
+  EXPECT_THROW(
+      ikfix::io::save_new_take(out_dir() / "x.glb", character, m.clip, m.animated, "Walk", false),
+      ikfix::io::InputError);
+  EXPECT_THROW(
+      ikfix::io::save_new_take(out_dir() / "x.fbx", character, m.clip, m.animated, "", false),
+      ikfix::io::InputError);
   m.clip.at(2, character.skeleton.find("LeftLeg")).rotation.x = std::nan("");
   try {
     ikfix::io::save_new_take(out_dir() / "x.fbx", character, m.clip, m.animated, "Walk", false);

@@ -8,11 +8,10 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/retarget/bone_map.hpp"
 #include "core/retarget/joint_names.hpp"
@@ -60,7 +59,8 @@ std::vector<Expected> expand(const nlohmann::json& map) {
       }
       e.target = t;
     }
-    const bool hip_joint = (e.source && e.source->front() == '%') || (e.target && e.target->front() == '%');
+    const bool hip_joint =
+        (e.source && e.source->front() == '%') || (e.target && e.target->front() == '%');
     if (!hip_joint) {
       out.push_back(e);
       continue;
@@ -103,7 +103,8 @@ Score score(const core::BoneMap& map, const core::Skeleton& src, const core::Ske
     const int s = e.source ? find_spelled(src, *e.source) : -1;
     const int t = e.target ? find_spelled(tgt, *e.target) : -1;
     if ((e.source && s < 0) || (e.target && t < 0)) {
-      sc.problems.push_back("expected joint not in file: " + e.source.value_or("-") + " / " + e.target.value_or("-"));
+      sc.problems.push_back("expected joint not in file: " + e.source.value_or("-") + " / " +
+                            e.target.value_or("-"));
       ++sc.wrong;
       continue;
     }
@@ -114,7 +115,8 @@ Score score(const core::BoneMap& map, const core::Skeleton& src, const core::Ske
           ++sc.matched;
         } else {
           ++sc.wrong;
-          sc.problems.push_back(*e.source + " mapped to " + tgt.names[map.pairs[p].target] + ", expected none");
+          sc.problems.push_back(*e.source + " mapped to " + tgt.names[map.pairs[p].target] +
+                                ", expected none");
         }
       } else if (p < 0) {
         ++sc.missed;
@@ -124,7 +126,8 @@ Score score(const core::BoneMap& map, const core::Skeleton& src, const core::Ske
       } else {
         ++sc.wrong;
         sc.problems.push_back(*e.source + " mapped to " + tgt.names[map.pairs[p].target] +
-                              (map.pairs[p].target_end_site ? " (end)" : "") + ", expected " + *e.target);
+                              (map.pairs[p].target_end_site ? " (end)" : "") + ", expected " +
+                              *e.target);
       }
     } else if (t >= 0) {
       if (map.pair_of_target(t) < 0) {
@@ -161,7 +164,8 @@ std::vector<Case> cases_from_pairs_json() {
     Case c;
     c.id = id;
     c.source = retarget_dir() / pair["source"]["file"].get<std::string>();
-    for (const auto& f : pair["target"]["rest_files"]) c.targets.push_back(retarget_dir() / f.get<std::string>());
+    for (const auto& f : pair["target"]["rest_files"])
+      c.targets.push_back(retarget_dir() / f.get<std::string>());
     c.expected = expand(pair["map"]);
     if (id == "P2") p2 = c.expected;
     cases.push_back(c);
@@ -189,15 +193,16 @@ TEST(RetargetPairs, AutoMapReproducesPairsJson) {
       const auto tgt = load(target, true);
       const core::BoneMap map = core::auto_map(src->rest, tgt->rest);
       const Score sc = score(map, src->clip.skeleton, tgt->clip.skeleton, c.expected);
-      std::printf("%-4s  %7d  %5d  %6d  %7d  %8zu  (%s -> %s)\n", c.id.c_str(), sc.matched, sc.wrong, sc.missed,
-                  sc.helpers_mapped, map.excluded_target.size(), c.source.filename().c_str(),
-                  target.filename().c_str());
+      std::printf("%-4s  %7d  %5d  %6d  %7d  %8zu  (%s -> %s)\n", c.id.c_str(), sc.matched,
+                  sc.wrong, sc.missed, sc.helpers_mapped, map.excluded_target.size(),
+                  c.source.filename().c_str(), target.filename().c_str());
       for (const auto& p : sc.problems) std::printf("      %s\n", p.c_str());
       EXPECT_EQ(sc.wrong, 0);
       EXPECT_EQ(sc.missed, 0);
       EXPECT_EQ(sc.helpers_mapped, 0);
       EXPECT_GT(sc.matched, 10);
-      EXPECT_TRUE(map.missing_roles.empty()) << map.missing_roles.size() << " required roles missing";
+      EXPECT_TRUE(map.missing_roles.empty())
+          << map.missing_roles.size() << " required roles missing";
       for (const auto& p : map.pairs) {
         EXPECT_GT(p.confidence, 0.0);
         EXPECT_LE(p.confidence, 1.0);
@@ -205,8 +210,8 @@ TEST(RetargetPairs, AutoMapReproducesPairsJson) {
       }
       // `ikfix map --save` then `--map`: the same pairs, lists and roles come back.
       const auto saved = ikfix::io::bone_map_json(map, src->clip.skeleton, tgt->clip.skeleton);
-      const core::BoneMap loaded = ikfix::io::bone_map_from_json(nlohmann::json::parse(saved.dump()),
-                                                                 src->clip.skeleton, tgt->clip.skeleton, "map.json");
+      const core::BoneMap loaded = ikfix::io::bone_map_from_json(
+          nlohmann::json::parse(saved.dump()), src->clip.skeleton, tgt->clip.skeleton, "map.json");
       ASSERT_EQ(loaded.pairs.size(), map.pairs.size());
       for (std::size_t i = 0; i < map.pairs.size(); ++i) {
         EXPECT_EQ(loaded.pairs[i].source, map.pairs[i].source);
@@ -247,7 +252,8 @@ TEST(RetargetPairs, FullCharactersKeepControlsUnmapped) {
     for (const auto& p : on_rest.pairs) {
       const int q = on_full.pair_of_source(p.source);
       ASSERT_GE(q, 0) << src->clip.skeleton.names[p.source];
-      EXPECT_EQ(spelled(full->clip.skeleton.names[on_full.pairs[q].target]), rest->clip.skeleton.names[p.target])
+      EXPECT_EQ(spelled(full->clip.skeleton.names[on_full.pairs[q].target]),
+                rest->clip.skeleton.names[p.target])
           << src->clip.skeleton.names[p.source];
     }
     EXPECT_EQ(on_full.pairs.size(), on_rest.pairs.size());

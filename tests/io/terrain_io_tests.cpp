@@ -94,12 +94,13 @@ TEST_F(TerrainIo, BumpsRoundTripKeepsNormals) {
 TEST_F(TerrainIo, ObjStatementsIndicesAndPolygons) {
   // Comments, CRLF, vt and other statements skipped, negative indices, a pentagon fanned,
   // every corner syntax, extra vertex numbers (w / colour) ignored.
-  const fs::path path = write_text("forms.obj",
-                                   "# header\r\nmtllib x.mtl\r\no ground\r\n"
-                                   "v 0 0 0 1\nv 1 0 0 0.5 0.5 0.5\nv 1 0 1\nv 0.5 0 1.5\nv 0 0 1  # last\n"
-                                   "vt 0 0\nvn 0 1 0\ns off\nusemtl m\ng part\n"
-                                   "f 1/1/1 5//1 -2/1/-1 3//1 2/1/1\n"
-                                   "l 1 2\np 3\n");
+  const fs::path path =
+      write_text("forms.obj",
+                 "# header\r\nmtllib x.mtl\r\no ground\r\n"
+                 "v 0 0 0 1\nv 1 0 0 0.5 0.5 0.5\nv 1 0 1\nv 0.5 0 1.5\nv 0 0 1  # last\n"
+                 "vt 0 0\nvn 0 1 0\ns off\nusemtl m\ng part\n"
+                 "f 1/1/1 5//1 -2/1/-1 3//1 2/1/1\n"
+                 "l 1 2\np 3\n");
   const core::TerrainMesh mesh = load_terrain_mesh(path);
   ASSERT_EQ(mesh.triangles.size(), 3u) << "a pentagon is three triangles";
   ASSERT_EQ(mesh.vertices.size(), 5u);
@@ -119,7 +120,8 @@ TEST_F(TerrainIo, ObjStatementsIndicesAndPolygons) {
   EXPECT_EQ(from_cr.vertices[from_cr.triangles[0][1]], Vec3(0, 0, 1));
 
   // Without a normal on every corner, no normals at all.
-  const fs::path mixed = write_text("mixed.obj", "v 0 0 0\nv 1 0 0\nv 0 0 1\nvn 0 1 0\nf 1//1 3 2//1\n");
+  const fs::path mixed =
+      write_text("mixed.obj", "v 0 0 0\nv 1 0 0\nv 0 0 1\nvn 0 1 0\nf 1//1 3 2//1\n");
   EXPECT_TRUE(load_terrain_mesh(mixed).vertex_normals.empty());
 }
 
@@ -130,12 +132,16 @@ TEST_F(TerrainIo, ObjErrorsNameFileAndLine) {
   } cases[] = {
       {"v 0 0 0\nv 1 0 0\nv 0 0 x\nf 1 2 3\n", ":3: 'x' is not a number"},
       {"v 0 0\n", ":1: expected 3 numbers, found 2"},
-      {"v 0 0 0\nv 1 0 0\nv 0 0 1\n\nf 1 2 4\n", ":5: face corner: vertex index 4 is out of range (3 vertices"},
-      {"v 0 0 0\r\nv 1 0 0\r\nf 1 2 x\r\nv 0 0 1\r\n", ":3: face corner 'x': vertex index is not a number"},
-      {"v 0 0 0\nv 1 0 0\nv 0 0 1\nf 0 1 2\n", ":4: face corner: vertex index 0 (indices start at 1)"},
+      {"v 0 0 0\nv 1 0 0\nv 0 0 1\n\nf 1 2 4\n",
+       ":5: face corner: vertex index 4 is out of range (3 vertices"},
+      {"v 0 0 0\r\nv 1 0 0\r\nf 1 2 x\r\nv 0 0 1\r\n",
+       ":3: face corner 'x': vertex index is not a number"},
+      {"v 0 0 0\nv 1 0 0\nv 0 0 1\nf 0 1 2\n",
+       ":4: face corner: vertex index 0 (indices start at 1)"},
       {"v 0 0 0\nv 1 0 0\nv 0 0 1\nf -4 1 2\n", ":4: face corner: vertex index -4 is out of range"},
       {"v 0 0 0\nv 1 0 0\nf 1 2\n", ":3: face has 2 corners"},
-      {"v 0 0 0\nv 1 0 0\nv 0 0 1\nf 1//1 2//1 3//1\n", ":4: face corner: normal index 1 is out of range"},
+      {"v 0 0 0\nv 1 0 0\nv 0 0 1\nf 1//1 2//1 3//1\n",
+       ":4: face corner: normal index 1 is out of range"},
       {"v 0 0 0\nv 1 0 0\nv 0 0 1\nf 1 2 3x\n", ":4: face corner has unexpected 'x'"},
       {"v 0 nan 0\n", ":1: 'nan' is not a finite number"},
       {"vn 0 1 0 1\n", ":1: expected 3 numbers, found 4"},

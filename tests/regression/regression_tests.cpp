@@ -3,9 +3,10 @@
 // A failure prints the clip, terrain, metric, worst frame and the command to reproduce it.
 // Each case also appends a row to regression_table.md in the working folder: clip | terrain |
 // slide mean before / after (m/s) | slide max before / after | planted penetration before /
-// after (m) | penetration | float | bone length change vs the input | foot jerk ratio | pelvis jerk ratio |
-// fastest leg-joint turn before / after (rad/s) | unreachable frames | max / mean pelvis drop (m) | heel-lift leg-frames | worst slide (leg point@frame) |
-// every goal met (a known miss's ratchet is no goal).
+// after (m) | penetration | float | bone length change vs the input | foot jerk ratio | pelvis jerk
+// ratio | fastest leg-joint turn before / after (rad/s) | unreachable frames | max / mean pelvis
+// drop (m) | heel-lift leg-frames | worst slide (leg point@frame) | every goal met (a known miss's
+// ratchet is no goal).
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -52,15 +53,18 @@ std::vector<std::string> clips() {
   std::vector<std::string> out;
   const auto dir = shared_data_dir() / "anim/bvh";
   if (std::filesystem::is_directory(dir))
-    for (const auto& e : std::filesystem::directory_iterator(dir)) out.push_back(e.path().filename().string());
+    for (const auto& e : std::filesystem::directory_iterator(dir))
+      out.push_back(e.path().filename().string());
   std::sort(out.begin(), out.end());
   if (out.empty()) {
     out.push_back("(no shared data)");
     return out;
   }
-  for (const char* other : {"fbx/cmu_01_01_forward_jumps_skeleton.fbx", "fbx/cmu_07_01_walk_skeleton.fbx",
-                            "fbx/cmu_09_11_run_skeleton.fbx", "fbx/cmu_55_01_dance_whirl_skeleton.fbx",
-                            "fbx/kenney_character_maya_7700.fbx", "fbx/barbarian_blender_7400.fbx", "gltf/CesiumMan.glb"})
+  for (const char* other :
+       {"fbx/cmu_01_01_forward_jumps_skeleton.fbx", "fbx/cmu_07_01_walk_skeleton.fbx",
+        "fbx/cmu_09_11_run_skeleton.fbx", "fbx/cmu_55_01_dance_whirl_skeleton.fbx",
+        "fbx/kenney_character_maya_7700.fbx", "fbx/barbarian_blender_7400.fbx",
+        "gltf/CesiumMan.glb"})
     out.push_back(other);
   return out;
 }
@@ -82,15 +86,17 @@ std::filesystem::path clip_path(const std::string& clip) {
 // Largest relative change of any bone's length between input and output, every bone and frame,
 // measured from the two files (FBX and glTF rigs animate joint translations, so the rest pose is
 // no reference: check's own metric is against it).
-double bone_change_vs_input(const std::filesystem::path& input, const std::filesystem::path& output, double metres_per_unit,
-                            const std::string& pelvis) {
+double bone_change_vs_input(const std::filesystem::path& input, const std::filesystem::path& output,
+                            double metres_per_unit, const std::string& pelvis) {
   io::ClipLoadOptions options;
   options.metres_per_unit = metres_per_unit;
   const PosedClip before = pose_clip(input, options);
   const PosedClip after = pose_clip(output, options);
   EXPECT_EQ(before.loaded.clip.frame_count, after.loaded.clip.frame_count);
   EXPECT_EQ(before.joints, after.joints);
-  if (before.joints != after.joints || before.loaded.clip.frame_count != after.loaded.clip.frame_count) return 1e9;
+  if (before.joints != after.joints ||
+      before.loaded.clip.frame_count != after.loaded.clip.frame_count)
+    return 1e9;
   double worst = 0;
   const auto& parents = after.loaded.skeleton.parents;
   // The pelvis and its ancestors carry the root motion the fix changes (the body following the
@@ -117,14 +123,15 @@ TEST_P(Regression, FixedClipMeetsTheQualityBar) {
   const auto terrain = bundled("terrain/" + terrain_name + ".obj");
   const auto dir = temp_dir("regression_" + clip.filename().string() + "_" + terrain_name);
   const auto out = dir / ("out" + clip.extension().string());
-  const std::string run_cmd = "run " + quoted(clip) + " --terrain " + quoted(terrain) + " -o " + quoted(out) +
-                              " --report " + quoted(dir / "run.json");
+  const std::string run_cmd = "run " + quoted(clip) + " --terrain " + quoted(terrain) + " -o " +
+                              quoted(out) + " --report " + quoted(dir / "run.json");
   const auto run = run_ikfix(run_cmd);
   ASSERT_EQ(run.exit_code, 0) << "ikfix " << run_cmd << "\n" << run.output;
-  const std::string check_cmd =
-      "check " + quoted(out) + " --terrain " + quoted(terrain) + " --report " + quoted(dir / "check.json");
-  const auto check = run_ikfix(check_cmd + " --clip-unit " +
-                               std::to_string(read_json(dir / "run.json")["unit"]["metres_per_unit"].get<double>()));
+  const std::string check_cmd = "check " + quoted(out) + " --terrain " + quoted(terrain) +
+                                " --report " + quoted(dir / "check.json");
+  const auto check = run_ikfix(
+      check_cmd + " --clip-unit " +
+      std::to_string(read_json(dir / "run.json")["unit"]["metres_per_unit"].get<double>()));
   ASSERT_EQ(check.exit_code, 0) << "ikfix " << check_cmd << "\n" << check.output;
   const auto before = read_json(dir / "run.json")["metrics"]["before"];
   const auto after = read_json(dir / "check.json")["metrics"];
@@ -132,61 +139,79 @@ TEST_P(Regression, FixedClipMeetsTheQualityBar) {
   const Limits lim;
 
   std::ostringstream failures;
-  auto expect_le = [&](const char* metric, double value, double limit, const nlohmann::json& where) {
+  auto expect_le = [&](const char* metric, double value, double limit,
+                       const nlohmann::json& where) {
     if (value <= limit) return;
-    failures << "  " << metric << " = " << value << " > " << limit << " at frame " << where.value("frame", -1)
-             << " (" << (where.contains("leg") && !where["leg"].is_null() ? where["leg"].get<std::string>() : "-")
+    failures << "  " << metric << " = " << value << " > " << limit << " at frame "
+             << where.value("frame", -1) << " ("
+             << (where.contains("leg") && !where["leg"].is_null() ? where["leg"].get<std::string>()
+                                                                  : "-")
              << " " << where.value("point", where.value("joint", std::string())) << ")\n";
   };
   expect_le("planted_penetration_m", after["planted_penetration"]["max_m"],
             lim.planted_penetration_m, after["planted_penetration"]);
-  expect_le("penetration_m", after["penetration"]["max_m"], lim.penetration_m, after["penetration"]);
+  expect_le("penetration_m", after["penetration"]["max_m"], lim.penetration_m,
+            after["penetration"]);
   expect_le("float_mean_m", after["float"]["mean_m"], lim.float_mean_m, after["float"]);
   expect_le("slide_mean_mps", after["slide"]["mean_mps"], lim.slide_mean_goal_mps, after["slide"]);
   expect_le("slide_max_mps", after["slide"]["max_mps"], lim.slide_max_goal_mps, after["slide"]);
-  const double bone_change = bone_change_vs_input(clip, out, run_report["unit"]["metres_per_unit"].get<double>(),
-                                                  run_report["legs"]["pelvis"].get<std::string>());
+  const double bone_change =
+      bone_change_vs_input(clip, out, run_report["unit"]["metres_per_unit"].get<double>(),
+                           run_report["legs"]["pelvis"].get<std::string>());
   expect_le("bone_length_change_vs_input", bone_change, lim.bone_length, nlohmann::json::object());
-  const double foot_jerk = after["jerk"]["foot_mean_mps3"].get<double>() / std::max(1e-9, before["jerk"]["foot_mean_mps3"].get<double>());
-  const double pelvis_jerk = after["jerk"]["pelvis_mean_mps3"].get<double>() / std::max(1e-9, before["jerk"]["pelvis_mean_mps3"].get<double>());
+  const double foot_jerk = after["jerk"]["foot_mean_mps3"].get<double>() /
+                           std::max(1e-9, before["jerk"]["foot_mean_mps3"].get<double>());
+  const double pelvis_jerk = after["jerk"]["pelvis_mean_mps3"].get<double>() /
+                             std::max(1e-9, before["jerk"]["pelvis_mean_mps3"].get<double>());
   const KnownMiss miss = known_miss(clip_name, terrain_name);
-  expect_le("foot_jerk_ratio", foot_jerk, std::max(lim.jerk_ratio_goal, miss.foot_jerk_ratio), nlohmann::json::object());
+  expect_le("foot_jerk_ratio", foot_jerk, std::max(lim.jerk_ratio_goal, miss.foot_jerk_ratio),
+            nlohmann::json::object());
   expect_le("pelvis_jerk_ratio", pelvis_jerk, lim.jerk_ratio_goal, nlohmann::json::object());
   // The knee limit applies to what the fix makes: never tighter than the input's own bend.
   expect_le("knee_limit_violation_deg", after["knee"]["limit_violation_deg"],
-            std::max(1e-3, before["knee"]["limit_violation_deg"].get<double>() + 1e-3), after["knee"]);
+            std::max(1e-3, before["knee"]["limit_violation_deg"].get<double>() + 1e-3),
+            after["knee"]);
   expect_le("non_finite", after["non_finite"], 0.0, nlohmann::json::object());
   const double rotation_before = before["rotation_speed"]["max_rad_s"].get<double>();
   const double rotation_after = after["rotation_speed"]["max_rad_s"].get<double>();
   expect_le("rotation_speed_rad_s", rotation_after,
-            std::max({lim.rotation_speed_ratio * rotation_before, lim.rotation_speed_floor_rad_s, miss.rotation_speed_rad_s}),
+            std::max({lim.rotation_speed_ratio * rotation_before, lim.rotation_speed_floor_rad_s,
+                      miss.rotation_speed_rad_s}),
             after["rotation_speed"]);
 
   {
     std::ofstream table("regression_table.md", std::ios::app);
     const auto& slide_at = after["slide"];
-    const std::string worst_slide = (slide_at["leg"].is_null() ? std::string("-") : slide_at["leg"].get<std::string>()) + " " +
-                                    slide_at.value("point", std::string("-")) + "@" + std::to_string(slide_at.value("frame", -1));
+    const std::string worst_slide =
+        (slide_at["leg"].is_null() ? std::string("-") : slide_at["leg"].get<std::string>()) + " " +
+        slide_at.value("point", std::string("-")) + "@" +
+        std::to_string(slide_at.value("frame", -1));
     char row[640];
-    std::snprintf(row, sizeof row,
-                  "| %s | %s | %.4f / %.4f | %.4f / %.4f | %.4f / %.4f | %.4f | %.4f | %.2g | %.2f | %.2f | %.1f / %.1f | %d | %.3f / %.4f | %d | %s | %s |\n",
-                  clip_name.c_str(), terrain_name.c_str(), before["slide"]["mean_mps"].get<double>(),
-                  after["slide"]["mean_mps"].get<double>(), before["slide"]["max_mps"].get<double>(),
-                  after["slide"]["max_mps"].get<double>(), before["planted_penetration"]["max_m"].get<double>(),
-                  after["planted_penetration"]["max_m"].get<double>(), after["penetration"]["max_m"].get<double>(),
-                  after["float"]["mean_m"].get<double>(), bone_change, foot_jerk,
-                  pelvis_jerk, rotation_before, rotation_after, run_report["totals"]["unreachable_frames"].get<int>(),
-                  run_report["body"]["max_pelvis_drop_m"].get<double>(), run_report["body"].value("mean_pelvis_drop_m", 0.0),
-                  run_report["body"].value("heel_lift_frames", 0),
-                  worst_slide.c_str(),
-                  failures.str().empty() && foot_jerk <= lim.jerk_ratio_goal &&
-                          rotation_after <= std::max(lim.rotation_speed_ratio * rotation_before, lim.rotation_speed_floor_rad_s)
-                      ? "met"
-                      : "not yet");
+    std::snprintf(
+        row, sizeof row,
+        "| %s | %s | %.4f / %.4f | %.4f / %.4f | %.4f / %.4f | %.4f | %.4f | %.2g | %.2f | %.2f | "
+        "%.1f / %.1f | %d | %.3f / %.4f | %d | %s | %s |\n",
+        clip_name.c_str(), terrain_name.c_str(), before["slide"]["mean_mps"].get<double>(),
+        after["slide"]["mean_mps"].get<double>(), before["slide"]["max_mps"].get<double>(),
+        after["slide"]["max_mps"].get<double>(),
+        before["planted_penetration"]["max_m"].get<double>(),
+        after["planted_penetration"]["max_m"].get<double>(),
+        after["penetration"]["max_m"].get<double>(), after["float"]["mean_m"].get<double>(),
+        bone_change, foot_jerk, pelvis_jerk, rotation_before, rotation_after,
+        run_report["totals"]["unreachable_frames"].get<int>(),
+        run_report["body"]["max_pelvis_drop_m"].get<double>(),
+        run_report["body"].value("mean_pelvis_drop_m", 0.0),
+        run_report["body"].value("heel_lift_frames", 0), worst_slide.c_str(),
+        failures.str().empty() && foot_jerk <= lim.jerk_ratio_goal &&
+                rotation_after <= std::max(lim.rotation_speed_ratio * rotation_before,
+                                           lim.rotation_speed_floor_rad_s)
+            ? "met"
+            : "not yet");
     table << row;
   }
-  EXPECT_TRUE(failures.str().empty()) << clip_name << " on " << terrain_name << ":\n"
-                                      << failures.str() << "reproduce: ikfix " << run_cmd << " && ikfix " << check_cmd;
+  EXPECT_TRUE(failures.str().empty())
+      << clip_name << " on " << terrain_name << ":\n"
+      << failures.str() << "reproduce: ikfix " << run_cmd << " && ikfix " << check_cmd;
   std::filesystem::remove_all(dir);
 }
 

@@ -23,11 +23,11 @@ namespace {
 
 struct PairCase {
   const char* id;
-  const char* source;      // under ../shared/data
-  const char* target;      // under ../shared/data
-  double feet_shape;       // goal: leg end-effector error (mean), limb lengths
-  bool rest_goal;          // P2, P5: bone directions within 1 deg mean, 3 deg max
-  const char* terrain;     // "flat" or "stairs"
+  const char* source;   // under ../shared/data
+  const char* target;   // under ../shared/data
+  double feet_shape;    // goal: leg end-effector error (mean), limb lengths
+  bool rest_goal;       // P2, P5: bone directions within 1 deg mean, 3 deg max
+  const char* terrain;  // "flat" or "stairs"
   // Ratchets at or above the goals (measured values in the rows of retarget_table.md).
   double min_contact_recall = 0.96;
   double max_float_mean_m = 0.002;  // goal 1 cm; all pairs are below 0.3 mm
@@ -60,12 +60,13 @@ TEST_P(RetargetRegression, MeetsTheRetargetGoals) {
   // `ikfix retarget` does it.
   auto target_legs = core::target_leg_rig(map, target.skeleton);
   std::optional<core::TailLegs> tails;
-  if (!target_legs && (tails = core::target_tail_legs(map, target.skeleton))) target_legs = tails->rig;
+  if (!target_legs && (tails = core::target_tail_legs(map, target.skeleton)))
+    target_legs = tails->rig;
   ASSERT_TRUE(target_legs.has_value());
   const core::Skeleton& target_skeleton = tails ? tails->joints.skeleton : target.skeleton;
 
-  const auto terrain_mesh =
-      io::load_terrain_mesh(test::source_dir() / "data" / "terrain" / (std::string(c.terrain) + ".obj"), 1.0, 'y');
+  const auto terrain_mesh = io::load_terrain_mesh(
+      test::source_dir() / "data" / "terrain" / (std::string(c.terrain) + ".obj"), 1.0, 'y');
   const core::Terrain terrain(terrain_mesh);
   core::RetargetPipelineInput in;
   in.transfer.source = &source.skeleton;
@@ -93,13 +94,16 @@ TEST_P(RetargetRegression, MeetsTheRetargetGoals) {
   {
     std::ofstream table("retarget_table.md", std::ios::app);
     char row[512];
-    std::snprintf(row, sizeof row,
-                  "| %s | %s | %.3f | %.4f / %.4f | %.2f / %.2f | %.2f / %.2f | %.2f / %.2f | %.2f | %.2f / %.2f | %.3f / %.3f | %.3f / %.3f | %.1e |\n",
-                  c.id, c.terrain, r.transfer.scale, feet_ee, hands_ee, deg(naive.direction_error_mean_rad),
-                  deg(naive.direction_error_max_rad), 100 * naive.feet.slide_mean_mps, 100 * q.feet.slide_mean_mps,
-                  100 * naive.feet.slide_max_mps, 100 * q.feet.slide_max_mps, 100 * q.feet.float_mean_m,
-                  100 * naive.feet.penetration_max_m, 100 * q.feet.penetration_max_m, naive.feet.contact_precision,
-                  q.feet.contact_precision, naive.feet.contact_recall, q.feet.contact_recall, q.max_bone_length_change);
+    std::snprintf(
+        row, sizeof row,
+        "| %s | %s | %.3f | %.4f / %.4f | %.2f / %.2f | %.2f / %.2f | %.2f / %.2f | %.2f | %.2f / "
+        "%.2f | %.3f / %.3f | %.3f / %.3f | %.1e |\n",
+        c.id, c.terrain, r.transfer.scale, feet_ee, hands_ee, deg(naive.direction_error_mean_rad),
+        deg(naive.direction_error_max_rad), 100 * naive.feet.slide_mean_mps,
+        100 * q.feet.slide_mean_mps, 100 * naive.feet.slide_max_mps, 100 * q.feet.slide_max_mps,
+        100 * q.feet.float_mean_m, 100 * naive.feet.penetration_max_m,
+        100 * q.feet.penetration_max_m, naive.feet.contact_precision, q.feet.contact_precision,
+        naive.feet.contact_recall, q.feet.contact_recall, q.max_bone_length_change);
     table << row;
   }
 
@@ -126,18 +130,24 @@ const PairCase kPairs[] = {
     {"P1", "anim/bvh/cmu_02_01_walk.bvh", "retarget/kenney_rest.fbx", 0.02, false, "stairs"},
     {"P2", "anim/bvh/cmu_02_01_walk.bvh", "retarget/cesiumman_rest.glb", 0.02, true, "flat"},
     {"P2", "anim/bvh/cmu_02_01_walk.bvh", "retarget/cesiumman_rest.glb", 0.02, true, "stairs"},
-    {"P4", "anim/bvh/cmu_60_01_salsa_sl_metres.bvh", "retarget/cmu_02_tpose_rest.bvh", 0.04, false, "flat"},
-    {"P4", "anim/bvh/cmu_60_01_salsa_sl_metres.bvh", "retarget/cmu_02_tpose_rest.bvh", 0.04, false, "stairs"},
-    {"P5", "anim/bvh/cmu_02_01_walk.bvh", "retarget/cmu_131_max_armsdown_rest.bvh", 0.02, true, "flat"},
-    {"P5", "anim/bvh/cmu_02_01_walk.bvh", "retarget/cmu_131_max_armsdown_rest.bvh", 0.02, true, "stairs"},
+    {"P4", "anim/bvh/cmu_60_01_salsa_sl_metres.bvh", "retarget/cmu_02_tpose_rest.bvh", 0.04, false,
+     "flat"},
+    {"P4", "anim/bvh/cmu_60_01_salsa_sl_metres.bvh", "retarget/cmu_02_tpose_rest.bvh", 0.04, false,
+     "stairs"},
+    {"P5", "anim/bvh/cmu_02_01_walk.bvh", "retarget/cmu_131_max_armsdown_rest.bvh", 0.02, true,
+     "flat"},
+    {"P5", "anim/bvh/cmu_02_01_walk.bvh", "retarget/cmu_131_max_armsdown_rest.bvh", 0.02, true,
+     "stairs"},
     {"P6", "anim/bvh/boxing_toes.bvh", "retarget/cmu_02_tpose_rest.bvh", 0.02, false, "flat"},
     {"P6", "anim/bvh/boxing_toes.bvh", "retarget/cmu_02_tpose_rest.bvh", 0.02, false, "stairs"},
     {"P7", "anim/gltf/CesiumMan.glb", "retarget/cmu_02_tpose_rest.bvh", 0.04, false, "flat"},
     {"P7", "anim/gltf/CesiumMan.glb", "retarget/cmu_02_tpose_rest.bvh", 0.04, false, "stairs"},
     // P3: 2-bone legs ending in bone tails (virtual ankles); its arms end at `main` (forearm +
     // hand, no hand joint), so no arm chain is measured.
-    {"P3", "anim/bvh/cmu_02_01_walk.bvh", "retarget/barbarian_rest.glb", 0.02, false, "flat", 0.96, 0.002, 0},
-    {"P3", "anim/bvh/cmu_02_01_walk.bvh", "retarget/barbarian_rest.glb", 0.02, false, "stairs", 0.96, 0.002, 0},
+    {"P3", "anim/bvh/cmu_02_01_walk.bvh", "retarget/barbarian_rest.glb", 0.02, false, "flat", 0.96,
+     0.002, 0},
+    {"P3", "anim/bvh/cmu_02_01_walk.bvh", "retarget/barbarian_rest.glb", 0.02, false, "stairs",
+     0.96, 0.002, 0},
 };
 
 INSTANTIATE_TEST_SUITE_P(SharedPairs, RetargetRegression, ::testing::ValuesIn(kPairs),

@@ -51,7 +51,8 @@ std::uint32_t copy_node(const aiNode& in, Scene& scene) {
   }
   std::vector<std::uint32_t> children;
   children.reserve(in.mNumChildren);
-  for (unsigned c = 0; c < in.mNumChildren; ++c) children.push_back(copy_node(*in.mChildren[c], scene));
+  for (unsigned c = 0; c < in.mNumChildren; ++c)
+    children.push_back(copy_node(*in.mChildren[c], scene));
   scene.nodes[index].children = std::move(children);  // `scene.nodes` may have grown meanwhile
   return index;
 }
@@ -71,9 +72,11 @@ void copy_scene(const aiScene& in, Scene& scene) {
     }
     for (unsigned f = 0; f < src.mNumFaces; ++f) {
       const aiFace& face = src.mFaces[f];
-      if (face.mNumIndices == 3) mesh.triangles.push_back({face.mIndices[0], face.mIndices[1], face.mIndices[2]});
+      if (face.mNumIndices == 3)
+        mesh.triangles.push_back({face.mIndices[0], face.mIndices[1], face.mIndices[2]});
     }
-    for (unsigned b = 0; b < src.mNumBones; ++b) mesh.bones.emplace_back(src.mBones[b]->mName.C_Str());
+    for (unsigned b = 0; b < src.mNumBones; ++b)
+      mesh.bones.emplace_back(src.mBones[b]->mName.C_Str());
   }
   scene.animations.resize(in.mNumAnimations);
   for (unsigned a = 0; a < in.mNumAnimations; ++a) {
@@ -99,12 +102,14 @@ bool import_scene(const ImportRequest& request, Scene& scene, std::string& error
     scene = Scene{};
     Assimp::Importer importer;
     importer.SetPropertyBool(AI_CONFIG_IMPORT_FBX_PRESERVE_PIVOTS, false);
-    if (request.no_skeleton_meshes) importer.SetPropertyBool(AI_CONFIG_IMPORT_NO_SKELETON_MESHES, true);
+    if (request.no_skeleton_meshes)
+      importer.SetPropertyBool(AI_CONFIG_IMPORT_NO_SKELETON_MESHES, true);
     unsigned steps = aiProcess_ValidateDataStructure;
     if (request.triangulate) steps |= aiProcess_Triangulate;
-    const aiScene* in = request.bytes ? importer.ReadFileFromMemory(request.bytes->data(), request.bytes->size(),
-                                                                    steps, request.format_hint.c_str())
-                                      : importer.ReadFile(request.file, steps);
+    const aiScene* in =
+        request.bytes ? importer.ReadFileFromMemory(request.bytes->data(), request.bytes->size(),
+                                                    steps, request.format_hint.c_str())
+                      : importer.ReadFile(request.file, steps);
     if (!in) {
       error = importer.GetErrorString();
       return false;
@@ -125,6 +130,7 @@ const ModuleApi kApi{kModuleAbiVersion, &import_scene};
 }  // namespace
 }  // namespace ikfix::io::assimp
 
-extern "C" __attribute__((visibility("default"))) const ikfix::io::assimp::ModuleApi* ikfix_assimp_module() {
+extern "C" __attribute__((visibility("default"))) const ikfix::io::assimp::ModuleApi*
+ikfix_assimp_module() {
   return &ikfix::io::assimp::kApi;
 }

@@ -5,5 +5,6 @@
 #include "io/assimp/assimp_module.hpp"
 
 namespace {
-[[maybe_unused]] const bool g_registered = (ikfix::io::assimp::use_linked_module(ikfix_assimp_module()), true);
+[[maybe_unused]] const bool g_registered =
+    (ikfix::io::assimp::use_linked_module(ikfix_assimp_module()), true);
 }  // namespace
