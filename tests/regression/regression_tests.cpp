@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "e2e/e2e_support.hpp"
+#include "regression/regression_clips.hpp"
 
 namespace ikfix::test {
 namespace {
@@ -45,27 +46,11 @@ struct Limits {
   double rotation_speed_floor_rad_s = 25.0;
 };
 
-// The humanoid clips with animation in ../shared/data/anim (its MANIFEST.md): every BVH (named
-// bare, as the table always had them), and the FBX and glTF ones by their folder. Left out: the
-// two Maya HumanIK files (Assimp imports no animation from them: nothing to fix) and the
-// non-humanoids (Fox, the sausages, the slime, the spider, the generic armatures).
+// The shared clips (regression_clips.hpp), or one placeholder case that skips (or fails under
+// CI=true) when ../shared/data is missing.
 std::vector<std::string> clips() {
-  std::vector<std::string> out;
-  const auto dir = shared_data_dir() / "anim/bvh";
-  if (std::filesystem::is_directory(dir))
-    for (const auto& e : std::filesystem::directory_iterator(dir))
-      out.push_back(e.path().filename().string());
-  std::sort(out.begin(), out.end());
-  if (out.empty()) {
-    out.push_back("(no shared data)");
-    return out;
-  }
-  for (const char* other :
-       {"fbx/cmu_01_01_forward_jumps_skeleton.fbx", "fbx/cmu_07_01_walk_skeleton.fbx",
-        "fbx/cmu_09_11_run_skeleton.fbx", "fbx/cmu_55_01_dance_whirl_skeleton.fbx",
-        "fbx/kenney_character_maya_7700.fbx", "fbx/barbarian_blender_7400.fbx",
-        "gltf/CesiumMan.glb"})
-    out.push_back(other);
+  std::vector<std::string> out = shared_regression_clips();
+  if (out.empty()) out.push_back("(no shared data)");
   return out;
 }
 
@@ -78,9 +63,8 @@ struct KnownMiss {
 };
 KnownMiss known_miss(const std::string& /*clip*/, const std::string& /*terrain*/) { return {}; }
 
-// A clip's file: bare names are BVH files.
 std::filesystem::path clip_path(const std::string& clip) {
-  return shared_data_dir() / "anim" / (clip.find('/') == std::string::npos ? "bvh/" + clip : clip);
+  return shared_regression_clip_path(clip);
 }
 
 // Largest relative change of any bone's length between input and output, every bone and frame,
