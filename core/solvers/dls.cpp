@@ -65,10 +65,15 @@ Quat joint_turn(std::span<const Vec3> chain_ws, const Vec3& end_ws, std::size_t 
   return angle > 0 ? axis_angle(omega / angle, angle) : identity_quat();
 }
 
-// A damped step: y and the factor that keeps every joint's turn within the angle limit.
+// A damped step: y and the factor that keeps every joint's turn within the angle limit. The
+// turns of the first kKeptTurns joints, once stepped_end has made them, are kept for apply_step
+// (a leg's two turns are not made twice); longer chains' further turns are made again, the same
+// way (the same bits).
 struct DlsStep {
+  static constexpr std::size_t kKeptTurns = 7;
   Vec3 y{0.0};
   double scale = 1;
+  Quat turns[kKeptTurns];
 };
 
 DlsStep make_step(std::span<const Vec3> chain_ws, const Vec3& target_ws, double lambda,
@@ -87,21 +92,25 @@ DlsStep make_step(std::span<const Vec3> chain_ws, const Vec3& target_ws, double 
 
 // Where the end goes under the step (the chain unchanged): the joints are turned from the last
 // to the root, each about its own place, which the turns after it (its descendants) never move.
-Vec3 stepped_end(std::span<const Vec3> chain_ws, const DlsStep& step) {
+Vec3 stepped_end(std::span<const Vec3> chain_ws, DlsStep& step) {
   const Vec3 end = chain_ws.back();
   Vec3 moved = end;
-  for (std::size_t i = chain_ws.size() - 1; i-- > 0;)
-    moved = chain_ws[i] + joint_turn(chain_ws, end, i, step.y, step.scale) * (moved - chain_ws[i]);
+  for (std::size_t i = chain_ws.size() - 1; i-- > 0;) {
+    const Quat turn = joint_turn(chain_ws, end, i, step.y, step.scale);
+    if (i < DlsStep::kKeptTurns) step.turns[i] = turn;
+    moved = chain_ws[i] + turn * (moved - chain_ws[i]);
+  }
   return moved;
 }
 
-// The step applied to the chain, in stepped_end's order and arithmetic (the same end, bit for
-// bit). Rotations only: every bone keeps its length.
+// The step applied to the chain after stepped_end (whose turns it takes), in its order and
+// arithmetic (the same end, bit for bit). Rotations only: every bone keeps its length.
 void apply_step(std::span<Vec3> chain_ws, const DlsStep& step) {
   const Vec3 end = chain_ws.back();
   const std::size_t n = chain_ws.size();
   for (std::size_t i = n - 1; i-- > 0;) {
-    const Quat turn = joint_turn(chain_ws, end, i, step.y, step.scale);
+    const Quat turn =
+        i < DlsStep::kKeptTurns ? step.turns[i] : joint_turn(chain_ws, end, i, step.y, step.scale);
     for (std::size_t k = i + 1; k < n; ++k)
       chain_ws[k] = chain_ws[i] + turn * (chain_ws[k] - chain_ws[i]);
   }
@@ -176,7 +185,7 @@ bool DlsJob::run() const {
     double lambda = initial_damping * length;
     double error = glm::length(target_ws - out_ws.back());
     for (; steps < max_iterations && error > tolerance; ++steps) {
-      const DlsStep step = make_step(out_ws, target_ws, lambda, max_step * length, max_step_angle);
+      DlsStep step = make_step(out_ws, target_ws, lambda, max_step * length, max_step_angle);
       if (glm::length(target_ws - stepped_end(out_ws, step)) < error) {
         apply_step(out_ws, step);
         if (pole_dir_ws) apply_bend_plane(out_ws, *pole_dir_ws);
