@@ -88,5 +88,32 @@ TEST(DlsE2E, UnreachableFramesReportedAsFabrikReportsThem) {
   std::filesystem::remove_all(dir);
 }
 
+// --weight blends after the leg solve: 0 keeps the input whatever the solver (the same bytes as
+// FABRIK's, the input's measurements), 1 is the full fix (the default's bytes).
+TEST(DlsE2E, WeightZeroKeepsTheInputAndWeightOneIsTheFullFix) {
+  const auto dir = temp_dir("dls_weight");
+  for (const char* solver : {"dls", "fabrik"}) {
+    const auto sub = dir / solver;
+    std::filesystem::create_directories(sub);
+    EXPECT_FALSE(run_walk_on_stairs(sub, solver, "--weight 0").is_null()) << solver;
+  }
+  EXPECT_EQ(io::read_file(dir / "dls" / "walk.dls.bvh"),
+            io::read_file(dir / "fabrik" / "walk.fabrik.bvh"));
+  const nlohmann::json kept = read_json(dir / "dls" / "walk.dls.json");
+  for (const char* metric : {"penetration", "planted_penetration"})
+    EXPECT_EQ(kept["metrics"]["after"][metric]["max_m"], kept["metrics"]["before"][metric]["max_m"])
+        << metric;
+  EXPECT_EQ(kept["metrics"]["after"]["slide"]["mean_mps"],
+            kept["metrics"]["before"]["slide"]["mean_mps"]);
+  const auto full = dir / "full";
+  const auto fixed = dir / "default";
+  std::filesystem::create_directories(full);
+  std::filesystem::create_directories(fixed);
+  EXPECT_FALSE(run_walk_on_stairs(full, "dls", "--weight 1").is_null());
+  EXPECT_FALSE(run_walk_on_stairs(fixed, "dls").is_null());
+  EXPECT_EQ(io::read_file(full / "walk.dls.bvh"), io::read_file(fixed / "walk.dls.bvh"));
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace ikfix::test
