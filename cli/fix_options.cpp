@@ -30,8 +30,8 @@ void add_verify_assimp_option(CLI::App& cmd) {
 }
 
 void add_fix_options(CLI::App& cmd, FixOptions& o) {
-  cmd.add_option("--solver", o.solver, "Leg solver: fabrik (default), ccd or two-bone")
-      ->check(CLI::IsMember({"fabrik", "ccd", "two-bone"}));
+  cmd.add_option("--solver", o.solver, "Leg solver: fabrik (default), ccd, two-bone or dls")
+      ->check(CLI::IsMember({"fabrik", "ccd", "two-bone", "dls"}));
   cmd.add_option("--weight", o.weight, "Blend between input (0) and full fix (1)")
       ->check(CLI::Range(0.0, 1.0));
   cmd.add_option("--max-pelvis-drop", o.max_pelvis_drop,
@@ -67,6 +67,7 @@ core::FixSettings to_settings(const FixOptions& o) {
   core::FixSettings s;
   s.solver = o.solver == "ccd"        ? core::SolverKind::Ccd
              : o.solver == "two-bone" ? core::SolverKind::TwoBone
+             : o.solver == "dls"      ? core::SolverKind::Dls
                                       : core::SolverKind::Fabrik;
   s.weight = o.weight;
   s.max_pelvis_drop = o.max_pelvis_drop;

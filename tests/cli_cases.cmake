@@ -40,6 +40,7 @@ ikfix_cli_case(run_report 0 "" run ${WALK} --terrain ${STAIRS} -o @OUT@ --report
 ikfix_cli_case(run_verbose_phases 0 "setup [0-9.]+ ms, read [0-9.]+ ms, terrain [0-9.]+ ms, fix [0-9.]+ ms, measure [0-9.]+ ms, write [0-9.]+ ms, report [0-9.]+ ms" -v run ${WALK} --terrain ${STAIRS} -o @OUT@ --report ${IKFIX_CLI_DIR}/rv.json)
 ikfix_cli_case(run_solver_ccd 0 "" run ${WALK} --terrain ${STAIRS} -o @OUT@ --solver ccd)
 ikfix_cli_case(run_solver_two_bone 0 "" run ${WALK} --terrain ${STAIRS} -o @OUT@ --solver two-bone)
+ikfix_cli_case(run_solver_dls 0 "" run ${WALK} --terrain ${STAIRS} -o @OUT@ --solver dls)
 ikfix_cli_case(run_clip_unit 0 "unit cm \\(user\\)|unit custom \\(user\\)" run ${WALK} --terrain ${STAIRS} -o @OUT@ --clip-unit cm)
 ikfix_cli_case(run_weight 0 "" run ${WALK} --terrain ${STAIRS} -o @OUT@ --weight 0.5)
 ikfix_cli_case(run_quiet 0 "^$" -q run ${WALK} --terrain ${STAIRS} -o @OUT@)

@@ -10,7 +10,7 @@
 
 namespace ikfix::core {
 
-enum class SolverKind { Fabrik, Ccd, TwoBone };
+enum class SolverKind { Fabrik, Ccd, TwoBone, Dls };
 
 struct FixSettings {
   SolverKind solver = SolverKind::Fabrik;
@@ -22,6 +22,11 @@ struct FixSettings {
   int max_iterations = 8;
   // CCD has no closing step and converges slowly near full extension: it gets more sweeps.
   int ccd_max_iterations = 128;
+  // Damped least squares steps per leg per frame (>= 1), accepted or not (DlsJob): the leg's
+  // error never grows from one step to the next, and when these run out the leg ends where the
+  // last accepted step left it (reported unreachable when that is beyond
+  // unreachable_tolerance). No closing step.
+  int dls_max_iterations = 64;
   double solver_tolerance = 1e-6;       // metres
   double unreachable_tolerance = 1e-3;  // metres: shortfall above this is reported unreachable
 

@@ -260,6 +260,8 @@ const char* solver_name(SolverKind kind) {
       return "ccd";
     case SolverKind::TwoBone:
       return "two-bone";
+    case SolverKind::Dls:
+      return "dls";
   }
   return "?";
 }

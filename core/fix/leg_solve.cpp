@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "core/solvers/ccd.hpp"
+#include "core/solvers/dls.hpp"
 #include "core/solvers/fabrik.hpp"
 #include "core/solvers/two_bone.hpp"
 
@@ -271,6 +272,18 @@ void run_solver(const LegPlan& p, const FixSettings& s, Vec3 out[3], LegSolveRes
       job.tolerance = s.solver_tolerance;
       job.out_mid_ws = &out[1];
       job.out_end_ws = &out[2];
+      job.run();
+      break;
+    }
+    case SolverKind::Dls: {
+      DlsJob job;
+      job.start_ws = p.start;
+      job.target_ws = p.goal;
+      job.pole_dir_ws = &p.carried_pole;
+      job.tolerance = s.solver_tolerance;
+      job.max_iterations = s.dls_max_iterations;
+      job.out_ws = std::span<Vec3>(out, 3);
+      job.iterations = &r.iterations;
       job.run();
       break;
     }

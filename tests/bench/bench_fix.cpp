@@ -108,7 +108,7 @@ void run_fix_in_place(benchmark::State& state, const core::ParallelRunner* runne
 // The same fix written over the motion itself (what `ikfix run` does when nothing needs the
 // unfixed motion afterwards): no copy of the clip. The motion is reset, untimed, before each run.
 void BM_FixClipInPlace(benchmark::State& state) { run_fix_in_place(state, nullptr); }
-BENCHMARK(BM_FixClipInPlace)->Arg(0)->Arg(2)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_FixClipInPlace)->Arg(0)->Arg(2)->Arg(3)->Unit(benchmark::kMillisecond);
 
 // BM_FixClipInPlace with the per-frame loops on a pool of 2 threads (FixInput::runner), timed
 // on the wall clock (the benchmark thread's CPU time would leave out the worker's share), so

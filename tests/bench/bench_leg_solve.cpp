@@ -46,7 +46,8 @@ const Legs& legs() {
   return made;
 }
 
-// range(0): the solver (0 FABRIK, 2 two-bone); range(1): 0 solve_leg twice, 1 solve_leg_pair.
+// range(0): the solver (0 FABRIK, 2 two-bone, 3 DLS); range(1): 0 solve_leg twice, 1
+// solve_leg_pair.
 void BM_SolveLegsOfAFrame(benchmark::State& state) {
   FixSettings s;
   s.solver = static_cast<SolverKind>(state.range(0));
@@ -70,6 +71,6 @@ void BM_SolveLegsOfAFrame(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * kFrames);
   state.SetLabel(pair ? "pair" : "one by one");
 }
-BENCHMARK(BM_SolveLegsOfAFrame)->ArgsProduct({{0, 2}, {0, 1}})->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_SolveLegsOfAFrame)->ArgsProduct({{0, 2, 3}, {0, 1}})->Unit(benchmark::kMicrosecond);
 
 }  // namespace

@@ -280,6 +280,51 @@ TEST(LegSolveContinuity, TargetSweptFromBeyondReachOverTheConeEdgeMovesTheLegCon
                          {"too far", "", "hip limit", "too close"}});
 }
 
+// The limits, the pole and the bone lengths belong to the leg solve, not to a solver: every
+// solver meets the hip cone's edge, the knee limit's shell and the reach the same way, keeps the
+// knee on the pole's side and the bones' lengths.
+TEST(LegSolveEverySolver, LimitsPoleAndLengthsHold) {
+  const LegPose pose = hanging_leg();
+  const double thigh = glm::length(pose.knee_ws - pose.hip_ws);
+  const double shin = glm::length(pose.ankle_ws - pose.knee_ws);
+  const Vec3 pole(0, 0, 1);
+  for (SolverKind solver :
+       {SolverKind::Fabrik, SolverKind::TwoBone, SolverKind::Ccd, SolverKind::Dls}) {
+    FixSettings s;
+    s.solver = solver;
+    s.max_hip_angle = 70 * kDeg;
+    const std::string name = solver_name(solver);
+    auto expect_leg = [&](const LegSolveResult& r, const char* what) {
+      EXPECT_NEAR(glm::length(r.knee_ws), thigh, 1e-9) << name << ": " << what;
+      EXPECT_NEAR(glm::length(r.ankle_ws - r.knee_ws), shin, 1e-9) << name << ": " << what;
+      const Vec3 axis = glm::normalize(r.ankle_ws);
+      EXPECT_GT(glm::dot(r.knee_ws - axis * glm::dot(r.knee_ws, axis), pole), 0.0)
+          << name << ": " << what << ", knee off the pole's side";
+      EXPECT_GE(knee_angle(Vec3(0), r.knee_ws, r.ankle_ws), s.min_knee_angle - 1e-4)
+          << name << ": " << what;
+    };
+    const LegSolveResult inside = solve_leg(pose, Vec3(0), target_at(40), pole, s);
+    EXPECT_TRUE(inside.reached) << name;
+    EXPECT_LT(inside.residual_m, 1e-5) << name;
+    expect_leg(inside, "inside");
+    const LegSolveResult cone = solve_leg(pose, Vec3(0), target_at(100), pole, s);
+    EXPECT_STREQ(cone.reason, "hip limit") << name;
+    EXPECT_NEAR(angle_between(Vec3(0, -1, 0), glm::normalize(cone.ankle_ws)), 70 * kDeg, 1e-4)
+        << name;
+    expect_leg(cone, "hip limit");
+    const LegSolveResult far = solve_leg(pose, Vec3(0), target_at(20) * 2.0, pole, s);
+    EXPECT_STREQ(far.reason, "too far") << name;
+    // CCD has no closing step and creeps near full extension (millimetres short after its sweeps).
+    const double reach_error = solver == SolverKind::Ccd ? 5e-3 : 1e-5;
+    EXPECT_NEAR(glm::length(far.ankle_ws), s.max_reach * (thigh + shin), reach_error) << name;
+    expect_leg(far, "too far");
+    const LegSolveResult close = solve_leg(pose, Vec3(0), target_at(0) * (0.15 / 0.8), pole, s);
+    EXPECT_STREQ(close.reason, "too close") << name;
+    EXPECT_NEAR(knee_angle(Vec3(0), close.knee_ws, close.ankle_ws), s.min_knee_angle, 1e-4) << name;
+    expect_leg(close, "too close");
+  }
+}
+
 // Both legs solved together (FABRIK's passes interleaved) give each leg's solve_leg, bit for
 // bit, over targets reached, near full reach, too far, too close and beyond the hip cone, with
 // every solver.
@@ -289,7 +334,8 @@ TEST(LegSolvePair, SameBitsAsEachLegAlone) {
   FixSettings s;
   const KneeLimit limit(16 * kDeg);
   int reasons_seen = 0;
-  for (SolverKind solver : {SolverKind::Fabrik, SolverKind::TwoBone, SolverKind::Ccd}) {
+  for (SolverKind solver :
+       {SolverKind::Fabrik, SolverKind::TwoBone, SolverKind::Ccd, SolverKind::Dls}) {
     s.solver = solver;
     for (int i = 0; i < 3000; ++i) {
       LegPose poses[2] = {hanging_leg(), hanging_leg()};
