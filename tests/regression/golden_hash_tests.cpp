@@ -36,7 +36,7 @@ namespace ikfix::test {
 namespace {
 
 const std::vector<std::string> kTerrains = {"flat", "slope", "stairs", "bumps"};
-const std::vector<std::string> kSolvers = {"fabrik", "ccd", "two-bone"};
+const std::vector<std::string> kSolvers = {"fabrik", "ccd", "two-bone", "dls"};
 const std::vector<std::string> kRetargetTargets = {"kenney_rest.fbx", "barbarian_rest.fbx",
                                                    "cesiumman_rest.glb"};
 constexpr const char* kRetargetSource = "cmu_02_01_walk.bvh";
