@@ -463,22 +463,25 @@ class Batch {
 
 double round_ms(double seconds) { return std::round(seconds * 1e3) / 1e3; }
 
-int batch(const BatchArgs& args) {
-  const auto started = Clock::now();
-  const BatchConditions conditions = parse_batch_fail_on(args.fail_on, args.allow_errors);
-  const Shard shard = parse_shard(args.shard.empty() ? "1/1" : args.shard);
+// Bad usage found before any clip is read: --jobs, --clip-unit, --config (a bad one is bad
+// usage, not an error in every clip), and options that contradict --check-only.
+void check_batch_usage(const BatchArgs& args) {
   if (args.jobs < 0) throw std::invalid_argument("--jobs: must be 0 (all cores) or more");
-  (void)to_load_options(args.clip);  // a bad --clip-unit is bad usage, not an error in every clip
-  if (!args.config.empty()) {        // likewise a bad --config
+  (void)to_load_options(args.clip);
+  if (!args.config.empty()) {
     ClipOptions probe = args.clip;
     std::vector<double> offset;
     apply_clip_config(args.config, probe, offset);
   }
-
   if (args.check_only && args.resume)
     throw std::invalid_argument("--resume has nothing to resume with --check-only");
   if (!args.check_only && args.out_dir.empty())
     throw std::invalid_argument("--out-dir is required (or --check-only)");
+}
+
+// The library the inputs name, with the output format of --format, or else of the --to
+// character (or --format bvh: a BVH of its skeleton).
+std::vector<BatchClip> batch_library(const BatchArgs& args) {
   std::vector<BatchClip> library = expand_batch_inputs(args.inputs, args.out_dir);
   if (library.empty()) throw std::invalid_argument("no clips found in the inputs given");
   if (!args.format.empty()) {
@@ -490,7 +493,6 @@ int batch(const BatchArgs& args) {
     if (args.check_only) throw std::invalid_argument("--to has nothing to write with --check-only");
     if (!std::filesystem::exists(args.retarget.target))
       throw io::InputError(args.retarget.target, "no such file");
-    // Outputs take the character's format (or --format bvh: a BVH of its skeleton).
     if (args.format.empty()) {
       std::string ext = fs::path(args.retarget.target).extension().string();
       std::transform(ext.begin(), ext.end(), ext.begin(),
@@ -498,7 +500,11 @@ int batch(const BatchArgs& args) {
       set_output_format(library, ext.empty() ? ext : ext.substr(1));
     }
   }
-  std::vector<BatchClip> clips = select_shard(library, shard);
+  return library;
+}
+
+// Refuses outputs that would overwrite an input, and folders that cannot be written.
+void check_batch_outputs(const BatchArgs& args, const std::vector<BatchClip>& clips) {
   for (const auto& c : clips)
     if (!args.check_only && same_file((fs::path(args.out_dir) / c.relative), c.input))
       throw std::invalid_argument("--out-dir " + args.out_dir + " would overwrite the input " +
@@ -507,15 +513,83 @@ int batch(const BatchArgs& args) {
   if (!args.report.empty())
     require_writable_folder(fs::path(args.report).parent_path(), "--report");
   if (!args.junit.empty()) require_writable_folder(fs::path(args.junit).parent_path(), "--junit");
+}
+
+// --jobs (0: all cores), at most one per clip.
+int batch_jobs(const BatchArgs& args, std::size_t clips) {
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  return std::max(1, std::min(args.jobs > 0 ? args.jobs : static_cast<int>(cores),
+                              static_cast<int>(std::max<std::size_t>(clips, 1))));
+}
+
+// The report's "run" block: what depends on the run (jobs, shard, timings).
+Json run_json(int jobs, const Shard& shard, std::size_t library_clips, double wall,
+              const Batch& batch, int stop_signal) {
+  return {{"note",
+           "this block depends on the run (jobs, shard, timings); everything else is the same for "
+           "any --jobs and for merged shards"},
+          {"jobs", jobs},
+          {"shard", shard.count > 1 ? Json{{"index", shard.index},
+                                           {"count", shard.count},
+                                           {"library_clips", static_cast<long>(library_clips)}}
+                                    : Json(nullptr)},
+          {"wall_s", round_ms(wall)},
+          {"clip_s", round_ms(batch.clip_seconds())},
+          {"resumed", batch.resumed()},
+          {"interrupted", stop_signal != 0}};
+}
+
+// The one-line summary of the batch's totals.
+void log_totals(const BatchArgs& args, const BatchReport& report, const Batch& batch, double wall) {
+  const Json& t = report.head["totals"];
+  const Json& worst = t["worst"];
+  spdlog::info(
+      "batch: {} clip(s): {} fixed{}, {} failed, {} not done; {} frames; {} with "
+      "unreachable frames ({} frames{}); {:.1f} s",
+      t["clips"].get<long>(), t["ok"].get<long>(),
+      args.resume ? fmt::format(" ({} unchanged, kept by --resume)", batch.resumed())
+                  : std::string(),
+      t["errors"].get<long>(), t["not_done"].get<long>(), t["frames"].get<long>(),
+      t["clips_with_unreachable"].get<long>(), t["unreachable_frames"].get<long>(),
+      worst.is_null()
+          ? std::string()
+          : fmt::format("; worst {} frame {}, {:.3f} m short", worst["input"].get<std::string>(),
+                        worst["frame"].get<int>(), worst["shortfall_m"].get<double>()),
+      wall);
+}
+
+// The exit code: 128 + signal when interrupted, else whether the batch passed its conditions.
+int batch_exit_code(const BatchArgs& args, const BatchReport& report, int stop_signal) {
+  const Json& t = report.head["totals"];
+  if (stop_signal != 0) {
+    spdlog::error("batch interrupted by {}: {} clip(s) not done{}",
+                  stop_signal == SIGINT ? "SIGINT" : "SIGTERM", t["not_done"].get<long>(),
+                  args.report.empty() ? "" : "; listed in " + args.report);
+    return 128 + stop_signal;
+  }
+  if (t["clips_fail_on_held"].get<long>() > 0)
+    spdlog::error("batch: --fail-on held for {} clip(s)", t["clips_fail_on_held"].get<long>());
+  if (t["errors_held"].get<bool>())
+    spdlog::error("batch: {} clip(s) failed{}", t["errors"].get<long>(),
+                  args.allow_errors ? "" : " (pass --allow-errors to not fail the batch for them)");
+  return batch_passed(report) ? kExitOk : kExitFailOn;
+}
+
+int batch(const BatchArgs& args) {
+  const auto started = Clock::now();
+  const BatchConditions conditions = parse_batch_fail_on(args.fail_on, args.allow_errors);
+  const Shard shard = parse_shard(args.shard.empty() ? "1/1" : args.shard);
+  check_batch_usage(args);
+  const std::vector<BatchClip> library = batch_library(args);
+  std::vector<BatchClip> clips = select_shard(library, shard);
+  check_batch_outputs(args, clips);
 
   const core::Terrain* terrain = &load_terrain_for_process(args.terrain);
   const std::string hash = settings_hash(args);
   spdlog::debug(
       "batch: settings {} from the terrain's bytes and: {}", hash,
       args.settings_text.empty() ? std::string("(defaults)") : one_line(args.settings_text));
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  const int jobs = std::max(1, std::min(args.jobs > 0 ? args.jobs : static_cast<int>(cores),
-                                        static_cast<int>(std::max<std::size_t>(clips.size(), 1))));
+  const int jobs = batch_jobs(args, clips.size());
   spdlog::info("batch: {} clip(s){} onto {} with {} job(s) -> {}", clips.size(),
                shard.count > 1
                    ? fmt::format(" (shard {}/{} of {})", shard.index, shard.count, library.size())
@@ -535,50 +609,13 @@ int batch(const BatchArgs& args) {
   header.fail_on = args.fail_on;
   header.errors_limit = conditions.errors_limit;
   const double wall = std::chrono::duration<double>(Clock::now() - started).count();
-  Json run = {
-      {"note",
-       "this block depends on the run (jobs, shard, timings); everything else is the same for any "
-       "--jobs and for merged shards"},
-      {"jobs", jobs},
-      {"shard", shard.count > 1 ? Json{{"index", shard.index},
-                                       {"count", shard.count},
-                                       {"library_clips", static_cast<long>(library.size())}}
-                                : Json(nullptr)},
-      {"wall_s", round_ms(wall)},
-      {"clip_s", round_ms(batch.clip_seconds())},
-      {"resumed", batch.resumed()},
-      {"interrupted", stop_signal != 0}};
+  // The run block reads the outcomes before take_entries() moves them out.
+  const Json run = run_json(jobs, shard, library.size(), wall, batch, stop_signal);
   const BatchReport report = make_batch_report(header, batch.take_entries(), run);
   if (!args.report.empty()) save_batch_report(args.report, report);
   if (!args.junit.empty()) io::write_file_atomic(args.junit, junit_xml(report));
-
-  const Json& t = report.head["totals"];
-  const Json& worst = t["worst"];
-  spdlog::info(
-      "batch: {} clip(s): {} fixed{}, {} failed, {} not done; {} frames; {} with "
-      "unreachable frames ({} frames{}); {:.1f} s",
-      t["clips"].get<long>(), t["ok"].get<long>(),
-      args.resume ? fmt::format(" ({} unchanged, kept by --resume)", batch.resumed())
-                  : std::string(),
-      t["errors"].get<long>(), t["not_done"].get<long>(), t["frames"].get<long>(),
-      t["clips_with_unreachable"].get<long>(), t["unreachable_frames"].get<long>(),
-      worst.is_null()
-          ? std::string()
-          : fmt::format("; worst {} frame {}, {:.3f} m short", worst["input"].get<std::string>(),
-                        worst["frame"].get<int>(), worst["shortfall_m"].get<double>()),
-      wall);
-  if (stop_signal != 0) {
-    spdlog::error("batch interrupted by {}: {} clip(s) not done{}",
-                  stop_signal == SIGINT ? "SIGINT" : "SIGTERM", t["not_done"].get<long>(),
-                  args.report.empty() ? "" : "; listed in " + args.report);
-    return 128 + stop_signal;
-  }
-  if (t["clips_fail_on_held"].get<long>() > 0)
-    spdlog::error("batch: --fail-on held for {} clip(s)", t["clips_fail_on_held"].get<long>());
-  if (t["errors_held"].get<bool>())
-    spdlog::error("batch: {} clip(s) failed{}", t["errors"].get<long>(),
-                  args.allow_errors ? "" : " (pass --allow-errors to not fail the batch for them)");
-  return batch_passed(report) ? kExitOk : kExitFailOn;
+  log_totals(args, report, batch, wall);
+  return batch_exit_code(args, report, stop_signal);
 }
 
 }  // namespace

@@ -89,6 +89,148 @@ void write_output(const fs::path& out, const io::LoadedClip& character, const co
                               ") or .bvh");
 }
 
+// The target character, with --target-unit / --target-up applied.
+io::LoadedClip load_target(const RetargetJob& job) {
+  io::ClipLoadOptions target_options;
+  if (!job.retarget.target_unit.empty()) {
+    const double m = core::metres_per_unit_from_name(job.retarget.target_unit);
+    if (!(m > 0))
+      throw std::invalid_argument("--target-unit: '" + job.retarget.target_unit +
+                                  "' is not a unit");
+    target_options.metres_per_unit = m;
+  }
+  if (!job.retarget.target_up.empty()) target_options.up_axis = job.retarget.target_up[0];
+  return io::load_character(job.retarget.target, target_options);
+}
+
+// The bone map (automatic, or --map), refused when roles stay unmapped.
+core::BoneMap make_bone_map(const RetargetJob& job, const io::LoadedClip& source,
+                            const io::LoadedClip& target) {
+  const std::string target_file = target.path.string();
+  const core::RestPose source_rest = core::make_rest_pose(source.skeleton, source.space.to_world());
+  const core::RestPose target_rest = core::make_rest_pose(target.skeleton, target.space.to_world());
+  core::BoneMap map = job.retarget.map.empty()
+                          ? core::auto_map(source_rest, target_rest)
+                          : io::load_bone_map(job.retarget.map, source.skeleton, target.skeleton);
+  if (!map.missing_roles.empty())
+    throw io::InputError(job.retarget.map.empty() ? target_file : job.retarget.map,
+                         "cannot map " + joined(map.missing_roles) + " between " +
+                             job.input.string() + " and " + target_file +
+                             "; write a map with 'ikfix map --save', complete it and pass --map");
+  return map;
+}
+
+// The character's legs. 2-bone legs (the ankle is the shin's bone tail): the transfer, foot
+// stage and report run on the character with virtual ankle joints there (`tails`); the output
+// is cut back to its own joints.
+struct TargetLegs {
+  core::LegRig rig;
+  std::optional<core::TailLegs> tails;
+};
+
+TargetLegs find_target_legs(const core::BoneMap& map, const io::LoadedClip& target) {
+  std::optional<core::LegRig> found_legs = core::target_leg_rig(map, target.skeleton);
+  std::optional<core::TailLegs> tails;
+  if (!found_legs && (tails = core::target_tail_legs(map, target.skeleton)))
+    found_legs = tails->rig;
+  if (!found_legs)
+    throw io::InputError(
+        target.path.string(),
+        "the character's legs have no ankle joints and no shin end sites to put them "
+        "on; the foot stage needs hip, knee and ankle");
+  return {*found_legs, std::move(tails)};
+}
+
+core::RetargetPipelineInput pipeline_input(const RetargetJob& job, const io::LoadedClip& source,
+                                           const core::LegRig& source_legs,
+                                           const io::LoadedClip& work,
+                                           const core::LegRig& target_legs,
+                                           const core::BoneMap& map, const core::FixSettings& fix) {
+  core::RetargetPipelineInput in;
+  in.transfer.source = &source.skeleton;
+  in.transfer.source_clip = &source.clip;
+  in.transfer.source_space = source.space;
+  in.transfer.source_legs = source_legs;
+  in.transfer.target = &work.skeleton;
+  in.transfer.target_space = work.space;
+  in.transfer.target_legs = target_legs;
+  in.transfer.map = &map;
+  in.transfer.settings.scale = job.retarget.scale;
+  in.transfer.settings.arm_reach = job.retarget.arm_reach;
+  in.transfer.settings.align_rest = !job.retarget.no_rest_align;
+  in.terrain = job.terrain;
+  in.fix = fix;
+  in.fix_feet = !job.retarget.no_foot_fix;
+  return in;
+}
+
+// Writes the new take (virtual ankle joints cut off) under --take-name or the input's stem.
+void write_retargeted(const RetargetJob& job, const io::LoadedClip& target,
+                      const core::RetargetPipelineResult& result,
+                      const std::optional<core::TailLegs>& tails) {
+  const std::string take =
+      job.retarget.take_name.empty() ? job.input.stem().string() : job.retarget.take_name;
+  if (tails) {
+    const core::Clip clip = core::without_end_site_joints(result.clip, tails->joints);
+    write_output(job.output, target, clip,
+                 joints_to_write(target, clip,
+                                 core::without_end_site_joints(result.animated, tails->joints)),
+                 take);
+  } else {
+    write_output(job.output, target, result.clip,
+                 joints_to_write(target, result.clip, result.animated), take);
+  }
+}
+
+// The report's "source" section: format, take, joints, legs and unit of the source clip.
+nlohmann::ordered_json source_json(const io::LoadedClip& source, const core::LegRig& source_legs) {
+  return {
+      {"format", source.format},
+      {"take",
+       {{"name", source.take_name}, {"index", source.take_index}, {"count", source.take_count}}},
+      {"joints", source.skeleton.joint_count()},
+      {"legs", io::legs_json(source.skeleton, source_legs)},
+      {"unit",
+       {{"name", source.unit_name},
+        {"metres_per_unit", source.space.metres_per_unit},
+        {"source", source.unit_source}}}};
+}
+
+// The run report of the character's new take (metrics before and after the foot stage, on the
+// terrain or a flat 400 m ground), without the retarget-specific sections.
+nlohmann::ordered_json run_report_of(const RetargetJob& job, const io::LoadedClip& work,
+                                     const core::LegRig& target_legs,
+                                     const core::RetargetPipelineResult& result,
+                                     const core::FixSettings& fix) {
+  std::unique_ptr<core::Terrain> flat;
+  const core::Terrain* ground = job.terrain;
+  if (!ground) {
+    core::FlatParams params;
+    params.size = 400.0;
+    flat = std::make_unique<core::Terrain>(core::make_flat_terrain(params));
+    ground = flat.get();
+  }
+  const core::ClipMetrics before = measure(work, result.transfer.clip, target_legs, *ground, fix);
+  const core::ClipMetrics after = measure(work, result.clip, target_legs, *ground, fix);
+  core::FixDiagnostics diagnostics = result.diagnostics;
+  if (!result.feet_fixed) {
+    diagnostics.frames = result.clip.frame_count;
+    diagnostics.fps = result.clip.fps;
+    diagnostics.solver = "none (--no-foot-fix)";
+  }
+  io::RunReportInput ri;
+  ri.command = "retarget";
+  ri.tool_version = IKFIX_VERSION;
+  ri.clip = &work;
+  ri.rig = &target_legs;
+  ri.output_path = job.write_output ? job.output.string() : "";
+  ri.terrain_path = job.terrain_path;
+  ri.diagnostics = &diagnostics;
+  ri.metrics_before = &before;
+  ri.metrics_after = &after;
+  return io::make_run_report(ri);
+}
+
 }  // namespace
 
 void add_retarget_options(CLI::App& cmd, RetargetOptions& o, bool for_batch) {
@@ -133,121 +275,26 @@ RetargetJobResult run_retarget_job(const RetargetJob& job) {
         "--take all: retarget takes one take at a time; name it (or its index)");
   const io::LoadedClip source = io::load_clip(job.input, to_load_options(job.clip));
   const core::LegRig source_legs = find_legs(source, job.clip);
-
-  io::ClipLoadOptions target_options;
-  if (!job.retarget.target_unit.empty()) {
-    const double m = core::metres_per_unit_from_name(job.retarget.target_unit);
-    if (!(m > 0))
-      throw std::invalid_argument("--target-unit: '" + job.retarget.target_unit +
-                                  "' is not a unit");
-    target_options.metres_per_unit = m;
-  }
-  if (!job.retarget.target_up.empty()) target_options.up_axis = job.retarget.target_up[0];
-  const io::LoadedClip target = io::load_character(job.retarget.target, target_options);
+  const io::LoadedClip target = load_target(job);
   const std::string target_file = target.path.string();
-
-  const core::RestPose source_rest = core::make_rest_pose(source.skeleton, source.space.to_world());
-  const core::RestPose target_rest = core::make_rest_pose(target.skeleton, target.space.to_world());
-  const core::BoneMap map =
-      job.retarget.map.empty()
-          ? core::auto_map(source_rest, target_rest)
-          : io::load_bone_map(job.retarget.map, source.skeleton, target.skeleton);
-  if (!map.missing_roles.empty())
-    throw io::InputError(job.retarget.map.empty() ? target_file : job.retarget.map,
-                         "cannot map " + joined(map.missing_roles) + " between " +
-                             job.input.string() + " and " + target_file +
-                             "; write a map with 'ikfix map --save', complete it and pass --map");
-  // 2-bone legs (the ankle is the shin's bone tail): the transfer, foot stage and report run on
-  // the character with virtual ankle joints there; the output is cut back to its own joints.
-  std::optional<core::LegRig> found_legs = core::target_leg_rig(map, target.skeleton);
-  std::optional<core::TailLegs> tails;
-  if (!found_legs && (tails = core::target_tail_legs(map, target.skeleton)))
-    found_legs = tails->rig;
-  if (!found_legs)
-    throw io::InputError(
-        target_file,
-        "the character's legs have no ankle joints and no shin end sites to put them "
-        "on; the foot stage needs hip, knee and ankle");
-  const core::LegRig* target_legs = &*found_legs;
+  const core::BoneMap map = make_bone_map(job, source, target);
+  const TargetLegs legs = find_target_legs(map, target);
+  const std::optional<core::TailLegs>& tails = legs.tails;
   const io::LoadedClip work = tails ? with_tails(target, tails->joints) : target;
 
-  core::FixSettings fix = to_settings(job.fix);
-  core::RetargetPipelineInput in;
-  in.transfer.source = &source.skeleton;
-  in.transfer.source_clip = &source.clip;
-  in.transfer.source_space = source.space;
-  in.transfer.source_legs = source_legs;
-  in.transfer.target = &work.skeleton;
-  in.transfer.target_space = work.space;
-  in.transfer.target_legs = *target_legs;
-  in.transfer.map = &map;
-  in.transfer.settings.scale = job.retarget.scale;
-  in.transfer.settings.arm_reach = job.retarget.arm_reach;
-  in.transfer.settings.align_rest = !job.retarget.no_rest_align;
-  in.terrain = job.terrain;
-  in.fix = fix;
-  in.fix_feet = !job.retarget.no_foot_fix;
-  core::RetargetPipelineResult result = core::retarget_and_fix(in);
+  const core::FixSettings fix = to_settings(job.fix);
+  const core::RetargetPipelineResult result =
+      core::retarget_and_fix(pipeline_input(job, source, source_legs, work, legs.rig, map, fix));
   if (!all_finite(result.clip))
     throw io::InputError(job.input.string(),
                          "retargeting produced non-finite values; nothing written");
+  if (job.write_output) write_retargeted(job, target, result, tails);
 
-  if (job.write_output) {
-    const std::string take =
-        job.retarget.take_name.empty() ? job.input.stem().string() : job.retarget.take_name;
-    if (tails) {
-      const core::Clip clip = core::without_end_site_joints(result.clip, tails->joints);
-      write_output(job.output, target, clip,
-                   joints_to_write(target, clip,
-                                   core::without_end_site_joints(result.animated, tails->joints)),
-                   take);
-    } else {
-      write_output(job.output, target, result.clip,
-                   joints_to_write(target, result.clip, result.animated), take);
-    }
-  }
-
-  // Report: the run report of the character's new take, plus the retarget section.
-  std::unique_ptr<core::Terrain> flat;
-  const core::Terrain* ground = job.terrain;
-  if (!ground) {
-    core::FlatParams params;
-    params.size = 400.0;
-    flat = std::make_unique<core::Terrain>(core::make_flat_terrain(params));
-    ground = flat.get();
-  }
-  const core::ClipMetrics before = measure(work, result.transfer.clip, *target_legs, *ground, fix);
-  const core::ClipMetrics after = measure(work, result.clip, *target_legs, *ground, fix);
-  core::FixDiagnostics diagnostics = result.diagnostics;
-  if (!result.feet_fixed) {
-    diagnostics.frames = result.clip.frame_count;
-    diagnostics.fps = result.clip.fps;
-    diagnostics.solver = "none (--no-foot-fix)";
-  }
-  io::RunReportInput ri;
-  ri.command = "retarget";
-  ri.tool_version = IKFIX_VERSION;
-  ri.clip = &work;
-  ri.rig = target_legs;
-  ri.output_path = job.write_output ? job.output.string() : "";
-  ri.terrain_path = job.terrain_path;
-  ri.diagnostics = &diagnostics;
-  ri.metrics_before = &before;
-  ri.metrics_after = &after;
   RetargetJobResult out;
-  out.report = io::make_run_report(ri);
+  out.report = run_report_of(job, work, legs.rig, result, fix);
   out.report["input"] = job.input.string();
   out.report["target"] = target_file;
-  out.report["source"] = {
-      {"format", source.format},
-      {"take",
-       {{"name", source.take_name}, {"index", source.take_index}, {"count", source.take_count}}},
-      {"joints", source.skeleton.joint_count()},
-      {"legs", io::legs_json(source.skeleton, source_legs)},
-      {"unit",
-       {{"name", source.unit_name},
-        {"metres_per_unit", source.space.metres_per_unit},
-        {"source", source.unit_source}}}};
+  out.report["source"] = source_json(source, source_legs);
   if (tails) report_tails(out.report, tails->joints);
   out.report["retarget"] = io::retarget_section_json(result, map, source.skeleton, work.skeleton);
   out.frames = result.clip.frame_count;

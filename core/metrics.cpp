@@ -79,140 +79,189 @@ PlantSlideAt worst_plant_slide_at(const std::vector<Vec3>& heel, const std::vect
   return worst;
 }
 
-ClipMetrics measure_clip(const MetricsInput& in) {
-  const Skeleton& sk = *in.skeleton;
-  const Clip& clip = *in.clip;
-  const int frames = clip.frame_count, joints = sk.joint_count();
-  const double fps = clip.fps;
-  const Transform to_world = in.space.to_world();
-  ClipMetrics m;
-  m.frames = frames;
-  m.fps = fps;
-  if (frames == 0) return m;
+namespace {
 
+// World transforms of every frame of a clip, frame-major.
+struct ClipWorld {
+  std::vector<Transform> world;
+  int joints = 0;
+
+  ClipWorld(const Skeleton& sk, const Clip& clip, const Transform& to_world)
+      : world(static_cast<std::size_t>(clip.frame_count) * sk.joint_count()),
+        joints(sk.joint_count()) {
+    for (int f = 0; f < clip.frame_count; ++f)
+      forward_kinematics(
+          sk, clip.frame(f), to_world,
+          {world.data() + static_cast<std::size_t>(f) * joints, static_cast<std::size_t>(joints)});
+  }
+  const Transform& transform(int f, int j) const {
+    return world[static_cast<std::size_t>(f) * joints + j];
+  }
+  const Vec3& at(int f, int j) const { return transform(f, j).translation; }
+};
+
+int count_non_finite(const Clip& clip) {
+  int n = 0;
   for (const Transform& t : clip.locals)
-    if (!is_finite(t.translation) || !is_finite(t.rotation) || !is_finite(t.scale)) ++m.non_finite;
+    if (!is_finite(t.translation) || !is_finite(t.rotation) || !is_finite(t.scale)) ++n;
+  return n;
+}
 
-  std::vector<Transform> world(static_cast<std::size_t>(frames) * joints);
-  for (int f = 0; f < frames; ++f)
-    forward_kinematics(
-        sk, clip.frame(f), to_world,
-        {world.data() + static_cast<std::size_t>(f) * joints, static_cast<std::size_t>(joints)});
-  auto W = [&](int f, int j) -> const Vec3& {
-    return world[static_cast<std::size_t>(f) * joints + j].translation;
-  };
-
-  // Bone lengths against the rest pose. The pelvis and its ancestors carry the root motion (an
-  // FBX or glTF pelvis hangs under an armature node and moves away from it), so the segments
-  // ending at them are not bones.
+// Bone lengths against the rest pose. The pelvis and its ancestors carry the root motion (an
+// FBX or glTF pelvis hangs under an armature node and moves away from it), so the segments
+// ending at them are not bones.
+void measure_bone_lengths(const MetricsInput& in, const ClipWorld& w, ClipMetrics& m) {
+  const Skeleton& sk = *in.skeleton;
+  const int joints = sk.joint_count();
   std::vector<char> carries_root_motion(joints, 0);
   for (int j = in.rig.pelvis; j >= 0; j = sk.parents[j]) carries_root_motion[j] = 1;
   std::vector<Transform> rest_world(joints);
-  forward_kinematics(sk, sk.rest, to_world, rest_world);
+  forward_kinematics(sk, sk.rest, in.space.to_world(), rest_world);
   for (int j = 0; j < joints; ++j) {
     const int p = sk.parents[j];
     if (p < 0 || carries_root_motion[j]) continue;
     const double rest = glm::length(rest_world[j].translation - rest_world[p].translation);
     if (!(rest > 1e-9)) continue;
-    for (int f = 0; f < frames; ++f)
-      m.bone_length_change.offer(std::abs(glm::length(W(f, j) - W(f, p)) - rest) / rest, f, -1,
-                                 sk.names[j]);
+    for (int f = 0; f < in.clip->frame_count; ++f)
+      m.bone_length_change.offer(std::abs(glm::length(w.at(f, j) - w.at(f, p)) - rest) / rest, f,
+                                 -1, sk.names[j]);
   }
+}
 
+// Contact thresholds scaled from the reference leg length to the clip's longest leg (at frame 0).
+ContactSettings scaled_contact_settings(const MetricsInput& in, const ClipWorld& w) {
   double leg_length = 0;
   for (const Leg& leg : in.rig.legs)
-    leg_length = std::max(leg_length, glm::length(W(0, leg.knee) - W(0, leg.hip)) +
-                                          glm::length(W(0, leg.ankle) - W(0, leg.knee)));
+    leg_length = std::max(leg_length, glm::length(w.at(0, leg.knee) - w.at(0, leg.hip)) +
+                                          glm::length(w.at(0, leg.ankle) - w.at(0, leg.knee)));
   const double scale = leg_length / in.reference_leg_length;
   ContactSettings cs = in.contacts;
   cs.height_threshold *= scale;
   cs.speed_threshold *= scale;
+  return cs;
+}
 
-  std::vector<Vec3> pelvis(frames);
-  for (int f = 0; f < frames; ++f) pelvis[f] = W(f, in.rig.pelvis);
-  m.pelvis_jerk_mean = mean_jerk(pelvis, fps);
-
-  double slide_sum = 0, float_sum = 0;
+// Running sums of the clip-wide means.
+struct PlantSums {
+  double slide = 0, float_m = 0;
   int slide_count = 0, plant_count = 0;
-  for (int l = 0; l < 2; ++l) {
-    const Leg& leg = in.rig.legs[l];
-    LegMetrics& lm = m.legs[l];
-    lm.side = kLegSideNames[l];
-    const auto& end_site = sk.end_sites[leg.ankle];
-    std::vector<Vec3> pts[2];  // ankle, toe
-    for (int f = 0; f < frames; ++f) {
-      const Transform& a = world[static_cast<std::size_t>(f) * joints + leg.ankle];
-      pts[0].push_back(a.translation);
-      pts[1].push_back(leg.toe >= 0 ? W(f, leg.toe)
-                       : end_site   ? transform_point(a, *end_site)
-                                    : a.translation);
+};
+
+// One plant `iv` of leg l: penetration, slide of the foot's pivot, mean float height.
+PlantMetrics measure_plant(const std::vector<Vec3> (&pts)[2], const FootContacts& contacts,
+                           const Interval& iv, int l, double fps, LegMetrics& lm, ClipMetrics& m,
+                           PlantSums& sums) {
+  const auto& above = contacts.above;
+  PlantMetrics pm;
+  pm.first = iv.first;
+  pm.last = iv.last;
+  int count = 0;
+  double fl = 0;
+  for (int f = iv.first; f <= iv.last; ++f) {
+    ++lm.frames_in_contact;
+    fl += std::min(contacts.height[0][f], contacts.height[1][f]);
+    for (int p = 0; p < 2; ++p) {
+      pm.max_penetration_m = std::max(pm.max_penetration_m, -above[p][f]);
+      m.planted_penetration.offer(std::max(0.0, -above[p][f]), f, l, p == 0 ? "ankle" : "toe");
     }
-    // Contacts as the fix also sees its own output: heights above the terrain, each point
-    // relative to its own planted level.
-    const FootContacts contacts = detect_foot_contacts(*in.terrain, pts[0], pts[1], fps, cs);
-    const auto& above = contacts.above;
-    const auto& heights = contacts.height;
-    const auto& planted = contacts.planted;
-    const auto& point_planted = contacts.point_planted;
-    for (int p = 0; p < 2; ++p)
-      for (int f = 0; f < frames; ++f)
-        m.penetration.offer(std::max(0.0, -above[p][f]), f, l, p == 0 ? "ankle" : "toe");
-    for (const Interval& iv : contact_intervals(planted)) {
-      PlantMetrics pm;
-      pm.first = iv.first;
-      pm.last = iv.last;
-      int count = 0;
-      double fl = 0;
-      for (int f = iv.first; f <= iv.last; ++f) {
-        ++lm.frames_in_contact;
-        fl += std::min(heights[0][f], heights[1][f]);
-        // Sliding is the speed of the foot's pivot: of the points on the ground, the one that
-        // moves least (a foot rolling over its toe slides only if the toe moves).
-        for (int p = 0; p < 2; ++p) {
-          pm.max_penetration_m = std::max(pm.max_penetration_m, -above[p][f]);
-          m.planted_penetration.offer(std::max(0.0, -above[p][f]), f, l, p == 0 ? "ankle" : "toe");
-        }
-        int pivot = -1;
-        const double slide = plant_slide(pts[0], pts[1], point_planted, iv, f, fps, pivot);
-        if (pivot >= 0) {
-          pm.mean_slide_mps += slide;
-          pm.max_slide_mps = std::max(pm.max_slide_mps, slide);
-          m.slide.offer(slide, f, l, pivot == 0 ? "ankle" : "toe");
-          slide_sum += slide;
-          ++slide_count;
-          ++count;
-        }
-      }
-      pm.max_penetration_m = std::max(0.0, pm.max_penetration_m);
-      if (count) pm.mean_slide_mps /= count;
-      pm.mean_float_m = fl / (iv.last - iv.first + 1);
-      m.float_height.offer(pm.mean_float_m, (iv.first + iv.last) / 2, l, "foot");
-      float_sum += pm.mean_float_m;
-      ++plant_count;
-      lm.plants.push_back(pm);
+    // Sliding is the speed of the foot's pivot: of the points on the ground, the one that
+    // moves least (a foot rolling over its toe slides only if the toe moves).
+    int pivot = -1;
+    const double slide = plant_slide(pts[0], pts[1], contacts.point_planted, iv, f, fps, pivot);
+    if (pivot >= 0) {
+      pm.mean_slide_mps += slide;
+      pm.max_slide_mps = std::max(pm.max_slide_mps, slide);
+      m.slide.offer(slide, f, l, pivot == 0 ? "ankle" : "toe");
+      sums.slide += slide;
+      ++sums.slide_count;
+      ++count;
     }
-    // Knee angle (interior, pi = straight) and its limits.
-    lm.knee_angle_min_rad = kPi;
-    lm.knee_angle_max_rad = 0;
-    for (int f = 0; f < frames; ++f) {
-      const Vec3 a = safe_normalize(W(f, leg.hip) - W(f, leg.knee), Vec3(0, 1, 0));
-      const Vec3 b = safe_normalize(W(f, leg.ankle) - W(f, leg.knee), Vec3(0, -1, 0));
-      const double angle = angle_between(a, b);
-      lm.knee_angle_min_rad = std::min(lm.knee_angle_min_rad, angle);
-      lm.knee_angle_max_rad = std::max(lm.knee_angle_max_rad, angle);
-      m.knee_limit_violation.offer(std::max(0.0, in.min_knee_angle - angle), f, l, "knee");
-    }
-    lm.foot_jerk_mean = mean_jerk(pts[0], fps);
-    m.foot_jerk_mean += 0.5 * lm.foot_jerk_mean;
-    // Angular speed of the leg's local rotations.
-    for (int j : {leg.hip, leg.knee, leg.ankle})
-      for (int f = 1; f < frames; ++f) {
-        const Quat d = glm::inverse(clip.at(f - 1, j).rotation) * clip.at(f, j).rotation;
-        m.rotation_speed.offer(rotation_angle(d) * fps, f, l, sk.names[j]);
-      }
   }
-  m.mean_slide_mps = slide_count ? slide_sum / slide_count : 0.0;
-  m.mean_float_m = plant_count ? float_sum / plant_count : 0.0;
+  pm.max_penetration_m = std::max(0.0, pm.max_penetration_m);
+  if (count) pm.mean_slide_mps /= count;
+  pm.mean_float_m = fl / (iv.last - iv.first + 1);
+  m.float_height.offer(pm.mean_float_m, (iv.first + iv.last) / 2, l, "foot");
+  sums.float_m += pm.mean_float_m;
+  ++sums.plant_count;
+  return pm;
+}
+
+// Knee angle (interior, pi = straight), its range and its violations of the minimum.
+void measure_knee(const MetricsInput& in, const ClipWorld& w, int l, LegMetrics& lm,
+                  ClipMetrics& m) {
+  const Leg& leg = in.rig.legs[l];
+  lm.knee_angle_min_rad = kPi;
+  lm.knee_angle_max_rad = 0;
+  for (int f = 0; f < in.clip->frame_count; ++f) {
+    const Vec3 a = safe_normalize(w.at(f, leg.hip) - w.at(f, leg.knee), Vec3(0, 1, 0));
+    const Vec3 b = safe_normalize(w.at(f, leg.ankle) - w.at(f, leg.knee), Vec3(0, -1, 0));
+    const double angle = angle_between(a, b);
+    lm.knee_angle_min_rad = std::min(lm.knee_angle_min_rad, angle);
+    lm.knee_angle_max_rad = std::max(lm.knee_angle_max_rad, angle);
+    m.knee_limit_violation.offer(std::max(0.0, in.min_knee_angle - angle), f, l, "knee");
+  }
+}
+
+// Angular speed (rad/s) of the leg's local rotations.
+void measure_rotation_speed(const MetricsInput& in, int l, ClipMetrics& m) {
+  const Leg& leg = in.rig.legs[l];
+  const Clip& clip = *in.clip;
+  for (int j : {leg.hip, leg.knee, leg.ankle})
+    for (int f = 1; f < clip.frame_count; ++f) {
+      const Quat d = glm::inverse(clip.at(f - 1, j).rotation) * clip.at(f, j).rotation;
+      m.rotation_speed.offer(rotation_angle(d) * clip.fps, f, l, in.skeleton->names[j]);
+    }
+}
+
+// Every measure of leg l. Contacts as the fix also sees its own output: heights above the
+// terrain, each point relative to its own planted level.
+void measure_leg(const MetricsInput& in, const ClipWorld& w, const ContactSettings& cs, int l,
+                 ClipMetrics& m, PlantSums& sums) {
+  const Leg& leg = in.rig.legs[l];
+  const int frames = in.clip->frame_count;
+  const double fps = in.clip->fps;
+  LegMetrics& lm = m.legs[l];
+  lm.side = kLegSideNames[l];
+  const auto& end_site = in.skeleton->end_sites[leg.ankle];
+  std::vector<Vec3> pts[2];  // ankle, toe
+  for (int f = 0; f < frames; ++f) {
+    const Transform& a = w.transform(f, leg.ankle);
+    pts[0].push_back(a.translation);
+    pts[1].push_back(leg.toe >= 0 ? w.at(f, leg.toe)
+                     : end_site   ? transform_point(a, *end_site)
+                                  : a.translation);
+  }
+  const FootContacts contacts = detect_foot_contacts(*in.terrain, pts[0], pts[1], fps, cs);
+  for (int p = 0; p < 2; ++p)
+    for (int f = 0; f < frames; ++f)
+      m.penetration.offer(std::max(0.0, -contacts.above[p][f]), f, l, p == 0 ? "ankle" : "toe");
+  for (const Interval& iv : contact_intervals(contacts.planted))
+    lm.plants.push_back(measure_plant(pts, contacts, iv, l, fps, lm, m, sums));
+  measure_knee(in, w, l, lm, m);
+  lm.foot_jerk_mean = mean_jerk(pts[0], fps);
+  m.foot_jerk_mean += 0.5 * lm.foot_jerk_mean;
+  measure_rotation_speed(in, l, m);
+}
+
+}  // namespace
+
+ClipMetrics measure_clip(const MetricsInput& in) {
+  const Clip& clip = *in.clip;
+  ClipMetrics m;
+  m.frames = clip.frame_count;
+  m.fps = clip.fps;
+  if (clip.frame_count == 0) return m;
+  m.non_finite = count_non_finite(clip);
+  const ClipWorld w(*in.skeleton, clip, in.space.to_world());
+  measure_bone_lengths(in, w, m);
+  const ContactSettings cs = scaled_contact_settings(in, w);
+  std::vector<Vec3> pelvis(clip.frame_count);
+  for (int f = 0; f < clip.frame_count; ++f) pelvis[f] = w.at(f, in.rig.pelvis);
+  m.pelvis_jerk_mean = mean_jerk(pelvis, clip.fps);
+  PlantSums sums;
+  for (int l = 0; l < 2; ++l) measure_leg(in, w, cs, l, m, sums);
+  m.mean_slide_mps = sums.slide_count ? sums.slide / sums.slide_count : 0.0;
+  m.mean_float_m = sums.plant_count ? sums.float_m / sums.plant_count : 0.0;
   return m;
 }
 

@@ -83,24 +83,23 @@ double rest_leg_length(const Skeleton& skeleton, const ClipSpace& space, const L
   return longest;
 }
 
-RetargetResult retarget_clip(const RetargetInput& in,
-                             const std::vector<char> (&source_contacts)[2]) {
-  const Skeleton& src = *in.source;
-  const Skeleton& tgt = *in.target;
-  const Clip& sclip = *in.source_clip;
-  const BoneMap& map = *in.map;
-  RetargetResult result;
+namespace {
 
-  // The hips pair carries the root motion.
+// The pair that carries the root motion: the "hips" role, else the pair of the source's pelvis.
+int find_hips_pair(const BoneMap& map, const RetargetInput& in) {
   int hips_pair = map.pair_with_role("hips");
   if (hips_pair < 0)
     for (int p = 0; p < static_cast<int>(map.pairs.size()); ++p)
       if (map.pairs[p].source == in.source_legs.pelvis && !map.pairs[p].target_end_site)
         hips_pair = p;
   if (hips_pair < 0) throw std::invalid_argument("the bone map has no hips pair");
+  return hips_pair;
+}
 
-  result.source_leg_length_m = rest_leg_length(src, in.source_space, in.source_legs);
-  result.target_leg_length_m = rest_leg_length(tgt, in.target_space, in.target_legs);
+// Rest leg lengths of both sides and the root scale (--scale, else their ratio).
+void choose_scale(const RetargetInput& in, RetargetResult& result) {
+  result.source_leg_length_m = rest_leg_length(*in.source, in.source_space, in.source_legs);
+  result.target_leg_length_m = rest_leg_length(*in.target, in.target_space, in.target_legs);
   if (!(result.source_leg_length_m > 0) || !(result.target_leg_length_m > 0))
     throw std::invalid_argument("cannot measure the legs of both skeletons");
   if (in.settings.scale) {
@@ -110,6 +109,115 @@ RetargetResult retarget_clip(const RetargetInput& in,
     result.scale = result.target_leg_length_m / result.source_leg_length_m;
     result.scale_method = "leg length";
   }
+}
+
+// Every joint but the excluded controls is written: an unmapped joint holds its rest pose in
+// the new take, whatever pose the character file was saved in. Ancestors of written joints are
+// written too (at rest), so a control above the hips stands where the transfer assumed it does.
+std::vector<char> written_joints(const BoneMap& map, const Skeleton& tgt) {
+  const int tn = tgt.joint_count();
+  std::vector<char> animated(tn, 1);
+  for (int t : map.excluded_target) animated[t] = 0;
+  for (int t = tn - 1; t >= 0; --t)
+    if (animated[t] && tgt.parents[t] >= 0) animated[tgt.parents[t]] = 1;
+  return animated;
+}
+
+// What the transfer of every frame reads.
+struct FrameTransfer {
+  const Skeleton& src;
+  const Skeleton& tgt;
+  const std::vector<Transform>& src_rest;
+  const TargetDrive& drive;
+  const RestAlignment& align;
+  const std::vector<ArmChain>& arms;
+  Transform s_to_world, t_to_world;
+  int s_hips = 0, t_hips = 0;
+  double scale = 1.0;
+  double arm_reach = 1.0;
+};
+
+// Hips path: the source's, scaled about where it starts (horizontally) and about the ground.
+Vec3 scaled_hips(const Vec3& hips_start, const Vec3& sh, double scale) {
+  Vec3 hips_pos;
+  hips_pos.x = hips_start.x + scale * (sh.x - hips_start.x);
+  hips_pos.z = hips_start.z + scale * (sh.z - hips_start.z);
+  hips_pos.y = scale * sh.y;
+  return hips_pos;
+}
+
+// The target's locals of one frame (world rotation recipe of each driven joint, the hips at
+// `hips_pos`), then the arms' reach; `tworld` receives the target's world pose and
+// `hips_parent_world` the hips' parent world transform.
+void pose_target(const FrameTransfer& x, std::span<const Quat> delta, const Vec3& hips_pos,
+                 std::span<const Transform> sworld, std::vector<Transform>& tworld,
+                 std::span<Transform> out, Transform& hips_parent_world) {
+  for (int t = 0; t < x.tgt.joint_count(); ++t) {
+    const int parent = x.tgt.parents[t];
+    const Transform& parent_world = parent < 0 ? x.t_to_world : tworld[parent];
+    Transform local = x.tgt.rest[t];
+    if (x.drive.kind[t] != TargetDrive::Rest) {
+      const Quat world_rot = x.drive.world_rotation(t, delta, x.align);
+      local.rotation = glm::normalize(glm::inverse(parent_world.rotation) * world_rot);
+    }
+    if (t == x.t_hips) {
+      local.translation = transform_point(inverse(parent_world), hips_pos);
+      hips_parent_world = parent_world;
+    }
+    out[t] = local;
+    tworld[t] = compose(parent_world, local);
+  }
+  reach_arms(x.arms, x.tgt, sworld, tworld, out, x.t_to_world, x.arm_reach);
+}
+
+// Every frame of the source onto the target; returns the hips' parent world transform per frame.
+std::vector<Transform> transfer_frames(const FrameTransfer& x, const Clip& sclip, Clip& clip) {
+  const int frames = sclip.frame_count;
+  std::vector<Transform> sworld(x.src.joint_count()), tworld(x.tgt.joint_count());
+  std::vector<Quat> delta(x.src.joint_count());
+  Vec3 hips_start{0.0};
+  std::vector<Transform> hips_parent_world(frames);
+  for (int f = 0; f < frames; ++f) {
+    forward_kinematics(x.src, sclip.frame(f), x.s_to_world, sworld);
+    for (int s = 0; s < x.src.joint_count(); ++s)
+      delta[s] = glm::normalize(sworld[s].rotation * glm::inverse(x.src_rest[s].rotation));
+    if (f == 0) hips_start = sworld[x.s_hips].translation;
+    const Vec3 hips_pos = scaled_hips(hips_start, sworld[x.s_hips].translation, x.scale);
+    pose_target(x, delta, hips_pos, sworld, tworld, clip.frame(f), hips_parent_world[f]);
+  }
+  return hips_parent_world;
+}
+
+// Ground: shift the hips so the target's feet meet the ground where the source's do (scaled).
+// The world shift (0, offset, 0) is expressed in the hips' parent space, the same parent
+// transform the transfer used (arm reach changes only the arms).
+void shift_to_ground(const RetargetInput& in, const std::vector<char> (&source_contacts)[2],
+                     int t_hips, const std::vector<Transform>& hips_parent_world,
+                     RetargetResult& result) {
+  const double source_level =
+      contact_level(*in.source, in.source_legs, in.source_space, *in.source_clip, source_contacts);
+  const double target_level =
+      contact_level(*in.target, in.target_legs, in.target_space, result.clip, source_contacts);
+  result.ground_offset_m = result.scale * source_level - target_level;
+  for (int f = 0; f < result.clip.frame_count; ++f) {
+    const Transform& parent_world = hips_parent_world[f];
+    const Vec3 world_pos = transform_point(parent_world, result.clip.at(f, t_hips).translation) +
+                           Vec3(0.0, result.ground_offset_m, 0.0);
+    result.clip.at(f, t_hips).translation = transform_point(inverse(parent_world), world_pos);
+  }
+}
+
+}  // namespace
+
+RetargetResult retarget_clip(const RetargetInput& in,
+                             const std::vector<char> (&source_contacts)[2]) {
+  const Skeleton& src = *in.source;
+  const Skeleton& tgt = *in.target;
+  const Clip& sclip = *in.source_clip;
+  const BoneMap& map = *in.map;
+  RetargetResult result;
+  const int hips_pair = find_hips_pair(map, in);
+  choose_scale(in, result);
 
   const auto src_rest = rest_world(src, in.source_space);
   const auto tgt_rest = rest_world(tgt, in.target_space);
@@ -117,82 +225,31 @@ RetargetResult retarget_clip(const RetargetInput& in,
                                                in.target_legs, in.settings.align_rest);
   result.facing_angle_rad = rotation_angle(align.facing);
   result.alignment = align.bones;
-
   // Target joint -> the world rotation recipe: D(source joint) * A * G * rest, or an in-between
   // blend for target joints inside a chain whose neighbours are mapped, or the local rest pose.
-  const int tn = tgt.joint_count();
-  const int frames = sclip.frame_count;
   const TargetDrive drive = plan_target_drive(map, src, tgt, tgt_rest);
 
-  const Transform s_to_world = in.source_space.to_world();
-  const Transform t_to_world = in.target_space.to_world();
-  const int s_hips = map.pairs[hips_pair].source;
-  const int t_hips = map.pairs[hips_pair].target;
-
   result.clip.fps = sclip.fps;
-  result.clip.frame_count = frames;
-  result.clip.joint_count = tn;
-  result.clip.locals.resize(static_cast<std::size_t>(frames) * tn);
-  // Every joint but the excluded controls is written: an unmapped joint holds its rest pose in
-  // the new take, whatever pose the character file was saved in (a Maya file saved mid-stride
-  // would otherwise show that pose on the fingers).
-  result.animated.assign(tn, 1);
-  for (int t : map.excluded_target) result.animated[t] = 0;
-  // Ancestors of written joints are written too (at rest), so a control above the hips
-  // (Kenney's HipsCtrl) stands where the transfer assumed it does.
-  for (int t = tn - 1; t >= 0; --t)
-    if (result.animated[t] && tgt.parents[t] >= 0) result.animated[tgt.parents[t]] = 1;
+  result.clip.frame_count = sclip.frame_count;
+  result.clip.joint_count = tgt.joint_count();
+  result.clip.locals.resize(static_cast<std::size_t>(sclip.frame_count) * tgt.joint_count());
+  result.animated = written_joints(map, tgt);
 
   const std::vector<ArmChain> arms = arm_chains(map, src_rest, tgt, tgt_rest);
-  std::vector<Transform> sworld(src.joint_count()), tworld(tn);
-  std::vector<Quat> delta(src.joint_count());
-  Vec3 hips_start{0.0};
-  std::vector<Transform> hips_parent_world(frames);  // for the ground shift below
-  for (int f = 0; f < frames; ++f) {
-    forward_kinematics(src, sclip.frame(f), s_to_world, sworld);
-    for (int s = 0; s < src.joint_count(); ++s)
-      delta[s] = glm::normalize(sworld[s].rotation * glm::inverse(src_rest[s].rotation));
-    if (f == 0) hips_start = sworld[s_hips].translation;
-    // Hips path: the source's, scaled about where it starts (horizontally) and about the ground.
-    const Vec3 sh = sworld[s_hips].translation;
-    Vec3 hips_pos;
-    hips_pos.x = hips_start.x + result.scale * (sh.x - hips_start.x);
-    hips_pos.z = hips_start.z + result.scale * (sh.z - hips_start.z);
-    hips_pos.y = result.scale * sh.y;
-
-    auto out = result.clip.frame(f);
-    for (int t = 0; t < tn; ++t) {
-      const int parent = tgt.parents[t];
-      const Transform& parent_world = parent < 0 ? t_to_world : tworld[parent];
-      Transform local = tgt.rest[t];
-      if (drive.kind[t] != TargetDrive::Rest) {
-        const Quat world_rot = drive.world_rotation(t, delta, align);
-        local.rotation = glm::normalize(glm::inverse(parent_world.rotation) * world_rot);
-      }
-      if (t == t_hips) {
-        local.translation = transform_point(inverse(parent_world), hips_pos);
-        hips_parent_world[f] = parent_world;
-      }
-      out[t] = local;
-      tworld[t] = compose(parent_world, local);
-    }
-    reach_arms(arms, tgt, sworld, tworld, out, t_to_world, in.settings.arm_reach);
-  }
-
-  // Ground: shift the hips so the target's feet meet the ground where the source's do (scaled).
-  const double source_level =
-      contact_level(src, in.source_legs, in.source_space, sclip, source_contacts);
-  const double target_level =
-      contact_level(tgt, in.target_legs, in.target_space, result.clip, source_contacts);
-  result.ground_offset_m = result.scale * source_level - target_level;
-  for (int f = 0; f < frames; ++f) {
-    // World shift (0, offset, 0) expressed in the hips' parent space, the same parent transform
-    // the loop above used (arm reach changes only the arms).
-    const Transform& parent_world = hips_parent_world[f];
-    const Vec3 world_pos = transform_point(parent_world, result.clip.at(f, t_hips).translation) +
-                           Vec3(0.0, result.ground_offset_m, 0.0);
-    result.clip.at(f, t_hips).translation = transform_point(inverse(parent_world), world_pos);
-  }
+  const FrameTransfer x{src,
+                        tgt,
+                        src_rest,
+                        drive,
+                        align,
+                        arms,
+                        in.source_space.to_world(),
+                        in.target_space.to_world(),
+                        map.pairs[hips_pair].source,
+                        map.pairs[hips_pair].target,
+                        result.scale,
+                        in.settings.arm_reach};
+  const std::vector<Transform> hips_parent_world = transfer_frames(x, sclip, result.clip);
+  shift_to_ground(in, source_contacts, x.t_hips, hips_parent_world, result);
   return result;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "core/fk.hpp"
 
@@ -37,6 +38,238 @@ double ground_height(const Terrain* terrain, const Vec3& p) {
   return hit.hit ? hit.height : 0.0;
 }
 
+// World transforms of one skeleton's clip, frame-major, and of its rest pose.
+struct WorldPoses {
+  const Skeleton& sk;
+  std::vector<Transform> frames;
+  std::vector<Transform> rest;
+
+  WorldPoses(const Skeleton& skeleton, const Clip& clip, const ClipSpace& space)
+      : sk(skeleton), frames(all_world(skeleton, clip, space)), rest(skeleton.joint_count()) {
+    forward_kinematics(sk, sk.rest, space.to_world(), rest);
+  }
+  const Transform& at(int f, int j) const {
+    return frames[static_cast<std::size_t>(f) * sk.joint_count() + j];
+  }
+  // The joint's position, or its end site's when `end_site`.
+  Vec3 end(int f, int j, bool end_site) const {
+    return end_site ? transform_point(at(f, j), *sk.end_sites[j]) : at(f, j).translation;
+  }
+};
+
+// M1: limb-normalised end-effector error of one chain over `frames` frames; nullopt when a
+// limb has no length (or the target end site is missing).
+std::optional<ChainError> chain_error(const LimbChain& c, const WorldPoses& s, const WorldPoses& t,
+                                      int frames) {
+  if (c.target_end_site && !t.sk.end_sites[c.target_end]) return std::nullopt;
+  const double ls = chain_length(s.sk, s.rest, c.source_base, c.source_end, false);
+  const double lt = chain_length(t.sk, t.rest, c.target_base, c.target_end, c.target_end_site);
+  if (!(ls > 0) || !(lt > 0)) return std::nullopt;
+  ChainError e;
+  e.name = c.name;
+  double sum = 0;
+  for (int f = 0; f < frames; ++f) {
+    const Vec3 sv = (s.at(f, c.source_end).translation - s.at(f, c.source_base).translation) / ls;
+    const Vec3 tv =
+        (t.end(f, c.target_end, c.target_end_site) - t.at(f, c.target_base).translation) / lt;
+    const double err = glm::length(tv - sv);
+    sum += err;
+    if (err > e.max) e.max = err, e.worst_frame = f;
+  }
+  e.mean = frames ? sum / frames : 0.0;
+  return e;
+}
+
+// True when b is a's direct child on the source side and below a on the target side, and both
+// bones have a length (zero-length offsets point nowhere).
+bool is_limb_bone(const BonePair& a, const BonePair& b, const WorldPoses& s, const WorldPoses& t) {
+  if (s.sk.parents[b.source] != a.source) return false;
+  if (b.target_end_site ? !(b.target == a.target && t.sk.end_sites[b.target])
+                        : !(b.target != a.target && t.sk.is_ancestor(a.target, b.target)))
+    return false;
+  const double rest_s = glm::length(s.rest[b.source].translation - s.rest[a.source].translation);
+  const double rest_t =
+      glm::length((b.target_end_site ? transform_point(t.rest[b.target], *t.sk.end_sites[b.target])
+                                     : t.rest[b.target].translation) -
+                  t.rest[a.target].translation);
+  return !(rest_s < 1e-6 || rest_t < 1e-6);
+}
+
+// M2: bone-direction error (radians) on limb bones: sided pairs whose child is mapped on both
+// sides.
+void measure_directions(const BoneMap& map, const WorldPoses& s, const WorldPoses& t, int frames,
+                        RetargetQuality& q) {
+  double sum = 0;
+  long count = 0;
+  for (const BonePair& a : map.pairs) {
+    if (a.target_end_site || !is_sided_role(a.role)) continue;
+    for (const BonePair& b : map.pairs) {
+      if (!is_limb_bone(a, b, s, t)) continue;
+      for (int f = 0; f < frames; ++f) {
+        const Vec3 ds = s.at(f, b.source).translation - s.at(f, a.source).translation;
+        const Vec3 dt = t.end(f, b.target, b.target_end_site) - t.at(f, a.target).translation;
+        const double angle =
+            angle_between(safe_normalize(ds, Vec3(0, 1, 0)), safe_normalize(dt, Vec3(0, 1, 0)));
+        sum += angle;
+        ++count;
+        if (angle > q.direction_error_max_rad) {
+          q.direction_error_max_rad = angle;
+          q.direction_worst_bone = t.sk.names[a.target];
+          q.direction_worst_frame = f;
+        }
+      }
+    }
+  }
+  q.direction_error_mean_rad = count ? sum / double(count) : 0.0;
+}
+
+// M8: largest relative change of a bone's length in the output against the target's rest. A
+// joint whose local translation the clip moves (the hips under a root control, or a root) hangs
+// on no bone: skipped.
+double max_bone_length_change(const Clip& clip, const WorldPoses& t) {
+  const int tn = t.sk.joint_count();
+  std::vector<char> moves(tn, 0);
+  for (int f = 0; f < clip.frame_count; ++f)
+    for (int j = 0; j < tn; ++j)
+      if (glm::length(clip.at(f, j).translation - t.sk.rest[j].translation) >
+          1e-9 * (1.0 + glm::length(t.sk.rest[j].translation)))
+        moves[j] = 1;
+  double change = 0;
+  for (int f = 0; f < clip.frame_count; ++f)
+    for (int j = 0; j < tn; ++j) {
+      const int p = t.sk.parents[j];
+      if (p < 0 || moves[j]) continue;
+      const double rest = glm::length(t.rest[j].translation - t.rest[p].translation);
+      if (rest < 1e-9) continue;
+      const double now = glm::length(t.at(f, j).translation - t.at(f, p).translation);
+      change = std::max(change, std::abs(now - rest) / rest);
+    }
+  return change;
+}
+
+// Running sums of the feet measures over both legs' contact frames.
+struct FeetSums {
+  double slide = 0, float_m = 0;
+  long frames = 0, both = 0;  // contact frames measured; source contacts the target shares
+  std::vector<double> gaps;   // lowest foot point above the terrain, per contact frame
+};
+
+// The source's contact frames of leg l; counts them and the target's contact frames in `feet`,
+// and the frames both share in `sums`.
+std::vector<int> contact_frames_of(const RetargetMeasureInput& in, int l, int frames,
+                                   FeetAtContacts& feet, FeetSums& sums) {
+  const std::vector<char>& sc = in.source_contacts[l];
+  std::vector<int> contact_frames;
+  for (int f = 0; f < frames && f < static_cast<int>(sc.size()); ++f) {
+    const bool target_planted = in.target_contacts &&
+                                f < static_cast<int>(in.target_contacts[l].size()) &&
+                                in.target_contacts[l][f];
+    feet.target_contact_frames += target_planted;
+    if (!sc[f]) continue;
+    contact_frames.push_back(f);
+    sums.both += target_planted;
+  }
+  feet.source_contact_frames += static_cast<int>(contact_frames.size());
+  return contact_frames;
+}
+
+// Heights above the terrain (m) of the foot points the foot stage stands on (as `check`): the
+// ankle and the toe joint, or the foot's end site when there is no toe joint. Toe tips beyond
+// the toe joint may hang over a step edge, as real toes do.
+std::vector<double> foot_heights(const Leg& leg, const WorldPoses& t, const Terrain* terrain,
+                                 int f) {
+  const int tip = leg.toe >= 0 ? leg.toe : leg.ankle;
+  std::vector<double> h;
+  auto add = [&](const Vec3& p) { h.push_back(p.y - ground_height(terrain, p)); };
+  add(t.at(f, leg.ankle).translation);
+  if (leg.toe >= 0)
+    add(t.at(f, leg.toe).translation);
+  else if (t.sk.end_sites[tip])
+    add(transform_point(t.at(f, tip), *t.sk.end_sites[tip]));
+  return h;
+}
+
+// Slide (m/s) at contact frame f: the slower of heel and toe (the pivot the foot rolls over),
+// horizontally, from neighbouring contact frames only (a plant's first and last frames are not
+// smeared with the motion of touch-down and lift-off).
+double contact_slide(const Leg& leg, const std::vector<char>& sc, const WorldPoses& t, double fps,
+                     int frames, int f) {
+  const int a = f > 0 && sc[f - 1] ? f - 1 : f;
+  const int b = f + 1 < frames && f + 1 < static_cast<int>(sc.size()) && sc[f + 1] ? f + 1 : f;
+  if (b <= a) return 0;
+  auto horizontal_speed = [&](int j) {
+    Vec3 d = t.at(b, j).translation - t.at(a, j).translation;
+    d.y = 0;
+    return glm::length(d) * fps / (b - a);
+  };
+  double slide = horizontal_speed(leg.ankle);
+  if (leg.toe >= 0) slide = std::min(slide, horizontal_speed(leg.toe));
+  return slide;
+}
+
+// Feet measures of leg l over the source's contact frames: slide, float above each point's
+// planted level (the 5th percentile of its heights over the contacts), penetration, gaps.
+void measure_leg_at_contacts(const RetargetMeasureInput& in, int l, const WorldPoses& t, int frames,
+                             FeetAtContacts& feet, FeetSums& sums) {
+  const Leg& leg = in.target_legs.legs[l];
+  const std::vector<int> contact_frames = contact_frames_of(in, l, frames, feet, sums);
+  if (contact_frames.empty()) return;
+  std::vector<std::vector<double>> per_point;  // [point][contact frame] height
+  for (int f : contact_frames) {
+    const auto h = foot_heights(leg, t, in.terrain, f);
+    per_point.resize(h.size());
+    for (std::size_t k = 0; k < h.size(); ++k) per_point[k].push_back(h[k]);
+  }
+  std::vector<double> level;
+  for (auto v : per_point) {
+    std::sort(v.begin(), v.end());
+    level.push_back(v[v.size() / 20]);
+  }
+  for (std::size_t i = 0; i < contact_frames.size(); ++i) {
+    const int f = contact_frames[i];
+    const double slide =
+        contact_slide(leg, in.source_contacts[l], t, in.target_clip->fps, frames, f);
+    sums.slide += slide;
+    if (slide > feet.slide_max_mps)
+      feet.slide_max_mps = slide, feet.worst_slide_frame = f, feet.worst_slide_leg = l;
+    double above_level = 1e300, lowest = 1e300;
+    for (std::size_t k = 0; k < level.size(); ++k) {
+      above_level = std::min(above_level, per_point[k][i] - level[k]);
+      lowest = std::min(lowest, per_point[k][i]);
+    }
+    above_level = std::max(0.0, above_level);
+    sums.float_m += above_level;
+    feet.float_max_m = std::max(feet.float_max_m, above_level);
+    feet.penetration_max_m = std::max(feet.penetration_max_m, -lowest);
+    sums.gaps.push_back(lowest);
+    ++sums.frames;
+  }
+}
+
+// Feet during the source's contact frames, both legs; recall and precision of the target's
+// contacts against the source's when the target's are given.
+FeetAtContacts measure_feet(const RetargetMeasureInput& in, const WorldPoses& t, int frames) {
+  FeetAtContacts feet;
+  FeetSums sums;
+  for (int l = 0; l < 2; ++l) measure_leg_at_contacts(in, l, t, frames, feet, sums);
+  const long n = sums.frames;
+  feet.slide_mean_mps = n ? sums.slide / double(n) : 0.0;
+  feet.float_mean_m = n ? sums.float_m / double(n) : 0.0;
+  std::vector<double>& gaps = sums.gaps;
+  if (!gaps.empty()) {
+    std::nth_element(gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(gaps.size() / 2),
+                     gaps.end());
+    feet.ground_gap_m = gaps[gaps.size() / 2];
+  }
+  if (in.target_contacts) {
+    feet.contact_recall =
+        feet.source_contact_frames ? double(sums.both) / feet.source_contact_frames : 1.0;
+    feet.contact_precision =
+        feet.target_contact_frames ? double(sums.both) / feet.target_contact_frames : 1.0;
+  }
+  return feet;
+}
+
 }  // namespace
 
 std::vector<LimbChain> limb_chains(const BoneMap& map, const LegRig& source_legs,
@@ -70,198 +303,15 @@ std::vector<LimbChain> limb_chains(const BoneMap& map, const LegRig& source_legs
 }
 
 RetargetQuality measure_retarget(const RetargetMeasureInput& in) {
-  const Skeleton& src = *in.source;
-  const Skeleton& tgt = *in.target;
   const int frames = std::min(in.source_clip->frame_count, in.target_clip->frame_count);
-  const int sn = src.joint_count(), tn = tgt.joint_count();
-  const auto sw = all_world(src, *in.source_clip, in.source_space);
-  const auto tw = all_world(tgt, *in.target_clip, in.target_space);
-  std::vector<Transform> src_rest(sn), tgt_rest(tn);
-  forward_kinematics(src, src.rest, in.source_space.to_world(), src_rest);
-  forward_kinematics(tgt, tgt.rest, in.target_space.to_world(), tgt_rest);
-  auto S = [&](int f, int j) -> const Transform& {
-    return sw[static_cast<std::size_t>(f) * sn + j];
-  };
-  auto T = [&](int f, int j) -> const Transform& {
-    return tw[static_cast<std::size_t>(f) * tn + j];
-  };
-  auto T_end = [&](int f, int j, bool end_site) {
-    return end_site ? transform_point(T(f, j), *tgt.end_sites[j]) : T(f, j).translation;
-  };
+  const WorldPoses source(*in.source, *in.source_clip, in.source_space);
+  const WorldPoses target(*in.target, *in.target_clip, in.target_space);
   RetargetQuality q;
-
-  // M1: limb-normalised end-effector error.
-  for (const LimbChain& c : in.chains) {
-    if (c.target_end_site && !tgt.end_sites[c.target_end]) continue;
-    const double ls = chain_length(src, src_rest, c.source_base, c.source_end, false);
-    const double lt = chain_length(tgt, tgt_rest, c.target_base, c.target_end, c.target_end_site);
-    if (!(ls > 0) || !(lt > 0)) continue;
-    ChainError e;
-    e.name = c.name;
-    double sum = 0;
-    for (int f = 0; f < frames; ++f) {
-      const Vec3 s = (S(f, c.source_end).translation - S(f, c.source_base).translation) / ls;
-      const Vec3 t =
-          (T_end(f, c.target_end, c.target_end_site) - T(f, c.target_base).translation) / lt;
-      const double err = glm::length(t - s);
-      sum += err;
-      if (err > e.max) e.max = err, e.worst_frame = f;
-    }
-    e.mean = frames ? sum / frames : 0.0;
-    q.chains.push_back(e);
-  }
-
-  // M2: bone-direction error on limb bones (sided pairs whose child is mapped on both sides).
-  if (in.map) {
-    double sum = 0;
-    long count = 0;
-    const auto& pairs = in.map->pairs;
-    for (const BonePair& a : pairs) {
-      if (a.target_end_site || !is_sided_role(a.role)) continue;
-      for (const BonePair& b : pairs) {
-        // b is a's direct child on the source side and below a on the target side.
-        if (src.parents[b.source] != a.source) continue;
-        if (b.target_end_site ? !(b.target == a.target && tgt.end_sites[b.target])
-                              : !(b.target != a.target && tgt.is_ancestor(a.target, b.target)))
-          continue;
-        const double rest_s =
-            glm::length(src_rest[b.source].translation - src_rest[a.source].translation);
-        const double rest_t = glm::length(
-            (b.target_end_site ? transform_point(tgt_rest[b.target], *tgt.end_sites[b.target])
-                               : tgt_rest[b.target].translation) -
-            tgt_rest[a.target].translation);
-        if (rest_s < 1e-6 || rest_t < 1e-6) continue;  // no bone to point (zero-length offsets)
-        for (int f = 0; f < frames; ++f) {
-          const Vec3 ds = S(f, b.source).translation - S(f, a.source).translation;
-          const Vec3 dt = T_end(f, b.target, b.target_end_site) - T(f, a.target).translation;
-          const double angle =
-              angle_between(safe_normalize(ds, Vec3(0, 1, 0)), safe_normalize(dt, Vec3(0, 1, 0)));
-          sum += angle;
-          ++count;
-          if (angle > q.direction_error_max_rad) {
-            q.direction_error_max_rad = angle;
-            q.direction_worst_bone = tgt.names[a.target];
-            q.direction_worst_frame = f;
-          }
-        }
-      }
-    }
-    q.direction_error_mean_rad = count ? sum / double(count) : 0.0;
-  }
-
-  // M8: bone lengths of the output against the target's rest. A joint whose local translation
-  // the clip moves (the hips under a root control, or a root) hangs on no bone: skipped.
-  std::vector<char> moves(tn, 0);
-  for (int f = 0; f < in.target_clip->frame_count; ++f)
-    for (int j = 0; j < tn; ++j)
-      if (glm::length(in.target_clip->at(f, j).translation - tgt.rest[j].translation) >
-          1e-9 * (1.0 + glm::length(tgt.rest[j].translation)))
-        moves[j] = 1;
-  for (int f = 0; f < in.target_clip->frame_count; ++f)
-    for (int j = 0; j < tn; ++j) {
-      const int p = tgt.parents[j];
-      if (p < 0 || moves[j]) continue;
-      const double rest = glm::length(tgt_rest[j].translation - tgt_rest[p].translation);
-      if (rest < 1e-9) continue;
-      const double now = glm::length(T(f, j).translation - T(f, p).translation);
-      q.max_bone_length_change = std::max(q.max_bone_length_change, std::abs(now - rest) / rest);
-    }
-
-  // Feet during the source's contact frames.
-  if (in.source_contacts) {
-    FeetAtContacts& feet = q.feet;
-    double slide_sum = 0, float_sum = 0;
-    long n = 0, both = 0;
-    std::vector<double> gaps;
-    for (int l = 0; l < 2; ++l) {
-      const Leg& leg = in.target_legs.legs[l];
-      const std::vector<char>& sc = in.source_contacts[l];
-      const int tip = leg.toe >= 0 ? leg.toe : leg.ankle;
-      // Heights above the terrain of the foot points the foot stage stands on (as `check`): the
-      // ankle and the toe joint, or the foot's end site when there is no toe joint. Toe tips
-      // beyond the toe joint may hang over a step edge, as real toes do.
-      auto heights = [&](int f) {
-        std::vector<double> h;
-        auto add = [&](const Vec3& p) { h.push_back(p.y - ground_height(in.terrain, p)); };
-        add(T(f, leg.ankle).translation);
-        if (leg.toe >= 0)
-          add(T(f, leg.toe).translation);
-        else if (tgt.end_sites[tip])
-          add(transform_point(T(f, tip), *tgt.end_sites[tip]));
-        return h;
-      };
-      std::vector<int> contact_frames;
-      for (int f = 0; f < frames && f < static_cast<int>(sc.size()); ++f) {
-        const bool target_planted = in.target_contacts &&
-                                    f < static_cast<int>(in.target_contacts[l].size()) &&
-                                    in.target_contacts[l][f];
-        feet.target_contact_frames += target_planted;
-        if (!sc[f]) continue;
-        contact_frames.push_back(f);
-        both += target_planted;
-      }
-      feet.source_contact_frames += static_cast<int>(contact_frames.size());
-      if (contact_frames.empty()) continue;
-      // Planted level of each point over this leg's contact frames.
-      std::vector<std::vector<double>> per_point;
-      for (int f : contact_frames) {
-        const auto h = heights(f);
-        per_point.resize(h.size());
-        for (std::size_t k = 0; k < h.size(); ++k) per_point[k].push_back(h[k]);
-      }
-      std::vector<double> level;
-      for (auto v : per_point) {
-        std::sort(v.begin(), v.end());
-        level.push_back(v[v.size() / 20]);
-      }
-      for (std::size_t i = 0; i < contact_frames.size(); ++i) {
-        const int f = contact_frames[i];
-        // Slide: the slower of heel and toe (the pivot the foot rolls over), horizontally, from
-        // neighbouring contact frames only (a plant's first and last frames are not smeared with
-        // the motion of touch-down and lift-off).
-        const int a = f > 0 && sc[f - 1] ? f - 1 : f;
-        const int b =
-            f + 1 < frames && f + 1 < static_cast<int>(sc.size()) && sc[f + 1] ? f + 1 : f;
-        double slide = 0;
-        if (b > a) {
-          auto horizontal_speed = [&](int j) {
-            Vec3 d = T(b, j).translation - T(a, j).translation;
-            d.y = 0;
-            return glm::length(d) * in.target_clip->fps / (b - a);
-          };
-          slide = horizontal_speed(leg.ankle);
-          if (leg.toe >= 0) slide = std::min(slide, horizontal_speed(leg.toe));
-        }
-        slide_sum += slide;
-        if (slide > feet.slide_max_mps)
-          feet.slide_max_mps = slide, feet.worst_slide_frame = f, feet.worst_slide_leg = l;
-        double above_level = 1e300, lowest = 1e300;
-        for (std::size_t k = 0; k < level.size(); ++k) {
-          above_level = std::min(above_level, per_point[k][i] - level[k]);
-          lowest = std::min(lowest, per_point[k][i]);
-        }
-        above_level = std::max(0.0, above_level);
-        float_sum += above_level;
-        feet.float_max_m = std::max(feet.float_max_m, above_level);
-        feet.penetration_max_m = std::max(feet.penetration_max_m, -lowest);
-        gaps.push_back(lowest);
-        ++n;
-      }
-    }
-    feet.slide_mean_mps = n ? slide_sum / double(n) : 0.0;
-    feet.float_mean_m = n ? float_sum / double(n) : 0.0;
-    if (!gaps.empty()) {
-      std::nth_element(gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(gaps.size() / 2),
-                       gaps.end());
-      feet.ground_gap_m = gaps[gaps.size() / 2];
-    }
-    if (in.target_contacts) {
-      feet.contact_recall =
-          feet.source_contact_frames ? double(both) / feet.source_contact_frames : 1.0;
-      feet.contact_precision =
-          feet.target_contact_frames ? double(both) / feet.target_contact_frames : 1.0;
-    }
-  }
+  for (const LimbChain& c : in.chains)
+    if (auto e = chain_error(c, source, target, frames)) q.chains.push_back(std::move(*e));
+  if (in.map) measure_directions(*in.map, source, target, frames, q);
+  q.max_bone_length_change = max_bone_length_change(*in.target_clip, target);
+  if (in.source_contacts) q.feet = measure_feet(in, target, frames);
   return q;
 }
 

@@ -63,37 +63,29 @@ void foot_points(const Skeleton& sk, const Clip& clip, const ClipSpace& space, c
   }
 }
 
-}  // namespace
-
-RetargetPipelineResult retarget_and_fix(const RetargetPipelineInput& in) {
-  RetargetPipelineResult out;
+// The source's contacts, by the detector the foot fix uses (on the source, on flat ground: the
+// source was recorded there).
+void detect_source_contacts(const RetargetPipelineInput& in, const Terrain* ground,
+                            std::vector<char> (&contacts)[2]) {
   const RetargetInput& t = in.transfer;
-  std::unique_ptr<Terrain> flat;
-  const Terrain* ground = in.terrain;
-  if (!ground) ground = (flat = flat_ground()).get();
+  const std::unique_ptr<Terrain> source_floor = in.terrain ? flat_ground() : nullptr;
+  FixInput probe;
+  probe.skeleton = t.source;
+  probe.clip = t.source_clip;
+  probe.space = t.source_space;
+  probe.rig = t.source_legs;
+  probe.terrain = source_floor ? source_floor.get() : ground;
+  probe.settings = in.fix;
+  probe.settings.contacts_override.reset();
+  probe.settings.retime_to_touchdowns = false;
+  const FixResult r = fix_clip(probe);
+  for (int l = 0; l < 2; ++l) contacts[l] = r.planted[l];
+}
 
-  // 1. The source's contacts, by the detector the foot fix uses (on the source, on flat ground:
-  //    the source was recorded there).
-  {
-    const std::unique_ptr<Terrain> source_floor = in.terrain ? flat_ground() : nullptr;
-    FixInput probe;
-    probe.skeleton = t.source;
-    probe.clip = t.source_clip;
-    probe.space = t.source_space;
-    probe.rig = t.source_legs;
-    probe.terrain = source_floor ? source_floor.get() : ground;
-    probe.settings = in.fix;
-    probe.settings.contacts_override.reset();
-    probe.settings.retime_to_touchdowns = false;
-    const FixResult r = fix_clip(probe);
-    for (int l = 0; l < 2; ++l) out.source_contacts[l] = r.planted[l];
-  }
-
-  // 2. Transfer.
-  out.transfer = retarget_clip(t, out.source_contacts);
-  out.clip = out.transfer.clip;
-  out.animated = out.transfer.animated;
-
+// What measure_retarget compares, without the target clip and its contacts.
+RetargetMeasureInput measure_input(const RetargetPipelineInput& in,
+                                   const RetargetPipelineResult& out) {
+  const RetargetInput& t = in.transfer;
   RetargetMeasureInput mi;
   mi.source = t.source;
   mi.source_clip = t.source_clip;
@@ -105,88 +97,117 @@ RetargetPipelineResult retarget_and_fix(const RetargetPipelineInput& in) {
   mi.target_legs = t.target_legs;
   mi.source_contacts = out.source_contacts;
   mi.terrain = in.terrain;
-  {
-    std::vector<char> target_contacts[2];
-    detected_contacts(*t.target, out.transfer.clip, t.target_space, t.target_legs, *ground, in.fix,
-                      target_contacts);
-    mi.target_clip = &out.transfer.clip;
-    mi.target_contacts = target_contacts;
-    out.transfer_quality = measure_retarget(mi);
-  }
+  return mi;
+}
 
-  // 3. Feet: the foot stage on the target, driven by the source's contacts.
-  if (in.fix_feet) {
-    FixInput fi;
-    fi.skeleton = t.target;
-    fi.clip = &out.transfer.clip;
-    fi.space = t.target_space;
-    fi.rig = t.target_legs;
-    fi.terrain = ground;
-    fi.settings = in.fix;
-    fi.settings.contacts_override =
-        std::array<std::vector<char>, 2>{out.source_contacts[0], out.source_contacts[1]};
-    fi.settings.given_plants_on_ground = true;
-    // The source's swing heights (lower of heel and toe above its planted level), scaled by the
-    // leg-length ratio: a target whose toe would sink below the floor as the heel rises must
-    // still lift its foot when the source does, or check sees it planted after the source's
-    // lift-off (and before its touchdown).
-    {
-      std::vector<Vec3> source_points[2][2], target_points[2][2];
-      double source_leg = 0, target_leg = 0;
-      foot_points(*t.source, *t.source_clip, t.source_space, t.source_legs, source_points,
-                  source_leg);
-      foot_points(*t.target, out.transfer.clip, t.target_space, t.target_legs, target_points,
-                  target_leg);
-      const std::unique_ptr<Terrain> source_floor = flat_ground();
-      ContactSettings cs = in.fix.contacts;
-      const double source_scale = source_leg / in.fix.reference_leg_length;
-      cs.height_threshold *= source_scale;
-      cs.speed_threshold *= source_scale;
-      const double ratio = source_leg > 0 ? target_leg / source_leg : 1.0;
-      std::array<std::vector<double>, 2> clearance;
-      for (int l = 0; l < 2; ++l) {
-        const FootContacts c = detect_foot_contacts(*source_floor, source_points[l][0],
-                                                    source_points[l][1], t.source_clip->fps, cs);
-        const int n = static_cast<int>(c.height[0].size());
-        std::vector<double> lower(n);
-        for (int f = 0; f < n; ++f) lower[f] = std::min(c.height[0][f], c.height[1][f]);
-        // Relative to the source's height at the plant edges around each swing (linear across
-        // it): the target's planted foot is held exactly on its level, the source's was only
-        // near it, so the clearance starts and ends at 0 and the swing joins its plants smoothly.
-        const std::vector<char>& planted = out.source_contacts[l];
-        clearance[l].assign(n, 0.0);
-        for (int f = 0; f < n && static_cast<int>(planted.size()) == n;) {
-          if (planted[f]) {
-            ++f;
-            continue;
-          }
-          int g = f;
-          while (g < n && !planted[g]) ++g;  // swing [f, g)
-          const double from = f > 0 ? lower[f - 1] : (g < n ? lower[g] : 0.0);
-          const double to = g < n ? lower[g] : from;
-          for (int k = f; k < g; ++k) {
-            const double u = static_cast<double>(k - f + 1) / (g - f + 1);
-            clearance[l][k] = ratio * std::max(0.0, lower[k] - (from + (to - from) * u));
-          }
-          f = g;
-        }
-      }
-      if (static_cast<int>(clearance[0].size()) == out.transfer.clip.frame_count)
-        fi.settings.swing_clearance = clearance;
-    }
-    FixResult fixed = fix_clip(fi);
-    out.clip = std::move(fixed.clip);
-    for (int j = 0; j < static_cast<int>(out.animated.size()); ++j)
-      out.animated[j] = out.animated[j] || fixed.changed_joints[j];
-    out.diagnostics = std::move(fixed.diagnostics);
-    out.feet_fixed = true;
-  }
+// The retarget quality of `target_clip`, with the contacts detected on it.
+RetargetQuality quality_of(RetargetMeasureInput mi, const RetargetPipelineInput& in,
+                           const Clip& target_clip, const Terrain& ground) {
+  const RetargetInput& t = in.transfer;
   std::vector<char> target_contacts[2];
-  detected_contacts(*t.target, out.clip, t.target_space, t.target_legs, *ground, in.fix,
+  detected_contacts(*t.target, target_clip, t.target_space, t.target_legs, ground, in.fix,
                     target_contacts);
-  mi.target_clip = &out.clip;
+  mi.target_clip = &target_clip;
   mi.target_contacts = target_contacts;
-  out.quality = measure_retarget(mi);
+  return measure_retarget(mi);
+}
+
+// Clearance of one leg's swings: the source's lower foot point above the line joining its
+// heights at the plant edges around each swing (the target's planted foot is held exactly on
+// its level, the source's was only near it, so the clearance starts and ends at 0 and the swing
+// joins its plants smoothly), times `ratio`.
+std::vector<double> swing_clearance_of(const std::vector<double>& lower,
+                                       const std::vector<char>& planted, double ratio) {
+  const int n = static_cast<int>(lower.size());
+  std::vector<double> clearance(n, 0.0);
+  for (int f = 0; f < n && static_cast<int>(planted.size()) == n;) {
+    if (planted[f]) {
+      ++f;
+      continue;
+    }
+    int g = f;
+    while (g < n && !planted[g]) ++g;  // swing [f, g)
+    const double from = f > 0 ? lower[f - 1] : (g < n ? lower[g] : 0.0);
+    const double to = g < n ? lower[g] : from;
+    for (int k = f; k < g; ++k) {
+      const double u = static_cast<double>(k - f + 1) / (g - f + 1);
+      clearance[k] = ratio * std::max(0.0, lower[k] - (from + (to - from) * u));
+    }
+    f = g;
+  }
+  return clearance;
+}
+
+// The source's swing heights (lower of heel and toe above its planted level), scaled by the
+// leg-length ratio: a target whose toe would sink below the floor as the heel rises must still
+// lift its foot when the source does, or check sees it planted after the source's lift-off (and
+// before its touchdown).
+std::array<std::vector<double>, 2> swing_clearance(const RetargetPipelineInput& in,
+                                                   const RetargetPipelineResult& out) {
+  const RetargetInput& t = in.transfer;
+  std::vector<Vec3> source_points[2][2], target_points[2][2];
+  double source_leg = 0, target_leg = 0;
+  foot_points(*t.source, *t.source_clip, t.source_space, t.source_legs, source_points, source_leg);
+  foot_points(*t.target, out.transfer.clip, t.target_space, t.target_legs, target_points,
+              target_leg);
+  const std::unique_ptr<Terrain> source_floor = flat_ground();
+  ContactSettings cs = in.fix.contacts;
+  const double source_scale = source_leg / in.fix.reference_leg_length;
+  cs.height_threshold *= source_scale;
+  cs.speed_threshold *= source_scale;
+  const double ratio = source_leg > 0 ? target_leg / source_leg : 1.0;
+  std::array<std::vector<double>, 2> clearance;
+  for (int l = 0; l < 2; ++l) {
+    const FootContacts c = detect_foot_contacts(*source_floor, source_points[l][0],
+                                                source_points[l][1], t.source_clip->fps, cs);
+    const int n = static_cast<int>(c.height[0].size());
+    std::vector<double> lower(n);
+    for (int f = 0; f < n; ++f) lower[f] = std::min(c.height[0][f], c.height[1][f]);
+    clearance[l] = swing_clearance_of(lower, out.source_contacts[l], ratio);
+  }
+  return clearance;
+}
+
+// The foot stage on the target, driven by the source's contacts and swing heights.
+void fix_target_feet(const RetargetPipelineInput& in, const Terrain* ground,
+                     RetargetPipelineResult& out) {
+  const RetargetInput& t = in.transfer;
+  FixInput fi;
+  fi.skeleton = t.target;
+  fi.clip = &out.transfer.clip;
+  fi.space = t.target_space;
+  fi.rig = t.target_legs;
+  fi.terrain = ground;
+  fi.settings = in.fix;
+  fi.settings.contacts_override =
+      std::array<std::vector<char>, 2>{out.source_contacts[0], out.source_contacts[1]};
+  fi.settings.given_plants_on_ground = true;
+  std::array<std::vector<double>, 2> clearance = swing_clearance(in, out);
+  if (static_cast<int>(clearance[0].size()) == out.transfer.clip.frame_count)
+    fi.settings.swing_clearance = clearance;
+  FixResult fixed = fix_clip(fi);
+  out.clip = std::move(fixed.clip);
+  for (int j = 0; j < static_cast<int>(out.animated.size()); ++j)
+    out.animated[j] = out.animated[j] || fixed.changed_joints[j];
+  out.diagnostics = std::move(fixed.diagnostics);
+  out.feet_fixed = true;
+}
+
+}  // namespace
+
+RetargetPipelineResult retarget_and_fix(const RetargetPipelineInput& in) {
+  RetargetPipelineResult out;
+  std::unique_ptr<Terrain> flat;
+  const Terrain* ground = in.terrain;
+  if (!ground) ground = (flat = flat_ground()).get();
+  detect_source_contacts(in, ground, out.source_contacts);
+  out.transfer = retarget_clip(in.transfer, out.source_contacts);
+  out.clip = out.transfer.clip;
+  out.animated = out.transfer.animated;
+  const RetargetMeasureInput mi = measure_input(in, out);
+  out.transfer_quality = quality_of(mi, in, out.transfer.clip, *ground);
+  if (in.fix_feet) fix_target_feet(in, ground, out);
+  out.quality = quality_of(mi, in, out.clip, *ground);
   return out;
 }
 

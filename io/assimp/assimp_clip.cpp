@@ -92,41 +92,30 @@ double frame_rate(const Animation& anim, double ticks_per_second) {
   return std::clamp(raw, 1.0, 1000.0);
 }
 
-}  // namespace
-
-bool is_assimp_clip(const std::filesystem::path& path) { return lower_extension(path) == ".dae"; }
-
-LoadedClip load(const std::filesystem::path& path, const ClipLoadOptions& options) {
-  const std::string file = path.string();
-  ImportRequest request;
-  request.file = file;
-  request.no_skeleton_meshes = true;
-  Scene scene;
-  std::string assimp_error;
-  if (!import_scene(request, scene, assimp_error) || scene.nodes.empty())
-    throw InputError(file, "Assimp cannot read it: " + one_line(assimp_error));
+// The animation --take names (by name, else by index), or the first.
+int pick_animation(const Scene& scene, const ClipLoadOptions& options, const std::string& file) {
   const int count = static_cast<int>(scene.animations.size());
   if (count == 0) throw InputError(file, "no animation in the file (nothing to fix)");
-  int index = 0;
-  if (options.take) {
-    index = -1;
-    for (int a = 0; a < count; ++a)
-      if (*options.take == scene.animations[a].name) index = a;
-    if (index < 0) {
-      int n = -1;
-      const auto r =
-          std::from_chars(options.take->data(), options.take->data() + options.take->size(), n);
-      if (r.ec == std::errc() && r.ptr == options.take->data() + options.take->size() && n >= 0 &&
-          n < count)
-        index = n;
-    }
-    if (index < 0)
-      throw InputError(
-          file, "no take '" + *options.take + "' (the file has " + std::to_string(count) + ")");
+  if (!options.take) return 0;
+  int index = -1;
+  for (int a = 0; a < count; ++a)
+    if (*options.take == scene.animations[a].name) index = a;
+  if (index < 0) {
+    int n = -1;
+    const auto r =
+        std::from_chars(options.take->data(), options.take->data() + options.take->size(), n);
+    if (r.ec == std::errc() && r.ptr == options.take->data() + options.take->size() && n >= 0 &&
+        n < count)
+      index = n;
   }
-  const Animation& anim = scene.animations[index];
+  if (index < 0)
+    throw InputError(
+        file, "no take '" + *options.take + "' (the file has " + std::to_string(count) + ")");
+  return index;
+}
 
-  // Joints: animated nodes, bone nodes, and their ancestors.
+// Per scene node: whether it is a joint (an animated node, a bone node, or an ancestor of one).
+std::vector<bool> joint_nodes(const Scene& scene, const Animation& anim) {
   std::set<std::string> wanted;
   for (const NodeChannel& ch : anim.channels) wanted.insert(ch.node);
   for (const Mesh& mesh : scene.meshes)
@@ -139,14 +128,14 @@ LoadedClip load(const std::filesystem::path& path, const ClipLoadOptions& option
     return k;
   };
   mark(0);
-  LoadedClip loaded;
-  loaded.path = path;
-  loaded.format = lower_extension(path).substr(1);
-  loaded.take_name = anim.name;
-  loaded.take_index = index;
-  loaded.take_count = count;
+  return keep;
+}
+
+// The skeleton of the kept nodes, depth first from the root; returns the scene node of each
+// joint.
+std::vector<std::uint32_t> build_skeleton(const Scene& scene, const std::vector<bool>& keep,
+                                          core::Skeleton& sk) {
   std::vector<std::uint32_t> nodes;
-  core::Skeleton& sk = loaded.skeleton;
   std::function<void(std::uint32_t, int)> add = [&](std::uint32_t n, int parent) {
     if (!keep[n]) return;
     const int j = static_cast<int>(nodes.size());
@@ -158,17 +147,20 @@ LoadedClip load(const std::filesystem::path& path, const ClipLoadOptions& option
     for (std::uint32_t child : scene.nodes[n].children) add(child, j);
   };
   add(0, -1);
-  if (nodes.empty()) throw InputError(file, "the animation moves no node");
+  return nodes;
+}
 
-  // Sampling.
+// The animation sampled at its frame rate from time 0 to its duration; joints without a
+// channel (or components without keys) keep their rest.
+core::Clip sample_clip(const Animation& anim, const core::Skeleton& sk) {
   const double tps = anim.ticks_per_second > 0 ? anim.ticks_per_second : 25.0;
   const double fps = frame_rate(anim, tps);
-  const int joints = static_cast<int>(nodes.size());
+  const int joints = sk.joint_count();
   std::vector<const NodeChannel*> channel(joints, nullptr);
   for (const NodeChannel& ch : anim.channels)
     for (int j = 0; j < joints; ++j)
       if (sk.names[j] == ch.node) channel[j] = &ch;
-  core::Clip& clip = loaded.clip;
+  core::Clip clip;
   clip.fps = fps;
   clip.joint_count = joints;
   clip.frame_count = static_cast<int>(std::floor(anim.duration / tps * fps + 1e-6)) + 1;
@@ -186,8 +178,29 @@ LoadedClip load(const std::filesystem::path& path, const ClipLoadOptions& option
       clip.at(f, j) = t;
     }
   }
+  return clip;
+}
 
-  // Axes: Assimp already turned the scene Y up; units: the user's, else guessed from the height.
+// The unit guessed from the rest pose's height (metres when it has none).
+core::UnitGuess guess_unit(const core::Skeleton& sk, const Quat& to_world_rotation) {
+  std::vector<Transform> world(sk.joint_count());
+  core::Transform top;
+  top.rotation = to_world_rotation;
+  core::forward_kinematics(sk, sk.rest, top, world);
+  std::vector<Vec3> points;
+  for (const Transform& w : world) points.push_back(w.translation);
+  double lo = 1e300, hi = -1e300;
+  for (const Vec3& p : points) lo = std::min(lo, p.y), hi = std::max(hi, p.y);
+  if (hi - lo > 1e-6) return core::guess_unit_from_height(points);
+  core::UnitGuess guess;
+  guess.metres_per_unit = 1.0;
+  guess.unit = "m";
+  guess.reason = "rest pose has no height; assumed metres";
+  return guess;
+}
+
+// Axes: Assimp already turned the scene Y up; units: the user's, else guessed from the height.
+void set_space(const ClipLoadOptions& options, LoadedClip& loaded) {
   loaded.up_axis = options.up_axis.value_or('y');
   if (loaded.up_axis == 'z')
     loaded.space.to_world_rotation = core::axis_angle(Vec3(1, 0, 0), -core::kPi / 2);
@@ -195,28 +208,41 @@ LoadedClip load(const std::filesystem::path& path, const ClipLoadOptions& option
     loaded.space.metres_per_unit = *options.metres_per_unit;
     loaded.unit_source = "user";
     loaded.unit_name = "custom";
-  } else {
-    std::vector<Transform> world(joints);
-    core::Transform top;
-    top.rotation = loaded.space.to_world_rotation;
-    core::forward_kinematics(sk, sk.rest, top, world);
-    std::vector<Vec3> points;
-    for (const Transform& w : world) points.push_back(w.translation);
-    double lo = 1e300, hi = -1e300;
-    for (const Vec3& p : points) lo = std::min(lo, p.y), hi = std::max(hi, p.y);
-    core::UnitGuess guess;
-    if (hi - lo > 1e-6) {
-      guess = core::guess_unit_from_height(points);
-    } else {
-      guess.metres_per_unit = 1.0;
-      guess.unit = "m";
-      guess.reason = "rest pose has no height; assumed metres";
-    }
-    loaded.space.metres_per_unit = guess.metres_per_unit;
-    loaded.unit_source = "guessed";
-    loaded.unit_name = guess.unit;
-    loaded.unit_reason = guess.reason;
+    return;
   }
+  const core::UnitGuess guess = guess_unit(loaded.skeleton, loaded.space.to_world_rotation);
+  loaded.space.metres_per_unit = guess.metres_per_unit;
+  loaded.unit_source = "guessed";
+  loaded.unit_name = guess.unit;
+  loaded.unit_reason = guess.reason;
+}
+
+}  // namespace
+
+bool is_assimp_clip(const std::filesystem::path& path) { return lower_extension(path) == ".dae"; }
+
+LoadedClip load(const std::filesystem::path& path, const ClipLoadOptions& options) {
+  const std::string file = path.string();
+  ImportRequest request;
+  request.file = file;
+  request.no_skeleton_meshes = true;
+  Scene scene;
+  std::string assimp_error;
+  if (!import_scene(request, scene, assimp_error) || scene.nodes.empty())
+    throw InputError(file, "Assimp cannot read it: " + one_line(assimp_error));
+  const int index = pick_animation(scene, options, file);
+  const Animation& anim = scene.animations[index];
+  LoadedClip loaded;
+  loaded.path = path;
+  loaded.format = lower_extension(path).substr(1);
+  loaded.take_name = anim.name;
+  loaded.take_index = index;
+  loaded.take_count = static_cast<int>(scene.animations.size());
+  const std::vector<std::uint32_t> nodes =
+      build_skeleton(scene, joint_nodes(scene, anim), loaded.skeleton);
+  if (nodes.empty()) throw InputError(file, "the animation moves no node");
+  loaded.clip = sample_clip(anim, loaded.skeleton);
+  set_space(options, loaded);
   loaded.warnings.push_back("read through Assimp: " + loaded.format +
                             " files are read-only in ikfix (writing them back is refused)");
   return loaded;

@@ -27,8 +27,8 @@ constexpr double kPositionResolution = 1e-9;
 // OFFSET gets no position channels.
 constexpr double kStillTranslation = 2e-7;
 // Scales closer than this (relative) count as equal: uniform, and constant over the clip. FBX
-// scale curves are floats and Maya leaves noise (kenney_character_maya_7700.fbx: 1 stored as
-// 0.999981821); the FBX reader treats the same 1e-4 as uniform.
+// scale curves are floats and exporters leave noise well above float precision on a unit scale
+// (see tests/bench/README.md); the FBX reader treats the same 1e-4 as uniform.
 constexpr double kSameScale = 1e-4;
 
 // Base letters of U+00C0..U+00FF (Latin-1 letters with accents); "_" where there is none.
@@ -101,9 +101,8 @@ std::vector<std::string> bvh_safe_names(const std::vector<std::string>& names) {
 
 namespace {
 
-// write_new without the root chain option: every joint of `skeleton` is written.
-NewFile write_tree(const core::Skeleton& skeleton, const core::Clip& clip,
-                   const NewFileOptions& o) {
+void check_tree_inputs(const core::Skeleton& skeleton, const core::Clip& clip,
+                       const NewFileOptions& o) {
   const int joints = skeleton.joint_count();
   const int frames = clip.frame_count;
   if (joints == 0) refuse(o, "the skeleton has no joint");
@@ -117,13 +116,15 @@ NewFile write_tree(const core::Skeleton& skeleton, const core::Clip& clip,
   if (axes[0] == axes[1] || axes[1] == axes[2] || axes[0] == axes[2] ||
       std::any_of(axes.begin(), axes.end(), [](int a) { return a < 0 || a > 2; }))
     refuse(o, "the rotation order needs three different axes");
+}
 
-  // Scales must be uniform and constant (to kSameScale); rest world rotation R of each joint.
-  std::vector<Quat> rest_world(joints);
-  const Quat up = glm::normalize(o.up_rotation);
-  for (int j = 0; j < joints; ++j) {
+// Refuses a clip BVH cannot hold: non-finite transforms, scales not uniform and constant (to
+// kSameScale), or not positive.
+void check_tree_values(const core::Skeleton& skeleton, const core::Clip& clip,
+                       const NewFileOptions& o) {
+  for (int j = 0; j < skeleton.joint_count(); ++j) {
     const Vec3 s0 = clip.at(0, j).scale;
-    for (int f = 0; f < frames; ++f) {
+    for (int f = 0; f < clip.frame_count; ++f) {
       const Transform& t = clip.at(f, j);
       if (!core::is_finite(t.translation) || !core::is_finite(t.rotation) ||
           !core::is_finite(t.scale))
@@ -136,156 +137,203 @@ NewFile write_tree(const core::Skeleton& skeleton, const core::Clip& clip,
         refuse(o, "joint '" + skeleton.names[j] + "' has an animated scale (frame " +
                       std::to_string(f) + "); BVH stores no scale");
     }
-    const int p = skeleton.parents[j];
-    rest_world[j] = (p >= 0 ? rest_world[p] : up) * glm::normalize(skeleton.rest[j].rotation);
   }
-  // A joint's translation in the file: in its parent's rest-aligned frame, scaled by the
-  // parent's accumulated scale (per axis, as core::compose applies it; the scales' float noise is
-  // kept, so positions stay exact). `accumulated` holds the scales of one pose.
-  auto parent_rotation = [&](int j) {
-    return skeleton.parents[j] >= 0 ? rest_world[skeleton.parents[j]] : up;
-  };
-  auto accumulate = [&](std::span<const Transform> pose, std::vector<Vec3>& accumulated) {
-    accumulated.resize(joints);
-    for (int j = 0; j < joints; ++j)
-      accumulated[j] =
-          (skeleton.parents[j] >= 0 ? accumulated[skeleton.parents[j]] : Vec3(1.0)) * pose[j].scale;
-  };
-  auto file_translation = [&](int j, const Vec3& t, const std::vector<Vec3>& accumulated) {
-    const int p = skeleton.parents[j];
-    return parent_rotation(j) * ((p >= 0 ? accumulated[p] : Vec3(1.0)) * t);
-  };
-  std::vector<Vec3> accumulated;
-  accumulate(skeleton.rest, accumulated);
+}
 
-  // Rest offsets, end sites and the size the position decimals follow.
-  std::vector<Vec3> offsets(joints);
-  std::vector<Vec3> rest_points(joints);
-  std::vector<std::vector<int>> children(joints);
+// The file's frame: joints keep their rest world rotation R (up rotation included) as the
+// identity of their channels. A joint's translation in the file is in its parent's rest-aligned
+// frame, scaled by the parent's accumulated scale (per axis, as core::compose applies it; the
+// scales' float noise is kept, so positions stay exact).
+class FileFrame {
+ public:
+  FileFrame(const core::Skeleton& skeleton, const Quat& up_rotation)
+      : skeleton_(skeleton), up_(glm::normalize(up_rotation)) {
+    rest_world_.resize(skeleton.joint_count());
+    for (int j = 0; j < skeleton.joint_count(); ++j) {
+      const int p = skeleton.parents[j];
+      rest_world_[j] = (p >= 0 ? rest_world_[p] : up_) * glm::normalize(skeleton.rest[j].rotation);
+    }
+  }
+
+  const Quat& rest_world(int j) const { return rest_world_[j]; }
+  Quat parent_rotation(int j) const {
+    return skeleton_.parents[j] >= 0 ? rest_world_[skeleton_.parents[j]] : up_;
+  }
+  // Per joint: the product of the scales of it and its ancestors in `pose`.
+  void accumulate(std::span<const Transform> pose, std::vector<Vec3>& accumulated) const {
+    accumulated.resize(skeleton_.joint_count());
+    for (int j = 0; j < skeleton_.joint_count(); ++j)
+      accumulated[j] = (skeleton_.parents[j] >= 0 ? accumulated[skeleton_.parents[j]] : Vec3(1.0)) *
+                       pose[j].scale;
+  }
+  Vec3 file_translation(int j, const Vec3& t, const std::vector<Vec3>& accumulated) const {
+    const int p = skeleton_.parents[j];
+    return parent_rotation(j) * ((p >= 0 ? accumulated[p] : Vec3(1.0)) * t);
+  }
+
+ private:
+  const core::Skeleton& skeleton_;
+  Quat up_;
+  std::vector<Quat> rest_world_;
+};
+
+// The hierarchy as written: OFFSETs, end sites, which joints have position channels, and the
+// decimals positions are printed with (they follow the skeleton's size).
+struct TreeLayout {
+  std::vector<Vec3> offsets;
+  std::vector<Vec3> sites;  // end site offset of each leaf (zero for the others)
+  std::vector<std::vector<int>> children;
   std::vector<int> roots;
+  std::vector<char> has_position;
+  double size = 1.0;  // extent of the rest pose with end sites
+  int position_decimals = 0;
+};
+
+// Rest offsets, children, roots, end sites and size of the rest pose.
+TreeLayout rest_layout(const core::Skeleton& skeleton, const FileFrame& frame) {
+  const int joints = skeleton.joint_count();
+  std::vector<Vec3> accumulated;
+  frame.accumulate(skeleton.rest, accumulated);
+  TreeLayout layout;
+  layout.offsets.resize(joints);
+  layout.children.resize(joints);
+  std::vector<Vec3> rest_points(joints);
   Vec3 lo(1e300), hi(-1e300);
   for (int j = 0; j < joints; ++j) {
     const int p = skeleton.parents[j];
-    offsets[j] = file_translation(j, skeleton.rest[j].translation, accumulated);
-    rest_points[j] = (p >= 0 ? rest_points[p] : Vec3(0.0)) + offsets[j];
+    layout.offsets[j] = frame.file_translation(j, skeleton.rest[j].translation, accumulated);
+    rest_points[j] = (p >= 0 ? rest_points[p] : Vec3(0.0)) + layout.offsets[j];
     lo = glm::min(lo, rest_points[j]);
     hi = glm::max(hi, rest_points[j]);
     if (p >= 0)
-      children[p].push_back(j);
+      layout.children[p].push_back(j);
     else
-      roots.push_back(j);
+      layout.roots.push_back(j);
   }
-  std::vector<Vec3> sites(joints, Vec3(0.0));
+  layout.sites.assign(joints, Vec3(0.0));
   for (int j = 0; j < joints; ++j) {
-    if (!children[j].empty()) continue;
+    if (!layout.children[j].empty()) continue;
+    Vec3& site = layout.sites[j];
     if (skeleton.end_sites[j]) {
-      sites[j] = rest_world[j] * (accumulated[j] * *skeleton.end_sites[j]);  // as given, even zero
+      site = frame.rest_world(j) * (accumulated[j] * *skeleton.end_sites[j]);  // as given, even 0
     } else {
-      sites[j] = 0.25 * offsets[j];
-      if (sites[j] == Vec3(0.0)) sites[j] = Vec3(0.0, 0.1 * glm::length(hi - lo), 0.0);
+      site = 0.25 * layout.offsets[j];
+      if (site == Vec3(0.0)) site = Vec3(0.0, 0.1 * glm::length(hi - lo), 0.0);
     }
-    lo = glm::min(lo, rest_points[j] + sites[j]);
-    hi = glm::max(hi, rest_points[j] + sites[j]);
+    lo = glm::min(lo, rest_points[j] + site);
+    hi = glm::max(hi, rest_points[j] + site);
   }
-  const double size = joints > 1 ? glm::length(hi - lo) : 1.0;
-  const int position_decimals = std::clamp(
-      static_cast<int>(std::ceil(-std::log10(kPositionResolution * (size > 0 ? size : 1.0)))), 0,
-      15);
+  layout.size = joints > 1 ? glm::length(hi - lo) : 1.0;
+  layout.position_decimals = std::clamp(
+      static_cast<int>(
+          std::ceil(-std::log10(kPositionResolution * (layout.size > 0 ? layout.size : 1.0)))),
+      0, 15);
+  return layout;
+}
 
-  // A root's position channels hold its whole translation and its OFFSET is zero: that is how
-  // other readers take a root's channels (Blender and Assimp use them as the position itself),
-  // and offset + channel (ikfix's reader) gives the same.
-  for (int r : roots) offsets[r] = Vec3(0.0);
-
-  // Channels: roots and joints whose translation moves get positions. A joint whose translation
-  // stays constant over the clip but away from its rest translation (a glTF animation keying
-  // every joint's translation 1 mm off the node's) gets that constant as its OFFSET instead:
-  // other tools read non-root position channels differently (Blender as armature-space
-  // positions, Assimp as the whole local translation), so the file has as few as possible.
-  std::vector<char> has_position(joints, 0);
-  for (int j = 0; j < joints; ++j) has_position[j] = skeleton.parents[j] < 0;
+// Roots and joints whose translation moves get position channels. A joint whose translation
+// stays constant over the clip but away from its rest translation gets that constant as its
+// OFFSET instead: other tools read non-root position channels differently (Blender as
+// armature-space positions, Assimp as the whole local translation), so the file has as few as
+// possible. A root's position channels hold its whole translation and its OFFSET is zero: that
+// is how other readers take a root's channels (Blender and Assimp use them as the position
+// itself), and offset + channel (ikfix's reader) gives the same.
+void choose_position_channels(const core::Skeleton& skeleton, const core::Clip& clip,
+                              const FileFrame& frame, TreeLayout& layout) {
+  const int joints = skeleton.joint_count();
+  for (int r : layout.roots) layout.offsets[r] = Vec3(0.0);
+  layout.has_position.assign(joints, 0);
+  for (int j = 0; j < joints; ++j) layout.has_position[j] = skeleton.parents[j] < 0;
   std::vector<Vec3> frame_scales, first_translation(joints);
   std::vector<char> constant(joints, 1);
-  for (int f = 0; f < frames; ++f) {
-    accumulate(clip.frame(f), frame_scales);
+  const double still = kStillTranslation * layout.size;
+  for (int f = 0; f < clip.frame_count; ++f) {
+    frame.accumulate(clip.frame(f), frame_scales);
     for (int j = 0; j < joints; ++j) {
-      const Vec3 t = file_translation(j, clip.at(f, j).translation, frame_scales);
+      const Vec3 t = frame.file_translation(j, clip.at(f, j).translation, frame_scales);
       if (f == 0) first_translation[j] = t;
-      if (glm::length(t - first_translation[j]) > kStillTranslation * size) constant[j] = 0;
+      if (glm::length(t - first_translation[j]) > still) constant[j] = 0;
     }
   }
   for (int j = 0; j < joints; ++j) {
-    if (has_position[j]) continue;
-    if (constant[j]) {
-      if (glm::length(first_translation[j] - offsets[j]) > kStillTranslation * size)
-        offsets[j] = first_translation[j];
-    } else {
-      has_position[j] = 1;
-    }
+    if (layout.has_position[j]) continue;
+    if (!constant[j])
+      layout.has_position[j] = 1;
+    else if (glm::length(first_translation[j] - layout.offsets[j]) > still)
+      layout.offsets[j] = first_translation[j];
   }
+}
 
-  NewFile out;
-  out.names = bvh_safe_names(skeleton.names);
-  std::string& text = out.text;
-  text += "HIERARCHY\n";
+void append_vector(std::string& text, const Vec3& v, int decimals) {
+  for (int a = 0; a < 3; ++a) {
+    text += ' ';
+    append_number(text, v[a], decimals);
+  }
+}
+
+// Writes joint j and its subtree at `depth`, listing the joints in `out.joints` in file order.
+void write_joint(const core::Skeleton& skeleton, const TreeLayout& layout,
+                 const std::array<int, 3>& axes, int j, int depth, NewFile& out) {
   static const char* const kRotation[3] = {"Xrotation", "Yrotation", "Zrotation"};
-  std::function<void(int, int)> write_joint = [&](int j, int depth) {
-    out.joints.push_back(j);
-    const std::string pad(static_cast<std::size_t>(depth), '\t');
-    text +=
-        pad + (skeleton.parents[j] < 0 ? "ROOT " : "JOINT ") + out.names[j] + "\n" + pad + "{\n";
-    text += pad + "\tOFFSET";
-    for (int a = 0; a < 3; ++a) {
-      text += ' ';
-      append_number(text, offsets[j][a], position_decimals);
-    }
-    text +=
-        "\n" + pad + "\tCHANNELS " + (has_position[j] ? "6 Xposition Yposition Zposition" : "3");
-    for (int a : axes) text += std::string(" ") + kRotation[a];
-    text += "\n";
-    for (int c : children[j]) write_joint(c, depth + 1);
-    if (children[j].empty()) {
-      text += pad + "\tEnd Site\n" + pad + "\t{\n" + pad + "\t\tOFFSET";
-      for (int a = 0; a < 3; ++a) {
-        text += ' ';
-        append_number(text, sites[j][a], position_decimals);
-      }
-      text += "\n" + pad + "\t}\n";
-    }
-    text += pad + "}\n";
-  };
-  for (int r : roots) write_joint(r, 0);
-
-  text += "MOTION\nFrames: " + std::to_string(frames) + "\nFrame Time: ";
-  {
-    char buffer[kNumberBuffer];
-    const auto r =
-        std::to_chars(buffer, buffer + kNumberBuffer, 1.0 / clip.fps, std::chars_format::fixed);
-    text.append(buffer, r.ptr);
-    text += "\n";
+  std::string& text = out.text;
+  out.joints.push_back(j);
+  const std::string pad(static_cast<std::size_t>(depth), '\t');
+  text += pad + (skeleton.parents[j] < 0 ? "ROOT " : "JOINT ") + out.names[j] + "\n" + pad + "{\n";
+  text += pad + "\tOFFSET";
+  append_vector(text, layout.offsets[j], layout.position_decimals);
+  text += "\n" + pad + "\tCHANNELS " +
+          (layout.has_position[j] ? "6 Xposition Yposition Zposition" : "3");
+  for (int a : axes) text += std::string(" ") + kRotation[a];
+  text += "\n";
+  for (int c : layout.children[j]) write_joint(skeleton, layout, axes, c, depth + 1, out);
+  if (layout.children[j].empty()) {
+    text += pad + "\tEnd Site\n" + pad + "\t{\n" + pad + "\t\tOFFSET";
+    append_vector(text, layout.sites[j], layout.position_decimals);
+    text += "\n" + pad + "\t}\n";
   }
+  text += pad + "}\n";
+}
+
+// "MOTION", the frame count and the frame time (seconds, shortest round-trip fixed notation).
+void write_motion_header(std::string& text, int frames, double fps) {
+  text += "MOTION\nFrames: " + std::to_string(frames) + "\nFrame Time: ";
+  char buffer[kNumberBuffer];
+  const auto r = std::to_chars(buffer, buffer + kNumberBuffer, 1.0 / fps, std::chars_format::fixed);
+  text.append(buffer, r.ptr);
+  text += "\n";
+}
+
+// One line per frame: per joint in file order, position channels (translation - OFFSET, in the
+// file's frame) then Euler angles in degrees of the rotation relative to the rest, continuous
+// with the previous frame's.
+void write_frames(const core::Skeleton& skeleton, const core::Clip& clip, const NewFileOptions& o,
+                  const FileFrame& frame, const TreeLayout& layout, NewFile& out) {
+  const int joints = skeleton.joint_count();
+  std::string& text = out.text;
   std::vector<std::array<double, 3>> previous(joints, std::array<double, 3>{0.0, 0.0, 0.0});
   std::vector<Quat> rest_inverse(joints);
   for (int j = 0; j < joints; ++j)
     rest_inverse[j] = glm::conjugate(glm::normalize(skeleton.rest[j].rotation));
-  for (int f = 0; f < frames; ++f) {
-    accumulate(clip.frame(f), frame_scales);
+  std::vector<Vec3> frame_scales;
+  for (int f = 0; f < clip.frame_count; ++f) {
+    frame.accumulate(clip.frame(f), frame_scales);
     bool first = true;
     for (int j : out.joints) {
       const Transform& t = clip.at(f, j);
       if (!first) text += ' ';
       first = false;
-      if (has_position[j]) {
-        const Vec3 delta = file_translation(j, t.translation, frame_scales) - offsets[j];
+      if (layout.has_position[j]) {
+        const Vec3 delta =
+            frame.file_translation(j, t.translation, frame_scales) - layout.offsets[j];
         for (int a = 0; a < 3; ++a) {
           if (a) text += ' ';
-          append_number(text, delta[a], position_decimals);
+          append_number(text, delta[a], layout.position_decimals);
         }
         text += ' ';
       }
-      const Quat rp = parent_rotation(j);
+      const Quat rp = frame.parent_rotation(j);
       const Quat b = rp * glm::normalize(t.rotation) * rest_inverse[j] * glm::conjugate(rp);
-      const std::array<double, 3> angles = euler_from_quat_deg(b, axes, previous[j]);
+      const std::array<double, 3> angles = euler_from_quat_deg(b, o.rotation_axes, previous[j]);
       previous[j] = angles;
       for (int a = 0; a < 3; ++a) {
         if (!std::isfinite(angles[a]))
@@ -297,6 +345,22 @@ NewFile write_tree(const core::Skeleton& skeleton, const core::Clip& clip,
     }
     text += '\n';
   }
+}
+
+// write_new without the root chain option: every joint of `skeleton` is written.
+NewFile write_tree(const core::Skeleton& skeleton, const core::Clip& clip,
+                   const NewFileOptions& o) {
+  check_tree_inputs(skeleton, clip, o);
+  check_tree_values(skeleton, clip, o);
+  const FileFrame frame(skeleton, o.up_rotation);
+  TreeLayout layout = rest_layout(skeleton, frame);
+  choose_position_channels(skeleton, clip, frame, layout);
+  NewFile out;
+  out.names = bvh_safe_names(skeleton.names);
+  out.text += "HIERARCHY\n";
+  for (int r : layout.roots) write_joint(skeleton, layout, o.rotation_axes, r, 0, out);
+  write_motion_header(out.text, clip.frame_count, clip.fps);
+  write_frames(skeleton, clip, o, frame, layout, out);
   return out;
 }
 

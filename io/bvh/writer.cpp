@@ -64,14 +64,12 @@ std::string where(const Document& doc, int joint, int frame) {
   return "joint '" + doc.joints[joint].name + "' at frame index " + std::to_string(frame);
 }
 
-// Hands the output text to `sink` in order, as it is encoded (`sink` null: appends it to
-// `*whole`). Returns false, passing nothing on, when no joint is flagged: the text is doc.text.
-bool write_to(const Document& doc, const core::Clip& edited, std::span<const bool> changed,
-              std::span<const char> changed_rotations, const core::ParallelRunner* runner,
-              const io::ByteSink* sink, std::string* whole) {
+// Refuses the write unless the edited clip and the change flags match the document's joints and
+// frames.
+void check_write_inputs(const Document& doc, const core::Clip& edited,
+                        std::span<const bool> changed, std::span<const char> changed_rotations) {
   const int joint_count = doc.joint_count();
   const int frame_count = doc.frame_count;
-  const int channels = doc.channel_count;
   if (changed.size() != static_cast<std::size_t>(joint_count))
     refuse(doc, std::to_string(changed.size()) + " change flags for " +
                     std::to_string(joint_count) + " joints");
@@ -85,272 +83,393 @@ bool write_to(const Document& doc, const core::Clip& edited, std::span<const boo
     refuse(doc, std::to_string(changed_rotations.size()) + " rotation change flags for " +
                     std::to_string(frame_count) + " frames x " + std::to_string(joint_count) +
                     " joints");
+}
 
-  // Plans for the edited joints, and the channels whose text may change. Joints come in file
-  // order and channel indices grow with it, so `slots` ascends and the output cursor only moves
-  // forward.
-  std::vector<JointPlan> plans;
-  std::vector<int> slots;  // channel index within a frame of each replaceable value
-  for (int j = 0; j < joint_count; ++j) {
-    if (!changed[j]) continue;
-    const Joint& joint = doc.joints[j];
-    JointPlan plan;
-    plan.joint = j;
-    bool listed[3] = {false, false, false};
-    for (std::size_t n = 0; n < joint.channels.size(); ++n) {
-      const ChannelKind kind = joint.channels[n];
-      const int value = joint.first_value + static_cast<int>(n);
-      if (is_position(kind)) {
-        plan.position_value[axis_of(kind)] = value;
-      } else {
-        plan.axes[plan.rotation_count] = axis_of(kind);
-        plan.rotation_value[plan.rotation_count] = value;
-        listed[axis_of(kind)] = true;
-        ++plan.rotation_count;
-      }
-      slots.push_back(value);
+// What to compute for the edited joints, and where their values go.
+struct EditPlan {
+  std::vector<JointPlan> joints;
+  std::vector<int> slots;     // channel index within a frame of each replaceable value, ascending
+  std::vector<int> decimals;  // per slot: decimals the value is printed with
+  std::vector<int> slot_of;   // per channel of a frame: its slot, -1 when it keeps its text
+};
+
+// The plan of joint `j`; its channels are appended to `slots`.
+JointPlan plan_joint(const Document& doc, int j, std::vector<int>& slots) {
+  const Joint& joint = doc.joints[j];
+  JointPlan plan;
+  plan.joint = j;
+  bool listed[3] = {false, false, false};
+  for (std::size_t n = 0; n < joint.channels.size(); ++n) {
+    const ChannelKind kind = joint.channels[n];
+    const int value = joint.first_value + static_cast<int>(n);
+    if (is_position(kind)) {
+      plan.position_value[axis_of(kind)] = value;
+    } else {
+      plan.axes[plan.rotation_count] = axis_of(kind);
+      plan.rotation_value[plan.rotation_count] = value;
+      listed[axis_of(kind)] = true;
+      ++plan.rotation_count;
     }
-    int next = plan.rotation_count;
-    for (int a = 0; a < 3; ++a)
-      if (!listed[a]) plan.axes[next++] = a;
-    plans.push_back(plan);
+    slots.push_back(value);
   }
-  if (plans.empty()) return false;
+  int next = plan.rotation_count;
+  for (int a = 0; a < 3; ++a)
+    if (!listed[a]) plan.axes[next++] = a;
+  return plan;
+}
 
-  // Decimals per replaceable channel; channels that never show a decimal point borrow the most
-  // any channel of the same kind (rotation / position) shows.
-  std::vector<int> decimals(slots.size());
+ChannelKind channel_kind_at(const Document& doc, int channel) {
+  for (const Joint& joint : doc.joints) {
+    const int n = channel - joint.first_value;
+    if (n >= 0 && n < static_cast<int>(joint.channels.size())) return joint.channels[n];
+  }
+  return ChannelKind::Xposition;
+}
+
+// Most decimals any channel of `group` (1: rotations, 0: positions) shows; `all_decimals` (per
+// channel of the file) is computed on first use.
+int group_decimals(const Document& doc, int group, std::vector<int>& all_decimals) {
+  if (all_decimals.empty()) {
+    std::vector<int> every(doc.channel_count);
+    for (int c = 0; c < doc.channel_count; ++c) every[c] = c;
+    all_decimals = column_decimals(doc, every);
+  }
+  int most = 0;
+  for (const Joint& joint : doc.joints)
+    for (std::size_t n = 0; n < joint.channels.size(); ++n)
+      if ((is_rotation(joint.channels[n]) ? 1 : 0) == group)
+        most = std::max(most, all_decimals[joint.first_value + static_cast<int>(n)]);
+  return most;
+}
+
+// Decimals per replaceable channel; channels that never show a decimal point borrow the most
+// any channel of the same kind (rotation / position) shows.
+std::vector<int> slot_decimals(const Document& doc, const std::vector<int>& slots) {
+  std::vector<int> decimals = column_decimals(doc, slots);
   int kind_fallback[2] = {-1, -1};
-  auto channel_kind_at = [&](int channel) {
-    for (const Joint& joint : doc.joints) {
-      const int n = channel - joint.first_value;
-      if (n >= 0 && n < static_cast<int>(joint.channels.size())) return joint.channels[n];
-    }
-    return ChannelKind::Xposition;
-  };
-  const std::vector<int> slot_decimals = column_decimals(doc, slots);
   std::vector<int> all_decimals;  // per channel of the file, computed only when a slot needs it
   for (std::size_t s = 0; s < slots.size(); ++s) {
-    decimals[s] = slot_decimals[s];
     if (decimals[s] > 0) continue;
-    const int group = is_rotation(channel_kind_at(slots[s])) ? 1 : 0;
-    if (kind_fallback[group] < 0) {
-      if (all_decimals.empty()) {
-        std::vector<int> every(channels);
-        for (int c = 0; c < channels; ++c) every[c] = c;
-        all_decimals = column_decimals(doc, every);
-      }
-      kind_fallback[group] = 0;
-      for (const Joint& joint : doc.joints)
-        for (std::size_t n = 0; n < joint.channels.size(); ++n)
-          if ((is_rotation(joint.channels[n]) ? 1 : 0) == group)
-            kind_fallback[group] = std::max(kind_fallback[group],
-                                            all_decimals[joint.first_value + static_cast<int>(n)]);
-    }
+    const int group = is_rotation(channel_kind_at(doc, slots[s])) ? 1 : 0;
+    if (kind_fallback[group] < 0) kind_fallback[group] = group_decimals(doc, group, all_decimals);
     decimals[s] = kind_fallback[group];
   }
+  return decimals;
+}
 
-  // Slot of each replaceable channel, to place computed values.
-  std::vector<int> slot_of(channels, -1);
-  for (std::size_t s = 0; s < slots.size(); ++s) slot_of[slots[s]] = static_cast<int>(s);
+// The plan of the flagged joints. Joints come in file order and channel indices grow with it,
+// so `slots` ascends and the output cursor only moves forward. No joint flagged: no plan.
+EditPlan plan_edits(const Document& doc, std::span<const bool> changed) {
+  EditPlan plan;
+  for (int j = 0; j < doc.joint_count(); ++j)
+    if (changed[j]) plan.joints.push_back(plan_joint(doc, j, plan.slots));
+  if (plan.joints.empty()) return plan;
+  plan.decimals = slot_decimals(doc, plan.slots);
+  plan.slot_of.assign(doc.channel_count, -1);
+  for (std::size_t s = 0; s < plan.slots.size(); ++s)
+    plan.slot_of[plan.slots[s]] = static_cast<int>(s);
+  return plan;
+}
 
-  // Frames are encoded independently (each compares with its own row of the file), so blocks
-  // of frames can go to separate buffers, passed on in order. Block k covers the text from the
-  // start of its first frame's values to the start of the next block's: the bytes are the
-  // serial ones.
-  const int blocks = io::block_count(runner, frame_count, kMinFramesPerBlock);
-  auto block_frame = [&](int k) {
-    return static_cast<int>(static_cast<long long>(frame_count) * k / blocks);
-  };
-  auto block_offset = [&](int k) -> std::size_t {
+// Frames cut into `count` blocks encoded independently (each frame compares with its own row of
+// the file). Block k covers the text from the start of its first frame's values to the start of
+// the next block's, so the blocks joined in order are the serial bytes.
+struct BlockLayout {
+  const Document* doc = nullptr;
+  int count = 1;
+
+  int frame(int k) const {
+    return static_cast<int>(static_cast<long long>(doc->frame_count) * k / count);
+  }
+  std::size_t offset(int k) const {
     if (k == 0) return 0;
-    if (k == blocks) return doc.text.size();
-    return doc.value_text[static_cast<std::size_t>(block_frame(k)) * channels].offset;
-  };
-  std::size_t largest_block = 0;
-  for (int k = 0; k < blocks; ++k)
-    largest_block = std::max(largest_block, block_offset(k + 1) - block_offset(k));
-  auto emit = [&](std::string_view bytes) {
-    if (sink)
-      (*sink)(bytes);
-    else
-      whole->append(bytes);
-  };
+    if (k == count) return doc->text.size();
+    return doc->value_text[static_cast<std::size_t>(frame(k)) * doc->channel_count].offset;
+  }
+  std::size_t largest() const {
+    std::size_t largest_block = 0;
+    for (int k = 0; k < count; ++k)
+      largest_block = std::max(largest_block, offset(k + 1) - offset(k));
+    return largest_block;
+  }
+};
 
-  // One block (no runner of two threads): the text goes out as it is encoded, kStreamBytes at a
-  // time, through a small buffer that stays in the caches.
-  // Several blocks: each is encoded into a buffer of its own, passed on as soon as it and every
-  // block before it are done - so the output is written while the other threads still encode,
-  // not all at the end - and the buffer is then used again for a later block: a few block-sized
-  // buffers whose pages are touched once instead of fresh, page-faulted memory for the whole
-  // output. The spare buffers are sized here, on the calling thread (its heap is set up for
-  // large blocks).
-  const bool single = blocks == 1;
-  const std::size_t buffer_bytes =
-      single ? 2 * kStreamBytes : largest_block + largest_block / 8 + 64;
-  std::mutex order_mutex;
-  int next_out = 0;                                                // lowest block not yet passed on
-  std::vector<ByteBuffer> done(static_cast<std::size_t>(blocks));  // encoded, waiting its turn
-  std::vector<char> is_done(static_cast<std::size_t>(blocks), 0);
-  std::vector<ByteBuffer> spare(static_cast<std::size_t>(single ? 1 : runner->threads()));
-  for (ByteBuffer& buffer : spare) buffer.reserve(buffer_bytes);
-  if (whole) whole->reserve(doc.text.size() + doc.text.size() / 8 + 64);
-  auto take_buffer = [&] {
+// Passes encoded text on in block order, to `sink` (or appended to `*whole` when `sink` is null).
+//
+// One block (no runner of two threads): the text goes out as it is encoded, kStreamBytes at a
+// time, through a small buffer that stays in the caches.
+// Several blocks: each is encoded into a buffer of its own, passed on as soon as it and every
+// block before it are done - so the output is written while the other threads still encode,
+// not all at the end - and the buffer is then used again for a later block: a few block-sized
+// buffers whose pages are touched once instead of fresh, page-faulted memory for the whole
+// output. The spare buffers are sized in the constructor, on the calling thread (its heap is
+// set up for large blocks).
+class OrderedOutput {
+ public:
+  OrderedOutput(const Document& doc, const BlockLayout& layout, int threads,
+                const io::ByteSink* sink, std::string* whole)
+      : sink_(sink),
+        whole_(whole),
+        blocks_(layout.count),
+        buffer_bytes_(single() ? 2 * kStreamBytes : layout.largest() + layout.largest() / 8 + 64),
+        done_(static_cast<std::size_t>(blocks_)),
+        is_done_(static_cast<std::size_t>(blocks_), 0),
+        spare_(static_cast<std::size_t>(single() ? 1 : threads)) {
+    for (ByteBuffer& buffer : spare_) buffer.reserve(buffer_bytes_);
+    if (whole_) whole_->reserve(doc.text.size() + doc.text.size() / 8 + 64);
+  }
+
+  bool single() const { return blocks_ == 1; }
+  std::size_t buffer_bytes() const { return buffer_bytes_; }
+
+  void emit(std::string_view bytes) {
+    if (sink_)
+      (*sink_)(bytes);
+    else
+      whole_->append(bytes);
+  }
+
+  // A spare buffer (empty, with room), or a new one when none is left.
+  ByteBuffer take_buffer() {
     ByteBuffer buffer;
-    const std::lock_guard lock(order_mutex);
-    if (!spare.empty()) {
-      buffer = std::move(spare.back());
-      spare.pop_back();
+    const std::lock_guard lock(order_mutex_);
+    if (!spare_.empty()) {
+      buffer = std::move(spare_.back());
+      spare_.pop_back();
     }
     return buffer;
-  };
-  auto hand_over = [&](int k, ByteBuffer&& text_of_block) {
-    const std::lock_guard lock(order_mutex);
-    done[k] = std::move(text_of_block);
-    is_done[k] = 1;
-    for (; next_out < blocks && is_done[next_out]; ++next_out) {
-      ByteBuffer& ready = done[next_out];
+  }
+
+  // Block k is encoded: passes it and every waiting block after it on, in order.
+  void hand_over(int k, ByteBuffer&& text_of_block) {
+    const std::lock_guard lock(order_mutex_);
+    done_[k] = std::move(text_of_block);
+    is_done_[k] = 1;
+    for (; next_out_ < blocks_ && is_done_[next_out_]; ++next_out_) {
+      ByteBuffer& ready = done_[next_out_];
       emit(ready.view());
       ready.clear();
-      spare.push_back(std::move(ready));
+      spare_.push_back(std::move(ready));
     }
-  };
-  const char* text = doc.text.data();
+  }
+
+ private:
+  const io::ByteSink* sink_;
+  std::string* whole_;
+  int blocks_;
+  std::size_t buffer_bytes_;
+  std::mutex order_mutex_;
+  int next_out_ = 0;              // lowest block not yet passed on
+  std::vector<ByteBuffer> done_;  // encoded, waiting its turn
+  std::vector<char> is_done_;
+  std::vector<ByteBuffer> spare_;
+};
+
+// The state of one block's encoding.
+struct BlockScratch {
+  ByteBuffer out;
+  std::vector<double> row;  // per slot: the value computed this frame
+  std::vector<char> kept;   // per slot, 1: the slot keeps its text this frame
+  char number[kNumberBuffer];
+  std::size_t cursor = 0;  // doc.text up to here is in `out` (or passed on)
+};
+
+// Encodes blocks of frames: edited values in place of the file's, every other byte as it was.
+class BlockEncoder {
+ public:
+  BlockEncoder(const Document& doc, const core::Clip& edited,
+               std::span<const char> changed_rotations, const EditPlan& plan,
+               const BlockLayout& layout, OrderedOutput& output)
+      : doc_(doc),
+        edited_(edited),
+        changed_rotations_(changed_rotations),
+        plan_(plan),
+        layout_(layout),
+        output_(output),
+        text_(doc.text.data()) {}
+
+  void encode_block(int k) {
+    BlockScratch b;
+    b.out = output_.take_buffer();
+    b.row.resize(plan_.slots.size());
+    b.kept.assign(plan_.slots.size(), 0);
+    b.out.reserve(output_.buffer_bytes());
+    b.cursor = layout_.offset(k);
+    for (int f = layout_.frame(k); f < layout_.frame(k + 1); ++f) {
+      prefetch(f);
+      for (const JointPlan& joint : plan_.joints) fill_row(joint, f, b);
+      for (std::size_t s = 0; s < plan_.slots.size(); ++s)
+        if (!b.kept[s]) put_value(f, s, b);
+      if (output_.single() && b.out.size() >= kStreamBytes) {
+        output_.emit(b.out.view());
+        b.out.clear();
+      }
+    }
+    pass_text(b.out, b.cursor, layout_.offset(k + 1));
+    if (output_.single())
+      output_.emit(b.out.view());
+    else
+      output_.hand_over(k, std::move(b.out));
+  }
+
+ private:
+  // The edited joints are a few 80-byte transforms per frame, strided through a clip far larger
+  // than the caches: ask for a later frame's now so they arrive before they are read.
+  void prefetch(int f) const {
+    if (f + kPrefetchFrames >= doc_.frame_count) return;
+    for (const JointPlan& joint : plan_.joints) {
+      const char* ahead =
+          reinterpret_cast<const char*>(&edited_.at(f + kPrefetchFrames, joint.joint));
+      __builtin_prefetch(ahead);
+      __builtin_prefetch(ahead + sizeof(core::Transform) - 1);
+    }
+  }
+
+  // Refuses a transform BVH cannot store: non-finite, or scaled.
+  void check_transform(const JointPlan& joint, const core::Transform& t, int f) const {
+    if (!core::is_finite(t.translation) || !core::is_finite(t.rotation) ||
+        !core::is_finite(t.scale))
+      refuse(doc_, where(doc_, joint.joint, f) + ": edited transform is not finite");
+    if (std::abs(t.scale.x - 1.0) > kUnrepresentableRel ||
+        std::abs(t.scale.y - 1.0) > kUnrepresentableRel ||
+        std::abs(t.scale.z - 1.0) > kUnrepresentableRel)
+      refuse(doc_, where(doc_, joint.joint, f) + ": BVH cannot store a scale other than 1");
+  }
+
+  // Position channels get translation - OFFSET; an axis without a channel must not move.
+  void put_translation(const JointPlan& joint, const core::Transform& t, int f,
+                       BlockScratch& b) const {
+    const Joint& file_joint = doc_.joints[joint.joint];
+    for (int a = 0; a < 3; ++a) {
+      const double delta = t.translation[a] - file_joint.offset[a];
+      if (joint.position_value[a] >= 0) {
+        b.row[plan_.slot_of[joint.position_value[a]]] = delta;
+      } else if (std::abs(delta) > kUnrepresentableRel * (1.0 + std::abs(file_joint.offset[a]))) {
+        refuse(doc_, where(doc_, joint.joint, f) + ": translation moved along " +
+                         std::string(1, static_cast<char>('X' + a)) + " but the joint has no " +
+                         std::string(1, static_cast<char>('X' + a)) + "position channel");
+      }
+    }
+  }
+
+  // Rotation channels get Euler angles (degrees) in the joint's channel order, continuous with
+  // the file's own angles; a rotation about an axis without a channel is refused.
+  void put_rotation(const JointPlan& joint, const core::Transform& t, int f,
+                    BlockScratch& b) const {
+    const double norm = glm::length(t.rotation);
+    if (!(norm > 1e-9)) refuse(doc_, where(doc_, joint.joint, f) + ": edited rotation is zero");
+    const double* original = doc_.values.data() + static_cast<std::size_t>(f) * doc_.channel_count;
+    std::array<double, 3> reference{0.0, 0.0, 0.0};
+    for (int n = 0; n < joint.rotation_count; ++n) reference[n] = original[joint.rotation_value[n]];
+    // Edited rotations are mostly unit to the last bit (norm exactly 1), and q / 1 is q.
+    const std::array<double, 3> angles =
+        euler_from_quat_deg(norm == 1.0 ? t.rotation : t.rotation / norm, joint.axes, reference);
+    for (int n = 0; n < 3; ++n) {
+      if (n < joint.rotation_count) {
+        b.row[plan_.slot_of[joint.rotation_value[n]]] = angles[n];
+      } else if (std::abs(angles[n]) > kUnrepresentableDeg) {
+        refuse(doc_, where(doc_, joint.joint, f) + ": edited rotation needs " +
+                         std::string(1, static_cast<char>('X' + joint.axes[n])) +
+                         "rotation, which the joint's CHANNELS do not have");
+      }
+    }
+  }
+
+  // The joint's values at frame f into the row. An untouched rotation (the reader's own, bit
+  // for bit) keeps its channels' text.
+  void fill_row(const JointPlan& joint, int f, BlockScratch& b) const {
+    const core::Transform& t = edited_.at(f, joint.joint);
+    check_transform(joint, t, f);
+    put_translation(joint, t, f, b);
+    const bool untouched =
+        joint.rotation_count > 0 && !changed_rotations_.empty() &&
+        !changed_rotations_[static_cast<std::size_t>(f) * doc_.joint_count() + joint.joint];
+    for (int n = 0; n < joint.rotation_count; ++n)
+      b.kept[plan_.slot_of[joint.rotation_value[n]]] = untouched ? 1 : 0;
+    if (!untouched) put_rotation(joint, t, f, b);
+  }
+
+  // Slot s's value at frame f, unless it prints as the number the file already holds (then the
+  // original text stays). Most values take the fast path: the printed number is known from its
+  // rounded units (what read_double would give for the text), so only values that differ are
+  // printed. An identical text always reads back as the same number, so one compare covers both.
+  void put_value(int f, std::size_t s, BlockScratch& b) {
+    const double v = b.row[s];
+    if (!std::isfinite(v))
+      refuse(doc_, "value at frame " + std::to_string(f) + ", channel " +
+                       std::to_string(plan_.slots[s]) + " is not finite");
+    const std::size_t index = static_cast<std::size_t>(f) * doc_.channel_count + plan_.slots[s];
+    const int decimals = plan_.decimals[s];
+    std::uint64_t units = 0;
+    if (io::fixed_units(v, decimals, units))
+      put_units(v, decimals, units, index, b);
+    else
+      put_formatted(v, decimals, index, b);
+  }
+
+  // Fast path: printed straight into the output, after the text since the last replaced value.
+  void put_units(double v, int decimals, std::uint64_t units, std::size_t index, BlockScratch& b) {
+    if (io::fixed_units_value(v, decimals, units) == doc_.values[index]) return;
+    const TextSpan span = doc_.value_text[index];
+    if (output_.single() && span.offset - b.cursor >= kStreamBytes) {
+      pass_text(b.out, b.cursor, span.offset);
+      b.cursor = span.offset;
+    }
+    const std::size_t gap = span.offset - b.cursor;
+    char* at = b.out.room(gap + io::kFixedUnitsRoom);
+    std::memcpy(at, text_ + b.cursor, gap);
+    const char* end = io::write_fixed_units(at + gap, units == 0 ? 0.0 : v, decimals, units);
+    b.out.commit(static_cast<std::size_t>(end - at));
+    b.cursor = static_cast<std::size_t>(span.offset) + span.length;
+  }
+
+  // Slow path: printed into a buffer, compared with the file's text and its number.
+  void put_formatted(double v, int decimals, std::size_t index, BlockScratch& b) {
+    const TextSpan span = doc_.value_text[index];
+    const std::size_t n = format_fixed(v, decimals, b.number);
+    if (n == 0) refuse(doc_, "value " + std::to_string(v) + " is too long to print");
+    if (std::string_view(b.number, n) == std::string_view(text_ + span.offset, span.length)) return;
+    double reread = 0.0;
+    io::read_double(b.number, b.number + n, reread);
+    if (reread == doc_.values[index]) return;
+    pass_text(b.out, b.cursor, span.offset);
+    b.out.append(b.number, n);
+    b.cursor = static_cast<std::size_t>(span.offset) + span.length;
+  }
+
   // Appends doc.text[from, to) to `out`; on one block, a long stretch of kept text (frames that
   // keep every value) is passed on as it lies in doc.text instead of being copied through `out`.
-  auto pass_text = [&](ByteBuffer& out, std::size_t from, std::size_t to) {
-    if (single && to - from >= kStreamBytes) {
-      emit(out.view());
+  void pass_text(ByteBuffer& out, std::size_t from, std::size_t to) {
+    if (output_.single() && to - from >= kStreamBytes) {
+      output_.emit(out.view());
       out.clear();
-      emit(std::string_view(text + from, to - from));
+      output_.emit(std::string_view(text_ + from, to - from));
     } else {
-      out.append(text + from, to - from);
+      out.append(text_ + from, to - from);
     }
-  };
+  }
 
-  auto encode_block = [&](int k) {
-    ByteBuffer out = take_buffer();
-    out.reserve(buffer_bytes);
-    std::vector<double> row(slots.size());
-    std::vector<char> kept(slots.size(), 0);  // 1: the slot keeps its text this frame
-    char buffer[kNumberBuffer];
-    std::size_t cursor = block_offset(k);
-    for (int f = block_frame(k); f < block_frame(k + 1); ++f) {
-      const double* original = doc.values.data() + static_cast<std::size_t>(f) * channels;
-      // The edited joints are a few 80-byte transforms per frame, strided through a clip far
-      // larger than the caches: ask for a later frame's now so they arrive before they are read.
-      if (f + kPrefetchFrames < frame_count) {
-        for (const JointPlan& plan : plans) {
-          const char* ahead =
-              reinterpret_cast<const char*>(&edited.at(f + kPrefetchFrames, plan.joint));
-          __builtin_prefetch(ahead);
-          __builtin_prefetch(ahead + sizeof(core::Transform) - 1);
-        }
-      }
-      for (const JointPlan& plan : plans) {
-        const Joint& joint = doc.joints[plan.joint];
-        const core::Transform& t = edited.at(f, plan.joint);
-        if (!core::is_finite(t.translation) || !core::is_finite(t.rotation) ||
-            !core::is_finite(t.scale))
-          refuse(doc, where(doc, plan.joint, f) + ": edited transform is not finite");
-        if (std::abs(t.scale.x - 1.0) > kUnrepresentableRel ||
-            std::abs(t.scale.y - 1.0) > kUnrepresentableRel ||
-            std::abs(t.scale.z - 1.0) > kUnrepresentableRel)
-          refuse(doc, where(doc, plan.joint, f) + ": BVH cannot store a scale other than 1");
+  const Document& doc_;
+  const core::Clip& edited_;
+  std::span<const char> changed_rotations_;
+  const EditPlan& plan_;
+  const BlockLayout& layout_;
+  OrderedOutput& output_;
+  const char* text_;
+};
 
-        // Translation.
-        for (int a = 0; a < 3; ++a) {
-          const double delta = t.translation[a] - joint.offset[a];
-          if (plan.position_value[a] >= 0) {
-            row[slot_of[plan.position_value[a]]] = delta;
-          } else if (std::abs(delta) > kUnrepresentableRel * (1.0 + std::abs(joint.offset[a]))) {
-            refuse(doc, where(doc, plan.joint, f) + ": translation moved along " +
-                            std::string(1, static_cast<char>('X' + a)) + " but the joint has no " +
-                            std::string(1, static_cast<char>('X' + a)) + "position channel");
-          }
-        }
-
-        // Rotation: untouched (the reader's own, bit for bit), its channels keep their text.
-        if (plan.rotation_count > 0 && !changed_rotations.empty() &&
-            !changed_rotations[static_cast<std::size_t>(f) * joint_count + plan.joint]) {
-          for (int n = 0; n < plan.rotation_count; ++n) kept[slot_of[plan.rotation_value[n]]] = 1;
-          continue;
-        }
-        for (int n = 0; n < plan.rotation_count; ++n) kept[slot_of[plan.rotation_value[n]]] = 0;
-        const double norm = glm::length(t.rotation);
-        if (!(norm > 1e-9)) refuse(doc, where(doc, plan.joint, f) + ": edited rotation is zero");
-        std::array<double, 3> reference{0.0, 0.0, 0.0};
-        for (int n = 0; n < plan.rotation_count; ++n)
-          reference[n] = original[plan.rotation_value[n]];
-        // Edited rotations are mostly unit to the last bit (norm exactly 1), and q / 1 is q.
-        const std::array<double, 3> angles =
-            euler_from_quat_deg(norm == 1.0 ? t.rotation : t.rotation / norm, plan.axes, reference);
-        for (int n = 0; n < 3; ++n) {
-          if (n < plan.rotation_count) {
-            row[slot_of[plan.rotation_value[n]]] = angles[n];
-          } else if (std::abs(angles[n]) > kUnrepresentableDeg) {
-            refuse(doc, where(doc, plan.joint, f) + ": edited rotation needs " +
-                            std::string(1, static_cast<char>('X' + plan.axes[n])) +
-                            "rotation, which the joint's CHANNELS do not have");
-          }
-        }
-      }
-
-      for (std::size_t s = 0; s < slots.size(); ++s) {
-        if (kept[s]) continue;
-        const double v = row[s];
-        if (!std::isfinite(v))
-          refuse(doc, "value at frame " + std::to_string(f) + ", channel " +
-                          std::to_string(slots[s]) + " is not finite");
-        // A value that prints as the number the file already holds keeps its original text.
-        // Most values take the fast path: the printed number is known from its rounded units
-        // (what read_double would give for the text), so only values that differ are printed.
-        // An identical text always reads back as the same number, so one compare covers both.
-        const std::size_t index = static_cast<std::size_t>(f) * channels + slots[s];
-        const TextSpan span = doc.value_text[index];
-        std::uint64_t units = 0;
-        if (io::fixed_units(v, decimals[s], units)) {
-          if (io::fixed_units_value(v, decimals[s], units) == doc.values[index]) continue;
-          // Printed straight into the output, after the text since the last replaced value.
-          if (single && span.offset - cursor >= kStreamBytes) {
-            pass_text(out, cursor, span.offset);
-            cursor = span.offset;
-          }
-          const std::size_t gap = span.offset - cursor;
-          char* at = out.room(gap + io::kFixedUnitsRoom);
-          std::memcpy(at, text + cursor, gap);
-          const char* end =
-              io::write_fixed_units(at + gap, units == 0 ? 0.0 : v, decimals[s], units);
-          out.commit(static_cast<std::size_t>(end - at));
-          cursor = static_cast<std::size_t>(span.offset) + span.length;
-          continue;
-        }
-        {
-          const std::size_t n = format_fixed(v, decimals[s], buffer);
-          if (n == 0) refuse(doc, "value " + std::to_string(v) + " is too long to print");
-          if (std::string_view(buffer, n) == std::string_view(text + span.offset, span.length))
-            continue;
-          double reread = 0.0;
-          io::read_double(buffer, buffer + n, reread);
-          if (reread == doc.values[index]) continue;
-          pass_text(out, cursor, span.offset);
-          out.append(buffer, n);
-          cursor = static_cast<std::size_t>(span.offset) + span.length;
-        }
-      }
-      if (single && out.size() >= kStreamBytes) {
-        emit(out.view());
-        out.clear();
-      }
-    }
-    const std::size_t end = block_offset(k + 1);
-    pass_text(out, cursor, end);
-    if (single)
-      emit(out.view());
-    else
-      hand_over(k, std::move(out));
-  };
-  io::for_each_block(runner, blocks, encode_block);
+// Hands the output text to `sink` in order, as it is encoded (`sink` null: appends it to
+// `*whole`). Returns false, passing nothing on, when no joint is flagged: the text is doc.text.
+bool write_to(const Document& doc, const core::Clip& edited, std::span<const bool> changed,
+              std::span<const char> changed_rotations, const core::ParallelRunner* runner,
+              const io::ByteSink* sink, std::string* whole) {
+  check_write_inputs(doc, edited, changed, changed_rotations);
+  const EditPlan plan = plan_edits(doc, changed);
+  if (plan.joints.empty()) return false;
+  const BlockLayout layout{&doc, io::block_count(runner, doc.frame_count, kMinFramesPerBlock)};
+  OrderedOutput output(doc, layout, layout.count == 1 ? 1 : runner->threads(), sink, whole);
+  BlockEncoder encoder(doc, edited, changed_rotations, plan, layout, output);
+  io::for_each_block(runner, layout.count, [&](int k) { encoder.encode_block(k); });
   return true;
 }
 

@@ -367,12 +367,10 @@ class Patcher {
     defs->children.push_back(std::move(type));
   }
 
- public:
-  // A new take `name` (AnimationStack + one AnimationLayer) animating the joints flagged in
-  // `animated` from `clip`, keys at the clip's own frame times from 0; with `replace`, every
-  // other take and all its animation objects go. See add_take in patch.hpp.
-  PatchedTake add(const std::string& name, const core::Clip& clip, std::span<const char> animated,
-                  bool replace) {
+  // Refuses a clip that does not fit the character, or a take name already taken (without
+  // `replace`).
+  void check_new_take(const std::string& name, const core::Clip& clip,
+                      std::span<const char> animated, bool replace) const {
     const std::string& file = doc_.source_name;
     const int joints = static_cast<int>(cd_.joint_models.size());
     if (clip.joint_count != joints || animated.size() != static_cast<std::size_t>(joints) ||
@@ -386,36 +384,34 @@ class Patcher {
     if (!replace)
       for (const Take& t : scene_.takes)
         if (t.name == name) throw InputError(file, "the file already has a take '" + name + "'");
+  }
 
-    // What `replace` removes: every animation object (found before anything is appended, as
-    // removal shifts the Objects indices the scene refers to).
-    std::vector<char> remove(objects().children.size(), 0);
-    std::unordered_set<std::int64_t> removed_ids;
-    std::map<std::string, int> removed_count;
-    if (replace) {
-      for (std::size_t k = 0; k < objects().children.size(); ++k) {
-        const Node& o = objects().children[k];
-        if (o.name != "AnimationStack" && o.name != "AnimationLayer" &&
-            o.name != "AnimationCurveNode" && o.name != "AnimationCurve")
-          continue;
-        if (o.props.empty()) continue;
-        remove[k] = 1;
-        removed_ids.insert(as_int(doc_, o.props[0]));
-        ++removed_count[o.name];
-      }
+  // The animation objects `replace` removes (found before anything is appended, as removal
+  // shifts the Objects indices the scene refers to).
+  struct AnimationObjects {
+    std::vector<char> remove;  // per Objects child
+    std::unordered_set<std::int64_t> ids;
+    std::map<std::string, int> count;  // per object type
+  };
+
+  AnimationObjects animation_objects() {
+    AnimationObjects found;
+    found.remove.assign(objects().children.size(), 0);
+    for (std::size_t k = 0; k < objects().children.size(); ++k) {
+      const Node& o = objects().children[k];
+      if (o.name != "AnimationStack" && o.name != "AnimationLayer" &&
+          o.name != "AnimationCurveNode" && o.name != "AnimationCurve")
+        continue;
+      if (o.props.empty()) continue;
+      found.remove[k] = 1;
+      found.ids.insert(as_int(doc_, o.props[0]));
+      ++found.count[o.name];
     }
+    return found;
+  }
 
-    PatchedTake out;
-    out.edited = &clip;
-    out.timing.fps = clip.fps;
-    out.timing.start = 0;
-    out.timing.frame_count = clip.frame_count;
-    out.timing.stop = out.timing.time_of(clip.frame_count - 1);
-    times_.resize(clip.frame_count);
-    for (int f = 0; f < clip.frame_count; ++f) times_[f] = out.timing.time_of(f);
-    shared_ = {};
-
-    // The stack and its layer.
+  // The new take's stack object with its Local/Reference Start/Stop; returns its id.
+  std::int64_t append_stack(const std::string& name, const TakeTiming& timing) {
     const std::int64_t stack_id = new_id();
     Node stack = make_node("AnimationStack",
                            {stack_id, stored_name(doc_, name, "AnimStack"), std::string()});
@@ -424,18 +420,17 @@ class Patcher {
       const bool start = std::string_view(p).find("Start") != std::string_view::npos;
       stack_props.children.push_back(
           make_node("P", {std::string(p), std::string("KTime"), std::string("Time"), std::string(),
-                          start ? out.timing.start : out.timing.stop}));
+                          start ? timing.start : timing.stop}));
     }
     stack.children.push_back(std::move(stack_props));
     objects().children.push_back(std::move(stack));
-    Take take;
-    take.id = stack_id;
-    take.object = static_cast<std::uint32_t>(objects().children.size() - 1);
-    take.name = name;
-    take.local_start = take.reference_start = out.timing.start;
-    take.local_stop = take.reference_stop = out.timing.stop;
+    return stack_id;
+  }
+
+  // The new take's layer object; returns its id. A layer with a property block: Assimp skips an
+  // AnimationLayer without one.
+  std::int64_t append_layer() {
     const std::int64_t layer_id = new_id();
-    // A layer with a property block: Assimp skips an AnimationLayer without one.
     Node layer_node = make_node(
         "AnimationLayer", {layer_id, stored_name(doc_, "BaseLayer", "AnimLayer"), std::string()});
     Node layer_props = make_node("Properties70");
@@ -443,6 +438,19 @@ class Patcher {
                                                    std::string(), std::string("A"), 100.0}));
     layer_node.children.push_back(std::move(layer_props));
     objects().children.push_back(std::move(layer_node));
+    return layer_id;
+  }
+
+  // The stack and its layer, in the document and the scene; they become the take written to.
+  void add_stack_and_layer(const std::string& name, const TakeTiming& timing) {
+    const std::int64_t stack_id = append_stack(name, timing);
+    Take take;
+    take.id = stack_id;
+    take.object = static_cast<std::uint32_t>(objects().children.size() - 1);
+    take.name = name;
+    take.local_start = take.reference_start = timing.start;
+    take.local_stop = take.reference_stop = timing.stop;
+    const std::int64_t layer_id = append_layer();
     Layer layer;
     layer.id = layer_id;
     layer.object = static_cast<std::uint32_t>(objects().children.size() - 1);
@@ -456,50 +464,71 @@ class Patcher {
     connect("OO", layer_id, stack_id, nullptr);
     count_definition("AnimationStack", 1);
     count_definition("AnimationLayer", 1);
-    out.take = take_;
+  }
 
-    for (int j = 0; j < joints; ++j) {
+  // Removes the objects `found` lists, their connections and their Definitions counts. The
+  // objects kept move up past the removed ones: the scene's indices follow them (the writer's
+  // self-check finds the edited Models by theirs). Removed objects' entries keep stale indices;
+  // nothing looks them up.
+  void remove_objects(const AnimationObjects& found) {
+    const std::vector<char>& remove = found.remove;
+    std::vector<Node>& children = objects().children;
+    std::vector<std::uint32_t> new_index(children.size());
+    std::size_t kept = 0;
+    for (std::size_t k = 0; k < children.size(); ++k) {
+      new_index[k] = static_cast<std::uint32_t>(kept);
+      if (k < remove.size() && remove[k]) continue;
+      if (kept != k) children[kept] = std::move(children[k]);  // never self-move: it empties a Node
+      ++kept;
+    }
+    children.resize(kept);
+    auto follow = [&](std::uint32_t& object) {
+      if (object < new_index.size() && !(object < remove.size() && remove[object]))
+        object = new_index[object];
+    };
+    for (Model& m : scene_.models) follow(m.object);
+    for (Take& t : scene_.takes) follow(t.object);
+    for (Layer& l : scene_.layers) follow(l.object);
+    for (CurveNode& c : scene_.curve_nodes) follow(c.object);
+    for (Curve& c : scene_.curves) follow(c.object);
+    std::vector<Node>& links = connections().children;
+    links.erase(std::remove_if(links.begin(), links.end(),
+                               [&](const Node& c) {
+                                 return c.name == "C" && c.props.size() >= 3 &&
+                                        (found.ids.count(as_int(doc_, c.props[1])) ||
+                                         found.ids.count(as_int(doc_, c.props[2])));
+                               }),
+                links.end());
+    for (const auto& [type, count] : found.count) count_definition(type, -count);
+  }
+
+ public:
+  // A new take `name` (AnimationStack + one AnimationLayer) animating the joints flagged in
+  // `animated` from `clip`, keys at the clip's own frame times from 0; with `replace`, every
+  // other take and all its animation objects go. See add_take in patch.hpp.
+  PatchedTake add(const std::string& name, const core::Clip& clip, std::span<const char> animated,
+                  bool replace) {
+    check_new_take(name, clip, animated, replace);
+    const AnimationObjects removed = replace ? animation_objects() : AnimationObjects{};
+    PatchedTake out;
+    out.edited = &clip;
+    out.timing.fps = clip.fps;
+    out.timing.start = 0;
+    out.timing.frame_count = clip.frame_count;
+    out.timing.stop = out.timing.time_of(clip.frame_count - 1);
+    times_.resize(clip.frame_count);
+    for (int f = 0; f < clip.frame_count; ++f) times_[f] = out.timing.time_of(f);
+    shared_ = {};
+    add_stack_and_layer(name, out.timing);
+    out.take = take_;
+    for (int j = 0; j < static_cast<int>(cd_.joint_models.size()); ++j) {
       if (!animated[j]) continue;
       out.joints.push_back(j);
       write_joint(j, clip, true, true);
     }
     update_definitions();
     add_take_entry(name, out.timing, replace);
-
-    if (replace) {
-      std::vector<Node>& children = objects().children;
-      std::vector<std::uint32_t> new_index(children.size());
-      std::size_t kept = 0;
-      for (std::size_t k = 0; k < children.size(); ++k) {
-        new_index[k] = static_cast<std::uint32_t>(kept);
-        if (k < remove.size() && remove[k]) continue;
-        if (kept != k)
-          children[kept] = std::move(children[k]);  // never self-move: it empties a Node
-        ++kept;
-      }
-      children.resize(kept);
-      // The objects kept moved up past the removed ones: the scene's indices follow them (the
-      // writer's self-check finds the edited Models by theirs). Removed objects' entries keep
-      // stale indices; nothing looks them up.
-      auto follow = [&](std::uint32_t& object) {
-        if (object < new_index.size() && !(object < remove.size() && remove[object]))
-          object = new_index[object];
-      };
-      for (Model& m : scene_.models) follow(m.object);
-      for (Take& t : scene_.takes) follow(t.object);
-      for (Layer& l : scene_.layers) follow(l.object);
-      for (CurveNode& c : scene_.curve_nodes) follow(c.object);
-      for (Curve& c : scene_.curves) follow(c.object);
-      std::vector<Node>& links = connections().children;
-      links.erase(std::remove_if(links.begin(), links.end(),
-                                 [&](const Node& c) {
-                                   return c.name == "C" && c.props.size() >= 3 &&
-                                          (removed_ids.count(as_int(doc_, c.props[1])) ||
-                                           removed_ids.count(as_int(doc_, c.props[2])));
-                                 }),
-                  links.end());
-      for (const auto& [type, count] : removed_count) count_definition(type, -count);
-    }
+    if (replace) remove_objects(removed);
     return out;
   }
 

@@ -160,43 +160,63 @@ core::Transform local_transform(const ModelTransform& m, const Vec3& t, const Qu
   return out;
 }
 
-Scene read_scene(const Document& doc) {
-  Scene scene;
+namespace {
+
+// The top-level sections read_scene reads (the first of each name).
+struct Sections {
   const Node* global = nullptr;
   const Node* definitions = nullptr;
   const Node* objects = nullptr;
   const Node* connections = nullptr;
+};
+
+// Finds the sections and records the Objects and Connections indices in `scene`; throws when
+// either is missing.
+Sections find_sections(const Document& doc, Scene& scene) {
+  Sections s;
   for (std::uint32_t k = 0; k < doc.root.children.size(); ++k) {
     const Node& n = doc.root.children[k];
-    if (n.name == "GlobalSettings" && !global)
-      global = &n;
-    else if (n.name == "Definitions" && !definitions)
-      definitions = &n;
-    else if (n.name == "Objects" && !objects)
-      objects = &n, scene.objects_index = k;
-    else if (n.name == "Connections" && !connections)
-      connections = &n, scene.connections_index = k;
+    if (n.name == "GlobalSettings" && !s.global)
+      s.global = &n;
+    else if (n.name == "Definitions" && !s.definitions)
+      s.definitions = &n;
+    else if (n.name == "Objects" && !s.objects)
+      s.objects = &n, scene.objects_index = k;
+    else if (n.name == "Connections" && !s.connections)
+      s.connections = &n, scene.connections_index = k;
   }
-  if (!objects) throw InputError(doc.source_name, "no Objects section (not a scene file?)");
-  if (!connections) throw InputError(doc.source_name, "no Connections section (not a scene file?)");
+  if (!s.objects) throw InputError(doc.source_name, "no Objects section (not a scene file?)");
+  if (!s.connections)
+    throw InputError(doc.source_name, "no Connections section (not a scene file?)");
+  return s;
+}
 
-  // Property templates of the object types whose properties are read below (a mesh file's
-  // Geometry and Material templates hold hundreds more).
-  std::map<std::string, PropertyMap> templates;
-  if (definitions)
-    for (const Node& type : definitions->children) {
-      if (type.name != "ObjectType" || type.props.empty()) continue;
-      const std::string type_name = as_string(doc, type.props[0]);
-      if (type_name != "Model" && type_name != "AnimationStack") continue;
-      for (const Node& t : type.children)
-        if (t.name == "PropertyTemplate")
-          collect_properties(doc, t.child("Properties70"), templates[type_name]);
-    }
-  auto template_of = [&](const std::string& type) -> const PropertyMap* {
-    auto it = templates.find(type);
-    return it == templates.end() ? nullptr : &it->second;
-  };
+// Property templates of the object types whose properties are read here (a mesh file's
+// Geometry and Material templates hold hundreds more).
+struct Templates {
+  PropertyMap model, stack;
+  bool has_model = false, has_stack = false;
+};
 
+Templates read_templates(const Document& doc, const Node* definitions) {
+  Templates templates;
+  if (!definitions) return templates;
+  for (const Node& type : definitions->children) {
+    if (type.name != "ObjectType" || type.props.empty()) continue;
+    const std::string type_name = as_string(doc, type.props[0]);
+    if (type_name != "Model" && type_name != "AnimationStack") continue;
+    const bool model = type_name == "Model";
+    (model ? templates.has_model : templates.has_stack) = true;
+    for (const Node& t : type.children)
+      if (t.name == "PropertyTemplate")
+        collect_properties(doc, t.child("Properties70"), model ? templates.model : templates.stack);
+  }
+  return templates;
+}
+
+// Axes, unit and frame rate from GlobalSettings (FBX defaults when absent); 30 fps, flagged,
+// when the time mode names no rate.
+void read_global_settings(const Document& doc, const Node* global, Scene& scene) {
   if (global) {
     const PropertyLookup g(doc, *global, nullptr);
     scene.up_axis = static_cast<int>(g.integer("UpAxis", 1));
@@ -214,146 +234,200 @@ Scene read_scene(const Document& doc) {
     scene.fps = 30.0;
     scene.fps_defaulted = true;
   }
+}
 
-  // Objects.
-  enum class Kind : std::uint8_t { model, stack, layer, curve_node, curve, cluster };
-  std::unordered_map<std::int64_t, std::pair<Kind, int>> by_id;
-  by_id.reserve(objects->children.size());
-  const PropertyMap* model_template = template_of("Model");
-  const PropertyMap* stack_template = template_of("AnimationStack");
-  for (std::uint32_t k = 0; k < objects->children.size(); ++k) {
-    const Node& o = objects->children[k];
+// What an object id names: its kind and its index in the scene's list of that kind.
+enum class Kind : std::uint8_t { model, stack, layer, curve_node, curve, cluster };
+using ObjectIndex = std::unordered_map<std::int64_t, std::pair<Kind, int>>;
+
+std::string object_name_of(const Document& doc, const Node& o) {
+  return o.props.size() > 1 ? object_name(as_string(doc, o.props[1])) : std::string();
+}
+
+// The model's transform properties (FBX defaults where neither it nor the template has one).
+ModelTransform read_model_transform(const PropertyLookup& p) {
+  ModelTransform t;
+  t.translation = p.vector("Lcl Translation", Vec3(0.0));
+  t.rotation = p.vector("Lcl Rotation", Vec3(0.0));
+  t.scaling = p.vector("Lcl Scaling", Vec3(1.0));
+  t.pre_rotation = p.vector("PreRotation", Vec3(0.0));
+  t.post_rotation = p.vector("PostRotation", Vec3(0.0));
+  t.rotation_offset = p.vector("RotationOffset", Vec3(0.0));
+  t.rotation_pivot = p.vector("RotationPivot", Vec3(0.0));
+  t.scaling_offset = p.vector("ScalingOffset", Vec3(0.0));
+  t.scaling_pivot = p.vector("ScalingPivot", Vec3(0.0));
+  const std::int64_t order = p.integer("RotationOrder", 0);
+  t.rotation_order =
+      order >= 0 && order <= 6 ? static_cast<RotationOrder>(order) : RotationOrder::xyz;
+  const std::int64_t inherit = p.integer("InheritType", 0);
+  t.inherit_type =
+      inherit >= 0 && inherit <= 2 ? static_cast<InheritType>(inherit) : InheritType::rrss;
+  return t;
+}
+
+Model read_model(const Document& doc, const Node& o, std::uint32_t k, std::int64_t id,
+                 const PropertyMap* model_template) {
+  Model m;
+  m.id = id;
+  m.object = k;
+  m.name = object_name_of(doc, o);
+  m.type = o.props.size() > 2 ? as_string(doc, o.props[2]) : std::string();
+  m.transform = read_model_transform(PropertyLookup(doc, o, model_template));
+  return m;
+}
+
+Take read_take(const Document& doc, const Node& o, std::uint32_t k, std::int64_t id,
+               const PropertyMap* stack_template) {
+  Take t;
+  t.id = id;
+  t.object = k;
+  t.name = object_name_of(doc, o);
+  const PropertyLookup p(doc, o, stack_template);
+  t.local_start = p.integer("LocalStart", 0);
+  t.local_stop = p.integer("LocalStop", 0);
+  t.reference_start = p.integer("ReferenceStart", 0);
+  t.reference_stop = p.integer("ReferenceStop", 0);
+  return t;
+}
+
+CurveNode read_curve_node(const Document& doc, const Node& o, std::uint32_t k, std::int64_t id) {
+  CurveNode c;
+  c.id = id;
+  c.object = k;
+  // d|X, d|Y, d|Z: scanned directly (the first of each counts, as in a PropertyLookup),
+  // without building a lookup table for three properties.
+  const Node* props70 = o.child("Properties70");
+  if (!props70) return c;
+  bool seen[3] = {false, false, false};
+  for (const Node& prop : props70->children) {
+    if (prop.name != "P" || prop.props.empty()) continue;
+    const std::string name = as_string(doc, prop.props[0]);
+    const int a = name == "d|X" ? 0 : name == "d|Y" ? 1 : name == "d|Z" ? 2 : -1;
+    if (a < 0 || seen[a]) continue;
+    seen[a] = true;
+    c.defaults[a] = prop.props.size() < 5 ? 0.0 : as_double(doc, prop.props[4]);
+    c.has_defaults = true;
+  }
+  return c;
+}
+
+// Adds object `o` (the k-th of Objects, id `id`) to the scene when it is of a kind read here.
+void read_object(const Document& doc, const Node& o, std::uint32_t k, std::int64_t id,
+                 const Templates& templates, Scene& scene, ObjectIndex& by_id) {
+  if (o.name == "Model") {
+    by_id[id] = {Kind::model, static_cast<int>(scene.models.size())};
+    scene.model_by_id[id] = static_cast<int>(scene.models.size());
+    scene.models.push_back(
+        read_model(doc, o, k, id, templates.has_model ? &templates.model : nullptr));
+  } else if (o.name == "AnimationStack") {
+    by_id[id] = {Kind::stack, static_cast<int>(scene.takes.size())};
+    scene.takes.push_back(
+        read_take(doc, o, k, id, templates.has_stack ? &templates.stack : nullptr));
+  } else if (o.name == "AnimationLayer") {
+    Layer l;
+    l.id = id;
+    l.object = k;
+    l.name = object_name_of(doc, o);
+    by_id[id] = {Kind::layer, static_cast<int>(scene.layers.size())};
+    scene.layers.push_back(std::move(l));
+  } else if (o.name == "AnimationCurveNode") {
+    by_id[id] = {Kind::curve_node, static_cast<int>(scene.curve_nodes.size())};
+    scene.curve_nodes.push_back(read_curve_node(doc, o, k, id));
+  } else if (o.name == "Deformer" && o.props.size() > 2 &&
+             as_string(doc, o.props[2]) == "Cluster") {
+    // Only a cluster with weights moves vertices (Maya exports empty ones for every joint).
+    const Node* indexes = o.child("Indexes");
+    if (indexes && !indexes->props.empty() && array_size(doc, indexes->props[0]) > 0)
+      by_id[id] = {Kind::cluster, -1};
+  } else if (o.name == "AnimationCurve") {
+    Curve c;
+    c.id = id;
+    c.object = k;
+    by_id[id] = {Kind::curve, static_cast<int>(scene.curves.size())};
+    scene.curves.push_back(std::move(c));
+  }
+}
+
+// The objects with an integer id, indexed by id; `scene.max_object_id` is the largest id seen.
+ObjectIndex read_objects(const Document& doc, const Node& objects, const Templates& templates,
+                         Scene& scene) {
+  ObjectIndex by_id;
+  by_id.reserve(objects.children.size());
+  for (std::uint32_t k = 0; k < objects.children.size(); ++k) {
+    const Node& o = objects.children[k];
     if (o.props.empty() || (o.props[0].type != 'L' && o.props[0].type != 'I')) continue;
     const std::int64_t id = as_int(doc, o.props[0]);
     scene.max_object_id = std::max(scene.max_object_id, id);
-    if (o.name == "Model") {
-      Model m;
-      m.id = id;
-      m.object = k;
-      m.name = o.props.size() > 1 ? object_name(as_string(doc, o.props[1])) : std::string();
-      m.type = o.props.size() > 2 ? as_string(doc, o.props[2]) : std::string();
-      const PropertyLookup p(doc, o, model_template);
-      ModelTransform& t = m.transform;
-      t.translation = p.vector("Lcl Translation", Vec3(0.0));
-      t.rotation = p.vector("Lcl Rotation", Vec3(0.0));
-      t.scaling = p.vector("Lcl Scaling", Vec3(1.0));
-      t.pre_rotation = p.vector("PreRotation", Vec3(0.0));
-      t.post_rotation = p.vector("PostRotation", Vec3(0.0));
-      t.rotation_offset = p.vector("RotationOffset", Vec3(0.0));
-      t.rotation_pivot = p.vector("RotationPivot", Vec3(0.0));
-      t.scaling_offset = p.vector("ScalingOffset", Vec3(0.0));
-      t.scaling_pivot = p.vector("ScalingPivot", Vec3(0.0));
-      const std::int64_t order = p.integer("RotationOrder", 0);
-      t.rotation_order =
-          order >= 0 && order <= 6 ? static_cast<RotationOrder>(order) : RotationOrder::xyz;
-      const std::int64_t inherit = p.integer("InheritType", 0);
-      t.inherit_type =
-          inherit >= 0 && inherit <= 2 ? static_cast<InheritType>(inherit) : InheritType::rrss;
-      by_id[id] = {Kind::model, static_cast<int>(scene.models.size())};
-      scene.model_by_id[id] = static_cast<int>(scene.models.size());
-      scene.models.push_back(std::move(m));
-    } else if (o.name == "AnimationStack") {
-      Take t;
-      t.id = id;
-      t.object = k;
-      t.name = o.props.size() > 1 ? object_name(as_string(doc, o.props[1])) : std::string();
-      const PropertyLookup p(doc, o, stack_template);
-      t.local_start = p.integer("LocalStart", 0);
-      t.local_stop = p.integer("LocalStop", 0);
-      t.reference_start = p.integer("ReferenceStart", 0);
-      t.reference_stop = p.integer("ReferenceStop", 0);
-      by_id[id] = {Kind::stack, static_cast<int>(scene.takes.size())};
-      scene.takes.push_back(std::move(t));
-    } else if (o.name == "AnimationLayer") {
-      Layer l;
-      l.id = id;
-      l.object = k;
-      l.name = o.props.size() > 1 ? object_name(as_string(doc, o.props[1])) : std::string();
-      by_id[id] = {Kind::layer, static_cast<int>(scene.layers.size())};
-      scene.layers.push_back(std::move(l));
-    } else if (o.name == "AnimationCurveNode") {
-      CurveNode c;
-      c.id = id;
-      c.object = k;
-      // d|X, d|Y, d|Z: scanned directly (the first of each counts, as in a PropertyLookup),
-      // without building a lookup table for three properties.
-      if (const Node* props70 = o.child("Properties70")) {
-        bool seen[3] = {false, false, false};
-        for (const Node& prop : props70->children) {
-          if (prop.name != "P" || prop.props.empty()) continue;
-          const std::string name = as_string(doc, prop.props[0]);
-          const int a = name == "d|X" ? 0 : name == "d|Y" ? 1 : name == "d|Z" ? 2 : -1;
-          if (a < 0 || seen[a]) continue;
-          seen[a] = true;
-          c.defaults[a] = prop.props.size() < 5 ? 0.0 : as_double(doc, prop.props[4]);
-          c.has_defaults = true;
-        }
-      }
-      by_id[id] = {Kind::curve_node, static_cast<int>(scene.curve_nodes.size())};
-      scene.curve_nodes.push_back(c);
-    } else if (o.name == "Deformer" && o.props.size() > 2 &&
-               as_string(doc, o.props[2]) == "Cluster") {
-      // Only a cluster with weights moves vertices (Maya exports empty ones for every joint).
-      const Node* indexes = o.child("Indexes");
-      if (indexes && !indexes->props.empty() && array_size(doc, indexes->props[0]) > 0)
-        by_id[id] = {Kind::cluster, -1};
-    } else if (o.name == "AnimationCurve") {
-      Curve c;
-      c.id = id;
-      c.object = k;
-      by_id[id] = {Kind::curve, static_cast<int>(scene.curves.size())};
-      scene.curves.push_back(std::move(c));
+    read_object(doc, o, k, id, templates, scene, by_id);
+  }
+  return by_id;
+}
+
+using Ref = std::pair<Kind, int>;
+
+// An object-object connection: cluster deforms model, model parent, curve node in layer, layer
+// in stack (the first of each counts).
+void connect_objects(Scene& scene, Ref child, Ref parent) {
+  const auto [ck, ci] = child;
+  const auto [pk, pi] = parent;
+  if (ck == Kind::model && pk == Kind::cluster) {
+    scene.models[ci].deforms = true;
+  } else if (ck == Kind::model && pk == Kind::model) {
+    if (scene.models[ci].parent < 0) scene.models[ci].parent = pi;
+  } else if (ck == Kind::curve_node && pk == Kind::layer) {
+    if (scene.curve_nodes[ci].layer < 0) {
+      scene.curve_nodes[ci].layer = pi;
+      scene.layers[pi].curve_nodes.push_back(ci);
+    }
+  } else if (ck == Kind::layer && pk == Kind::stack) {
+    if (scene.layers[ci].stack < 0) {
+      scene.layers[ci].stack = pi;
+      scene.takes[pi].layers.push_back(ci);
     }
   }
+}
 
-  // Connections.
-  for (const Node& c : connections->children) {
+// An object-property connection: a curve node animating a model's Lcl property, or a curve
+// driving one axis (d|X, d|Y, d|Z) of a curve node.
+void connect_property(Scene& scene, Ref child, Ref parent, const std::string& prop) {
+  const auto [ck, ci] = child;
+  const auto [pk, pi] = parent;
+  if (ck == Kind::curve_node && pk == Kind::model) {
+    CurveNode& cn = scene.curve_nodes[ci];
+    if (prop == "Lcl Translation")
+      cn.channel = Channel::translation;
+    else if (prop == "Lcl Rotation")
+      cn.channel = Channel::rotation;
+    else if (prop == "Lcl Scaling")
+      cn.channel = Channel::scaling;
+    else
+      return;
+    cn.model = pi;
+  } else if (ck == Kind::curve && pk == Kind::curve_node) {
+    const int axis = prop == "d|X" ? 0 : prop == "d|Y" ? 1 : prop == "d|Z" ? 2 : -1;
+    if (axis >= 0) scene.curve_nodes[pi].curves[axis] = ci;
+    ++scene.curves[ci].users;
+  }
+}
+
+// Applies the connections between objects both read here.
+void read_connections(const Document& doc, const Node& connections, const ObjectIndex& by_id,
+                      Scene& scene) {
+  for (const Node& c : connections.children) {
     if (c.name != "C" || c.props.size() < 3) continue;
     const std::string kind = as_string(doc, c.props[0]);
-    const std::int64_t child_id = as_int(doc, c.props[1]);
-    const std::int64_t parent_id = as_int(doc, c.props[2]);
-    const auto child = by_id.find(child_id);
-    const auto parent = by_id.find(parent_id);
+    const auto child = by_id.find(as_int(doc, c.props[1]));
+    const auto parent = by_id.find(as_int(doc, c.props[2]));
     if (child == by_id.end() || parent == by_id.end()) continue;
-    const auto [ck, ci] = child->second;
-    const auto [pk, pi] = parent->second;
-    if (kind == "OO") {
-      if (ck == Kind::model && pk == Kind::cluster) {
-        scene.models[ci].deforms = true;
-      } else if (ck == Kind::model && pk == Kind::model) {
-        if (scene.models[ci].parent < 0) scene.models[ci].parent = pi;
-      } else if (ck == Kind::curve_node && pk == Kind::layer) {
-        if (scene.curve_nodes[ci].layer < 0) {
-          scene.curve_nodes[ci].layer = pi;
-          scene.layers[pi].curve_nodes.push_back(ci);
-        }
-      } else if (ck == Kind::layer && pk == Kind::stack) {
-        if (scene.layers[ci].stack < 0) {
-          scene.layers[ci].stack = pi;
-          scene.takes[pi].layers.push_back(ci);
-        }
-      }
-    } else if (kind == "OP" && c.props.size() >= 4) {
-      const std::string prop = as_string(doc, c.props[3]);
-      if (ck == Kind::curve_node && pk == Kind::model) {
-        CurveNode& cn = scene.curve_nodes[ci];
-        if (prop == "Lcl Translation")
-          cn.channel = Channel::translation;
-        else if (prop == "Lcl Rotation")
-          cn.channel = Channel::rotation;
-        else if (prop == "Lcl Scaling")
-          cn.channel = Channel::scaling;
-        else
-          continue;
-        cn.model = pi;
-      } else if (ck == Kind::curve && pk == Kind::curve_node) {
-        const int axis = prop == "d|X" ? 0 : prop == "d|Y" ? 1 : prop == "d|Z" ? 2 : -1;
-        if (axis >= 0) scene.curve_nodes[pi].curves[axis] = ci;
-        ++scene.curves[ci].users;
-      }
-    }
+    if (kind == "OO")
+      connect_objects(scene, child->second, parent->second);
+    else if (kind == "OP" && c.props.size() >= 4)
+      connect_property(scene, child->second, parent->second, as_string(doc, c.props[3]));
   }
-  // A model cycle would hang forward kinematics: refuse it.
+}
+
+// A model cycle would hang forward kinematics: refuse it.
+void refuse_model_cycles(const Document& doc, const Scene& scene) {
   for (std::size_t m = 0; m < scene.models.size(); ++m) {
     int p = scene.models[m].parent;
     for (std::size_t steps = 0; p >= 0; ++steps) {
@@ -363,12 +437,28 @@ Scene read_scene(const Document& doc) {
       p = scene.models[p].parent;
     }
   }
+}
+
+void index_curve_nodes(Scene& scene) {
   for (std::size_t k = 0; k < scene.curve_nodes.size(); ++k) {
     const CurveNode& cn = scene.curve_nodes[k];
     if (cn.model >= 0)
       scene.curve_nodes_of[(std::int64_t{cn.model} << 2) | static_cast<int>(cn.channel)].push_back(
           static_cast<int>(k));
   }
+}
+
+}  // namespace
+
+Scene read_scene(const Document& doc) {
+  Scene scene;
+  const Sections sections = find_sections(doc, scene);
+  const Templates templates = read_templates(doc, sections.definitions);
+  read_global_settings(doc, sections.global, scene);
+  const ObjectIndex by_id = read_objects(doc, *sections.objects, templates, scene);
+  read_connections(doc, *sections.connections, by_id, scene);
+  refuse_model_cycles(doc, scene);
+  index_curve_nodes(scene);
   return scene;
 }
 

@@ -98,20 +98,204 @@ Document parse_written(std::string bytes, const std::string& file, const ClipDoc
   }
 }
 
-VerifyReport check(Document& doc, const std::string& file, const ClipDocument& cd,
-                   const std::vector<PatchedTake>& patched) {
-  VerifyReport report;
-  const double rotation_tolerance = std::sin(kVerifyRotationToleranceDeg * core::kPi / 360.0);
-  double max_local = 0.0, max_world = 0.0;  // sines of half angles
-  Scene scene;
+// The scene of the written file; a scene that does not read back refuses the write.
+Scene read_written_scene(const Document& doc, const std::string& file) {
   try {
-    scene = read_scene(doc);
+    return read_scene(doc);
   } catch (const InputError& e) {
     throw InputError(file,
                      "the written FBX does not read back (" + e.cause() + "); nothing was written");
   }
-  const core::Skeleton& sk = cd.skeleton;
-  const int joints = sk.joint_count();
+}
+
+// Refuses the write: take `take_name` does not read back as intended.
+struct TakeFailure {
+  const std::string& file;
+  const std::string& take_name;
+
+  [[noreturn]] void operator()(const std::string& what) const {
+    throw InputError(file, "written take '" + take_name + "' does not read back as intended: " +
+                               what + "; nothing was written");
+  }
+};
+
+// What the checks of one written document share.
+struct Readback {
+  Document& doc;
+  Scene& scene;
+  const ClipDocument& cd;
+  const std::unordered_map<std::int64_t, int>& original_curve_of_id;
+  KeyTimeCache& key_times;
+};
+
+// How the written file gives one edited joint: per channel its source, and its Model's static
+// transform without Pre/PostRotation, with those two as quaternions, so they are not rebuilt
+// from Euler angles at every frame (local_transform applies them in this order: Pre * R *
+// Post^-1).
+struct JointReadback {
+  std::array<ChannelSource, 3> sources;
+  ModelTransform bare;
+  Quat pre = core::identity_quat(), post_inverse = core::identity_quat();
+  bool has_pre = false, has_post = false;
+};
+
+// The curve node animating channel `ch` of Model m in the take's layers (at most one: the
+// patcher writes single-layer takes only), or -1.
+int curve_node_of(const Scene& scene, int m, int ch, const std::vector<int>& layers,
+                  const std::string& joint_name, const TakeFailure& fail) {
+  int found = -1;
+  const auto it = scene.curve_nodes_of.find((std::int64_t{m} << 2) | ch);
+  if (it == scene.curve_nodes_of.end()) return found;
+  for (int cn : it->second)
+    if (std::find(layers.begin(), layers.end(), scene.curve_nodes[cn].layer) != layers.end()) {
+      if (found >= 0) fail("joint '" + joint_name + "' is animated by two curve nodes");
+      found = cn;
+    }
+  return found;
+}
+
+// Channel `ch` of Model m: its curve node's defaults and (decoded) curves, else the static
+// property already in `s.fixed`. A rotation must have a curve node with three curves.
+void find_channel_source(const Readback& rb, int m, int ch, const std::vector<int>& layers,
+                         const std::string& joint_name, const TakeFailure& fail, ChannelSource& s) {
+  const int found = curve_node_of(rb.scene, m, ch, layers, joint_name, fail);
+  if (found < 0) {
+    if (ch == 1) fail("joint '" + joint_name + "' has no rotation curve node");
+    return;
+  }
+  const CurveNode& node = rb.scene.curve_nodes[found];
+  for (int a = 0; a < 3; ++a) {
+    if (node.has_defaults) s.fixed[a] = node.defaults[a];
+    s.curves[a] = node.curves[a];
+    if (node.curves[a] >= 0)
+      decode_or_share(rb.doc, rb.scene, node.curves[a], rb.cd, rb.original_curve_of_id,
+                      rb.key_times);
+    else if (ch == 1)
+      fail("joint '" + joint_name + "' has no rotation curve on axis " + std::string(1, "XYZ"[a]));
+  }
+}
+
+// The read-back plan of edited joint j in the take whose layers are `layers`.
+JointReadback prepare_joint(const Readback& rb, int j, const std::vector<int>& layers,
+                            const TakeFailure& fail) {
+  const core::Skeleton& sk = rb.cd.skeleton;
+  const int m = rb.cd.joint_models[j];
+  const Model& model = rb.scene.models[m];
+  if (model.name != sk.names[j])
+    fail("model " + std::to_string(m) + " is '" + model.name + "', not joint '" + sk.names[j] +
+         "'");
+  JointReadback r;
+  const ModelTransform& t = model.transform;
+  const Vec3 statics[3] = {t.translation, t.rotation, t.scaling};
+  r.bare = t;
+  r.bare.pre_rotation = r.bare.post_rotation = Vec3(0.0);
+  r.has_pre = t.pre_rotation != Vec3(0.0);
+  r.has_post = t.post_rotation != Vec3(0.0);
+  if (r.has_pre) r.pre = euler_to_quat(t.pre_rotation, RotationOrder::xyz);
+  if (r.has_post)
+    r.post_inverse = glm::conjugate(euler_to_quat(t.post_rotation, RotationOrder::xyz));
+  // Scale moves no translation or rotation of a Model without scaling pivot and offset,
+  // and the patcher never writes it: then its curves need no decoding.
+  r.sources[2].used = t.scaling_offset != Vec3(0.0) || t.scaling_pivot != Vec3(0.0);
+  for (int ch = 0; ch < 3; ++ch) {
+    ChannelSource& s = r.sources[ch];
+    s.fixed = statics[ch];
+    if (s.used) find_channel_source(rb, m, ch, layers, sk.names[j], fail, s);
+  }
+  return r;
+}
+
+// Channel `ch` (0: T, 1: R in degrees, 2: S) of a joint at key time `time` (frame f). Written
+// rotation curves hold a key at every frame: the value read is the key's, not an interpolation.
+// (A translation curve is rewritten only where the core moved the joint or its pivots need it;
+// either way its value is compared.)
+Vec3 read_channel(const Scene& scene, ChannelSource& s, int ch, std::int64_t time, int f,
+                  const std::string& joint_name, const TakeFailure& fail) {
+  Vec3 v = s.fixed;
+  for (int a = 0; a < 3; ++a) {
+    if (s.curves[a] < 0) continue;
+    const Curve& curve = scene.curves[s.curves[a]];
+    if (ch == 1) {
+      const auto& times = curve.keys->times;
+      std::size_t& k = s.key[a];
+      while (k < times.size() && times[k] < time) ++k;
+      if (k == times.size() || times[k] != time)
+        fail("joint '" + joint_name + "' has no rotation key at frame " + std::to_string(f));
+      v[a] = curve.keys->values[k];
+    } else {
+      v[a] = evaluate_curve(curve, time, s.cursor[a]);
+    }
+  }
+  return v;
+}
+
+// The joint's local transform as the written file gives it at key time `time`.
+Transform read_local(const Scene& scene, JointReadback& r, std::int64_t time, int f,
+                     const std::string& joint_name, const TakeFailure& fail) {
+  Vec3 v[3];
+  for (int ch = 0; ch < 3; ++ch)
+    v[ch] = read_channel(scene, r.sources[ch], ch, time, f, joint_name, fail);
+  // (Most joints have neither: multiplying by the identity would change nothing.)
+  Quat q = euler_to_quat(v[1], r.bare.rotation_order);
+  if (r.has_pre) q = r.pre * q;
+  if (r.has_post) q = q * r.post_inverse;
+  return local_transform(r.bare, v[0], q, v[2]);
+}
+
+// Largest errors seen, as sines of half angles.
+struct ReadbackMaxima {
+  double local = 0.0, world = 0.0;
+};
+
+// Compares every frame of patched take `p` as read back with the intended clip: each edited
+// joint's local rotation, and its world position and rotation (FK over the edited joints and
+// their ancestors only: a leg fix edits a third of a mocap skeleton's joints).
+void check_frames(const Readback& rb, const PatchedTake& p, std::vector<JointReadback>& joints,
+                  const TakeFailure& fail, double rotation_tolerance, VerifyReport& report,
+                  ReadbackMaxima& maxima) {
+  const core::Skeleton& sk = rb.cd.skeleton;
+  const Transform to_world = p.space.to_world();
+  const core::JointSubset subset(sk, p.joints);
+  std::vector<Transform> locals(sk.joint_count()), world_intended(subset.size()),
+      world_read(subset.size());
+  for (int f = 0; f < p.timing.frame_count; ++f) {
+    const std::int64_t time = p.timing.time_of(f);
+    const auto intended = p.edited->frame(f);
+    core::forward_kinematics(subset, intended, to_world, world_intended);
+    for (int j : subset.joints) locals[j] = intended[j];
+    for (int j : p.joints) {
+      const Transform local = read_local(rb.scene, joints[j], time, f, sk.names[j], fail);
+      const double local_rot = half_angle_sine(intended[j].rotation, local.rotation);
+      maxima.local = std::max(maxima.local, local_rot);
+      if (!(local_rot <= rotation_tolerance))
+        fail("joint '" + sk.names[j] + "' frame " + std::to_string(f) + ": local rotation off by " +
+             format("%.4g deg", degrees_of(local_rot)));
+      locals[j].rotation = local.rotation;
+      locals[j].translation = local.translation;
+      ++report.keys_checked;
+    }
+    core::forward_kinematics(subset, locals, to_world, world_read);
+    for (int j : p.joints) {
+      const int slot = subset.slot_of[j];
+      const double dp =
+          glm::length(world_read[slot].translation - world_intended[slot].translation);
+      const double dr = half_angle_sine(world_read[slot].rotation, world_intended[slot].rotation);
+      report.max_position_error_m = std::max(report.max_position_error_m, dp);
+      maxima.world = std::max(maxima.world, dr);
+      if (!(dp <= kVerifyPositionTolerance) || !(dr <= rotation_tolerance))
+        fail("joint '" + sk.names[j] + "' frame " + std::to_string(f) + ": world position off by " +
+             format("%.3g mm", dp * 1000.0) + ", rotation by " +
+             format("%.3g deg", degrees_of(dr)));
+    }
+  }
+}
+
+VerifyReport check(Document& doc, const std::string& file, const ClipDocument& cd,
+                   const std::vector<PatchedTake>& patched) {
+  VerifyReport report;
+  const double rotation_tolerance = std::sin(kVerifyRotationToleranceDeg * core::kPi / 360.0);
+  ReadbackMaxima maxima;
+  Scene scene = read_written_scene(doc, file);
   // The writer adds and removes no Model: joints keep their Scene::models index.
   if (scene.models.size() != cd.scene.models.size())
     throw InputError(file, "the written FBX reads back with " +
@@ -121,143 +305,19 @@ VerifyReport check(Document& doc, const std::string& file, const ClipDocument& c
   std::unordered_map<std::int64_t, int> original_curve_of_id;
   for (std::size_t c = 0; c < cd.scene.curves.size(); ++c)
     original_curve_of_id[cd.scene.curves[c].id] = static_cast<int>(c);
+  const Readback rb{doc, scene, cd, original_curve_of_id, key_times};
   for (const PatchedTake& p : patched) {
     if (p.joints.empty()) continue;
-    const std::string& take_name = cd.scene.takes[p.take].name;
-    auto fail = [&](const std::string& what) {
-      throw InputError(file, "written take '" + take_name + "' does not read back as intended: " +
-                                 what + "; nothing was written");
-    };
+    const TakeFailure fail{file, cd.scene.takes[p.take].name};
     const int take = find_take(scene, cd.scene, p.take);
     if (take < 0) fail("the written file has no such take");
     const std::vector<int>& layers = scene.takes[take].layers;
-
-    // Per edited joint and channel: its curve node in the take's layers (at most one: the
-    // patcher writes single-layer takes only), else the static property.
-    std::vector<std::array<ChannelSource, 3>> sources(joints);
-    // Per edited joint: its Model's static transform without Pre/PostRotation, and those two as
-    // quaternions, so they are not rebuilt from Euler angles at every frame (local_transform
-    // applies them in this order: Pre * R * Post^-1).
-    std::vector<ModelTransform> bare(joints);
-    std::vector<Quat> pre(joints, core::identity_quat()),
-        post_inverse(joints, core::identity_quat());
-    std::vector<char> model_has_pre(joints, 0), model_has_post(joints, 0);
-    for (int j : p.joints) {
-      const int m = cd.joint_models[j];
-      const Model& model = scene.models[m];
-      if (model.name != sk.names[j])
-        fail("model " + std::to_string(m) + " is '" + model.name + "', not joint '" + sk.names[j] +
-             "'");
-      const Vec3 statics[3] = {model.transform.translation, model.transform.rotation,
-                               model.transform.scaling};
-      bare[j] = model.transform;
-      bare[j].pre_rotation = bare[j].post_rotation = Vec3(0.0);
-      model_has_pre[j] = model.transform.pre_rotation != Vec3(0.0);
-      model_has_post[j] = model.transform.post_rotation != Vec3(0.0);
-      if (model_has_pre[j])
-        pre[j] = euler_to_quat(model.transform.pre_rotation, RotationOrder::xyz);
-      if (model_has_post[j])
-        post_inverse[j] =
-            glm::conjugate(euler_to_quat(model.transform.post_rotation, RotationOrder::xyz));
-      // Scale moves no translation or rotation of a Model without scaling pivot and offset,
-      // and the patcher never writes it: then its curves need no decoding.
-      sources[j][2].used =
-          model.transform.scaling_offset != Vec3(0.0) || model.transform.scaling_pivot != Vec3(0.0);
-      for (int ch = 0; ch < 3; ++ch) {
-        ChannelSource& s = sources[j][ch];
-        s.fixed = statics[ch];
-        if (!s.used) continue;
-        int found = -1;
-        if (auto it = scene.curve_nodes_of.find((std::int64_t{m} << 2) | ch);
-            it != scene.curve_nodes_of.end())
-          for (int cn : it->second)
-            if (std::find(layers.begin(), layers.end(), scene.curve_nodes[cn].layer) !=
-                layers.end()) {
-              if (found >= 0) fail("joint '" + sk.names[j] + "' is animated by two curve nodes");
-              found = cn;
-            }
-        if (found < 0) {
-          if (ch == 1) fail("joint '" + sk.names[j] + "' has no rotation curve node");
-          continue;
-        }
-        const CurveNode& node = scene.curve_nodes[found];
-        for (int a = 0; a < 3; ++a) {
-          if (node.has_defaults) s.fixed[a] = node.defaults[a];
-          s.curves[a] = node.curves[a];
-          if (node.curves[a] >= 0)
-            decode_or_share(doc, scene, node.curves[a], cd, original_curve_of_id, key_times);
-          else if (ch == 1)
-            fail("joint '" + sk.names[j] + "' has no rotation curve on axis " +
-                 std::string(1, "XYZ"[a]));
-        }
-      }
-    }
-
-    const Transform to_world = p.space.to_world();
-    // World transforms of the edited joints and their ancestors only (a leg fix edits a third
-    // of a mocap skeleton's joints).
-    const core::JointSubset subset(sk, p.joints);
-    std::vector<Transform> locals(joints), world_intended(subset.size()), world_read(subset.size());
-    for (int f = 0; f < p.timing.frame_count; ++f) {
-      const std::int64_t time = p.timing.time_of(f);
-      const auto intended = p.edited->frame(f);
-      core::forward_kinematics(subset, intended, to_world, world_intended);
-      for (int j : subset.joints) locals[j] = intended[j];
-      for (int j : p.joints) {
-        Vec3 v[3];
-        for (int ch = 0; ch < 3; ++ch) {
-          ChannelSource& s = sources[j][ch];
-          v[ch] = s.fixed;
-          for (int a = 0; a < 3; ++a) {
-            if (s.curves[a] < 0) continue;
-            const Curve& curve = scene.curves[s.curves[a]];
-            // Written rotation curves hold a key at every frame: the value read is the key's,
-            // not an interpolation. (A translation curve is rewritten only where the core moved
-            // the joint or its pivots need it; either way its value is compared below.)
-            if (ch == 1) {
-              const auto& times = curve.keys->times;
-              std::size_t& k = s.key[a];
-              while (k < times.size() && times[k] < time) ++k;
-              if (k == times.size() || times[k] != time)
-                fail("joint '" + sk.names[j] + "' has no rotation key at frame " +
-                     std::to_string(f));
-              v[ch][a] = curve.keys->values[k];
-            } else {
-              v[ch][a] = evaluate_curve(curve, time, s.cursor[a]);
-            }
-          }
-        }
-        // (Most joints have neither: multiplying by the identity would change nothing.)
-        Quat r = euler_to_quat(v[1], bare[j].rotation_order);
-        if (model_has_pre[j]) r = pre[j] * r;
-        if (model_has_post[j]) r = r * post_inverse[j];
-        const Transform local = local_transform(bare[j], v[0], r, v[2]);
-        const double local_rot = half_angle_sine(intended[j].rotation, local.rotation);
-        max_local = std::max(max_local, local_rot);
-        if (!(local_rot <= rotation_tolerance))
-          fail("joint '" + sk.names[j] + "' frame " + std::to_string(f) +
-               ": local rotation off by " + format("%.4g deg", degrees_of(local_rot)));
-        locals[j].rotation = local.rotation;
-        locals[j].translation = local.translation;
-        ++report.keys_checked;
-      }
-      core::forward_kinematics(subset, locals, to_world, world_read);
-      for (int j : p.joints) {
-        const int slot = subset.slot_of[j];
-        const double dp =
-            glm::length(world_read[slot].translation - world_intended[slot].translation);
-        const double dr = half_angle_sine(world_read[slot].rotation, world_intended[slot].rotation);
-        report.max_position_error_m = std::max(report.max_position_error_m, dp);
-        max_world = std::max(max_world, dr);
-        if (!(dp <= kVerifyPositionTolerance) || !(dr <= rotation_tolerance))
-          fail("joint '" + sk.names[j] + "' frame " + std::to_string(f) +
-               ": world position off by " + format("%.3g mm", dp * 1000.0) + ", rotation by " +
-               format("%.3g deg", degrees_of(dr)));
-      }
-    }
+    std::vector<JointReadback> joints(cd.skeleton.joint_count());
+    for (int j : p.joints) joints[j] = prepare_joint(rb, j, layers, fail);
+    check_frames(rb, p, joints, fail, rotation_tolerance, report, maxima);
   }
-  report.max_local_rotation_error_deg = degrees_of(max_local);
-  report.max_rotation_error_deg = degrees_of(max_world);
+  report.max_local_rotation_error_deg = degrees_of(maxima.local);
+  report.max_rotation_error_deg = degrees_of(maxima.world);
   return report;
 }
 

@@ -574,21 +574,19 @@ int find_animation(const Document& doc, std::string_view take) {
                                         (list.empty() ? std::string("none") : list) + ")");
 }
 
-Take extract_take(std::shared_ptr<const Document> document, int animation,
-                  const ReadOptions& options) {
-  const Document& doc = *document;
-  if (animation < 0 || animation >= static_cast<int>(doc.animations.size()))
-    throw InputError(doc.source_name, "no animation " + std::to_string(animation));
-  const Animation& anim = doc.animations[animation];
-  const int node_count = static_cast<int>(doc.nodes.size());
-  Take take;
-  take.name = anim.display_name;
+namespace {
 
-  // --- which nodes are joints ---
-  std::vector<char> in_skeleton(node_count, 0);
-  std::vector<char> animated(node_count, 0);
+// Nodes the animation's translation / rotation / scale channels target.
+std::vector<char> animated_nodes(const Document& doc, const Animation& anim) {
+  std::vector<char> animated(doc.nodes.size(), 0);
   for (const Channel& c : anim.channels)
     if (c.node >= 0 && c.path != Path::other) animated[c.node] = 1;
+  return animated;
+}
+
+// The skin whose joints (and their ancestors) the animation drives most, or -1 when the file
+// has no skin with joints; its node set goes to `in_skeleton`.
+int pick_skin(const Document& doc, const Animation& anim, std::vector<char>& in_skeleton) {
   const Json& skins = array_member(doc.json, "skins");
   int best_skin = -1;
   std::size_t best_count = 0;
@@ -605,8 +603,18 @@ Take extract_take(std::shared_ptr<const Document> document, int animation,
       in_skeleton = set;
     }
   }
+  return best_skin;
+}
+
+// The nodes that are joints of the take: the chosen skin's, or without a skin the subtrees of
+// the animated nodes, plus ancestors.
+std::vector<char> skeleton_nodes(const Document& doc, const Animation& anim, Take& take) {
+  const int node_count = static_cast<int>(doc.nodes.size());
+  std::vector<char> in_skeleton(node_count, 0);
+  const int best_skin = pick_skin(doc, anim, in_skeleton);
+  const std::size_t skins = array_member(doc.json, "skins").size();
   if (best_skin < 0) {
-    // No skin: the subtrees of the animated nodes, plus ancestors (below).
+    const std::vector<char> animated = animated_nodes(doc, anim);
     for (int i = 0; i < node_count; ++i) {
       bool under_animated = false;
       for (int p = i; p >= 0 && !under_animated; p = doc.nodes[p].parent)
@@ -614,36 +622,26 @@ Take extract_take(std::shared_ptr<const Document> document, int animation,
       in_skeleton[i] = under_animated;
     }
     mark_ancestors(doc, in_skeleton);
-  } else if (skins.size() > 1) {
-    take.warnings.push_back("the file has " + std::to_string(skins.size()) + " skins; using skin " +
+  } else if (skins > 1) {
+    take.warnings.push_back("the file has " + std::to_string(skins) + " skins; using skin " +
                             std::to_string(best_skin) + ", which animation '" + anim.display_name +
                             "' drives most");
   }
+  return in_skeleton;
+}
 
-  std::vector<int> joint_of_node = order_joints(doc, in_skeleton, take.layout.joint_nodes);
-  const std::vector<int>& joint_nodes = take.layout.joint_nodes;
-  for (const Channel& c : anim.channels)
-    if (c.node < 0) {
-      take.warnings.push_back(
-          "animation '" + anim.display_name +
-          "' has channels without a target node (e.g. KHR_animation_pointer); they are ignored");
-      break;
-    }
-  if (joint_nodes.empty())
-    throw InputError(doc.source_name, "animation '" + anim.display_name +
-                                          "' moves no node and the file has no skin");
+// One joint component an animation channel drives.
+struct Driven {
+  int joint;
+  Path path;
+  int sampler;
+};
 
-  build_skeleton(doc, joint_of_node, take);
-  const core::Skeleton& skeleton = take.skeleton;
-
-  // --- channels of the skeleton's joints ---
-  struct Driven {
-    int joint;
-    Path path;
-    int sampler;
-  };
+// The channels that drive the skeleton's joints (the first per joint and component counts).
+std::vector<Driven> driven_channels(const Document& doc, const Animation& anim,
+                                    const std::vector<int>& joint_of_node, int joints, Take& take) {
   std::vector<Driven> driven;
-  std::vector<char> seen(static_cast<std::size_t>(joint_nodes.size()) * 3, 0);
+  std::vector<char> seen(static_cast<std::size_t>(joints) * 3, 0);
   for (const Channel& c : anim.channels) {
     if (c.node < 0 || c.path == Path::other || joint_of_node[c.node] < 0) continue;
     const int j = joint_of_node[c.node];
@@ -661,36 +659,66 @@ Take extract_take(std::shared_ptr<const Document> document, int animation,
     flag = 1;
     driven.push_back({j, c.path, c.sampler});
   }
-  std::vector<Keyframes> keyframes;
-  keyframes.reserve(driven.size());
-  std::vector<std::vector<double>>
-      key_times;  // distinct key-time lists (samplers often share them)
-  for (const Driven& d : driven) {
-    keyframes.push_back(read_keyframes(doc, animation, d.sampler, d.path));
-    const std::vector<double>& times = keyframes.back().times;
-    if (std::find(key_times.begin(), key_times.end(), times) == key_times.end())
-      key_times.push_back(times);
-  }
-  if (key_times.empty()) {
-    // Nothing drives the skeleton: use the animation's own times (the clip is then static).
-    for (std::size_t s = 0; s < anim.samplers.size(); ++s) {
-      AccessorData input = read_accessor(doc, anim.samplers[s].input);
-      if (input.count > 0) key_times.push_back(std::move(input.values));
-    }
-    if (key_times.empty())
-      throw InputError(doc.source_name, "animation '" + anim.display_name + "' has no keyframes");
-  }
-  const double fallback_fps = options.sample_fps.value_or(30.0);
-  if (!(fallback_fps > 0) || !std::isfinite(fallback_fps))
-    throw InputError(doc.source_name, "sample rate must be a positive number of frames per second");
-  FrameGrid grid = frame_grid(key_times, fallback_fps);
-  take.uniform_grid = grid.uniform;
-  take.layout.frame_times = std::move(grid.times);
-  const auto& times = take.layout.frame_times;
+  return driven;
+}
 
-  // --- sample ---
+// The distinct key-time lists (samplers often share them) of `keyframes`; when nothing drives
+// the skeleton, the animation's own times (the clip is then static).
+std::vector<std::vector<double>> distinct_key_times(const Document& doc, const Animation& anim,
+                                                    const std::vector<Keyframes>& keyframes) {
+  std::vector<std::vector<double>> key_times;
+  for (const Keyframes& keys : keyframes)
+    if (std::find(key_times.begin(), key_times.end(), keys.times) == key_times.end())
+      key_times.push_back(keys.times);
+  if (!key_times.empty()) return key_times;
+  for (std::size_t s = 0; s < anim.samplers.size(); ++s) {
+    AccessorData input = read_accessor(doc, anim.samplers[s].input);
+    if (input.count > 0) key_times.push_back(std::move(input.values));
+  }
+  if (key_times.empty())
+    throw InputError(doc.source_name, "animation '" + anim.display_name + "' has no keyframes");
+  return key_times;
+}
+
+// Writes one driven component's sampled values (`values`, frame-major) into joint j of `clip`;
+// rotations are normalised, and a zero one is refused.
+void put_driven(const Document& doc, const Animation& anim, const Take& take, const Driven& d,
+                const std::vector<double>& values, int components, core::Clip& clip) {
+  const int j = d.joint;
+  for (int f = 0; f < clip.frame_count; ++f) {
+    const double* v = values.data() + static_cast<std::size_t>(f) * components;
+    core::Transform& t = clip.at(f, j);
+    switch (d.path) {
+      case Path::translation:
+        t.translation = core::Vec3(v[0], v[1], v[2]);
+        break;
+      case Path::scale:
+        t.scale = core::Vec3(v[0], v[1], v[2]);
+        break;
+      case Path::rotation: {
+        const core::Quat q(v[3], v[0], v[1], v[2]);
+        const double len = glm::length(q);
+        if (!(len > 1e-9))
+          throw InputError(doc.source_name, "animation '" + anim.display_name + "': node '" +
+                                                doc.nodes[take.layout.joint_nodes[j]].display_name +
+                                                "' has a zero rotation at " +
+                                                std::to_string(take.layout.frame_times[f]) + " s");
+        t.rotation = q / len;
+        break;
+      }
+      default:
+        break;
+    }
+  }
+}
+
+// The take's clip at its frame times: the rest pose, with every driven component sampled.
+void sample_clip(const Document& doc, const Animation& anim, const std::vector<Driven>& driven,
+                 const std::vector<Keyframes>& keyframes, double fps, Take& take) {
+  const auto& times = take.layout.frame_times;
+  const core::Skeleton& skeleton = take.skeleton;
   core::Clip& clip = take.clip;
-  clip.fps = grid.fps;
+  clip.fps = fps;
   clip.frame_count = static_cast<int>(times.size());
   clip.joint_count = skeleton.joint_count();
   clip.locals.resize(static_cast<std::size_t>(clip.frame_count) * clip.joint_count);
@@ -701,33 +729,49 @@ Take extract_take(std::shared_ptr<const Document> document, int animation,
     const Keyframes& keys = keyframes[d];
     values.resize(times.size() * keys.components);
     evaluate(keys, times, values);
-    const int j = driven[d].joint;
-    for (int f = 0; f < clip.frame_count; ++f) {
-      const double* v = values.data() + static_cast<std::size_t>(f) * keys.components;
-      core::Transform& t = clip.at(f, j);
-      switch (driven[d].path) {
-        case Path::translation:
-          t.translation = core::Vec3(v[0], v[1], v[2]);
-          break;
-        case Path::scale:
-          t.scale = core::Vec3(v[0], v[1], v[2]);
-          break;
-        case Path::rotation: {
-          const core::Quat q(v[3], v[0], v[1], v[2]);
-          const double len = glm::length(q);
-          if (!(len > 1e-9))
-            throw InputError(doc.source_name, "animation '" + anim.display_name + "': node '" +
-                                                  doc.nodes[joint_nodes[j]].display_name +
-                                                  "' has a zero rotation at " +
-                                                  std::to_string(times[f]) + " s");
-          t.rotation = q / len;
-          break;
-        }
-        default:
-          break;
-      }
-    }
+    put_driven(doc, anim, take, driven[d], values, keys.components, clip);
   }
+}
+
+}  // namespace
+
+Take extract_take(std::shared_ptr<const Document> document, int animation,
+                  const ReadOptions& options) {
+  const Document& doc = *document;
+  if (animation < 0 || animation >= static_cast<int>(doc.animations.size()))
+    throw InputError(doc.source_name, "no animation " + std::to_string(animation));
+  const Animation& anim = doc.animations[animation];
+  Take take;
+  take.name = anim.display_name;
+  const std::vector<char> in_skeleton = skeleton_nodes(doc, anim, take);
+  const std::vector<int> joint_of_node = order_joints(doc, in_skeleton, take.layout.joint_nodes);
+  const std::vector<int>& joint_nodes = take.layout.joint_nodes;
+  for (const Channel& c : anim.channels)
+    if (c.node < 0) {
+      take.warnings.push_back(
+          "animation '" + anim.display_name +
+          "' has channels without a target node (e.g. KHR_animation_pointer); they are ignored");
+      break;
+    }
+  if (joint_nodes.empty())
+    throw InputError(doc.source_name, "animation '" + anim.display_name +
+                                          "' moves no node and the file has no skin");
+  build_skeleton(doc, joint_of_node, take);
+
+  const std::vector<Driven> driven =
+      driven_channels(doc, anim, joint_of_node, static_cast<int>(joint_nodes.size()), take);
+  std::vector<Keyframes> keyframes;
+  keyframes.reserve(driven.size());
+  for (const Driven& d : driven)
+    keyframes.push_back(read_keyframes(doc, animation, d.sampler, d.path));
+  const std::vector<std::vector<double>> key_times = distinct_key_times(doc, anim, keyframes);
+  const double fallback_fps = options.sample_fps.value_or(30.0);
+  if (!(fallback_fps > 0) || !std::isfinite(fallback_fps))
+    throw InputError(doc.source_name, "sample rate must be a positive number of frames per second");
+  FrameGrid grid = frame_grid(key_times, fallback_fps);
+  take.uniform_grid = grid.uniform;
+  take.layout.frame_times = std::move(grid.times);
+  sample_clip(doc, anim, driven, keyframes, grid.fps, take);
 
   note_unit(take);
   take.layout.document = std::move(document);

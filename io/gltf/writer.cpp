@@ -152,321 +152,408 @@ struct Output {
   std::string tail;
 };
 
-Output assemble(const Document& doc, std::span<const TakeEdit> edits, const fs::path& output_path,
-                const NewAnimation* added = nullptr) {
-  const std::string_view text = doc.json_text();
-  const Span top{doc.top_begin, doc.top_end};
-  // Top-level members, as the reader found them.
-  auto top_member = [&](std::string_view key) -> std::optional<Span> {
-    std::optional<Span> found;
-    for (const auto& m : doc.top_members)
-      if (m.key == key) found = Span{m.begin, m.end};
-    return found;
-  };
-  std::vector<Edit> text_edits;
-  const std::string& file = doc.source_name;
+// A top-level member of the document's JSON, as the reader found it (the last one of that key).
+std::optional<Span> top_member(const Document& doc, std::string_view key) {
+  std::optional<Span> found;
+  for (const auto& m : doc.top_members)
+    if (m.key == key) found = Span{m.begin, m.end};
+  return found;
+}
 
-  // ---- where new bytes go ----
-  const Json& buffers_json = array_member(doc.json, "buffers");
+// True when new bytes go into the GLB's BIN chunk (buffer 0), false when they go into a new
+// embedded buffer.
+bool writes_into_bin(const Document& doc) {
+  return doc.container == Container::glb &&
+         ((!doc.buffers.empty() && doc.buffers[0].source == BufferSource::glb_bin) ||
+          doc.buffers.empty());
+}
+
+// Empty new data placed after the document's bufferViews, accessors and (BIN or buffer) bytes.
+NewData start_new_data(const Document& doc, bool into_bin) {
   NewData data;
   data.first_view = static_cast<int>(array_member(doc.json, "bufferViews").size());
   data.first_accessor = static_cast<int>(array_member(doc.json, "accessors").size());
-  const bool into_bin = doc.container == Container::glb &&
-                        ((!doc.buffers.empty() && doc.buffers[0].source == BufferSource::glb_bin) ||
-                         doc.buffers.empty());
   if (into_bin) {
     data.buffer = 0;
     data.base = doc.has_bin_chunk ? align4(doc.bin_length) : 0;
   } else {
-    data.buffer = static_cast<int>(buffers_json.size());
+    data.buffer = static_cast<int>(array_member(doc.json, "buffers").size());
     data.base = 0;
   }
+  return data;
+}
 
-  // ---- animation edits ----
-  const Span animations_span = top_member("animations").value_or(Span{});
-  std::vector<Span> animation_spans;  // found when the first animation needs editing
-  std::vector<char> animation_done(doc.animations.size(), 0);
-  for (const TakeEdit& e : edits) {
-    if (!e.layout || !e.original || !e.edited || e.layout->document.get() != &doc)
-      throw InputError(file, "internal: a take to write does not belong to this document");
-    const TakeLayout& layout = *e.layout;
-    const int a = layout.animation;
-    if (animation_done[a])
-      throw InputError(file, "animation " + std::to_string(a) + " written twice");
-    animation_done[a] = 1;
-    const core::Clip& before = *e.original;
-    const core::Clip& after = *e.edited;
-    const int frames = static_cast<int>(layout.frame_times.size());
-    const int joints = static_cast<int>(layout.joint_nodes.size());
-    if (before.frame_count != frames || after.frame_count != frames ||
-        before.joint_count != joints || after.joint_count != joints ||
-        static_cast<int>(e.changed.size()) != joints)
-      throw InputError(file,
-                       "the edited clip does not match the take as read (frames or joints differ)");
+// Throws unless `e` belongs to `doc`, names an animation not written yet (marked in
+// `animation_done`) and its clips match the take's frames and joints.
+void check_take_edit(const Document& doc, const TakeEdit& e, std::vector<char>& animation_done) {
+  const std::string& file = doc.source_name;
+  if (!e.layout || !e.original || !e.edited || e.layout->document.get() != &doc)
+    throw InputError(file, "internal: a take to write does not belong to this document");
+  const TakeLayout& layout = *e.layout;
+  const int a = layout.animation;
+  if (animation_done[a])
+    throw InputError(file, "animation " + std::to_string(a) + " written twice");
+  animation_done[a] = 1;
+  const int frames = static_cast<int>(layout.frame_times.size());
+  const int joints = static_cast<int>(layout.joint_nodes.size());
+  if (e.original->frame_count != frames || e.edited->frame_count != frames ||
+      e.original->joint_count != joints || e.edited->joint_count != joints ||
+      static_cast<int>(e.changed.size()) != joints)
+    throw InputError(file,
+                     "the edited clip does not match the take as read (frames or joints differ)");
+}
 
-    const Animation& anim = doc.animations[a];
-    const Json& anim_json = doc.json["animations"][a];
-    std::vector<int> sampler_users(anim.samplers.size(), 0);
-    for (const Channel& c : anim.channels) ++sampler_users[c.sampler];
-
-    int time_accessor = -1;
-    std::map<int, Json> replaced_samplers;  // sampler index -> new object
-    std::map<int, Json> replaced_channels;  // channel index -> new object
-    std::vector<std::string> new_samplers, new_channels;
-    int next_sampler = static_cast<int>(anim.samplers.size());
-
-    for (int j = 0; j < joints; ++j) {
-      if (!e.changed[j]) continue;
-      const int node = layout.joint_nodes[j];
-      for (Path path : {Path::translation, Path::rotation, Path::scale}) {
-        bool differs = false;
-        for (int f = 0; f < frames && !differs; ++f) {
-          const core::Transform& x = before.at(f, j);
-          const core::Transform& y = after.at(f, j);
-          differs = path == Path::translation ? x.translation != y.translation
-                    : path == Path::rotation  ? x.rotation != y.rotation
-                                              : x.scale != y.scale;
-        }
-        if (!differs) continue;
-        const std::string joint_name = doc.nodes[node].display_name;
-        if (doc.nodes[node].has_matrix)
-          throw InputError(
-              file, "joint '" + joint_name + "' (node " + std::to_string(node) +
-                        ") has a matrix; glTF cannot animate it, so its edit cannot be written");
-        const int components = path == Path::rotation ? 4 : 3;
-        const std::vector<float> values = channel_values(after, j, path, file, joint_name);
-        if (time_accessor < 0) {
-          std::vector<float> times(layout.frame_times.begin(), layout.frame_times.end());
-          for (std::size_t f = 1; f < times.size(); ++f)
-            if (!(times[f] > times[f - 1]))
-              throw InputError(
-                  file, "frame times of animation '" + anim.display_name + "' are not increasing");
-          time_accessor =
-              data.add(times, "SCALAR", frames, std::make_pair(times.front(), times.back()));
-        }
-        const int output =
-            data.add(values, components == 4 ? "VEC4" : "VEC3", frames, std::nullopt);
-
-        // The channel of (node, path), if any.
-        int channel = -1;
-        for (std::size_t c = 0; c < anim.channels.size(); ++c)
-          if (anim.channels[c].node == node && anim.channels[c].path == path) {
-            channel = static_cast<int>(c);
-            break;
-          }
-        if (channel >= 0 && sampler_users[anim.channels[channel].sampler] == 1) {
-          const int s = anim.channels[channel].sampler;
-          Json sampler = anim_json["samplers"][s];
-          sampler["input"] = time_accessor;
-          sampler["output"] = output;
-          if (sampler.contains("interpolation")) sampler["interpolation"] = "LINEAR";
-          replaced_samplers[s] = std::move(sampler);
-        } else {
-          Json sampler = Json::object();
-          sampler["input"] = time_accessor;
-          sampler["interpolation"] = "LINEAR";
-          sampler["output"] = output;
-          new_samplers.push_back(sampler.dump());
-          const int s = next_sampler++;
-          if (channel >= 0) {
-            Json c = anim_json["channels"][channel];
-            c["sampler"] = s;
-            replaced_channels[channel] = std::move(c);
-          } else {
-            Json c = Json::object();
-            c["sampler"] = s;
-            c["target"] = Json::object();
-            c["target"]["node"] = node;
-            c["target"]["path"] = std::string(path_name(path));
-            new_channels.push_back(c.dump());
-          }
-        }
-      }
-    }
-    if (replaced_samplers.empty() && replaced_channels.empty() && new_samplers.empty() &&
-        new_channels.empty())
-      continue;
-    if (animation_spans.empty()) animation_spans = json_text::elements(text, animations_span);
-    const Span anim_span = animation_spans.at(static_cast<std::size_t>(a));
-    Span samplers_span, channels_span;
-    for (const auto& [key, span] : json_text::members(text, anim_span)) {
-      if (key == "samplers") samplers_span = span;
-      if (key == "channels") channels_span = span;
-    }
-    const std::vector<Span> sampler_spans = json_text::elements(text, samplers_span);
-    const std::vector<Span> channel_spans = json_text::elements(text, channels_span);
-    for (const auto& [s, json] : replaced_samplers)
-      text_edits.push_back({sampler_spans.at(s).begin,
-                            sampler_spans.at(s).end - sampler_spans.at(s).begin, json.dump()});
-    for (const auto& [c, json] : replaced_channels)
-      text_edits.push_back({channel_spans.at(c).begin,
-                            channel_spans.at(c).end - channel_spans.at(c).begin, json.dump()});
-    if (!new_samplers.empty())
-      text_edits.push_back(json_text::append_to_array(text, samplers_span, new_samplers));
-    if (!new_channels.empty())
-      text_edits.push_back(json_text::append_to_array(text, channels_span, new_channels));
+// True when component `path` of joint `j` differs (bitwise) between the two clips on any frame.
+bool component_differs(const core::Clip& before, const core::Clip& after, int j, Path path,
+                       int frames) {
+  for (int f = 0; f < frames; ++f) {
+    const core::Transform& x = before.at(f, j);
+    const core::Transform& y = after.at(f, j);
+    const bool differs = path == Path::translation ? x.translation != y.translation
+                         : path == Path::rotation  ? x.rotation != y.rotation
+                                                   : x.scale != y.scale;
+    if (differs) return true;
   }
+  return false;
+}
 
-  // ---- a new animation ----
-  if (added) {
-    const std::vector<int>& nodes = *added->joint_nodes;
-    const core::Clip& clip = *added->clip;
-    const int joints = static_cast<int>(nodes.size());
-    if (clip.joint_count != joints || static_cast<int>(added->animated.size()) != joints ||
-        clip.locals.size() != static_cast<std::size_t>(joints) * clip.frame_count ||
-        clip.frame_count < 1 || !(clip.fps > 0))
-      throw InputError(
-          file,
-          "the clip for the new animation does not match the character (joints, frames or rate)");
-    if (added->name.empty()) throw InputError(file, "the new animation needs a name");
-    if (!added->replace_others)
-      for (const Animation& a : doc.animations)
-        if (a.name == added->name)
-          throw InputError(file, "the file already has an animation '" + added->name + "'");
-    std::vector<float> times(static_cast<std::size_t>(clip.frame_count));
-    for (int f = 0; f < clip.frame_count; ++f)
-      times[f] = static_cast<float>(static_cast<double>(f) / clip.fps);
-    for (std::size_t f = 1; f < times.size(); ++f)
-      if (!(times[f] > times[f - 1]))
-        throw InputError(file, "the new animation's frame times are not increasing as floats");
-    int time_accessor = -1;
-    Json samplers = Json::array(), channels = Json::array();
-    for (int j = 0; j < joints; ++j) {
-      if (!added->animated[j]) continue;
-      const int node = nodes[j];
+// Adds the take's frame times (seconds, strictly increasing) as a SCALAR accessor with min/max.
+int add_take_times(NewData& data, const TakeLayout& layout, const Animation& anim,
+                   const std::string& file) {
+  std::vector<float> times(layout.frame_times.begin(), layout.frame_times.end());
+  for (std::size_t f = 1; f < times.size(); ++f)
+    if (!(times[f] > times[f - 1]))
+      throw InputError(file,
+                       "frame times of animation '" + anim.display_name + "' are not increasing");
+  return data.add(times, "SCALAR", static_cast<int>(times.size()),
+                  std::make_pair(times.front(), times.back()));
+}
+
+// Index of the channel animating (node, path) in `anim`, or -1.
+int find_channel(const Animation& anim, int node, Path path) {
+  for (std::size_t c = 0; c < anim.channels.size(); ++c)
+    if (anim.channels[c].node == node && anim.channels[c].path == path) return static_cast<int>(c);
+  return -1;
+}
+
+// The JSON changes to one animation: samplers and channels replaced in place (by index) and
+// appended (as JSON text).
+struct AnimationPatch {
+  std::map<int, Json> replaced_samplers;  // sampler index -> new object
+  std::map<int, Json> replaced_channels;  // channel index -> new object
+  std::vector<std::string> new_samplers, new_channels;
+  int next_sampler = 0;  // index the next appended sampler gets
+
+  bool empty() const {
+    return replaced_samplers.empty() && replaced_channels.empty() && new_samplers.empty() &&
+           new_channels.empty();
+  }
+};
+
+// Points (node, path) at a LINEAR sampler from `time_accessor` to `output`: the channel's own
+// sampler is replaced when only that channel uses it; otherwise a new sampler is appended and
+// the channel (existing or new) refers to it.
+void route_channel(AnimationPatch& patch, const Animation& anim, const Json& anim_json,
+                   const std::vector<int>& sampler_users, int node, Path path, int time_accessor,
+                   int output) {
+  const int channel = find_channel(anim, node, path);
+  if (channel >= 0 && sampler_users[anim.channels[channel].sampler] == 1) {
+    const int s = anim.channels[channel].sampler;
+    Json sampler = anim_json["samplers"][s];
+    sampler["input"] = time_accessor;
+    sampler["output"] = output;
+    if (sampler.contains("interpolation")) sampler["interpolation"] = "LINEAR";
+    patch.replaced_samplers[s] = std::move(sampler);
+    return;
+  }
+  Json sampler = Json::object();
+  sampler["input"] = time_accessor;
+  sampler["interpolation"] = "LINEAR";
+  sampler["output"] = output;
+  patch.new_samplers.push_back(sampler.dump());
+  const int s = patch.next_sampler++;
+  if (channel >= 0) {
+    Json c = anim_json["channels"][channel];
+    c["sampler"] = s;
+    patch.replaced_channels[channel] = std::move(c);
+  } else {
+    Json c = Json::object();
+    c["sampler"] = s;
+    c["target"] = Json::object();
+    c["target"]["node"] = node;
+    c["target"]["path"] = std::string(path_name(path));
+    patch.new_channels.push_back(c.dump());
+  }
+}
+
+// The patch of one take's animation: every changed component of every changed joint gets new
+// data (one time accessor shared by the take) and a sampler routed to it.
+AnimationPatch patch_take(const Document& doc, const TakeEdit& e, NewData& data) {
+  const std::string& file = doc.source_name;
+  const TakeLayout& layout = *e.layout;
+  const Animation& anim = doc.animations[layout.animation];
+  const Json& anim_json = doc.json["animations"][layout.animation];
+  const int frames = static_cast<int>(layout.frame_times.size());
+  const int joints = static_cast<int>(layout.joint_nodes.size());
+  std::vector<int> sampler_users(anim.samplers.size(), 0);
+  for (const Channel& c : anim.channels) ++sampler_users[c.sampler];
+  AnimationPatch patch;
+  patch.next_sampler = static_cast<int>(anim.samplers.size());
+  int time_accessor = -1;
+  for (int j = 0; j < joints; ++j) {
+    if (!e.changed[j]) continue;
+    const int node = layout.joint_nodes[j];
+    for (Path path : {Path::translation, Path::rotation, Path::scale}) {
+      if (!component_differs(*e.original, *e.edited, j, path, frames)) continue;
       const std::string joint_name = doc.nodes[node].display_name;
       if (doc.nodes[node].has_matrix)
         throw InputError(file, "joint '" + joint_name + "' (node " + std::to_string(node) +
-                                   ") has a matrix; glTF cannot animate it");
-      for (Path path : {Path::translation, Path::rotation, Path::scale}) {
-        if (path == Path::scale) {  // scale only when it moves away from the node's own
-          bool differs = false;
-          for (int f = 0; f < clip.frame_count && !differs; ++f)
-            differs = clip.at(f, j).scale != doc.nodes[node].rest.scale;
-          if (!differs) continue;
-        }
-        if (time_accessor < 0)
-          time_accessor = data.add(times, "SCALAR", clip.frame_count,
-                                   std::make_pair(times.front(), times.back()));
-        const std::vector<float> values = channel_values(clip, j, path, file, joint_name);
-        const int output = data.add(values, path == Path::rotation ? "VEC4" : "VEC3",
-                                    clip.frame_count, std::nullopt);
-        Json sampler = Json::object();
-        sampler["input"] = time_accessor;
-        sampler["interpolation"] = "LINEAR";
-        sampler["output"] = output;
-        Json channel = Json::object();
-        channel["sampler"] = static_cast<int>(samplers.size());
-        channel["target"] = Json::object();
-        channel["target"]["node"] = node;
-        channel["target"]["path"] = std::string(path_name(path));
-        samplers.push_back(std::move(sampler));
-        channels.push_back(std::move(channel));
-      }
-    }
-    if (samplers.empty()) throw InputError(file, "the new animation animates no joint");
-    Json animation = Json::object();
-    animation["name"] = added->name;
-    animation["channels"] = std::move(channels);
-    animation["samplers"] = std::move(samplers);
-    const auto animations_member = top_member("animations");
-    if (!animations_member) {
-      text_edits.push_back(
-          json_text::add_member(text, top, "animations", "[" + animation.dump() + "]"));
-    } else if (added->replace_others) {
-      text_edits.push_back({animations_member->begin,
-                            animations_member->end - animations_member->begin,
-                            "[" + animation.dump() + "]"});
-    } else {
-      text_edits.push_back(
-          json_text::append_to_array(text, *animations_member, {animation.dump()}));
+                                   ") has a matrix; glTF cannot animate it, so its edit cannot be "
+                                   "written");
+      const std::vector<float> values = channel_values(*e.edited, j, path, file, joint_name);
+      if (time_accessor < 0) time_accessor = add_take_times(data, layout, anim, file);
+      const int output =
+          data.add(values, path == Path::rotation ? "VEC4" : "VEC3", frames, std::nullopt);
+      route_channel(patch, anim, anim_json, sampler_users, node, path, time_accessor, output);
     }
   }
+  return patch;
+}
 
-  // ---- relative uris of a .gltf written to another folder ----
-  if (doc.container == Container::gltf) {
-    std::error_code ec;
-    const fs::path in_dir = fs::weakly_canonical(fs::absolute(doc.path, ec), ec).parent_path();
-    const fs::path out_dir = fs::weakly_canonical(fs::absolute(output_path, ec), ec).parent_path();
-    if (in_dir != out_dir) {
-      for (const char* kind : {"buffers", "images"}) {
-        const Json& list = array_member(doc.json, kind);
-        const auto list_span = top_member(kind);
-        if (!list_span) continue;
-        const std::vector<Span> spans = json_text::elements(text, *list_span);
-        for (std::size_t i = 0; i < list.size() && i < spans.size(); ++i) {
-          if (!list[i].is_object() || !list[i].contains("uri") || !list[i]["uri"].is_string())
-            continue;
-          const std::string uri = list[i]["uri"].get<std::string>();
-          if (!is_relative_uri(uri)) continue;
-          const fs::path target = (in_dir / percent_decode(uri)).lexically_normal();
-          const std::string moved =
-              percent_encode_path(target.lexically_relative(out_dir).generic_string());
-          const auto uri_span = json_text::member(text, spans[i], "uri");
-          if (uri_span)
-            text_edits.push_back(
-                {uri_span->begin, uri_span->end - uri_span->begin, Json(moved).dump()});
-        }
-      }
+// Text edits applying `patch` to the animation whose JSON text is `anim_span`.
+void add_patch_edits(std::string_view text, Span anim_span, const AnimationPatch& patch,
+                     std::vector<Edit>& text_edits) {
+  Span samplers_span, channels_span;
+  for (const auto& [key, span] : json_text::members(text, anim_span)) {
+    if (key == "samplers") samplers_span = span;
+    if (key == "channels") channels_span = span;
+  }
+  const std::vector<Span> sampler_spans = json_text::elements(text, samplers_span);
+  const std::vector<Span> channel_spans = json_text::elements(text, channels_span);
+  for (const auto& [s, json] : patch.replaced_samplers)
+    text_edits.push_back({sampler_spans.at(s).begin,
+                          sampler_spans.at(s).end - sampler_spans.at(s).begin, json.dump()});
+  for (const auto& [c, json] : patch.replaced_channels)
+    text_edits.push_back({channel_spans.at(c).begin,
+                          channel_spans.at(c).end - channel_spans.at(c).begin, json.dump()});
+  if (!patch.new_samplers.empty())
+    text_edits.push_back(json_text::append_to_array(text, samplers_span, patch.new_samplers));
+  if (!patch.new_channels.empty())
+    text_edits.push_back(json_text::append_to_array(text, channels_span, patch.new_channels));
+}
+
+// Data and text edits for every take edit, in order.
+void add_take_edits(const Document& doc, std::span<const TakeEdit> edits, NewData& data,
+                    std::vector<Edit>& text_edits) {
+  const std::string_view text = doc.json_text();
+  const Span animations_span = top_member(doc, "animations").value_or(Span{});
+  std::vector<Span> animation_spans;  // found when the first animation needs editing
+  std::vector<char> animation_done(doc.animations.size(), 0);
+  for (const TakeEdit& e : edits) {
+    check_take_edit(doc, e, animation_done);
+    const AnimationPatch patch = patch_take(doc, e, data);
+    if (patch.empty()) continue;
+    if (animation_spans.empty()) animation_spans = json_text::elements(text, animations_span);
+    const Span anim_span = animation_spans.at(static_cast<std::size_t>(e.layout->animation));
+    add_patch_edits(text, anim_span, patch, text_edits);
+  }
+}
+
+// Throws unless the new animation fits the character (joints, frames, rate) and its name is
+// free (or the others are to be replaced).
+void check_new_animation(const Document& doc, const NewAnimation& added) {
+  const std::string& file = doc.source_name;
+  const core::Clip& clip = *added.clip;
+  const int joints = static_cast<int>(added.joint_nodes->size());
+  if (clip.joint_count != joints || static_cast<int>(added.animated.size()) != joints ||
+      clip.locals.size() != static_cast<std::size_t>(joints) * clip.frame_count ||
+      clip.frame_count < 1 || !(clip.fps > 0))
+    throw InputError(
+        file,
+        "the clip for the new animation does not match the character (joints, frames or rate)");
+  if (added.name.empty()) throw InputError(file, "the new animation needs a name");
+  if (!added.replace_others)
+    for (const Animation& a : doc.animations)
+      if (a.name == added.name)
+        throw InputError(file, "the file already has an animation '" + added.name + "'");
+}
+
+// Frame times of the new animation in seconds (f / fps as floats), checked strictly increasing.
+std::vector<float> new_animation_times(const core::Clip& clip, const std::string& file) {
+  std::vector<float> times(static_cast<std::size_t>(clip.frame_count));
+  for (int f = 0; f < clip.frame_count; ++f)
+    times[f] = static_cast<float>(static_cast<double>(f) / clip.fps);
+  for (std::size_t f = 1; f < times.size(); ++f)
+    if (!(times[f] > times[f - 1]))
+      throw InputError(file, "the new animation's frame times are not increasing as floats");
+  return times;
+}
+
+// True when joint `j`'s scale leaves `rest_scale` (the node's own) on some frame.
+bool scale_leaves_rest(const core::Clip& clip, int j, const core::Vec3& rest_scale) {
+  for (int f = 0; f < clip.frame_count; ++f)
+    if (clip.at(f, j).scale != rest_scale) return true;
+  return false;
+}
+
+// The new animation's JSON object; its accessors' bytes go into `data`.
+Json build_new_animation(const Document& doc, const NewAnimation& added, NewData& data) {
+  const std::string& file = doc.source_name;
+  const std::vector<int>& nodes = *added.joint_nodes;
+  const core::Clip& clip = *added.clip;
+  const std::vector<float> times = new_animation_times(clip, file);
+  int time_accessor = -1;
+  Json samplers = Json::array(), channels = Json::array();
+  for (int j = 0; j < static_cast<int>(nodes.size()); ++j) {
+    if (!added.animated[j]) continue;
+    const int node = nodes[j];
+    const std::string joint_name = doc.nodes[node].display_name;
+    if (doc.nodes[node].has_matrix)
+      throw InputError(file, "joint '" + joint_name + "' (node " + std::to_string(node) +
+                                 ") has a matrix; glTF cannot animate it");
+    for (Path path : {Path::translation, Path::rotation, Path::scale}) {
+      // Scale only when it moves away from the node's own.
+      if (path == Path::scale && !scale_leaves_rest(clip, j, doc.nodes[node].rest.scale)) continue;
+      if (time_accessor < 0)
+        time_accessor = data.add(times, "SCALAR", clip.frame_count,
+                                 std::make_pair(times.front(), times.back()));
+      const std::vector<float> values = channel_values(clip, j, path, file, joint_name);
+      const int output = data.add(values, path == Path::rotation ? "VEC4" : "VEC3",
+                                  clip.frame_count, std::nullopt);
+      Json sampler = Json::object();
+      sampler["input"] = time_accessor;
+      sampler["interpolation"] = "LINEAR";
+      sampler["output"] = output;
+      Json channel = Json::object();
+      channel["sampler"] = static_cast<int>(samplers.size());
+      channel["target"] = Json::object();
+      channel["target"]["node"] = node;
+      channel["target"]["path"] = std::string(path_name(path));
+      samplers.push_back(std::move(sampler));
+      channels.push_back(std::move(channel));
     }
   }
+  if (samplers.empty()) throw InputError(file, "the new animation animates no joint");
+  Json animation = Json::object();
+  animation["name"] = added.name;
+  animation["channels"] = std::move(channels);
+  animation["samplers"] = std::move(samplers);
+  return animation;
+}
 
-  if (text_edits.empty() && data.bytes.empty())
-    return {{}, doc.file_bytes, {}};  // nothing changed: same bytes
+// Data and the text edit adding the new animation (appended, or replacing the others).
+void add_new_animation_edit(const Document& doc, const NewAnimation& added, NewData& data,
+                            std::vector<Edit>& text_edits) {
+  check_new_animation(doc, added);
+  const Json animation = build_new_animation(doc, added, data);
+  const std::string_view text = doc.json_text();
+  const auto animations_member = top_member(doc, "animations");
+  if (!animations_member) {
+    text_edits.push_back(json_text::add_member(text, Span{doc.top_begin, doc.top_end}, "animations",
+                                               "[" + animation.dump() + "]"));
+  } else if (added.replace_others) {
+    text_edits.push_back({animations_member->begin,
+                          animations_member->end - animations_member->begin,
+                          "[" + animation.dump() + "]"});
+  } else {
+    text_edits.push_back(json_text::append_to_array(text, *animations_member, {animation.dump()}));
+  }
+}
 
-  // ---- new accessors, bufferViews and buffer ----
-  std::string bin_tail;  // for a .glb: bytes appended to the BIN chunk
-  if (!data.bytes.empty()) {
-    auto append_list = [&](const char* key, const std::vector<std::string>& items) {
-      const auto span = top_member(key);
-      if (span) {
-        text_edits.push_back(json_text::append_to_array(text, *span, items));
-      } else {
-        std::string value = "[";
-        for (std::size_t i = 0; i < items.size(); ++i) value += (i ? "," : "") + items[i];
-        text_edits.push_back(json_text::add_member(text, top, key, value + "]"));
-      }
-    };
-    append_list("bufferViews", data.views);
-    append_list("accessors", data.accessors);
-    const std::size_t new_length = data.base + data.bytes.size();
-    if (into_bin) {
-      if (doc.buffers.empty()) {
-        Json b = Json::object();
-        b["byteLength"] = new_length;
-        append_list("buffers", {b.dump()});
-      } else {
-        const Span buffer0 = json_text::value_at(text, top_member("buffers")->begin + 1);
-        const Span length = *json_text::member(text, buffer0, "byteLength");
-        text_edits.push_back({length.begin, length.end - length.begin, std::to_string(new_length)});
-      }
-      if (doc.has_bin_chunk) bin_tail.assign(data.base - doc.bin_length, '\0');
-      bin_tail += data.bytes;
-    } else {
+// Text edits pointing the relative uris of the top-level array `kind` ("buffers", "images") of
+// a .gltf in `in_dir` at the same files from `out_dir`.
+void rebase_uris_of(const Document& doc, const char* kind, const fs::path& in_dir,
+                    const fs::path& out_dir, std::vector<Edit>& text_edits) {
+  const std::string_view text = doc.json_text();
+  const Json& list = array_member(doc.json, kind);
+  const auto list_span = top_member(doc, kind);
+  if (!list_span) return;
+  const std::vector<Span> spans = json_text::elements(text, *list_span);
+  for (std::size_t i = 0; i < list.size() && i < spans.size(); ++i) {
+    if (!list[i].is_object() || !list[i].contains("uri") || !list[i]["uri"].is_string()) continue;
+    const std::string uri = list[i]["uri"].get<std::string>();
+    if (!is_relative_uri(uri)) continue;
+    const fs::path target = (in_dir / percent_decode(uri)).lexically_normal();
+    const std::string moved =
+        percent_encode_path(target.lexically_relative(out_dir).generic_string());
+    const auto uri_span = json_text::member(text, spans[i], "uri");
+    if (uri_span)
+      text_edits.push_back({uri_span->begin, uri_span->end - uri_span->begin, Json(moved).dump()});
+  }
+}
+
+// For a .gltf written to another folder than its input's: relative uris of buffers and images
+// rewritten to point back at the input's files.
+void rebase_relative_uris(const Document& doc, const fs::path& output_path,
+                          std::vector<Edit>& text_edits) {
+  if (doc.container != Container::gltf) return;
+  std::error_code ec;
+  const fs::path in_dir = fs::weakly_canonical(fs::absolute(doc.path, ec), ec).parent_path();
+  const fs::path out_dir = fs::weakly_canonical(fs::absolute(output_path, ec), ec).parent_path();
+  if (in_dir == out_dir) return;
+  for (const char* kind : {"buffers", "images"})
+    rebase_uris_of(doc, kind, in_dir, out_dir, text_edits);
+}
+
+// Text edit appending JSON `items` to the top-level array `key`, or adding that array.
+void append_to_top_array(const Document& doc, const char* key,
+                         const std::vector<std::string>& items, std::vector<Edit>& text_edits) {
+  const std::string_view text = doc.json_text();
+  const auto span = top_member(doc, key);
+  if (span) {
+    text_edits.push_back(json_text::append_to_array(text, *span, items));
+  } else {
+    std::string value = "[";
+    for (std::size_t i = 0; i < items.size(); ++i) value += (i ? "," : "") + items[i];
+    text_edits.push_back(
+        json_text::add_member(text, Span{doc.top_begin, doc.top_end}, key, value + "]"));
+  }
+}
+
+// Text edits declaring the new bufferViews, accessors and their buffer (buffer 0's byteLength
+// grown, or a new embedded buffer). Returns the bytes to append to a GLB's BIN chunk (empty for
+// a .gltf).
+std::string add_new_data_edits(const Document& doc, const NewData& data, bool into_bin,
+                               std::vector<Edit>& text_edits) {
+  std::string bin_tail;
+  if (data.bytes.empty()) return bin_tail;
+  append_to_top_array(doc, "bufferViews", data.views, text_edits);
+  append_to_top_array(doc, "accessors", data.accessors, text_edits);
+  const std::size_t new_length = data.base + data.bytes.size();
+  if (into_bin) {
+    if (doc.buffers.empty()) {
       Json b = Json::object();
-      b["byteLength"] = data.bytes.size();
-      b["uri"] = "data:application/octet-stream;base64," + base64_encode(data.bytes);
-      append_list("buffers", {b.dump()});
+      b["byteLength"] = new_length;
+      append_to_top_array(doc, "buffers", {b.dump()}, text_edits);
+    } else {
+      const std::string_view text = doc.json_text();
+      const Span buffer0 = json_text::value_at(text, top_member(doc, "buffers")->begin + 1);
+      const Span length = *json_text::member(text, buffer0, "byteLength");
+      text_edits.push_back({length.begin, length.end - length.begin, std::to_string(new_length)});
     }
+    if (doc.has_bin_chunk) bin_tail.assign(data.base - doc.bin_length, '\0');
+    bin_tail += data.bytes;
+  } else {
+    Json b = Json::object();
+    b["byteLength"] = data.bytes.size();
+    b["uri"] = "data:application/octet-stream;base64," + base64_encode(data.bytes);
+    append_to_top_array(doc, "buffers", {b.dump()}, text_edits);
   }
+  return bin_tail;
+}
 
+// The GLB container around the patched JSON: header, JSON chunk (space-padded), BIN chunk
+// (original bytes as a view, then `bin_tail`, zero-padded), then the file's other chunks.
+Output glb_output(const Document& doc, std::string json_out, std::string bin_tail) {
   Output out;
-  std::string json_out = json_text::apply(text, std::move(text_edits));
-  if (doc.container == Container::gltf) {
-    if (doc.json_offset > 0) json_out.insert(0, doc.file_bytes, 0, doc.json_offset);  // keep a BOM
-    out.head = std::move(json_out);
-    return out;
-  }
-
-  // ---- GLB container: header, JSON chunk, BIN chunk (original bytes + new bytes), other chunks
-  // ----
   json_out.append(align4(json_out.size()) - json_out.size(), ' ');
   const std::size_t bin_data = (doc.has_bin_chunk ? doc.bin_length : 0) + bin_tail.size();
   const bool has_bin = doc.has_bin_chunk || !bin_tail.empty();
   const std::size_t bin_chunk = align4(bin_data);
   const std::size_t tail = doc.file_bytes.size() - doc.tail_offset;
   const std::size_t total = 12 + 8 + json_out.size() + (has_bin ? 8 + bin_chunk : 0) + tail;
-  if (total > 0xFFFFFFFFull) throw InputError(file, "the patched GLB would exceed 4 GiB");
+  if (total > 0xFFFFFFFFull)
+    throw InputError(doc.source_name, "the patched GLB would exceed 4 GiB");
   out.head.reserve(28 + json_out.size());
   out.head.append(doc.file_bytes, 0, 8);  // magic + version
   put_u32(out.head, static_cast<std::uint32_t>(total));
@@ -483,6 +570,29 @@ Output assemble(const Document& doc, std::span<const TakeEdit> edits, const fs::
   }
   out.tail.append(doc.file_bytes, doc.tail_offset, tail);
   return out;
+}
+
+// The patched file: take edits, the added animation (if any), rebased uris, then the new data's
+// declarations, in that order (the order fixes accessor and bufferView indices).
+Output assemble(const Document& doc, std::span<const TakeEdit> edits, const fs::path& output_path,
+                const NewAnimation* added = nullptr) {
+  const bool into_bin = writes_into_bin(doc);
+  NewData data = start_new_data(doc, into_bin);
+  std::vector<Edit> text_edits;
+  add_take_edits(doc, edits, data, text_edits);
+  if (added) add_new_animation_edit(doc, *added, data, text_edits);
+  rebase_relative_uris(doc, output_path, text_edits);
+  if (text_edits.empty() && data.bytes.empty())
+    return {{}, doc.file_bytes, {}};  // nothing changed: same bytes
+  std::string bin_tail = add_new_data_edits(doc, data, into_bin, text_edits);
+  std::string json_out = json_text::apply(doc.json_text(), std::move(text_edits));
+  if (doc.container == Container::gltf) {
+    if (doc.json_offset > 0) json_out.insert(0, doc.file_bytes, 0, doc.json_offset);  // keep a BOM
+    Output out;
+    out.head = std::move(json_out);
+    return out;
+  }
+  return glb_output(doc, std::move(json_out), std::move(bin_tail));
 }
 
 // Writes the pieces to a temp file beside `path`, then renames it over `path` (the same
