@@ -1,0 +1,35 @@
+#pragma once
+// Binary arrays packed as text for the HTML report's page (decoded by io/web/viewer.js):
+// deflated (zlib format, what the browser's DecompressionStream("deflate") reads), then base64.
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/math.hpp"
+
+namespace ikfix::io {
+
+// Standard base64 (RFC 4648, with padding).
+std::string base64(std::string_view bytes);
+
+// zlib-format deflate of `bytes` (level 6). Throws std::runtime_error if zlib fails.
+std::string deflate_zlib(std::string_view bytes);
+
+// Grid the positions are stored on, metres: rounding costs at most half of it (5 micrometres).
+inline constexpr double kPositionStep_m = 1e-5;
+
+// Positions (point_count per frame, frame-major) as integers on the kPositionStep_m grid, each
+// coordinate the difference from the same coordinate one frame earlier (the first frame: from
+// 0), zigzag-encoded as LEB128 varints; a page sums them back exactly. Values must be finite.
+std::string delta_varints(std::span<const core::Vec3> positions, int point_count);
+
+// Little-endian float32 / uint32 bytes.
+std::string float32_bytes(std::span<const core::Vec3> points);
+std::string uint32_bytes(std::span<const std::uint32_t> values);
+
+// deflate_zlib then base64.
+std::string packed(std::string_view bytes);
+
+}  // namespace ikfix::io

@@ -1,0 +1,15 @@
+#pragma once
+// The HTML report's view data as JSON text (the page's "view" object; io/web/viewer.js reads it).
+#include <string>
+
+#include "core/view/report_view.hpp"
+
+namespace ikfix::io {
+
+// {"fps", "frames", "jointNames", "parents", "pointCount", "pelvis", "feet", "positions",
+// "terrain", "series"}: positions packed by delta_varints, the terrain as float32 vertices and
+// uint32 triangle indices (io/html/packed_data.hpp); series as numbers with 5 significant
+// digits, null where a value is absent or not finite.
+std::string view_json(const core::ReportView& view);
+
+}  // namespace ikfix::io
