@@ -23,6 +23,23 @@ core::ReportView view_of_fix(const io::LoadedClip& clip, const core::FixResult& 
   return core::build_report_view(in);
 }
 
+core::ReportView view_of_retarget(const io::LoadedClip& source, const io::LoadedClip& work,
+                                  const core::RetargetPipelineResult& result,
+                                  const core::LegRig& rig, const core::Terrain& terrain) {
+  core::ReportViewInput in;
+  in.skeleton = &work.skeleton;
+  in.before = &result.transfer.clip;
+  in.after = &result.clip;
+  in.space = work.space;
+  in.rig = rig;
+  in.terrain = &terrain;
+  for (int leg = 0; leg < 2; ++leg) in.planted[leg] = &result.source_contacts[leg];
+  in.source_skeleton = &source.skeleton;
+  in.source_clip = &source.clip;
+  in.source_space = source.space;
+  return core::build_report_view(in);
+}
+
 void write_html_page(const std::filesystem::path& path, const nlohmann::ordered_json& report,
                      const core::ReportView& view, const std::string& title,
                      const std::string& assets_url) {

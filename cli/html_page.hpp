@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/fix/footfix.hpp"
+#include "core/retarget/retarget_pipeline.hpp"
 #include "core/view/report_view.hpp"
 #include "io/clip_io.hpp"
 
@@ -14,6 +15,12 @@ namespace ikfix::cli {
 // What the page shows of `clip` (the input, as read) and `result` (its fix) on `terrain`.
 core::ReportView view_of_fix(const io::LoadedClip& clip, const core::FixResult& result,
                              const core::LegRig& rig, const core::Terrain& terrain);
+
+// Retarget: the transfer alone ("before") and the final motion ("after") on the character
+// `work`, with the source clip drawn beside them.
+core::ReportView view_of_retarget(const io::LoadedClip& source, const io::LoadedClip& work,
+                                  const core::RetargetPipelineResult& result,
+                                  const core::LegRig& rig, const core::Terrain& terrain);
 
 // Writes the page to `path` (atomically), its scripts inline when `assets_url` is empty, else
 // from that folder (relative to the page). Refuses a path that is an input this process read.

@@ -178,6 +178,10 @@ ReportView build_report_view(const ReportViewInput& in) {
     view.series.pelvis_change_m.push_back(view.after.at(f, view.pelvis).y -
                                           view.before.at(f, view.pelvis).y);
   for (int leg = 0; leg < 2; ++leg) foot_series(in, view, leg, view.series.feet[leg]);
+  if (in.source_skeleton && in.source_clip)
+    view.source =
+        ViewFigure{in.source_skeleton->names, in.source_skeleton->parents,
+                   view_positions(*in.source_skeleton, *in.source_clip, in.source_space, {})};
   return view;
 }
 

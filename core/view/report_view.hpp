@@ -48,6 +48,13 @@ struct ViewFoot {
   int tip = -1;
 };
 
+// Another character's motion drawn beside the fixed one (retarget: the source clip).
+struct ViewFigure {
+  std::vector<std::string> joint_names;
+  std::vector<int> parents;
+  ViewPositions positions;  // joints only
+};
+
 struct ReportView {
   double fps = 30;
   std::vector<std::string> joint_names;
@@ -57,6 +64,7 @@ struct ReportView {
   ViewPositions before, after;
   TerrainMesh terrain;  // world metres: the part under the clip's footprint, decimated if large
   ViewSeries series;
+  std::optional<ViewFigure> source;  // retarget: the source clip (same frame count)
 };
 
 struct ReportViewInput {
@@ -69,6 +77,10 @@ struct ReportViewInput {
   // The fix's contacts and ankle targets ([leg][frame]); empty vectors: none (`check`).
   const std::vector<char>* planted[2] = {nullptr, nullptr};
   const std::vector<Vec3>* ankle_target_ws[2] = {nullptr, nullptr};
+  // Retarget: the source character and clip, drawn with the target (null: none).
+  const Skeleton* source_skeleton = nullptr;
+  const Clip* source_clip = nullptr;
+  ClipSpace source_space;
   double terrain_margin_m = 1.0;              // around the footprint
   std::size_t max_terrain_triangles = 40000;  // above that the crop is resampled on a grid
 };

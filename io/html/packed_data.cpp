@@ -45,15 +45,19 @@ std::string deflate_zlib(std::string_view bytes) {
 
 namespace {
 
-void put_varint(std::string& out, std::int64_t value) {
-  std::uint64_t zigzag =
-      (static_cast<std::uint64_t>(value) << 1) ^ static_cast<std::uint64_t>(value >> 63);
-  while (zigzag >= 0x80) {
-    out.push_back(static_cast<char>((zigzag & 0x7f) | 0x80));
-    zigzag >>= 7;
-  }
-  out.push_back(static_cast<char>(zigzag));
+std::uint64_t zigzag(std::int64_t value) {
+  return (static_cast<std::uint64_t>(value) << 1) ^ static_cast<std::uint64_t>(value >> 63);
 }
+
+void put_varint_unsigned(std::string& out, std::uint64_t value) {
+  while (value >= 0x80) {
+    out.push_back(static_cast<char>((value & 0x7f) | 0x80));
+    value >>= 7;
+  }
+  out.push_back(static_cast<char>(value));
+}
+
+void put_varint(std::string& out, std::int64_t value) { put_varint_unsigned(out, zigzag(value)); }
 
 std::int64_t on_grid(double metres) { return std::llround(metres / kPositionStep_m); }
 
@@ -70,6 +74,22 @@ std::string delta_varints(std::span<const core::Vec3> positions, int point_count
       put_varint(out, value - last[axis]);
       last[axis] = value;
     }
+  }
+  return out;
+}
+
+std::string series_varints(std::span<const double> values, double step) {
+  std::string out;
+  out.reserve(values.size() * 2);
+  std::int64_t last = 0;
+  for (double v : values) {
+    if (!std::isfinite(v)) {
+      out.push_back(0);
+      continue;
+    }
+    const std::int64_t value = std::llround(v / step);
+    put_varint_unsigned(out, zigzag(value - last) + 1);
+    last = value;
   }
   return out;
 }

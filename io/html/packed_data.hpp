@@ -25,6 +25,10 @@ inline constexpr double kPositionStep_m = 1e-5;
 // 0), zigzag-encoded as LEB128 varints; a page sums them back exactly. Values must be finite.
 std::string delta_varints(std::span<const core::Vec3> positions, int point_count);
 
+// A series of values on a grid of `step`, as varints: 0 for an absent (non-finite) value, else
+// 1 + the zigzag of the difference from the last present value (the first: from 0).
+std::string series_varints(std::span<const double> values, double step);
+
 // Little-endian float32 / uint32 bytes.
 std::string float32_bytes(std::span<const core::Vec3> points);
 std::string uint32_bytes(std::span<const std::uint32_t> values);

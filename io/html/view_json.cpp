@@ -1,6 +1,5 @@
 #include "io/html/view_json.hpp"
 
-#include <charconv>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -11,50 +10,40 @@
 namespace ikfix::io {
 namespace {
 
-void put_number(std::string& out, double v) {
-  if (!std::isfinite(v)) {
-    out += "null";
-    return;
-  }
-  char buffer[32];
-  const auto end = std::to_chars(buffer, buffer + sizeof buffer, v, std::chars_format::general, 5);
-  out.append(buffer, end.ptr);
-}
-
-void put_series(std::string& out, const char* name, const std::vector<double>& values) {
+// {"step": grid, "data": packed series_varints}: the page decodes absent values as null.
+void put_series(std::string& out, const char* name, const std::vector<double>& values,
+                double step) {
+  nlohmann::ordered_json j = {{"step", step}, {"data", packed(series_varints(values, step))}};
   out += '"';
   out += name;
-  out += "\":[";
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    if (i) out += ',';
-    put_number(out, values[i]);
-  }
-  out += ']';
+  out += "\":" + j.dump();
 }
 
 void put_series(std::string& out, const char* name,
-                const std::vector<std::optional<double>>& values) {
+                const std::vector<std::optional<double>>& values, double step) {
   std::vector<double> plain;
   plain.reserve(values.size());
   for (const auto& v : values) plain.push_back(v.value_or(std::nan("")));
-  put_series(out, name, plain);
+  put_series(out, name, plain, step);
 }
+
+constexpr double kMetreStep = 1e-5, kSpeedStep = 1e-5, kDegreeStep = 1e-3;
 
 std::string foot_series_json(const core::FootSeries& s) {
   std::string out = "{";
-  put_series(out, "lowest_before_m", s.lowest_before_m);
+  put_series(out, "lowest_before_m", s.lowest_before_m, kMetreStep);
   out += ',';
-  put_series(out, "lowest_after_m", s.lowest_after_m);
+  put_series(out, "lowest_after_m", s.lowest_after_m, kMetreStep);
   out += ',';
-  put_series(out, "pivot_slide_before_mps", s.pivot_slide_before_mps);
+  put_series(out, "pivot_slide_before_mps", s.pivot_slide_before_mps, kSpeedStep);
   out += ',';
-  put_series(out, "pivot_slide_after_mps", s.pivot_slide_after_mps);
+  put_series(out, "pivot_slide_after_mps", s.pivot_slide_after_mps, kSpeedStep);
   out += ',';
-  put_series(out, "knee_before_deg", s.knee_before_deg);
+  put_series(out, "knee_before_deg", s.knee_before_deg, kDegreeStep);
   out += ',';
-  put_series(out, "knee_after_deg", s.knee_after_deg);
+  put_series(out, "knee_after_deg", s.knee_after_deg, kDegreeStep);
   out += ',';
-  put_series(out, "shortfall_m", s.shortfall_m);
+  put_series(out, "shortfall_m", s.shortfall_m, kMetreStep);
   return out + '}';
 }
 
@@ -92,8 +81,19 @@ nlohmann::ordered_json skeleton_json(const core::ReportView& view) {
 std::string view_json(const core::ReportView& view) {
   std::string out = skeleton_json(view).dump();
   out.pop_back();  // the closing brace: terrain and series follow
+  if (view.source) {
+    const core::ViewFigure& source = *view.source;
+    nlohmann::ordered_json j;
+    j["jointNames"] = source.joint_names;
+    j["parents"] = source.parents;
+    j["pointCount"] = source.positions.point_count;
+    j["frames"] = source.positions.frame_count;
+    j["positions"] =
+        packed(delta_varints(source.positions.positions, source.positions.point_count));
+    out += ",\"source\":" + j.dump();
+  }
   out += ",\"terrain\":" + terrain_json(view.terrain) + ",\"series\":{";
-  put_series(out, "pelvis_change_m", view.series.pelvis_change_m);
+  put_series(out, "pelvis_change_m", view.series.pelvis_change_m, kMetreStep);
   out += ",\"feet\":[" + foot_series_json(view.series.feet[0]) + ',' +
          foot_series_json(view.series.feet[1]) + "]}}";
   return out;

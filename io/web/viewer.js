@@ -7,7 +7,7 @@
   'use strict';
 
   const COLORS = {
-    after: 0x2f6fd6, before: 0x9aa3ad, ankle: 0xe4572e, toe: 0xf3a712, tip: 0x29bf12,
+    after: 0x2f6fd6, before: 0x9aa3ad, ankle: 0xe4572e, toe: 0xf3a712, tip: 0x29bf12, source: 0xe08a1e,
     terrain: 0xc9c2b0, left: '#2f6fd6', right: '#d6452f',
   };
 
@@ -41,12 +41,47 @@
     return values;
   }
 
+  // Varints on a grid: 0 absent (null), else 1 + zigzag delta from the last present value.
+  function decodeSeries(bytes, step) {
+    const out = [];
+    let at = 0, last = 0;
+    while (at < bytes.length) {
+      let shift = 1, token = 0, b;
+      do {
+        b = bytes[at++];
+        token += (b & 0x7f) * shift;
+        shift *= 128;
+      } while (b & 0x80);
+      if (token === 0) { out.push(null); continue; }
+      const z = token - 1;
+      last += z % 2 ? -(z + 1) / 2 : z / 2;
+      out.push(last * step);
+    }
+    return out;
+  }
+
+  async function unpackSeries(packed) {
+    if (Array.isArray(packed)) return packed;
+    if (packed && packed.data !== undefined) return decodeSeries(await inflate(packed.data), packed.step);
+    const out = {};
+    for (const [k, v] of Object.entries(packed)) out[k] = await unpackSeries(v);
+    return out;
+  }
+
   async function loadView(view) {
+    view.series = {
+      pelvis_change_m: await unpackSeries(view.series.pelvis_change_m),
+      feet: await Promise.all(view.series.feet.map(unpackSeries)),
+    };
     const p = view.positions;
     const [before, after, vertices, triangles] = await Promise.all([
       inflate(p.before), inflate(p.after), inflate(view.terrain.vertices),
       inflate(view.terrain.triangles)]);
+    const source = view.source
+      ? decodePositions(await inflate(view.source.positions), view.source.pointCount, view.source.frames, p.step_m)
+      : null;
     return {
+      source,
       before: decodePositions(before, view.pointCount, view.frames, p.step_m),
       after: decodePositions(after, view.pointCount, view.frames, p.step_m),
       terrainVertices: new Float32Array(vertices.buffer, 0, vertices.length / 4),
@@ -81,8 +116,8 @@
     geometry.setAttribute('position', new THREE.BufferAttribute(decoded.terrainVertices, 3));
     geometry.setIndex(new THREE.BufferAttribute(decoded.terrainTriangles, 1));
     geometry.computeVertexNormals();
-    const material = new THREE.MeshStandardMaterial({
-      color: COLORS.terrain, flatShading: true, roughness: 0.95, side: THREE.DoubleSide,
+    const material = new THREE.MeshLambertMaterial({
+      color: COLORS.terrain, flatShading: true, side: THREE.DoubleSide,
       polygonOffset: true, polygonOffsetFactor: 1, polygonOffsetUnits: 1,
     });
     const group = new THREE.Group();
@@ -95,9 +130,7 @@
   // Bones as instanced cylinders, joints and foot points as instanced spheres.
   function makeFigure(view, color, opacity, radius) {
     const transparent = opacity < 1;
-    const material = new THREE.MeshStandardMaterial({
-      color, transparent, opacity, depthWrite: !transparent, roughness: 0.6,
-    });
+    const material = new THREE.MeshLambertMaterial({ color, transparent, opacity, depthWrite: !transparent });
     const bones = [];
     view.parents.forEach((parent, child) => { if (parent >= 0) bones.push([parent, child]); });
     const cylinder = new THREE.CylinderGeometry(1, 1, 1, 8, 1);
@@ -108,7 +141,7 @@
     for (const foot of view.feet)
       for (const [kind, point] of [['ankle', foot.ankle], ['toe', foot.toe], ['tip', foot.tip]])
         if (point >= 0) feet.push({ point, color: COLORS[kind] });
-    const footMaterial = new THREE.MeshStandardMaterial({ transparent, opacity, depthWrite: !transparent });
+    const footMaterial = new THREE.MeshLambertMaterial({ transparent, opacity, depthWrite: !transparent });
     const footMesh = new THREE.InstancedMesh(sphere, footMaterial, Math.max(1, feet.length));
     feet.forEach((f, i) => footMesh.setColorAt(i, new THREE.Color(f.color)));
     const group = new THREE.Group();
@@ -157,7 +190,7 @@
 
   // Orbit camera around a target that follows the pelvis: drag to turn, wheel to zoom.
   function makeOrbit(camera, canvas, onChange) {
-    const orbit = { azimuth: -0.6, elevation: 0.35, distance: 4, target: new THREE.Vector3() };
+    const orbit = { azimuth: -0.6, elevation: 0.3, distance: 3.2, target: new THREE.Vector3() };
     let drag = null;
     canvas.addEventListener('pointerdown', (e) => { drag = { x: e.clientX, y: e.clientY }; canvas.setPointerCapture(e.pointerId); });
     canvas.addEventListener('pointerup', () => { drag = null; });
@@ -201,6 +234,11 @@
     viewer.before = makeFigure(view, COLORS.before, 0.35, 0.018);
     viewer.after = makeFigure(view, COLORS.after, 1, 0.02);
     scene.add(viewer.before.group, viewer.after.group);
+    if (view.source) {  // retarget: the source clip with the character
+      viewer.source = makeFigure({ parents: view.source.parents, pointCount: view.source.pointCount, feet: [] },
+        COLORS.source, 0.85, 0.016);
+      scene.add(viewer.source.group);
+    }
     viewer.orbit = makeOrbit(camera, canvas, () => { viewer.dirty = true; });
     viewer.resize = () => {
       const w = container.clientWidth, h = container.clientHeight;
@@ -228,8 +266,16 @@
     speed.addEventListener('change', () => { state.speed = Number(speed.value); });
     scrub.addEventListener('input', () => state.setFrame(Number(scrub.value)));
     ghost.addEventListener('change', () => state.showBefore(ghost.checked));
-    const bar = el('div', { class: 'controls' }, [play, speed, scrub, label,
-      el('label', { class: 'toggle' }, [ghost, ' before (ghost)'])]);
+    const items = [play, speed, scrub, label, el('label', { class: 'toggle' }, [ghost,
+      state.retarget ? ' transfer alone (ghost)' : ' before (ghost)'])];
+    if (state.retarget) {
+      const layoutSelect = el('select', { title: 'Source clip placement' }, [
+        el('option', { value: 'beside', text: 'source beside' }), el('option', { value: 'over', text: 'source overlaid' }),
+        el('option', { value: 'hidden', text: 'source hidden' })]);
+      layoutSelect.addEventListener('change', () => state.placeSource(layoutSelect.value));
+      items.push(layoutSelect);
+    }
+    const bar = el('div', { class: 'controls' }, items);
     return {
       bar,
       update(frame, playing) {
@@ -345,7 +391,7 @@
   function makePlot(container, state, title, data, series) {
     const box = el('div', { class: 'plot' }, [el('div', { class: 'plot-title', text: title })]);
     container.append(box);
-    const width = Math.max(300, container.clientWidth - 8);
+    const width = Math.max(300, box.clientWidth - 10);
     const plot = new uPlot({
       width, height: 150, series, legend: { show: true, live: false },
       cursor: { sync: { key: 'ikfix' }, drag: { x: false, y: false } },
@@ -440,6 +486,13 @@
       state.changed = true;
     };
     state.togglePlay = () => { state.playing = !state.playing; state.changed = true; };
+    state.retarget = !!view.source;
+    state.placeSource = (how) => {
+      const g = state.viewer.source.group;
+      g.visible = how !== 'hidden';
+      g.position.x = how === 'beside' ? 1.2 : 0;
+      state.viewer.dirty = true;
+    };
     state.showBefore = (on) => { state.viewer.before.group.visible = on; state.viewer.dirty = true; };
     state.jointPosition = (name, which) => {
       const j = view.jointNames.indexOf(name);
@@ -454,6 +507,7 @@
     const v = state.viewer, f = state.frame;
     poseFigure(v.after, decoded.after, f);
     poseFigure(v.before, decoded.before, f);
+    if (v.source) poseFigure(v.source, decoded.source, f);
     pointAt(decoded.after, view.pointCount, f, Math.max(0, view.pelvis), tmp.a);
     v.orbit.target.lerp(tmp.a, state.snap ? 1 : 0.25);
     state.snap = false;
@@ -499,7 +553,7 @@
       makeTimeline(state, report, view, decoded), makePlots(state, view)]);
     app.append(header, el('main', {}, [left, makeSummary(report)]));
     state.viewer = makeViewer(stage, view, decoded);
-    state.pendingPlots();
+    if (state.retarget) state.placeSource('beside');
   }
 
   function installHook(state, view) {
@@ -517,16 +571,24 @@
   async function main() {
     const data = JSON.parse(document.getElementById('ikfix-data').textContent);
     document.title = 'ikfix · ' + data.title;
+    const marks = { start: performance.now() };
     const decoded = await loadView(data.view);
+    marks.decoded = performance.now();
     const state = makeState(data.view, decoded);
     state.decoded = decoded;
     layout(data, state, decoded);
+    marks.laid_out = performance.now();
     state.snap = true;
     showFrame(state, data.view, decoded);
     state.viewer.orbit.apply();
     state.viewer.renderer.render(state.viewer.scene, state.viewer.camera);
     state.viewer.dirty = false;
-    state.firstFrameMs = performance.now();
+    state.firstFrameMs = marks.drawn = performance.now();
+    window.ikfixMarks = marks;
+    // The plots after the first frame is drawn: the viewer shows up first.
+    await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+    state.pendingPlots();
+    state.changed = true;
     installHook(state, data.view);
     document.addEventListener('keydown', (e) => {
       if (e.target.tagName === 'INPUT' && e.target.type !== 'range') return;

@@ -68,6 +68,14 @@ TEST(PackedData, DeltaVarintsKeepPositionsWithinHalfAStep) {
   EXPECT_LT(bytes.size(), positions.size() * 3 * 2 + 20);
 }
 
+TEST(PackedData, SeriesVarintsMarkAbsentValuesAndKeepTheGrid) {
+  const std::vector<double> values = {0.5, std::nan(""), 0.25, -0.125, INFINITY, 0.25};
+  const std::string bytes = series_varints(values, 0.125);
+  // 0.5 -> 4 steps: 1 + zigzag(4) = 9; absent: 0; 2 steps (-2): 1 + 3; -1 (-3): 1 + 5; absent;
+  // 2 (+3): 1 + 6.
+  EXPECT_EQ(bytes, std::string("\x09\x00\x04\x06\x00\x07", 6));
+}
+
 TEST(PackedData, Float32AndUint32AreLittleEndian) {
   const std::vector<core::Vec3> one = {{1.0, 0.0, -2.0}};
   EXPECT_EQ(float32_bytes(one),
