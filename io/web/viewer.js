@@ -144,6 +144,8 @@
     const footMaterial = new THREE.MeshLambertMaterial({ transparent, opacity, depthWrite: !transparent });
     const footMesh = new THREE.InstancedMesh(sphere, footMaterial, Math.max(1, feet.length));
     feet.forEach((f, i) => footMesh.setColorAt(i, new THREE.Color(f.color)));
+    boneMesh.count = bones.length;  // the meshes hold at least one instance: draw only real ones
+    footMesh.count = feet.length;
     const group = new THREE.Group();
     group.add(boneMesh, jointMesh, footMesh);
     return { group, bones, boneMesh, jointMesh, footMesh, feet, radius, pointCount: view.pointCount };
