@@ -56,11 +56,13 @@ Terrain flat_ground(double y) {
 }
 
 TEST(ReportView, PositionsAreWorldMetresOfJointsThenFootTips) {
-  const Skeleton s = legs_skeleton();
+  Skeleton s = legs_skeleton();
   ClipSpace space;
   space.metres_per_unit = 0.01;  // the clip in cm
-  Clip c = walking(s, 2, 100, 0);
+  Clip c = walking(s, 2, 1.0, 0);
   for (auto& t : c.locals) t.translation *= 100.0;
+  for (auto& tip : s.end_sites)
+    if (tip) *tip *= 100.0;
   const ViewPositions p = view_positions(s, c, space, {4});
   ASSERT_EQ(p.point_count, 10);
   EXPECT_NEAR(p.at(1, 0).y, 1.0, 1e-12);        // pelvis 100 cm up
