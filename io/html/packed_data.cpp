@@ -66,13 +66,17 @@ std::int64_t on_grid(double metres) { return std::llround(metres / kPositionStep
 std::string delta_varints(std::span<const core::Vec3> positions, int point_count) {
   std::string out;
   out.reserve(positions.size() * 3 * 2);
-  std::vector<std::int64_t> previous(static_cast<std::size_t>(point_count) * 3, 0);
+  const std::size_t coordinates = static_cast<std::size_t>(point_count) * 3;
+  std::vector<std::int64_t> last(coordinates, 0), last_step(coordinates, 0);
   for (std::size_t i = 0; i < positions.size(); ++i) {
-    std::int64_t* last = previous.data() + (i % static_cast<std::size_t>(point_count)) * 3;
+    const std::size_t k0 = (i % static_cast<std::size_t>(point_count)) * 3;
     for (int axis = 0; axis < 3; ++axis) {
+      const std::size_t k = k0 + axis;
       const std::int64_t value = on_grid(positions[i][axis]);
-      put_varint(out, value - last[axis]);
-      last[axis] = value;
+      const std::int64_t step = value - last[k];
+      put_varint(out, step - last_step[k]);
+      last[k] = value;
+      last_step[k] = step;
     }
   }
   return out;

@@ -21,8 +21,11 @@ std::string deflate_zlib(std::string_view bytes);
 inline constexpr double kPositionStep_m = 1e-5;
 
 // Positions (point_count per frame, frame-major) as integers on the kPositionStep_m grid, each
-// coordinate the difference from the same coordinate one frame earlier (the first frame: from
-// 0), zigzag-encoded as LEB128 varints; a page sums them back exactly. Values must be finite.
+// coordinate as its second difference over frames (its step from the frame before minus the
+// step before that; before the first frame value and step are 0), zigzag-encoded as LEB128
+// varints; a page sums them back exactly. Smooth motion makes most of them one byte, so they
+// are stored without deflate (which gained ~25 % more for ~50 ms per 2,752 x 33 points).
+// Values must be finite.
 std::string delta_varints(std::span<const core::Vec3> positions, int point_count);
 
 // A series of values on a grid of `step`, as varints: 0 for an absent (non-finite) value, else

@@ -71,8 +71,8 @@ nlohmann::ordered_json skeleton_json(const core::ReportView& view) {
     j["feet"].push_back({{"ankle", foot.ankle}, {"toe", foot.toe}, {"tip", foot.tip}});
   j["positions"] = {
       {"step_m", kPositionStep_m},
-      {"before", packed(delta_varints(view.before.positions, view.before.point_count))},
-      {"after", packed(delta_varints(view.after.positions, view.after.point_count))}};
+      {"before", base64(delta_varints(view.before.positions, view.before.point_count))},
+      {"after", base64(delta_varints(view.after.positions, view.after.point_count))}};
   return j;
 }
 
@@ -89,7 +89,7 @@ std::string view_json(const core::ReportView& view) {
     j["pointCount"] = source.positions.point_count;
     j["frames"] = source.positions.frame_count;
     j["positions"] =
-        packed(delta_varints(source.positions.positions, source.positions.point_count));
+        base64(delta_varints(source.positions.positions, source.positions.point_count));
     out += ",\"source\":" + j.dump();
   }
   out += ",\"terrain\":" + terrain_json(view.terrain) + ",\"series\":{";

@@ -14,17 +14,22 @@
   // ---------- data ----------
 
   async function inflate(base64) {
-    const binary = atob(base64);
-    const bytes = new Uint8Array(binary.length);
-    for (let i = 0; i < binary.length; ++i) bytes[i] = binary.charCodeAt(i);
+    const bytes = fromBase64(base64);
     const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate'));
     return new Uint8Array(await new Response(stream).arrayBuffer());
   }
 
-  // Zigzag LEB128 deltas per coordinate, one frame to the next (io/html/packed_data.hpp).
+  function fromBase64(base64) {
+    const binary = atob(base64);
+    const bytes = new Uint8Array(binary.length);
+    for (let i = 0; i < binary.length; ++i) bytes[i] = binary.charCodeAt(i);
+    return bytes;
+  }
+
+  // Zigzag LEB128 second differences per coordinate over frames (io/html/packed_data.hpp).
   function decodePositions(bytes, pointCount, frames, step) {
     const values = new Float64Array(frames * pointCount * 3);
-    const last = new Float64Array(pointCount * 3);
+    const last = new Float64Array(pointCount * 3), lastStep = new Float64Array(pointCount * 3);
     let at = 0;
     for (let i = 0; i < values.length; ++i) {
       let shift = 1, zigzag = 0, b;
@@ -35,7 +40,8 @@
       } while (b & 0x80);
       const delta = zigzag % 2 ? -(zigzag + 1) / 2 : zigzag / 2;
       const k = i % (pointCount * 3);
-      last[k] += delta;
+      lastStep[k] += delta;
+      last[k] += lastStep[k];
       values[i] = last[k] * step;
     }
     return values;
@@ -74,11 +80,11 @@
       feet: await Promise.all(view.series.feet.map(unpackSeries)),
     };
     const p = view.positions;
-    const [before, after, vertices, triangles] = await Promise.all([
-      inflate(p.before), inflate(p.after), inflate(view.terrain.vertices),
-      inflate(view.terrain.triangles)]);
+    const [vertices, triangles] = await Promise.all([
+      inflate(view.terrain.vertices), inflate(view.terrain.triangles)]);
+    const before = fromBase64(p.before), after = fromBase64(p.after);
     const source = view.source
-      ? decodePositions(await inflate(view.source.positions), view.source.pointCount, view.source.frames, p.step_m)
+      ? decodePositions(fromBase64(view.source.positions), view.source.pointCount, view.source.frames, p.step_m)
       : null;
     return {
       source,

@@ -30,10 +30,11 @@ TEST(PackedData, DeflateRoundTripsThroughZlib) {
   EXPECT_EQ(back, text);
 }
 
-// What io/web/viewer.js does: zigzag varints summed per coordinate, times the step.
+// What io/web/viewer.js does: zigzag varints summed twice per coordinate, times the step.
 std::vector<double> decode(const std::string& bytes, int point_count) {
   std::vector<double> out;
   std::vector<std::int64_t> last(static_cast<std::size_t>(point_count) * 3, 0);
+  std::vector<std::int64_t> last_step(last.size(), 0);
   std::size_t at = 0;
   while (at < bytes.size()) {
     std::uint64_t zigzag = 0;
@@ -46,7 +47,8 @@ std::vector<double> decode(const std::string& bytes, int point_count) {
     } while (b & 0x80);
     const std::int64_t delta = static_cast<std::int64_t>(zigzag >> 1) ^ -std::int64_t(zigzag & 1);
     const std::size_t k = out.size() % last.size();
-    last[k] += delta;
+    last_step[k] += delta;
+    last[k] += last_step[k];
     out.push_back(last[k] * kPositionStep_m);
   }
   return out;
