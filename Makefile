@@ -1,7 +1,7 @@
 # Thin front door over CMake. `make demo` and `make test` are the README's two commands.
 BUILD ?= build
 JOBS ?= $(shell nproc)
-CTEST_LABELS ?= unit|e2e|cli|regression|interop
+CTEST_LABELS ?= unit|e2e|cli|regression|interop|browser
 
 .PHONY: all configure build cli demo test bench clean
 

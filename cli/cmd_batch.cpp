@@ -23,6 +23,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/fail_on.hpp"
 #include "cli/fix_job.hpp"
+#include "cli/html_index.hpp"
 #include "cli/junit.hpp"
 #include "cli/progress.hpp"
 #include "cli/retarget_job.hpp"
@@ -44,6 +45,7 @@ struct BatchArgs {
   std::string out_dir;
   std::string report;
   std::string junit;
+  std::string html_dir;  // --html-dir: index.html, clips/*.html, assets/ (cli/html_index.hpp)
   std::string fail_on;
   std::string shard;
   int jobs = 0;
@@ -374,6 +376,10 @@ class Batch {
         job.fix = args_.fix;
         job.measure =
             true;  // the full report, as `run --report` writes it (--fail-on and --resume read it)
+        if (!args_.html_dir.empty()) {
+          job.html = fs::path(args_.html_dir) / html_page_name(c.input.string());
+          job.html_assets_url = kHtmlPageAssetsUrl;
+        }
         if (!args_.retarget.target.empty()) {
           RetargetJob rj;
           rj.input = c.input;
@@ -614,6 +620,7 @@ int batch(const BatchArgs& args) {
   const BatchReport report = make_batch_report(header, batch.take_entries(), run);
   if (!args.report.empty()) save_batch_report(args.report, report);
   if (!args.junit.empty()) io::write_file_atomic(args.junit, junit_xml(report));
+  if (!args.html_dir.empty()) write_html_index(args.html_dir, report);
   log_totals(args, report, batch, wall);
   return batch_exit_code(args, report, stop_signal);
 }
@@ -649,6 +656,9 @@ void add_batch_command(CLI::App& app, int& exit_code) {
                   "Take part I of N (1-based) of the sorted library, balanced by size");
   cmd->add_option("--report", args->report, "Write the batch report (JSON) here");
   cmd->add_option("--junit", args->junit, "Write JUnit XML here: one test case per clip");
+  cmd->add_option("--html-dir", args->html_dir,
+                  "Write an HTML report here: index.html (every clip, worst first) and one page "
+                  "per clip");
   cmd->add_option("--fail-on", args->fail_on,
                   "Exit 1 when a condition of `run --fail-on` holds for a clip (e.g. "
                   "unreachable[>N], shortfall>M), "

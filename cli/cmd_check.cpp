@@ -23,6 +23,7 @@ struct CheckArgs {
   FixOptions fix;
   std::string fail_on;
   std::string contacts_out;
+  std::string html;
   int threads = 0;  // --threads
 };
 
@@ -34,6 +35,7 @@ int check(const CheckArgs& args) {
   job.fix = args.fix;
   job.contacts_out = args.contacts_out;
   job.terrain_path = args.terrain.path;
+  job.html = args.html;
   start_terrain(job, args.terrain, args.threads);
   job.runner = thread_pool_for_process(args.threads);
   const FixJobResult result = run_check_job(job);
@@ -68,6 +70,8 @@ void add_check_command(CLI::App& app, int& exit_code) {
   cmd->add_option(
       "--contacts-out", args->contacts_out,
       "Write the foot contacts a fix would use as JSON, to edit and pass to run with --contacts");
+  cmd->add_option("--html", args->html,
+                  "Write an HTML report here: the clip as it is against what run would make of it");
   add_fix_options(*cmd, args->fix);
   add_threads_option(*cmd, args->threads);
   cmd->add_option(

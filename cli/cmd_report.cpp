@@ -6,6 +6,7 @@
 
 #include "cli/batch_report.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/html_index.hpp"
 #include "cli/junit.hpp"
 #include "io/error.hpp"
 #include "io/file_util.hpp"
@@ -17,6 +18,7 @@ struct MergeArgs {
   std::vector<std::string> inputs;
   std::string output;
   std::string junit;
+  std::string html_dir;
 };
 
 int merge(const MergeArgs& args) {
@@ -25,6 +27,7 @@ int merge(const MergeArgs& args) {
   for (const auto& w : warnings) spdlog::warn("report merge: {}", w);
   save_batch_report(args.output, merged);
   if (!args.junit.empty()) io::write_file_atomic(args.junit, junit_xml(merged));
+  if (!args.html_dir.empty()) write_html_index(args.html_dir, merged);
   const Json& t = merged.head["totals"];
   spdlog::info(
       "report merge: {} report(s), {} clip(s): {} fixed, {} failed, {} not done, {} with "
@@ -51,6 +54,9 @@ void add_report_command(CLI::App& app, int& exit_code) {
   cmd->add_option("reports", args->inputs, "Batch reports to join")->required();
   cmd->add_option("-o,--output", args->output, "Merged report (JSON)")->required();
   cmd->add_option("--junit", args->junit, "Also write JUnit XML for the merged batch here");
+  cmd->add_option("--html-dir", args->html_dir,
+                  "Also write the HTML index here (links the clip pages the shards' batch "
+                  "--html-dir wrote into the same folder)");
   cmd->callback([args, &exit_code] {
     try {
       exit_code = merge(*args);

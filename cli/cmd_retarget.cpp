@@ -26,6 +26,7 @@ struct RetargetArgs {
   RetargetOptions retarget;
   std::string output;
   std::string report;
+  std::string html;
   ClipOptions clip;
   TerrainOptions terrain;
   FixOptions fix;
@@ -42,6 +43,11 @@ int retarget(const RetargetArgs& args) {
   if (same_file(job.output, job.input) || same_file(job.output, args.retarget.target))
     throw std::invalid_argument("output " + job.output.string() +
                                 " would overwrite an input; choose another -o");
+  job.html = args.html;
+  for (const fs::path& file : {job.output, job.input, fs::path(args.retarget.target)})
+    if (!job.html.empty() && same_file(job.html, file))
+      throw std::invalid_argument("--html " + job.html.string() + " is " + file.string() +
+                                  "; choose another file");
   job.clip = args.clip;
   job.retarget = args.retarget;
   job.fix = args.fix;
@@ -87,6 +93,8 @@ void add_retarget_command(CLI::App& app, int& exit_code) {
       "beside the source");
   cmd->add_option("--report", args->report,
                   "Write a JSON report here (map, scales, rest alignment, quality)");
+  cmd->add_option("--html", args->html,
+                  "Write an HTML report here: the source and the character in 3D, plots, summary");
   add_terrain_options(*cmd, args->terrain, false);
   add_clip_options(*cmd, args->clip);
   add_fix_options(*cmd, args->fix);

@@ -32,6 +32,7 @@ struct RunArgs {
   std::string config;
   std::string fail_on;
   std::string contacts_out;
+  std::string html;
   int threads = 0;  // --threads
 };
 
@@ -53,7 +54,9 @@ int run(const RunArgs& args) {
   job.terrain_path = args.terrain.path;
   job.contacts_out = args.contacts_out;
   // Metrics are for the report and for --fail-on conditions on them; the summary line needs none.
-  job.measure = !args.report.empty() || needs_metrics(conditions);
+  // --html: the page's summary shows the metrics too.
+  job.measure = !args.report.empty() || needs_metrics(conditions) || !args.html.empty();
+  job.html = args.html;
   if (!args.in_place && same_file(job.output, job.input))
     throw std::invalid_argument("output " + job.output.string() +
                                 " is the input; pass --in-place to overwrite it");
@@ -104,6 +107,8 @@ void add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_option("-o,--output", args->output,
                   "Output clip (default: CLIP.ikfix.EXT beside the input)");
   cmd->add_option("--report", args->report, "Write a JSON report here");
+  cmd->add_option("--html", args->html,
+                  "Write an HTML report here: 3D before/after viewer, timeline, plots, summary");
   cmd->add_flag("--in-place", args->in_place, "Overwrite the input clip");
   add_clip_options(*cmd, args->clip);
   add_contacts_option(*cmd, args->clip);

@@ -3,6 +3,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "cli/html_page.hpp"
 #include "core/fix/footfix.hpp"
 #include "core/metrics.hpp"
 #include "io/clip_io.hpp"
@@ -47,6 +48,7 @@ namespace {
 struct FixedTake {
   core::FixResult result;
   FixJobResult out;
+  std::optional<core::ReportView> view;  // for the HTML report (FixJob::html)
 };
 
 // The take's motion is fixed where it lies (moved into the result, `clip.clip` left empty) when
@@ -68,7 +70,7 @@ FixedTake fix_take(const FixJob& job, bool check, io::LoadedClip& clip, const co
   auto mark = [&](const char* phase) {
     if (job.times) job.times->mark(phase);
   };
-  if (!check && !job.measure && !io::save_reads_loaded_motion(clip)) {
+  if (!check && !job.measure && job.html.empty() && !io::save_reads_loaded_motion(clip)) {
     core::Clip motion = std::move(clip.clip);
     clip.clip = core::Clip{};
     taken.result = core::fix_clip_in_place(fix, motion);
@@ -85,6 +87,7 @@ FixedTake fix_take(const FixJob& job, bool check, io::LoadedClip& clip, const co
   if (job.measure || check) before = measure(clip, clip.clip, rig, *job.terrain, fix.settings);
   if (job.measure && !check) after = measure(clip, result.clip, rig, *job.terrain, fix.settings);
   if (before || after) mark("measure");
+  if (!job.html.empty()) taken.view = view_of_fix(clip, result, rig, *job.terrain);
 
   io::RunReportInput report_input;
   report_input.command = check ? "check" : "run";
@@ -169,6 +172,9 @@ FixJobResult fix_all_takes(FixJob job, bool check) {
       edits.push_back({&clips[i], &fixed[i].result.clip, fixed[i].result.changed_joints});
     io::save_takes(job.output, edits, job.runner);
   }
+  if (!job.html.empty())  // the first take's page (the report's top level is that take's)
+    write_html_page(job.html, fixed.front().out.report, *fixed.front().view,
+                    job.input.filename().string(), job.html_assets_url);
   FixJobResult out = fixed.front().out;
   nlohmann::ordered_json takes = nlohmann::ordered_json::array();
   int unreachable = 0;
@@ -214,13 +220,17 @@ std::vector<int> joints_fix_reads(const io::LoadedClip& clip, const FoundLegs& l
 // read every joint), no check, and an output that patches the input's format (a conversion
 // writes every joint; save_clip refuses it otherwise).
 bool reads_fix_joints_only(const FixJob& job, bool check, const io::LoadedClip& clip) {
-  return !check && !job.measure && !io::save_converts(job.output, clip);
+  return !check && !job.measure && job.html.empty() && !io::save_converts(job.output, clip);
 }
 
 FixJobResult fix_or_check(const FixJob& given, bool check) {
   if (!check && !given.in_place && same_file(given.output, given.input))
     throw std::invalid_argument("output " + given.output.string() +
                                 " is the input; pass --in-place to overwrite it");
+  if (!given.html.empty() &&
+      (same_file(given.html, given.input) || (!check && same_file(given.html, given.output))))
+    throw std::invalid_argument("--html " + given.html.string() +
+                                " is the input or the output clip; choose another file");
   if (given.clip.take == "all") return fix_all_takes(given, check);
   FixJob job = given;  // its terrain may still be coming
   // The legs, found as soon as the skeleton is read so that only their motion is decoded (a BVH
@@ -255,6 +265,11 @@ FixJobResult fix_or_check(const FixJob& given, bool check) {
     io::save_clip(job.output, clip, taken.result.clip, taken.result.changed_joints, job.runner,
                   taken.result.changed_rotations);
     if (job.times) job.times->mark("write");
+  }
+  if (!job.html.empty()) {
+    write_html_page(job.html, taken.out.report, *taken.view, job.input.filename().string(),
+                    job.html_assets_url);
+    if (job.times) job.times->mark("html");
   }
   return std::move(taken.out);
 }

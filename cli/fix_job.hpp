@@ -41,6 +41,10 @@ struct FixJob {
   // Threads one clip's read, fix and write may use (null: the calling thread only). Outputs are
   // the same bit for bit. `batch` leaves it null: its --jobs already keep the cores busy.
   const core::ParallelRunner* runner = nullptr;
+  // Where to write the HTML report (cli/html_page.hpp); empty: none. With `html_assets_url`
+  // set, the page's scripts come from that folder (relative to the page) instead of inline.
+  std::filesystem::path html;
+  std::string html_assets_url;
   // Where to note the time each phase took (read, fix, measure, write); null: not noted.
   PhaseTimes* times = nullptr;
 };

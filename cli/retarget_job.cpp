@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "cli/fix_job.hpp"
+#include "cli/html_page.hpp"
 #include "core/metrics.hpp"
 #include "core/retarget/bone_map.hpp"
 #include "core/retarget/retarget_pipeline.hpp"
@@ -302,6 +303,10 @@ RetargetJobResult run_retarget_job(const RetargetJob& job) {
   for (const auto& w : target.warnings) out.warnings.push_back(target_file + ": " + w);
   for (const auto& w : result.transfer.warnings) out.warnings.push_back(w);
   for (const auto& w : result.diagnostics.warnings) out.warnings.push_back(w);
+  if (!job.html.empty())
+    write_html_page(job.html, out.report,
+                    view_of_retarget(source, work, result, *target_legs, *ground),
+                    job.input.filename().string() + " on " + target.path.filename().string());
   return out;
 }
 

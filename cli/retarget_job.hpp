@@ -39,6 +39,7 @@ struct RetargetJob {
   RetargetOptions retarget;
   FixOptions fix;
   bool write_output = true;
+  std::filesystem::path html;  // the HTML report (cli/html_page.hpp); empty: none
 };
 
 struct RetargetJobResult {

@@ -1,0 +1,56 @@
+#include "cli/html_page.hpp"
+
+#include <stdexcept>
+
+#include "io/file_util.hpp"
+#include "io/html/html_report.hpp"
+
+namespace ikfix::cli {
+
+core::ReportView view_of_fix(const io::LoadedClip& clip, const core::FixResult& result,
+                             const core::LegRig& rig, const core::Terrain& terrain) {
+  core::ReportViewInput in;
+  in.skeleton = &clip.skeleton;
+  in.before = &clip.clip;
+  in.after = result.clip.frame_count > 0 ? &result.clip : &clip.clip;  // check: as it is
+  in.space = clip.space;
+  in.rig = rig;
+  in.terrain = &terrain;
+  for (int leg = 0; leg < 2; ++leg) {
+    in.planted[leg] = &result.planted[leg];
+    in.ankle_target_ws[leg] = &result.ankle_target_ws[leg];
+  }
+  return core::build_report_view(in);
+}
+
+core::ReportView view_of_retarget(const io::LoadedClip& source, const io::LoadedClip& work,
+                                  const core::RetargetPipelineResult& result,
+                                  const core::LegRig& rig, const core::Terrain& terrain) {
+  core::ReportViewInput in;
+  in.skeleton = &work.skeleton;
+  in.before = &result.transfer.clip;
+  in.after = &result.clip;
+  in.space = work.space;
+  in.rig = rig;
+  in.terrain = &terrain;
+  for (int leg = 0; leg < 2; ++leg) in.planted[leg] = &result.source_contacts[leg];
+  in.source_skeleton = &source.skeleton;
+  in.source_clip = &source.clip;
+  in.source_space = source.space;
+  return core::build_report_view(in);
+}
+
+void write_html_page(const std::filesystem::path& path, const nlohmann::ordered_json& report,
+                     const core::ReportView& view, const std::string& title,
+                     const std::string& assets_url) {
+  if (io::is_noted_input(path))
+    throw std::invalid_argument("--html " + path.string() + " is an input; choose another file");
+  io::HtmlPageInput page;
+  page.title = title;
+  page.report = &report;
+  page.view = &view;
+  page.assets_url = assets_url;
+  io::save_html_report(path, page);
+}
+
+}  // namespace ikfix::cli

@@ -1,0 +1,31 @@
+#pragma once
+// The HTML report of one fixed (or checked) clip: the view data built from the run, the page
+// written beside the other outputs (io/html/html_report.hpp).
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/fix/footfix.hpp"
+#include "core/retarget/retarget_pipeline.hpp"
+#include "core/view/report_view.hpp"
+#include "io/clip_io.hpp"
+
+namespace ikfix::cli {
+
+// What the page shows of `clip` (the input, as read) and `result` (its fix) on `terrain`.
+core::ReportView view_of_fix(const io::LoadedClip& clip, const core::FixResult& result,
+                             const core::LegRig& rig, const core::Terrain& terrain);
+
+// Retarget: the transfer alone ("before") and the final motion ("after") on the character
+// `work`, with the source clip drawn beside them.
+core::ReportView view_of_retarget(const io::LoadedClip& source, const io::LoadedClip& work,
+                                  const core::RetargetPipelineResult& result,
+                                  const core::LegRig& rig, const core::Terrain& terrain);
+
+// Writes the page to `path` (atomically), its scripts inline when `assets_url` is empty, else
+// from that folder (relative to the page). Refuses a path that is an input this process read.
+void write_html_page(const std::filesystem::path& path, const nlohmann::ordered_json& report,
+                     const core::ReportView& view, const std::string& title,
+                     const std::string& assets_url = {});
+
+}  // namespace ikfix::cli

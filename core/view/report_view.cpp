@@ -1,0 +1,188 @@
+#include "core/view/report_view.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "core/fk.hpp"
+
+namespace ikfix::core {
+
+ViewPositions view_positions(const Skeleton& skeleton, const Clip& clip, const ClipSpace& space,
+                             const std::vector<int>& tip_owners) {
+  const int joints = skeleton.joint_count();
+  ViewPositions out;
+  out.frame_count = clip.frame_count;
+  out.point_count = joints + static_cast<int>(tip_owners.size());
+  out.positions.resize(static_cast<std::size_t>(out.frame_count) * out.point_count);
+  std::vector<Transform> world(static_cast<std::size_t>(joints));
+  const Transform to_world = space.to_world();
+  for (int f = 0; f < clip.frame_count; ++f) {
+    forward_kinematics(skeleton, clip.frame(f), to_world, world);
+    Vec3* row = out.positions.data() + static_cast<std::size_t>(f) * out.point_count;
+    for (int j = 0; j < joints; ++j) row[j] = world[j].translation;
+    for (std::size_t t = 0; t < tip_owners.size(); ++t) {
+      const int owner = tip_owners[t];
+      row[joints + t] = transform_point(world[owner], skeleton.end_sites[owner].value_or(Vec3(0)));
+    }
+  }
+  return out;
+}
+
+namespace {
+
+struct Rect {
+  double min_x = std::numeric_limits<double>::infinity(), min_z = min_x;
+  double max_x = -min_x, max_z = -min_x;
+  void add(const Vec3& p) {
+    min_x = std::min(min_x, p.x), max_x = std::max(max_x, p.x);
+    min_z = std::min(min_z, p.z), max_z = std::max(max_z, p.z);
+  }
+};
+
+// A regular grid of ground heights over `r`, two triangles per cell whose four corners all hit
+// the ground (counter-clockwise seen from above).
+TerrainMesh sampled_grid(const Terrain& terrain, const Rect& r, std::size_t max_triangles) {
+  const int cells =
+      std::max(1, static_cast<int>(std::sqrt(static_cast<double>(max_triangles) / 2)));
+  const int n = cells + 1;
+  TerrainMesh mesh;
+  std::vector<int> index(static_cast<std::size_t>(n) * n, -1);
+  for (int i = 0; i < n; ++i)
+    for (int k = 0; k < n; ++k) {
+      const double x = r.min_x + (r.max_x - r.min_x) * i / cells;
+      const double z = r.min_z + (r.max_z - r.min_z) * k / cells;
+      const GroundHit hit = terrain.ground_at(x, z);
+      if (!hit.hit) continue;
+      index[static_cast<std::size_t>(i) * n + k] = static_cast<int>(mesh.vertices.size());
+      mesh.vertices.emplace_back(x, hit.height, z);
+    }
+  auto at = [&](int i, int k) { return index[static_cast<std::size_t>(i) * n + k]; };
+  for (int i = 0; i < cells; ++i)
+    for (int k = 0; k < cells; ++k) {
+      const int a = at(i, k), b = at(i + 1, k), c = at(i + 1, k + 1), d = at(i, k + 1);
+      if (a < 0 || b < 0 || c < 0 || d < 0) continue;
+      // x right, z towards the viewer: a -> d -> c is counter-clockwise seen from +Y.
+      mesh.triangles.push_back({std::uint32_t(a), std::uint32_t(d), std::uint32_t(c)});
+      mesh.triangles.push_back({std::uint32_t(a), std::uint32_t(c), std::uint32_t(b)});
+    }
+  return mesh;
+}
+
+}  // namespace
+
+TerrainMesh view_terrain(const Terrain& terrain, const ViewPositions& a, const ViewPositions& b,
+                         double margin_m, std::size_t max_triangles) {
+  Rect r;
+  for (const Vec3& p : a.positions) r.add(p);
+  for (const Vec3& p : b.positions) r.add(p);
+  if (!(r.min_x <= r.max_x) || !(r.min_z <= r.max_z)) return {};
+  r.min_x -= margin_m, r.min_z -= margin_m, r.max_x += margin_m, r.max_z += margin_m;
+  TerrainMesh crop = crop_terrain_mesh(terrain.mesh(), r.min_x, r.min_z, r.max_x, r.max_z);
+  crop.vertex_normals.clear();
+  if (crop.triangles.size() <= max_triangles) return crop;
+  return sampled_grid(terrain, r, max_triangles);
+}
+
+double knee_angle_deg(const Vec3& hip, const Vec3& knee, const Vec3& ankle) {
+  const Vec3 up = safe_normalize(hip - knee, Vec3(0, 1, 0));
+  const Vec3 down = safe_normalize(ankle - knee, Vec3(0, -1, 0));
+  return std::acos(std::clamp(glm::dot(up, down), -1.0, 1.0)) * 180.0 / kPi;
+}
+
+namespace {
+
+// Lowest of the foot's points above the ground right below it (empty: no ground below any).
+std::optional<double> lowest_above_ground(const Terrain& terrain, const ViewPositions& p, int f,
+                                          const ViewFoot& foot) {
+  std::optional<double> lowest;
+  for (int point : {foot.ankle, foot.toe, foot.tip}) {
+    if (point < 0) continue;
+    const Vec3& q = p.at(f, point);
+    const GroundHit hit = terrain.ground_at(q.x, q.z);
+    if (hit.hit && (!lowest || q.y - hit.height < *lowest)) lowest = q.y - hit.height;
+  }
+  return lowest;
+}
+
+double horizontal_distance(const Vec3& a, const Vec3& b) {
+  return std::hypot(a.x - b.x, a.z - b.z);
+}
+
+// Speed of the slower of ankle and toe on planted frame f, from its planted neighbours.
+std::optional<double> pivot_slide(const ViewPositions& p, const std::vector<char>& planted, int f,
+                                  const ViewFoot& foot, double fps) {
+  if (!planted[f]) return std::nullopt;
+  const int prev = f > 0 && planted[f - 1] ? f - 1 : f;
+  const int next = f + 1 < p.frame_count && planted[f + 1] ? f + 1 : f;
+  if (prev == next) return std::nullopt;
+  double slowest = std::numeric_limits<double>::infinity();
+  for (int point : {foot.ankle, foot.toe}) {
+    if (point < 0) continue;
+    const double d = horizontal_distance(p.at(next, point), p.at(prev, point));
+    slowest = std::min(slowest, d * fps / (next - prev));
+  }
+  return slowest;
+}
+
+void foot_series(const ReportViewInput& in, const ReportView& view, int leg, FootSeries& out) {
+  const Leg& bones = in.rig.legs[leg];
+  const ViewFoot& foot = view.feet[leg];
+  const int frames = view.after.frame_count;
+  const std::vector<char> none(static_cast<std::size_t>(frames), 0);
+  const std::vector<char>& planted =
+      in.planted[leg] && !in.planted[leg]->empty() ? *in.planted[leg] : none;
+  const bool has_targets = in.ankle_target_ws[leg] && !in.ankle_target_ws[leg]->empty();
+  for (int f = 0; f < frames; ++f) {
+    out.lowest_before_m.push_back(lowest_above_ground(*in.terrain, view.before, f, foot));
+    out.lowest_after_m.push_back(lowest_above_ground(*in.terrain, view.after, f, foot));
+    out.pivot_slide_before_mps.push_back(pivot_slide(view.before, planted, f, foot, view.fps));
+    out.pivot_slide_after_mps.push_back(pivot_slide(view.after, planted, f, foot, view.fps));
+    for (const ViewPositions* p : {&view.before, &view.after})
+      (p == &view.before ? out.knee_before_deg : out.knee_after_deg)
+          .push_back(
+              knee_angle_deg(p->at(f, bones.hip), p->at(f, bones.knee), p->at(f, bones.ankle)));
+    if (has_targets && planted[f])
+      out.shortfall_m.push_back(
+          glm::length(view.after.at(f, bones.ankle) - (*in.ankle_target_ws[leg])[f]));
+    else
+      out.shortfall_m.push_back(std::nullopt);
+  }
+}
+
+}  // namespace
+
+ReportView build_report_view(const ReportViewInput& in) {
+  const Skeleton& skeleton = *in.skeleton;
+  ReportView view;
+  view.fps = in.after->fps;
+  view.joint_names = skeleton.names;
+  view.parents = skeleton.parents;
+  view.pelvis = in.rig.pelvis;
+  std::vector<int> tip_owners;
+  for (int leg = 0; leg < 2; ++leg) {
+    const Leg& bones = in.rig.legs[leg];
+    view.feet[leg].ankle = bones.ankle;
+    view.feet[leg].toe = bones.toe;
+    if (bones.toe >= 0 && skeleton.end_sites[bones.toe]) {
+      view.feet[leg].tip = skeleton.joint_count() + static_cast<int>(tip_owners.size());
+      tip_owners.push_back(bones.toe);
+      view.parents.push_back(bones.toe);
+    }
+  }
+  view.before = view_positions(skeleton, *in.before, in.space, tip_owners);
+  view.after = view_positions(skeleton, *in.after, in.space, tip_owners);
+  view.terrain = view_terrain(*in.terrain, view.before, view.after, in.terrain_margin_m,
+                              in.max_terrain_triangles);
+  for (int f = 0; f < view.after.frame_count; ++f)
+    view.series.pelvis_change_m.push_back(view.after.at(f, view.pelvis).y -
+                                          view.before.at(f, view.pelvis).y);
+  for (int leg = 0; leg < 2; ++leg) foot_series(in, view, leg, view.series.feet[leg]);
+  if (in.source_skeleton && in.source_clip)
+    view.source =
+        ViewFigure{in.source_skeleton->names, in.source_skeleton->parents,
+                   view_positions(*in.source_skeleton, *in.source_clip, in.source_space, {})};
+  return view;
+}
+
+}  // namespace ikfix::core

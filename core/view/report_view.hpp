@@ -1,0 +1,103 @@
+#pragma once
+// What the HTML report's viewer and plots show of one fixed clip, as plain data: world positions
+// of every joint before and after the fix, the terrain under the clip, and per-frame series.
+// Pure computation (no files): io/html_report writes it into the page.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/clip.hpp"
+#include "core/legs.hpp"
+#include "core/skeleton.hpp"
+#include "core/terrain.hpp"
+
+namespace ikfix::core {
+
+// World positions (metres, Y up) of every joint and of the foot tips, frame-major:
+// positions[frame * point_count + point], joints first (skeleton order), then the tips.
+struct ViewPositions {
+  int frame_count = 0;
+  int point_count = 0;
+  std::vector<Vec3> positions;
+  const Vec3& at(int frame, int point) const {
+    return positions[static_cast<std::size_t>(frame) * point_count + point];
+  }
+};
+
+// One foot's per-frame values. Absent values (no ground below, not planted) are empty optionals.
+struct FootSeries {
+  // Lowest of ankle, toe and toe tip above the ground right below it, metres.
+  std::vector<std::optional<double>> lowest_before_m, lowest_after_m;
+  // Horizontal speed of the planted pivot (the slower of ankle and toe), m/s, planted frames.
+  std::vector<std::optional<double>> pivot_slide_before_mps, pivot_slide_after_mps;
+  // Interior knee angle, degrees (180 = straight).
+  std::vector<double> knee_before_deg, knee_after_deg;
+  // Distance from the fixed ankle to the fix's target, metres, planted frames.
+  std::vector<std::optional<double>> shortfall_m;
+};
+
+struct ViewSeries {
+  std::vector<double> pelvis_change_m;  // pelvis world Y after minus before, metres
+  FootSeries feet[2];                   // [0] left, [1] right
+};
+
+// The foot points a page marks, as point indices (tip: -1 when the toe has no end site).
+struct ViewFoot {
+  int ankle = -1;
+  int toe = -1;
+  int tip = -1;
+};
+
+// Another character's motion drawn beside the fixed one (retarget: the source clip).
+struct ViewFigure {
+  std::vector<std::string> joint_names;
+  std::vector<int> parents;
+  ViewPositions positions;  // joints only
+};
+
+struct ReportView {
+  double fps = 30;
+  std::vector<std::string> joint_names;
+  std::vector<int> parents;  // per joint; the tips' parents are their toe joints
+  int pelvis = -1;
+  ViewFoot feet[2];
+  ViewPositions before, after;
+  TerrainMesh terrain;  // world metres: the part under the clip's footprint, decimated if large
+  ViewSeries series;
+  std::optional<ViewFigure> source;  // retarget: the source clip (same frame count)
+};
+
+struct ReportViewInput {
+  const Skeleton* skeleton = nullptr;
+  const Clip* before = nullptr;  // the input motion
+  const Clip* after = nullptr;   // the fixed motion (same skeleton and frame count)
+  ClipSpace space;
+  LegRig rig;
+  const Terrain* terrain = nullptr;
+  // The fix's contacts and ankle targets ([leg][frame]); empty vectors: none (`check`).
+  const std::vector<char>* planted[2] = {nullptr, nullptr};
+  const std::vector<Vec3>* ankle_target_ws[2] = {nullptr, nullptr};
+  // Retarget: the source character and clip, drawn with the target (null: none).
+  const Skeleton* source_skeleton = nullptr;
+  const Clip* source_clip = nullptr;
+  ClipSpace source_space;
+  double terrain_margin_m = 1.0;              // around the footprint
+  std::size_t max_terrain_triangles = 40000;  // above that the crop is resampled on a grid
+};
+
+// World positions of every joint, then the end sites of `tip_owners` (in that order).
+ViewPositions view_positions(const Skeleton& skeleton, const Clip& clip, const ClipSpace& space,
+                             const std::vector<int>& tip_owners);
+
+// The terrain under the points' horizontal bounds plus `margin_m`; when that keeps more than
+// `max_triangles` triangles, a height grid sampled from the terrain instead (at most
+// max_triangles triangles). Empty when no ground lies there.
+TerrainMesh view_terrain(const Terrain& terrain, const ViewPositions& a, const ViewPositions& b,
+                         double margin_m, std::size_t max_triangles);
+
+// Interior angle at `knee` (degrees) of the hip-knee-ankle chain.
+double knee_angle_deg(const Vec3& hip, const Vec3& knee, const Vec3& ankle);
+
+ReportView build_report_view(const ReportViewInput& input);
+
+}  // namespace ikfix::core

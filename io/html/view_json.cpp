@@ -1,0 +1,102 @@
+#include "io/html/view_json.hpp"
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <vector>
+
+#include "io/html/packed_data.hpp"
+
+namespace ikfix::io {
+namespace {
+
+// {"step": grid, "data": packed series_varints}: the page decodes absent values as null.
+void put_series(std::string& out, const char* name, const std::vector<double>& values,
+                double step) {
+  nlohmann::ordered_json j = {{"step", step}, {"data", packed(series_varints(values, step))}};
+  out += '"';
+  out += name;
+  out += "\":" + j.dump();
+}
+
+void put_series(std::string& out, const char* name,
+                const std::vector<std::optional<double>>& values, double step) {
+  std::vector<double> plain;
+  plain.reserve(values.size());
+  for (const auto& v : values) plain.push_back(v.value_or(std::nan("")));
+  put_series(out, name, plain, step);
+}
+
+constexpr double kMetreStep = 1e-5, kSpeedStep = 1e-5, kDegreeStep = 1e-3;
+
+std::string foot_series_json(const core::FootSeries& s) {
+  std::string out = "{";
+  put_series(out, "lowest_before_m", s.lowest_before_m, kMetreStep);
+  out += ',';
+  put_series(out, "lowest_after_m", s.lowest_after_m, kMetreStep);
+  out += ',';
+  put_series(out, "pivot_slide_before_mps", s.pivot_slide_before_mps, kSpeedStep);
+  out += ',';
+  put_series(out, "pivot_slide_after_mps", s.pivot_slide_after_mps, kSpeedStep);
+  out += ',';
+  put_series(out, "knee_before_deg", s.knee_before_deg, kDegreeStep);
+  out += ',';
+  put_series(out, "knee_after_deg", s.knee_after_deg, kDegreeStep);
+  out += ',';
+  put_series(out, "shortfall_m", s.shortfall_m, kMetreStep);
+  return out + '}';
+}
+
+std::string terrain_json(const core::TerrainMesh& mesh) {
+  std::vector<std::uint32_t> indices;
+  indices.reserve(mesh.triangles.size() * 3);
+  for (const auto& t : mesh.triangles) indices.insert(indices.end(), t.begin(), t.end());
+  nlohmann::ordered_json j;
+  j["vertexCount"] = mesh.vertices.size();
+  j["triangleCount"] = mesh.triangles.size();
+  j["vertices"] = packed(float32_bytes(mesh.vertices));
+  j["triangles"] = packed(uint32_bytes(indices));
+  return j.dump();
+}
+
+nlohmann::ordered_json skeleton_json(const core::ReportView& view) {
+  nlohmann::ordered_json j;
+  j["fps"] = view.fps;
+  j["frames"] = view.after.frame_count;
+  j["jointNames"] = view.joint_names;
+  j["parents"] = view.parents;
+  j["pointCount"] = view.after.point_count;
+  j["pelvis"] = view.pelvis;
+  for (const core::ViewFoot& foot : view.feet)
+    j["feet"].push_back({{"ankle", foot.ankle}, {"toe", foot.toe}, {"tip", foot.tip}});
+  j["positions"] = {
+      {"step_m", kPositionStep_m},
+      {"before", base64(delta_varints(view.before.positions, view.before.point_count))},
+      {"after", base64(delta_varints(view.after.positions, view.after.point_count))}};
+  return j;
+}
+
+}  // namespace
+
+std::string view_json(const core::ReportView& view) {
+  std::string out = skeleton_json(view).dump();
+  out.pop_back();  // the closing brace: terrain and series follow
+  if (view.source) {
+    const core::ViewFigure& source = *view.source;
+    nlohmann::ordered_json j;
+    j["jointNames"] = source.joint_names;
+    j["parents"] = source.parents;
+    j["pointCount"] = source.positions.point_count;
+    j["frames"] = source.positions.frame_count;
+    j["positions"] =
+        base64(delta_varints(source.positions.positions, source.positions.point_count));
+    out += ",\"source\":" + j.dump();
+  }
+  out += ",\"terrain\":" + terrain_json(view.terrain) + ",\"series\":{";
+  put_series(out, "pelvis_change_m", view.series.pelvis_change_m, kMetreStep);
+  out += ",\"feet\":[" + foot_series_json(view.series.feet[0]) + ',' +
+         foot_series_json(view.series.feet[1]) + "]}}";
+  return out;
+}
+
+}  // namespace ikfix::io

@@ -1,0 +1,16 @@
+#pragma once
+// The HTML report's view data as JSON text (the page's "view" object; io/web/viewer.js reads it).
+#include <string>
+
+#include "core/view/report_view.hpp"
+
+namespace ikfix::io {
+
+// {"fps", "frames", "jointNames", "parents", "pointCount", "pelvis", "feet", "positions",
+// ["source": {"jointNames", "parents", "pointCount", "frames", "positions"},] "terrain", "series"}:
+// positions as base64 of delta_varints (not deflated), the terrain as float32 vertices and uint32
+// triangle indices (io/html/packed_data.hpp); each series as {"step", "data"}: series_varints on
+// that grid, packed (absent values come back as null).
+std::string view_json(const core::ReportView& view);
+
+}  // namespace ikfix::io

@@ -1,0 +1,90 @@
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <cmath>
+#include <vector>
+
+#include "io/html/packed_data.hpp"
+
+namespace ikfix::io {
+namespace {
+
+TEST(PackedData, Base64MatchesRfc4648) {
+  EXPECT_EQ(base64(""), "");
+  EXPECT_EQ(base64("f"), "Zg==");
+  EXPECT_EQ(base64("fo"), "Zm8=");
+  EXPECT_EQ(base64("foo"), "Zm9v");
+  EXPECT_EQ(base64("foobar"), "Zm9vYmFy");
+  EXPECT_EQ(base64(std::string("\xff\x00\x80", 3)), "/wCA");
+}
+
+TEST(PackedData, DeflateRoundTripsThroughZlib) {
+  const std::string text(10000, 'a');
+  const std::string packed_bytes = deflate_zlib(text);
+  EXPECT_LT(packed_bytes.size(), 200u);
+  std::string back(text.size(), '\0');
+  uLongf size = back.size();
+  ASSERT_EQ(uncompress(reinterpret_cast<Bytef*>(back.data()), &size,
+                       reinterpret_cast<const Bytef*>(packed_bytes.data()), packed_bytes.size()),
+            Z_OK);
+  EXPECT_EQ(back, text);
+}
+
+// What io/web/viewer.js does: zigzag varints summed twice per coordinate, times the step.
+std::vector<double> decode(const std::string& bytes, int point_count) {
+  std::vector<double> out;
+  std::vector<std::int64_t> last(static_cast<std::size_t>(point_count) * 3, 0);
+  std::vector<std::int64_t> last_step(last.size(), 0);
+  std::size_t at = 0;
+  while (at < bytes.size()) {
+    std::uint64_t zigzag = 0;
+    int shift = 0;
+    std::uint8_t b;
+    do {
+      b = static_cast<std::uint8_t>(bytes[at++]);
+      zigzag |= std::uint64_t(b & 0x7f) << shift;
+      shift += 7;
+    } while (b & 0x80);
+    const std::int64_t delta = static_cast<std::int64_t>(zigzag >> 1) ^ -std::int64_t(zigzag & 1);
+    const std::size_t k = out.size() % last.size();
+    last_step[k] += delta;
+    last[k] += last_step[k];
+    out.push_back(last[k] * kPositionStep_m);
+  }
+  return out;
+}
+
+TEST(PackedData, DeltaVarintsKeepPositionsWithinHalfAStep) {
+  std::vector<core::Vec3> positions;
+  for (int f = 0; f < 50; ++f) {
+    positions.emplace_back(0.01 * f, 1.0 + 0.3 * std::sin(f * 0.2), -123.456789);
+    positions.emplace_back(-5.0 + 1e-6 * f, 0.0, 2000.0 - 0.05 * f);
+  }
+  const std::string bytes = delta_varints(positions, 2);
+  const std::vector<double> back = decode(bytes, 2);
+  ASSERT_EQ(back.size(), positions.size() * 3);
+  for (std::size_t i = 0; i < positions.size(); ++i)
+    for (int a = 0; a < 3; ++a)
+      EXPECT_NEAR(back[i * 3 + a], positions[i][a], kPositionStep_m / 2 + 1e-12) << i << " " << a;
+  // Small frame-to-frame moves take one or two bytes per coordinate.
+  EXPECT_LT(bytes.size(), positions.size() * 3 * 2 + 20);
+}
+
+TEST(PackedData, SeriesVarintsMarkAbsentValuesAndKeepTheGrid) {
+  const std::vector<double> values = {0.5, std::nan(""), 0.25, -0.125, INFINITY, 0.25};
+  const std::string bytes = series_varints(values, 0.125);
+  // 0.5 -> 4 steps: 1 + zigzag(4) = 9; absent: 0; 2 steps (-2): 1 + 3; -1 (-3): 1 + 5; absent;
+  // 2 (+3): 1 + 6.
+  EXPECT_EQ(bytes, std::string("\x09\x00\x04\x06\x00\x07", 6));
+}
+
+TEST(PackedData, Float32AndUint32AreLittleEndian) {
+  const std::vector<core::Vec3> one = {{1.0, 0.0, -2.0}};
+  EXPECT_EQ(float32_bytes(one),
+            std::string("\x00\x00\x80\x3f\x00\x00\x00\x00\x00\x00\x00\xc0", 12));
+  const std::vector<std::uint32_t> v = {0x01020304u};
+  EXPECT_EQ(uint32_bytes(v), std::string("\x04\x03\x02\x01", 4));
+}
+
+}  // namespace
+}  // namespace ikfix::io
