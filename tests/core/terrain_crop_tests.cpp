@@ -55,10 +55,10 @@ void expect_same_answers(const Terrain& cropped, const Terrain& whole,
   cropped.ground_at(xz, a);
   whole.ground_at(xz, b);
   for (std::size_t i = 0; i < xz.size(); ++i) {
-    ASSERT_TRUE(same_bits(a[i], b[i])) << "point " << i << " (" << xz[i][0] << ", " << xz[i][1]
-                                       << "): triangle " << a[i].triangle << " vs " << b[i].triangle << ", normal "
-                                       << a[i].normal.x << " " << a[i].normal.z << " vs " << b[i].normal.x
-                                       << " " << b[i].normal.z;
+    ASSERT_TRUE(same_bits(a[i], b[i]))
+        << "point " << i << " (" << xz[i][0] << ", " << xz[i][1] << "): triangle " << a[i].triangle
+        << " vs " << b[i].triangle << ", normal " << a[i].normal.x << " " << a[i].normal.z << " vs "
+        << b[i].normal.x << " " << b[i].normal.z;
     const GroundHit single = cropped.ground_at(xz[i][0], xz[i][1]);
     ASSERT_TRUE(same_bits(single, b[i])) << "single query at point " << i;
   }
