@@ -51,8 +51,4 @@ MappedFile::~MappedFile() {
   if (mapped_) ::munmap(const_cast<char*>(data_), size_);
 }
 
-void MappedFile::release_pages() const {
-  if (mapped_) ::madvise(const_cast<char*>(data_), size_, MADV_DONTNEED);
-}
-
 }  // namespace ikfix::io

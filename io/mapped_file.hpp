@@ -19,9 +19,6 @@ class MappedFile {
   MappedFile& operator=(const MappedFile&) = delete;
 
   std::string_view text() const { return {data_, size_}; }
-  // Gives the pages back to the kernel (the view stays valid: pages are read again on access).
-  // For after a parse, so a large file does not count towards the process's resident memory.
-  void release_pages() const;
 
  private:
   const char* data_ = nullptr;  // the mapping, or owned_'s bytes
