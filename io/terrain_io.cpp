@@ -7,6 +7,7 @@
 #include <cstring>
 #include <glm/gtc/matrix_inverse.hpp>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <system_error>
@@ -150,14 +151,15 @@ bool has_obj_extension(const std::filesystem::path& path) {
 // file the parallel reader does not accept is read again by parse_obj, which names the problem.
 core::TerrainMesh load_obj_terrain(const std::filesystem::path& path, const std::string& file,
                                    const dmat4& to_world) {
-  const MappedFile mapped(path);
+  auto mapped = std::make_unique<const MappedFile>(path);
   const int threads =
       static_cast<int>(std::min(8u, std::max(1u, std::thread::hardware_concurrency())));
   std::optional<core::ThreadPool> pool;
-  if (threads > 1 && mapped.text().size() >= (2u << 20)) pool.emplace(threads);
+  if (threads > 1 && mapped->text().size() >= (2u << 20)) pool.emplace(threads);
   const core::ParallelRunner* runner = pool ? &*pool : nullptr;
-  std::optional<ObjParts> parts = parse_obj_parts(mapped.text(), runner);
-  if (!parts) parts = as_parts(parse_obj(mapped.text(), file));
+  std::optional<ObjParts> parts = parse_obj_parts(mapped->text(), runner);
+  if (!parts) parts = as_parts(parse_obj(mapped->text(), file));
+  mapped.reset();  // the file's pages would count in the peak memory of the merge
   return obj_terrain_mesh(*parts, to_world, file, runner);
 }
 
