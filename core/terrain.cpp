@@ -3,12 +3,16 @@
 #include <embree3/rtcore.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <utility>
+
+#include "core/xz_grid.hpp"
 
 namespace ikfix::core {
 
@@ -98,6 +102,57 @@ struct alignas(64) GroundPrim {
 };
 static_assert(sizeof(GroundPrim) == 128, "a GroundPrim should fill exactly two cache lines");
 
+// The ray-query structure over the ground triangles whose horizontal bounding box touches the
+// rectangle [min_x, max_x] x [min_z, max_z] (world metres). Every point a query casts a ray at
+// lies inside the rectangle by at least kCropMargin, so the topmost triangle under it, and every
+// triangle the nudged rays of an edge case can land on, is in the scene: the answers are those
+// of a scene over the whole terrain (same vertices in float, same rays, same tie order).
+// Margin (metres) a scene reaches past the points it serves: far beyond the nudged rays (a few
+// float ulps), and room for the next frames of a clip so that few scenes are built.
+constexpr double kCropMargin = 1.0;
+
+struct GroundScene {
+  double min_x = 0.0, min_z = 0.0, max_x = 0.0, max_z = 0.0;
+  // Embree primitive id -> its query record, in ascending mesh triangle order.
+  std::vector<GroundPrim> prims;
+  std::unique_ptr<RTCSceneTy, SceneDeleter> scene;
+  // The prims by horizontal bounds, for the queries near an edge; built on the first of them.
+  mutable std::once_flag grid_once;
+  mutable XzGrid grid;
+
+  const XzGrid& near_grid() const {
+    std::call_once(grid_once, [this] {
+      std::vector<XzBox> boxes(prims.size());
+      for (std::size_t p = 0; p < prims.size(); ++p) {
+        const GroundPrim& g = prims[p];
+        boxes[p] = {std::min({g.ax, g.bx, g.cx}), std::min({g.az, g.bz, g.cz}),
+                    std::max({g.ax, g.bx, g.cx}), std::max({g.az, g.bz, g.cz})};
+      }
+      grid = XzGrid(boxes);
+    });
+    return grid;
+  }
+
+  // Every point of [lo_x, hi_x] x [lo_z, hi_z] lies at least kCropMargin inside.
+  bool covers(double lo_x, double lo_z, double hi_x, double hi_z) const {
+    return lo_x - kCropMargin >= min_x && hi_x + kCropMargin <= max_x &&
+           lo_z - kCropMargin >= min_z && hi_z + kCropMargin <= max_z;
+  }
+};
+
+// Horizontal rectangle of query points, world metres (empty: min > max).
+struct QueryRect {
+  double min_x = std::numeric_limits<double>::infinity();
+  double min_z = std::numeric_limits<double>::infinity();
+  double max_x = -std::numeric_limits<double>::infinity();
+  double max_z = -std::numeric_limits<double>::infinity();
+  bool empty() const { return min_x > max_x; }
+  void add(double x, double z) {
+    min_x = std::min(min_x, x), max_x = std::max(max_x, x);
+    min_z = std::min(min_z, z), max_z = std::max(max_z, z);
+  }
+};
+
 struct Terrain::Impl {
   TerrainMesh mesh;
   TerrainOptions options;
@@ -115,33 +170,52 @@ struct Terrain::Impl {
   double nudge = 0.0;
   // Packets whose points spread less than this (metres) are traced as coherent.
   double coherent_span = 0.0;
-  // Embree primitive id -> its query record (vertical and zero-area triangles are skipped).
-  std::vector<GroundPrim> prims;
+  // Mesh triangles a vertical ray can land on (not zero-area, not vertical), ascending.
+  std::vector<std::uint32_t> ground;
+  // Every mesh vertex relative to origin_ws in float (x, y, z, then 16 bytes of padding for
+  // Embree's vector loads), shared by every scene's geometry.
+  std::vector<float> vertices_local;
   int packet_width = 1;
   std::unique_ptr<RTCDeviceTy, DeviceDeleter> device;
-  std::unique_ptr<RTCSceneTy, SceneDeleter> scene;
+
+  // Scenes are built on first use, over the part of the terrain the queries reach (a clip
+  // touches a few square metres of a level), and grown when a query reaches past them. A scene
+  // once published is never freed before the terrain: a thread may still be querying it.
+  mutable std::mutex grow_mutex;
+  mutable std::vector<std::unique_ptr<GroundScene>> scenes;  // guarded by grow_mutex
+  mutable std::atomic<const GroundScene*> current{nullptr};
 
   void validate_and_bound();
-  void build();
+  void classify();
+  void make_device_and_vertices();
+  // A scene covering `rect` (grown as needed; the whole terrain at most).
+  const GroundScene& scene_for(const QueryRect& rect) const;
+  std::unique_ptr<GroundScene> build_scene(double min_x, double min_z, double max_x,
+                                           double max_z) const;
+  void gather_prims(GroundScene& s) const;
 
   // Inside the horizontal bounds and finite (anything else misses without a ray).
   bool may_hit(double x, double z) const {
     return x >= bounds_min.x && x <= bounds_max.x && z >= bounds_min.z && z <= bounds_max.z;
   }
   // Height at (x, z) of the plane of scene primitive `prim`, clamped to its height range.
-  double plane_height(unsigned prim, double x, double z) const;
+  static double plane_height(const GroundPrim& g, double x, double z);
   // True when (x, z) lies inside prim's horizontal projection by at least edge_band.
-  bool well_inside(unsigned prim, double x, double z) const;
+  bool well_inside(const GroundPrim& g, double x, double z) const;
+  // A ray straight down at world (x, z), from above the terrain.
+  RTCRayHit down_ray(double x, double z) const;
   // One ray straight down at world (x, z); the scene primitive hit first, or kInvalidId.
-  unsigned cast(double x, double z) const;
+  unsigned cast(const GroundScene& s, double x, double z) const;
+  // True when (x, z) lies inside g's horizontal projection or within `nudge` of it.
+  bool holds(const GroundPrim& g, double x, double z) const;
   // The answer for (x, z) given the primitive the first ray hit (kInvalidId: none): near an
   // edge or on a miss, the topmost of the nudged rays' primitives decides.
   // Both write every field of `out` in place, one by one: building a GroundHit and copying
   // it reloaded the just-stored bool and int with wider loads (a failed store-to-load
   // forwarding, ~15 cycles each; measured: most of the span query's own time).
-  void resolve(double x, double z, unsigned primary, GroundHit& out) const;
-  // Height and normal at (x, z) on scene primitive `prim`, in double.
-  void finish(unsigned prim, double x, double z, GroundHit& out) const;
+  void resolve(const GroundScene& s, double x, double z, unsigned primary, GroundHit& out) const;
+  // Height and normal at (x, z) on primitive record `g`, in double.
+  void finish(const GroundPrim& g, double x, double z, GroundHit& out) const;
   static void miss(GroundHit& out) {
     out.hit = false;
     out.height = 0.0;
@@ -149,10 +223,11 @@ struct Terrain::Impl {
     out.triangle = -1;
   }
   void query(double x, double z, GroundHit& out) const {
-    if (may_hit(x, z))
-      resolve(x, z, cast(x, z), out);
-    else
-      miss(out);
+    if (!may_hit(x, z)) return miss(out);
+    QueryRect rect;
+    rect.add(x, z);
+    const GroundScene& s = scene_for(rect);
+    resolve(s, x, z, cast(s, x, z), out);
   }
   template <int N, typename RayHitN>
   void query_packets(std::span<const std::array<double, 2>> xz, std::span<GroundHit> out) const;
@@ -204,19 +279,78 @@ void Terrain::Impl::validate_and_bound() {
   coherent_span = std::max(bounds_max.x - bounds_min.x, bounds_max.z - bounds_min.z) / 16.0;
 }
 
-void Terrain::Impl::build() {
-  // Keep only triangles a vertical ray can land on, and gather each one's query record.
-  prims.reserve(mesh.triangles.size());
+void Terrain::Impl::classify() {
+  ground.reserve(mesh.triangles.size());
   for (std::size_t t = 0; t < mesh.triangles.size(); ++t) {
+    const auto& tri = mesh.triangles[t];
+    const Vec3 n = glm::cross(mesh.vertices[tri[1]] - mesh.vertices[tri[0]],
+                              mesh.vertices[tri[2]] - mesh.vertices[tri[0]]);
+    const double len = glm::length(n);
+    if (!(len > 0.0) || !std::isfinite(len)) continue;      // zero area (or overflow)
+    if (std::abs(n.y) <= kVerticalNormalY * len) continue;  // vertical: riser, cliff wall
+    ground.push_back(static_cast<std::uint32_t>(t));
+  }
+  if (ground.empty())
+    throw std::invalid_argument(
+        "terrain mesh has no triangle to stand on (all are zero-area or vertical)");
+}
+
+void Terrain::Impl::make_device_and_vertices() {
+  // One build thread: Embree's default pool spins a TBB worker per core after the build, which
+  // on a 2-core machine steals a core from `ikfix batch` workers; the scenes are small enough
+  // (100k triangles: ~20 ms) that a parallel build does not pay for it.
+  device.reset(rtcNewDevice("threads=1"));
+  if (!device) throw std::runtime_error("terrain: Embree failed to create a device");
+  packet_width = options.packet_width == 0 ? auto_packet_width(device.get()) : options.packet_width;
+  vertices_local.resize(3 * mesh.vertices.size() + 4);
+  for (std::size_t i = 0; i < mesh.vertices.size(); ++i) {
+    const Vec3 local = mesh.vertices[i] - origin_ws;
+    vertices_local[3 * i + 0] = static_cast<float>(local.x);
+    vertices_local[3 * i + 1] = static_cast<float>(local.y);
+    vertices_local[3 * i + 2] = static_cast<float>(local.z);
+  }
+}
+
+const GroundScene& Terrain::Impl::scene_for(const QueryRect& rect) const {
+  const GroundScene* s = current.load(std::memory_order_acquire);
+  if (s && s->covers(rect.min_x, rect.min_z, rect.max_x, rect.max_z)) return *s;
+  const std::lock_guard<std::mutex> lock(grow_mutex);
+  s = current.load(std::memory_order_acquire);
+  if (s && s->covers(rect.min_x, rect.min_z, rect.max_x, rect.max_z)) return *s;
+  QueryRect want = rect;
+  double margin = kCropMargin;
+  if (s) {
+    // Grow geometrically (union, then as much again around it): a clip wandering over a level
+    // builds a handful of scenes, not one per block of queries.
+    want.add(s->min_x + kCropMargin, s->min_z + kCropMargin);
+    want.add(s->max_x - kCropMargin, s->max_z - kCropMargin);
+    margin = std::max(kCropMargin, std::max(want.max_x - want.min_x, want.max_z - want.min_z));
+  }
+  double min_x = want.min_x - margin, max_x = want.max_x + margin;
+  double min_z = want.min_z - margin, max_z = want.max_z + margin;
+  // Half the terrain's area or more: the whole terrain (its bounds cover every query).
+  const double area_whole = (bounds_max.x - bounds_min.x + 2 * kCropMargin) *
+                            (bounds_max.z - bounds_min.z + 2 * kCropMargin);
+  if ((max_x - min_x) * (max_z - min_z) >= 0.5 * area_whole || scenes.size() >= 6) {
+    min_x = bounds_min.x - kCropMargin, max_x = bounds_max.x + kCropMargin;
+    min_z = bounds_min.z - kCropMargin, max_z = bounds_max.z + kCropMargin;
+  }
+  scenes.push_back(build_scene(min_x, min_z, max_x, max_z));
+  current.store(scenes.back().get(), std::memory_order_release);
+  return *scenes.back();
+}
+
+void Terrain::Impl::gather_prims(GroundScene& s) const {
+  for (const std::uint32_t t : ground) {
     const auto& tri = mesh.triangles[t];
     const Vec3& a = mesh.vertices[tri[0]];
     const Vec3& b = mesh.vertices[tri[1]];
     const Vec3& c = mesh.vertices[tri[2]];
+    if (std::max({a.x, b.x, c.x}) < s.min_x || std::min({a.x, b.x, c.x}) > s.max_x ||
+        std::max({a.z, b.z, c.z}) < s.min_z || std::min({a.z, b.z, c.z}) > s.max_z)
+      continue;
     const Vec3 n = glm::cross(b - a, c - a);
-    const double len = glm::length(n);
-    if (!(len > 0.0) || !std::isfinite(len)) continue;      // zero area (or overflow)
-    if (std::abs(n.y) <= kVerticalNormalY * len) continue;  // vertical: riser, cliff wall
-    GroundPrim& g = prims.emplace_back();
+    GroundPrim& g = s.prims.emplace_back();
     g.ax = a.x, g.az = a.z, g.bx = b.x, g.bz = b.z, g.cx = c.x, g.cz = c.z;
     g.ay = a.y;
     g.nx = n.x, g.ny = n.y, g.nz = n.z;
@@ -224,60 +358,53 @@ void Terrain::Impl::build() {
     g.max_y = std::max({a.y, b.y, c.y});
     const Vec3 up = n.y < 0.0 ? -n : n;  // face up whatever the winding
     g.face_normal = up / glm::length(up);
-    g.triangle = static_cast<std::uint32_t>(t);
+    g.triangle = t;
     const double area2 = (b.x - a.x) * (c.z - a.z) - (b.z - a.z) * (c.x - a.x);
     g.ccw = area2 > 0.0;
   }
-  if (prims.empty())
-    throw std::invalid_argument(
-        "terrain mesh has no triangle to stand on (all are zero-area or vertical)");
+}
 
-  // One build thread: Embree's default pool spins a TBB worker per core after the build, which
-  // on a 2-core machine steals a core from `ikfix batch` workers; terrains are small enough
-  // (100k triangles: ~20 ms) that a parallel build does not pay for it.
-  device.reset(rtcNewDevice("threads=1"));
-  if (!device) throw std::runtime_error("terrain: Embree failed to create a device");
-  packet_width = options.packet_width == 0 ? auto_packet_width(device.get()) : options.packet_width;
-
-  scene.reset(rtcNewScene(device.get()));
+std::unique_ptr<GroundScene> Terrain::Impl::build_scene(double min_x, double min_z, double max_x,
+                                                        double max_z) const {
+  auto s = std::make_unique<GroundScene>();
+  s->min_x = min_x, s->min_z = min_z, s->max_x = max_x, s->max_z = max_z;
+  gather_prims(*s);
+  s->scene.reset(rtcNewScene(device.get()));
   check_device(device.get(), "create a scene");
   // Robust mode: no arithmetic shortcuts, so rays on shared edges do not slip through.
-  rtcSetSceneFlags(scene.get(), RTC_SCENE_FLAG_ROBUST);
-  rtcSetSceneBuildQuality(scene.get(), RTC_BUILD_QUALITY_MEDIUM);
-
+  rtcSetSceneFlags(s->scene.get(), RTC_SCENE_FLAG_ROBUST);
+  rtcSetSceneBuildQuality(s->scene.get(), RTC_BUILD_QUALITY_MEDIUM);
+  if (s->prims.empty()) {  // no ground there: every ray misses
+    rtcCommitScene(s->scene.get());
+    check_device(device.get(), "build the terrain acceleration structure");
+    return s;
+  }
   RTCGeometry geometry = rtcNewGeometry(device.get(), RTC_GEOMETRY_TYPE_TRIANGLE);
   check_device(device.get(), "create the triangle geometry");
-  auto* vertices = static_cast<float*>(rtcSetNewGeometryBuffer(geometry, RTC_BUFFER_TYPE_VERTEX, 0,
-                                                               RTC_FORMAT_FLOAT3, 3 * sizeof(float),
-                                                               mesh.vertices.size()));
+  rtcSetSharedGeometryBuffer(geometry, RTC_BUFFER_TYPE_VERTEX, 0, RTC_FORMAT_FLOAT3,
+                             vertices_local.data(), 0, 3 * sizeof(float), mesh.vertices.size());
   auto* indices = static_cast<unsigned*>(rtcSetNewGeometryBuffer(
-      geometry, RTC_BUFFER_TYPE_INDEX, 0, RTC_FORMAT_UINT3, 3 * sizeof(unsigned), prims.size()));
-  if (!vertices || !indices) {
+      geometry, RTC_BUFFER_TYPE_INDEX, 0, RTC_FORMAT_UINT3, 3 * sizeof(unsigned), s->prims.size()));
+  if (!indices) {
     rtcReleaseGeometry(geometry);
     check_device(device.get(), "allocate the terrain buffers");
     throw std::runtime_error("terrain: Embree failed to allocate the terrain buffers");
   }
-  for (std::size_t i = 0; i < mesh.vertices.size(); ++i) {
-    const Vec3 local = mesh.vertices[i] - origin_ws;
-    vertices[3 * i + 0] = static_cast<float>(local.x);
-    vertices[3 * i + 1] = static_cast<float>(local.y);
-    vertices[3 * i + 2] = static_cast<float>(local.z);
-  }
-  for (std::size_t p = 0; p < prims.size(); ++p) {
-    const auto& tri = mesh.triangles[prims[p].triangle];
+  for (std::size_t p = 0; p < s->prims.size(); ++p) {
+    const auto& tri = mesh.triangles[s->prims[p].triangle];
     indices[3 * p + 0] = tri[0];
     indices[3 * p + 1] = tri[1];
     indices[3 * p + 2] = tri[2];
   }
   rtcCommitGeometry(geometry);
-  rtcAttachGeometry(scene.get(), geometry);
+  rtcAttachGeometry(s->scene.get(), geometry);
   rtcReleaseGeometry(geometry);  // the scene holds its own reference
-  rtcCommitScene(scene.get());
+  rtcCommitScene(s->scene.get());
   check_device(device.get(), "build the terrain acceleration structure");
+  return s;
 }
 
-double Terrain::Impl::plane_height(unsigned prim, double x, double z) const {
-  const GroundPrim& g = prims[prim];
+double Terrain::Impl::plane_height(const GroundPrim& g, double x, double z) {
   // Plane through a, solved for y at (x, z) (n.y != 0: vertical triangles are not in the
   // scene). Exact for horizontal planes.
   const double y = g.ay - (g.nx * (x - g.ax) + g.nz * (z - g.az)) / g.ny;
@@ -285,8 +412,7 @@ double Terrain::Impl::plane_height(unsigned prim, double x, double z) const {
   return std::clamp(y, g.min_y, g.max_y);
 }
 
-bool Terrain::Impl::well_inside(unsigned prim, double x, double z) const {
-  const GroundPrim& g = prims[prim];
+bool Terrain::Impl::well_inside(const GroundPrim& g, double x, double z) const {
   const double vx[3] = {g.ax, g.bx, g.cx};
   const double vz[3] = {g.az, g.bz, g.cz};
   const double sign = g.ccw ? 1.0 : -1.0;
@@ -300,9 +426,7 @@ bool Terrain::Impl::well_inside(unsigned prim, double x, double z) const {
   return true;
 }
 
-unsigned Terrain::Impl::cast(double x, double z) const {
-  RTCIntersectContext context;
-  rtcInitIntersectContext(&context);
+RTCRayHit Terrain::Impl::down_ray(double x, double z) const {
   RTCRayHit ray{};
   ray.ray.org_x = static_cast<float>(x - origin_ws.x);
   ray.ray.org_y = ray_start_y;
@@ -319,39 +443,67 @@ unsigned Terrain::Impl::cast(double x, double z) const {
   ray.hit.geomID = kInvalidId;
   ray.hit.primID = kInvalidId;
   ray.hit.instID[0] = kInvalidId;
-  rtcIntersect1(scene.get(), &context, &ray);
+  return ray;
+}
+
+unsigned Terrain::Impl::cast(const GroundScene& s, double x, double z) const {
+  RTCIntersectContext context;
+  rtcInitIntersectContext(&context);
+  RTCRayHit ray = down_ray(x, z);
+  rtcIntersect1(s.scene.get(), &context, &ray);
   return ray.hit.geomID == kInvalidId ? kInvalidId : ray.hit.primID;
 }
 
-void Terrain::Impl::resolve(double x, double z, unsigned primary, GroundHit& out) const {
-  if (primary != kInvalidId && well_inside(primary, x, z)) return finish(primary, x, z, out);
+void Terrain::Impl::resolve(const GroundScene& s, double x, double z, unsigned primary,
+                            GroundHit& out) const {
+  if (primary != kInvalidId && well_inside(s.prims[primary], x, z))
+    return finish(s.prims[primary], x, z, out);
   // On or next to an edge (a step edge, the mesh border, a shared edge the float ray may
   // have slipped past), or a miss: the topmost surface within `nudge` of (x, z) decides, so
-  // a step edge always gives the upper step whatever the winding or direction.
-  unsigned best = primary;
-  double best_height = primary != kInvalidId ? plane_height(primary, x, z)
-                                             : -std::numeric_limits<double>::infinity();
+  // a step edge always gives the upper step whatever the winding or direction. Which of the
+  // triangles at an edge or a vertex a float ray reports depends on Embree's tree (so on the
+  // part of the mesh it was built over): the candidates are found in double instead, every
+  // triangle whose horizontal projection holds (x, z) or one of its four diagonal nudges to
+  // within `nudge` (more than a float ray's error, so every triangle a ray there may report).
+  unsigned best = kInvalidId;
+  double best_height = -std::numeric_limits<double>::infinity();
   static constexpr double kDiagonals[4][2] = {{1, 1}, {1, -1}, {-1, 1}, {-1, -1}};
-  for (const auto& d : kDiagonals) {
-    const unsigned prim = cast(x + d[0] * nudge, z + d[1] * nudge);
-    if (prim == kInvalidId) continue;
-    const double height = plane_height(prim, x, z);
+  s.near_grid().for_each_near(x, z, 2.0 * nudge, [&](std::uint32_t prim) {
+    const GroundPrim& g = s.prims[prim];
+    bool near = holds(g, x, z);
+    for (int k = 0; k < 4 && !near; ++k)
+      near = holds(g, x + kDiagonals[k][0] * nudge, z + kDiagonals[k][1] * nudge);
+    if (!near) return;
+    const double height = plane_height(g, x, z);
     if (height > best_height || (height == best_height && prim < best)) {
       best = prim;
       best_height = height;
     }
-  }
+  });
   if (best == kInvalidId)
     miss(out);
   else
-    finish(best, x, z, out);
+    finish(s.prims[best], x, z, out);
 }
 
-void Terrain::Impl::finish(unsigned prim, double x, double z, GroundHit& hit) const {
-  const GroundPrim& g = prims[prim];
+bool Terrain::Impl::holds(const GroundPrim& g, double x, double z) const {
+  const double vx[3] = {g.ax, g.bx, g.cx};
+  const double vz[3] = {g.az, g.bz, g.cz};
+  const double sign = g.ccw ? 1.0 : -1.0;
+  for (int i = 0; i < 3; ++i) {
+    const int j = (i + 1) % 3;
+    const double ex = vx[j] - vx[i], ez = vz[j] - vz[i];
+    // Signed distance (positive inside) times the edge length, compared without a sqrt.
+    const double d = sign * (ex * (z - vz[i]) - ez * (x - vx[i]));
+    if (d < 0.0 && d * d > nudge * nudge * (ex * ex + ez * ez)) return false;
+  }
+  return true;
+}
+
+void Terrain::Impl::finish(const GroundPrim& g, double x, double z, GroundHit& hit) const {
   const Vec3& face_normal = g.face_normal;
   hit.hit = true;
-  hit.height = plane_height(prim, x, z);
+  hit.height = plane_height(g, x, z);
   hit.normal = face_normal;
   hit.triangle = static_cast<int>(g.triangle);
 
@@ -406,8 +558,17 @@ void Terrain::Impl::query_packets(std::span<const std::array<double, 2>> xz,
   // edge the single nudged rays of resolve() decide.
   std::vector<std::size_t> distinct;  // indices of the points cast
   distinct.reserve(xz.size());
+  QueryRect rect;  // of the points a ray is cast at
   for (std::size_t k = 0; k < xz.size(); ++k)
-    if (k == 0 || std::memcmp(&xz[k], &xz[k - 1], sizeof xz[0]) != 0) distinct.push_back(k);
+    if (k == 0 || std::memcmp(&xz[k], &xz[k - 1], sizeof xz[0]) != 0) {
+      distinct.push_back(k);
+      if (may_hit(xz[k][0], xz[k][1])) rect.add(xz[k][0], xz[k][1]);
+    }
+  if (rect.empty()) {  // every point off the terrain (or not finite): no scene needed
+    for (GroundHit& hit : out) miss(hit);
+    return;
+  }
+  const GroundScene& s = scene_for(rect);
   for (std::size_t begin = 0; begin < distinct.size(); begin += N) {
     const int count = static_cast<int>(std::min<std::size_t>(N, distinct.size() - begin));
     auto point = [&](int i) -> const std::array<double, 2>& { return xz[distinct[begin + i]]; };
@@ -438,11 +599,11 @@ void Terrain::Impl::query_packets(std::span<const std::array<double, 2>> xz,
       const bool coherent = std::max(max_x - min_x, max_z - min_z) <= coherent_span;
       context.flags =
           coherent ? RTC_INTERSECT_CONTEXT_FLAG_COHERENT : RTC_INTERSECT_CONTEXT_FLAG_INCOHERENT;
-      intersect_packet(valid, scene.get(), &context, &rays);
+      intersect_packet(valid, s.scene.get(), &context, &rays);
     } else if (lanes == 1) {
       for (int i = 0; i < count; ++i) {
         if (!valid[i]) continue;
-        const unsigned prim = cast(point(i)[0], point(i)[1]);
+        const unsigned prim = cast(s, point(i)[0], point(i)[1]);
         rays.hit.geomID[i] = prim == kInvalidId ? kInvalidId : 0;
         rays.hit.primID[i] = prim;
       }
@@ -452,14 +613,14 @@ void Terrain::Impl::query_packets(std::span<const std::array<double, 2>> xz,
     // coming one after another.
     for (int i = 0; i < count; ++i)
       if (valid[i] && rays.hit.geomID[i] != kInvalidId) {
-        const GroundPrim* record = &prims[rays.hit.primID[i]];
+        const GroundPrim* record = &s.prims[rays.hit.primID[i]];
         __builtin_prefetch(record);
         __builtin_prefetch(reinterpret_cast<const char*>(record) + 64);
       }
     for (int i = 0; i < count; ++i) {
       const std::size_t k = distinct[begin + i];
       if (valid[i])
-        resolve(xz[k][0], xz[k][1],
+        resolve(s, xz[k][0], xz[k][1],
                 rays.hit.geomID[i] == kInvalidId ? kInvalidId : rays.hit.primID[i], out[k]);
       else
         miss(out[k]);
@@ -513,7 +674,8 @@ Terrain::Terrain(TerrainMesh mesh, TerrainOptions options) : impl_(std::make_uni
   impl_->options = options;
   impl_->smooth = options.smooth_normals && !impl_->mesh.vertex_normals.empty();
   impl_->validate_and_bound();
-  impl_->build();
+  impl_->classify();
+  impl_->make_device_and_vertices();
 }
 
 Terrain::~Terrain() = default;
@@ -546,7 +708,7 @@ void Terrain::ground_at(std::span<const std::array<double, 2>> xz, std::span<Gro
 const TerrainMesh& Terrain::mesh() const { return impl_->mesh; }
 Vec3 Terrain::bounds_min() const { return impl_->bounds_min; }
 Vec3 Terrain::bounds_max() const { return impl_->bounds_max; }
-std::size_t Terrain::ground_triangle_count() const { return impl_->prims.size(); }
+std::size_t Terrain::ground_triangle_count() const { return impl_->ground.size(); }
 int Terrain::packet_width() const { return impl_->packet_width; }
 
 }  // namespace ikfix::core

@@ -62,9 +62,16 @@ struct TerrainOptions {
 //
 // Triangles a vertical ray cannot hit (zero area, or vertical like stair risers) are left out
 // of the acceleration structure; they stay in mesh().
+//
+// Size: the acceleration structure is built on first query, over the triangles near the points
+// queried (a clip touches a few square metres of a level of millions of triangles), and built
+// again, larger, when a query reaches past it (at most a few times, then over the whole mesh).
+// The answers are those of a structure over the whole mesh, bit for bit: the float vertices and
+// rays are the same (relative to the whole mesh's centre), and every triangle a query's rays can
+// land on is in the structure, kept in mesh order.
 class Terrain {
  public:
-  // Builds the acceleration structure. Throws std::invalid_argument on a malformed mesh
+  // Checks the mesh and prepares the queries. Throws std::invalid_argument on a malformed mesh
   // (indices out of range, non-finite vertices or normals, vertex_normals neither empty nor
   // one per vertex, no triangles, or none that is neither zero-area nor vertical), and
   // std::runtime_error when Embree fails (out of memory, unsupported CPU).
@@ -73,7 +80,8 @@ class Terrain {
   Terrain(const Terrain&) = delete;
   Terrain& operator=(const Terrain&) = delete;
 
-  // Topmost surface at horizontal position (x, z), world metres.
+  // Topmost surface at horizontal position (x, z), world metres. Both queries may build the
+  // acceleration structure (see Size above) and then throw std::runtime_error when Embree fails.
   GroundHit ground_at(double x, double z) const;
   // Same for many points at once (faster: packet queries). xz[i] = {x, z}; out.size() == xz.size().
   // A point bit for bit equal to the one before it gets that point's answer without a ray of its

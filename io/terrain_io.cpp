@@ -7,16 +7,22 @@
 #include <cstring>
 #include <glm/gtc/matrix_inverse.hpp>
 #include <limits>
+#include <memory>
+#include <optional>
 #include <string>
 #include <system_error>
+#include <thread>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "core/parallel.hpp"
 #include "io/assimp/assimp_module.hpp"
 #include "io/error.hpp"
 #include "io/file_util.hpp"
+#include "io/mapped_file.hpp"
 #include "io/obj_reader.hpp"
+#include "io/obj_terrain.hpp"
 
 namespace ikfix::io {
 
@@ -141,46 +147,20 @@ bool has_obj_extension(const std::filesystem::path& path) {
 
 // OBJ files through our own reader: the same result as the Assimp path (corners merged by
 // identical position and normal, in face order; normals kept when every corner has one), but
-// with the file's numbers in double.
+// with the file's numbers in double. The file is mapped and read on every hardware thread; a
+// file the parallel reader does not accept is read again by parse_obj, which names the problem.
 core::TerrainMesh load_obj_terrain(const std::filesystem::path& path, const std::string& file,
                                    const dmat4& to_world) {
-  const ObjGeometry obj = parse_obj(read_file(path), file);
-  const dmat3 linear(to_world);
-  const dmat3 normal_matrix = glm::inverseTranspose(linear);
-  const bool mirrored = glm::determinant(linear) < 0.0;
-  const bool with_normals = !obj.triangles.empty() && obj.every_corner_has_normal;
-
-  core::TerrainMesh mesh;
-  std::vector<Vec3> positions_ws(obj.positions.size()), normals_ws(obj.normals.size());
-  for (std::size_t i = 0; i < obj.positions.size(); ++i) {
-    positions_ws[i] = Vec3(to_world * glm::dvec4(obj.positions[i], 1.0));
-    if (!core::is_finite(positions_ws[i]))
-      throw InputError(file, "vertex " + std::to_string(i + 1) + " is not finite in metres");
-  }
-  for (std::size_t i = 0; i < obj.normals.size(); ++i)
-    normals_ws[i] = core::safe_normalize(normal_matrix * obj.normals[i], Vec3(0.0));
-
-  std::unordered_map<VertexKey, std::uint32_t, VertexKeyHash> index;
-  index.reserve(obj.positions.size());
-  auto output_index = [&](const ObjCorner& c) {
-    const Vec3& position = positions_ws[c.position];
-    const Vec3 normal = with_normals ? normals_ws[static_cast<std::size_t>(c.normal)] : Vec3(0.0);
-    const VertexKey key{{position.x, position.y, position.z, normal.x, normal.y, normal.z}};
-    auto [it, inserted] = index.try_emplace(key, static_cast<std::uint32_t>(mesh.vertices.size()));
-    if (inserted) {
-      mesh.vertices.push_back(position);
-      if (with_normals) mesh.vertex_normals.push_back(normal);
-    }
-    return it->second;
-  };
-  mesh.triangles.reserve(obj.triangles.size());
-  for (const auto& corners : obj.triangles) {
-    std::array<std::uint32_t, 3> tri{output_index(corners[0]), output_index(corners[1]),
-                                     output_index(corners[2])};
-    if (mirrored) std::swap(tri[1], tri[2]);
-    mesh.triangles.push_back(tri);
-  }
-  return mesh;
+  auto mapped = std::make_unique<const MappedFile>(path);
+  const int threads =
+      static_cast<int>(std::min(8u, std::max(1u, std::thread::hardware_concurrency())));
+  std::optional<core::ThreadPool> pool;
+  if (threads > 1 && mapped->text().size() >= (2u << 20)) pool.emplace(threads);
+  const core::ParallelRunner* runner = pool ? &*pool : nullptr;
+  std::optional<ObjParts> parts = parse_obj_parts(mapped->text(), runner);
+  if (!parts) parts = as_parts(parse_obj(mapped->text(), file));
+  mapped.reset();  // the file's pages would count in the peak memory of the merge
+  return obj_terrain_mesh(*parts, to_world, file, runner);
 }
 
 // Appends `value` in fixed notation with `decimals` digits; never "-0.000".

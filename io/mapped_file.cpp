@@ -1,0 +1,54 @@
+#include "io/mapped_file.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+
+#include "io/error.hpp"
+#include "io/file_util.hpp"
+
+namespace ikfix::io {
+
+MappedFile::MappedFile(const std::filesystem::path& path) {
+  const std::string name = path.string();
+  const int fd = ::open(name.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw InputError(name, std::string("cannot open: ") + std::strerror(errno));
+  struct stat info {};
+  if (::fstat(fd, &info) != 0) {
+    const int error = errno;
+    ::close(fd);
+    throw InputError(name, std::string("cannot read: ") + std::strerror(error));
+  }
+  if (!S_ISREG(info.st_mode)) {
+    ::close(fd);
+    owned_ = read_file(path);
+    data_ = owned_.data();
+    size_ = owned_.size();
+    return;
+  }
+  size_ = static_cast<std::size_t>(info.st_size);
+  if (size_ > 0) {
+    void* mapped = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (mapped == MAP_FAILED) {
+      const int error = errno;
+      ::close(fd);
+      throw InputError(name, std::string("cannot map: ") + std::strerror(error));
+    }
+    data_ = static_cast<const char*>(mapped);
+    mapped_ = true;
+    ::madvise(mapped, size_, MADV_WILLNEED);
+  }
+  ::close(fd);  // the mapping keeps the file open
+  note_input(path);
+}
+
+MappedFile::~MappedFile() {
+  if (mapped_) ::munmap(const_cast<char*>(data_), size_);
+}
+
+}  // namespace ikfix::io

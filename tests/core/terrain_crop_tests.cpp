@@ -1,0 +1,144 @@
+// Terrain builds its ray-query structure over the part of the mesh the queries reach (and grows
+// it): every answer must be bit for bit the one of a structure over the whole mesh.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "core/terrain.hpp"
+#include "core/terrain_gen.hpp"
+
+namespace ikfix::core {
+namespace {
+
+bool same_bits(const GroundHit& a, const GroundHit& b) {
+  return a.hit == b.hit && a.triangle == b.triangle &&
+         std::memcmp(&a.height, &b.height, sizeof a.height) == 0 &&
+         std::memcmp(&a.normal, &b.normal, sizeof a.normal) == 0;
+}
+
+// A terrain queried first at its four corners: its structure covers the whole mesh.
+std::unique_ptr<Terrain> whole_terrain(const TerrainMesh& mesh, TerrainOptions options = {}) {
+  auto terrain = std::make_unique<Terrain>(mesh, options);
+  const Vec3 lo = terrain->bounds_min(), hi = terrain->bounds_max();
+  const std::vector<std::array<double, 2>> corners = {
+      {lo.x, lo.z}, {hi.x, lo.z}, {lo.x, hi.z}, {hi.x, hi.z}};
+  std::vector<GroundHit> hits(corners.size());
+  terrain->ground_at(corners, hits);
+  return terrain;
+}
+
+// Points around (cx, cz) within `radius`, some of them on the grid's vertices and edges.
+std::vector<std::array<double, 2>> points_near(double cx, double cz, double radius, double cell,
+                                               int count, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> offset(-radius, radius);
+  std::vector<std::array<double, 2>> xz;
+  for (int i = 0; i < count; ++i) {
+    double x = cx + offset(rng), z = cz + offset(rng);
+    if (i % 4 == 1) x = std::round(x / cell) * cell;  // on a grid line
+    if (i % 4 == 2) x = std::round(x / cell) * cell, z = std::round(z / cell) * cell;  // a vertex
+    xz.push_back({x, z});
+  }
+  return xz;
+}
+
+void expect_same_answers(const Terrain& cropped, const Terrain& whole,
+                         const std::vector<std::array<double, 2>>& xz) {
+  std::vector<GroundHit> a(xz.size()), b(xz.size());
+  cropped.ground_at(xz, a);
+  whole.ground_at(xz, b);
+  for (std::size_t i = 0; i < xz.size(); ++i) {
+    ASSERT_TRUE(same_bits(a[i], b[i]))
+        << "point " << i << " (" << xz[i][0] << ", " << xz[i][1] << "): triangle " << a[i].triangle
+        << " vs " << b[i].triangle << ", normal " << a[i].normal.x << " " << a[i].normal.z << " vs "
+        << b[i].normal.x << " " << b[i].normal.z;
+    const GroundHit single = cropped.ground_at(xz[i][0], xz[i][1]);
+    ASSERT_TRUE(same_bits(single, b[i])) << "single query at point " << i;
+  }
+}
+
+TEST(TerrainCrop, AnswersMatchTheWholeMeshInsideAndAtTheEdgeOfTheFirstQueries) {
+  BumpsParams params;
+  params.cell = 0.05;
+  params.size = 20.0;
+  const TerrainMesh mesh = make_bumps_terrain(params);
+  const auto whole = whole_terrain(mesh);
+  Terrain cropped(mesh);
+  // First queries in a 1 m square: the structure covers that square plus a margin.
+  expect_same_answers(cropped, *whole, points_near(3.0, -2.0, 0.5, params.cell, 2000, 1));
+  // Then ever farther: at the first structure's edge, past it, and over the whole terrain.
+  for (const double radius : {1.6, 3.0, 10.5})
+    expect_same_answers(cropped, *whole, points_near(3.0, -2.0, radius, params.cell, 2000, 2));
+  EXPECT_EQ(cropped.ground_triangle_count(), whole->ground_triangle_count());
+}
+
+TEST(TerrainCrop, SmoothNormalsAndStepEdgesMatchTheWholeMesh) {
+  StairsParams stairs;
+  stairs.steps = 40;
+  stairs.step_depth = 0.25;
+  const TerrainMesh mesh = make_stairs_terrain(stairs);
+  TerrainOptions options;
+  options.smooth_normals = true;
+  const auto whole = whole_terrain(mesh, options);
+  Terrain cropped(mesh, options);
+  // Along the axis (+z) across risers: points exactly on the step edges included.
+  std::vector<std::array<double, 2>> xz;
+  for (int i = 0; i <= 400; ++i) xz.push_back({0.25, 0.5 + 0.025 * i});
+  expect_same_answers(cropped, *whole, xz);
+  BumpsParams bumps;
+  const TerrainMesh smooth_mesh = make_bumps_terrain(bumps);
+  const auto whole_bumps = whole_terrain(smooth_mesh, options);
+  Terrain cropped_bumps(smooth_mesh, options);
+  expect_same_answers(cropped_bumps, *whole_bumps, points_near(-6.0, 7.0, 0.8, bumps.cell, 500, 3));
+}
+
+TEST(TerrainCrop, OffTerrainAndNonFinitePointsMissWithoutBuilding) {
+  const TerrainMesh mesh = make_flat_terrain(FlatParams{});
+  Terrain terrain(mesh);
+  const std::vector<std::array<double, 2>> xz = {{100.0, 0.0},
+                                                 {0.0, -100.0},
+                                                 {std::nan(""), 0.0},
+                                                 {0.0, std::numeric_limits<double>::infinity()}};
+  std::vector<GroundHit> hits(xz.size());
+  terrain.ground_at(xz, hits);
+  for (const GroundHit& hit : hits) {
+    EXPECT_FALSE(hit.hit);
+    EXPECT_EQ(hit.triangle, -1);
+  }
+  EXPECT_TRUE(terrain.ground_at(1.0, 1.0).hit);
+}
+
+TEST(TerrainCrop, ConcurrentQueriesThatGrowTheStructureGetTheWholeMeshAnswers) {
+  BumpsParams params;
+  params.cell = 0.1;
+  const TerrainMesh mesh = make_bumps_terrain(params);
+  const auto whole = whole_terrain(mesh);
+  Terrain cropped(mesh);
+  std::vector<std::vector<std::array<double, 2>>> sets;
+  for (int t = 0; t < 4; ++t)
+    sets.push_back(points_near(-8.0 + 5.0 * t, 8.0 - 5.0 * t, 0.7, params.cell, 3000, 10 + t));
+  std::vector<std::vector<GroundHit>> got(sets.size());
+  std::vector<std::thread> threads;
+  for (std::size_t t = 0; t < sets.size(); ++t)
+    threads.emplace_back([&, t] {
+      got[t].resize(sets[t].size());
+      cropped.ground_at(sets[t], got[t]);
+    });
+  for (auto& thread : threads) thread.join();
+  for (std::size_t t = 0; t < sets.size(); ++t) {
+    std::vector<GroundHit> want(sets[t].size());
+    whole->ground_at(sets[t], want);
+    for (std::size_t i = 0; i < want.size(); ++i)
+      ASSERT_TRUE(same_bits(got[t][i], want[i])) << "set " << t << " point " << i;
+  }
+}
+
+}  // namespace
+}  // namespace ikfix::core

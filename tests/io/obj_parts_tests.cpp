@@ -1,0 +1,189 @@
+// The parallel OBJ reader (io/obj_parts) and the terrain it gives (io/obj_terrain) against the
+// sequential parse_obj and the merge the terrain loader used to do: same numbers, same indices,
+// same vertices, bit for bit, whatever the chunking; texts it does not accept go to parse_obj.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/parallel.hpp"
+#include "core/terrain_gen.hpp"
+#include "io/error.hpp"
+#include "io/file_util.hpp"
+#include "io/obj_parts.hpp"
+#include "io/obj_terrain.hpp"
+#include "io/terrain_io.hpp"
+#include "test_data.hpp"
+#include "test_scratch.hpp"
+
+namespace ikfix::io {
+namespace {
+
+bool same_bits(const core::Vec3& a, const core::Vec3& b) {
+  return std::memcmp(&a, &b, sizeof a) == 0;
+}
+
+ObjGeometry concatenated(const ObjParts& parts) {
+  ObjGeometry out;
+  out.every_corner_has_normal = parts.every_corner_has_normal;
+  for (const ObjPart& part : parts.parts) {
+    out.positions.insert(out.positions.end(), part.positions.begin(), part.positions.end());
+    out.normals.insert(out.normals.end(), part.normals.begin(), part.normals.end());
+    out.triangles.insert(out.triangles.end(), part.triangles.begin(), part.triangles.end());
+  }
+  return out;
+}
+
+void expect_same_geometry(const ObjGeometry& got, const ObjGeometry& want) {
+  ASSERT_EQ(got.positions.size(), want.positions.size());
+  ASSERT_EQ(got.normals.size(), want.normals.size());
+  ASSERT_EQ(got.triangles.size(), want.triangles.size());
+  EXPECT_EQ(got.every_corner_has_normal, want.every_corner_has_normal);
+  for (std::size_t i = 0; i < want.positions.size(); ++i)
+    ASSERT_TRUE(same_bits(got.positions[i], want.positions[i])) << "position " << i;
+  for (std::size_t i = 0; i < want.normals.size(); ++i)
+    ASSERT_TRUE(same_bits(got.normals[i], want.normals[i])) << "normal " << i;
+  for (std::size_t t = 0; t < want.triangles.size(); ++t)
+    for (int k = 0; k < 3; ++k) {
+      ASSERT_EQ(got.triangles[t][k].position, want.triangles[t][k].position) << "triangle " << t;
+      ASSERT_EQ(got.triangles[t][k].normal, want.triangles[t][k].normal) << "triangle " << t;
+    }
+}
+
+// parse_obj_parts over `text` with several chunkings, each checked against parse_obj.
+void expect_parts_match(const std::string& text) {
+  const ObjGeometry want = parse_obj(text, "text.obj");
+  const core::ThreadPool pool(3);
+  for (const std::size_t chunk : {std::size_t{1} << 20, std::size_t{64}, std::size_t{7}}) {
+    const auto parts = parse_obj_parts(text, &pool, chunk);
+    ASSERT_TRUE(parts.has_value()) << "chunk " << chunk;
+    expect_same_geometry(concatenated(*parts), want);
+  }
+  const auto serial = parse_obj_parts(text, nullptr);
+  ASSERT_TRUE(serial.has_value());
+  expect_same_geometry(concatenated(*serial), want);
+}
+
+TEST(ObjParts, BundledTerrainsParseAsParseObjDoes) {
+  for (const auto& entry : std::filesystem::directory_iterator(test::source_dir() / "data/terrain"))
+    if (entry.path().extension() == ".obj") {
+      SCOPED_TRACE(entry.path().string());
+      expect_parts_match(read_file(entry.path()));
+    }
+}
+
+TEST(ObjParts, EveryStatementFormParsesAsParseObjDoes) {
+  std::string text =
+      "# comment\r\nv 0 0 0\r\nv 1 0 0 1.0\nv +1 0.5 1 0.2 0.3 0.4\rv 0 0.25e1 1\n"
+      "vn 0 1 0\nvn 0 1 0.000001\nvt 0.5 0.5\n o name\ng group\ns 1\nusemtl m\n"
+      "f 1 2 3\nf 1/1 2/1 3/1 4/1\nf -4//-2 -3//-1 -2//1\n\tf 1//1 3//2 4//2 # tail\n"
+      "l 1 2\np 3\nf 5 1 2\nv 2 0 0\n";
+  for (int i = 0; i < 200; ++i)  // long enough to be cut into many chunks
+    text += "v " + std::to_string(i) + ".125 -" + std::to_string(i % 7) + ".5 " +
+            std::to_string(i * 3) + "\nvn 0 1 0\nf -1//-1 -2//-1 -3//-2\nf 1/2/1 -1/1/-1 2//2\n";
+  expect_parts_match(text);
+}
+
+TEST(ObjParts, MalformedTextsAreLeftToParseObj) {
+  const core::ThreadPool pool(2);
+  for (const std::string text :
+       {"v 0 0\n", "v 0 0 x\n", "v 0 0 1e999\n", "vn 0 1 0 0\n", "v 0 0 0\nf 1 2\n",
+        "v 0 0 0\nv 1 0 0\nv 0 0 1\nf 1 2 9\n", "v 0 0 0\nf 1 -2 1\n", "v 0 0 0\nf 0 1 1\n",
+        "v 0 0 0\nv 1 0 0\nv 0 0 1\nf 1//1 2//1 3//1\n", "v 0 0 0\nf 1 1 1x\n"}) {
+    SCOPED_TRACE(text);
+    EXPECT_FALSE(parse_obj_parts(text, &pool, 4).has_value());
+    EXPECT_THROW(parse_obj(text, "bad.obj"), InputError);
+  }
+}
+
+// The loader's former merge: an unordered_map over the bits of position and normal.
+core::TerrainMesh reference_mesh(const ObjGeometry& obj) {
+  struct Key {
+    double v[6];
+    bool operator==(const Key& o) const { return std::memcmp(v, o.v, sizeof v) == 0; }
+  };
+  struct Hash {
+    std::size_t operator()(const Key& k) const {
+      std::size_t h = 0;
+      for (double d : k.v) {
+        std::uint64_t bits;
+        std::memcpy(&bits, &d, sizeof bits);
+        h = h * 1000003u ^ std::hash<std::uint64_t>()(bits);
+      }
+      return h;
+    }
+  };
+  const bool normals = !obj.triangles.empty() && obj.every_corner_has_normal;
+  core::TerrainMesh mesh;
+  std::unordered_map<Key, std::uint32_t, Hash> index;
+  for (const auto& corners : obj.triangles) {
+    std::array<std::uint32_t, 3> tri{};
+    for (int k = 0; k < 3; ++k) {
+      // Through the identity transform, as the loader does (which turns -0.0 into 0.0).
+      const core::Vec3 p =
+          core::Vec3(glm::dmat4(1.0) * glm::dvec4(obj.positions[corners[k].position], 1.0));
+      const core::Vec3 n =
+          normals ? core::safe_normalize(obj.normals[static_cast<std::size_t>(corners[k].normal)],
+                                         core::Vec3(0.0))
+                  : core::Vec3(0.0);
+      const Key key{{p.x, p.y, p.z, n.x, n.y, n.z}};
+      auto [it, inserted] =
+          index.try_emplace(key, static_cast<std::uint32_t>(mesh.vertices.size()));
+      if (inserted) {
+        mesh.vertices.push_back(p);
+        if (normals) mesh.vertex_normals.push_back(n);
+      }
+      tri[static_cast<std::size_t>(k)] = it->second;
+    }
+    mesh.triangles.push_back(tri);
+  }
+  return mesh;
+}
+
+void expect_same_mesh(const core::TerrainMesh& got, const core::TerrainMesh& want) {
+  ASSERT_EQ(got.vertices.size(), want.vertices.size());
+  ASSERT_EQ(got.vertex_normals.size(), want.vertex_normals.size());
+  ASSERT_EQ(got.triangles, want.triangles);
+  for (std::size_t i = 0; i < want.vertices.size(); ++i) {
+    ASSERT_TRUE(same_bits(got.vertices[i], want.vertices[i])) << "vertex " << i;
+    if (!want.vertex_normals.empty()) {
+      ASSERT_TRUE(same_bits(got.vertex_normals[i], want.vertex_normals[i])) << "normal " << i;
+    }
+  }
+}
+
+TEST(ObjParts, TerrainMeshMergesCornersAsTheFormerLoader) {
+  // Duplicate positions (merged), one position with two normals (two vertices), -0.0 and 0.0
+  // (merged: the transform to metres adds +0.0), positions used out of file order.
+  const std::string text =
+      "v 0 0 0\nv 1 0 0\nv 0 0 1\nv 1 0 0\nv -0.0 0 1\nv 0.0 0 1\nvn 0 1 0\nvn 0 2 0.1\n"
+      "f 3//1 2//1 1//1\nf 4//2 1//1 5//1\nf 6//1 4//1 2//2\n";
+  const core::ThreadPool pool(2);
+  const auto parts = parse_obj_parts(text, &pool, 8);
+  ASSERT_TRUE(parts.has_value());
+  expect_same_mesh(obj_terrain_mesh(*parts, glm::dmat4(1.0), "t.obj", &pool),
+                   reference_mesh(parse_obj(text, "t.obj")));
+  // Without normals on every corner: none kept, positions merged by value alone.
+  const std::string no_normals =
+      "v 0 0 0\nv 1 0 0\nv 0 0 1\nv 0 0 0\nvn 0 1 0\nf 1 2 3\nf 4//1 3 2\n";
+  const auto parts2 = parse_obj_parts(no_normals, &pool, 8);
+  ASSERT_TRUE(parts2.has_value());
+  expect_same_mesh(obj_terrain_mesh(*parts2, glm::dmat4(1.0), "t.obj", &pool),
+                   reference_mesh(parse_obj(no_normals, "t.obj")));
+}
+
+TEST(ObjParts, GeneratedBumpsLoadAsTheFormerLoader) {
+  core::BumpsParams params;
+  params.cell = 0.05;
+  const auto dir = test::scratch_dir("obj_parts_bumps");
+  const auto path = dir / "bumps.obj";
+  save_obj(path, core::make_bumps_terrain(params));
+  const std::string text = read_file(path);
+  expect_same_mesh(load_terrain_mesh(path), reference_mesh(parse_obj(text, path.string())));
+}
+
+}  // namespace
+}  // namespace ikfix::io
