@@ -9,6 +9,8 @@
 #include "cli/junit.hpp"
 #include "io/error.hpp"
 #include "io/file_util.hpp"
+#include "io/output_set.hpp"
+#include "io/temp_files.hpp"
 
 namespace ikfix::cli {
 namespace {
@@ -20,11 +22,18 @@ struct MergeArgs {
 };
 
 int merge(const MergeArgs& args) {
+  io::OutputSet files;
+  for (const std::string& input : args.inputs) files.add_input(input, "shard report");
+  files.add_output(args.output, "-o");
+  files.add_output(args.junit, "--junit");
+  io::remove_temp_files_on_signals();
   std::vector<std::string> warnings;
   const BatchReport merged = merge_batch_reports(args.inputs, warnings);
   for (const auto& w : warnings) spdlog::warn("report merge: {}", w);
+  io::OutputTransaction outputs;  // the report and the JUnit file: both in place, or neither
   save_batch_report(args.output, merged);
   if (!args.junit.empty()) io::write_file_atomic(args.junit, junit_xml(merged));
+  outputs.commit();
   const Json& t = merged.head["totals"];
   spdlog::info(
       "report merge: {} report(s), {} clip(s): {} fixed, {} failed, {} not done, {} with "

@@ -1,16 +1,15 @@
 #include "io/gltf/writer.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
 #include <map>
 #include <optional>
+#include <span>
+#include <vector>
 
 #include "io/error.hpp"
+#include "io/file_util.hpp"
 #include "io/gltf/base64.hpp"
 #include "io/gltf/json_text.hpp"
 
@@ -485,36 +484,11 @@ Output assemble(const Document& doc, std::span<const TakeEdit> edits, const fs::
   return out;
 }
 
-// Writes the pieces to a temp file beside `path`, then renames it over `path` (the same
-// contract as io::write_file_atomic, without joining the pieces first).
+// Writes the pieces as one file through io::write_file_atomic (temp file, then put in place;
+// staged with the command's other outputs inside an io::OutputTransaction).
 void write_atomic(const fs::path& path, std::initializer_list<std::string_view> parts) {
-  std::error_code ec;
-  const auto parent = path.has_parent_path() ? path.parent_path() : fs::path(".");
-  fs::create_directories(parent, ec);
-  if (ec) throw InputError(path.string(), "cannot create folder: " + ec.message());
-  const fs::path temp =
-      parent / ("." + path.filename().string() + ".tmp-" + std::to_string(::getpid()));
-  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-  if (fd < 0) throw InputError(path.string(), std::string("cannot write: ") + std::strerror(errno));
-  bool ok = true;
-  for (std::string_view part : parts) {
-    while (ok && !part.empty()) {
-      const ssize_t n = ::write(fd, part.data(), part.size());
-      if (n < 0 && errno == EINTR) continue;
-      ok = n > 0;
-      if (ok) part.remove_prefix(static_cast<std::size_t>(n));
-    }
-  }
-  ok = ::close(fd) == 0 && ok;
-  if (!ok) {
-    fs::remove(temp, ec);
-    throw InputError(path.string(), "write failed (disk full?)");
-  }
-  fs::rename(temp, path, ec);
-  if (ec) {
-    fs::remove(temp, ec);
-    throw InputError(path.string(), "cannot replace file: " + ec.message());
-  }
+  const std::vector<std::string_view> pieces(parts);
+  io::write_file_atomic(path, std::span<const std::string_view>(pieces));
 }
 
 }  // namespace
