@@ -382,8 +382,10 @@ Output assemble(const Document& doc, std::span<const TakeEdit> edits, const fs::
     }
   }
 
-  // ---- relative uris of a .gltf written to another folder ----
-  if (doc.container == Container::gltf) {
+  // ---- relative uris of a .gltf or .glb written to another folder ----
+  // Rewritten relative to the output's folder; a buffer that would then lie outside that folder
+  // (which the reader refuses, io/gltf/uri_file.hpp) is embedded as a data uri instead.
+  {
     std::error_code ec;
     const fs::path in_dir = fs::weakly_canonical(fs::absolute(doc.path, ec), ec).parent_path();
     const fs::path out_dir = fs::weakly_canonical(fs::absolute(output_path, ec), ec).parent_path();
@@ -399,8 +401,13 @@ Output assemble(const Document& doc, std::span<const TakeEdit> edits, const fs::
           const std::string uri = list[i]["uri"].get<std::string>();
           if (!is_relative_uri(uri)) continue;
           const fs::path target = (in_dir / percent_decode(uri)).lexically_normal();
-          const std::string moved =
+          std::string moved =
               percent_encode_path(target.lexically_relative(out_dir).generic_string());
+          if (std::string_view(kind) == "buffers" && moved.starts_with("..") &&
+              i < doc.buffers.size() && doc.buffers[i].owner >= 0)
+            moved =
+                "data:application/octet-stream;base64," +
+                base64_encode(doc.owned_buffers[static_cast<std::size_t>(doc.buffers[i].owner)]);
           const auto uri_span = json_text::member(text, spans[i], "uri");
           if (uri_span)
             text_edits.push_back(
