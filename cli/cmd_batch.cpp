@@ -495,10 +495,12 @@ void check_batch_files(const BatchArgs& args, const std::vector<BatchClip>& libr
   }
   add_clip_command_inputs(files, {"", args.config, args.clip.contacts, args.terrain.path,
                                   args.retarget.target, args.retarget.map});
+  std::error_code ec;
   if (!args.check_only)
     for (const BatchClip& c : clips)
-      files.add_output((fs::path(args.out_dir) / c.relative).lexically_normal(),
-                       "the output of " + c.input.string());
+      if (fs::is_regular_file(c.input, ec))  // a folder or dangling link named *.bvh just fails
+        files.add_output((fs::path(args.out_dir) / c.relative).lexically_normal(),
+                         "the output of " + c.input.string());
   files.add_output(args.report, "--report");
   files.add_output(args.junit, "--junit");
 }

@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <thread>
 #include <vector>
@@ -144,6 +145,28 @@ TEST(E2eHostile, ErrorsAreOneLineWithControlBytesEscaped) {
   EXPECT_EQ(text.find('\n'), std::string::npos) << r.output;
   EXPECT_EQ(text.find('\x1b'), std::string::npos) << r.output;
   EXPECT_NE(text.find("a\\nb\\x1b.bvh"), std::string::npos) << r.output;
+}
+
+// Issue 19, row 10: a folder named x.bvh and a dangling symlink in a library were skipped with no
+// report line. Now each is a failed clip in the report; the clips inside the folder still run.
+TEST(E2eHostile, BatchReportsAFolderNamedLikeAClipAndADanglingLink) {
+  const Workspace w("batch_leftovers");
+  const fs::path lib = w.dir / "lib";
+  fs::create_directories(lib / "x.bvh");
+  fs::copy_file(w.clip, lib / "x.bvh" / "inside.bvh");
+  fs::create_symlink(w.dir / "gone.bvh", lib / "dangling.bvh");
+  const auto r =
+      run_ikfix("batch " + quoted(lib) + " --terrain " + quoted(w.terrain) + " --out-dir " +
+                quoted(w.dir / "out") + " --allow-errors --report " + quoted(w.dir / "r.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto report = read_json(w.dir / "r.json");
+  std::map<std::string, std::string> status;
+  for (const auto& c : report["clips"])
+    status[fs::path(c["input"].get<std::string>()).lexically_relative(lib).string()] =
+        c["status"].get<std::string>();
+  EXPECT_EQ(status["x.bvh"], "error") << report.dump(1);
+  EXPECT_EQ(status["dangling.bvh"], "error") << report.dump(1);
+  EXPECT_EQ(status["x.bvh/inside.bvh"], "ok") << report.dump(1);
 }
 
 pid_t spawn_quiet(std::vector<std::string> args) {
