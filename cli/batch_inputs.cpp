@@ -78,12 +78,15 @@ class Collector {
         if (it->is_directory(ec)) it.disable_recursion_pending();
         continue;
       }
+      // Named like a clip but a folder or a dangling link: listed all the same, so that the
+      // batch reports it (as a failed clip) instead of skipping it without a word.
+      const bool clip_name = io::is_supported_clip(p) && !is_ikfix_output(p);
       if (it->is_directory(ec)) {
         if (!skip_.empty() && fs::weakly_canonical(p, ec) == skip_) it.disable_recursion_pending();
+        if (clip_name) add_file(p, base);
         continue;
       }
-      if (it->is_regular_file(ec) && io::is_supported_clip(p) && !is_ikfix_output(p))
-        add_file(p, base);
+      if (clip_name && (it->is_regular_file(ec) || it->is_symlink(ec))) add_file(p, base);
     }
   }
 

@@ -6,6 +6,7 @@
 #include "core/fk.hpp"
 #include "core/units.hpp"
 #include "io/error.hpp"
+#include "io/gltf/uri_file.hpp"
 
 namespace ikfix::cli {
 
@@ -25,6 +26,10 @@ void add_clip_options(CLI::App& cmd, ClipOptions& o) {
   cmd.add_option("--legs", o.legs,
                  "Leg joints, overriding detection: LHIP,LKNEE,LANKLE,LTOE,RHIP,RKNEE,RANKLE,RTOE "
                  "(toes may be empty)");
+  cmd.add_flag_callback(
+      "--allow-outside-uris", [] { io::gltf::set_allow_outside_uris(true); },
+      "glTF: also read buffer files outside the glTF file's folder (absolute paths, file: uris, "
+      "..); refused by default");
 }
 
 void add_contacts_option(CLI::App& cmd, ClipOptions& o) {

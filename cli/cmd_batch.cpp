@@ -19,6 +19,7 @@
 #include "cli/batch_inputs.hpp"
 #include "cli/batch_report.hpp"
 #include "cli/clip_config.hpp"
+#include "cli/command_files.hpp"
 #include "cli/command_guard.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/fail_on.hpp"
@@ -29,7 +30,9 @@
 #include "cli/retarget_job.hpp"
 #include "io/error.hpp"
 #include "io/file_util.hpp"
+#include "io/output_set.hpp"
 #include "io/report_json.hpp"
+#include "io/temp_files.hpp"
 
 namespace ikfix::cli {
 namespace {
@@ -67,10 +70,16 @@ struct BatchArgs {
 std::atomic<int> g_stop_signal{0};
 static_assert(std::atomic<int>::is_always_lock_free);
 
-void on_stop_signal(int signo) { g_stop_signal.store(signo); }
+// The first signal asks the batch to stop taking clips; a second one removes the temp files of the
+// clips still being written and ends the process at once, by that signal.
+void on_stop_signal(int signo) {
+  if (g_stop_signal.exchange(signo) == 0) return;
+  io::remove_temp_files_now();
+  signal(signo, SIG_DFL);
+  raise(signo);
+}
 
-// Installs the SIGINT/SIGTERM handler for the life of a batch. The first signal asks the batch to
-// stop taking clips; SA_RESETHAND puts the default back, so a second one ends the process at once.
+// Installs the SIGINT/SIGTERM handler for the life of a batch (see on_stop_signal).
 class StopSignals {
  public:
   StopSignals() {
@@ -78,7 +87,7 @@ class StopSignals {
     struct sigaction action {};
     action.sa_handler = on_stop_signal;
     sigemptyset(&action.sa_mask);
-    action.sa_flags = SA_RESETHAND;
+    action.sa_flags = 0;
     sigaction(SIGINT, &action, &old_int_);
     sigaction(SIGTERM, &action, &old_term_);
   }
@@ -211,10 +220,7 @@ void require_writable_folder(const fs::path& folder, const std::string& what) {
     throw std::invalid_argument(what + " " + dir.string() + ": not writable");
 }
 
-std::string one_line(std::string s) {
-  std::replace(s.begin(), s.end(), '\n', ' ');
-  return s;
-}
+std::string one_line(const std::string& s) { return escape_controls(s); }
 
 // ---- The batch ----
 
@@ -352,6 +358,22 @@ class Batch {
     }
   }
 
+  // Runs `process_clip` (a fix) with its outputs as one transaction: in place only when it
+  // succeeded and all of them could be put there.
+  template <class ProcessClip>
+  static void process_clip_outputs(ProcessClip& process_clip, ClipStatus& status,
+                                   std::string& error) {
+    io::OutputTransaction outputs;
+    process_clip(false);
+    if (status != ClipStatus::Ok) return;
+    try {
+      outputs.commit();
+    } catch (const std::exception& e) {
+      status = ClipStatus::Error;
+      error = one_line(e.what());
+    }
+  }
+
   void process(std::size_t i) {
     const BatchClip& c = clips_[i];
     Outcome& o = outcomes_[i];
@@ -413,7 +435,7 @@ class Batch {
     } else {
       std::error_code ec;
       fs::remove(state, ec);  // a stale state must never vouch for a new output
-      process_clip(false);
+      process_clip_outputs(process_clip, status, error);
       if (status == ClipStatus::Ok) {
         try {
           std::error_code size_ec;
@@ -467,6 +489,41 @@ class Batch {
   int running_workers_done_ = 0;
 };
 
+// Every file the batch writes (clips, --report, --junit) against every file it reads (the whole
+// library, sidecar configs, terrain, --config, --to, --map) and each other: exit 2 on a clash.
+void check_batch_files(const BatchArgs& args, const std::vector<BatchClip>& library,
+                       const std::vector<BatchClip>& clips) {
+  io::OutputSet files;
+  for (const BatchClip& c : library) {
+    ClipCommandInputs clip;
+    clip.clip = c.input;
+    add_clip_command_inputs(files, clip);
+  }
+  add_clip_command_inputs(files, {"", args.config, args.clip.contacts, args.terrain.path,
+                                  args.retarget.target, args.retarget.map});
+  std::error_code ec;
+  if (!args.check_only)
+    for (const BatchClip& c : clips)
+      if (fs::is_regular_file(c.input, ec))  // a folder or dangling link named *.bvh just fails
+        files.add_output((fs::path(args.out_dir) / c.relative).lexically_normal(),
+                         "the output of " + c.input.string());
+  files.add_output(args.report, "--report");
+  files.add_output(args.junit, "--junit");
+  if (!args.html_dir.empty())
+    files.add_output(fs::path(args.html_dir) / "index.html", "--html-dir");
+}
+
+// --resume: the temp files an interrupted batch left under --out-dir and beside its reports.
+void remove_stale_temps(const BatchArgs& args) {
+  int removed = args.out_dir.empty() ? 0 : io::remove_stale_temp_files(args.out_dir, true);
+  for (const std::string& path : {args.report, args.junit})
+    if (!path.empty()) {
+      const fs::path parent = fs::path(path).parent_path();
+      removed += io::remove_stale_temp_files(parent.empty() ? fs::path(".") : parent, false);
+    }
+  if (removed > 0) spdlog::info("batch: removed {} temp file(s) an interrupted run left", removed);
+}
+
 double round_ms(double seconds) { return std::round(seconds * 1e3) / 1e3; }
 
 // Bad usage found before any clip is read: --jobs, --clip-unit, --config (a bad one is bad
@@ -515,6 +572,8 @@ void check_batch_outputs(const BatchArgs& args, const std::vector<BatchClip>& cl
     if (!args.check_only && same_file((fs::path(args.out_dir) / c.relative), c.input))
       throw std::invalid_argument("--out-dir " + args.out_dir + " would overwrite the input " +
                                   c.input.string() + "; choose another folder");
+  check_batch_files(args, library, clips);
+  if (args.resume) remove_stale_temps(args);
   if (!args.check_only) require_writable_folder(args.out_dir, "--out-dir");
   if (!args.report.empty())
     require_writable_folder(fs::path(args.report).parent_path(), "--report");
@@ -594,7 +653,7 @@ int batch(const BatchArgs& args) {
   const std::string hash = settings_hash(args);
   spdlog::debug(
       "batch: settings {} from the terrain's bytes and: {}", hash,
-      args.settings_text.empty() ? std::string("(defaults)") : one_line(args.settings_text));
+      args.settings_text.empty() ? std::string("(defaults)") : io::one_line(args.settings_text));
   const int jobs = batch_jobs(args, clips.size());
   spdlog::info("batch: {} clip(s){} onto {} with {} job(s) -> {}", clips.size(),
                shard.count > 1
@@ -618,9 +677,11 @@ int batch(const BatchArgs& args) {
   // The run block reads the outcomes before take_entries() moves them out.
   const Json run = run_json(jobs, shard, library.size(), wall, batch, stop_signal);
   const BatchReport report = make_batch_report(header, batch.take_entries(), run);
+  io::OutputTransaction outputs;  // the report and the JUnit file: both in place, or neither
   if (!args.report.empty()) save_batch_report(args.report, report);
   if (!args.junit.empty()) io::write_file_atomic(args.junit, junit_xml(report));
   if (!args.html_dir.empty()) write_html_index(args.html_dir, report);
+  outputs.commit();
   log_totals(args, report, batch, wall);
   return batch_exit_code(args, report, stop_signal);
 }

@@ -4,13 +4,16 @@
 
 #include <memory>
 
+#include "cli/command_files.hpp"
 #include "cli/command_guard.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/fail_on.hpp"
 #include "cli/fix_job.hpp"
 #include "cli/thread_option.hpp"
 #include "io/error.hpp"
+#include "io/output_set.hpp"
 #include "io/report_json.hpp"
+#include "io/temp_files.hpp"
 
 namespace ikfix::cli {
 namespace {
@@ -36,10 +39,22 @@ int check(const CheckArgs& args) {
   job.contacts_out = args.contacts_out;
   job.terrain_path = args.terrain.path;
   job.html = args.html;
+  io::OutputSet files;
+  ClipCommandInputs inputs;
+  inputs.clip = args.input;
+  inputs.contacts = job.clip.contacts;
+  inputs.terrain = args.terrain.path;
+  add_clip_command_inputs(files, inputs);
+  files.add_output(args.report, "--report");
+  files.add_output(args.contacts_out, "--contacts-out");
+  files.add_output(args.html, "--html");
+  io::remove_temp_files_on_signals();
   start_terrain(job, args.terrain, args.threads);
   job.runner = thread_pool_for_process(args.threads);
+  io::OutputTransaction outputs;  // the contacts and the report: both in place, or neither
   const FixJobResult result = run_check_job(job);
   if (!args.report.empty()) io::save_json(args.report, result.report);
+  outputs.commit();
   for (const auto& w : result.warnings) spdlog::warn("{}: {}", args.input, w);
   const auto& m = result.report["metrics"];
   const auto& t = result.report["totals"];

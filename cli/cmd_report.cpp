@@ -10,6 +10,8 @@
 #include "cli/junit.hpp"
 #include "io/error.hpp"
 #include "io/file_util.hpp"
+#include "io/output_set.hpp"
+#include "io/temp_files.hpp"
 
 namespace ikfix::cli {
 namespace {
@@ -22,12 +24,21 @@ struct MergeArgs {
 };
 
 int merge(const MergeArgs& args) {
+  io::OutputSet files;
+  for (const std::string& input : args.inputs) files.add_input(input, "shard report");
+  files.add_output(args.output, "-o");
+  files.add_output(args.junit, "--junit");
+  if (!args.html_dir.empty())
+    files.add_output(std::filesystem::path(args.html_dir) / "index.html", "--html-dir");
+  io::remove_temp_files_on_signals();
   std::vector<std::string> warnings;
   const BatchReport merged = merge_batch_reports(args.inputs, warnings);
   for (const auto& w : warnings) spdlog::warn("report merge: {}", w);
+  io::OutputTransaction outputs;  // the report and the JUnit file: both in place, or neither
   save_batch_report(args.output, merged);
   if (!args.junit.empty()) io::write_file_atomic(args.junit, junit_xml(merged));
   if (!args.html_dir.empty()) write_html_index(args.html_dir, merged);
+  outputs.commit();
   const Json& t = merged.head["totals"];
   spdlog::info(
       "report merge: {} report(s), {} clip(s): {} fixed, {} failed, {} not done, {} with "

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "cli/clip_options.hpp"
+#include "cli/command_files.hpp"
 #include "cli/command_guard.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/fail_on.hpp"
@@ -14,7 +15,9 @@
 #include "cli/fix_options.hpp"
 #include "cli/retarget_job.hpp"
 #include "io/error.hpp"
+#include "io/output_set.hpp"
 #include "io/report_json.hpp"
+#include "io/temp_files.hpp"
 
 namespace ikfix::cli {
 namespace {
@@ -52,10 +55,19 @@ int retarget(const RetargetArgs& args) {
   job.retarget = args.retarget;
   job.fix = args.fix;
   job.terrain_path = args.terrain.path;
+  io::OutputSet files;
+  add_clip_command_inputs(files, {args.input, "", args.clip.contacts, args.terrain.path,
+                                  args.retarget.target, args.retarget.map});
+  files.add_output(job.output, "-o");
+  files.add_output(args.report, "--report");
+  files.add_output(args.html, "--html");
+  io::remove_temp_files_on_signals();
   job.terrain = args.terrain.path.empty() ? nullptr : &load_terrain_for_process(args.terrain);
 
+  io::OutputTransaction outputs;  // the clip and the report: both in place, or neither
   const RetargetJobResult result = run_retarget_job(job);
   if (!args.report.empty()) io::save_json(args.report, result.report);
+  outputs.commit();
   for (const auto& w : result.warnings) spdlog::warn("{}: {}", args.input, w);
 
   const auto& r = result.report;

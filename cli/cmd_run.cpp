@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "cli/clip_config.hpp"
+#include "cli/command_files.hpp"
 #include "cli/command_guard.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/fail_on.hpp"
@@ -14,7 +15,9 @@
 #include "cli/phase_times.hpp"
 #include "cli/thread_option.hpp"
 #include "io/error.hpp"
+#include "io/output_set.hpp"
 #include "io/report_json.hpp"
+#include "io/temp_files.hpp"
 
 namespace ikfix::cli {
 namespace {
@@ -60,16 +63,30 @@ int run(const RunArgs& args) {
   if (!args.in_place && same_file(job.output, job.input))
     throw std::invalid_argument("output " + job.output.string() +
                                 " is the input; pass --in-place to overwrite it");
+  io::OutputSet files;
+  ClipCommandInputs inputs;
+  inputs.clip = args.input;
+  inputs.config = args.config;
+  inputs.contacts = job.clip.contacts;
+  inputs.terrain = args.terrain.path;
+  add_clip_command_inputs(files, inputs);
+  files.add_output(job.output, args.in_place ? "--in-place" : "-o", args.in_place);
+  files.add_output(args.report, "--report");
+  files.add_output(args.contacts_out, "--contacts-out");
+  files.add_output(args.html, "--html");
+  io::remove_temp_files_on_signals();
   start_terrain(job, args.terrain, args.threads);
   job.runner = thread_pool_for_process(args.threads);  // one per run, shared by read, fix and write
   times.mark("setup");
   job.times = &times;
 
+  io::OutputTransaction outputs;  // the clip, contacts and report: all in place, or none
   const FixJobResult result = run_fix_job(job);
   if (!args.report.empty()) {
     io::save_json(args.report, result.report);
     times.mark("report");
   }
+  outputs.commit();
   spdlog::debug("{}: {}", args.input, times.summary());
   for (const auto& w : result.warnings) spdlog::warn("{}: {}", args.input, w);
 

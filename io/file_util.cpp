@@ -1,7 +1,6 @@
 #include "io/file_util.hpp"
 
 #include <fcntl.h>  // AT_FDCWD
-#include <stdio.h>  // renameat2, RENAME_EXCHANGE (glibc)
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -16,8 +15,11 @@
 #include <set>
 #include <system_error>
 #include <utility>
+#include <vector>
 
 #include "io/error.hpp"
+#include "io/output_set.hpp"
+#include "io/temp_files.hpp"
 
 namespace ikfix::io {
 
@@ -57,20 +59,18 @@ bool identity_of(const std::filesystem::path& path, FileIdentity& id) {
   return true;
 }
 
-// Puts `temp` at `path` in one step when a file is there, then removes the old one (now at
-// `temp`). False when nothing was swapped (no file at `path`, or a file system that cannot swap).
-bool swap_into_place(const std::filesystem::path& temp, const std::filesystem::path& path) {
-  // Only over a regular file: a swap would also trade places with a directory or a device,
-  // where a rename fails with the error the caller reports.
+// Refuses an output path that exists and is not a regular file (or a link to one): a rename
+// would put a file where a device, FIFO, socket or folder was.
+void require_regular_or_new(const std::filesystem::path& path) {
   struct stat st {};
-  if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
-  if (::renameat2(AT_FDCWD, temp.c_str(), AT_FDCWD, path.c_str(), RENAME_EXCHANGE) != 0)
-    return false;
-  // The new file is in place whatever happens next; an old file that cannot be removed stays
-  // under the hidden temp name, as after an interrupted write.
-  std::error_code ec;
-  std::filesystem::remove(temp, ec);
-  return true;
+  if (::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode)) return;
+  const char* kind = S_ISDIR(st.st_mode)                          ? "a folder"
+                     : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
+                     : S_ISFIFO(st.st_mode)                       ? "a FIFO"
+                     : S_ISSOCK(st.st_mode)                       ? "a socket"
+                                                                  : "not a regular file";
+  throw InputError(path.string(),
+                   std::string("is ") + kind + ", not a regular file; refusing to replace it");
 }
 
 }  // namespace
@@ -133,37 +133,40 @@ void write_file_atomic(const std::filesystem::path& path,
 
 void write_file_atomic(const std::filesystem::path& path,
                        const std::function<void(const ByteSink& emit)>& produce) {
+  require_regular_or_new(path);
   std::error_code ec;
   const auto parent = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
   std::filesystem::create_directories(parent, ec);
   if (ec) throw InputError(path.string(), "cannot create folder: " + ec.message());
-  // Unique temp name in the same folder so the rename is atomic on the same file system.
-  std::string temp_name = "." + path.filename().string() + ".tmp-" + std::to_string(::getpid());
-  const auto temp = parent / temp_name;
-  std::FILE* f = std::fopen(temp.c_str(), "wb");
+  // A unique temp name in the same folder, so that putting it in place is a rename.
+  const auto temp = temp_path_for(path);
+  StagedFile staged{temp, path, TempFileListing(temp)};
+  std::FILE* f = std::fopen(staged.temp.c_str(), "wbx");
   if (!f) throw InputError(path.string(), std::string("cannot write: ") + std::strerror(errno));
-  bool wrote = true;
+  int error = 0;  // the first write error's errno
   try {
     produce([&](std::string_view data) {
-      wrote = wrote && std::fwrite(data.data(), 1, data.size(), f) == data.size();
+      if (error == 0 && std::fwrite(data.data(), 1, data.size(), f) != data.size())
+        error = errno != 0 ? errno : EIO;
     });
   } catch (...) {
     std::fclose(f);
-    std::filesystem::remove(temp, ec);
+    std::filesystem::remove(staged.temp, ec);
     throw;
   }
-  const bool flushed = std::fflush(f) == 0;
-  const bool closed = std::fclose(f) == 0;
-  if (!wrote || !flushed || !closed) {
-    std::filesystem::remove(temp, ec);
-    throw InputError(path.string(), "write failed (disk full?)");
+  if (std::fflush(f) != 0 && error == 0) error = errno != 0 ? errno : EIO;
+  if (std::fclose(f) != 0 && error == 0) error = errno != 0 ? errno : EIO;
+  if (error != 0) {
+    std::filesystem::remove(staged.temp, ec);
+    throw InputError(path.string(), std::string("write failed: ") + std::strerror(error));
   }
-  if (!is_noted_input(path) && swap_into_place(temp, path)) return;
-  std::filesystem::rename(temp, path, ec);
-  if (ec) {
-    std::filesystem::remove(temp, ec);
-    throw InputError(path.string(), "cannot replace file: " + ec.message());
+  if (OutputTransaction* transaction = OutputTransaction::current()) {
+    transaction->stage(std::move(staged));
+    return;
   }
+  std::vector<StagedFile> one;
+  one.push_back(std::move(staged));
+  place_all(one);
 }
 
 }  // namespace ikfix::io

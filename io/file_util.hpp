@@ -20,15 +20,13 @@ std::string read_file(const std::filesystem::path& path);
 void note_input(const std::filesystem::path& path);
 bool is_noted_input(const std::filesystem::path& path);
 
-// Writes `data` to `path` via a temp file beside it and a rename. Creates missing parent
-// folders. Throws InputError naming the path on failure; leaves no temp file behind.
-// An existing file at `path` is swapped with the temp file in one step (renameat2
-// RENAME_EXCHANGE) and then removed: `path` holds a whole file throughout, as with a rename. A
-// plain rename over a file makes ext4 write the new file's data out before it returns
-// (auto_da_alloc), ~2.5 ms of a 2 MB `ikfix run` output on every re-run into the same folder; the
-// swap leaves the new file as durable as a newly created one. An input this process read
-// (is_noted_input: `--in-place`) is replaced by the plain rename, so the kernel's flush guards it.
-// Where the file system cannot swap, the plain rename is used.
+// Writes `data` to `path` via a temp file beside it (io/temp_files.hpp) and a rename. Creates
+// missing parent folders. Throws InputError naming the path on failure (with the errno text);
+// leaves no temp file behind. A `path` that exists and is not a regular file (a device, FIFO,
+// socket, folder) is refused. An existing file at `path` is swapped with the temp file in one
+// step and then removed (io::place_all): `path` holds a whole file throughout. Inside an
+// io::OutputTransaction on this thread the temp file is only written; the transaction's commit
+// puts it in place together with the command's other outputs.
 void write_file_atomic(const std::filesystem::path& path, std::string_view data);
 // Same, the file being the concatenation of `pieces` (saves joining them in memory first).
 void write_file_atomic(const std::filesystem::path& path, std::span<const std::string_view> pieces);

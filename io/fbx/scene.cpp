@@ -582,8 +582,14 @@ double evaluate_segment(const CurveKeys& c, std::size_t lo, std::int64_t time) {
   const double v0 = c.values[lo], v1 = c.values[hi];
   if (time == c.times[lo]) return v0;
   const std::uint32_t flags = c.flags[lo];
-  const double span = static_cast<double>(c.times[hi] - c.times[lo]);
-  const double s = static_cast<double>(time - c.times[lo]) / span;
+  // Differences of ascending ticks taken unsigned: exact wherever they fit in 64 bits, where a
+  // signed difference of keys at -2^63 and 2^63-1 overflows.
+  const auto ticks_after = [](std::int64_t later, std::int64_t earlier) {
+    return static_cast<double>(static_cast<std::uint64_t>(later) -
+                               static_cast<std::uint64_t>(earlier));
+  };
+  const double span = ticks_after(c.times[hi], c.times[lo]);
+  const double s = ticks_after(time, c.times[lo]) / span;
   if (flags & kInterpolationConstant) return (flags & kConstantNext) ? v1 : v0;
   if (!(flags & kInterpolationCubic)) return v0 + (v1 - v0) * s;
   // Cubic Bezier through (t0, v0), (t0 + a dt, v0 + m0 a dt), (t1 - b dt, v1 - m1 b dt), (t1, v1).

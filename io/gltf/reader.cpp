@@ -17,6 +17,7 @@
 #include "io/gltf/base64.hpp"
 #include "io/gltf/json_text.hpp"
 #include "io/gltf/sampling.hpp"
+#include "io/gltf/uri_file.hpp"
 #include "io/matrix_trs.hpp"
 
 namespace ikfix::io::gltf {
@@ -75,23 +76,6 @@ void split_glb(Document& doc) {
                   std::to_string(b.size()));
 }
 
-std::string percent_decode(std::string_view s) {
-  std::string out;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '%' && i + 2 < s.size()) {
-      unsigned value = 0;
-      const auto [p, ec] = std::from_chars(s.data() + i + 1, s.data() + i + 3, value, 16);
-      if (ec == std::errc() && p == s.data() + i + 3) {
-        out += static_cast<char>(value);
-        i += 2;
-        continue;
-      }
-    }
-    out += s[i];
-  }
-  return out;
-}
-
 void read_buffers(Document& doc) {
   if (!doc.json.contains("buffers")) return;
   const Json& buffers = doc.json["buffers"];
@@ -127,15 +111,9 @@ void read_buffers(Document& doc) {
         bytes = std::move(*decoded);
         b.source = BufferSource::data_uri;
       } else {
-        if (b.uri.find("://") != std::string::npos)
-          fail(doc, where + ": remote uri '" + b.uri + "' is not supported");
-        fs::path file = percent_decode(b.uri);
-        if (file.is_relative()) file = doc.path.parent_path() / file;
-        try {
-          bytes = io::read_file(file);
-        } catch (const InputError& e) {
-          fail(doc, where + ": cannot read '" + b.uri + "': " + e.cause());
-        }
+        if (b.uri.find("://") != std::string::npos && !b.uri.starts_with("file://"))
+          fail(doc, where + ": remote uri '" + one_line(b.uri) + "' is not supported");
+        bytes = read_uri_file(doc.path, doc.source_name, b.uri, b.byte_length, where);
         b.source = BufferSource::external;
       }
       if (bytes.size() < b.byte_length)

@@ -1,16 +1,15 @@
 #include "io/gltf/writer.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
 #include <map>
 #include <optional>
+#include <span>
+#include <vector>
 
 #include "io/error.hpp"
+#include "io/file_util.hpp"
 #include "io/gltf/base64.hpp"
 #include "io/gltf/json_text.hpp"
 
@@ -461,7 +460,8 @@ void add_new_animation_edit(const Document& doc, const NewAnimation& added, NewD
 }
 
 // Text edits pointing the relative uris of the top-level array `kind` ("buffers", "images") of
-// a .gltf in `in_dir` at the same files from `out_dir`.
+// a .gltf or .glb in `in_dir` at the same files from `out_dir`. A buffer that would then lie
+// outside `out_dir` (which the reader refuses, io/gltf/uri_file.hpp) is embedded as a data uri.
 void rebase_uris_of(const Document& doc, const char* kind, const fs::path& in_dir,
                     const fs::path& out_dir, std::vector<Edit>& text_edits) {
   const std::string_view text = doc.json_text();
@@ -474,19 +474,21 @@ void rebase_uris_of(const Document& doc, const char* kind, const fs::path& in_di
     const std::string uri = list[i]["uri"].get<std::string>();
     if (!is_relative_uri(uri)) continue;
     const fs::path target = (in_dir / percent_decode(uri)).lexically_normal();
-    const std::string moved =
-        percent_encode_path(target.lexically_relative(out_dir).generic_string());
+    std::string moved = percent_encode_path(target.lexically_relative(out_dir).generic_string());
+    if (std::string_view(kind) == "buffers" && moved.starts_with("..") && i < doc.buffers.size() &&
+        doc.buffers[i].owner >= 0)
+      moved = "data:application/octet-stream;base64," +
+              base64_encode(doc.owned_buffers[static_cast<std::size_t>(doc.buffers[i].owner)]);
     const auto uri_span = json_text::member(text, spans[i], "uri");
     if (uri_span)
       text_edits.push_back({uri_span->begin, uri_span->end - uri_span->begin, Json(moved).dump()});
   }
 }
 
-// For a .gltf written to another folder than its input's: relative uris of buffers and images
-// rewritten to point back at the input's files.
+// For a .gltf or .glb written to another folder than its input's: relative uris of buffers and
+// images rewritten to point back at the input's files.
 void rebase_relative_uris(const Document& doc, const fs::path& output_path,
                           std::vector<Edit>& text_edits) {
-  if (doc.container != Container::gltf) return;
   std::error_code ec;
   const fs::path in_dir = fs::weakly_canonical(fs::absolute(doc.path, ec), ec).parent_path();
   const fs::path out_dir = fs::weakly_canonical(fs::absolute(output_path, ec), ec).parent_path();
@@ -595,36 +597,11 @@ Output assemble(const Document& doc, std::span<const TakeEdit> edits, const fs::
   return glb_output(doc, std::move(json_out), std::move(bin_tail));
 }
 
-// Writes the pieces to a temp file beside `path`, then renames it over `path` (the same
-// contract as io::write_file_atomic, without joining the pieces first).
+// Writes the pieces as one file through io::write_file_atomic (temp file, then put in place;
+// staged with the command's other outputs inside an io::OutputTransaction).
 void write_atomic(const fs::path& path, std::initializer_list<std::string_view> parts) {
-  std::error_code ec;
-  const auto parent = path.has_parent_path() ? path.parent_path() : fs::path(".");
-  fs::create_directories(parent, ec);
-  if (ec) throw InputError(path.string(), "cannot create folder: " + ec.message());
-  const fs::path temp =
-      parent / ("." + path.filename().string() + ".tmp-" + std::to_string(::getpid()));
-  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-  if (fd < 0) throw InputError(path.string(), std::string("cannot write: ") + std::strerror(errno));
-  bool ok = true;
-  for (std::string_view part : parts) {
-    while (ok && !part.empty()) {
-      const ssize_t n = ::write(fd, part.data(), part.size());
-      if (n < 0 && errno == EINTR) continue;
-      ok = n > 0;
-      if (ok) part.remove_prefix(static_cast<std::size_t>(n));
-    }
-  }
-  ok = ::close(fd) == 0 && ok;
-  if (!ok) {
-    fs::remove(temp, ec);
-    throw InputError(path.string(), "write failed (disk full?)");
-  }
-  fs::rename(temp, path, ec);
-  if (ec) {
-    fs::remove(temp, ec);
-    throw InputError(path.string(), "cannot replace file: " + ec.message());
-  }
+  const std::vector<std::string_view> pieces(parts);
+  io::write_file_atomic(path, std::span<const std::string_view>(pieces));
 }
 
 }  // namespace

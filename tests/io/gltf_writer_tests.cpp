@@ -348,7 +348,7 @@ TEST(GltfWriter, MatrixNodesCannotBeAnimated) {
   EXPECT_FALSE(fs::exists(ikfix::test::scratch_path("never_written.glb")));
 }
 
-TEST(GltfWriter, ExternalBuffersStayWhereTheyAreWhenWritingElsewhere) {
+TEST(GltfWriter, ExternalBuffersReadBackFromWhereverTheOutputIs) {
   IKFIX_REQUIRE_SHARED_DATA();
   const auto dir = temp_dir("elsewhere");
   fs::create_directories(dir / "in");
@@ -366,13 +366,19 @@ TEST(GltfWriter, ExternalBuffersStayWhereTheyAreWhenWritingElsewhere) {
   ikfix::io::save_clip(dir / "in" / "copy.gltf", in, in.clip, none);
   EXPECT_EQ(ikfix::io::read_file(dir / "in" / "copy.gltf"),
             ikfix::io::read_file(dir / "in" / "skin.gltf"));
-  // Another folder: the uris point back at the input's files.
+  // A folder above the input's: the uris point down at the input's files.
   const Edit e = edit_joints(in, {"node_2"});
+  ikfix::io::save_clip(dir / "skin.gltf", in, e.clip, e.changed);
+  const LoadedClip above = ikfix::io::load_clip(dir / "skin.gltf");
+  EXPECT_EQ(doc_of(above).buffers[0].uri, "in/part%200.bin");
+  // A folder beside it: a uri back up out of the output's folder would be refused on reading
+  // (io/gltf/uri_file.hpp), so the buffers are embedded.
   ikfix::io::save_clip(dir / "out" / "skin.gltf", in, e.clip, e.changed);
   const LoadedClip out = ikfix::io::load_clip(dir / "out" / "skin.gltf");
-  EXPECT_EQ(doc_of(out).buffers[0].uri, "../in/part%200.bin");
-  for (int f = 0; f < in.clip.frame_count; ++f)
-    EXPECT_LE(angle_deg(e.clip.at(f, 2).rotation, out.clip.at(f, 2).rotation), 1e-4);
+  EXPECT_EQ(doc_of(out).buffers[0].source, gltf::BufferSource::data_uri);
+  for (const LoadedClip* written : {&above, &out})
+    for (int f = 0; f < in.clip.frame_count; ++f)
+      EXPECT_LE(angle_deg(e.clip.at(f, 2).rotation, written->clip.at(f, 2).rotation), 1e-4);
   fs::remove_all(dir);
 }
 
