@@ -41,4 +41,11 @@ void forward_kinematics_pair(const JointSubset& subset, std::span<const Transfor
                              std::span<const Transform> locals_b, const Transform& clip_to_world,
                              std::span<Transform> world_a, std::span<Transform> world_b);
 
+// Kernel: world transforms of the subset's joints for frames [begin, end) of `clip`, frame-major
+// into `world_out` ((end - begin) * subset.size() entries, frame `begin` first). Frames are taken
+// in pairs (forward_kinematics_pair) from `begin`, an odd last frame alone: the same bits as one
+// frame at a time.
+void forward_kinematics_frames(const JointSubset& subset, const Clip& clip, int begin, int end,
+                               const Transform& clip_to_world, std::span<Transform> world_out);
+
 }  // namespace ikfix::core

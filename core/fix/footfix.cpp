@@ -11,14 +11,24 @@
 #include <mutex>
 #include <span>
 
+#include "core/fix/clip_floor.hpp"
 #include "core/fix/contacts.hpp"
+#include "core/fix/fix_math.hpp"
+#include "core/fix/fix_parallel.hpp"
 #include "core/fix/foot_contacts.hpp"
+#include "core/fix/foot_lock.hpp"
+#include "core/fix/foot_offsets.hpp"
 #include "core/fix/ground_memo.hpp"
+#include "core/fix/ground_track.hpp"
 #include "core/fix/heel_lift.hpp"
+#include "core/fix/input_contacts.hpp"
 #include "core/fix/leg_solve.hpp"
+#include "core/fix/pelvis_drop.hpp"
 #include "core/fix/pivot_hold.hpp"
 #include "core/fix/pivot_repair.hpp"
 #include "core/fix/pivot_timing.hpp"
+#include "core/fix/same_bits.hpp"
+#include "core/fix/sample_legs.hpp"
 #include "core/fix/smooth.hpp"
 #include "core/fix/toe_bend.hpp"
 #include "core/fk.hpp"
@@ -27,226 +37,6 @@
 #include "core/unwritten_resize.hpp"
 
 namespace ikfix::core {
-namespace {
-
-constexpr Vec3 kUp{0.0, 1.0, 0.0};
-
-// Frames per thread below which a per-frame loop runs on one thread. Handing a loop to a
-// worker costs ~60 us on the 2-vCPU build machine (a 70 us loop took 105 us on two threads):
-// about 64 frames of leg solves and output measurement (~2 us a frame), but ~500 frames of FK
-// or toe-bend math (~0.1-0.3 us a frame).
-constexpr int kMinFramesPerRange = 64;
-constexpr int kMinLightFramesPerRange = 512;
-
-double percentile(std::vector<double> values, double q) {
-  if (values.empty()) return 0.0;
-  const auto k =
-      static_cast<std::size_t>(std::clamp(q, 0.0, 1.0) * static_cast<double>(values.size() - 1));
-  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(k), values.end());
-  return values[k];
-}
-
-double smoothstep(double t) { return t * t * (3.0 - 2.0 * t); }
-
-// Bit for bit equal (unlike ==, tells -0.0 from 0.0): a value computed from equal inputs is then
-// exactly the one computed before.
-template <typename T>
-bool same_bits(const T& a, const T& b) {
-  return std::memcmp(&a, &b, sizeof(T)) == 0;
-}
-
-// Foot points tracked per frame: the ankle joint and the toe (toe joint, else the ankle's end
-// site, else the ankle itself).
-struct FootTrack {
-  std::vector<Vec3> ankle, toe;
-};
-
-// Ground under one foot point for every frame, relative to the clip floor.
-struct GroundTrack {
-  std::vector<double> height;  // terrain Y, metres (clip floor where off the terrain)
-  std::vector<Vec3> normal;
-  std::vector<char> hit;
-};
-
-// Into `g`, reusing its storage (the contact passes fill the same tracks pass after pass); with
-// `only` (per point), just the points it marks (the others are as they were).
-void fill_ground_track(std::span<const GroundHit> hits, double floor, GroundTrack& g,
-                       std::span<const char> only = {}) {
-  const std::size_t n = hits.size();
-  g.height.resize(n);
-  g.normal.resize(n);
-  g.hit.resize(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    if (!only.empty() && !only[i]) continue;
-    g.hit[i] = hits[i].hit ? 1 : 0;
-    g.height[i] = hits[i].hit ? hits[i].height : floor;
-    g.normal[i] = hits[i].hit ? hits[i].normal : kUp;
-  }
-}
-
-GroundTrack ground_track(std::span<const GroundHit> hits, double floor) {
-  GroundTrack g;
-  fill_ground_track(hits, floor, g);
-  return g;
-}
-
-GroundTrack query_ground(const Terrain& terrain, const std::vector<Vec3>& points, double floor,
-                         const ParallelRunner* runner = nullptr) {
-  std::vector<std::array<double, 2>> xz(points.size());
-  for (std::size_t i = 0; i < points.size(); ++i) xz[i] = {points[i].x, points[i].z};
-  std::vector<GroundHit> hits(points.size());
-  ground_at_parallel(terrain, xz, hits, runner);
-  return ground_track(hits, floor);
-}
-
-// Vertical offset of one foot per frame: constant during each plant (the foot moved onto the
-// terrain), eased between plants, and never less than what keeps every foot point at or above
-// its planted level over the terrain (`need`). With `follow_need` (contacts given from another
-// motion, e.g. a retarget source) the offset during a plant is exactly `need`: the animated
-// foot was not planted on this skeleton, so it may rise or sink inside the given plant, and a
-// constant offset would leave the foot floating and moving where the source's foot stands.
-// A plant with any `keep_constant` frame keeps the constant offset (see fix_clip).
-std::vector<double> foot_offsets(const std::vector<char>& planted, const std::vector<double>& need,
-                                 const std::vector<double>& ground_rel,
-                                 const std::vector<double>& ease, double smoothing_frames,
-                                 double clearance_frames, double max_rise_per_frame,
-                                 bool follow_need, const std::vector<char>& keep_constant) {
-  const int n = static_cast<int>(need.size());
-  const auto plants = contact_intervals(planted);
-  std::vector<double> base(n);
-  if (plants.empty()) {
-    gaussian_smooth(ground_rel, smoothing_frames * 4.0, base);
-  } else {
-    // Offset at each plant's first and last frame (equal unless `follow_need`).
-    std::vector<double> plant_in(plants.size()), plant_out(plants.size());
-    for (std::size_t i = 0; i < plants.size(); ++i) {
-      double m = -1e300;
-      for (int f = plants[i].first; f <= plants[i].last; ++f) m = std::max(m, need[f]);
-      bool follow = follow_need;
-      for (int f = plants[i].first; f <= plants[i].last && follow; ++f) follow = !keep_constant[f];
-      for (int f = plants[i].first; f <= plants[i].last; ++f) base[f] = follow ? need[f] : m;
-      plant_in[i] = base[plants[i].first];
-      plant_out[i] = base[plants[i].last];
-    }
-    for (int f = 0; f < plants.front().first; ++f) base[f] = plant_in.front();
-    for (int f = plants.back().last + 1; f < n; ++f) base[f] = plant_out.back();
-    for (std::size_t i = 0; i + 1 < plants.size(); ++i) {
-      const int a = plants[i].last, b = plants[i + 1].first;
-      // Stepping up, the swing foot rises early (it must clear the step it lands on); stepping
-      // down it stays high and drops late (it must clear the edge it leaves).
-      const bool up = plant_in[i + 1] > plant_out[i];
-      for (int f = a + 1; f < b; ++f) {
-        const double u = static_cast<double>(f - a) / (b - a);
-        const double t = smoothstep(std::clamp(up ? u * 1.5 : (u - 1.0 / 3.0) * 1.5, 0.0, 1.0));
-        base[f] = plant_out[i] + (plant_in[i + 1] - plant_out[i]) * t;
-      }
-    }
-  }
-  // Clearance in swing: a smooth envelope over what the swing frames need (dilated, then
-  // smoothed, so the foot rises before a step edge instead of popping up at it).
-  std::vector<double> swing_need(n), dilated(n), envelope(n);
-  for (int f = 0; f < n; ++f) swing_need[f] = planted[f] ? -10.0 : need[f];
-  dilate_max(swing_need, gaussian_radius(clearance_frames), dilated);
-  gaussian_smooth(dilated, clearance_frames, envelope);
-  std::vector<double> lifted(n), smoothed(n);
-  for (int f = 0; f < n; ++f) lifted[f] = std::max({base[f], need[f], envelope[f]});
-  gaussian_smooth(lifted, smoothing_frames, smoothed);
-  // A planted foot keeps its plant's offset exactly (any change would move the planted
-  // pivot); the swing eases out of it and into the next one (`ease` is 1 in plants).
-  for (int f = 0; f < n; ++f)
-    smoothed[f] = planted[f] ? base[f] : ease[f] * base[f] + (1.0 - ease[f]) * smoothed[f];
-  // No swing frame below `need`. What that floor adds can jump (a toe crossing a step edge:
-  // 4 cm in one frame on cmu_02_01 over the stairs); the swing foot reaches it by a ramp
-  // instead. Not into the plant: the contact passes would then see the foot leave the ground
-  // earlier and plan differently (boxing on the stairs went 2.3 cm into a tread); a jump at
-  // lift-off is left to step 5a, after the passes.
-  std::vector<double> floor_lift(n, 0.0);
-  for (int f = 0; f < n; ++f)
-    if (!planted[f]) floor_lift[f] = std::max(0.0, need[f] - smoothed[f]);
-  raise_to_rate_limit(floor_lift, max_rise_per_frame, planted);
-  for (int f = 0; f < n; ++f) smoothed[f] += floor_lift[f];
-  return smoothed;
-}
-
-// Horizontal correction per frame that keeps a planted foot's pivot still (see fix_clip).
-// The pivot is the lower of heel and toe (heights above their planted levels), switching only
-// when the other is lower by `switch_margin`: heel strike, then the toe as soon as the heel rolls
-// up, so a rolling foot turns about the point that is really on the ground. Where only one of
-// them is marked `on_ground` (non-empty: per frame, heel and toe) that one is the pivot.
-std::vector<Vec3> foot_lock(const std::vector<char>& planted,
-                            const std::vector<double>& heel_height,
-                            const std::vector<double>& toe_height,
-                            const std::vector<char> (&on_ground)[2], const std::vector<Vec3>& ankle,
-                            const std::vector<Vec3>& toe, double unlock_radius, int blend_frames,
-                            double switch_margin, std::vector<signed char>& pivots) {
-  const int n = static_cast<int>(planted.size());
-  std::vector<Vec3> corr(n, Vec3(0));
-  pivots.assign(n, -1);
-  auto flat = [](Vec3 v) { return Vec3(v.x, 0.0, v.z); };
-  const auto plants = contact_intervals(planted);
-  for (std::size_t i = 0; i < plants.size(); ++i) {
-    const int a = plants[i].first, b = plants[i].last;
-    int pivot = -1;  // 0 heel (ankle), 1 toe
-    Vec3 lock(0);
-    for (int f = a; f <= b; ++f) {
-      const Vec3 previous = f > a ? corr[f - 1] : corr[std::max(0, a - 1)] * (a > 0 ? 1.0 : 0.0);
-      int want = pivot;
-      if (pivot < 0)
-        want = heel_height[f] <= toe_height[f] ? 0 : 1;
-      else if (pivot == 0 && heel_height[f] > toe_height[f] + switch_margin)
-        want = 1;
-      else if (pivot == 1 && toe_height[f] > heel_height[f] + switch_margin)
-        want = 0;
-      // While check sees both points down, the pivot stays; the hand-over frame is chosen by
-      // retime_pivot_switches within that window.
-      if (pivot >= 0 && want != pivot && !on_ground[0].empty() && on_ground[0][f] &&
-          on_ground[1][f])
-        want = pivot;
-      if (!on_ground[0].empty() && !on_ground[want][f] && on_ground[1 - want][f]) want = 1 - want;
-      // Switch only once the new pivot has been on the ground (as check sees it) for a frame
-      // while the old one, still down, held: the new one is then held from that frame on, so
-      // each point is still over every pair of frames check measures it on.
-      if (pivot >= 0 && want != pivot && !on_ground[0].empty() && !on_ground[want][f - 1] &&
-          on_ground[pivot][f])
-        want = pivot;
-      if (want != pivot) {
-        // Re-lock on the new pivot where it was on the frame before (target, not animation):
-        // it does not move on the switch frame.
-        const std::vector<Vec3>& track = want == 0 ? ankle : toe;
-        lock = flat(track[f > a ? f - 1 : f]) + previous;
-        pivot = want;
-      }
-      const Vec3 anim = flat(pivot == 0 ? ankle[f] : toe[f]);
-      Vec3 c = lock - anim;
-      const double len = glm::length(c);
-      if (len > unlock_radius) {  // the animation walked away: drag the lock along
-        c *= unlock_radius / len;
-        lock = anim + c;
-      }
-      corr[f] = c;
-      pivots[f] = static_cast<signed char>(pivot);
-    }
-    // Fade out after the plant, done before the next plant starts.
-    const int next = i + 1 < plants.size() ? plants[i + 1].first : n;
-    const int span = std::min(blend_frames, next - b - 1);
-    for (int f = b + 1; f < next; ++f) {
-      const double t = span > 0 ? std::min(1.0, static_cast<double>(f - b) / (span + 1)) : 1.0;
-      corr[f] = corr[b] * (1.0 - smoothstep(t));
-    }
-  }
-  return corr;
-}
-
-// The pelvis, the legs and their ancestors: the only joints the fix reads (joints_fix_reads).
-JointSubset fix_subset(const Skeleton& sk, const LegRig& rig) {
-  std::vector<int> leg_joints = {rig.pelvis};
-  for (const Leg& leg : rig.legs)
-    for (int j : {leg.hip, leg.knee, leg.ankle, leg.toe})
-      if (j >= 0) leg_joints.push_back(j);
-  return JointSubset(sk, leg_joints);
-}
-
-}  // namespace
 
 std::vector<int> joints_fix_reads(const Skeleton& skeleton, const LegRig& rig) {
   return fix_subset(skeleton, rig).joints;
@@ -294,111 +84,29 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   for (int l = 0; l < 2; ++l) diag.legs[l].side = kLegSideNames[l];
   if (frames == 0) return result;
 
-  // 1. Sample every frame: world transforms (metres, Y up) of the legs and their ancestors.
-  // Every read of the input motion below goes through this subset (FK) or names one of its
-  // joints, which is what joints_fix_reads promises.
-  const JointSubset subset = fix_subset(sk, in.rig);
+  // 1. Sample every frame (sample_legs.hpp).
+  LegSamples samples = sample_legs(sk, clip, in.rig, to_world, s.min_knee_angle, in.runner);
+  const JointSubset& subset = samples.subset;
   const int slots = subset.size();
-  // Not zero-filled first: FK writes every element (2.6 MB for 2752 frames of 12 joints), and
-  // so its pages are first touched on the threads of the loop below.
-  UnwrittenResizeVector<Transform> world;
-  resize_unwritten(world, static_cast<std::size_t>(frames) * slots);
-  auto W = [&](int f, int j) -> const Transform& {
-    return world[static_cast<std::size_t>(f) * slots + subset.slot_of[j]];
-  };
-  // What later steps read of each input frame's legs is taken in the same loop, while the
-  // frame's transforms are in cache: foot points, the lowest of them, each leg's hip-knee-ankle
-  // span (its reach, steps 5b and 6) and the knees' tightest fold (steps 7-10).
-  FootTrack feet[2];
-  std::vector<double> leg_span[2];  // per leg and frame: |knee - hip| + |ankle - knee|, metres
-  // Per leg and frame: the inverse of the input ankle's world rotation, which carries the toe
-  // with the turned foot (every plan pass, the toe bend, the write-back).
-  std::vector<Quat> ankle_rotation_inverse[2];
-  for (int l = 0; l < 2; ++l) {
-    ankle_rotation_inverse[l].resize(frames);
-    feet[l].ankle.resize(frames);
-    feet[l].toe.resize(frames);
-    leg_span[l].resize(frames);
-  }
-  std::vector<double> lowest(frames);
-  // The knees' bend limit: the setting, or the input's own tightest knee bend where it folds
-  // further (a boxer's crouch). The character's knees, either of them, fold that far in this
-  // clip, and `ikfix check` measures the limit the same way: its violation is the worst over
-  // both knees, held to the input's own.
-  // Only frames folded past the setting need the angle itself (a dot product tells them). A
-  // minimum is the same whatever order the ranges are merged in.
-  double knee_limit_angle = s.min_knee_angle;
-  const double limit_cos = std::cos(s.min_knee_angle);
-  std::mutex knee_limit_mutex;
-  parallel_ranges(in.runner, frames, kMinLightFramesPerRange, [&](int begin, int end) {
-    double range_knee_limit = s.min_knee_angle;
-    auto frame_world = [&](int f) {
-      return std::span<Transform>(world.data() + static_cast<std::size_t>(f) * slots,
-                                  static_cast<std::size_t>(slots));
-    };
-    for (int f = begin; f < end; ++f) {
-      // Frames in pairs (the same transforms as one by one, sooner): each pair's FK is done on
-      // its first frame.
-      const bool first_of_pair = (f - begin) % 2 == 0;
-      if (first_of_pair && f + 1 < end)
-        forward_kinematics_pair(subset, clip.frame(f), clip.frame(f + 1), to_world, frame_world(f),
-                                frame_world(f + 1));
-      else if (first_of_pair)
-        forward_kinematics(subset, clip.frame(f), to_world, frame_world(f));
-      for (int l = 0; l < 2; ++l) {
-        const Leg& leg = in.rig.legs[l];
-        const auto& end_site = sk.end_sites[leg.ankle];
-        feet[l].ankle[f] = W(f, leg.ankle).translation;
-        feet[l].toe[f] = leg.toe >= 0 ? W(f, leg.toe).translation
-                         : end_site   ? transform_point(W(f, leg.ankle), *end_site)
-                                      : feet[l].ankle[f];
-        const Vec3& hip = W(f, leg.hip).translation;
-        const Vec3& knee = W(f, leg.knee).translation;
-        const Vec3& ankle = W(f, leg.ankle).translation;
-        leg_span[l][f] = glm::length(knee - hip) + glm::length(ankle - knee);
-        ankle_rotation_inverse[l][f] = glm::inverse(W(f, leg.ankle).rotation);
-        if (glm::dot(hip - knee, ankle - knee) >
-            limit_cos * glm::length(hip - knee) * glm::length(ankle - knee))
-          range_knee_limit = std::min(range_knee_limit, knee_angle(hip, knee, ankle));
-      }
-      lowest[f] =
-          std::min({feet[0].ankle[f].y, feet[0].toe[f].y, feet[1].ankle[f].y, feet[1].toe[f].y});
-    }
-    std::lock_guard lock(knee_limit_mutex);
-    knee_limit_angle = std::min(knee_limit_angle, range_knee_limit);
-  });
+  auto W = [&](int f, int j) -> const Transform& { return samples.at(f, j); };
+  FootTrack(&feet)[2] = samples.feet;
+  const std::vector<double>(&leg_span)[2] = samples.leg_span;
+  const std::vector<Quat>(&ankle_rotation_inverse)[2] = samples.ankle_rotation_inverse;
+  std::vector<double>& lowest = samples.lowest;
+  const double knee_limit_angle = samples.knee_limit_angle;
   const double leg_length = std::max(0.0, std::max(leg_span[0][0], leg_span[1][0]));
   diag.leg_length_m = leg_length;
   const double scale = leg_length / s.reference_leg_length;
 
-  // The clip's own floor: y = 0 when the feet rest just above it (the usual mocap set-up),
-  // otherwise the level of the lowest foot joint.
-  {
-    const double p5 = percentile(std::move(lowest), 0.05);
-    if (s.floor_height) {
-      diag.floor_height_m = *s.floor_height;
-      diag.floor_method = "user";
-    } else if (p5 >= 0.0 && p5 <= 0.15 * leg_length) {
-      diag.floor_height_m = 0.0;
-      diag.floor_method = "file origin";
-    } else {
-      diag.floor_height_m = p5;
-      diag.floor_method = "estimated";
-    }
-  }
+  const ClipFloor clip_floor_found = clip_floor(std::move(lowest), leg_length, s.floor_height);
+  diag.floor_height_m = clip_floor_found.height_m;
+  diag.floor_method = clip_floor_found.method;
   const double floor = diag.floor_height_m;
 
-  // Legs side by side (runner permitting): for steps whose per-leg parts read shared inputs
-  // and write only their own leg's state, so the result is the same whichever thread runs them.
-  // A leg's share of a step is light (~0.25 us a frame for a plan pass: cmu_01_01 over the
-  // bumps, profiled), so below kMinLightFramesPerRange frames handing it to a worker costs
-  // about what it saves. Loops inside a leg's part run on its thread (a pool's nested loop is
-  // serial).
-  const ParallelRunner* leg_runner = frames >= kMinLightFramesPerRange ? in.runner : nullptr;
+  // Legs side by side (runner permitting), see fix_parallel.hpp.
+  const ParallelRunner* leg_runner = leg_runner_for(in.runner, frames);
   auto for_each_leg = [&](const std::function<void(int)>& per_leg) {
-    parallel_ranges(leg_runner, 2, 1, [&](int begin, int end) {
-      for (int l = begin; l < end; ++l) per_leg(l);
-    });
+    ikfix::core::for_each_leg(leg_runner, per_leg);
   };
 
   // 2. Contacts on the input motion, per foot (ankle and toe), thresholds scaled to the leg.
@@ -408,40 +116,17 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   bool contacts_given[2] = {false, false};
   std::vector<double> planted_level[2];    // per foot: ankle, toe level when planted (world Y)
   std::vector<double> point_height[2][2];  // per foot, per point (ankle, toe): above planted level
-  // The input's ankle rotation and hip height per leg and frame, which every plan pass reads
-  // (steps 8 and the swing cap), gathered once: read from `world`, 960 bytes a frame apart on
-  // the benchmark's clip, each pass's reads missed the cache (~1.4% of the fix on cmu_01_01).
   std::vector<Quat> input_ankle_rotation[2];
   std::vector<double> input_hip_height[2];  // world Y, metres
   for_each_leg([&](int l) {
-    const Leg& leg = in.rig.legs[l];
-    input_ankle_rotation[l].resize(frames);
-    input_hip_height[l].resize(frames);
-    for (int f = 0; f < frames; ++f) {
-      input_ankle_rotation[l][f] = W(f, leg.ankle).rotation;
-      input_hip_height[l][f] = W(f, leg.hip).translation.y;
-    }
-    std::vector<double> heights[2], speeds[2];
-    const std::vector<Vec3>* points[2] = {&feet[l].ankle, &feet[l].toe};
-    for (int p = 0; p < 2; ++p) {
-      const auto& track = *points[p];
-      std::vector<double> ys(frames);
-      for (int f = 0; f < frames; ++f) ys[f] = track[f].y;
-      const double level = percentile(std::move(ys), 0.05);
-      planted_level[l].push_back(level);
-      heights[p].resize(frames);
-      speeds[p].resize(frames);
-      for (int f = 0; f < frames; ++f) {
-        heights[p][f] = track[f].y - level;
-        const int a = std::max(0, f - 1), b = std::min(frames - 1, f + 1);
-        speeds[p][f] = b > a ? glm::length(track[b] - track[a]) * fps / (b - a) : 0.0;
-      }
-    }
-    contacts_given[l] =
-        s.contacts_override && static_cast<int>((*s.contacts_override)[l].size()) == frames;
-    result.planted[l] = contacts_given[l] ? (*s.contacts_override)[l]
-                                          : detect_contacts(heights, speeds, fps, contact_settings);
-    for (int p = 0; p < 2; ++p) point_height[l][p] = std::move(heights[p]);
+    gather_ankle_rotation_and_hip_height(samples, in.rig.legs[l], frames, input_ankle_rotation[l],
+                                         input_hip_height[l]);
+    InputContacts found = input_contacts(
+        feet[l], fps, contact_settings, s.contacts_override ? &(*s.contacts_override)[l] : nullptr);
+    contacts_given[l] = found.given;
+    result.planted[l] = std::move(found.planted);
+    planted_level[l] = {found.planted_level[0], found.planted_level[1]};
+    for (int p = 0; p < 2; ++p) point_height[l][p] = std::move(found.point_height[p]);
   });
 
   // Steps 3-8 are planned for a set of plants; the plan is then checked the way `ikfix check`
@@ -1242,63 +927,23 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
     toe_bend[l] = std::move(smoothed);
   });
 
-  // 6. Pelvis lowered just enough for both legs to reach, within a limit; dilated before
-  // smoothing so the smoothed drop never falls short of what a frame needs.
-  const double max_drop = s.max_pelvis_drop * leg_length;
-  std::vector<double> drop_raw(frames), drop_dilated(frames), drop(frames);
-  parallel_ranges(in.runner, frames, kMinLightFramesPerRange, [&](int begin, int end) {
-    for (int f = begin; f < end; ++f) {
-      double d = 0;
-      for (int l = 0; l < 2; ++l) {
-        const Vec3 hip = W(f, in.rig.legs[l].hip).translation + Vec3(0, body[f], 0);
-        d = std::max(d, pelvis_drop_needed(hip, result.ankle_target_ws[l][f], leg_reach(l, f)));
-      }
-      drop_raw[f] = d;
-    }
-  });
-  for (int f = 0; f < frames; ++f) {
-    double d = drop_raw[f];
-    if (d > max_drop) {
-      ++diag.pelvis_limit_frames;
-      if (diag.pelvis_limit.empty() || diag.pelvis_limit.back().last != f - 1)
-        diag.pelvis_limit.push_back({f, f, d, f});
-      PelvisLimitRange& range = diag.pelvis_limit.back();
-      range.last = f;
-      if (d > range.max_needed_drop_m) {
-        range.max_needed_drop_m = d;
-        range.worst_frame = f;
-      }
-      d = max_drop;
-    }
-    drop_raw[f] = d;
-  }
-  const double pelvis_sigma = s.pelvis_smoothing * fps;
-  dilate_max(drop_raw, gaussian_radius(pelvis_sigma), drop_dilated);
-  gaussian_smooth(drop_dilated, pelvis_sigma, drop);
+  // 6. Pelvis drop (pelvis_drop.hpp).
   diag.max_body_rise_m = body[0];  // extremes of the signal itself (it may be all above 0)
   diag.min_body_rise_m = body[0];
   for (int f = 0; f < frames; ++f) {
-    drop[f] = std::min(drop[f], max_drop);
-    diag.max_pelvis_drop_m = std::max(diag.max_pelvis_drop_m, drop[f]);
-    diag.mean_pelvis_drop_m += drop[f] / frames;
     diag.max_body_rise_m = std::max(diag.max_body_rise_m, body[f]);
     diag.min_body_rise_m = std::min(diag.min_body_rise_m, body[f]);
   }
-  if (diag.pelvis_limit_frames > 0) {
-    // Name where it bites (the first few ranges), so a user can go and look.
-    std::string where;
-    for (std::size_t i = 0; i < diag.pelvis_limit.size() && i < 3; ++i) {
-      const PelvisLimitRange& r = diag.pelvis_limit[i];
-      where += (i ? ", " : "") + std::to_string(r.first) +
-               (r.last > r.first ? "-" + std::to_string(r.last) : "");
-    }
-    if (diag.pelvis_limit.size() > 3) where += ", ...";
-    char limit[32];
-    std::snprintf(limit, sizeof limit, "%.2f", s.max_pelvis_drop);
-    diag.warnings.push_back(std::string("pelvis drop limit (") + limit +
-                            " x leg length) reached on " +
-                            std::to_string(diag.pelvis_limit_frames) + " frames (" + where + ")");
-  }
+  PelvisDropJob pelvis_drop_job{&samples,
+                                &in.rig,
+                                body,
+                                {result.ankle_target_ws[0], result.ankle_target_ws[1]},
+                                s.max_reach,
+                                leg_length,
+                                s.max_pelvis_drop,
+                                s.pelvis_smoothing * fps,
+                                in.runner};
+  const std::vector<double> drop = pelvis_drop_job.run(diag);
 
   // 7-10. Per frame: pelvis, leg IK, foot orientation, local rotations written back.
   const int pelvis = in.rig.pelvis;
