@@ -21,8 +21,10 @@
 #include "core/fix/ground_memo.hpp"
 #include "core/fix/ground_track.hpp"
 #include "core/fix/heel_lift.hpp"
+#include "core/fix/heel_lift_step.hpp"
 #include "core/fix/input_contacts.hpp"
 #include "core/fix/leg_solve.hpp"
+#include "core/fix/output_measure.hpp"
 #include "core/fix/pelvis_drop.hpp"
 #include "core/fix/pivot_hold.hpp"
 #include "core/fix/pivot_repair.hpp"
@@ -30,7 +32,10 @@
 #include "core/fix/same_bits.hpp"
 #include "core/fix/sample_legs.hpp"
 #include "core/fix/smooth.hpp"
+#include "core/fix/swing_clearance.hpp"
 #include "core/fix/toe_bend.hpp"
+#include "core/fix/toe_bend_step.hpp"
+#include "core/fix/write_back.hpp"
 #include "core/fk.hpp"
 #include "core/lanes.hpp"
 #include "core/metrics.hpp"
@@ -86,9 +91,6 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
 
   // 1. Sample every frame (sample_legs.hpp).
   LegSamples samples = sample_legs(sk, clip, in.rig, to_world, s.min_knee_angle, in.runner);
-  const JointSubset& subset = samples.subset;
-  const int slots = subset.size();
-  auto W = [&](int f, int j) -> const Transform& { return samples.at(f, j); };
   FootTrack(&feet)[2] = samples.feet;
   const std::vector<double>(&leg_span)[2] = samples.leg_span;
   const std::vector<Quat>(&ankle_rotation_inverse)[2] = samples.ankle_rotation_inverse;
@@ -758,173 +760,62 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
         std::to_string(diag.off_terrain_frames) +
         " foot samples have no terrain below them; the clip floor was used there");
 
-  // How far each leg may reach from its hip on a frame (steps 5b and 6).
-  const double reach = s.max_reach * leg_length;
-  auto leg_reach = [&](int l, int f) { return std::min(reach, s.max_reach * leg_span[l][f]); };
-
-  // 5a. Swing feet above the terrain where they finally are. The pivot holds, and their fade
-  // after lift-off, move a foot horizontally after its height was planned, which can carry a
-  // toe over a step edge into the riser (measured: 6.5 cm into a stair three frames after
-  // lift-off). Such a swing foot rises by what it lacks, over a dilated and smoothed envelope
-  // so it does not pop; planted frames are not moved. Each leg reads its own memos and moves
-  // only its own targets: the legs are lifted side by side.
+  // 5a. Swing feet above the terrain where they finally are (swing_clearance.hpp). Each leg
+  // reads its own memos and moves only its own targets: the legs are lifted side by side.
   for_each_leg([&](int l) {
     // The last pass's check cast rays at these very targets: the memos answer without new rays.
-    const GroundTrack under[2] = {
-        ground_track(ground_memo[l][kCheckedHeel].query(*in.terrain, result.ankle_target_ws[l],
-                                                        &ground_memo[l][kPlannedHeel]),
-                     floor),
-        ground_track(ground_memo[l][kCheckedToe].query(*in.terrain, toe_target_ws[l]), floor)};
-    std::vector<double> lack(frames, 0.0);
-    bool lacking = false;
-    for (int f = 0; f < frames; ++f) {
-      if (result.planted[l][f]) continue;
-      // Below the surface itself, as `check` measures penetration (a swing foot may pass
-      // closer to the ground than its planted sole height).
-      const double ankle_lack = under[0].height[f] - result.ankle_target_ws[l][f].y;
-      const double toe_lack = under[1].height[f] - toe_target_ws[l][f].y;
-      lack[f] = std::max({0.0, ankle_lack, toe_lack});
-      lacking = lacking || lack[f] > 0.0;
-    }
-    if (!lacking) return;
-    const double sigma = s.clearance_smoothing * fps;
-    std::vector<double> dilated(frames), envelope(frames), rise(frames, 0.0);
-    dilate_max(lack, gaussian_radius(sigma), dilated);
-    gaussian_smooth(dilated, sigma, envelope);
-    for (int f = 0; f < frames; ++f)
-      if (!result.planted[l][f]) rise[f] = std::max(lack[f], envelope[f]);
-    // Planted frames are 0, so the rise could still jump at lift-off (measured: 7.4 cm in one
-    // frame on cmu_02_01 over the stairs, the knee turning 35 degrees). Where the swing needs
-    // more than the rise speed allows, the foot starts rising in the plant's last frames (up to
-    // clearance_rise_lead before lift-off; not in given plants), straight up (its horizontal
-    // lock holds), as a person lifts a foot to step up.
-    raise_to_rate_limit(
-        rise, s.max_clearance_rise_speed / fps,
-        planted_except_last(result.planted[l], contacts_given[l] ? 0 : rise_lead_frames));
-    for (int f = 0; f < frames; ++f) {
-      result.ankle_target_ws[l][f].y += rise[f];
-      toe_target_ws[l][f].y += rise[f];
-    }
+    const auto under_heel = ground_memo[l][kCheckedHeel].query(
+        *in.terrain, result.ankle_target_ws[l], &ground_memo[l][kPlannedHeel]);
+    const auto under_toe = ground_memo[l][kCheckedToe].query(*in.terrain, toe_target_ws[l]);
+    const SwingClearanceJob job{result.planted[l],
+                                under_heel,
+                                under_toe,
+                                floor,
+                                s.clearance_smoothing * fps,
+                                s.max_clearance_rise_speed / fps,
+                                contacts_given[l] ? 0 : rise_lead_frames};
+    job.run(result.ankle_target_ws[l], toe_target_ws[l]);
   });
 
-  // 5b. Heel lift before pelvis drop (heel_lift.hpp): a foot beyond its leg's reach turns up
-  // about its ball first, so the pelvis below drops only for what is left. Before the toe
-  // bend, which then keeps the toes of a lifted heel on the ground.
+  // 5b. Heel lift before pelvis drop (heel_lift_step.hpp).
   if (s.max_heel_lift > 0) {
-    std::vector<ReachProblem> problems[2];
-    // Never while the heel is a planted foot's locked pivot: turning about the ball would slide
-    // the heel it stands on, and the ball is not held still then (measured: lifting there too,
-    // wherever the ball was on the ground, raised the regression's mean sliding above 0.5 cm/s
-    // on 9 of 44 cases).
-    std::vector<double> allowed[2];
-    for_each_leg([&](int l) {  // each leg's problems and allowance are its own
-      std::vector<char> held(frames);
-      problems[l].resize(frames);
-      for (int f = 0; f < frames; ++f) {
-        problems[l][f] = {W(f, in.rig.legs[l].hip).translation + Vec3(0, body[f], 0),
-                          result.ankle_target_ws[l][f], toe_target_ws[l][f], leg_reach(l, f)};
-        held[f] = pivot[l][f] == 0 ? 1 : 0;
-      }
-      allowed[l] = heel_lift_allowance(held, s.heel_lift_smoothing * fps);
-    });
-    const HeelLiftPlan lift =
-        plan_heel_lifts(problems, s.max_heel_lift, s.heel_lift_smoothing * fps, allowed, in.runner);
-    // Frames are independent here; the count and the largest angle are the same however the
-    // frames are split.
-    std::mutex diag_mutex;
-    const double max_lift_before = diag.max_heel_lift_rad;
-    parallel_ranges(in.runner, frames, kMinLightFramesPerRange, [&](int begin, int end) {
-      int lifted_frames = 0;
-      double max_lift = max_lift_before;
-      for (int l = 0; l < 2; ++l)
-        for (int f = begin; f < end; ++f) {
-          const HeelLift turn{lift.angle[l][f], lift.axis[l][f]};
-          if (!(turn.angle > 0)) continue;
-          result.ankle_target_ws[l][f] =
-              lifted_ankle(result.ankle_target_ws[l][f], toe_target_ws[l][f], turn);
-          foot_rotation[l][f] =
-              glm::normalize(axis_angle(turn.axis, turn.angle) * foot_rotation[l][f]);
-          ++lifted_frames;
-          max_lift = std::max(max_lift, turn.angle);
-        }
-      std::lock_guard lock(diag_mutex);
-      diag.heel_lift_frames += lifted_frames;
-      diag.max_heel_lift_rad = std::max(diag.max_heel_lift_rad, max_lift);
-    });
+    std::span<Vec3> ankle_targets[2] = {result.ankle_target_ws[0], result.ankle_target_ws[1]};
+    std::span<const Vec3> toe_targets[2] = {toe_target_ws[0], toe_target_ws[1]};
+    std::span<Quat> foot_rotations[2] = {foot_rotation[0], foot_rotation[1]};
+    const HeelLiftJob job{&samples,
+                          &in.rig,
+                          body,
+                          {pivot[0], pivot[1]},
+                          s.max_reach,
+                          leg_length,
+                          s.max_heel_lift,
+                          s.heel_lift_smoothing * fps,
+                          in.runner,
+                          leg_runner};
+    job.run(ankle_targets, toe_targets, foot_rotations, diag);
   }
 
-  // Toes bend at the ball: where a planted foot's toe tips would go below their level over the
-  // ground under them (a foot turned to a rising slope, a heel up on the ball), they turn up
-  // about the ball joint instead. Dilated, then smoothed, so the bend is never short of what a
-  // frame needs and does not pop.
+  // Toe bend (toe_bend_step.hpp). Each leg's bend is its own (its toe, its ground): the legs
+  // side by side.
   std::vector<double> toe_bend[2];
   std::vector<Vec3> toe_bend_axis[2];
-  // Each leg's bend is its own (its toe, its ground): the legs side by side, which leaves one
-  // serial part (the ground gathering, the smoothing) per thread instead of two on one.
   for_each_leg([&](int l) {
-    const Leg& leg = in.rig.legs[l];
-    const auto& tip_offset = leg.toe >= 0 ? sk.end_sites[leg.toe] : std::nullopt;
-    if (!s.align_feet || !tip_offset || sk.parents[leg.toe] != leg.ankle) return;
-    std::vector<Vec3> tip(frames);
-    std::vector<double> tip_y(frames);  // the animated tip's height
-    parallel_ranges(in.runner, frames, kMinLightFramesPerRange, [&](int begin, int end) {
-      int f = begin;
-      // Frames in pairs, in the two lanes of SSE registers (lanes.hpp: the same bits as one by
-      // one below, with about half the instructions; measured: this loop's share of the fix's
-      // samples 1.56% -> 0.94%). The toe is carried rigidly by the foot's new pose (ball = toe
-      // target).
-      const LaneVec3 offset = lanes_of(*tip_offset, *tip_offset);
-      for (; f + 1 < end; f += 2) {
-        const LaneTransform toe = lanes_of(W(f, leg.toe), W(f + 1, leg.toe));
-        tip_y[f] = transform_point(toe, offset).y[0];
-        tip_y[f + 1] = transform_point(toe, offset).y[1];
-        const LaneQuat toe_rot =
-            lanes_of(foot_rotation[l][f], foot_rotation[l][f + 1]) *
-            lanes_of(ankle_rotation_inverse[l][f], ankle_rotation_inverse[l][f + 1]) * toe.rotation;
-        const LaneVec3 pair_tip =
-            transform_point(LaneTransform{lanes_of(toe_target_ws[l][f], toe_target_ws[l][f + 1]),
-                                          toe_rot, toe.scale},
-                            offset);
-        tip[f] = lane(pair_tip, 0);
-        tip[f + 1] = lane(pair_tip, 1);
-      }
-      for (; f < end; ++f) {
-        tip_y[f] = transform_point(W(f, leg.toe), *tip_offset).y;
-        // The toe carried rigidly by the foot's new pose (ball = toe target).
-        const Quat toe_rot =
-            foot_rotation[l][f] * ankle_rotation_inverse[l][f] * W(f, leg.toe).rotation;
-        tip[f] = transform_point(Transform{toe_target_ws[l][f], toe_rot, W(f, leg.toe).scale},
-                                 *tip_offset);
-      }
-    });
-    const double tip_level = percentile(tip_y, 0.05);
-    // Only aligned frames bend by themselves (the others' raw bend is 0, and the bend's axis
-    // does not depend on the ground), so only their tips need the ground under them.
-    std::vector<Vec3> aligned_tip;
-    std::vector<int> aligned_index(frames, -1);  // per frame: index in aligned_tip
-    for (int f = 0; f < frames; ++f)
-      if (align_weight[l][f] > 0) {
-        aligned_index[f] = static_cast<int>(aligned_tip.size());
-        aligned_tip.push_back(tip[f]);
-      }
-    const GroundTrack under_tip = query_ground(*in.terrain, aligned_tip, floor, in.runner);
-    std::vector<double> raw(frames, 0.0), dilated(frames), smoothed(frames);
-    toe_bend_axis[l].resize(frames);
-    parallel_ranges(in.runner, frames, kMinLightFramesPerRange, [&](int begin, int end) {
-      for (int f = begin; f < end; ++f) {
-        const bool bends = aligned_index[f] >= 0;
-        const double min_y = bends ? under_tip.height[aligned_index[f]] + (tip_level - floor)
-                                   : -std::numeric_limits<double>::infinity();
-        const ToeLift lift = toe_lift(toe_target_ws[l][f], tip[f], min_y, s.max_toe_bend);
-        toe_bend_axis[l][f] = lift.axis;
-        if (bends) raw[f] = lift.angle;
-      }
-    });
-    const double sigma = s.foot_smoothing * fps;
-    dilate_max(raw, gaussian_radius(sigma), dilated);
-    gaussian_smooth(dilated, sigma, smoothed);
-    for (double& a : smoothed) a = std::clamp(a, 0.0, s.max_toe_bend);
-    toe_bend[l] = std::move(smoothed);
+    const ToeBendJob job{&sk,
+                         &samples,
+                         l,
+                         &in.rig.legs[l],
+                         s.align_feet,
+                         foot_rotation[l],
+                         toe_target_ws[l],
+                         align_weight[l],
+                         in.terrain,
+                         floor,
+                         s.max_toe_bend,
+                         s.foot_smoothing * fps,
+                         in.runner};
+    ToeBend bend = job.run();
+    toe_bend[l] = std::move(bend.angle);
+    toe_bend_axis[l] = std::move(bend.axis);
   });
 
   // 6. Pelvis drop (pelvis_drop.hpp).
@@ -945,253 +836,39 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
                                 in.runner};
   const std::vector<double> drop = pelvis_drop_job.run(diag);
 
-  // 7-10. Per frame: pelvis, leg IK, foot orientation, local rotations written back.
-  const int pelvis = in.rig.pelvis;
-  // Hip cones: each leg's rest hip->ankle direction in the pelvis's frame.
-  Vec3 hip_cone_rest[2] = {Vec3(0), Vec3(0)};
-  {
-    std::vector<Transform> rest(slots);
-    forward_kinematics(subset, sk.rest, to_world, rest);
-    auto R = [&](int j) -> const Transform& { return rest[subset.slot_of[j]]; };
-    for (int l = 0; l < 2; ++l) {
-      const Leg& leg = in.rig.legs[l];
-      const Vec3 down = safe_normalize(R(leg.ankle).translation - R(leg.hip).translation, Vec3(0));
-      hip_cone_rest[l] = glm::inverse(R(pelvis).rotation) * down;
-    }
-  }
-  const KneeLimit knee_limit(knee_limit_angle);
-  // Per frame and leg, reduced in frame order after the loop (the same sums whatever the
-  // threads).
-  std::vector<int> iterations[2];
-  std::vector<const char*> reasons[2];
-  for (int l = 0; l < 2; ++l) {
-    iterations[l].assign(frames, 0);
-    reasons[l].assign(frames, "");
-  }
-  // What was written, measured on each frame right after its write-back (FK of the output):
-  // residual, correction, penetration, bone lengths; reduced in frame order after the loop.
-  struct OutputMeasure {
-    double correction = 0, shortfall = 0, penetration = 0;
-    double steep_gap =
-        0;  // planted on ground steeper than the foot may tilt: how far the sole misses it
-    double bone_change[2] = {-1, -1};  // relative; -1 where the input bone has no length
-  };
-  std::vector<OutputMeasure> measured(static_cast<std::size_t>(frames) * 2);
-  // Ground surely within max_foot_tilt of level, told without an atan2 per planted frame: the
-  // normal's tangent of slope (squared) below the limit's, with a relative margin far beyond
-  // rounding (the same decision as the angle's; 0 when the limit is not in (0, 90) degrees).
-  const double tilt_limit = s.max_foot_tilt + 1e-9;
-  const double flat_enough_tan2 = tilt_limit > 0 && tilt_limit < kPi / 2
-                                      ? std::pow(std::tan(tilt_limit), 2) * (1.0 - 1e-6)
-                                      : 0.0;
-  // `out_world`: the frame's output world transforms (FK of what was written).
-  auto measure_output = [&](int f, std::span<const Transform> out_world) {
-    auto O = [&](int j) -> const Transform& { return out_world[subset.slot_of[j]]; };
-    for (int l = 0; l < 2; ++l) {
-      const Leg& leg = in.rig.legs[l];
-      OutputMeasure& m = measured[static_cast<std::size_t>(f) * 2 + l];
-      const Vec3 ankle = O(leg.ankle).translation;
-      m.correction = glm::length(ankle - input_ankle[l][f]);
-      m.shortfall = glm::length(ankle - result.ankle_target_ws[l][f]);
-      if (result.planted[l][f] && s.align_feet) {
-        // The foot tilts at most max_foot_tilt: on steeper ground one end of the sole is off it
-        // by about the foot's length times the sine of the rest.
-        const Vec3& normal = ground[l][0].normal[f];
-        const double sideways2 = normal.x * normal.x + normal.z * normal.z;
-        const bool surely_flat_enough = flat_enough_tan2 > 0 && normal.y > 0 &&
-                                        sideways2 < flat_enough_tan2 * (normal.y * normal.y);
-        const double slope = surely_flat_enough ? 0.0 : angle_between(kUp, normal);
-        if (slope > s.max_foot_tilt + 1e-9) {
-          const Vec3 toe = leg.toe >= 0 ? O(leg.toe).translation : ankle;
-          m.steep_gap = glm::length(toe - ankle) * std::sin(slope - s.max_foot_tilt);
-        }
-      }
-      if (result.planted[l][f]) {
-        const Vec3 toe = leg.toe >= 0 ? O(leg.toe).translation : ankle;
-        const double ankle_floor = ground[l][0].height[f] + (planted_level[l][0] - floor);
-        const double toe_floor = ground[l][1].height[f] + (planted_level[l][1] - floor);
-        m.penetration = std::max({ankle_floor - ankle.y - 1e-9, toe_floor - toe.y - 1e-9, 0.0});
-      }
-      // Bone lengths of the leg, relative change against the input.
-      const int chain[3] = {leg.hip, leg.knee, leg.ankle};
-      for (int k = 0; k < 2; ++k) {
-        const double before =
-            glm::length(W(f, chain[k + 1]).translation - W(f, chain[k]).translation);
-        const double after = glm::length(O(chain[k + 1]).translation - O(chain[k]).translation);
-        if (before > 0) m.bone_change[k] = std::abs(after - before) / before;
-      }
-    }
-  };
-  // Which joints changed at all (untouched joints keep their original keys in the file), noted
-  // as each value is replaced: only the pelvis and the legs are written. Each range notes its
-  // own flags; they are or-ed together after the loop (the same flags in any order).
-  std::mutex changed_mutex;
-  // Inverse rotations made once where one value serves several uses (glm::inverse of the same
-  // value gives the same bits): the world's, for every frame of a root pelvis, and each frame
-  // the hips' parent's, when both hips hang from the same joint (a quaternion division each).
-  const Quat to_world_inverse = glm::inverse(to_world.rotation);
-  const bool hips_share_parent = sk.parents[in.rig.legs[0].hip] == sk.parents[in.rig.legs[1].hip];
-  parallel_ranges(in.runner, frames, kMinFramesPerRange, [&](int begin, int end) {
-    std::vector<char> changed(joints, 0);
-    std::vector<Transform> out_world(slots), out_world_next(slots);
-    auto replace = [&](auto& value, const auto& fixed, int joint) {
-      if (fixed != value) changed[joint] = 1;
-      value = fixed;
-    };
-    for (int f = begin; f < end; ++f) {
-      const double shift = body[f] - drop[f];
-      const Vec3 pelvis_shift_ws(0, shift, 0);
-      std::span<Transform> out = motion.frame(f);
-      auto parent_rotation = [&](int joint) {
-        const int p = sk.parents[joint];
-        return p < 0 ? to_world.rotation : W(f, p).rotation;
-      };
-      auto parent_rotation_inverse = [&](int joint) {
-        const int p = sk.parents[joint];
-        return p < 0 ? to_world_inverse : glm::inverse(W(f, p).rotation);
-      };
-      if (shift != 0.0) {
-        const int parent = sk.parents[pelvis];
-        const Transform& pw = parent < 0 ? to_world : W(f, parent);
-        const Vec3 input_translation = out[pelvis].translation;
-        Vec3 moved =
-            input_translation + (parent_rotation_inverse(pelvis) * pelvis_shift_ws) / pw.scale;
-        if (s.weight < 1.0) moved = input_translation + (moved - input_translation) * s.weight;
-        replace(out[pelvis].translation, moved, pelvis);
-      }
-      Quat hip_parent_inverse[2];
-      hip_parent_inverse[0] = parent_rotation_inverse(in.rig.legs[0].hip);
-      hip_parent_inverse[1] =
-          hips_share_parent ? hip_parent_inverse[0] : parent_rotation_inverse(in.rig.legs[1].hip);
-      // Both legs solved together: their FABRIK passes interleave (solve_leg_pair).
-      LegPose poses[2];
-      LegSolveArgs solve_args[2];
-      for (int l = 0; l < 2; ++l) {
-        const Leg& leg = in.rig.legs[l];
-        poses[l] =
-            LegPose{W(f, leg.hip).translation, W(f, leg.knee).translation,
-                    W(f, leg.ankle).translation, W(f, leg.hip).rotation, W(f, leg.knee).rotation,
-                    W(f, leg.ankle).rotation, W(f, pelvis).rotation * hip_cone_rest[l], Vec3(0),
-                    // outward: from the other hip to this one (made by the solve if it needs it)
-                    &W(f, in.rig.legs[1 - l].hip).translation};
-        Vec3 forward = feet[l].toe[f] - feet[l].ankle[f];
-        forward.y = 0;
-        forward = safe_normalize(forward, Vec3(0));
-        solve_args[l] =
-            LegSolveArgs{&poses[l], poses[l].hip_ws + pelvis_shift_ws, result.ankle_target_ws[l][f],
-                         knee_pole(poses[l], forward, leg_length)};
-      }
-      LegSolveResult solved[2];
-      solve_leg_pair(solve_args, s, knee_limit, solved);
-      for (int l = 0; l < 2; ++l) {
-        const Leg& leg = in.rig.legs[l];
-        const LegPose& pose = poses[l];
-        const Vec3& target = solve_args[l].target_ws;
-        const Quat ankle_rot = foot_rotation[l][f];
-        const LegSolveResult& r = solved[l];
-        iterations[l][f] = r.iterations;
-        reasons[l][f] = unreachable_reason(r.reason, pose.hip_ws + pelvis_shift_ws, target,
-                                           pose.hip_ws, pose.ankle_ws);
-
-        // Local rotations: each parent's new world rotation is its old one carried by the change
-        // of the joint above it (joints between hip and knee, if any, move rigidly).
-        const Quat hip_delta = r.hip_rot_ws * glm::inverse(pose.hip_rot_ws);
-        const Quat knee_delta = r.knee_rot_ws * glm::inverse(pose.knee_rot_ws);
-        const Quat knee_parent = hip_delta * parent_rotation(leg.knee);
-        const Quat ankle_parent = knee_delta * parent_rotation(leg.ankle);
-        // `parent_inverse`: glm::inverse of the parent's new world rotation.
-        auto set_rotation = [&](int joint, const Quat& parent_inverse, const Quat& joint_ws) {
-          Quat local = glm::normalize(parent_inverse * joint_ws);
-          local = align_hemisphere(local, clip.at(f, joint).rotation);
-          if (s.weight < 1.0)
-            local = glm::normalize(
-                glm::slerp(clip.at(f, joint).rotation, local, std::max(0.0, s.weight)));
-          if (!is_finite(local)) return;
-          // Bits, not ==: a rotation that only flips the sign of a zero is a change too.
-          if (std::memcmp(&local, &out[joint].rotation, sizeof local) != 0)
-            result.changed_rotations[static_cast<std::size_t>(f) * joints + joint] = 1;
-          replace(out[joint].rotation, local, joint);
-        };
-        set_rotation(leg.hip, hip_parent_inverse[l], r.hip_rot_ws);
-        set_rotation(leg.knee, glm::inverse(knee_parent), r.knee_rot_ws);
-        set_rotation(leg.ankle, glm::inverse(ankle_parent), ankle_rot);
-        if (!toe_bend[l].empty() && toe_bend[l][f] > 0) {
-          const Quat toe_ws =
-              foot_rotation[l][f] * ankle_rotation_inverse[l][f] * W(f, leg.toe).rotation;
-          set_rotation(leg.toe, glm::inverse(ankle_rot),
-                       axis_angle(toe_bend_axis[l][f], toe_bend[l][f]) * toe_ws);
-        }
-      }
-      // Measured while the frames just written are in cache, in pairs (FK of two frames at once
-      // is quicker; the same transforms).
-      if ((f - begin) % 2 == 1) {
-        forward_kinematics_pair(subset, motion.frame(f - 1), motion.frame(f), to_world, out_world,
-                                out_world_next);
-        measure_output(f - 1, out_world);
-        measure_output(f, out_world_next);
-      } else if (f + 1 == end) {
-        forward_kinematics(subset, motion.frame(f), to_world, out_world);
-        measure_output(f, out_world);
-      }
-    }
-    std::lock_guard lock(changed_mutex);
-    for (int j = 0; j < joints; ++j) result.changed_joints[j] |= changed[j];
-  });
-  double iterations_sum[2] = {0.0, 0.0};
-  for (int l = 0; l < 2; ++l)
-    for (int f = 0; f < frames; ++f) {
-      iterations_sum[l] += iterations[l][f];
-      diag.legs[l].max_iterations = std::max(diag.legs[l].max_iterations, iterations[l][f]);
-    }
-
-  // The measurements of the output, reduced in frame order as one loop would.
-  for (int l = 0; l < 2; ++l) {
-    LegDiagnostics& ld = diag.legs[l];
-    ld.mean_iterations = iterations_sum[l] / frames;
-    const auto plants = contact_intervals(result.planted[l]);
-    ld.contact_count = static_cast<int>(plants.size());
-    for (const auto& p : plants) ld.plants.emplace_back(p.first, p.last);
-    for (char p : result.planted[l]) ld.frames_in_contact += p;
-  }
-  for (int f = 0; f < frames; ++f) {
-    for (int l = 0; l < 2; ++l) {
-      LegDiagnostics& ld = diag.legs[l];
-      const OutputMeasure& m = measured[static_cast<std::size_t>(f) * 2 + l];
-      if (m.correction > ld.max_correction_m) {
-        ld.max_correction_m = m.correction;
-        ld.max_correction_frame = f;
-      }
-      // A frame the ankle reached may still be given up: a planted foot on ground too steep to
-      // stand flat on (its shortfall then is the sole's gap).
-      const bool reached = !(m.shortfall > s.unreachable_tolerance);
-      const bool steep = reached && m.steep_gap > s.unreachable_tolerance;
-      const double shortfall = steep ? m.steep_gap : m.shortfall;
-      const char* reason = steep ? "too steep" : reasons[l][f];
-      if ((!reached || steep) && s.weight >= 1.0) {
-        ++ld.unreachable_frames;
-        if (ld.unreachable.empty() || ld.unreachable.back().last != f - 1 ||
-            ld.unreachable.back().reason != reason)
-          ld.unreachable.push_back({f, f, 0.0, f, reason});
-        UnreachableRange& range = ld.unreachable.back();
-        range.last = f;
-        if (shortfall > range.max_shortfall_m) {
-          range.max_shortfall_m = shortfall;
-          range.worst_frame = f;
-        }
-        if (shortfall > ld.max_shortfall_m) {
-          ld.max_shortfall_m = shortfall;
-          ld.worst_frame = f;
-        }
-      } else {
-        ld.max_residual_m = std::max(ld.max_residual_m, m.shortfall);
-      }
-      if (result.planted[l][f])
-        ld.max_penetration_m = std::max(ld.max_penetration_m, m.penetration);
-      for (int k = 0; k < 2; ++k)
-        if (m.bone_change[k] >= 0)
-          diag.max_bone_length_change = std::max(diag.max_bone_length_change, m.bone_change[k]);
-    }
-  }
+  // 7-10. Per frame: pelvis, leg IK, foot orientation, local rotations written back
+  // (write_back.hpp), each frame measured as it is written (output_measure.hpp).
+  const ToeBend toe_bends[2] = {{toe_bend[0], toe_bend_axis[0]}, {toe_bend[1], toe_bend_axis[1]}};
+  const OutputMeasureJob measure =
+      prepared(OutputMeasureJob{&samples,
+                                &in.rig,
+                                s.align_feet,
+                                s.max_foot_tilt,
+                                {input_ankle[0], input_ankle[1]},
+                                {result.ankle_target_ws[0], result.ankle_target_ws[1]},
+                                {result.planted[0], result.planted[1]},
+                                ground,
+                                {planted_level[0], planted_level[1]},
+                                floor});
+  const WriteBackJob write_back{&sk,
+                                &samples,
+                                &in.rig,
+                                &s,
+                                to_world,
+                                leg_length,
+                                knee_limit_angle,
+                                body,
+                                drop,
+                                feet,
+                                {result.ankle_target_ws[0], result.ankle_target_ws[1]},
+                                {foot_rotation[0], foot_rotation[1]},
+                                toe_bends,
+                                &measure,
+                                in.runner};
+  SolveRecord solves;
+  std::vector<OutputMeasure> measured;
+  write_back.run(motion, result.changed_joints, result.changed_rotations, solves, measured);
+  reduce_output_measures(measured, solves, result.planted, s.unreachable_tolerance, s.weight, diag);
   return result;
 }
 
