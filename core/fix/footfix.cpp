@@ -27,7 +27,7 @@
 #include "core/fix/output_measure.hpp"
 #include "core/fix/pelvis_drop.hpp"
 #include "core/fix/pivot_hold.hpp"
-#include "core/fix/pivot_repair.hpp"
+#include "core/fix/pivot_repair_step.hpp"
 #include "core/fix/pivot_timing.hpp"
 #include "core/fix/plan_passes.hpp"
 #include "core/fix/same_bits.hpp"
@@ -166,96 +166,24 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
     kCheckedToe = PlanPasses::kCheckedToe
   };
   diag.off_terrain_frames = off_terrain[0] + off_terrain[1];
-  // A leg whose plan check would still see sliding above the goal (its plans alternated, e.g.
-  // over a heel whose speed sits at the contact threshold): the sliding point is held over the
-  // frames check measures it on, where that lowers the leg's worst sliding (pivot_repair.hpp).
-  // cmu_61_01 on bumps: the right foot's plans alternate between a toe seen down alone for one
-  // frame while the heel is held (7.7 cm/s) and a heel seen down alone while the toe is (10.0).
-  // A toe held so may carry its heel over a step edge, below the upper tread: there the foot
-  // turns up about the toe just enough (boxing on the stairs: the heel 2.6 cm into a tread).
-  constexpr int kMaxPivotRepairs = 16;
-  // Heel rise of a toe-held foot per frame: the smallest turn about the toe that puts the heel
-  // (ankle) at its planted level over the ground under it, dilated and smoothed so it does not
-  // pop, and none where the heel is the held pivot (the turn would move it).
-  auto heel_rise = [&](int l, const std::vector<Vec3>& heel, const std::vector<Vec3>& toe,
-                       const std::vector<signed char>& pivots,
-                       std::span<const GroundHit> under_heel, std::vector<double>& angle) {
-    std::vector<double> raw(frames, 0.0), dilated(frames);
-    bool any = false;
-    for (int f = 0; f < frames; ++f) {
-      if (pivots[f] != 1) continue;
-      const double level =
-          (under_heel[f].hit ? under_heel[f].height : floor) + (planted_level[l][0] - floor);
-      raw[f] = heel_lift_to_height(heel[f], toe[f], level, s.max_heel_lift);
-      any = any || raw[f] > 0;
-    }
-    angle.assign(frames, 0.0);
-    if (!any) return false;
-    const double sigma = s.foot_smoothing * fps;
-    dilate_max(raw, gaussian_radius(sigma), dilated);
-    gaussian_smooth(dilated, sigma, angle);
-    // Kept (fading) after lift-off: dropping it there turned boxing's left ankle 28 degrees in
-    // one frame on the stairs.
-    for (int f = 0; f < frames; ++f)
-      angle[f] = pivots[f] == 0 ? 0.0 : std::clamp(angle[f], 0.0, s.max_heel_lift);
-    return true;
-  };
-  // Each leg's repair uses only its own memos and writes only its own targets: the legs are
-  // repaired side by side.
+  // Pivot holds repaired where the kept plan still slides (pivot_repair_step.hpp). Each leg's
+  // repair uses only its own memos and writes only its own targets: the legs side by side.
   for_each_leg([&](int l) {
-    const double plan_slide = plan.kept_plan_slide(l);
-    if (!(plan_slide > s.retry_slide_above)) return;
-    std::vector<Vec3> heel(frames), toe(frames);
-    for (int f = 0; f < frames; ++f) {
-      heel[f] = result.ankle_target_ws[l][f] - pivot_hold[l][f];
-      toe[f] = toe_target_ws[l][f] - pivot_hold[l][f];
-    }
-    GroundMemo risen_heel_memo;
-    std::vector<double> rise;
-    std::vector<Vec3> risen(frames);
-    const SlideMeasure measure = [&](const std::vector<Vec3>& h, const std::vector<Vec3>& t,
-                                     const std::vector<signed char>& pivots) {
-      const auto heel_ground =
-          ground_memo[l][kCheckedHeel].query(*in.terrain, h, &ground_memo[l][kPlannedHeel]);
-      const auto toe_ground = ground_memo[l][kCheckedToe].query(*in.terrain, t);
-      const std::vector<Vec3>* checked_heel = &h;
-      std::span<const GroundHit> checked_heel_ground = heel_ground;
-      if (heel_rise(l, h, t, pivots, heel_ground, rise)) {
-        for (int f = 0; f < frames; ++f)
-          risen[f] = lifted_ankle(h[f], t[f], HeelLift{rise[f], heel_lift_axis(h[f], t[f])});
-        checked_heel = &risen;
-        checked_heel_ground =
-            risen_heel_memo.query(*in.terrain, risen, &ground_memo[l][kCheckedHeel]);
-      }
-      const FootContacts seen = foot_contacts_on_ground(*checked_heel, t, checked_heel_ground,
-                                                        toe_ground, fps, contact_settings);
-      FootCheck check{worst_plant_slide_at(*checked_heel, t, seen.planted, seen.point_planted, fps),
-                      0.0};
-      // On frames check sees planted: step 5a below lifts a swing foot out of the ground.
-      for (int p = 0; p < 2; ++p)
-        for (int f = 0; f < frames; ++f)
-          if (seen.planted[f])
-            check.penetration_m = std::max(check.penetration_m, -seen.above[p][f]);
-      return check;
-    };
-    pivot_hold[l] = repair_pivot_holds(pivot[l], heel, toe, blend_frames, s.unlock_radius * scale,
-                                       s.retry_slide_above, kMaxPivotRepairs, measure);
-    for (int f = 0; f < frames; ++f) {
-      result.ankle_target_ws[l][f] = heel[f] + pivot_hold[l][f];
-      toe_target_ws[l][f] = toe[f] + pivot_hold[l][f];
-    }
-    const auto heel_ground = ground_memo[l][kCheckedHeel].query(
-        *in.terrain, result.ankle_target_ws[l], &ground_memo[l][kPlannedHeel]);
-    if (heel_rise(l, result.ankle_target_ws[l], toe_target_ws[l], pivot[l], heel_ground, rise))
-      for (int f = 0; f < frames; ++f) {
-        if (!(rise[f] > 0)) continue;
-        const HeelLift turn{rise[f],
-                            heel_lift_axis(result.ankle_target_ws[l][f], toe_target_ws[l][f])};
-        result.ankle_target_ws[l][f] =
-            lifted_ankle(result.ankle_target_ws[l][f], toe_target_ws[l][f], turn);
-        foot_rotation[l][f] =
-            glm::normalize(axis_angle(turn.axis, turn.angle) * foot_rotation[l][f]);
-      }
+    if (!(plan.kept_plan_slide(l) > s.retry_slide_above)) return;
+    const PivotRepairJob job{in.terrain,
+                             &ground_memo[l][kCheckedHeel],
+                             &ground_memo[l][kPlannedHeel],
+                             &ground_memo[l][kCheckedToe],
+                             &contact_settings,
+                             fps,
+                             floor,
+                             planted_level[l][0],
+                             s.max_heel_lift,
+                             s.foot_smoothing * fps,
+                             blend_frames,
+                             s.unlock_radius * scale,
+                             s.retry_slide_above};
+    job.run(pivot[l], result.ankle_target_ws[l], toe_target_ws[l], pivot_hold[l], foot_rotation[l]);
   });
 
   if (diag.off_terrain_frames > 0)
