@@ -57,11 +57,10 @@ std::vector<double> foot_offsets(const std::vector<char>& planted, const std::ve
   // pivot); the swing eases out of it and into the next one (`ease` is 1 in plants).
   for (int f = 0; f < n; ++f)
     smoothed[f] = planted[f] ? base[f] : ease[f] * base[f] + (1.0 - ease[f]) * smoothed[f];
-  // No swing frame below `need`. What that floor adds can jump (a toe crossing a step edge:
-  // 4 cm in one frame on cmu_02_01 over the stairs); the swing foot reaches it by a ramp
-  // instead. Not into the plant: the contact passes would then see the foot leave the ground
-  // earlier and plan differently (boxing on the stairs went 2.3 cm into a tread); a jump at
-  // lift-off is left to step 5a, after the passes.
+  // No swing frame below `need`. What that floor adds can jump (a toe crossing a step edge);
+  // the swing foot reaches it by a ramp instead. Not into the plant: the contact passes would
+  // then see the foot leave the ground earlier and plan differently; a jump at lift-off is left
+  // to step 5a, after the passes.
   std::vector<double> floor_lift(n, 0.0);
   for (int f = 0; f < n; ++f)
     if (!planted[f]) floor_lift[f] = std::max(0.0, need[f] - smoothed[f]);

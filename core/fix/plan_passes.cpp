@@ -146,9 +146,7 @@ bool PlanPasses::plan_lock_and_offsets(int l, int pass) {
   // (the lock), the foot-orientation weight and (given swing clearance) whether it is
   // planted. A new lock mostly moves a few plants' frames, and grown plants change the weight
   // only around them: only the frames where one of these changed are made again (the others
-  // would come out exactly as they are). Every frame on the leg's first plan. (Making every
-  // frame again whenever the plants changed, as before, took ~4% of the fix on cmu_01_01
-  // over the bumps: its second and third passes both grow plants.)
+  // would come out exactly as they are). Every frame on the leg's first plan.
   const bool plants_changed = align_planted[l] != result.planted[l];
   const bool every_frame = lock_correction[l].size() != static_cast<std::size_t>(frames);
   std::vector<char> remake(frames, 1);
@@ -267,15 +265,12 @@ bool PlanPasses::plan_lock_and_offsets(int l, int pass) {
 void PlanPasses::plan_targets_and_check(int l) {
   std::vector<double> offset = planned_offset[l];
   // A swing foot's planned rise may not lift its ankle closer than `min_swing_ankle_drop` leg
-  // lengths below its hip (the hip raised with the body): a run's swing between plants three
-  // 15 cm steps apart rose 45 cm on top of the animated heel kick, the ankle target 0.4 m
-  // above the hip, and the leg folded past it (cmu_09_11 on the stairs). The excess is taken
-  // off as a dilated, smoothed envelope (no kink), eased out towards the plants, and never
-  // below what the swing frame needs over the ground (without that floor a crouched boxer's
-  // swing foot came down onto the bumps and check saw it slide at 21 cm/s).
+  // lengths below its hip (the hip raised with the body), or a run's swing over steps folds
+  // the leg past its limit. The excess is taken off as a dilated, smoothed envelope (no kink),
+  // eased out towards the plants, and never below what the swing frame needs over the ground
+  // (a crouched swing foot would come down into the terrain and be seen sliding).
   if (s.min_swing_ankle_drop > 0) {
-    // As short as the swing offsets' own smoothing: the clearance smoothing (2.5 times as
-    // long) left cmu_09_11's foot jerk at 1.22 times the input's.
+    // As short as the swing offsets' own smoothing: a longer one adds foot jerk.
     const double sigma = s.foot_smoothing * fps;
     std::vector<double> excess(frames, 0.0);
     bool any = false;
@@ -439,9 +434,8 @@ void PlanPasses::run() {
       last_plan_slide[l] = plan_slide[l];
       best_is_last[l] = false;
       // A later series only replaces a best plan that slides too much (see retry_slide_above),
-      // and only with one that does not: on boxing_toes on the stairs, whose worst frames slide
-      // more than that on every plan, a later plan with less worst sliding on one leg raised
-      // the clip's mean sliding from 0.16 to 0.64 cm/s.
+      // and only with one that does not: where every plan's worst frames slide more than that,
+      // a later plan with less worst sliding can still slide more on average.
       const bool better = series == 0 ? plan_slide[l] < best_plan_slide[l]
                                       : best_plan_slide[l] > s.retry_slide_above &&
                                             plan_slide[l] <= s.retry_slide_above &&
