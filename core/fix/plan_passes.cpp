@@ -5,16 +5,36 @@
 #include <cstring>
 #include <limits>
 
+#include "core/fix/body_follows_terrain.hpp"
 #include "core/fix/fix_math.hpp"
 #include "core/fix/fix_parallel.hpp"
 #include "core/fix/foot_lock.hpp"
 #include "core/fix/foot_offsets.hpp"
+#include "core/fix/foot_targets.hpp"
 #include "core/fix/pivot_hold.hpp"
 #include "core/fix/same_bits.hpp"
 #include "core/fix/smooth.hpp"
 #include "core/metrics.hpp"
 
 namespace ikfix::core {
+
+std::vector<char> frames_to_remake(bool every_frame, std::span<const Vec3> new_lock,
+                                   std::span<const Vec3> old_lock,
+                                   const std::vector<double>* new_weight,
+                                   std::span<const double> old_weight,
+                                   std::span<const char> planted, std::span<const char> old_planted,
+                                   bool clearance_given) {
+  const std::size_t frames = new_lock.size();
+  std::vector<char> remake(frames, 1);
+  if (every_frame) return remake;
+  for (std::size_t f = 0; f < frames; ++f) remake[f] = same_bits(new_lock[f], old_lock[f]) ? 0 : 1;
+  if (new_weight)
+    for (std::size_t f = 0; f < frames; ++f)
+      if (!same_bits((*new_weight)[f], old_weight[f]) ||
+          (clearance_given && planted[f] != old_planted[f]))
+        remake[f] = 1;
+  return remake;
+}
 
 PlanPasses::PlanPasses(const PlanPassesInputs& inputs, FixResult& result_, FootTrack (&feet_)[2])
     : in(*inputs.in),
@@ -149,19 +169,15 @@ bool PlanPasses::plan_lock_and_offsets(int l, int pass) {
   // would come out exactly as they are). Every frame on the leg's first plan.
   const bool plants_changed = align_planted[l] != result.planted[l];
   const bool every_frame = lock_correction[l].size() != static_cast<std::size_t>(frames);
-  std::vector<char> remake(frames, 1);
-  if (!every_frame)
-    for (int f = 0; f < frames; ++f)
-      remake[f] = same_bits(new_lock[f], lock_correction[l][f]) ? 0 : 1;
   // Foot-orientation weight: 1 while planted, eased in before touchdown and out after
   // lift-off, so the foot turns in the swing and a planted pivot never moves. Made from the
   // plants alone: made again only when they changed since.
+  std::vector<double> weight;
+  if (plants_changed) weight = plant_ease_weight(result.planted[l], ease_frames);
+  const std::vector<char> remake = frames_to_remake(
+      every_frame, new_lock, lock_correction[l], plants_changed ? &weight : nullptr,
+      align_weight[l], result.planted[l], align_planted[l], clearance_given[l]);
   if (plants_changed) {
-    std::vector<double> weight = plant_ease_weight(result.planted[l], ease_frames);
-    for (int f = 0; f < frames && !every_frame; ++f)
-      if (!same_bits(weight[f], align_weight[l][f]) ||
-          (clearance_given[l] && result.planted[l][f] != align_planted[l][f]))
-        remake[f] = 1;
     align_weight[l] = std::move(weight);
     align_planted[l] = result.planted[l];
   }
@@ -303,47 +319,17 @@ void PlanPasses::plan_targets_and_check(int l) {
     return;
   foot_offset[l] = std::move(offset);
 
-  // 8 (planned before 6, so the pelvis drop knows the final targets). Foot targets and foot
-  // orientation per frame: the ankle target on the terrain, the foot turned by the ground's tilt.
-  {
-    result.ankle_target_ws[l].resize(frames);
-    foot_rotation[l].resize(frames);
-    for (int f = 0; f < frames; ++f) {
-      const Quat& animated_rot = input_ankle_rotation[l][f];
-      // Foot orientation: turn the animated foot by the ground's tilt, limited and weighted.
-      // The toe must stay at or above its own level over the ground under it: where the ground
-      // under the toe differs from the ankle's slope (bumps, a step edge), the tilt is reduced.
-      Quat ankle_rot = animated_rot;
-      Vec3 target = feet[l].ankle[f] + Vec3(0, foot_offset[l][f], 0);
-      if (s.align_feet && align_weight[l][f] > 0) {
-        const double full_tilt = ground_tilt[l][f];
-        const Vec3& axis = tilt_axis[l][f];
-        const Vec3 toe_from_ankle = feet[l].toe[f] - feet[l].ankle[f];
-        const double toe_floor = ground[l][1].height[f] + (planted_level[l][1] - floor);
-        Quat turn = identity_quat();
-        for (double fraction : {1.0, 0.75, 0.5, 0.25, 0.0}) {
-          turn = fraction == 1.0 ? ground_turn[l][f] : axis_angle(axis, full_tilt * fraction);
-          const double toe_y = target.y + (turn * toe_from_ankle).y;
-          if (full_tilt == 0.0 || toe_y >= toe_floor - 1e-9 ||
-              toe_y >= target.y + toe_from_ankle.y - 1e-9)
-            break;
-        }
-        ankle_rot = turn * animated_rot;
-      }
-      result.ankle_target_ws[l][f] = target;
-      foot_rotation[l][f] = ankle_rot;
-    }
-  }
+  // 8. Foot targets and orientation (foot_targets.hpp).
+  const FootTargetsJob targets{
+      &feet[l],       foot_offset[l],      input_ankle_rotation[l], ankle_rotation_inverse[l],
+      s.align_feet,   align_weight[l],     ground_tilt[l],          tilt_axis[l],
+      ground_turn[l], ground[l][1].height, planted_level[l][1],     floor};
+  targets.run(result.ankle_target_ws[l], foot_rotation[l], toe_target_ws[l]);
 
   // The foot was turned about the ankle: hold the planted pivot (heel or toe) exactly where it
   // is on the final foot, so neither the tilt nor a heel->toe switch moves it.
   {
     std::vector<Vec3>& toe_target = toe_target_ws[l];
-    toe_target.resize(frames);
-    for (int f = 0; f < frames; ++f)
-      toe_target[f] = result.ankle_target_ws[l][f] + foot_rotation[l][f] *
-                                                         ankle_rotation_inverse[l][f] *
-                                                         (feet[l].toe[f] - feet[l].ankle[f]);
     // The lock's pivots, retimed to this pass's targets (which the body may have changed).
     pivot[l] = lock_pivot[l];
     retime_pivot_switches(pivot[l], result.ankle_target_ws[l], toe_target, on_ground[l],
@@ -397,18 +383,14 @@ void PlanPasses::run() {
     }
     plan_inputs_changed[0] = plan_inputs_changed[1] = false;
 
-    // 4. The body follows the terrain under the feet that carry it: the planted feet (a swing
-    // foot's offset is only a plan), both equally in flight; smoothed, zero phase. A leg's
-    // support depends only on its plants, which most passes leave as they were.
+    // 4. The body follows the terrain (body_follows_terrain.hpp). A leg's support depends only
+    // on its plants, which most passes leave as they were.
     const bool support_stale[2] = {support_planted[0] != result.planted[0],
                                    support_planted[1] != result.planted[1]};
     auto make_support = [&](int l) {
       if (!support_stale[l]) return;
       support_planted[l] = result.planted[l];
-      std::vector<double> raw(frames);
-      for (int f = 0; f < frames; ++f) raw[f] = result.planted[l][f] ? 1.0 : 0.0;
-      support[l].resize(frames);
-      gaussian_smooth(raw, 0.05 * fps, support[l]);
+      support[l] = plant_support(result.planted[l], fps);
     };
     if (support_stale[0] && support_stale[1]) {
       for_each_leg(make_support);
@@ -416,11 +398,9 @@ void PlanPasses::run() {
       make_support(0);
       make_support(1);
     }
-    for (int f = 0; f < frames; ++f) {
-      const double w0 = support[0][f] + 1e-3, w1 = support[1][f] + 1e-3;
-      body_raw[f] = (w0 * planned_offset[0][f] + w1 * planned_offset[1][f]) / (w0 + w1);
-    }
-    gaussian_smooth(body_raw, s.body_smoothing * fps, body);
+    std::span<const double> supports[2] = {support[0], support[1]};
+    std::span<const double> offsets[2] = {planned_offset[0], planned_offset[1]};
+    body_follows_terrain(supports, offsets, s.body_smoothing * fps, body_raw, body);
 
     for_each_leg([&](int l) { plan_targets_and_check(l); });
     if (replaying_best) break;

@@ -14,6 +14,7 @@
 // pass that last planned it keeps what that pass made (the same inputs make exactly the same
 // again); within a leg, only the frames whose inputs changed bit for bit are made again.
 #include <functional>
+#include <span>
 #include <vector>
 
 #include "core/fix/contacts.hpp"
@@ -43,6 +44,19 @@ struct PlanPassesInputs {
   const std::vector<Quat>* ankle_rotation_inverse = nullptr;  // [2]
   const ParallelRunner* leg_runner = nullptr;
 };
+
+// The incremental-recompute rule of one leg's pass: which frames must be made again (1) and
+// which would come out exactly as they are (0). Every frame when `every_frame` (the leg's first
+// plan); else each frame whose lock correction changed bit for bit, and, when the plants changed
+// (`new_weight`: the orientation weight made from the new plants), each frame whose weight
+// changed bit for bit or, with given swing clearance, whose planted flag changed. A frame's
+// ground, tilt and need are made from exactly these, so the others are kept.
+std::vector<char> frames_to_remake(bool every_frame, std::span<const Vec3> new_lock,
+                                   std::span<const Vec3> old_lock,
+                                   const std::vector<double>* new_weight,
+                                   std::span<const double> old_weight,
+                                   std::span<const char> planted, std::span<const char> old_planted,
+                                   bool clearance_given);
 
 class PlanPasses {
  public:
