@@ -566,8 +566,10 @@ std::vector<BatchClip> batch_library(const BatchArgs& args) {
   return library;
 }
 
-// Refuses outputs that would overwrite an input, and folders that cannot be written.
-void check_batch_outputs(const BatchArgs& args, const std::vector<BatchClip>& clips) {
+// Refuses outputs that would overwrite an input (of the whole `library`, not only the shard's
+// `clips`) or each other, and folders that cannot be written; with --resume, removes stale temps.
+void check_batch_outputs(const BatchArgs& args, const std::vector<BatchClip>& library,
+                         const std::vector<BatchClip>& clips) {
   for (const auto& c : clips)
     if (!args.check_only && same_file((fs::path(args.out_dir) / c.relative), c.input))
       throw std::invalid_argument("--out-dir " + args.out_dir + " would overwrite the input " +
@@ -647,7 +649,7 @@ int batch(const BatchArgs& args) {
   check_batch_usage(args);
   const std::vector<BatchClip> library = batch_library(args);
   std::vector<BatchClip> clips = select_shard(library, shard);
-  check_batch_outputs(args, clips);
+  check_batch_outputs(args, library, clips);
 
   const core::Terrain* terrain = &load_terrain_for_process(args.terrain);
   const std::string hash = settings_hash(args);

@@ -197,6 +197,16 @@ nlohmann::ordered_json source_json(const io::LoadedClip& source, const core::Leg
         {"source", source.unit_source}}}};
 }
 
+// The ground the foot stage is measured on: the job's terrain, else a flat 400 m ground made
+// into `flat` (which owns it).
+const core::Terrain& ground_of(const RetargetJob& job, std::unique_ptr<core::Terrain>& flat) {
+  if (job.terrain) return *job.terrain;
+  core::FlatParams params;
+  params.size = 400.0;
+  flat = std::make_unique<core::Terrain>(core::make_flat_terrain(params));
+  return *flat;
+}
+
 // The run report of the character's new take (metrics before and after the foot stage, on the
 // terrain or a flat 400 m ground), without the retarget-specific sections.
 nlohmann::ordered_json run_report_of(const RetargetJob& job, const io::LoadedClip& work,
@@ -204,15 +214,9 @@ nlohmann::ordered_json run_report_of(const RetargetJob& job, const io::LoadedCli
                                      const core::RetargetPipelineResult& result,
                                      const core::FixSettings& fix) {
   std::unique_ptr<core::Terrain> flat;
-  const core::Terrain* ground = job.terrain;
-  if (!ground) {
-    core::FlatParams params;
-    params.size = 400.0;
-    flat = std::make_unique<core::Terrain>(core::make_flat_terrain(params));
-    ground = flat.get();
-  }
-  const core::ClipMetrics before = measure(work, result.transfer.clip, target_legs, *ground, fix);
-  const core::ClipMetrics after = measure(work, result.clip, target_legs, *ground, fix);
+  const core::Terrain& ground = ground_of(job, flat);
+  const core::ClipMetrics before = measure(work, result.transfer.clip, target_legs, ground, fix);
+  const core::ClipMetrics after = measure(work, result.clip, target_legs, ground, fix);
   core::FixDiagnostics diagnostics = result.diagnostics;
   if (!result.feet_fixed) {
     diagnostics.frames = result.clip.frame_count;
@@ -303,10 +307,12 @@ RetargetJobResult run_retarget_job(const RetargetJob& job) {
   for (const auto& w : target.warnings) out.warnings.push_back(target_file + ": " + w);
   for (const auto& w : result.transfer.warnings) out.warnings.push_back(w);
   for (const auto& w : result.diagnostics.warnings) out.warnings.push_back(w);
-  if (!job.html.empty())
+  if (!job.html.empty()) {
+    std::unique_ptr<core::Terrain> flat;
     write_html_page(job.html, out.report,
-                    view_of_retarget(source, work, result, *target_legs, *ground),
+                    view_of_retarget(source, work, result, legs.rig, ground_of(job, flat)),
                     job.input.filename().string() + " on " + target.path.filename().string());
+  }
   return out;
 }
 

@@ -75,4 +75,17 @@ void forward_kinematics_pair(const JointSubset& subset, std::span<const Transfor
   }
 }
 
+void forward_kinematics_frames(const JointSubset& subset, const Clip& clip, int begin, int end,
+                               const Transform& clip_to_world, std::span<Transform> world_out) {
+  const auto slots = static_cast<std::size_t>(subset.size());
+  auto frame_world = [&](int f) {
+    return world_out.subspan(static_cast<std::size_t>(f - begin) * slots, slots);
+  };
+  int f = begin;
+  for (; f + 1 < end; f += 2)
+    forward_kinematics_pair(subset, clip.frame(f), clip.frame(f + 1), clip_to_world, frame_world(f),
+                            frame_world(f + 1));
+  if (f < end) forward_kinematics(subset, clip.frame(f), clip_to_world, frame_world(f));
+}
+
 }  // namespace ikfix::core

@@ -34,11 +34,17 @@ void forward_kinematics(const JointSubset& subset, std::span<const Transform> lo
 
 // The same for two frames at once (`locals_a` -> `world_a`, `locals_b` -> `world_b`), bit for bit
 // what two calls give. Each joint's transform waits on its parent's, so one frame's FK is a
-// chain of dependent products; two frames interleaved let the CPU overlap their chains (~1.4x
-// for the fix's 12-joint leg subset), and computed in the two lanes of SSE registers they take
-// half the arithmetic instructions (the fix ~1.5% faster than the scalar pair, measured).
+// chain of dependent products; two frames interleaved let the CPU overlap their chains, and
+// computed in the two lanes of SSE registers they take half the arithmetic instructions.
 void forward_kinematics_pair(const JointSubset& subset, std::span<const Transform> locals_a,
                              std::span<const Transform> locals_b, const Transform& clip_to_world,
                              std::span<Transform> world_a, std::span<Transform> world_b);
+
+// Kernel: world transforms of the subset's joints for frames [begin, end) of `clip`, frame-major
+// into `world_out` ((end - begin) * subset.size() entries, frame `begin` first). Frames are taken
+// in pairs (forward_kinematics_pair) from `begin`, an odd last frame alone: the same bits as one
+// frame at a time.
+void forward_kinematics_frames(const JointSubset& subset, const Clip& clip, int begin, int end,
+                               const Transform& clip_to_world, std::span<Transform> world_out);
 
 }  // namespace ikfix::core

@@ -16,8 +16,8 @@ int min_run_frames(double fps, const ContactSettings& s) {
 // `planted` holds only 0 and 1.
 void remove_short_runs(std::vector<char>& planted, int min_frames) {
   const std::size_t n = planted.size();
-  // The end of the run starting at f: the next frame with the other flag (memchr, not a loop
-  // frame by frame: the scans were ~0.7% of the fix on cmu_01_01, whose runs are long).
+  // The end of the run starting at f: the next frame with the other flag (memchr: runs are
+  // long).
   auto run_end = [&](std::size_t f) {
     const void* other = std::memchr(planted.data() + f, 1 - planted[f], n - f);
     return other ? static_cast<std::size_t>(static_cast<const char*>(other) - planted.data()) : n;

@@ -16,9 +16,7 @@ struct FixSettings {
   SolverKind solver = SolverKind::Fabrik;
   // FABRIK / CCD passes per leg per frame. FABRIK creeps near full extension; its exact two-bone
   // closing step takes over after these passes, so more passes cost time without changing the
-  // result (measured on cmu_02_01_walk: mean 22-26 passes to reach 1e-6 m without the step;
-  // 8 instead of 16 passes changed no written channel by more than 0.0007 degrees and made
-  // the FABRIK fix 16% faster).
+  // result (tests/bench/README.md).
   int max_iterations = 8;
   // CCD has no closing step and converges slowly near full extension: it gets more sweeps.
   int ccd_max_iterations = 128;
@@ -49,13 +47,13 @@ struct FixSettings {
   bool given_plants_on_ground = false;
   // Heel/toe hand-overs of a planted foot may move to just after the new pivot touches down
   // (pivot_timing.hpp), where check sees no sliding. Off where only the plants found are wanted:
-  // the retarget pipeline's source contacts (on boxing_toes the hand-overs timed so grow the right
-  // foot's plants by 3 frames, which put pair P6's target foot 2.95 mm into the floor).
+  // the retarget pipeline's source contacts (timed hand-overs grow the plants, which can put the
+  // target foot into the floor).
   bool retime_to_touchdowns = true;
   // Worst within-plant sliding (m/s, as `ikfix check` measures it; the goal is 2 cm/s)
   // above which a leg whose plans never settle is planned again with other pivot retimings.
   // Below it the first series' plan stays: a retiming that slides less can turn the foot more
-  // abruptly (cmu_131 on the stairs: 1.44 -> 0.01 cm/s, but foot jerk 1.18x -> 1.27x the input's).
+  // abruptly (more foot jerk).
   double retry_slide_above = 0.02;
 
   // Clip floor (world Y, metres, before the fix). Unset: y = 0 when the feet rest just above it,
@@ -74,9 +72,9 @@ struct FixSettings {
   double foot_smoothing = 0.02;       // seconds, swing-foot height offsets
   double clearance_smoothing = 0.05;  // seconds: how early a swing foot starts rising over an edge
   // Metres per second: the fastest a swing foot's clearance rise may grow or shrink; beyond it the
-  // rise starts earlier (steps 5 and 5a), instead of popping up (measured: a 7.4 cm pop at
-  // lift-off turned cmu_02_01's knee 37 degrees in one frame on the stairs). Step 5a may start
-  // it up to `clearance_rise_lead` seconds before lift-off: 15 cm at this speed.
+  // rise starts earlier (steps 5 and 5a), instead of popping up (a pop at lift-off turns the
+  // knee in one frame). Step 5a may start it up to `clearance_rise_lead` seconds before
+  // lift-off: 15 cm at this speed.
   double max_clearance_rise_speed = 1.0;
   double clearance_rise_lead = 0.15;
   // Fraction of leg length: the least a swing ankle's target stays below its hip (raised with the
@@ -87,9 +85,8 @@ struct FixSettings {
   // Radians: how far a foot beyond its leg's reach may turn up about its ball (heel up, as a
   // person goes on tiptoe before crouching) before the pelvis drops for the rest; 0 = never.
   // 20 degrees raises the heel of a 14 cm ankle-to-ball foot by about 5 cm. The lift moves the
-  // ankles, so it adds foot jerk: measured on the regression's stairs cases (walk, cmu_131),
-  // 30 degrees with 0.2 s smoothing put foot jerk at 1.26-1.32x the input's (goal 1.2x); 20
-  // degrees with 0.3 s keeps them at 1.11-1.18x.
+  // ankles, so it adds foot jerk: limit and smoothing are chosen to keep it under 1.2x the
+  // input's (tests/bench/README.md).
   double max_heel_lift = 20.0 * kPi / 180.0;
   double heel_lift_smoothing = 0.30;  // seconds (Gaussian sigma): the lift and where it is allowed
   double max_reach = 0.9995;          // fraction of leg length the solver may use

@@ -57,8 +57,7 @@ FootContacts foot_contacts_on_ground(const std::vector<Vec3>& heel, const std::v
           b > a ? glm::length(track[b] - track[a]) * fps * (b - a == 2 ? 0.5 : 1.0) : 0.0;
     }
   }
-  // One sweep for the foot and each point alone (~2% of the fix on cmu_01_01 over the bumps as
-  // three detect_contacts calls).
+  // One sweep for the foot and each point alone (instead of three detect_contacts calls).
   detect_foot_and_point_contacts(c.height, c.speed, fps, settings, c.planted, c.point_planted);
   return c;
 }

@@ -1,249 +1,287 @@
-// The foot fix, top to bottom. Each numbered step matches DESIGN.md "The fix, per clip".
+// The foot fix as a list of steps, each in its own file (core/README.md lists them in order).
 #include "core/fix/footfix.hpp"
 
 #include <algorithm>
-#include <array>
-#include <cmath>
-#include <cstdio>
-#include <cstring>
 #include <functional>
-#include <limits>
-#include <mutex>
+#include <optional>
 #include <span>
+#include <string>
 
-#include "core/fix/contacts.hpp"
-#include "core/fix/foot_contacts.hpp"
-#include "core/fix/ground_memo.hpp"
-#include "core/fix/heel_lift.hpp"
-#include "core/fix/leg_solve.hpp"
-#include "core/fix/pivot_hold.hpp"
-#include "core/fix/pivot_repair.hpp"
-#include "core/fix/pivot_timing.hpp"
-#include "core/fix/smooth.hpp"
-#include "core/fix/toe_bend.hpp"
-#include "core/fk.hpp"
-#include "core/lanes.hpp"
-#include "core/metrics.hpp"
-#include "core/unwritten_resize.hpp"
+#include "core/fix/clip_floor.hpp"
+#include "core/fix/fix_parallel.hpp"
+#include "core/fix/heel_lift_step.hpp"
+#include "core/fix/input_contacts.hpp"
+#include "core/fix/output_measure.hpp"
+#include "core/fix/pelvis_drop.hpp"
+#include "core/fix/pivot_repair_step.hpp"
+#include "core/fix/plan_passes.hpp"
+#include "core/fix/sample_legs.hpp"
+#include "core/fix/swing_clearance.hpp"
+#include "core/fix/toe_bend_step.hpp"
+#include "core/fix/write_back.hpp"
 
 namespace ikfix::core {
 namespace {
 
-constexpr Vec3 kUp{0.0, 1.0, 0.0};
+// One clip's fix in progress: what the steps hand each other. Each method builds one step's
+// job from it and runs it (the steps' logic lives in their files).
+class ClipFix {
+ public:
+  ClipFix(const FixInput& in, Clip& motion, FixResult& result);
+  void find_input_contacts();
+  void plan_feet();
+  void repair_pivot_holds();
+  void clear_swing_feet();
+  void lift_heels();
+  void bend_toes();
+  void drop_pelvis();
+  void write_back();
 
-// Frames per thread below which a per-frame loop runs on one thread. Handing a loop to a
-// worker costs ~60 us on the 2-vCPU build machine (a 70 us loop took 105 us on two threads):
-// about 64 frames of leg solves and output measurement (~2 us a frame), but ~500 frames of FK
-// or toe-bend math (~0.1-0.3 us a frame).
-constexpr int kMinFramesPerRange = 64;
-constexpr int kMinLightFramesPerRange = 512;
+ private:
+  void for_each_leg(const std::function<void(int)>& per_leg) const {
+    ikfix::core::for_each_leg(leg_runner, per_leg);
+  }
 
-double percentile(std::vector<double> values, double q) {
-  if (values.empty()) return 0.0;
-  const auto k =
-      static_cast<std::size_t>(std::clamp(q, 0.0, 1.0) * static_cast<double>(values.size() - 1));
-  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(k), values.end());
-  return values[k];
-}
-
-double smoothstep(double t) { return t * t * (3.0 - 2.0 * t); }
-
-// Bit for bit equal (unlike ==, tells -0.0 from 0.0): a value computed from equal inputs is then
-// exactly the one computed before.
-template <typename T>
-bool same_bits(const T& a, const T& b) {
-  return std::memcmp(&a, &b, sizeof(T)) == 0;
-}
-
-// Foot points tracked per frame: the ankle joint and the toe (toe joint, else the ankle's end
-// site, else the ankle itself).
-struct FootTrack {
-  std::vector<Vec3> ankle, toe;
+  const FixInput& in;
+  const FixSettings& s;
+  // `motion` holds the input motion, read-only until the write-back: every frame's input is
+  // read (FK, the plan) before the write-back changes that frame, and the write-back reads a
+  // joint's input rotation just before replacing it.
+  Clip& motion;
+  FixResult& result;
+  FixDiagnostics& diag;
+  const int frames;
+  const double fps;
+  const Transform to_world;
+  LegSamples samples;
+  double leg_length = 0, scale = 0, floor = 0;
+  const ParallelRunner* leg_runner = nullptr;  // legs side by side (fix_parallel.hpp)
+  ContactSettings contact_settings;            // scaled to the leg
+  bool contacts_given[2] = {false, false};
+  std::vector<double> planted_level[2];    // per foot: ankle, toe level when planted (world Y)
+  std::vector<double> point_height[2][2];  // per foot, per point (ankle, toe): above planted level
+  std::vector<Quat> input_ankle_rotation[2];
+  std::vector<double> input_hip_height[2];  // world Y, metres
+  std::vector<Vec3> input_ankle[2];         // for diagnostics
+  std::optional<PlanPasses> plan;
+  ToeBend toe_bend[2];
+  std::vector<double> drop;  // per frame: pelvis drop, metres
 };
 
-// Ground under one foot point for every frame, relative to the clip floor.
-struct GroundTrack {
-  std::vector<double> height;  // terrain Y, metres (clip floor where off the terrain)
-  std::vector<Vec3> normal;
-  std::vector<char> hit;
-};
+// 1. Sample every frame (sample_legs.hpp), the leg length and the clip's floor (clip_floor.hpp).
+ClipFix::ClipFix(const FixInput& in_, Clip& motion_, FixResult& result_)
+    : in(in_),
+      s(in_.settings),
+      motion(motion_),
+      result(result_),
+      diag(result_.diagnostics),
+      frames(motion_.frame_count),
+      fps(motion_.fps),
+      to_world(in_.space.to_world()),
+      samples(sample_legs(*in_.skeleton, motion_, in_.rig, to_world, in_.settings.min_knee_angle,
+                          in_.runner)) {
+  leg_length = std::max(0.0, std::max(samples.leg_span[0][0], samples.leg_span[1][0]));
+  diag.leg_length_m = leg_length;
+  scale = leg_length / s.reference_leg_length;
+  const ClipFloor clip_floor_found =
+      clip_floor(std::move(samples.lowest), leg_length, s.floor_height);
+  diag.floor_height_m = clip_floor_found.height_m;
+  diag.floor_method = clip_floor_found.method;
+  floor = diag.floor_height_m;
+  leg_runner = leg_runner_for(in.runner, frames);
+}
 
-// Into `g`, reusing its storage (the contact passes fill the same tracks pass after pass); with
-// `only` (per point), just the points it marks (the others are as they were).
-void fill_ground_track(std::span<const GroundHit> hits, double floor, GroundTrack& g,
-                       std::span<const char> only = {}) {
-  const std::size_t n = hits.size();
-  g.height.resize(n);
-  g.normal.resize(n);
-  g.hit.resize(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    if (!only.empty() && !only[i]) continue;
-    g.hit[i] = hits[i].hit ? 1 : 0;
-    g.height[i] = hits[i].hit ? hits[i].height : floor;
-    g.normal[i] = hits[i].hit ? hits[i].normal : kUp;
+// 2. Contacts on the input motion, per foot (input_contacts.hpp), thresholds scaled to the leg.
+void ClipFix::find_input_contacts() {
+  contact_settings = s.contacts;
+  contact_settings.height_threshold *= scale;
+  contact_settings.speed_threshold *= scale;
+  for_each_leg([&](int l) {
+    gather_ankle_rotation_and_hip_height(samples, in.rig.legs[l], frames, input_ankle_rotation[l],
+                                         input_hip_height[l]);
+    InputContacts found =
+        input_contacts(samples.feet[l], fps, contact_settings,
+                       s.contacts_override ? &(*s.contacts_override)[l] : nullptr);
+    contacts_given[l] = found.given;
+    result.planted[l] = std::move(found.planted);
+    planted_level[l] = {found.planted_level[0], found.planted_level[1]};
+    for (int p = 0; p < 2; ++p) point_height[l][p] = std::move(found.point_height[p]);
+  });
+}
+
+// Steps 3-8: planned, checked and planned again (plan_passes.hpp).
+void ClipFix::plan_feet() {
+  for (int l = 0; l < 2; ++l) input_ankle[l] = samples.feet[l].ankle;
+  const PlanPassesInputs pass_inputs{&in,
+                                     frames,
+                                     fps,
+                                     floor,
+                                     scale,
+                                     leg_length,
+                                     &contact_settings,
+                                     contacts_given,
+                                     planted_level,
+                                     point_height,
+                                     input_ankle_rotation,
+                                     input_hip_height,
+                                     samples.ankle_rotation_inverse,
+                                     leg_runner};
+  plan.emplace(pass_inputs, result, samples.feet);
+  plan->run();
+  diag.off_terrain_frames = plan->off_terrain[0] + plan->off_terrain[1];
+}
+
+// Pivot holds repaired where the kept plan still slides (pivot_repair_step.hpp). Each leg's
+// repair uses only its own memos and writes only its own targets: the legs side by side.
+void ClipFix::repair_pivot_holds() {
+  for_each_leg([&](int l) {
+    if (!(plan->kept_plan_slide(l) > s.retry_slide_above)) return;
+    GroundMemo(&memo)[4] = plan->ground_memo[l];
+    const PivotRepairJob job{in.terrain,
+                             &memo[PlanPasses::kCheckedHeel],
+                             &memo[PlanPasses::kPlannedHeel],
+                             &memo[PlanPasses::kCheckedToe],
+                             &contact_settings,
+                             fps,
+                             floor,
+                             planted_level[l][0],
+                             s.max_heel_lift,
+                             s.foot_smoothing * fps,
+                             plan->blend_frames,
+                             s.unlock_radius * scale,
+                             s.retry_slide_above};
+    job.run(plan->pivot[l], result.ankle_target_ws[l], plan->toe_target_ws[l], plan->pivot_hold[l],
+            plan->foot_rotation[l]);
+  });
+  if (diag.off_terrain_frames > 0)
+    diag.warnings.push_back(
+        std::to_string(diag.off_terrain_frames) +
+        " foot samples have no terrain below them; the clip floor was used there");
+}
+
+// 5a. Swing feet above the terrain where they finally are (swing_clearance.hpp). Each leg
+// reads its own memos and moves only its own targets: the legs are lifted side by side.
+void ClipFix::clear_swing_feet() {
+  for_each_leg([&](int l) {
+    GroundMemo(&memo)[4] = plan->ground_memo[l];
+    // The last pass's check cast rays at these very targets: the memos answer without new rays.
+    const auto under_heel = memo[PlanPasses::kCheckedHeel].query(
+        *in.terrain, result.ankle_target_ws[l], &memo[PlanPasses::kPlannedHeel]);
+    const auto under_toe = memo[PlanPasses::kCheckedToe].query(*in.terrain, plan->toe_target_ws[l]);
+    const SwingClearanceJob job{result.planted[l],
+                                under_heel,
+                                under_toe,
+                                floor,
+                                s.clearance_smoothing * fps,
+                                s.max_clearance_rise_speed / fps,
+                                contacts_given[l] ? 0 : plan->rise_lead_frames};
+    job.run(result.ankle_target_ws[l], plan->toe_target_ws[l]);
+  });
+}
+
+// 5b. Heel lift before pelvis drop (heel_lift_step.hpp).
+void ClipFix::lift_heels() {
+  if (!(s.max_heel_lift > 0)) return;
+  std::span<Vec3> ankle_targets[2] = {result.ankle_target_ws[0], result.ankle_target_ws[1]};
+  std::span<const Vec3> toe_targets[2] = {plan->toe_target_ws[0], plan->toe_target_ws[1]};
+  std::span<Quat> foot_rotations[2] = {plan->foot_rotation[0], plan->foot_rotation[1]};
+  const HeelLiftJob job{&samples,    &in.rig,    plan->body,      {plan->pivot[0], plan->pivot[1]},
+                        s.max_reach, leg_length, s.max_heel_lift, s.heel_lift_smoothing * fps,
+                        in.runner,   leg_runner};
+  job.run(ankle_targets, toe_targets, foot_rotations, diag);
+}
+
+// Toe bend (toe_bend_step.hpp). Each leg's bend is its own (its toe, its ground): the legs
+// side by side.
+void ClipFix::bend_toes() {
+  for_each_leg([&](int l) {
+    const ToeBendJob job{in.skeleton,
+                         &samples,
+                         l,
+                         &in.rig.legs[l],
+                         s.align_feet,
+                         plan->foot_rotation[l],
+                         plan->toe_target_ws[l],
+                         plan->align_weight[l],
+                         in.terrain,
+                         floor,
+                         s.max_toe_bend,
+                         s.foot_smoothing * fps,
+                         in.runner};
+    toe_bend[l] = job.run();
+  });
+}
+
+// 6. Pelvis drop (pelvis_drop.hpp), with the body rise's extremes for the report.
+void ClipFix::drop_pelvis() {
+  const std::vector<double>& body = plan->body;
+  diag.max_body_rise_m = body[0];  // extremes of the signal itself (it may be all above 0)
+  diag.min_body_rise_m = body[0];
+  for (int f = 0; f < frames; ++f) {
+    diag.max_body_rise_m = std::max(diag.max_body_rise_m, body[f]);
+    diag.min_body_rise_m = std::min(diag.min_body_rise_m, body[f]);
   }
+  const PelvisDropJob job{&samples,
+                          &in.rig,
+                          body,
+                          {result.ankle_target_ws[0], result.ankle_target_ws[1]},
+                          s.max_reach,
+                          leg_length,
+                          s.max_pelvis_drop,
+                          s.pelvis_smoothing * fps,
+                          in.runner};
+  drop = job.run(diag);
 }
 
-GroundTrack ground_track(std::span<const GroundHit> hits, double floor) {
-  GroundTrack g;
-  fill_ground_track(hits, floor, g);
-  return g;
+// 7-10. Per frame: pelvis, leg IK, foot orientation, local rotations written back
+// (write_back.hpp), each frame measured as it is written (output_measure.hpp).
+void ClipFix::write_back() {
+  const OutputMeasureJob measure =
+      prepared(OutputMeasureJob{&samples,
+                                &in.rig,
+                                s.align_feet,
+                                s.max_foot_tilt,
+                                {input_ankle[0], input_ankle[1]},
+                                {result.ankle_target_ws[0], result.ankle_target_ws[1]},
+                                {result.planted[0], result.planted[1]},
+                                plan->ground,
+                                {planted_level[0], planted_level[1]},
+                                floor});
+  const WriteBackJob job{in.skeleton,
+                         &samples,
+                         &in.rig,
+                         &s,
+                         to_world,
+                         leg_length,
+                         samples.knee_limit_angle,
+                         plan->body,
+                         drop,
+                         samples.feet,
+                         {result.ankle_target_ws[0], result.ankle_target_ws[1]},
+                         {plan->foot_rotation[0], plan->foot_rotation[1]},
+                         toe_bend,
+                         &measure,
+                         in.runner};
+  SolveRecord solves;
+  std::vector<OutputMeasure> measured;
+  job.run(motion, result.changed_joints, result.changed_rotations, solves, measured);
+  reduce_output_measures(measured, solves, result.planted, s.unreachable_tolerance, s.weight, diag);
 }
 
-GroundTrack query_ground(const Terrain& terrain, const std::vector<Vec3>& points, double floor,
-                         const ParallelRunner* runner = nullptr) {
-  std::vector<std::array<double, 2>> xz(points.size());
-  for (std::size_t i = 0; i < points.size(); ++i) xz[i] = {points[i].x, points[i].z};
-  std::vector<GroundHit> hits(points.size());
-  ground_at_parallel(terrain, xz, hits, runner);
-  return ground_track(hits, floor);
-}
-
-// Vertical offset of one foot per frame: constant during each plant (the foot moved onto the
-// terrain), eased between plants, and never less than what keeps every foot point at or above
-// its planted level over the terrain (`need`). With `follow_need` (contacts given from another
-// motion, e.g. a retarget source) the offset during a plant is exactly `need`: the animated
-// foot was not planted on this skeleton, so it may rise or sink inside the given plant, and a
-// constant offset would leave the foot floating and moving where the source's foot stands.
-// A plant with any `keep_constant` frame keeps the constant offset (see fix_clip).
-std::vector<double> foot_offsets(const std::vector<char>& planted, const std::vector<double>& need,
-                                 const std::vector<double>& ground_rel,
-                                 const std::vector<double>& ease, double smoothing_frames,
-                                 double clearance_frames, double max_rise_per_frame,
-                                 bool follow_need, const std::vector<char>& keep_constant) {
-  const int n = static_cast<int>(need.size());
-  const auto plants = contact_intervals(planted);
-  std::vector<double> base(n);
-  if (plants.empty()) {
-    gaussian_smooth(ground_rel, smoothing_frames * 4.0, base);
-  } else {
-    // Offset at each plant's first and last frame (equal unless `follow_need`).
-    std::vector<double> plant_in(plants.size()), plant_out(plants.size());
-    for (std::size_t i = 0; i < plants.size(); ++i) {
-      double m = -1e300;
-      for (int f = plants[i].first; f <= plants[i].last; ++f) m = std::max(m, need[f]);
-      bool follow = follow_need;
-      for (int f = plants[i].first; f <= plants[i].last && follow; ++f) follow = !keep_constant[f];
-      for (int f = plants[i].first; f <= plants[i].last; ++f) base[f] = follow ? need[f] : m;
-      plant_in[i] = base[plants[i].first];
-      plant_out[i] = base[plants[i].last];
-    }
-    for (int f = 0; f < plants.front().first; ++f) base[f] = plant_in.front();
-    for (int f = plants.back().last + 1; f < n; ++f) base[f] = plant_out.back();
-    for (std::size_t i = 0; i + 1 < plants.size(); ++i) {
-      const int a = plants[i].last, b = plants[i + 1].first;
-      // Stepping up, the swing foot rises early (it must clear the step it lands on); stepping
-      // down it stays high and drops late (it must clear the edge it leaves).
-      const bool up = plant_in[i + 1] > plant_out[i];
-      for (int f = a + 1; f < b; ++f) {
-        const double u = static_cast<double>(f - a) / (b - a);
-        const double t = smoothstep(std::clamp(up ? u * 1.5 : (u - 1.0 / 3.0) * 1.5, 0.0, 1.0));
-        base[f] = plant_out[i] + (plant_in[i + 1] - plant_out[i]) * t;
-      }
-    }
-  }
-  // Clearance in swing: a smooth envelope over what the swing frames need (dilated, then
-  // smoothed, so the foot rises before a step edge instead of popping up at it).
-  std::vector<double> swing_need(n), dilated(n), envelope(n);
-  for (int f = 0; f < n; ++f) swing_need[f] = planted[f] ? -10.0 : need[f];
-  dilate_max(swing_need, gaussian_radius(clearance_frames), dilated);
-  gaussian_smooth(dilated, clearance_frames, envelope);
-  std::vector<double> lifted(n), smoothed(n);
-  for (int f = 0; f < n; ++f) lifted[f] = std::max({base[f], need[f], envelope[f]});
-  gaussian_smooth(lifted, smoothing_frames, smoothed);
-  // A planted foot keeps its plant's offset exactly (any change would move the planted
-  // pivot); the swing eases out of it and into the next one (`ease` is 1 in plants).
-  for (int f = 0; f < n; ++f)
-    smoothed[f] = planted[f] ? base[f] : ease[f] * base[f] + (1.0 - ease[f]) * smoothed[f];
-  // No swing frame below `need`. What that floor adds can jump (a toe crossing a step edge:
-  // 4 cm in one frame on cmu_02_01 over the stairs); the swing foot reaches it by a ramp
-  // instead. Not into the plant: the contact passes would then see the foot leave the ground
-  // earlier and plan differently (boxing on the stairs went 2.3 cm into a tread); a jump at
-  // lift-off is left to step 5a, after the passes.
-  std::vector<double> floor_lift(n, 0.0);
-  for (int f = 0; f < n; ++f)
-    if (!planted[f]) floor_lift[f] = std::max(0.0, need[f] - smoothed[f]);
-  raise_to_rate_limit(floor_lift, max_rise_per_frame, planted);
-  for (int f = 0; f < n; ++f) smoothed[f] += floor_lift[f];
-  return smoothed;
-}
-
-// Horizontal correction per frame that keeps a planted foot's pivot still (see fix_clip).
-// The pivot is the lower of heel and toe (heights above their planted levels), switching only
-// when the other is lower by `switch_margin`: heel strike, then the toe as soon as the heel rolls
-// up, so a rolling foot turns about the point that is really on the ground. Where only one of
-// them is marked `on_ground` (non-empty: per frame, heel and toe) that one is the pivot.
-std::vector<Vec3> foot_lock(const std::vector<char>& planted,
-                            const std::vector<double>& heel_height,
-                            const std::vector<double>& toe_height,
-                            const std::vector<char> (&on_ground)[2], const std::vector<Vec3>& ankle,
-                            const std::vector<Vec3>& toe, double unlock_radius, int blend_frames,
-                            double switch_margin, std::vector<signed char>& pivots) {
-  const int n = static_cast<int>(planted.size());
-  std::vector<Vec3> corr(n, Vec3(0));
-  pivots.assign(n, -1);
-  auto flat = [](Vec3 v) { return Vec3(v.x, 0.0, v.z); };
-  const auto plants = contact_intervals(planted);
-  for (std::size_t i = 0; i < plants.size(); ++i) {
-    const int a = plants[i].first, b = plants[i].last;
-    int pivot = -1;  // 0 heel (ankle), 1 toe
-    Vec3 lock(0);
-    for (int f = a; f <= b; ++f) {
-      const Vec3 previous = f > a ? corr[f - 1] : corr[std::max(0, a - 1)] * (a > 0 ? 1.0 : 0.0);
-      int want = pivot;
-      if (pivot < 0)
-        want = heel_height[f] <= toe_height[f] ? 0 : 1;
-      else if (pivot == 0 && heel_height[f] > toe_height[f] + switch_margin)
-        want = 1;
-      else if (pivot == 1 && toe_height[f] > heel_height[f] + switch_margin)
-        want = 0;
-      // While check sees both points down, the pivot stays; the hand-over frame is chosen by
-      // retime_pivot_switches within that window.
-      if (pivot >= 0 && want != pivot && !on_ground[0].empty() && on_ground[0][f] &&
-          on_ground[1][f])
-        want = pivot;
-      if (!on_ground[0].empty() && !on_ground[want][f] && on_ground[1 - want][f]) want = 1 - want;
-      // Switch only once the new pivot has been on the ground (as check sees it) for a frame
-      // while the old one, still down, held: the new one is then held from that frame on, so
-      // each point is still over every pair of frames check measures it on.
-      if (pivot >= 0 && want != pivot && !on_ground[0].empty() && !on_ground[want][f - 1] &&
-          on_ground[pivot][f])
-        want = pivot;
-      if (want != pivot) {
-        // Re-lock on the new pivot where it was on the frame before (target, not animation):
-        // it does not move on the switch frame.
-        const std::vector<Vec3>& track = want == 0 ? ankle : toe;
-        lock = flat(track[f > a ? f - 1 : f]) + previous;
-        pivot = want;
-      }
-      const Vec3 anim = flat(pivot == 0 ? ankle[f] : toe[f]);
-      Vec3 c = lock - anim;
-      const double len = glm::length(c);
-      if (len > unlock_radius) {  // the animation walked away: drag the lock along
-        c *= unlock_radius / len;
-        lock = anim + c;
-      }
-      corr[f] = c;
-      pivots[f] = static_cast<signed char>(pivot);
-    }
-    // Fade out after the plant, done before the next plant starts.
-    const int next = i + 1 < plants.size() ? plants[i + 1].first : n;
-    const int span = std::min(blend_frames, next - b - 1);
-    for (int f = b + 1; f < next; ++f) {
-      const double t = span > 0 ? std::min(1.0, static_cast<double>(f - b) / (span + 1)) : 1.0;
-      corr[f] = corr[b] * (1.0 - smoothstep(t));
-    }
-  }
-  return corr;
-}
-
-// The pelvis, the legs and their ancestors: the only joints the fix reads (joints_fix_reads).
-JointSubset fix_subset(const Skeleton& sk, const LegRig& rig) {
-  std::vector<int> leg_joints = {rig.pelvis};
-  for (const Leg& leg : rig.legs)
-    for (int j : {leg.hip, leg.knee, leg.ankle, leg.toe})
-      if (j >= 0) leg_joints.push_back(j);
-  return JointSubset(sk, leg_joints);
+// The result before any step: nothing changed, the diagnostics' header.
+FixResult unfixed_result(const FixInput& in, const Clip& motion) {
+  const int frames = motion.frame_count;
+  const int joints = in.skeleton->joint_count();
+  FixResult result;
+  result.changed_joints.assign(joints, 0);
+  result.changed_rotations.assign(
+      static_cast<std::size_t>(frames) * static_cast<std::size_t>(joints), 0);
+  FixDiagnostics& diag = result.diagnostics;
+  diag.frames = frames;
+  diag.fps = motion.fps;
+  diag.solver = solver_name(in.settings.solver);
+  for (int l = 0; l < 2; ++l) diag.legs[l].side = kLegSideNames[l];
+  return result;
 }
 
 }  // namespace
@@ -274,1281 +312,17 @@ FixResult fix_clip(const FixInput& input) {
 }
 
 FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
-  const Skeleton& sk = *in.skeleton;
-  // The input motion, read-only. It is `motion` itself: every frame's input is read (FK, the
-  // plan) before the write-back below changes that frame, and the write-back reads a joint's
-  // input rotation just before replacing it.
-  const Clip& clip = motion;
-  const FixSettings& s = in.settings;
-  const int frames = clip.frame_count;
-  const int joints = sk.joint_count();
-  const Transform to_world = in.space.to_world();
-  const double fps = clip.fps;
-
-  FixResult result;
-  result.changed_joints.assign(joints, 0);
-  result.changed_rotations.assign(
-      static_cast<std::size_t>(frames) * static_cast<std::size_t>(joints), 0);
-  FixDiagnostics& diag = result.diagnostics;
-  diag.frames = frames;
-  diag.fps = fps;
-  diag.solver = solver_name(s.solver);
-  for (int l = 0; l < 2; ++l) diag.legs[l].side = kLegSideNames[l];
-  if (frames == 0) return result;
-
-  // 1. Sample every frame: world transforms (metres, Y up) of the legs and their ancestors.
-  // Every read of the input motion below goes through this subset (FK) or names one of its
-  // joints, which is what joints_fix_reads promises.
-  const JointSubset subset = fix_subset(sk, in.rig);
-  const int slots = subset.size();
-  // Not zero-filled first: FK writes every element (2.6 MB for 2752 frames of 12 joints), and
-  // so its pages are first touched on the threads of the loop below.
-  UnwrittenResizeVector<Transform> world;
-  resize_unwritten(world, static_cast<std::size_t>(frames) * slots);
-  auto W = [&](int f, int j) -> const Transform& {
-    return world[static_cast<std::size_t>(f) * slots + subset.slot_of[j]];
-  };
-  // What later steps read of each input frame's legs is taken in the same loop, while the
-  // frame's transforms are in cache: foot points, the lowest of them, each leg's hip-knee-ankle
-  // span (its reach, steps 5b and 6) and the knees' tightest fold (steps 7-10).
-  FootTrack feet[2];
-  std::vector<double> leg_span[2];  // per leg and frame: |knee - hip| + |ankle - knee|, metres
-  // Per leg and frame: the inverse of the input ankle's world rotation, which carries the toe
-  // with the turned foot (every plan pass, the toe bend, the write-back).
-  std::vector<Quat> ankle_rotation_inverse[2];
-  for (int l = 0; l < 2; ++l) {
-    ankle_rotation_inverse[l].resize(frames);
-    feet[l].ankle.resize(frames);
-    feet[l].toe.resize(frames);
-    leg_span[l].resize(frames);
-  }
-  std::vector<double> lowest(frames);
-  // The knees' bend limit: the setting, or the input's own tightest knee bend where it folds
-  // further (a boxer's crouch). The character's knees, either of them, fold that far in this
-  // clip, and `ikfix check` measures the limit the same way: its violation is the worst over
-  // both knees, held to the input's own.
-  // Only frames folded past the setting need the angle itself (a dot product tells them). A
-  // minimum is the same whatever order the ranges are merged in.
-  double knee_limit_angle = s.min_knee_angle;
-  const double limit_cos = std::cos(s.min_knee_angle);
-  std::mutex knee_limit_mutex;
-  parallel_ranges(in.runner, frames, kMinLightFramesPerRange, [&](int begin, int end) {
-    double range_knee_limit = s.min_knee_angle;
-    auto frame_world = [&](int f) {
-      return std::span<Transform>(world.data() + static_cast<std::size_t>(f) * slots,
-                                  static_cast<std::size_t>(slots));
-    };
-    for (int f = begin; f < end; ++f) {
-      // Frames in pairs (the same transforms as one by one, sooner): each pair's FK is done on
-      // its first frame.
-      const bool first_of_pair = (f - begin) % 2 == 0;
-      if (first_of_pair && f + 1 < end)
-        forward_kinematics_pair(subset, clip.frame(f), clip.frame(f + 1), to_world, frame_world(f),
-                                frame_world(f + 1));
-      else if (first_of_pair)
-        forward_kinematics(subset, clip.frame(f), to_world, frame_world(f));
-      for (int l = 0; l < 2; ++l) {
-        const Leg& leg = in.rig.legs[l];
-        const auto& end_site = sk.end_sites[leg.ankle];
-        feet[l].ankle[f] = W(f, leg.ankle).translation;
-        feet[l].toe[f] = leg.toe >= 0 ? W(f, leg.toe).translation
-                         : end_site   ? transform_point(W(f, leg.ankle), *end_site)
-                                      : feet[l].ankle[f];
-        const Vec3& hip = W(f, leg.hip).translation;
-        const Vec3& knee = W(f, leg.knee).translation;
-        const Vec3& ankle = W(f, leg.ankle).translation;
-        leg_span[l][f] = glm::length(knee - hip) + glm::length(ankle - knee);
-        ankle_rotation_inverse[l][f] = glm::inverse(W(f, leg.ankle).rotation);
-        if (glm::dot(hip - knee, ankle - knee) >
-            limit_cos * glm::length(hip - knee) * glm::length(ankle - knee))
-          range_knee_limit = std::min(range_knee_limit, knee_angle(hip, knee, ankle));
-      }
-      lowest[f] =
-          std::min({feet[0].ankle[f].y, feet[0].toe[f].y, feet[1].ankle[f].y, feet[1].toe[f].y});
-    }
-    std::lock_guard lock(knee_limit_mutex);
-    knee_limit_angle = std::min(knee_limit_angle, range_knee_limit);
-  });
-  const double leg_length = std::max(0.0, std::max(leg_span[0][0], leg_span[1][0]));
-  diag.leg_length_m = leg_length;
-  const double scale = leg_length / s.reference_leg_length;
-
-  // The clip's own floor: y = 0 when the feet rest just above it (the usual mocap set-up),
-  // otherwise the level of the lowest foot joint.
-  {
-    const double p5 = percentile(std::move(lowest), 0.05);
-    if (s.floor_height) {
-      diag.floor_height_m = *s.floor_height;
-      diag.floor_method = "user";
-    } else if (p5 >= 0.0 && p5 <= 0.15 * leg_length) {
-      diag.floor_height_m = 0.0;
-      diag.floor_method = "file origin";
-    } else {
-      diag.floor_height_m = p5;
-      diag.floor_method = "estimated";
-    }
-  }
-  const double floor = diag.floor_height_m;
-
-  // Legs side by side (runner permitting): for steps whose per-leg parts read shared inputs
-  // and write only their own leg's state, so the result is the same whichever thread runs them.
-  // A leg's share of a step is light (~0.25 us a frame for a plan pass: cmu_01_01 over the
-  // bumps, profiled), so below kMinLightFramesPerRange frames handing it to a worker costs
-  // about what it saves. Loops inside a leg's part run on its thread (a pool's nested loop is
-  // serial).
-  const ParallelRunner* leg_runner = frames >= kMinLightFramesPerRange ? in.runner : nullptr;
-  auto for_each_leg = [&](const std::function<void(int)>& per_leg) {
-    parallel_ranges(leg_runner, 2, 1, [&](int begin, int end) {
-      for (int l = begin; l < end; ++l) per_leg(l);
-    });
-  };
-
-  // 2. Contacts on the input motion, per foot (ankle and toe), thresholds scaled to the leg.
-  ContactSettings contact_settings = s.contacts;
-  contact_settings.height_threshold *= scale;
-  contact_settings.speed_threshold *= scale;
-  bool contacts_given[2] = {false, false};
-  std::vector<double> planted_level[2];    // per foot: ankle, toe level when planted (world Y)
-  std::vector<double> point_height[2][2];  // per foot, per point (ankle, toe): above planted level
-  // The input's ankle rotation and hip height per leg and frame, which every plan pass reads
-  // (steps 8 and the swing cap), gathered once: read from `world`, 960 bytes a frame apart on
-  // the benchmark's clip, each pass's reads missed the cache (~1.4% of the fix on cmu_01_01).
-  std::vector<Quat> input_ankle_rotation[2];
-  std::vector<double> input_hip_height[2];  // world Y, metres
-  for_each_leg([&](int l) {
-    const Leg& leg = in.rig.legs[l];
-    input_ankle_rotation[l].resize(frames);
-    input_hip_height[l].resize(frames);
-    for (int f = 0; f < frames; ++f) {
-      input_ankle_rotation[l][f] = W(f, leg.ankle).rotation;
-      input_hip_height[l][f] = W(f, leg.hip).translation.y;
-    }
-    std::vector<double> heights[2], speeds[2];
-    const std::vector<Vec3>* points[2] = {&feet[l].ankle, &feet[l].toe};
-    for (int p = 0; p < 2; ++p) {
-      const auto& track = *points[p];
-      std::vector<double> ys(frames);
-      for (int f = 0; f < frames; ++f) ys[f] = track[f].y;
-      const double level = percentile(std::move(ys), 0.05);
-      planted_level[l].push_back(level);
-      heights[p].resize(frames);
-      speeds[p].resize(frames);
-      for (int f = 0; f < frames; ++f) {
-        heights[p][f] = track[f].y - level;
-        const int a = std::max(0, f - 1), b = std::min(frames - 1, f + 1);
-        speeds[p][f] = b > a ? glm::length(track[b] - track[a]) * fps / (b - a) : 0.0;
-      }
-    }
-    contacts_given[l] =
-        s.contacts_override && static_cast<int>((*s.contacts_override)[l].size()) == frames;
-    result.planted[l] = contacts_given[l] ? (*s.contacts_override)[l]
-                                          : detect_contacts(heights, speeds, fps, contact_settings);
-    for (int p = 0; p < 2; ++p) point_height[l][p] = std::move(heights[p]);
-  });
-
-  // Steps 3-8 are planned for a set of plants; the plan is then checked the way `ikfix check`
-  // will see the output (contacts detected on the planned heel and toe over the terrain). A
-  // frame that looks planted there but was not locked would be measured as sliding, so it
-  // joins the plants and the plan is made again, until neither the plants nor the pivots
-  // change (plants only grow; on a few clips the heel/toe choice keeps flipping on some frames,
-  // so there are at most kMaxContactPasses plans). Contacts given by the user are taken as
-  // they are (only the pivot choice is refined). A plan that has not settled by then is not
-  // simply the last one: each leg keeps the plan whose check shows the least worst sliding
-  // (made once more from its inputs when it was not the last), and where that still slides
-  // above retry_slide_above the passes run again from the start with other pivot retimings
-  // (see kRetimingSeries below). On cmu_61_01 the first plans alternate between two that each
-  // show the other's pivot sliding on one frame (10.4 and 8.0 cm/s).
-  const FootTrack animated_feet[2] = {feet[0], feet[1]};
-  const std::vector<Vec3> input_ankle[2] = {feet[0].ankle, feet[1].ankle};  // for diagnostics
-  const int blend_frames = std::max(1, static_cast<int>(std::lround(s.lock_blend_time * fps)));
-  const int ease_frames = std::max(1, static_cast<int>(std::lround(s.plant_ease_time * fps)));
-  const int rise_lead_frames = static_cast<int>(std::lround(s.clearance_rise_lead * fps));
-  std::vector<Vec3> lock_correction[2];
-  std::vector<signed char> pivot[2];  // per frame: 0 heel, 1 toe, -1 not planted
-  GroundTrack ground[2][2];
-  std::vector<double> foot_offset[2];
-  std::vector<double> body(frames), body_raw(frames);
-  std::vector<double> align_weight[2];
-  std::vector<char> align_planted[2];  // the plants align_weight was made from
-  std::vector<Quat> foot_rotation[2];
-  std::vector<Vec3> toe_target_ws[2];
-  std::vector<Vec3> pivot_hold[2];  // the planned feet's pivot holds (added to both points)
-  // 6, not 4: with 4 the last plan on cmu_131 on the stairs still showed check a toe plant one
-  // frame before the locked one (14.7 cm/s); plans usually settle earlier, so most clips never
-  // take the extra passes.
-  constexpr int kMaxContactPasses = 6;
-  // Heel and toe heights the pivot is chosen by: the input's at first, then those of the
-  // planned output over the terrain (a toe over a step edge is not on the ground, whatever
-  // the flat-floor input said), with which points check will see on the ground.
-  std::vector<double> pivot_height[2][2] = {{point_height[0][0], point_height[0][1]},
-                                            {point_height[1][0], point_height[1][1]}};
-  std::vector<char> on_ground[2][2];
-  std::vector<signed char> previous_pivot[2];
-  // Given contacts: plants whose foot follows the per-frame need would, once the pivot hold
-  // has moved the other foot point over different ground (a step edge), put that point into
-  // the terrain; those plants keep the constant offset (the plan is made again).
-  std::vector<char> keep_constant[2] = {std::vector<char>(frames, 0), std::vector<char>(frames, 0)};
-  bool clearance_given[2];
-  for (int l = 0; l < 2; ++l)
-    clearance_given[l] =
-        s.swing_clearance && static_cast<int>((*s.swing_clearance)[l].size()) == frames;
-  // Ground under each foot's planned and checked heel and toe, remembered across passes: only
-  // the points that moved are cast. A checked heel outside pivot holds is where it was planned.
-  enum { kPlannedHeel, kCheckedHeel, kPlannedToe, kCheckedToe };
-  GroundMemo ground_memo[2][4];
-  for (auto& leg_memos : ground_memo)
-    for (GroundMemo& memo : leg_memos) memo.use_runner(in.runner);
-  // Per leg: whether the last pass changed an input of its plan other than the pivot heights
-  // (plants grew, a given plant was made to keep its constant offset).
-  bool plan_inputs_changed[2] = {false, false};
-  std::vector<signed char> lock_pivot[2];  // the foot lock's pivots in the last pass
-  std::vector<char> retimed_by[2][2];      // the points down its pivot switches were retimed by
-  // What one leg's plan is made from (besides the fixed settings and the input): the plan with
-  // the least worst sliding seen so far for that leg, to be made again if the plans never settle.
-  // Within the passes the legs' plans are independent (each leg's targets come from its own
-  // plants, pivots and points down; the body, shared, only caps a swing foot's rise), so each
-  // leg keeps its own best plan.
-  struct LegPlanInputs {
-    std::vector<char> planted, keep_constant, on_ground[2];
-    std::vector<double> pivot_height[2];
-    TouchdownSwitch touchdown = TouchdownSwitch::WhenTurningLess;
-  };
-  // How the pivot switches are retimed (pivot_timing.hpp), per leg. The passes run first with
-  // a switch just after the new pivot touches down taken where the foot turns no more there;
-  // where that never settles with a leg still sliding above retry_slide_above, they run again
-  // from the start taking it always, then never, and such a leg keeps its best plan of all
-  // series. Measured: cmu_61_01 (flat, slope, stairs) 8.0 cm/s in the first series, 0.01 taking
-  // it always; cmu_01_03 on flat 5.8 at best in the first, 0.8 never taking it. Taking it
-  // always from the start raised cmu_131's foot jerk on the stairs to 1.27x the input's.
-  constexpr TouchdownSwitch kRetimingSeries[] = {TouchdownSwitch::WhenTurningLess,
-                                                 TouchdownSwitch::Always, TouchdownSwitch::Never};
-  const int series_count = s.retime_to_touchdowns ? 3 : 1;
-  const TouchdownSwitch first_retiming =
-      s.retime_to_touchdowns ? kRetimingSeries[0] : TouchdownSwitch::Never;
-  TouchdownSwitch touchdown_rule[2] = {first_retiming, first_retiming};
-  auto current_inputs = [&](int l) {
-    LegPlanInputs p;
-    p.touchdown = touchdown_rule[l];
-    p.planted = result.planted[l];
-    p.keep_constant = keep_constant[l];
-    for (int q = 0; q < 2; ++q) {
-      p.on_ground[q] = on_ground[l][q];
-      p.pivot_height[q] = pivot_height[l][q];
-    }
-    return p;
-  };
-  LegPlanInputs best_plan[2];
-  double best_plan_slide[2] = {std::numeric_limits<double>::infinity(),
-                               std::numeric_limits<double>::infinity()};
-  bool best_is_last[2] = {false, false};  // the last checked plan is the leg's best
-  double last_plan_slide[2] = {0, 0};     // the last checked plan's
-  const LegPlanInputs first_inputs[2] = {current_inputs(0), current_inputs(1)};
-  auto restore = [&](int l, const LegPlanInputs& p) {
-    result.planted[l] = p.planted;
-    keep_constant[l] = p.keep_constant;
-    touchdown_rule[l] = p.touchdown;
-    for (int q = 0; q < 2; ++q) {
-      on_ground[l][q] = p.on_ground[q];
-      pivot_height[l][q] = p.pivot_height[q];
-    }
-  };
-  // When the passes end unsettled: each leg whose last plan is not its best is made again from
-  // its best plan's inputs. Returns whether a leg is to be made again.
-  LegPlanInputs last_inputs[2];  // the last checked plan's, per leg
-  auto restore_best = [&] {
-    bool replay = false;
-    for (int l = 0; l < 2; ++l) replay = replay || !best_is_last[l];
-    // Both legs are made again: each from its best plan's inputs, or its last plan's.
-    for (int l = 0; l < 2 && replay; ++l)
-      restore(l, best_is_last[l] ? last_inputs[l] : best_plan[l]);
-    return replay;
-  };
-  bool replaying_best = false;  // this pass makes the best plan again, then the loop ends
-  int series = 0;               // index in kRetimingSeries
-  int series_pass = 0;          // passes since the series started
-  // At the end of a series (at the pass limit, or settled after the first): the next series
-  // starts, or the best plans are made again. False: the last plan is kept.
-  auto next_series_or_best = [&] {
-    // In the first series the last plan is kept over an earlier one that slides as much.
-    for (int l = 0; l < 2 && series == 0; ++l)
-      if (last_plan_slide[l] <= best_plan_slide[l]) {
-        best_plan[l] = last_inputs[l];
-        best_plan_slide[l] = last_plan_slide[l];
-        best_is_last[l] = true;
-      }
-    bool retry = false;  // a leg's best plan still slides too much
-    for (int l = 0; l < 2; ++l) retry = retry || best_plan_slide[l] > s.retry_slide_above;
-    if (series + 1 < series_count && retry) {
-      ++series;
-      for (int l = 0; l < 2; ++l) {
-        restore(l, first_inputs[l]);
-        touchdown_rule[l] = kRetimingSeries[series];
-        previous_pivot[l].clear();
-      }
-      series_pass = -1;
-    } else if (!restore_best()) {
-      return false;
-    } else {
-      replaying_best = true;
-    }
-    plan_inputs_changed[0] = plan_inputs_changed[1] =
-        true;  // never taken for settled: the plan is made (again)
-    return true;
-  };
-  // What each leg's plan passes keep between passes. A leg whose plan inputs (plants, plant
-  // settings, lock pivots, points down) are those of the pass that last planned it keeps what
-  // that pass made: the same inputs would make exactly the same again.
-  std::vector<double> ground_tilt[2];  // the foot's turn to the ground under its heel, radians
-  std::vector<Vec3> tilt_axis[2];
-  std::vector<Quat> ground_turn[2];
-  std::vector<double>
-      swing_need[2];  // per frame, the least offset that keeps the foot out of the ground
-  std::vector<double> planned_offset[2];  // step 5's foot offsets, before the swing rise is capped
-  std::vector<char> offsets_keep_constant[2];  // the plants kept constant they were made with
-  int off_terrain[2] = {0, 0};                 // frames with a foot point off the terrain
-  FootContacts seen_on_ground[2];              // what the check sees of this pass's plan
-  double plan_slide[2] = {0,
-                          0};  // per leg, the worst sliding the check would show on this plan, m/s
-  bool demoted[2] = {false, false};    // a given plant was made to keep its constant offset
-  bool replanned[2] = {false, false};  // the leg's plan inputs changed: it was planned again
-  // Within a pass the legs' plans are independent (see LegPlanInputs) but for the body (step 4,
-  // made from both legs' offsets), which caps a swing foot's rise: the legs are planned side by
-  // side (for_each_leg) in two halves around the body. Each leg has its own ground memos and
-  // writes only its own state.
-  // Foot lock, ground and offsets of leg l (steps 3 and 5), unless its plan inputs are the last
-  // pass's. Returns whether it planned the leg again.
-  auto plan_lock_and_offsets = [&](int l, int pass) {
-    // Foot lock: during a plant the pivot (heel while it is down, then the toe) stays where it
-    // landed; after the plant the horizontal correction fades out over the blend window.
-    std::vector<signed char> new_pivot;
-    std::vector<Vec3> new_lock =
-        foot_lock(result.planted[l], pivot_height[l][0], pivot_height[l][1], on_ground[l],
-                  animated_feet[l].ankle, animated_feet[l].toe, s.unlock_radius * scale,
-                  blend_frames, s.pivot_switch_margin * scale, new_pivot);
-    // The pivot heights only choose the pivots, and which points are down only choose them and
-    // retime their switches. With the same plants, plant settings, lock pivots and points down,
-    // the lock and so every step below would come out exactly as in the last pass, and its
-    // check would see the same contacts: the leg's plan has settled, without planning it again.
-    // (The comparison is with the lock's own pivots of the last pass, before their retiming.)
-    if (pass > 0 && !plan_inputs_changed[l] && new_pivot == lock_pivot[l] &&
-        retimed_by[l][0] == on_ground[l][0] && retimed_by[l][1] == on_ground[l][1])
-      return false;
-    // Per frame, each of the foot's ground, tilt and need below is made from its foot points
-    // (the lock), the foot-orientation weight and (given swing clearance) whether it is
-    // planted. A new lock mostly moves a few plants' frames, and grown plants change the weight
-    // only around them: only the frames where one of these changed are made again (the others
-    // would come out exactly as they are). Every frame on the leg's first plan. (Making every
-    // frame again whenever the plants changed, as before, took ~4% of the fix on cmu_01_01
-    // over the bumps: its second and third passes both grow plants.)
-    const bool plants_changed = align_planted[l] != result.planted[l];
-    const bool every_frame = lock_correction[l].size() != static_cast<std::size_t>(frames);
-    std::vector<char> remake(frames, 1);
-    if (!every_frame)
-      for (int f = 0; f < frames; ++f)
-        remake[f] = same_bits(new_lock[f], lock_correction[l][f]) ? 0 : 1;
-    // Foot-orientation weight: 1 while planted, eased in before touchdown and out after
-    // lift-off, so the foot turns in the swing and a planted pivot never moves. Made from the
-    // plants alone: made again only when they changed since.
-    if (plants_changed) {
-      std::vector<double> weight = plant_ease_weight(result.planted[l], ease_frames);
-      for (int f = 0; f < frames && !every_frame; ++f)
-        if (!same_bits(weight[f], align_weight[l][f]) ||
-            (clearance_given[l] && result.planted[l][f] != align_planted[l][f]))
-          remake[f] = 1;
-      align_weight[l] = std::move(weight);
-      align_planted[l] = result.planted[l];
-    }
-    lock_pivot[l] = std::move(new_pivot);
-    lock_correction[l] = std::move(new_lock);
-    for (int p = 0; p < 2; ++p) retimed_by[l][p] = on_ground[l][p];
-    feet[l].ankle.resize(frames);
-    feet[l].toe.resize(frames);
-    for (int f = 0; f < frames; ++f) {
-      if (!remake[f]) continue;
-      feet[l].ankle[f] = animated_feet[l].ankle[f] + lock_correction[l][f];
-      feet[l].toe[f] = animated_feet[l].toe[f] + lock_correction[l][f];
-    }
-
-    // 3. Ground under heel (ankle) and toe of the foot (the memos cast rays only for the points
-    // that moved, and give the others' answers as they were).
-    fill_ground_track(ground_memo[l][kPlannedHeel].query(*in.terrain, feet[l].ankle), floor,
-                      ground[l][0], remake);
-    fill_ground_track(ground_memo[l][kPlannedToe].query(*in.terrain, feet[l].toe), floor,
-                      ground[l][1], remake);
-    off_terrain[l] = 0;
-    for (int f = 0; f < frames; ++f)
-      if (!ground[l][0].hit[f] || !ground[l][1].hit[f]) ++off_terrain[l];
-
-    // The foot's turn to the ground under its heel: limited and weighted (identity, no tilt,
-    // when the feet are not aligned). Once per frame: steps 5 and 8 both use it. (With the
-    // same weights, which frames are aligned is as before: a frame not made again keeps its
-    // turn, identity or not; a frame whose weight fell to 0, plants given back by a new
-    // retiming series, is made unaligned again.)
-    if (every_frame) {
-      ground_tilt[l].assign(frames, 0.0);
-      tilt_axis[l].assign(frames, Vec3(1, 0, 0));
-      ground_turn[l].assign(frames, identity_quat());
-    }
-    if (s.align_feet) {
-      int previous = -1;  // last aligned frame
-      for (int f = 0; f < frames; ++f) {
-        if (!(align_weight[l][f] > 0)) {
-          if (remake[f] && !every_frame) {
-            ground_tilt[l][f] = 0.0;
-            tilt_axis[l][f] = Vec3(1, 0, 0);
-            ground_turn[l][f] = identity_quat();
-          }
-          continue;
-        }
-        if (!remake[f]) {
-          previous = f;
-          continue;
-        }
-        const Vec3 n = ground[l][0].normal[f];
-        // A planted heel stays on one face, so its normal and weight repeat: the same inputs
-        // give the same tilt and turn without the atan2 and sincos.
-        if (previous >= 0 && same_bits(n, ground[l][0].normal[previous]) &&
-            same_bits(align_weight[l][f], align_weight[l][previous])) {
-          ground_tilt[l][f] = ground_tilt[l][previous];
-          tilt_axis[l][f] = tilt_axis[l][previous];
-          ground_turn[l][f] = ground_turn[l][previous];
-        } else {
-          ground_tilt[l][f] = std::min(angle_between(kUp, n), s.max_foot_tilt) * align_weight[l][f];
-          tilt_axis[l][f] = safe_normalize(glm::cross(kUp, n), Vec3(1, 0, 0));
-          ground_turn[l][f] = axis_angle(tilt_axis[l][f], ground_tilt[l][f]);
-        }
-        previous = f;
-      }
-    }
-
-    // 5. Foot offsets: how far the foot moves up or down to stand on the terrain.
-    std::vector<double>& need = swing_need[l];
-    std::vector<double> ground_rel(frames);
-    need.resize(frames);
-    for (int f = 0; f < frames; ++f) {
-      ground_rel[f] = std::max(ground[l][0].height[f], ground[l][1].height[f]) - floor;
-      if (!remake[f]) continue;
-      const double ankle_need =
-          ground[l][0].height[f] + (planted_level[l][0] - floor) - feet[l].ankle[f].y;
-      // The toe as it will be: turned with the foot to the ground's tilt. Raising the foot
-      // for the untilted toe and then tilting it up a slope would leave the heel floating.
-      const double toe_need =
-          ground[l][1].height[f] + (planted_level[l][1] - floor) -
-          (feet[l].ankle[f].y + (ground_turn[l][f] * (feet[l].toe[f] - feet[l].ankle[f])).y);
-      need[f] = std::max(ankle_need, toe_need);
-      if (clearance_given[l] && !result.planted[l][f])
-        need[f] += std::max(0.0, (*s.swing_clearance)[l][f]);
-    }
-    // The offsets are made from the plants, the need, the ground and the plants kept constant:
-    // when none of them changed (a new plan only for other pivots), they are the last ones.
-    const bool nothing_remade = std::find(remake.begin(), remake.end(), 1) == remake.end();
-    if (every_frame || plants_changed || !nothing_remade ||
-        offsets_keep_constant[l] != keep_constant[l]) {
-      planned_offset[l] =
-          foot_offsets(result.planted[l], need, ground_rel, align_weight[l], s.foot_smoothing * fps,
-                       s.clearance_smoothing * fps, s.max_clearance_rise_speed / fps,
-                       contacts_given[l] && s.given_plants_on_ground, keep_constant[l]);
-      offsets_keep_constant[l] = keep_constant[l];
-    }
-    return true;
-  };
-
-  // Swing cap, targets, pivot holds and the check of leg l (steps 8 and the agreement with the
-  // check), given the body.
-  auto plan_targets_and_check = [&](int l) {
-    std::vector<double> offset = planned_offset[l];
-    // A swing foot's planned rise may not lift its ankle closer than `min_swing_ankle_drop` leg
-    // lengths below its hip (the hip raised with the body): a run's swing between plants three
-    // 15 cm steps apart rose 45 cm on top of the animated heel kick, the ankle target 0.4 m
-    // above the hip, and the leg folded past it (cmu_09_11 on the stairs). The excess is taken
-    // off as a dilated, smoothed envelope (no kink), eased out towards the plants, and never
-    // below what the swing frame needs over the ground (without that floor a crouched boxer's
-    // swing foot came down onto the bumps and check saw it slide at 21 cm/s).
-    if (s.min_swing_ankle_drop > 0) {
-      // As short as the swing offsets' own smoothing: the clearance smoothing (2.5 times as
-      // long) left cmu_09_11's foot jerk at 1.22 times the input's.
-      const double sigma = s.foot_smoothing * fps;
-      std::vector<double> excess(frames, 0.0);
-      bool any = false;
-      for (int f = 0; f < frames; ++f) {
-        if (result.planted[l][f]) continue;
-        const double cap = input_hip_height[l][f] + body[f] - s.min_swing_ankle_drop * leg_length;
-        // Only the foot's planned rise over the body's is taken off; a high foot in the
-        // animation itself is left as it is.
-        const double rise = std::max(0.0, offset[f] - body[f]);
-        excess[f] = std::clamp(feet[l].ankle[f].y + offset[f] - cap, 0.0, rise);
-        any = any || excess[f] > 0;
-      }
-      if (any) {
-        std::vector<double> dilated(frames), envelope(frames);
-        dilate_max(excess, gaussian_radius(sigma), dilated);
-        gaussian_smooth(dilated, sigma, envelope);
-        for (int f = 0; f < frames; ++f) {
-          if (result.planted[l][f]) continue;
-          const double lowered = offset[f] - (1.0 - align_weight[l][f]) * envelope[f];
-          offset[f] = std::max(lowered, swing_need[l][f]);
-        }
-      }
-    }
-    // A leg not planned again in this pass (its plan inputs are the last pass's) whose offsets
-    // come out the same (the body changed only where it does not cap this foot) would get
-    // exactly the targets, pivot holds and check it has: its ground queries would cast nothing
-    // and change no memo. It keeps them (the pass's decisions take its check as it stands).
-    if (!replanned[l] && offset.size() == foot_offset[l].size() &&
-        std::memcmp(offset.data(), foot_offset[l].data(), offset.size() * sizeof(double)) == 0)
-      return;
-    foot_offset[l] = std::move(offset);
-
-    // 8 (planned before 6, so the pelvis drop knows the final targets). Foot targets and foot
-    // orientation per frame: the ankle target on the terrain, the foot turned by the ground's tilt.
-    {
-      result.ankle_target_ws[l].resize(frames);
-      foot_rotation[l].resize(frames);
-      for (int f = 0; f < frames; ++f) {
-        const Quat& animated_rot = input_ankle_rotation[l][f];
-        // Foot orientation: turn the animated foot by the ground's tilt, limited and weighted.
-        // The toe must stay at or above its own level over the ground under it: where the ground
-        // under the toe differs from the ankle's slope (bumps, a step edge), the tilt is reduced.
-        Quat ankle_rot = animated_rot;
-        Vec3 target = feet[l].ankle[f] + Vec3(0, foot_offset[l][f], 0);
-        if (s.align_feet && align_weight[l][f] > 0) {
-          const double full_tilt = ground_tilt[l][f];
-          const Vec3& axis = tilt_axis[l][f];
-          const Vec3 toe_from_ankle = feet[l].toe[f] - feet[l].ankle[f];
-          const double toe_floor = ground[l][1].height[f] + (planted_level[l][1] - floor);
-          Quat turn = identity_quat();
-          for (double fraction : {1.0, 0.75, 0.5, 0.25, 0.0}) {
-            turn = fraction == 1.0 ? ground_turn[l][f] : axis_angle(axis, full_tilt * fraction);
-            const double toe_y = target.y + (turn * toe_from_ankle).y;
-            if (full_tilt == 0.0 || toe_y >= toe_floor - 1e-9 ||
-                toe_y >= target.y + toe_from_ankle.y - 1e-9)
-              break;
-          }
-          ankle_rot = turn * animated_rot;
-        }
-        result.ankle_target_ws[l][f] = target;
-        foot_rotation[l][f] = ankle_rot;
-      }
-    }
-
-    // The foot was turned about the ankle: hold the planted pivot (heel or toe) exactly where it
-    // is on the final foot, so neither the tilt nor a heel->toe switch moves it.
-    {
-      std::vector<Vec3>& toe_target = toe_target_ws[l];
-      toe_target.resize(frames);
-      for (int f = 0; f < frames; ++f)
-        toe_target[f] = result.ankle_target_ws[l][f] + foot_rotation[l][f] *
-                                                           ankle_rotation_inverse[l][f] *
-                                                           (feet[l].toe[f] - feet[l].ankle[f]);
-      // The lock's pivots, retimed to this pass's targets (which the body may have changed).
-      pivot[l] = lock_pivot[l];
-      retime_pivot_switches(pivot[l], result.ankle_target_ws[l], toe_target, on_ground[l],
-                            touchdown_rule[l]);
-      pivot_hold[l] = hold_pivots(pivot[l], result.ankle_target_ws[l], toe_target, blend_frames,
-                                  s.unlock_radius * scale);
-      const std::vector<Vec3>& hold = pivot_hold[l];
-      for (int f = 0; f < frames; ++f) {
-        result.ankle_target_ws[l][f] += hold[f];
-        toe_target[f] += hold[f];
-      }
-    }
-
-    if (replaying_best) return;
-
-    // Agreement with the check: plants the output shows but the plan did not lock.
-    demoted[l] = false;
-    if (contacts_given[l] && s.given_plants_on_ground) {
-      const GroundTrack under[2] = {query_ground(*in.terrain, result.ankle_target_ws[l], floor),
-                                    query_ground(*in.terrain, toe_target_ws[l], floor)};
-      for (int f = 0; f < frames; ++f) {
-        if (!result.planted[l][f] || keep_constant[l][f]) continue;
-        const double ankle_floor = under[0].height[f] + (planted_level[l][0] - floor);
-        const double toe_floor = under[1].height[f] + (planted_level[l][1] - floor);
-        if (result.ankle_target_ws[l][f].y < ankle_floor - 1e-4 ||
-            toe_target_ws[l][f].y < toe_floor - 1e-4) {
-          keep_constant[l][f] = 1;
-          demoted[l] = true;
-        }
-      }
-    }
-    // A demoted plant makes the pass plan again before any check (the other leg's check, made
-    // here alongside, is then not used).
-    if (demoted[l] && series_pass < kMaxContactPasses + 2) return;
-    const auto heel_ground = ground_memo[l][kCheckedHeel].query(
-        *in.terrain, result.ankle_target_ws[l], &ground_memo[l][kPlannedHeel]);
-    const auto toe_ground = ground_memo[l][kCheckedToe].query(*in.terrain, toe_target_ws[l]);
-    seen_on_ground[l] = foot_contacts_on_ground(result.ankle_target_ws[l], toe_target_ws[l],
-                                                heel_ground, toe_ground, fps, contact_settings);
-    plan_slide[l] =
-        worst_plant_slide(result.ankle_target_ws[l], toe_target_ws[l], seen_on_ground[l].planted,
-                          seen_on_ground[l].point_planted, fps);
-  };
-
-  // Step 4's support of the body by each leg, and the plants it was made from.
-  std::vector<double> support[2];
-  std::vector<char> support_planted[2];
-  for (int pass = 0;; ++pass, ++series_pass) {
-    for_each_leg([&](int l) { replanned[l] = plan_lock_and_offsets(l, pass); });
-    if (!replanned[0] && !replanned[1]) {  // settled
-      if (series == 0 || !next_series_or_best()) break;
-      continue;
-    }
-    plan_inputs_changed[0] = plan_inputs_changed[1] = false;
-
-    // 4. The body follows the terrain under the feet that carry it: the planted feet (a swing
-    // foot's offset is only a plan), both equally in flight; smoothed, zero phase. A leg's
-    // support depends only on its plants, which most passes leave as they were.
-    const bool support_stale[2] = {support_planted[0] != result.planted[0],
-                                   support_planted[1] != result.planted[1]};
-    auto make_support = [&](int l) {
-      if (!support_stale[l]) return;
-      support_planted[l] = result.planted[l];
-      std::vector<double> raw(frames);
-      for (int f = 0; f < frames; ++f) raw[f] = result.planted[l][f] ? 1.0 : 0.0;
-      support[l].resize(frames);
-      gaussian_smooth(raw, 0.05 * fps, support[l]);
-    };
-    if (support_stale[0] && support_stale[1]) {
-      for_each_leg(make_support);
-    } else {  // one leg's at most: not worth a hand-over to another thread
-      make_support(0);
-      make_support(1);
-    }
-    for (int f = 0; f < frames; ++f) {
-      const double w0 = support[0][f] + 1e-3, w1 = support[1][f] + 1e-3;
-      body_raw[f] = (w0 * planned_offset[0][f] + w1 * planned_offset[1][f]) / (w0 + w1);
-    }
-    gaussian_smooth(body_raw, s.body_smoothing * fps, body);
-
-    for_each_leg([&](int l) { plan_targets_and_check(l); });
-    if (replaying_best) break;
-
-    if ((demoted[0] || demoted[1]) && series_pass < kMaxContactPasses + 2) {
-      for (int l = 0; l < 2; ++l) plan_inputs_changed[l] = demoted[l];
-      continue;
-    }
-    for (int l = 0; l < 2; ++l) {
-      last_inputs[l] = current_inputs(l);
-      last_plan_slide[l] = plan_slide[l];
-      best_is_last[l] = false;
-      // A later series only replaces a best plan that slides too much (see retry_slide_above),
-      // and only with one that does not: on boxing_toes on the stairs, whose worst frames slide
-      // more than that on every plan, a later plan with less worst sliding on one leg raised
-      // the clip's mean sliding from 0.16 to 0.64 cm/s.
-      const bool better = series == 0 ? plan_slide[l] < best_plan_slide[l]
-                                      : best_plan_slide[l] > s.retry_slide_above &&
-                                            plan_slide[l] <= s.retry_slide_above &&
-                                            plan_slide[l] < best_plan_slide[l];
-      if (better) {
-        best_plan_slide[l] = plan_slide[l];
-        best_plan[l] = last_inputs[l];
-        best_is_last[l] = true;
-      }
-    }
-    if (series_pass + 1 >= kMaxContactPasses) {
-      if (!next_series_or_best()) break;
-      continue;
-    }
-    bool grew[2] = {false, false};
-    for (int l = 0; l < 2; ++l) {
-      FootContacts& seen = seen_on_ground[l];
-      for (int f = 0; f < frames && !contacts_given[l]; ++f)
-        if (seen.planted[f] && !result.planted[l][f]) {
-          result.planted[l][f] = 1;
-          grew[l] = true;
-        }
-      // Taken over once per check: a leg whose check was kept (not made again) has had its
-      // heights taken over already, and they are the pivot heights as they stand.
-      if (seen.height[0].empty()) continue;
-      for (int p = 0; p < 2; ++p) {
-        pivot_height[l][p] = std::move(seen.height[p]);
-        on_ground[l][p] = std::move(seen.point_planted[p]);
-        seen.height[p].clear();  // (a moved-from vector need not be empty)
-        seen.point_planted[p].clear();
-      }
-    }
-    const bool pivots_settled =
-        series_pass > 0 && previous_pivot[0] == pivot[0] && previous_pivot[1] == pivot[1];
-    if (!grew[0] && !grew[1] && pivots_settled) {
-      if (series == 0 || !next_series_or_best()) break;
-      continue;
-    }
-    for (int l = 0; l < 2; ++l) plan_inputs_changed[l] = grew[l];
-    previous_pivot[0] = pivot[0];
-    previous_pivot[1] = pivot[1];
-  }
-  diag.off_terrain_frames = off_terrain[0] + off_terrain[1];
-  // A leg whose plan check would still see sliding above the goal (its plans alternated, e.g.
-  // over a heel whose speed sits at the contact threshold): the sliding point is held over the
-  // frames check measures it on, where that lowers the leg's worst sliding (pivot_repair.hpp).
-  // cmu_61_01 on bumps: the right foot's plans alternate between a toe seen down alone for one
-  // frame while the heel is held (7.7 cm/s) and a heel seen down alone while the toe is (10.0).
-  // A toe held so may carry its heel over a step edge, below the upper tread: there the foot
-  // turns up about the toe just enough (boxing on the stairs: the heel 2.6 cm into a tread).
-  constexpr int kMaxPivotRepairs = 16;
-  // Heel rise of a toe-held foot per frame: the smallest turn about the toe that puts the heel
-  // (ankle) at its planted level over the ground under it, dilated and smoothed so it does not
-  // pop, and none where the heel is the held pivot (the turn would move it).
-  auto heel_rise = [&](int l, const std::vector<Vec3>& heel, const std::vector<Vec3>& toe,
-                       const std::vector<signed char>& pivots,
-                       std::span<const GroundHit> under_heel, std::vector<double>& angle) {
-    std::vector<double> raw(frames, 0.0), dilated(frames);
-    bool any = false;
-    for (int f = 0; f < frames; ++f) {
-      if (pivots[f] != 1) continue;
-      const double level =
-          (under_heel[f].hit ? under_heel[f].height : floor) + (planted_level[l][0] - floor);
-      raw[f] = heel_lift_to_height(heel[f], toe[f], level, s.max_heel_lift);
-      any = any || raw[f] > 0;
-    }
-    angle.assign(frames, 0.0);
-    if (!any) return false;
-    const double sigma = s.foot_smoothing * fps;
-    dilate_max(raw, gaussian_radius(sigma), dilated);
-    gaussian_smooth(dilated, sigma, angle);
-    // Kept (fading) after lift-off: dropping it there turned boxing's left ankle 28 degrees in
-    // one frame on the stairs.
-    for (int f = 0; f < frames; ++f)
-      angle[f] = pivots[f] == 0 ? 0.0 : std::clamp(angle[f], 0.0, s.max_heel_lift);
-    return true;
-  };
-  // Each leg's repair uses only its own memos and writes only its own targets: the legs are
-  // repaired side by side.
-  for_each_leg([&](int l) {
-    const double plan_slide = replaying_best ? best_plan_slide[l] : last_plan_slide[l];
-    if (!(plan_slide > s.retry_slide_above)) return;
-    std::vector<Vec3> heel(frames), toe(frames);
-    for (int f = 0; f < frames; ++f) {
-      heel[f] = result.ankle_target_ws[l][f] - pivot_hold[l][f];
-      toe[f] = toe_target_ws[l][f] - pivot_hold[l][f];
-    }
-    GroundMemo risen_heel_memo;
-    std::vector<double> rise;
-    std::vector<Vec3> risen(frames);
-    const SlideMeasure measure = [&](const std::vector<Vec3>& h, const std::vector<Vec3>& t,
-                                     const std::vector<signed char>& pivots) {
-      const auto heel_ground =
-          ground_memo[l][kCheckedHeel].query(*in.terrain, h, &ground_memo[l][kPlannedHeel]);
-      const auto toe_ground = ground_memo[l][kCheckedToe].query(*in.terrain, t);
-      const std::vector<Vec3>* checked_heel = &h;
-      std::span<const GroundHit> checked_heel_ground = heel_ground;
-      if (heel_rise(l, h, t, pivots, heel_ground, rise)) {
-        for (int f = 0; f < frames; ++f)
-          risen[f] = lifted_ankle(h[f], t[f], HeelLift{rise[f], heel_lift_axis(h[f], t[f])});
-        checked_heel = &risen;
-        checked_heel_ground =
-            risen_heel_memo.query(*in.terrain, risen, &ground_memo[l][kCheckedHeel]);
-      }
-      const FootContacts seen = foot_contacts_on_ground(*checked_heel, t, checked_heel_ground,
-                                                        toe_ground, fps, contact_settings);
-      FootCheck check{worst_plant_slide_at(*checked_heel, t, seen.planted, seen.point_planted, fps),
-                      0.0};
-      // On frames check sees planted: step 5a below lifts a swing foot out of the ground.
-      for (int p = 0; p < 2; ++p)
-        for (int f = 0; f < frames; ++f)
-          if (seen.planted[f])
-            check.penetration_m = std::max(check.penetration_m, -seen.above[p][f]);
-      return check;
-    };
-    pivot_hold[l] = repair_pivot_holds(pivot[l], heel, toe, blend_frames, s.unlock_radius * scale,
-                                       s.retry_slide_above, kMaxPivotRepairs, measure);
-    for (int f = 0; f < frames; ++f) {
-      result.ankle_target_ws[l][f] = heel[f] + pivot_hold[l][f];
-      toe_target_ws[l][f] = toe[f] + pivot_hold[l][f];
-    }
-    const auto heel_ground = ground_memo[l][kCheckedHeel].query(
-        *in.terrain, result.ankle_target_ws[l], &ground_memo[l][kPlannedHeel]);
-    if (heel_rise(l, result.ankle_target_ws[l], toe_target_ws[l], pivot[l], heel_ground, rise))
-      for (int f = 0; f < frames; ++f) {
-        if (!(rise[f] > 0)) continue;
-        const HeelLift turn{rise[f],
-                            heel_lift_axis(result.ankle_target_ws[l][f], toe_target_ws[l][f])};
-        result.ankle_target_ws[l][f] =
-            lifted_ankle(result.ankle_target_ws[l][f], toe_target_ws[l][f], turn);
-        foot_rotation[l][f] =
-            glm::normalize(axis_angle(turn.axis, turn.angle) * foot_rotation[l][f]);
-      }
-  });
-
-  if (diag.off_terrain_frames > 0)
-    diag.warnings.push_back(
-        std::to_string(diag.off_terrain_frames) +
-        " foot samples have no terrain below them; the clip floor was used there");
-
-  // How far each leg may reach from its hip on a frame (steps 5b and 6).
-  const double reach = s.max_reach * leg_length;
-  auto leg_reach = [&](int l, int f) { return std::min(reach, s.max_reach * leg_span[l][f]); };
-
-  // 5a. Swing feet above the terrain where they finally are. The pivot holds, and their fade
-  // after lift-off, move a foot horizontally after its height was planned, which can carry a
-  // toe over a step edge into the riser (measured: 6.5 cm into a stair three frames after
-  // lift-off). Such a swing foot rises by what it lacks, over a dilated and smoothed envelope
-  // so it does not pop; planted frames are not moved. Each leg reads its own memos and moves
-  // only its own targets: the legs are lifted side by side.
-  for_each_leg([&](int l) {
-    // The last pass's check cast rays at these very targets: the memos answer without new rays.
-    const GroundTrack under[2] = {
-        ground_track(ground_memo[l][kCheckedHeel].query(*in.terrain, result.ankle_target_ws[l],
-                                                        &ground_memo[l][kPlannedHeel]),
-                     floor),
-        ground_track(ground_memo[l][kCheckedToe].query(*in.terrain, toe_target_ws[l]), floor)};
-    std::vector<double> lack(frames, 0.0);
-    bool lacking = false;
-    for (int f = 0; f < frames; ++f) {
-      if (result.planted[l][f]) continue;
-      // Below the surface itself, as `check` measures penetration (a swing foot may pass
-      // closer to the ground than its planted sole height).
-      const double ankle_lack = under[0].height[f] - result.ankle_target_ws[l][f].y;
-      const double toe_lack = under[1].height[f] - toe_target_ws[l][f].y;
-      lack[f] = std::max({0.0, ankle_lack, toe_lack});
-      lacking = lacking || lack[f] > 0.0;
-    }
-    if (!lacking) return;
-    const double sigma = s.clearance_smoothing * fps;
-    std::vector<double> dilated(frames), envelope(frames), rise(frames, 0.0);
-    dilate_max(lack, gaussian_radius(sigma), dilated);
-    gaussian_smooth(dilated, sigma, envelope);
-    for (int f = 0; f < frames; ++f)
-      if (!result.planted[l][f]) rise[f] = std::max(lack[f], envelope[f]);
-    // Planted frames are 0, so the rise could still jump at lift-off (measured: 7.4 cm in one
-    // frame on cmu_02_01 over the stairs, the knee turning 35 degrees). Where the swing needs
-    // more than the rise speed allows, the foot starts rising in the plant's last frames (up to
-    // clearance_rise_lead before lift-off; not in given plants), straight up (its horizontal
-    // lock holds), as a person lifts a foot to step up.
-    raise_to_rate_limit(
-        rise, s.max_clearance_rise_speed / fps,
-        planted_except_last(result.planted[l], contacts_given[l] ? 0 : rise_lead_frames));
-    for (int f = 0; f < frames; ++f) {
-      result.ankle_target_ws[l][f].y += rise[f];
-      toe_target_ws[l][f].y += rise[f];
-    }
-  });
-
-  // 5b. Heel lift before pelvis drop (heel_lift.hpp): a foot beyond its leg's reach turns up
-  // about its ball first, so the pelvis below drops only for what is left. Before the toe
-  // bend, which then keeps the toes of a lifted heel on the ground.
-  if (s.max_heel_lift > 0) {
-    std::vector<ReachProblem> problems[2];
-    // Never while the heel is a planted foot's locked pivot: turning about the ball would slide
-    // the heel it stands on, and the ball is not held still then (measured: lifting there too,
-    // wherever the ball was on the ground, raised the regression's mean sliding above 0.5 cm/s
-    // on 9 of 44 cases).
-    std::vector<double> allowed[2];
-    for_each_leg([&](int l) {  // each leg's problems and allowance are its own
-      std::vector<char> held(frames);
-      problems[l].resize(frames);
-      for (int f = 0; f < frames; ++f) {
-        problems[l][f] = {W(f, in.rig.legs[l].hip).translation + Vec3(0, body[f], 0),
-                          result.ankle_target_ws[l][f], toe_target_ws[l][f], leg_reach(l, f)};
-        held[f] = pivot[l][f] == 0 ? 1 : 0;
-      }
-      allowed[l] = heel_lift_allowance(held, s.heel_lift_smoothing * fps);
-    });
-    const HeelLiftPlan lift =
-        plan_heel_lifts(problems, s.max_heel_lift, s.heel_lift_smoothing * fps, allowed, in.runner);
-    // Frames are independent here; the count and the largest angle are the same however the
-    // frames are split.
-    std::mutex diag_mutex;
-    const double max_lift_before = diag.max_heel_lift_rad;
-    parallel_ranges(in.runner, frames, kMinLightFramesPerRange, [&](int begin, int end) {
-      int lifted_frames = 0;
-      double max_lift = max_lift_before;
-      for (int l = 0; l < 2; ++l)
-        for (int f = begin; f < end; ++f) {
-          const HeelLift turn{lift.angle[l][f], lift.axis[l][f]};
-          if (!(turn.angle > 0)) continue;
-          result.ankle_target_ws[l][f] =
-              lifted_ankle(result.ankle_target_ws[l][f], toe_target_ws[l][f], turn);
-          foot_rotation[l][f] =
-              glm::normalize(axis_angle(turn.axis, turn.angle) * foot_rotation[l][f]);
-          ++lifted_frames;
-          max_lift = std::max(max_lift, turn.angle);
-        }
-      std::lock_guard lock(diag_mutex);
-      diag.heel_lift_frames += lifted_frames;
-      diag.max_heel_lift_rad = std::max(diag.max_heel_lift_rad, max_lift);
-    });
-  }
-
-  // Toes bend at the ball: where a planted foot's toe tips would go below their level over the
-  // ground under them (a foot turned to a rising slope, a heel up on the ball), they turn up
-  // about the ball joint instead. Dilated, then smoothed, so the bend is never short of what a
-  // frame needs and does not pop.
-  std::vector<double> toe_bend[2];
-  std::vector<Vec3> toe_bend_axis[2];
-  // Each leg's bend is its own (its toe, its ground): the legs side by side, which leaves one
-  // serial part (the ground gathering, the smoothing) per thread instead of two on one.
-  for_each_leg([&](int l) {
-    const Leg& leg = in.rig.legs[l];
-    const auto& tip_offset = leg.toe >= 0 ? sk.end_sites[leg.toe] : std::nullopt;
-    if (!s.align_feet || !tip_offset || sk.parents[leg.toe] != leg.ankle) return;
-    std::vector<Vec3> tip(frames);
-    std::vector<double> tip_y(frames);  // the animated tip's height
-    parallel_ranges(in.runner, frames, kMinLightFramesPerRange, [&](int begin, int end) {
-      int f = begin;
-      // Frames in pairs, in the two lanes of SSE registers (lanes.hpp: the same bits as one by
-      // one below, with about half the instructions; measured: this loop's share of the fix's
-      // samples 1.56% -> 0.94%). The toe is carried rigidly by the foot's new pose (ball = toe
-      // target).
-      const LaneVec3 offset = lanes_of(*tip_offset, *tip_offset);
-      for (; f + 1 < end; f += 2) {
-        const LaneTransform toe = lanes_of(W(f, leg.toe), W(f + 1, leg.toe));
-        tip_y[f] = transform_point(toe, offset).y[0];
-        tip_y[f + 1] = transform_point(toe, offset).y[1];
-        const LaneQuat toe_rot =
-            lanes_of(foot_rotation[l][f], foot_rotation[l][f + 1]) *
-            lanes_of(ankle_rotation_inverse[l][f], ankle_rotation_inverse[l][f + 1]) * toe.rotation;
-        const LaneVec3 pair_tip =
-            transform_point(LaneTransform{lanes_of(toe_target_ws[l][f], toe_target_ws[l][f + 1]),
-                                          toe_rot, toe.scale},
-                            offset);
-        tip[f] = lane(pair_tip, 0);
-        tip[f + 1] = lane(pair_tip, 1);
-      }
-      for (; f < end; ++f) {
-        tip_y[f] = transform_point(W(f, leg.toe), *tip_offset).y;
-        // The toe carried rigidly by the foot's new pose (ball = toe target).
-        const Quat toe_rot =
-            foot_rotation[l][f] * ankle_rotation_inverse[l][f] * W(f, leg.toe).rotation;
-        tip[f] = transform_point(Transform{toe_target_ws[l][f], toe_rot, W(f, leg.toe).scale},
-                                 *tip_offset);
-      }
-    });
-    const double tip_level = percentile(tip_y, 0.05);
-    // Only aligned frames bend by themselves (the others' raw bend is 0, and the bend's axis
-    // does not depend on the ground), so only their tips need the ground under them.
-    std::vector<Vec3> aligned_tip;
-    std::vector<int> aligned_index(frames, -1);  // per frame: index in aligned_tip
-    for (int f = 0; f < frames; ++f)
-      if (align_weight[l][f] > 0) {
-        aligned_index[f] = static_cast<int>(aligned_tip.size());
-        aligned_tip.push_back(tip[f]);
-      }
-    const GroundTrack under_tip = query_ground(*in.terrain, aligned_tip, floor, in.runner);
-    std::vector<double> raw(frames, 0.0), dilated(frames), smoothed(frames);
-    toe_bend_axis[l].resize(frames);
-    parallel_ranges(in.runner, frames, kMinLightFramesPerRange, [&](int begin, int end) {
-      for (int f = begin; f < end; ++f) {
-        const bool bends = aligned_index[f] >= 0;
-        const double min_y = bends ? under_tip.height[aligned_index[f]] + (tip_level - floor)
-                                   : -std::numeric_limits<double>::infinity();
-        const ToeLift lift = toe_lift(toe_target_ws[l][f], tip[f], min_y, s.max_toe_bend);
-        toe_bend_axis[l][f] = lift.axis;
-        if (bends) raw[f] = lift.angle;
-      }
-    });
-    const double sigma = s.foot_smoothing * fps;
-    dilate_max(raw, gaussian_radius(sigma), dilated);
-    gaussian_smooth(dilated, sigma, smoothed);
-    for (double& a : smoothed) a = std::clamp(a, 0.0, s.max_toe_bend);
-    toe_bend[l] = std::move(smoothed);
-  });
-
-  // 6. Pelvis lowered just enough for both legs to reach, within a limit; dilated before
-  // smoothing so the smoothed drop never falls short of what a frame needs.
-  const double max_drop = s.max_pelvis_drop * leg_length;
-  std::vector<double> drop_raw(frames), drop_dilated(frames), drop(frames);
-  parallel_ranges(in.runner, frames, kMinLightFramesPerRange, [&](int begin, int end) {
-    for (int f = begin; f < end; ++f) {
-      double d = 0;
-      for (int l = 0; l < 2; ++l) {
-        const Vec3 hip = W(f, in.rig.legs[l].hip).translation + Vec3(0, body[f], 0);
-        d = std::max(d, pelvis_drop_needed(hip, result.ankle_target_ws[l][f], leg_reach(l, f)));
-      }
-      drop_raw[f] = d;
-    }
-  });
-  for (int f = 0; f < frames; ++f) {
-    double d = drop_raw[f];
-    if (d > max_drop) {
-      ++diag.pelvis_limit_frames;
-      if (diag.pelvis_limit.empty() || diag.pelvis_limit.back().last != f - 1)
-        diag.pelvis_limit.push_back({f, f, d, f});
-      PelvisLimitRange& range = diag.pelvis_limit.back();
-      range.last = f;
-      if (d > range.max_needed_drop_m) {
-        range.max_needed_drop_m = d;
-        range.worst_frame = f;
-      }
-      d = max_drop;
-    }
-    drop_raw[f] = d;
-  }
-  const double pelvis_sigma = s.pelvis_smoothing * fps;
-  dilate_max(drop_raw, gaussian_radius(pelvis_sigma), drop_dilated);
-  gaussian_smooth(drop_dilated, pelvis_sigma, drop);
-  diag.max_body_rise_m = body[0];  // extremes of the signal itself (it may be all above 0)
-  diag.min_body_rise_m = body[0];
-  for (int f = 0; f < frames; ++f) {
-    drop[f] = std::min(drop[f], max_drop);
-    diag.max_pelvis_drop_m = std::max(diag.max_pelvis_drop_m, drop[f]);
-    diag.mean_pelvis_drop_m += drop[f] / frames;
-    diag.max_body_rise_m = std::max(diag.max_body_rise_m, body[f]);
-    diag.min_body_rise_m = std::min(diag.min_body_rise_m, body[f]);
-  }
-  if (diag.pelvis_limit_frames > 0) {
-    // Name where it bites (the first few ranges), so a user can go and look.
-    std::string where;
-    for (std::size_t i = 0; i < diag.pelvis_limit.size() && i < 3; ++i) {
-      const PelvisLimitRange& r = diag.pelvis_limit[i];
-      where += (i ? ", " : "") + std::to_string(r.first) +
-               (r.last > r.first ? "-" + std::to_string(r.last) : "");
-    }
-    if (diag.pelvis_limit.size() > 3) where += ", ...";
-    char limit[32];
-    std::snprintf(limit, sizeof limit, "%.2f", s.max_pelvis_drop);
-    diag.warnings.push_back(std::string("pelvis drop limit (") + limit +
-                            " x leg length) reached on " +
-                            std::to_string(diag.pelvis_limit_frames) + " frames (" + where + ")");
-  }
-
-  // 7-10. Per frame: pelvis, leg IK, foot orientation, local rotations written back.
-  const int pelvis = in.rig.pelvis;
-  // Hip cones: each leg's rest hip->ankle direction in the pelvis's frame.
-  Vec3 hip_cone_rest[2] = {Vec3(0), Vec3(0)};
-  {
-    std::vector<Transform> rest(slots);
-    forward_kinematics(subset, sk.rest, to_world, rest);
-    auto R = [&](int j) -> const Transform& { return rest[subset.slot_of[j]]; };
-    for (int l = 0; l < 2; ++l) {
-      const Leg& leg = in.rig.legs[l];
-      const Vec3 down = safe_normalize(R(leg.ankle).translation - R(leg.hip).translation, Vec3(0));
-      hip_cone_rest[l] = glm::inverse(R(pelvis).rotation) * down;
-    }
-  }
-  const KneeLimit knee_limit(knee_limit_angle);
-  // Per frame and leg, reduced in frame order after the loop (the same sums whatever the
-  // threads).
-  std::vector<int> iterations[2];
-  std::vector<const char*> reasons[2];
-  for (int l = 0; l < 2; ++l) {
-    iterations[l].assign(frames, 0);
-    reasons[l].assign(frames, "");
-  }
-  // What was written, measured on each frame right after its write-back (FK of the output):
-  // residual, correction, penetration, bone lengths; reduced in frame order after the loop.
-  struct OutputMeasure {
-    double correction = 0, shortfall = 0, penetration = 0;
-    double steep_gap =
-        0;  // planted on ground steeper than the foot may tilt: how far the sole misses it
-    double bone_change[2] = {-1, -1};  // relative; -1 where the input bone has no length
-  };
-  std::vector<OutputMeasure> measured(static_cast<std::size_t>(frames) * 2);
-  // Ground surely within max_foot_tilt of level, told without an atan2 per planted frame: the
-  // normal's tangent of slope (squared) below the limit's, with a relative margin far beyond
-  // rounding (the same decision as the angle's; 0 when the limit is not in (0, 90) degrees).
-  const double tilt_limit = s.max_foot_tilt + 1e-9;
-  const double flat_enough_tan2 = tilt_limit > 0 && tilt_limit < kPi / 2
-                                      ? std::pow(std::tan(tilt_limit), 2) * (1.0 - 1e-6)
-                                      : 0.0;
-  // `out_world`: the frame's output world transforms (FK of what was written).
-  auto measure_output = [&](int f, std::span<const Transform> out_world) {
-    auto O = [&](int j) -> const Transform& { return out_world[subset.slot_of[j]]; };
-    for (int l = 0; l < 2; ++l) {
-      const Leg& leg = in.rig.legs[l];
-      OutputMeasure& m = measured[static_cast<std::size_t>(f) * 2 + l];
-      const Vec3 ankle = O(leg.ankle).translation;
-      m.correction = glm::length(ankle - input_ankle[l][f]);
-      m.shortfall = glm::length(ankle - result.ankle_target_ws[l][f]);
-      if (result.planted[l][f] && s.align_feet) {
-        // The foot tilts at most max_foot_tilt: on steeper ground one end of the sole is off it
-        // by about the foot's length times the sine of the rest.
-        const Vec3& normal = ground[l][0].normal[f];
-        const double sideways2 = normal.x * normal.x + normal.z * normal.z;
-        const bool surely_flat_enough = flat_enough_tan2 > 0 && normal.y > 0 &&
-                                        sideways2 < flat_enough_tan2 * (normal.y * normal.y);
-        const double slope = surely_flat_enough ? 0.0 : angle_between(kUp, normal);
-        if (slope > s.max_foot_tilt + 1e-9) {
-          const Vec3 toe = leg.toe >= 0 ? O(leg.toe).translation : ankle;
-          m.steep_gap = glm::length(toe - ankle) * std::sin(slope - s.max_foot_tilt);
-        }
-      }
-      if (result.planted[l][f]) {
-        const Vec3 toe = leg.toe >= 0 ? O(leg.toe).translation : ankle;
-        const double ankle_floor = ground[l][0].height[f] + (planted_level[l][0] - floor);
-        const double toe_floor = ground[l][1].height[f] + (planted_level[l][1] - floor);
-        m.penetration = std::max({ankle_floor - ankle.y - 1e-9, toe_floor - toe.y - 1e-9, 0.0});
-      }
-      // Bone lengths of the leg, relative change against the input.
-      const int chain[3] = {leg.hip, leg.knee, leg.ankle};
-      for (int k = 0; k < 2; ++k) {
-        const double before =
-            glm::length(W(f, chain[k + 1]).translation - W(f, chain[k]).translation);
-        const double after = glm::length(O(chain[k + 1]).translation - O(chain[k]).translation);
-        if (before > 0) m.bone_change[k] = std::abs(after - before) / before;
-      }
-    }
-  };
-  // Which joints changed at all (untouched joints keep their original keys in the file), noted
-  // as each value is replaced: only the pelvis and the legs are written. Each range notes its
-  // own flags; they are or-ed together after the loop (the same flags in any order).
-  std::mutex changed_mutex;
-  // Inverse rotations made once where one value serves several uses (glm::inverse of the same
-  // value gives the same bits): the world's, for every frame of a root pelvis, and each frame
-  // the hips' parent's, when both hips hang from the same joint (a quaternion division each).
-  const Quat to_world_inverse = glm::inverse(to_world.rotation);
-  const bool hips_share_parent = sk.parents[in.rig.legs[0].hip] == sk.parents[in.rig.legs[1].hip];
-  parallel_ranges(in.runner, frames, kMinFramesPerRange, [&](int begin, int end) {
-    std::vector<char> changed(joints, 0);
-    std::vector<Transform> out_world(slots), out_world_next(slots);
-    auto replace = [&](auto& value, const auto& fixed, int joint) {
-      if (fixed != value) changed[joint] = 1;
-      value = fixed;
-    };
-    for (int f = begin; f < end; ++f) {
-      const double shift = body[f] - drop[f];
-      const Vec3 pelvis_shift_ws(0, shift, 0);
-      std::span<Transform> out = motion.frame(f);
-      auto parent_rotation = [&](int joint) {
-        const int p = sk.parents[joint];
-        return p < 0 ? to_world.rotation : W(f, p).rotation;
-      };
-      auto parent_rotation_inverse = [&](int joint) {
-        const int p = sk.parents[joint];
-        return p < 0 ? to_world_inverse : glm::inverse(W(f, p).rotation);
-      };
-      if (shift != 0.0) {
-        const int parent = sk.parents[pelvis];
-        const Transform& pw = parent < 0 ? to_world : W(f, parent);
-        const Vec3 input_translation = out[pelvis].translation;
-        Vec3 moved =
-            input_translation + (parent_rotation_inverse(pelvis) * pelvis_shift_ws) / pw.scale;
-        if (s.weight < 1.0) moved = input_translation + (moved - input_translation) * s.weight;
-        replace(out[pelvis].translation, moved, pelvis);
-      }
-      Quat hip_parent_inverse[2];
-      hip_parent_inverse[0] = parent_rotation_inverse(in.rig.legs[0].hip);
-      hip_parent_inverse[1] =
-          hips_share_parent ? hip_parent_inverse[0] : parent_rotation_inverse(in.rig.legs[1].hip);
-      // Both legs solved together: their FABRIK passes interleave (solve_leg_pair).
-      LegPose poses[2];
-      LegSolveArgs solve_args[2];
-      for (int l = 0; l < 2; ++l) {
-        const Leg& leg = in.rig.legs[l];
-        poses[l] =
-            LegPose{W(f, leg.hip).translation, W(f, leg.knee).translation,
-                    W(f, leg.ankle).translation, W(f, leg.hip).rotation, W(f, leg.knee).rotation,
-                    W(f, leg.ankle).rotation, W(f, pelvis).rotation * hip_cone_rest[l], Vec3(0),
-                    // outward: from the other hip to this one (made by the solve if it needs it)
-                    &W(f, in.rig.legs[1 - l].hip).translation};
-        Vec3 forward = feet[l].toe[f] - feet[l].ankle[f];
-        forward.y = 0;
-        forward = safe_normalize(forward, Vec3(0));
-        solve_args[l] =
-            LegSolveArgs{&poses[l], poses[l].hip_ws + pelvis_shift_ws, result.ankle_target_ws[l][f],
-                         knee_pole(poses[l], forward, leg_length)};
-      }
-      LegSolveResult solved[2];
-      solve_leg_pair(solve_args, s, knee_limit, solved);
-      for (int l = 0; l < 2; ++l) {
-        const Leg& leg = in.rig.legs[l];
-        const LegPose& pose = poses[l];
-        const Vec3& target = solve_args[l].target_ws;
-        const Quat ankle_rot = foot_rotation[l][f];
-        const LegSolveResult& r = solved[l];
-        iterations[l][f] = r.iterations;
-        reasons[l][f] = unreachable_reason(r.reason, pose.hip_ws + pelvis_shift_ws, target,
-                                           pose.hip_ws, pose.ankle_ws);
-
-        // Local rotations: each parent's new world rotation is its old one carried by the change
-        // of the joint above it (joints between hip and knee, if any, move rigidly).
-        const Quat hip_delta = r.hip_rot_ws * glm::inverse(pose.hip_rot_ws);
-        const Quat knee_delta = r.knee_rot_ws * glm::inverse(pose.knee_rot_ws);
-        const Quat knee_parent = hip_delta * parent_rotation(leg.knee);
-        const Quat ankle_parent = knee_delta * parent_rotation(leg.ankle);
-        // `parent_inverse`: glm::inverse of the parent's new world rotation.
-        auto set_rotation = [&](int joint, const Quat& parent_inverse, const Quat& joint_ws) {
-          Quat local = glm::normalize(parent_inverse * joint_ws);
-          local = align_hemisphere(local, clip.at(f, joint).rotation);
-          if (s.weight < 1.0)
-            local = glm::normalize(
-                glm::slerp(clip.at(f, joint).rotation, local, std::max(0.0, s.weight)));
-          if (!is_finite(local)) return;
-          // Bits, not ==: a rotation that only flips the sign of a zero is a change too.
-          if (std::memcmp(&local, &out[joint].rotation, sizeof local) != 0)
-            result.changed_rotations[static_cast<std::size_t>(f) * joints + joint] = 1;
-          replace(out[joint].rotation, local, joint);
-        };
-        set_rotation(leg.hip, hip_parent_inverse[l], r.hip_rot_ws);
-        set_rotation(leg.knee, glm::inverse(knee_parent), r.knee_rot_ws);
-        set_rotation(leg.ankle, glm::inverse(ankle_parent), ankle_rot);
-        if (!toe_bend[l].empty() && toe_bend[l][f] > 0) {
-          const Quat toe_ws =
-              foot_rotation[l][f] * ankle_rotation_inverse[l][f] * W(f, leg.toe).rotation;
-          set_rotation(leg.toe, glm::inverse(ankle_rot),
-                       axis_angle(toe_bend_axis[l][f], toe_bend[l][f]) * toe_ws);
-        }
-      }
-      // Measured while the frames just written are in cache, in pairs (FK of two frames at once
-      // is quicker; the same transforms).
-      if ((f - begin) % 2 == 1) {
-        forward_kinematics_pair(subset, motion.frame(f - 1), motion.frame(f), to_world, out_world,
-                                out_world_next);
-        measure_output(f - 1, out_world);
-        measure_output(f, out_world_next);
-      } else if (f + 1 == end) {
-        forward_kinematics(subset, motion.frame(f), to_world, out_world);
-        measure_output(f, out_world);
-      }
-    }
-    std::lock_guard lock(changed_mutex);
-    for (int j = 0; j < joints; ++j) result.changed_joints[j] |= changed[j];
-  });
-  double iterations_sum[2] = {0.0, 0.0};
-  for (int l = 0; l < 2; ++l)
-    for (int f = 0; f < frames; ++f) {
-      iterations_sum[l] += iterations[l][f];
-      diag.legs[l].max_iterations = std::max(diag.legs[l].max_iterations, iterations[l][f]);
-    }
-
-  // The measurements of the output, reduced in frame order as one loop would.
-  for (int l = 0; l < 2; ++l) {
-    LegDiagnostics& ld = diag.legs[l];
-    ld.mean_iterations = iterations_sum[l] / frames;
-    const auto plants = contact_intervals(result.planted[l]);
-    ld.contact_count = static_cast<int>(plants.size());
-    for (const auto& p : plants) ld.plants.emplace_back(p.first, p.last);
-    for (char p : result.planted[l]) ld.frames_in_contact += p;
-  }
-  for (int f = 0; f < frames; ++f) {
-    for (int l = 0; l < 2; ++l) {
-      LegDiagnostics& ld = diag.legs[l];
-      const OutputMeasure& m = measured[static_cast<std::size_t>(f) * 2 + l];
-      if (m.correction > ld.max_correction_m) {
-        ld.max_correction_m = m.correction;
-        ld.max_correction_frame = f;
-      }
-      // A frame the ankle reached may still be given up: a planted foot on ground too steep to
-      // stand flat on (its shortfall then is the sole's gap).
-      const bool reached = !(m.shortfall > s.unreachable_tolerance);
-      const bool steep = reached && m.steep_gap > s.unreachable_tolerance;
-      const double shortfall = steep ? m.steep_gap : m.shortfall;
-      const char* reason = steep ? "too steep" : reasons[l][f];
-      if ((!reached || steep) && s.weight >= 1.0) {
-        ++ld.unreachable_frames;
-        if (ld.unreachable.empty() || ld.unreachable.back().last != f - 1 ||
-            ld.unreachable.back().reason != reason)
-          ld.unreachable.push_back({f, f, 0.0, f, reason});
-        UnreachableRange& range = ld.unreachable.back();
-        range.last = f;
-        if (shortfall > range.max_shortfall_m) {
-          range.max_shortfall_m = shortfall;
-          range.worst_frame = f;
-        }
-        if (shortfall > ld.max_shortfall_m) {
-          ld.max_shortfall_m = shortfall;
-          ld.worst_frame = f;
-        }
-      } else {
-        ld.max_residual_m = std::max(ld.max_residual_m, m.shortfall);
-      }
-      if (result.planted[l][f])
-        ld.max_penetration_m = std::max(ld.max_penetration_m, m.penetration);
-      for (int k = 0; k < 2; ++k)
-        if (m.bone_change[k] >= 0)
-          diag.max_bone_length_change = std::max(diag.max_bone_length_change, m.bone_change[k]);
-    }
-  }
+  FixResult result = unfixed_result(in, motion);
+  if (motion.frame_count == 0) return result;
+  ClipFix fix(in, motion, result);  // 1. sampling + FK, the clip floor
+  fix.find_input_contacts();        // 2. contacts
+  fix.plan_feet();                  // 3-8. foot lock, ground, offsets, body, targets, checked
+  fix.repair_pivot_holds();         // foot lock: holds repaired where the plan still slides
+  fix.clear_swing_feet();           // 5a. swing clearance
+  fix.lift_heels();                 // 5b. heel lift
+  fix.bend_toes();                  // toe bend
+  fix.drop_pelvis();                // 6. pelvis drop
+  fix.write_back();                 // 7-10. leg solve, write-back, output measurement
   return result;
 }
 

@@ -13,8 +13,8 @@ void ground_at_parallel(const Terrain& terrain, std::span<const std::array<doubl
   // mates: a hit counts only well inside its triangle, and near an edge single nudged rays decide
   // (Terrain::Impl::query_packets). So the answers are the same whatever the thread count.
   constexpr std::size_t kBlock = 16;
-  // Below this many blocks per thread (~1000 rays, ~60 us of casting) another thread saves
-  // less than handing it the work costs (~60 us on the 2-vCPU build machine).
+  // Below this many blocks per thread (~1000 rays) another thread saves less than handing it
+  // the work costs.
   constexpr int kMinBlocksPerRange = 64;
   const int blocks = static_cast<int>((xz.size() + kBlock - 1) / kBlock);
   parallel_ranges(runner, blocks, kMinBlocksPerRange, [&](int begin, int end) {

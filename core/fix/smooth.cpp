@@ -62,8 +62,7 @@ void gaussian_smooth(std::span<const double> in, double sigma, std::span<double>
   }
   // Three centred box passes: a Gaussian to within a few percent, zero phase, O(n) whatever sigma.
   const int n = static_cast<int>(in.size());
-  // Not zero-filled first: each pass writes every sample (the fills were ~0.4% of the fix on
-  // cmu_01_01, which smooths ~20 signals a clip).
+  // Not zero-filled first: each pass writes every sample.
   UnwrittenResizeVector<double> a, b;
   resize_unwritten(a, in.size());
   resize_unwritten(b, in.size());

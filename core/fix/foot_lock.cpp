@@ -1,0 +1,74 @@
+#include "core/fix/foot_lock.hpp"
+
+#include <algorithm>
+
+#include "core/fix/contacts.hpp"
+#include "core/fix/fix_math.hpp"
+
+namespace ikfix::core {
+
+std::vector<Vec3> foot_lock(const std::vector<char>& planted,
+                            const std::vector<double>& heel_height,
+                            const std::vector<double>& toe_height,
+                            const std::vector<char> (&on_ground)[2], const std::vector<Vec3>& ankle,
+                            const std::vector<Vec3>& toe, double unlock_radius, int blend_frames,
+                            double switch_margin, std::vector<signed char>& pivots) {
+  const int n = static_cast<int>(planted.size());
+  std::vector<Vec3> corr(n, Vec3(0));
+  pivots.assign(n, -1);
+  auto flat = [](Vec3 v) { return Vec3(v.x, 0.0, v.z); };
+  const auto plants = contact_intervals(planted);
+  for (std::size_t i = 0; i < plants.size(); ++i) {
+    const int a = plants[i].first, b = plants[i].last;
+    int pivot = -1;  // 0 heel (ankle), 1 toe
+    Vec3 lock(0);
+    for (int f = a; f <= b; ++f) {
+      const Vec3 previous = f > a ? corr[f - 1] : corr[std::max(0, a - 1)] * (a > 0 ? 1.0 : 0.0);
+      int want = pivot;
+      if (pivot < 0)
+        want = heel_height[f] <= toe_height[f] ? 0 : 1;
+      else if (pivot == 0 && heel_height[f] > toe_height[f] + switch_margin)
+        want = 1;
+      else if (pivot == 1 && toe_height[f] > heel_height[f] + switch_margin)
+        want = 0;
+      // While check sees both points down, the pivot stays; the hand-over frame is chosen by
+      // retime_pivot_switches within that window.
+      if (pivot >= 0 && want != pivot && !on_ground[0].empty() && on_ground[0][f] &&
+          on_ground[1][f])
+        want = pivot;
+      if (!on_ground[0].empty() && !on_ground[want][f] && on_ground[1 - want][f]) want = 1 - want;
+      // Switch only once the new pivot has been on the ground (as check sees it) for a frame
+      // while the old one, still down, held: the new one is then held from that frame on, so
+      // each point is still over every pair of frames check measures it on.
+      if (pivot >= 0 && want != pivot && !on_ground[0].empty() && !on_ground[want][f - 1] &&
+          on_ground[pivot][f])
+        want = pivot;
+      if (want != pivot) {
+        // Re-lock on the new pivot where it was on the frame before (target, not animation):
+        // it does not move on the switch frame.
+        const std::vector<Vec3>& track = want == 0 ? ankle : toe;
+        lock = flat(track[f > a ? f - 1 : f]) + previous;
+        pivot = want;
+      }
+      const Vec3 anim = flat(pivot == 0 ? ankle[f] : toe[f]);
+      Vec3 c = lock - anim;
+      const double len = glm::length(c);
+      if (len > unlock_radius) {  // the animation walked away: drag the lock along
+        c *= unlock_radius / len;
+        lock = anim + c;
+      }
+      corr[f] = c;
+      pivots[f] = static_cast<signed char>(pivot);
+    }
+    // Fade out after the plant, done before the next plant starts.
+    const int next = i + 1 < plants.size() ? plants[i + 1].first : n;
+    const int span = std::min(blend_frames, next - b - 1);
+    for (int f = b + 1; f < next; ++f) {
+      const double t = span > 0 ? std::min(1.0, static_cast<double>(f - b) / (span + 1)) : 1.0;
+      corr[f] = corr[b] * (1.0 - smoothstep(t));
+    }
+  }
+  return corr;
+}
+
+}  // namespace ikfix::core
