@@ -7,12 +7,12 @@
 #include <filesystem>
 #include <string>
 
+#include "gltf_test_support.hpp"
 #include "io/error.hpp"
 #include "io/file_util.hpp"
 #include "io/gltf/reader.hpp"
 #include "io/gltf/uri_file.hpp"
 #include "io/gltf/writer.hpp"
-#include "gltf_test_support.hpp"
 #include "test_scratch.hpp"
 
 namespace ikfix::io::gltf {
