@@ -306,6 +306,6 @@ ikfix_cli_case(batch_to_check_only 2 "error:.*--to has nothing to write" batch $
 # --html / --html-dir (the HTML report): written; never over the input or the output clip.
 ikfix_cli_case(run_html 0 "" run ${WALK} --terrain ${STAIRS} -o @OUT@ --html ${IKFIX_CLI_DIR}/run.html)
 ikfix_cli_case(check_html 0 "" check ${WALK} --terrain ${STAIRS} --html ${IKFIX_CLI_DIR}/check.html)
-ikfix_cli_case(run_html_is_input 2 "--html .* is the input or the output clip" run ${WALK} --terrain ${STAIRS} -o @OUT@ --html ${WALK})
-ikfix_cli_case(run_html_is_output 2 "--html .* is the input or the output clip" run ${WALK} --terrain ${STAIRS} -o ${IKFIX_CLI_DIR}/same.bvh --html ${IKFIX_CLI_DIR}/same.bvh NO_FILE ${IKFIX_CLI_DIR}/same.bvh)
+ikfix_cli_case(run_html_is_input 2 "--html .* is the input .*refusing to overwrite it" run ${WALK} --terrain ${STAIRS} -o @OUT@ --html ${WALK})
+ikfix_cli_case(run_html_is_output 2 "--html .* and -o .* are the same file" run ${WALK} --terrain ${STAIRS} -o ${IKFIX_CLI_DIR}/same.bvh --html ${IKFIX_CLI_DIR}/same.bvh NO_FILE ${IKFIX_CLI_DIR}/same.bvh)
 ikfix_cli_case(batch_html_dir 0 "" batch ${WALK} --terrain ${STAIRS} --out-dir ${IKFIX_CLI_DIR}/html_batch --html-dir ${IKFIX_CLI_DIR}/html_batch_pages)
