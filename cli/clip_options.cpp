@@ -36,7 +36,7 @@ void add_contacts_option(CLI::App& cmd, ClipOptions& o) {
   cmd.add_option(
       "--contacts", o.contacts,
       "Foot contacts from this JSON file instead of detecting them (write one to edit with "
-      "--contacts-out; format in README)");
+      "--contacts-out; format in cli/REFERENCE.md)");
 }
 
 io::ClipLoadOptions to_load_options(const ClipOptions& o) {

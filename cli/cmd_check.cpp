@@ -92,7 +92,7 @@ void add_check_command(CLI::App& app, int& exit_code) {
   cmd->add_option(
       "--fail-on", args->fail_on,
       "Exit 1 when a condition holds, e.g. \"penetration>0.005,slide>0.01,unreachable\" "
-      "(see README: Exit codes and --fail-on)");
+      "(see cli/REFERENCE.md: --fail-on)");
   cmd->callback(
       [args, &exit_code] { exit_code = run_guarded(args->input, [&] { return check(*args); }); });
 }

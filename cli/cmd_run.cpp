@@ -141,7 +141,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
                   "beside the clip is read too and wins");
   cmd->add_option("--fail-on", args->fail_on,
                   "Exit 1 when a condition holds, e.g. \"unreachable,penetration>0.005\" (see "
-                  "README: ikfix check)");
+                  "cli/REFERENCE.md: --fail-on)");
   cmd->callback(
       [args, &exit_code] { exit_code = run_guarded(args->input, [&] { return run(*args); }); });
 }

@@ -85,7 +85,7 @@ ikfix_cli_case(clip_is_directory 2 "error:" run ${IKFIX_CLI_DIR} --terrain ${STA
 ikfix_cli_case(unwritable_output 2 "error:.*out.bvh" run ${WALK} --terrain ${STAIRS} -o /proc/ikfix-no/out.bvh)
 ikfix_cli_case(inspect_missing 2 "error:.*nosuch.bvh" inspect ${IKFIX_CLI_DIR}/nosuch.bvh)
 
-# ---- ikfix batch and ikfix report merge (README "Batch") ----
+# ---- ikfix batch and ikfix report merge (cli/REFERENCE.md "ikfix batch") ----
 # Each case writes under its own folder ${IKFIX_CLI_DIR}/<case>.d so parallel cases never race.
 set(BATCH_LIB "${IKFIX_CLI_DIR}/batch_lib")         # two good clips in two folders
 set(BATCH_BAD "${IKFIX_CLI_DIR}/batch_bad")         # a good clip and a broken one
