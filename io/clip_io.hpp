@@ -12,6 +12,7 @@
 #include "core/clip.hpp"
 #include "core/parallel.hpp"
 #include "core/skeleton.hpp"
+#include "core/skin.hpp"
 
 namespace ikfix::io {
 
@@ -55,7 +56,11 @@ struct LoadedClip {
   // callers check all_joints_read().
   std::vector<char> joints_read;
   bool all_joints_read() const { return joints_read.empty(); }
-  std::vector<std::string> warnings;     // things the reader tolerated, for the report
+  std::vector<std::string> warnings;  // things the reader tolerated, for the report
+  // The character's skinned meshes (every skinned vertex, posed by core::skinned_position with
+  // FK of `skeleton`), for measuring the whole foot: null when the file has no skinned mesh or
+  // its reader does not read skins (BVH has none).
+  std::shared_ptr<const core::Skin> skin;
   std::shared_ptr<const void> document;  // format-specific, for writing back
 };
 

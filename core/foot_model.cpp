@@ -1,0 +1,168 @@
+#include "core/foot_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "core/fk.hpp"
+
+namespace ikfix::core {
+namespace {
+
+// Most sole vertices kept per foot: enough to outline a sole, few enough to query every frame.
+constexpr int kMaxSoleVertices = 32;
+// The sole band: vertices at most this fraction of the ankle's height above the foot's lowest.
+constexpr double kSoleBandFraction = 0.25;
+
+// The ankle's tip when it has no toe joint: its end site (the ball of a foot without toes).
+std::optional<Vec3> ankle_tip_ls(const Skeleton& sk, const Leg& leg) {
+  if (leg.toe >= 0) return std::nullopt;
+  return sk.end_sites[leg.ankle];
+}
+
+// The weight of `v` on the ankle and the joints below it.
+double foot_weight(const SkinnedVertex& v, const Skeleton& sk, int ankle) {
+  double w = 0;
+  for (int i = 0; i < 4; ++i)
+    if (v.joint[i] >= 0 && sk.is_ancestor(ankle, v.joint[i])) w += v.weight[i];
+  return w;
+}
+
+// Up to kMaxSoleVertices of `band` (indices with positions `pos`), spread over the sole by
+// farthest-point sampling in the horizontal plane from the lowest one. Deterministic.
+std::vector<int> spread(const std::vector<int>& band, const std::vector<Vec3>& pos) {
+  if (static_cast<int>(band.size()) <= kMaxSoleVertices) return band;
+  std::vector<double> dist(band.size(), 1e300);
+  std::vector<int> kept;
+  std::size_t next = 0;
+  for (std::size_t i = 1; i < band.size(); ++i)
+    if (pos[i].y < pos[next].y) next = i;
+  while (static_cast<int>(kept.size()) < kMaxSoleVertices) {
+    kept.push_back(band[next]);
+    std::size_t far = 0;
+    for (std::size_t i = 0; i < band.size(); ++i) {
+      const double d = std::hypot(pos[i].x - pos[next].x, pos[i].z - pos[next].z);
+      dist[i] = std::min(dist[i], d);
+      if (dist[i] > dist[far]) far = i;
+    }
+    if (!(dist[far] > 0)) break;
+    next = far;
+  }
+  std::sort(kept.begin(), kept.end());
+  return kept;
+}
+
+// The sole's vertices (see FootModel::sole_vertices) at rest; `rest_world` FK of the rest pose.
+std::vector<int> sole_vertices(const Skeleton& sk, const Leg& leg, const Skin& skin,
+                               std::span<const Transform> rest_world) {
+  std::vector<int> foot;
+  std::vector<Vec3> pos;
+  for (int v = 0; v < static_cast<int>(skin.vertices.size()); ++v)
+    if (foot_weight(skin.vertices[v], sk, leg.ankle) >= 0.5) {
+      foot.push_back(v);
+      pos.push_back(skinned_position(skin.vertices[v], rest_world));
+    }
+  if (foot.empty()) return {};
+  double lowest = pos[0].y;
+  for (const Vec3& p : pos) lowest = std::min(lowest, p.y);
+  const double ankle_y = rest_world[leg.ankle].translation.y;
+  const double band = lowest + kSoleBandFraction * std::max(0.0, ankle_y - lowest);
+  std::vector<int> in_band;
+  std::vector<Vec3> band_pos;
+  for (std::size_t i = 0; i < foot.size(); ++i)
+    if (pos[i].y <= band) {
+      in_band.push_back(foot[i]);
+      band_pos.push_back(pos[i]);
+    }
+  return spread(in_band, band_pos);
+}
+
+}  // namespace
+
+const char* foot_point_name(FootPointKind kind) {
+  switch (kind) {
+    case FootPointKind::Ankle:
+      return "ankle";
+    case FootPointKind::Heel:
+      return "heel";
+    case FootPointKind::Ball:
+      return "ball";
+    case FootPointKind::ToeTip:
+      return "toe_tip";
+    case FootPointKind::Sole:
+      return "sole";
+  }
+  return "?";
+}
+
+const char* toe_tip_source_name(ToeTipSource source) {
+  switch (source) {
+    case ToeTipSource::EndSite:
+      return "end site";
+    case ToeTipSource::Estimated:
+      return "estimated";
+    case ToeTipSource::None:
+      return "none";
+  }
+  return "?";
+}
+
+FootModel build_foot_model(const Skeleton& sk, const Leg& leg, const Transform& to_world,
+                           const Skin* skin) {
+  FootModel foot;
+  foot.ankle = leg.ankle;
+  foot.toe = leg.toe;
+  std::vector<Transform> rest(sk.joint_count());
+  forward_kinematics(sk, sk.rest, to_world, rest);
+  const Transform& ankle_ws = rest[leg.ankle];
+  // The ball: the toe joint, else the ankle's end site; the tip: the toe's end site, else
+  // estimated along the foot's horizontal direction.
+  const int tip_joint = leg.toe >= 0 ? leg.toe : leg.ankle;
+  std::optional<Vec3> ball_ws;
+  if (leg.toe >= 0) {
+    ball_ws = rest[leg.toe].translation;
+  } else if (const auto tip = ankle_tip_ls(sk, leg)) {
+    ball_ws = transform_point(ankle_ws, *tip);
+  }
+  std::optional<Vec3> tip_ws;
+  if (leg.toe >= 0 && sk.end_sites[leg.toe]) {
+    tip_ws = transform_point(rest[leg.toe], *sk.end_sites[leg.toe]);
+    foot.tip_source = ToeTipSource::EndSite;
+  } else if (ball_ws) {
+    const Vec3 d = *ball_ws - ankle_ws.translation;
+    const Vec3 forward = safe_normalize(Vec3(d.x, 0, d.z), Vec3(0, 0, 1));
+    tip_ws = *ball_ws + forward * (kEstimatedToeFraction * std::hypot(d.x, d.z));
+    foot.tip_source = ToeTipSource::Estimated;
+  }
+  if (skin) foot.sole_vertices = sole_vertices(sk, leg, *skin, rest);
+  double sole_y = ankle_ws.translation.y;
+  if (ball_ws) sole_y = std::min(sole_y, ball_ws->y);
+  if (tip_ws) sole_y = std::min(sole_y, tip_ws->y);
+  for (int v : foot.sole_vertices)
+    sole_y = std::min(sole_y, skinned_position(skin->vertices[v], rest).y);
+  foot.sole_height_m = ankle_ws.translation.y - sole_y;
+  const Vec3 heel_ws(ankle_ws.translation.x, sole_y, ankle_ws.translation.z);
+  foot.points.push_back({FootPointKind::Ankle, leg.ankle, Vec3(0.0)});
+  foot.points.push_back(
+      {FootPointKind::Heel, leg.ankle, inverse_transform_point(ankle_ws, heel_ws)});
+  if (ball_ws) {
+    const Vec3 ball_ls = leg.toe >= 0 ? Vec3(0.0) : inverse_transform_point(ankle_ws, *ball_ws);
+    foot.points.push_back({FootPointKind::Ball, tip_joint, ball_ls});
+  }
+  if (tip_ws) {
+    foot.points.push_back(
+        {FootPointKind::ToeTip, tip_joint, inverse_transform_point(rest[tip_joint], *tip_ws)});
+    foot.toe_length_m = glm::length(*tip_ws - *ball_ws);
+  }
+  return foot;
+}
+
+void pose_foot_points(const FootModel& foot, const Skin* skin, std::span<const Transform> world,
+                      std::vector<Vec3>& out) {
+  out.resize(foot.point_count());
+  std::size_t i = 0;
+  for (const RigidFootPoint& p : foot.points) out[i++] = pose_rigid_point(p, world[p.joint]);
+  for (int v : foot.sole_vertices) out[i++] = skinned_position(skin->vertices[v], world);
+}
+
+}  // namespace ikfix::core
