@@ -13,6 +13,7 @@
 #include "io/error.hpp"
 #include "io/fbx/fbx_clip_io.hpp"
 #include "io/gltf/gltf.hpp"
+#include "io/gltf/skin.hpp"
 
 namespace ikfix::io {
 namespace {
@@ -88,6 +89,17 @@ LoadedClip load_bvh(const std::filesystem::path& path, const ClipLoadOptions& op
   return loaded;
 }
 
+// The document's skinned meshes for the take's joints. Bad skin data drops the skin with a
+// warning instead of refusing the file: the motion is still good, only the sole is not measured.
+void attach_gltf_skin(LoadedClip& loaded, const gltf::Document& doc,
+                      const std::vector<int>& joint_nodes) {
+  try {
+    loaded.skin = gltf::read_skin(doc, joint_nodes);
+  } catch (const InputError& e) {
+    loaded.warnings.push_back("skinned mesh ignored: " + e.cause());
+  }
+}
+
 // A take (or the rest pose) as a LoadedClip; for a character, "_end" leaves become end sites.
 LoadedClip gltf_loaded(gltf::Take take, const std::shared_ptr<const gltf::Document>& doc, int index,
                        const std::filesystem::path& path, const ClipLoadOptions& options,
@@ -108,6 +120,7 @@ LoadedClip gltf_loaded(gltf::Take take, const std::shared_ptr<const gltf::Docume
   loaded.skeleton = std::move(take.skeleton);
   loaded.clip = std::move(take.clip);
   loaded.warnings = std::move(take.warnings);
+  attach_gltf_skin(loaded, *doc, take.layout.joint_nodes);
   resolve_units(loaded, options, 1.0, "m");
   if (loaded.unit_source == "file") loaded.unit_reason = take.unit_note;
   loaded.document = std::make_shared<const gltf::TakeLayout>(std::move(take.layout));

@@ -11,6 +11,7 @@
 #include "io/fbx/clip.hpp"
 #include "io/fbx/patch.hpp"
 #include "io/fbx/reader.hpp"
+#include "io/fbx/skin.hpp"
 #include "io/fbx/verify.hpp"
 #include "io/fbx/verify_readback.hpp"
 #include "io/file_util.hpp"
@@ -207,9 +208,31 @@ void check_written(std::string& bytes, const std::string& file, const ClipDocume
 
 namespace {
 
+// The file's skin, read once for every take of a document. Bad skin data drops the skin with a
+// warning instead of refusing the file: the motion is still good, only the sole is not measured.
+struct SkinRead {
+  std::shared_ptr<const core::Skin> skin;
+  std::string warning;
+};
+
+SkinRead read_skin_or_warn(const ClipDocument& cd) {
+  SkinRead out;
+  try {
+    out.skin = read_skin(cd);
+  } catch (const InputError& e) {
+    out.warning = "skinned mesh ignored: " + e.cause();
+  }
+  return out;
+}
+
+void attach_skin(LoadedClip& loaded, const SkinRead& skin) {
+  loaded.skin = skin.skin;
+  if (!skin.warning.empty()) loaded.warnings.push_back(skin.warning);
+}
+
 // One take of an already read document as a LoadedClip sharing `cd`.
 LoadedClip load_take(const std::shared_ptr<ClipDocument>& cd, const std::filesystem::path& path,
-                     int take, const ClipLoadOptions& options) {
+                     int take, const ClipLoadOptions& options, const SkinRead& skin) {
   const TakeTiming timing = take_timing(*cd, take);
   LoadedClip loaded;
   loaded.path = path;
@@ -230,6 +253,7 @@ LoadedClip load_take(const std::shared_ptr<ClipDocument>& cd, const std::filesys
     loaded.warnings.push_back("GlobalSettings TimeMode " + std::to_string(cd->scene.time_mode) +
                               " names no frame rate; 30 fps assumed");
   resolve_space(loaded, *cd, options);
+  attach_skin(loaded, skin);
   loaded.document = cd;
   return loaded;
 }
@@ -239,7 +263,7 @@ LoadedClip load_take(const std::shared_ptr<ClipDocument>& cd, const std::filesys
 LoadedClip load(const std::filesystem::path& path, const ClipLoadOptions& options) {
   std::shared_ptr<ClipDocument> cd = read_clip_document(path);
   const int take = find_take(*cd, path.string(), options.take);
-  return load_take(cd, path, take, options);
+  return load_take(cd, path, take, options, read_skin_or_warn(*cd));
 }
 
 std::vector<LoadedClip> load_all(const std::filesystem::path& path,
@@ -247,30 +271,32 @@ std::vector<LoadedClip> load_all(const std::filesystem::path& path,
   std::shared_ptr<ClipDocument> cd = read_clip_document(path);
   // Same checks and error as the default take when no take animates the skeleton.
   const int first = find_take(*cd, path.string(), std::nullopt);
+  const SkinRead skin = read_skin_or_warn(*cd);
   std::vector<LoadedClip> out;
-  out.push_back(load_take(cd, path, first, options));
+  out.push_back(load_take(cd, path, first, options, skin));
   for (int t = first + 1; t < static_cast<int>(cd->scene.takes.size()); ++t) {
     try {
       take_layer(*cd, t);
     } catch (const InputError&) {
       continue;  // this take animates nothing of the skeleton
     }
-    out.push_back(load_take(cd, path, t, options));
+    out.push_back(load_take(cd, path, t, options, skin));
   }
   return out;
 }
 
 LoadedClip load_character(const std::filesystem::path& path, const ClipLoadOptions& options) {
   std::shared_ptr<ClipDocument> cd = read_clip_document(path, JointSet::armature);
+  const SkinRead skin = read_skin_or_warn(*cd);
   if (options.take)
-    return load_take(cd, path, find_take(*cd, path.string(), options.take), options);
+    return load_take(cd, path, find_take(*cd, path.string(), options.take), options, skin);
   for (int t = 0; t < static_cast<int>(cd->scene.takes.size()); ++t) {
     try {
       take_layer(*cd, t);
     } catch (const InputError&) {
       continue;  // animates nothing of the skeleton
     }
-    return load_take(cd, path, t, options);
+    return load_take(cd, path, t, options, skin);
   }
   // No animation: one frame of the rest pose (the Models' own transform properties).
   LoadedClip loaded;
@@ -284,6 +310,7 @@ LoadedClip load_character(const std::filesystem::path& path, const ClipLoadOptio
   loaded.clip.joint_count = cd->skeleton.joint_count();
   loaded.clip.locals.assign(cd->skeleton.rest.begin(), cd->skeleton.rest.end());
   resolve_space(loaded, *cd, options);
+  attach_skin(loaded, skin);
   loaded.document = cd;
   return loaded;
 }
