@@ -1,6 +1,7 @@
 #include "io/skin_builder.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace ikfix::io {
 
@@ -47,9 +48,15 @@ void SkinBuilder::add(const NodeBinding& binding, double weight, const glm::dvec
 }
 
 bool SkinBuilder::end_vertex() {
-  std::sort(pending_.begin(), pending_.end(), [](const Influence& a, const Influence& b) {
-    return a.weight != b.weight ? a.weight > b.weight : a.joint < b.joint;
-  });
+  // Heaviest first (ties: the lower joint); a vertex has a handful of influences, so an
+  // insertion sort.
+  for (std::size_t i = 1; i < pending_.size(); ++i)
+    for (std::size_t k = i; k > 0; --k) {
+      const Influence& a = pending_[k];
+      const Influence& b = pending_[k - 1];
+      if (!(a.weight > b.weight || (a.weight == b.weight && a.joint < b.joint))) break;
+      std::swap(pending_[k], pending_[k - 1]);
+    }
   const std::size_t kept = std::min<std::size_t>(pending_.size(), 4);
   double total = 0;
   for (std::size_t i = 0; i < kept; ++i) total += pending_[i].weight;
@@ -65,6 +72,10 @@ bool SkinBuilder::end_vertex() {
   }
   pending_.clear();
   return keep;
+}
+
+void SkinBuilder::reserve(std::size_t more) {
+  skin_.vertices.reserve(skin_.vertices.size() + more);
 }
 
 std::shared_ptr<const core::Skin> SkinBuilder::finish() {

@@ -40,6 +40,8 @@ class SkinBuilder {
   // heaviest four kept (ties: the lower joint), weights renormalised to sum to 1. A vertex whose
   // influences weigh nothing is dropped. Returns whether it was kept.
   bool end_vertex();
+  // Room for `more` vertices (a mesh's count, known before its vertices are added).
+  void reserve(std::size_t more);
   // Vertices kept so far.
   std::size_t size() const { return skin_.vertices.size(); }
   // The Skin, or null when no vertex was kept.

@@ -216,6 +216,7 @@ void read_geometry(const ClipDocument& cd, const SkinObjects& so, const Geometry
       influences[static_cast<std::size_t>(d.indexes[i])].push_back(
           {static_cast<int>(c), d.weights[i]});
   }
+  builder.reserve(count);
   for (std::size_t v = 0; v < count; ++v) {
     if (influences[v].empty()) continue;
     const glm::dvec4 p(xyz[3 * v], xyz[3 * v + 1], xyz[3 * v + 2], 1.0);

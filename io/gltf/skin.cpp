@@ -83,6 +83,7 @@ void read_primitive(const Document& doc, const Json& attributes, const SkinJoint
   if (pos.components != 3) fail(doc, where + ": POSITION is not a list of 3D points");
   const auto sets = influence_sets(doc, attributes, pos.count, where);
   const auto joint_count = static_cast<double>(skin.nodes.size());
+  builder.reserve(static_cast<std::size_t>(pos.count));
   for (int v = 0; v < pos.count; ++v) {
     const glm::dvec4 p(pos.values[3 * v], pos.values[3 * v + 1], pos.values[3 * v + 2], 1.0);
     for (const auto& [joints, weights] : sets)
