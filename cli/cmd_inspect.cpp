@@ -4,11 +4,13 @@
 
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "cli/clip_options.hpp"
 #include "cli/command_guard.hpp"
 #include "cli/exit_codes.hpp"
+#include "core/foot_model.hpp"
 #include "io/error.hpp"
 #include "io/report_json.hpp"
 
@@ -20,6 +22,41 @@ struct InspectArgs {
   ClipOptions clip;
   bool json = false;
 };
+
+// The skinned mesh (null without one): its vertex count and, when legs were found, how many sole
+// vertices the foot model picks per leg.
+nlohmann::ordered_json skin_json(const io::LoadedClip& clip, const FoundLegs* legs) {
+  if (!clip.skin) return nullptr;
+  nlohmann::ordered_json out;
+  out["vertices"] = clip.skin->vertices.size();
+  if (!legs) {
+    out["sole_vertices"] = nullptr;
+    return out;
+  }
+  // Virtual ankles (2-bone legs) are appended joints: the skin's joint indices stay valid.
+  const core::Skeleton& skeleton = legs->tails ? legs->tails->skeleton : clip.skeleton;
+  nlohmann::ordered_json sole;
+  for (int side = 0; side < 2; ++side) {
+    const core::FootModel foot = core::build_foot_model(skeleton, legs->rig.legs[side],
+                                                        clip.space.to_world(), clip.skin.get());
+    sole[core::kLegSideNames[side]] = foot.sole_vertices.size();
+  }
+  out["sole_vertices"] = sole;
+  return out;
+}
+
+void print_skin(const nlohmann::ordered_json& skin) {
+  if (skin.is_null()) {
+    std::printf("skin: none\n");
+    return;
+  }
+  std::printf("skin: %d skinned vertices", skin["vertices"].get<int>());
+  const auto& sole = skin["sole_vertices"];
+  if (!sole.is_null())
+    std::printf("; sole vertices left %d, right %d", sole["left"].get<int>(),
+                sole["right"].get<int>());
+  std::printf("\n");
+}
 
 int inspect(const InspectArgs& args) {
   // --take all: every take that animates the skeleton (they share it); the first is shown in full.
@@ -50,14 +87,16 @@ int inspect(const InspectArgs& args) {
                  {"reason", clip.unit_reason}};
   out["up_axis"] = std::string(1, clip.up_axis);
   std::string legs_error;
+  std::optional<FoundLegs> legs;
   try {
-    const FoundLegs legs = find_legs_or_tails(clip, args.clip);
+    legs = find_legs_or_tails(clip, args.clip);
     // 2-bone legs: the ankles are virtual joints at the shins' tails (named "<shin>_ankle").
-    out["legs"] = io::legs_json(legs.tails ? legs.tails->skeleton : clip.skeleton, legs.rig);
+    out["legs"] = io::legs_json(legs->tails ? legs->tails->skeleton : clip.skeleton, legs->rig);
   } catch (const io::InputError& e) {
     legs_error = e.cause();
     out["legs"] = {{"error", legs_error}};
   }
+  out["skin"] = skin_json(clip, legs ? &*legs : nullptr);
   nlohmann::ordered_json names = nlohmann::ordered_json::array();
   for (int j = 0; j < clip.skeleton.joint_count(); ++j) {
     const int p = clip.skeleton.parents[j];
@@ -94,6 +133,7 @@ int inspect(const InspectArgs& args) {
   } else {
     std::printf("legs: none (%s)\n", legs_error.c_str());
   }
+  print_skin(out["skin"]);
   std::printf("joints:");
   for (const auto& n : clip.skeleton.names) std::printf(" %s", n.c_str());
   std::printf("\n");

@@ -244,6 +244,15 @@ if(EXISTS "${IKFIX_SHARED_DATA}/anim/gltf/Fox.glb")
 endif()
 ikfix_cli_case(run_take_all_bvh 0 "" run ${WALK} --terrain ${STAIRS} -o @OUT@ --take all)
 
+# inspect shows the skinned mesh and the sole vertices the foot model picks per leg.
+ikfix_cli_case(inspect_no_skin 0 "skin: none" inspect ${WALK})
+if(EXISTS "${IKFIX_SHARED_DATA}/anim/gltf/CesiumMan.glb")
+  ikfix_cli_case(inspect_skin_glb 0 "skin: 3273 skinned vertices. sole vertices left [1-9][0-9]*, right [1-9]"
+                 inspect ${IKFIX_SHARED_DATA}/anim/gltf/CesiumMan.glb)
+  ikfix_cli_case(inspect_skin_fbx_json 0 "skin.: {[^}]*vertices.: 804,[^}]*sole_vertices.: {[^}]*left.: [1-9]"
+                 inspect ${IKFIX_SHARED_DATA}/anim/fbx/kenney_character_maya_7700.fbx --json)
+endif()
+
 # --verify-assimp: the FBX output is also read back through Assimp (and passes); the check with
 # our own reader runs either way.
 if(EXISTS "${IKFIX_SHARED_DATA}/anim/fbx/cmu_07_01_walk_skeleton.fbx")
