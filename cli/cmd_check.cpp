@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <memory>
+#include <string>
 
 #include "cli/command_files.hpp"
 #include "cli/command_guard.hpp"
@@ -58,14 +59,21 @@ int check(const CheckArgs& args) {
   for (const auto& w : result.warnings) spdlog::warn("{}: {}", args.input, w);
   const auto& m = result.report["metrics"];
   const auto& t = result.report["totals"];
+  const auto& foot = m["foot_penetration"]["nearest"];
+  const std::string deepest = foot["frame"].get<int>() < 0
+                                  ? std::string("none inside")
+                                  : foot["leg"].get<std::string>() + " " +
+                                        foot["point"].get<std::string>() + "@" +
+                                        std::to_string(foot["frame"].get<int>());
   spdlog::info(
-      "{}: penetration max {:.4f} m (frame {}), planted {:.4f} m, slide mean {:.4f} max {:.4f} "
-      "m/s, "
+      "{}: penetration max {:.4f} m (frame {}), planted {:.4f} m, foot point depth max {:.4f} m "
+      "({}), slide mean {:.4f} max {:.4f} m/s, "
       "float mean {:.4f} m, bone length change {:.2g}, {} unreachable frame(s)",
       args.input, m["penetration"]["max_m"].get<double>(), m["penetration"]["frame"].get<int>(),
-      m["planted_penetration"]["max_m"].get<double>(), m["slide"]["mean_mps"].get<double>(),
-      m["slide"]["max_mps"].get<double>(), m["float"]["mean_m"].get<double>(),
-      m["bone_length_change"]["max"].get<double>(), t["unreachable_frames"].get<int>());
+      m["planted_penetration"]["max_m"].get<double>(), foot["max_m"].get<double>(), deepest,
+      m["slide"]["mean_mps"].get<double>(), m["slide"]["max_mps"].get<double>(),
+      m["float"]["mean_m"].get<double>(), m["bone_length_change"]["max"].get<double>(),
+      t["unreachable_frames"].get<int>());
   const auto failed = failed_conditions(conditions, result.report);
   for (const auto& f : failed) spdlog::error("{}: --fail-on condition held: {}", args.input, f);
   return failed.empty() ? kExitOk : kExitFailOn;

@@ -12,7 +12,7 @@ namespace {
 struct MetricPath {
   const char* name;
   const char* group;  // "" for totals/body, else a key of the metrics object
-  const char* key;
+  const char* key;    // a key of the group, or "sub.key" for a group's object
 };
 const MetricPath kMetrics[] = {
     {"unreachable", "", "unreachable_frames"},
@@ -20,6 +20,10 @@ const MetricPath kMetrics[] = {
     {"pelvis-limit", "", "pelvis_limit_frames"},
     {"penetration", "penetration", "max_m"},
     {"planted-penetration", "planted_penetration", "max_m"},
+    {"foot-penetration", "foot_penetration", "nearest.max_m"},
+    {"planted-foot-penetration", "foot_penetration", "planted_nearest.max_m"},
+    {"foot-penetration-vertical", "foot_penetration", "vertical.max_m"},
+    {"planted-foot-penetration-vertical", "foot_penetration", "planted_vertical.max_m"},
     {"slide", "slide", "max_mps"},
     {"slide-mean", "slide", "mean_mps"},
     {"float", "float", "mean_m"},
@@ -32,6 +36,17 @@ const nlohmann::ordered_json* metrics_of(const nlohmann::ordered_json& report) {
   if (!report.contains("metrics")) return nullptr;
   const auto& m = report["metrics"];
   return m.contains("after") ? &m["after"] : &m;
+}
+
+// path.group's path.key in a metrics object; 0 when the report has no such value (a report
+// written before the metric existed).
+double group_value(const nlohmann::ordered_json& metrics, const MetricPath& path) {
+  const nlohmann::ordered_json* at = metrics.contains(path.group) ? &metrics[path.group] : nullptr;
+  std::stringstream keys(path.key);
+  std::string key;
+  while (at && std::getline(keys, key, '.'))
+    at = at->is_object() && at->contains(key) ? &(*at)[key] : nullptr;
+  return at && at->is_number() ? at->get<double>() : 0.0;
 }
 
 double metric_value(const std::string& metric, const nlohmann::ordered_json& report) {
@@ -47,7 +62,7 @@ double metric_value(const std::string& metric, const nlohmann::ordered_json& rep
       return report.contains("totals") ? report["totals"][path.key].get<double>() : 0.0;
     }
     const auto* m = metrics_of(report);
-    return m ? (*m)[path.group][path.key].get<double>() : 0.0;
+    return m ? group_value(*m, path) : 0.0;
   }
   return 0;
 }

@@ -36,6 +36,7 @@ core::ClipMetrics measure(const io::LoadedClip& clip, const core::Clip& motion,
   m.space = clip.space;
   m.rig = rig;
   m.terrain = &terrain;
+  m.skin = clip.skin.get();
   m.contacts = settings.contacts;
   m.reference_leg_length = settings.reference_leg_length;
   m.min_knee_angle = settings.min_knee_angle;

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <span>
 
 #include "core/fix/foot_contacts.hpp"
 #include "core/fk.hpp"
+#include "core/terrain_solid.hpp"
 
 namespace ikfix::core {
 namespace {
@@ -98,6 +100,9 @@ struct ClipWorld {
     return world[static_cast<std::size_t>(f) * joints + j];
   }
   const Vec3& at(int f, int j) const { return transform(f, j).translation; }
+  std::span<const Transform> frame(int f) const {
+    return {world.data() + static_cast<std::size_t>(f) * joints, static_cast<std::size_t>(joints)};
+  }
 };
 
 int count_non_finite(const Clip& clip) {
@@ -186,6 +191,77 @@ PlantMetrics measure_plant(const std::vector<Vec3> (&pts)[2], const FootContacts
   return pm;
 }
 
+// The deepest of a leg's foot points on one measure: depth, frame and point index (FootModel
+// order); frame -1 while no point is inside.
+struct DeepestPoint {
+  double depth_m = 0;
+  int frame = -1;
+  int point = -1;
+  void offer(double d, int f, int p) {
+    if (d > depth_m) *this = {d, f, p};
+  }
+};
+
+// Each DeepestPoint of leg l into the clip's worst, the point named.
+void offer_deepest(const FootModel& foot, int l, const DeepestPoint& deepest, Worst& worst) {
+  if (deepest.frame >= 0)
+    worst.offer(deepest.depth_m, deepest.frame, l, foot_point_name(foot.kind(deepest.point)));
+}
+
+// World positions of every point of `foot` on every frame, point-major (point i of frame f at
+// i * frames + f: a planted point's frames are consecutive, so the terrain queries see runs of
+// equal points).
+std::vector<Vec3> posed_foot_points(const MetricsInput& in, const ClipWorld& w,
+                                    const FootModel& foot) {
+  const int frames = in.clip->frame_count;
+  const int n = foot.point_count();
+  std::vector<Vec3> out(static_cast<std::size_t>(n) * frames);
+  std::vector<Vec3> posed;
+  for (int f = 0; f < frames; ++f) {
+    pose_foot_points(foot, in.skin, w.frame(f), posed);
+    for (int i = 0; i < n; ++i) out[static_cast<std::size_t>(i) * frames + f] = posed[i];
+  }
+  return out;
+}
+
+// Every point of leg l's foot (FootModel) against the terrain solid on every frame: the deepest
+// by nearest-surface and by vertical depth, any frame and planted frames (`planted`), and each
+// plant's deepest (lm.plants, already measured).
+void measure_foot_penetration(const MetricsInput& in, const ClipWorld& w,
+                              const std::vector<char>& planted, int l, LegMetrics& lm,
+                              ClipMetrics& m) {
+  const FootModel foot =
+      build_foot_model(*in.skeleton, in.rig.legs[l], in.space.to_world(), in.skin);
+  lm.toe_tip = foot.tip_source;
+  lm.toe_length_m = foot.toe_length_m;
+  lm.sole_vertices = static_cast<int>(foot.sole_vertices.size());
+  const int frames = in.clip->frame_count;
+  const int n = foot.point_count();
+  const std::vector<Vec3> points = posed_foot_points(in, w, foot);
+  std::vector<SolidDepth> depth(points.size());
+  solid_depth(*in.terrain, points, depth);
+  DeepestPoint nearest, vertical, planted_nearest, planted_vertical;
+  std::vector<double> frame_nearest(frames, 0.0);
+  for (int f = 0; f < frames; ++f)
+    for (int i = 0; i < n; ++i) {
+      const SolidDepth& d = depth[static_cast<std::size_t>(i) * frames + f];
+      if (!d.inside) continue;
+      nearest.offer(d.nearest_m, f, i);
+      vertical.offer(d.vertical_m, f, i);
+      frame_nearest[f] = std::max(frame_nearest[f], d.nearest_m);
+      if (!planted[f]) continue;
+      planted_nearest.offer(d.nearest_m, f, i);
+      planted_vertical.offer(d.vertical_m, f, i);
+    }
+  offer_deepest(foot, l, nearest, m.foot_penetration.nearest);
+  offer_deepest(foot, l, vertical, m.foot_penetration.vertical);
+  offer_deepest(foot, l, planted_nearest, m.foot_penetration.planted_nearest);
+  offer_deepest(foot, l, planted_vertical, m.foot_penetration.planted_vertical);
+  for (PlantMetrics& pm : lm.plants)
+    for (int f = pm.first; f <= pm.last; ++f)
+      pm.max_foot_penetration_m = std::max(pm.max_foot_penetration_m, frame_nearest[f]);
+}
+
 // Knee angle (interior, pi = straight), its range and its violations of the minimum.
 void measure_knee(const MetricsInput& in, const ClipWorld& w, int l, LegMetrics& lm,
                   ClipMetrics& m) {
@@ -237,6 +313,7 @@ void measure_leg(const MetricsInput& in, const ClipWorld& w, const ContactSettin
       m.penetration.offer(std::max(0.0, -contacts.above[p][f]), f, l, p == 0 ? "ankle" : "toe");
   for (const Interval& iv : contact_intervals(contacts.planted))
     lm.plants.push_back(measure_plant(pts, contacts, iv, l, fps, lm, m, sums));
+  measure_foot_penetration(in, w, contacts.planted, l, lm, m);
   measure_knee(in, w, l, lm, m);
   lm.foot_jerk_mean = mean_jerk(pts[0], fps);
   m.foot_jerk_mean += 0.5 * lm.foot_jerk_mean;

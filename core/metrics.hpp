@@ -1,14 +1,18 @@
 #pragma once
 // What `ikfix check` measures on a clip as it is (before or after a fix): contacts, sliding,
-// float and penetration against a terrain, bone lengths, knee angles, jerk, rotation speed.
+// float and penetration against a terrain (of the ankle and toe joints, and of every point of
+// the foot as a viewer sees it: core/foot_model.hpp), bone lengths, knee angles, jerk, rotation
+// speed.
 // All lengths metres, speeds m/s, angles radians, frames 0-based.
 #include <string>
 #include <vector>
 
 #include "core/clip.hpp"
 #include "core/fix/contacts.hpp"
+#include "core/foot_model.hpp"
 #include "core/legs.hpp"
 #include "core/skeleton.hpp"
+#include "core/skin.hpp"
 #include "core/terrain.hpp"
 
 namespace ikfix::core {
@@ -31,6 +35,9 @@ struct PlantMetrics {
   double mean_slide_mps = 0, max_slide_mps = 0;
   double mean_float_m = 0;       // lowest point above its planted level
   double max_penetration_m = 0;  // heel/toe/ankle joint below the terrain surface
+  // Deepest point of the foot (every FootModel point) inside the terrain solid, metres, by
+  // nearest-surface depth (see FootPenetration).
+  double max_foot_penetration_m = 0;
 };
 
 struct LegMetrics {
@@ -39,13 +46,29 @@ struct LegMetrics {
   std::vector<PlantMetrics> plants;
   double knee_angle_min_rad = 0, knee_angle_max_rad = 0;  // interior angle, pi = straight
   double foot_jerk_mean = 0;                              // m/s^3, ankle
+  // The foot measured (FootModel): where its toe tip came from, the toe's length at rest
+  // (metres, ball to tip; 0 without a tip) and how many skinned sole vertices it has.
+  ToeTipSource toe_tip = ToeTipSource::None;
+  double toe_length_m = 0;
+  int sole_vertices = 0;
+};
+
+// Every point of each foot (FootModel: ankle, heel, ball, toe tip, sole vertices) inside the
+// terrain solid, metres, the point named ("ankle", "heel", "ball", "toe_tip", "sole"). `nearest`
+// is the distance to the nearest surface, risers and walls included (Terrain::solid_depth);
+// `vertical` the depth straight down from the surface. Planted: frames the foot is planted (the
+// contacts above). A metric with no point inside is 0 with frame -1.
+struct FootPenetration {
+  Worst nearest, vertical;                  // any frame
+  Worst planted_nearest, planted_vertical;  // planted frames only
 };
 
 struct ClipMetrics {
   int frames = 0;
   double fps = 0;
   LegMetrics legs[2];
-  Worst penetration;           // any frame, heel (ankle) or toe joint below the terrain
+  Worst penetration;  // any frame, heel (ankle) or toe joint below the terrain
+  FootPenetration foot_penetration;
   Worst planted_penetration;   // same, planted frames only
   Worst slide;                 // m/s, planted points
   Worst float_height;          // m, per plant mean float
@@ -67,6 +90,8 @@ struct MetricsInput {
   ClipSpace space;
   LegRig rig;
   const Terrain* terrain = nullptr;
+  // The character's skinned mesh (may be null): its sole vertices are measured with the foot.
+  const Skin* skin = nullptr;
   ContactSettings contacts;            // for a leg of reference_leg_length; scaled inside
   double reference_leg_length = 0.85;  // metres
   double min_knee_angle = 25.0 * kPi / 180.0;

@@ -17,6 +17,22 @@ Json where(const core::Worst& w) {
   return j;
 }
 
+// A depth's worst: {"max_m", "frame", "leg", "point"}; frame -1, leg and point null when no
+// point is inside.
+Json deepest(const core::Worst& w) {
+  Json j{{"max_m", round9(w.value)}};
+  j.update(where(w));
+  if (w.frame < 0) j["point"] = nullptr;
+  return j;
+}
+
+Json foot_penetration_json(const core::FootPenetration& p) {
+  return {{"nearest", deepest(p.nearest)},
+          {"vertical", deepest(p.vertical)},
+          {"planted_nearest", deepest(p.planted_nearest)},
+          {"planted_vertical", deepest(p.planted_vertical)}};
+}
+
 }  // namespace
 
 Json metrics_json(const core::ClipMetrics& m) {
@@ -27,6 +43,7 @@ Json metrics_json(const core::ClipMetrics& m) {
   Json planted{{"max_m", round9(m.planted_penetration.value)}};
   planted.update(where(m.planted_penetration));
   out["planted_penetration"] = planted;
+  out["foot_penetration"] = foot_penetration_json(m.foot_penetration);
   Json slide{{"mean_mps", round9(m.mean_slide_mps)}, {"max_mps", round9(m.slide.value)}};
   slide.update(where(m.slide));
   out["slide"] = slide;
@@ -61,10 +78,15 @@ Json metrics_json(const core::ClipMetrics& m) {
                         {"mean_slide_mps", round9(p.mean_slide_mps)},
                         {"max_slide_mps", round9(p.max_slide_mps)},
                         {"mean_float_m", round9(p.mean_float_m)},
-                        {"max_penetration_m", round9(p.max_penetration_m)}});
+                        {"max_penetration_m", round9(p.max_penetration_m)},
+                        {"max_foot_penetration_m", round9(p.max_foot_penetration_m)}});
     legs.push_back({{"side", lm.side},
                     {"frames_in_contact", lm.frames_in_contact},
                     {"foot_jerk_mean_mps3", round9(lm.foot_jerk_mean)},
+                    {"foot",
+                     {{"toe_tip", core::toe_tip_source_name(lm.toe_tip)},
+                      {"toe_length_m", round9(lm.toe_length_m)},
+                      {"sole_vertices", lm.sole_vertices}}},
                     {"plants", plants}});
   }
   out["per_leg"] = legs;

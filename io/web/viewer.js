@@ -362,6 +362,8 @@
       const m = (report.metrics || {})[which] || {};
       for (const [name, v] of Object.entries(m))
         if (v && typeof v === 'object' && 'frame' in v && name !== 'knee') add(`${name} (${which})`, v.frame);
+        else if (name === 'foot_penetration' && v)
+          for (const [sub, w] of Object.entries(v)) add(`${name}.${sub} (${which})`, w.frame);
     }
     return out;
   }
@@ -431,6 +433,8 @@
   const METRICS = [
     ['penetration', 'max_m', 'Penetration, max (m)', 4],
     ['planted_penetration', 'max_m', 'Planted penetration, max (m)', 4],
+    ['foot_penetration.nearest', 'max_m', 'Foot point depth, max (m)', 4],
+    ['foot_penetration.planted_nearest', 'max_m', 'Planted foot point depth, max (m)', 4],
     ['slide', 'max_mps', 'Slide, max (m/s)', 4],
     ['slide', 'mean_mps', 'Slide, mean (m/s)', 5],
     ['float', 'mean_m', 'Float, mean (m)', 4],
@@ -447,7 +451,7 @@
     const m = given.before || given.after ? given : { before: given };
     const rows = [el('tr', {}, [el('th', { text: 'metric' }), el('th', { text: 'before' }), el('th', { text: 'after' })])];
     for (const [group, key, label, digits] of METRICS) {
-      const value = (which) => ((m[which] || {})[group] || {})[key];
+      const value = (which) => (group.split('.').reduce((o, k) => (o || {})[k], m[which]) || {})[key];
       if (value('before') === undefined && value('after') === undefined) continue;
       rows.push(el('tr', {}, [el('td', { text: label }), el('td', { text: fmt(value('before'), digits) }),
         el('td', { text: fmt(value('after'), digits) })]));

@@ -1,0 +1,128 @@
+#include "core/terrain_solid.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/triangle_distance.hpp"
+#include "core/xz_grid.hpp"
+
+namespace ikfix::core {
+namespace {
+
+// A triangle is skipped when its bounding box lies farther than the best distance so far plus
+// this (metres): far above the rounding of either distance (~1e-16 relative), so a skipped
+// triangle is never the nearest, whatever order the triangles are visited in.
+constexpr double kPruneMargin = 1e-9;
+
+// The triangles with area whose horizontal bounds touch a rectangle, with their bounds.
+struct NearTriangles {
+  std::vector<std::uint32_t> triangles;  // indices into the mesh, ascending
+  std::vector<XzBox> boxes;
+  std::vector<std::array<double, 2>> y_range;  // lowest and highest vertex y
+  XzGrid grid;
+};
+
+NearTriangles near_triangles(const TerrainMesh& mesh, const XzBox& rect) {
+  NearTriangles near;
+  for (std::size_t t = 0; t < mesh.triangles.size(); ++t) {
+    const auto& tri = mesh.triangles[t];
+    const Vec3& a = mesh.vertices[tri[0]];
+    const Vec3& b = mesh.vertices[tri[1]];
+    const Vec3& c = mesh.vertices[tri[2]];
+    const XzBox box{std::min({a.x, b.x, c.x}), std::min({a.z, b.z, c.z}), std::max({a.x, b.x, c.x}),
+                    std::max({a.z, b.z, c.z})};
+    if (box.max_x < rect.min_x || box.min_x > rect.max_x || box.max_z < rect.min_z ||
+        box.min_z > rect.max_z)
+      continue;
+    if (!(glm::length(glm::cross(b - a, c - a)) > 0.0)) continue;  // zero area: no surface
+    near.triangles.push_back(static_cast<std::uint32_t>(t));
+    near.boxes.push_back(box);
+    near.y_range.push_back({std::min({a.y, b.y, c.y}), std::max({a.y, b.y, c.y})});
+  }
+  near.grid = XzGrid(near.boxes);
+  return near;
+}
+
+// Distance from p to the box of entry k (a lower bound of the distance to its triangle).
+double box_distance(const NearTriangles& near, std::uint32_t k, const Vec3& p) {
+  const XzBox& b = near.boxes[k];
+  const double dx = std::max({b.min_x - p.x, 0.0, p.x - b.max_x});
+  const double dy = std::max({near.y_range[k][0] - p.y, 0.0, p.y - near.y_range[k][1]});
+  const double dz = std::max({b.min_z - p.z, 0.0, p.z - b.max_z});
+  return std::sqrt(dx * dx + dy * dy + dz * dz);
+}
+
+// The least distance from p to a triangle of `near`, at most `bound` (a distance to the surface
+// already known: every triangle nearer than it touches the square of that radius around p).
+double nearest_surface(const TerrainMesh& mesh, const NearTriangles& near, const Vec3& p,
+                       double bound) {
+  double best = bound;
+  near.grid.for_each_near(p.x, p.z, bound, [&](std::uint32_t k) {
+    if (box_distance(near, k, p) > best + kPruneMargin) return;
+    const auto& tri = mesh.triangles[near.triangles[k]];
+    best = std::min(best, point_triangle_distance(p, mesh.vertices[tri[0]], mesh.vertices[tri[1]],
+                                                  mesh.vertices[tri[2]]));
+  });
+  return best;
+}
+
+}  // namespace
+
+void solid_depth(const Terrain& terrain, std::span<const Vec3> points_ws,
+                 std::span<const GroundHit> ground, std::span<SolidDepth> out) {
+  if (ground.size() != points_ws.size() || out.size() != points_ws.size())
+    throw std::invalid_argument("solid_depth: " + std::to_string(points_ws.size()) +
+                                " points but " + std::to_string(ground.size()) +
+                                " ground hits and " + std::to_string(out.size()) + " results");
+  // The square of radius vertical_m around every inside point, within the terrain's bounds
+  // (which hold every triangle).
+  const Vec3 lo = terrain.bounds_min(), hi = terrain.bounds_max();
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  XzBox rect{kInf, kInf, -kInf, -kInf};
+  for (std::size_t i = 0; i < points_ws.size(); ++i) {
+    const Vec3& p = points_ws[i];
+    out[i] = SolidDepth{};
+    if (!ground[i].hit || !is_finite(p) || !(p.y < ground[i].height)) continue;
+    const double r = ground[i].height - p.y;
+    out[i] = {true, r, r};
+    rect.min_x = std::min(rect.min_x, std::clamp(p.x - r, lo.x, hi.x));
+    rect.min_z = std::min(rect.min_z, std::clamp(p.z - r, lo.z, hi.z));
+    rect.max_x = std::max(rect.max_x, std::clamp(p.x + r, lo.x, hi.x));
+    rect.max_z = std::max(rect.max_z, std::clamp(p.z + r, lo.z, hi.z));
+  }
+  if (rect.min_x > rect.max_x) return;  // no point inside
+  const NearTriangles near = near_triangles(terrain.mesh(), rect);
+  for (std::size_t i = 0; i < points_ws.size(); ++i) {
+    if (!out[i].inside) continue;
+    // A point bit for bit the one before it (a planted foot) takes its answer.
+    if (i > 0 && out[i - 1].inside &&
+        std::memcmp(&points_ws[i], &points_ws[i - 1], sizeof(Vec3)) == 0)
+      out[i].nearest_m = out[i - 1].nearest_m;
+    else
+      out[i].nearest_m = nearest_surface(terrain.mesh(), near, points_ws[i], out[i].vertical_m);
+  }
+}
+
+void solid_depth(const Terrain& terrain, std::span<const Vec3> points_ws,
+                 std::span<SolidDepth> out) {
+  std::vector<std::array<double, 2>> xz(points_ws.size());
+  for (std::size_t i = 0; i < points_ws.size(); ++i) xz[i] = {points_ws[i].x, points_ws[i].z};
+  std::vector<GroundHit> ground(points_ws.size());
+  terrain.ground_at(xz, ground);
+  solid_depth(terrain, points_ws, ground, out);
+}
+
+SolidDepth solid_depth(const Terrain& terrain, const Vec3& point_ws) {
+  SolidDepth out;
+  solid_depth(terrain, {&point_ws, 1}, {&out, 1});
+  return out;
+}
+
+}  // namespace ikfix::core

@@ -1,0 +1,173 @@
+// FootModel: the heel, ball and toe tip of a synthetic skeleton at rest and posed, the toe tip
+// estimated when the toe has no end site, and the sole's vertices chosen from a synthetic Skin
+// and posed by linear blend skinning.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/fk.hpp"
+#include "core/foot_model.hpp"
+#include "retarget_test_rigs.hpp"
+
+namespace ikfix::core {
+namespace {
+
+// The synthetic humanoid (retarget_test_rigs.hpp): left ankle at (0.1, 0.09, 0), its toe
+// joint (the ball) at (0.1, 0.02, 0.12), the toe's end site 5 cm ahead of it.
+struct Rig {
+  Skeleton skeleton;
+  Leg left;
+};
+
+Rig humanoid_rig(bool toe_end_site = true) {
+  auto joints = test::humanoid(test::mixamo);
+  if (!toe_end_site)
+    for (auto& j : joints)
+      if (j.name == "mixamorig:LeftToeBase") j.end.reset();
+  Rig r{test::build(joints), {}};
+  const Skeleton& s = r.skeleton;
+  r.left = Leg{s.find("mixamorig:LeftUpLeg"), s.find("mixamorig:LeftLeg"),
+               s.find("mixamorig:LeftFoot"), s.find("mixamorig:LeftToeBase")};
+  return r;
+}
+
+std::vector<Transform> world_of(const Skeleton& s, const std::vector<Transform>& locals) {
+  std::vector<Transform> world(s.joint_count());
+  forward_kinematics(s, locals, Transform{}, world);
+  return world;
+}
+
+void expect_near(const Vec3& a, const Vec3& b, const char* what) {
+  EXPECT_NEAR(glm::length(a - b), 0.0, 1e-12)
+      << what << ": (" << a.x << ", " << a.y << ", " << a.z << ") vs (" << b.x << ", " << b.y
+      << ", " << b.z << ")";
+}
+
+TEST(FootModel, HeelBallAndToeTipAtRestAndPosed) {
+  const Rig r = humanoid_rig();
+  const FootModel foot = build_foot_model(r.skeleton, r.left, Transform{});
+  ASSERT_EQ(foot.point_count(), 4);
+  EXPECT_EQ(foot.kind(0), FootPointKind::Ankle);
+  EXPECT_EQ(foot.kind(1), FootPointKind::Heel);
+  EXPECT_EQ(foot.kind(2), FootPointKind::Ball);
+  EXPECT_EQ(foot.kind(3), FootPointKind::ToeTip);
+  EXPECT_STREQ(foot_point_name(foot.kind(3)), "toe_tip");
+  EXPECT_EQ(foot.tip_source, ToeTipSource::EndSite);
+  EXPECT_NEAR(foot.toe_length_m, 0.05, 1e-12);
+  EXPECT_NEAR(foot.sole_height_m, 0.07, 1e-12);  // ankle 0.09, ball and tip 0.02
+  std::vector<Vec3> at_rest;
+  pose_foot_points(foot, nullptr, world_of(r.skeleton, r.skeleton.rest), at_rest);
+  expect_near(at_rest[0], Vec3(0.1, 0.09, 0.0), "ankle");
+  expect_near(at_rest[1], Vec3(0.1, 0.02, 0.0), "heel");
+  expect_near(at_rest[2], Vec3(0.1, 0.02, 0.12), "ball");
+  expect_near(at_rest[3], Vec3(0.1, 0.02, 0.17), "toe tip");
+  // The ankle turned 90 degrees about x (toes down): the heel turns with it, 7 cm behind the
+  // ankle now; the ball and tip follow the toe joint.
+  std::vector<Transform> locals = r.skeleton.rest;
+  locals[r.left.ankle].rotation = axis_angle(Vec3(1, 0, 0), kPi / 2);
+  const std::vector<Transform> world = world_of(r.skeleton, locals);
+  std::vector<Vec3> posed;
+  pose_foot_points(foot, nullptr, world, posed);
+  expect_near(posed[1], Vec3(0.1, 0.09, -0.07), "turned heel");
+  expect_near(posed[2], world[r.left.toe].translation, "turned ball");
+  expect_near(posed[3], transform_point(world[r.left.toe], Vec3(0, 0, 0.05)), "turned tip");
+}
+
+TEST(FootModel, ToeTipEstimatedWithoutAnEndSite) {
+  const Rig r = humanoid_rig(false);
+  const FootModel foot = build_foot_model(r.skeleton, r.left, Transform{});
+  EXPECT_EQ(foot.tip_source, ToeTipSource::Estimated);
+  EXPECT_STREQ(toe_tip_source_name(foot.tip_source), "estimated");
+  // Ball plus the foot's horizontal direction times 0.4 of the ankle-to-ball horizontal length.
+  EXPECT_NEAR(foot.toe_length_m, kEstimatedToeFraction * 0.12, 1e-12);
+  std::vector<Vec3> at_rest;
+  pose_foot_points(foot, nullptr, world_of(r.skeleton, r.skeleton.rest), at_rest);
+  expect_near(at_rest[3], Vec3(0.1, 0.02, 0.12 + kEstimatedToeFraction * 0.12), "toe tip");
+}
+
+TEST(FootModel, NoToeAndNoEndSiteIsAnkleAndHeel) {
+  Rig r = humanoid_rig();
+  r.left.toe = -1;  // the toe joint not part of the leg, and the ankle has no end site
+  const FootModel foot = build_foot_model(r.skeleton, r.left, Transform{});
+  EXPECT_EQ(foot.tip_source, ToeTipSource::None);
+  EXPECT_EQ(foot.point_count(), 2);
+  EXPECT_EQ(foot.sole_height_m, 0.0);
+}
+
+// A vertex on `joint` at world position `p_ws` of the rest pose (one influence), or shared by
+// two joints.
+SkinnedVertex vertex_on(const std::vector<Transform>& rest_ws, int joint, const Vec3& p_ws) {
+  SkinnedVertex v;
+  v.joint[0] = joint;
+  v.weight[0] = 1.0;
+  v.local[0] = inverse_transform_point(rest_ws[joint], p_ws);
+  return v;
+}
+
+SkinnedVertex vertex_on_two(const std::vector<Transform>& rest_ws, int a, int b, double weight_a,
+                            const Vec3& p_ws) {
+  SkinnedVertex v = vertex_on(rest_ws, a, p_ws);
+  v.weight[0] = weight_a;
+  v.joint[1] = b;
+  v.weight[1] = 1.0 - weight_a;
+  v.local[1] = inverse_transform_point(rest_ws[b], p_ws);
+  return v;
+}
+
+TEST(FootModel, SoleVerticesAreTheLowestOnTheFootAndArePosedByBlendSkinning) {
+  const Rig r = humanoid_rig();
+  const std::vector<Transform> rest_ws = world_of(r.skeleton, r.skeleton.rest);
+  const int shin = r.left.knee, ankle = r.left.ankle, toe = r.left.toe;
+  Skin skin;
+  skin.vertices.push_back(vertex_on(rest_ws, ankle, Vec3(0.1, 0.0, -0.03)));  // 0 heel sole
+  skin.vertices.push_back(vertex_on(rest_ws, toe, Vec3(0.1, 0.005, 0.15)));   // 1 toe sole
+  skin.vertices.push_back(vertex_on(rest_ws, ankle, Vec3(0.1, 0.08, 0.02)));  // 2 instep: high
+  skin.vertices.push_back(vertex_on(rest_ws, shin, Vec3(0.1, -0.01, 0.0)));   // 3 not the foot
+  skin.vertices.push_back(vertex_on_two(rest_ws, shin, ankle, 0.6, Vec3(0.1, 0.01, 0.0)));  // 4
+  skin.vertices.push_back(vertex_on_two(rest_ws, ankle, toe, 0.5, Vec3(0.1, 0.01, 0.1)));   // 5
+  const FootModel foot = build_foot_model(r.skeleton, r.left, Transform{}, &skin);
+  // The foot's lowest is 0.0; the band reaches a quarter of the way up to the ankle (0.0225).
+  EXPECT_EQ(foot.sole_vertices, (std::vector<int>{0, 1, 5}));
+  EXPECT_NEAR(foot.sole_height_m, 0.09, 1e-12);
+  EXPECT_EQ(foot.point_count(), 4 + 3);
+  EXPECT_EQ(foot.kind(5), FootPointKind::Sole);
+  std::vector<Vec3> at_rest;
+  pose_foot_points(foot, &skin, rest_ws, at_rest);
+  expect_near(at_rest[1], Vec3(0.1, 0.0, 0.0), "heel on the sole");
+  expect_near(at_rest[4], Vec3(0.1, 0.0, -0.03), "sole vertex 0");
+  expect_near(at_rest[6], Vec3(0.1, 0.01, 0.1), "sole vertex 5");
+  // The toe bent up 30 degrees: vertex 5 moves half way between its place on the ankle and its
+  // place on the bent toe (linear blend skinning).
+  std::vector<Transform> locals = r.skeleton.rest;
+  locals[toe].rotation = axis_angle(Vec3(1, 0, 0), -kPi / 6);
+  const std::vector<Transform> world = world_of(r.skeleton, locals);
+  std::vector<Vec3> posed;
+  pose_foot_points(foot, &skin, world, posed);
+  const Vec3 on_toe = transform_point(world[toe], skin.vertices[5].local[1]);
+  expect_near(posed[6], 0.5 * (Vec3(0.1, 0.01, 0.1) + on_toe), "blended vertex");
+  EXPECT_GT(posed[5].y, 0.005 + 0.01);  // the toe's sole vertex rose with the toe
+}
+
+TEST(FootModel, ManySoleVerticesAreSpreadOverTheSole) {
+  const Rig r = humanoid_rig();
+  const std::vector<Transform> rest_ws = world_of(r.skeleton, r.skeleton.rest);
+  Skin skin;
+  for (int i = 0; i < 20; ++i)
+    for (int k = 0; k < 5; ++k)
+      skin.vertices.push_back(vertex_on(
+          rest_ws, r.left.ankle, Vec3(0.07 + 0.015 * k, 0.001 * ((i + k) % 3), -0.04 + 0.01 * i)));
+  const FootModel a = build_foot_model(r.skeleton, r.left, Transform{}, &skin);
+  const FootModel b = build_foot_model(r.skeleton, r.left, Transform{}, &skin);
+  EXPECT_EQ(a.sole_vertices.size(), 32u);
+  EXPECT_EQ(a.sole_vertices, b.sole_vertices);
+  EXPECT_TRUE(std::is_sorted(a.sole_vertices.begin(), a.sole_vertices.end()));
+  // The sole's corners are kept (farthest-point sampling reaches the extremes).
+  for (int corner : {0, 4, 95, 99})
+    EXPECT_NE(std::find(a.sole_vertices.begin(), a.sole_vertices.end(), corner),
+              a.sole_vertices.end())
+        << corner;
+}
+
+}  // namespace
+}  // namespace ikfix::core
