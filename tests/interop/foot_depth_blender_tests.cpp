@@ -92,7 +92,7 @@ TEST_P(FootDepthInBlender, NoFootPointDeeperThanTheGoal) {
   const fs::path output = dir / c.output;
   const nlohmann::json feet = measure_in_blender(output, c.terrain, c.scale);
   ASSERT_FALSE(feet.is_null());
-  SCOPED_TRACE("reproduce: ikfix " + ikfix_args +
+  SCOPED_TRACE("reproduce: " + quoted(ikfix_binary()) + " " + ikfix_args +
                "\n  then: " + blender_command(output, c.terrain, c.scale, feet_json(output)));
   // The measure saw a character on the ground: two feet, frames, and a foot point within 2 cm
   // of the surface on some frame (wrong units or a terrain elsewhere would show feet far off).
