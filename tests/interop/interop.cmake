@@ -1,5 +1,6 @@
 # Interop checks against third-party tools (CTest label `interop`, not part of `make test`'s
-# default labels): Khronos glTF-Validator, run through node on what ikfix writes.
+# default labels): Khronos glTF-Validator, run through node on what ikfix writes, and Blender 3.4
+# (headless) opening ikfix's outputs and measuring their feet (blender_foot_depth.py).
 # The validator is an npm package installed in tests/interop/node_modules (`npm install` there;
 # .ci/setup does it when node exists). Without node or the package, the cases skip.
 
