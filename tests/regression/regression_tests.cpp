@@ -5,8 +5,10 @@
 // slide mean before / after (m/s) | slide max before / after | planted penetration before /
 // after (m) | penetration | float | bone length change vs the input | foot jerk ratio | pelvis jerk
 // ratio | fastest leg-joint turn before / after (rad/s) | unreachable frames | max / mean pelvis
-// drop (m) | heel-lift leg-frames | worst slide (leg point@frame) | every goal met (a known miss's
-// ratchet is no goal).
+// drop (m) | heel-lift leg-frames | worst slide (leg point@frame) | foot penetration (every
+// foot point, nearest-surface depth) before / after (m) | planted foot penetration after (m) |
+// vertical foot depth after (m) | deepest foot point after (leg point@frame) | every goal met
+// (a known miss's ratchet is no goal).
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -29,6 +31,10 @@ namespace {
 struct Limits {
   double planted_penetration_m = 0.002;
   double penetration_m = 0.005;
+  // Every foot point (ankle, heel, ball, toe tip; sole vertices of a skinned character) by its
+  // depth to the nearest surface of the terrain, risers included: what a viewer sees.
+  double planted_foot_penetration_m = 0.002;
+  double foot_penetration_m = 0.005;
   double float_mean_m = 0.01;
   double slide_mean_goal_mps = 0.005;
   double slide_max_goal_mps = 0.02;
@@ -136,6 +142,11 @@ TEST_P(Regression, FixedClipMeetsTheQualityBar) {
             lim.planted_penetration_m, after["planted_penetration"]);
   expect_le("penetration_m", after["penetration"]["max_m"], lim.penetration_m,
             after["penetration"]);
+  const auto& foot = after["foot_penetration"];
+  expect_le("planted_foot_penetration_m", foot["planted_nearest"]["max_m"],
+            lim.planted_foot_penetration_m, foot["planted_nearest"]);
+  expect_le("foot_penetration_m", foot["nearest"]["max_m"], lim.foot_penetration_m,
+            foot["nearest"]);
   expect_le("float_mean_m", after["float"]["mean_m"], lim.float_mean_m, after["float"]);
   expect_le("slide_mean_mps", after["slide"]["mean_mps"], lim.slide_mean_goal_mps, after["slide"]);
   expect_le("slide_max_mps", after["slide"]["max_mps"], lim.slide_max_goal_mps, after["slide"]);
@@ -170,11 +181,17 @@ TEST_P(Regression, FixedClipMeetsTheQualityBar) {
         (slide_at["leg"].is_null() ? std::string("-") : slide_at["leg"].get<std::string>()) + " " +
         slide_at.value("point", std::string("-")) + "@" +
         std::to_string(slide_at.value("frame", -1));
-    char row[640];
+    const auto& deepest = after["foot_penetration"]["nearest"];
+    const std::string deepest_at = deepest["leg"].is_null()
+                                       ? std::string("-")
+                                       : deepest["leg"].get<std::string>() + " " +
+                                             deepest["point"].get<std::string>() + "@" +
+                                             std::to_string(deepest["frame"].get<int>());
+    char row[800];
     std::snprintf(
         row, sizeof row,
         "| %s | %s | %.4f / %.4f | %.4f / %.4f | %.4f / %.4f | %.4f | %.4f | %.2g | %.2f | %.2f | "
-        "%.1f / %.1f | %d | %.3f / %.4f | %d | %s | %s |\n",
+        "%.1f / %.1f | %d | %.3f / %.4f | %d | %s | %.4f / %.4f | %.4f | %.4f | %s | %s |\n",
         clip_name.c_str(), terrain_name.c_str(), before["slide"]["mean_mps"].get<double>(),
         after["slide"]["mean_mps"].get<double>(), before["slide"]["max_mps"].get<double>(),
         after["slide"]["max_mps"].get<double>(),
@@ -186,6 +203,10 @@ TEST_P(Regression, FixedClipMeetsTheQualityBar) {
         run_report["body"]["max_pelvis_drop_m"].get<double>(),
         run_report["body"].value("mean_pelvis_drop_m", 0.0),
         run_report["body"].value("heel_lift_frames", 0), worst_slide.c_str(),
+        before["foot_penetration"]["nearest"]["max_m"].get<double>(),
+        deepest["max_m"].get<double>(),
+        after["foot_penetration"]["planted_nearest"]["max_m"].get<double>(),
+        after["foot_penetration"]["vertical"]["max_m"].get<double>(), deepest_at.c_str(),
         failures.str().empty() && foot_jerk <= lim.jerk_ratio_goal &&
                 rotation_after <= std::max(lim.rotation_speed_ratio * rotation_before,
                                            lim.rotation_speed_floor_rad_s)
