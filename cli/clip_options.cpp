@@ -4,7 +4,9 @@
 #include <stdexcept>
 
 #include "core/fk.hpp"
+#include "core/legs_in_file.hpp"
 #include "core/units.hpp"
+#include "io/clip_facts.hpp"
 #include "io/error.hpp"
 #include "io/gltf/uri_file.hpp"
 
@@ -30,6 +32,15 @@ void add_clip_options(CLI::App& cmd, ClipOptions& o) {
       "--allow-outside-uris", [] { io::gltf::set_allow_outside_uris(true); },
       "glTF: also read buffer files outside the glTF file's folder (absolute paths, file: uris, "
       "..); refused by default");
+  add_max_joints_option(cmd);
+}
+
+void add_max_joints_option(CLI::App& cmd) {
+  cmd.add_option_function<int>(
+         "--max-joints", [](int n) { io::set_max_joints(n); },
+         "Refuse a clip (or character) whose skeleton has more joints than this (default " +
+             std::to_string(kDefaultMaxJoints) + ")")
+      ->check(CLI::PositiveNumber);
 }
 
 void add_contacts_option(CLI::App& cmd, ClipOptions& o) {
@@ -55,7 +66,7 @@ io::ClipLoadOptions to_load_options(const ClipOptions& o) {
 
 namespace {
 
-core::LegDetection detect(const core::Skeleton& skeleton, const core::ClipSpace& space,
+core::LegDetection detect(const core::Skeleton& skeleton, const io::LoadedClip& clip,
                           const ClipOptions& o) {
   if (!o.legs.empty()) {
     std::array<std::string, 8> names;
@@ -71,26 +82,27 @@ core::LegDetection detect(const core::Skeleton& skeleton, const core::ClipSpace&
                                   std::to_string(count) + ")");
     return core::legs_from_names(skeleton, names);
   }
-  return core::detect_legs_at_rest(skeleton, space.to_world());
+  // The group flags of the file's joints; virtual joints appended after them are none.
+  return core::detect_legs_at_rest(skeleton, clip.space.to_world(), io::group_nodes(clip));
 }
 
 }  // namespace
 
 core::LegRig find_legs(const io::LoadedClip& clip, const ClipOptions& o) {
-  core::LegDetection found = detect(clip.skeleton, clip.space, o);
+  core::LegDetection found = detect(clip.skeleton, clip, o);
   if (!found.rig) throw io::InputError(clip.path.string(), found.error);
   return *found.rig;
 }
 
 FoundLegs find_legs_or_tails(const io::LoadedClip& clip, const ClipOptions& o) {
-  core::LegDetection found = detect(clip.skeleton, clip.space, o);
+  core::LegDetection found = detect(clip.skeleton, clip, o);
   if (found.rig) return {*found.rig, std::nullopt};
   std::vector<core::Transform> world(clip.skeleton.joint_count());
   core::forward_kinematics(clip.skeleton, clip.skeleton.rest, clip.space.to_world(), world);
   const std::vector<int> leaves = core::hanging_end_sites(clip.skeleton, world);
   if (!leaves.empty()) {
     const core::EndSiteJoints all = core::add_end_site_joints(clip.skeleton, leaves);
-    const core::LegDetection with = detect(all.skeleton, clip.space, o);
+    const core::LegDetection with = detect(all.skeleton, clip, o);
     // Only legs that really end on bone tails: a rig of real joints that the virtual ones merely
     // made pass would be a different detection from find_legs's.
     if (with.rig && all.is_virtual(with.rig->legs[0].ankle) &&

@@ -11,6 +11,14 @@
 
 namespace ikfix::cli {
 
+// --max-joints's default: far above any character (a full face and hand rig is a few hundred),
+// low enough that a file of joints alone cannot make a read take minutes.
+inline constexpr int kDefaultMaxJoints = 10000;
+
+// --max-joints N (every command that reads a clip or a character): io::set_max_joints, whose
+// value main() sets to kDefaultMaxJoints first.
+void add_max_joints_option(CLI::App& cmd);
+
 struct ClipOptions {
   std::string clip_unit;  // m|cm|mm|in|ft|cmu|<metres per unit>; empty: from the file or guessed
   std::string clip_up;    // y|z; empty: from the file

@@ -11,6 +11,7 @@
 #include "cli/command_guard.hpp"
 #include "cli/exit_codes.hpp"
 #include "core/foot_model.hpp"
+#include "io/clip_facts.hpp"
 #include "io/error.hpp"
 #include "io/report_json.hpp"
 
@@ -86,6 +87,8 @@ int inspect(const InspectArgs& args) {
                  {"source", clip.unit_source},
                  {"reason", clip.unit_reason}};
   out["up_axis"] = std::string(1, clip.up_axis);
+  const std::string positions = io::bvh_positions(clip);
+  if (!positions.empty()) out["bvh_positions"] = positions;
   std::string legs_error;
   std::optional<FoundLegs> legs;
   try {
@@ -116,6 +119,10 @@ int inspect(const InspectArgs& args) {
               clip.unit_source.c_str(), clip.unit_reason.empty() ? "" : ": ",
               clip.unit_reason.c_str());
   std::printf("up axis: %c\n", clip.up_axis);
+  if (positions == "channels_only")
+    std::printf("BVH position channels: each joint's whole translation (Blender's export)\n");
+  else if (!positions.empty())
+    std::printf("BVH position channels: added to the OFFSET\n");
   std::printf("take: %d '%s' of %d\n", clip.take_index, clip.take_name.c_str(), clip.take_count);
   for (const auto& t : takes)
     std::printf("  take %d '%s': %d frames at %g fps\n", t.take_index, t.take_name.c_str(),

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "cli/clip_options.hpp"
 #include "cli/command_guard.hpp"
 #include "cli/exit_codes.hpp"
 #include "core/retarget/bone_map.hpp"
@@ -109,6 +110,7 @@ void add_map_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--save", args->save,
                   "Write the map as JSON (ikfix-bone-map-v1), to edit and pass to retarget --map");
   cmd->add_flag("--json", args->json, "Print the map as JSON instead of a table");
+  add_max_joints_option(*cmd);
   cmd->callback([args, &exit_code] {
     exit_code = run_guarded(args->source, [&] { return run_map(*args); });
   });

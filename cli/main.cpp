@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/clip_options.hpp"
 #include "cli/cmd_batch.hpp"
 #include "cli/cmd_check.hpp"
 #include "cli/cmd_inspect.hpp"
@@ -15,9 +16,11 @@
 #include "cli/cmd_terrain.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/heap_setup.hpp"
+#include "io/clip_facts.hpp"
 
 int main(int argc, char** argv) {
   ikfix::cli::set_up_heap_for_large_blocks();
+  ikfix::io::set_max_joints(ikfix::cli::kDefaultMaxJoints);  // --max-joints changes it
   // Logs go to stderr so stdout stays clean for machine-readable output (inspect --json).
   auto logger = spdlog::stderr_color_mt("ikfix");
   logger->set_pattern("%^%l%$: %v");

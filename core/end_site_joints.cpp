@@ -1,6 +1,7 @@
 #include "core/end_site_joints.hpp"
 
 #include <algorithm>
+#include <unordered_set>
 
 namespace ikfix::core {
 
@@ -9,12 +10,16 @@ EndSiteJoints add_end_site_joints(const Skeleton& skeleton, std::span<const int>
   out.skeleton = skeleton;
   out.original_count = skeleton.joint_count();
   Skeleton& s = out.skeleton;
+  std::unordered_set<std::string> taken(skeleton.names.begin(), skeleton.names.end());
+  std::vector<char> added(out.original_count, 0);
   for (int owner : owners) {
     if (owner < 0 || owner >= out.original_count || !skeleton.end_sites[owner]) continue;
-    if (std::find(out.owners.begin(), out.owners.end(), owner) != out.owners.end()) continue;
+    if (added[owner]) continue;
+    added[owner] = 1;
     std::string name = skeleton.names[owner] + "_ankle";
-    for (int k = 2; s.find(name) >= 0; ++k)
+    for (int k = 2; taken.count(name); ++k)
       name = skeleton.names[owner] + "_ankle" + std::to_string(k);
+    taken.insert(name);
     Transform rest;  // identity rotation, unit scale: FK lands on the end site
     rest.translation = *skeleton.end_sites[owner];
     s.names.push_back(std::move(name));

@@ -9,6 +9,7 @@
 #include "core/units.hpp"
 #include "io/assimp/assimp_clip.hpp"
 #include "io/bvh/bvh.hpp"
+#include "io/clip_facts.hpp"
 #include "io/end_leaves.hpp"
 #include "io/error.hpp"
 #include "io/fbx/fbx_clip_io.hpp"
@@ -57,6 +58,7 @@ LoadedClip load_bvh(const std::filesystem::path& path, const ClipLoadOptions& op
   bvh::ParseOptions parse_options;
   parse_options.allow_extra_frame_lines = true;
   parse_options.runner = options.runner;
+  parse_options.max_joints = max_joints();
   auto doc = std::make_shared<bvh::Document>(bvh::read_file(path, parse_options));
   LoadedClip loaded;
   loaded.path = path;
@@ -150,6 +152,10 @@ LoadedClip load_gltf(const std::filesystem::path& path, const ClipLoadOptions& o
 void check_loaded(const std::filesystem::path& path, const LoadedClip& loaded) {
   if (auto problem = loaded.skeleton.validate(); !problem.empty())
     throw InputError(path.string(), problem);
+  if (const int limit = max_joints(); limit > 0 && loaded.skeleton.joint_count() > limit)
+    throw InputError(path.string(), std::to_string(loaded.skeleton.joint_count()) +
+                                        " joints, more than the limit of " + std::to_string(limit) +
+                                        " (--max-joints)");
   if (loaded.clip.frame_count == 0) throw InputError(path.string(), "the clip has no frames");
 }
 

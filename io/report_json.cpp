@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "io/clip_facts.hpp"
 #include "io/file_util.hpp"
 #include "io/metrics_json.hpp"
 
@@ -87,6 +88,8 @@ Json make_run_report(const RunReportInput& in) {
                     {"guessed", clip.unit_source == "guessed"},
                     {"reason", clip.unit_reason}};
   report["up_axis"] = std::string(1, clip.up_axis);
+  if (const std::string positions = bvh_positions(clip); !positions.empty())
+    report["bvh_positions"] = positions;
   report["frames"] = d.frames;
   report["fps"] = d.fps;
   report["duration_s"] = round9(d.fps > 0 ? d.frames / d.fps : 0.0);

@@ -84,6 +84,11 @@ ikfix_cli_case(check_garbage_terrain_and_clip 2 "error:.*garbage.obj:2" check ${
 ikfix_cli_case(clip_is_directory 2 "error:" run ${IKFIX_CLI_DIR} --terrain ${STAIRS} -o @OUT@ NO_FILE @OUT@)
 ikfix_cli_case(unwritable_output 2 "error:.*out.bvh" run ${WALK} --terrain ${STAIRS} -o /proc/ikfix-no/out.bvh)
 ikfix_cli_case(inspect_missing 2 "error:.*nosuch.bvh" inspect ${IKFIX_CLI_DIR}/nosuch.bvh)
+# --max-joints: walk.bvh has 24 joints; below that it is refused naming the file and both numbers.
+ikfix_cli_case(max_joints_refuses 2 "error:.*walk.bvh: 24 joints, more than the limit of 23 .--max-joints." inspect ${WALK} --max-joints 23)
+ikfix_cli_case(max_joints_run 2 "error:.*walk.bvh: 24 joints, more than the limit of 5" run ${WALK} --terrain ${STAIRS} -o @OUT@ --max-joints 5 NO_FILE @OUT@)
+ikfix_cli_case(max_joints_enough 0 "LeftUpLeg" inspect ${WALK} --max-joints 24)
+ikfix_cli_case(max_joints_not_a_number 2 "max-joints" inspect ${WALK} --max-joints 0)
 
 # ---- ikfix batch and ikfix report merge (cli/REFERENCE.md "ikfix batch") ----
 # Each case writes under its own folder ${IKFIX_CLI_DIR}/<case>.d so parallel cases never race.

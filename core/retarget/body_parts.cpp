@@ -23,11 +23,12 @@ struct Walker {
     const int count = s.joint_count();
     kids.resize(count);
     all_kids.resize(count);
+    for (int j = 0; j < count; ++j)
+      if (s.parents[j] >= 0) all_kids[s.parents[j]].push_back(j);
     for (int j = 0; j < count; ++j) {
       const int p = s.parents[j];
       if (p < 0) continue;
-      all_kids[p].push_back(j);
-      const bool leaf = s.children(j).empty();
+      const bool leaf = all_kids[j].empty();
       if (!names[j].helper && !(names[j].end_marker && leaf)) kids[p].push_back(j);
     }
     low.resize(count);
@@ -54,7 +55,7 @@ struct Walker {
   std::optional<Vec3> tail(int j) const {
     if (rest.end_world[j]) return rest.end_world[j];
     for (int c : all_kids[j])
-      if (names[c].end_marker && s.children(c).empty() && !names[c].helper) return pos(c);
+      if (names[c].end_marker && all_kids[c].empty() && !names[c].helper) return pos(c);
     return std::nullopt;
   }
 
@@ -164,7 +165,10 @@ bool find_legs(const Walker& w, BodyParts& body, std::array<std::vector<int>, 2>
   double best_score = 0;
   for (int p = 0; p < w.s.joint_count(); ++p) {
     if (w.names[p].helper) continue;
-    const auto& kids = w.kids[p];
+    // Only branches that hang below p can pair (a root's many props and helpers drop out here).
+    std::vector<int> kids;
+    for (int c : w.kids[p])
+      if (w.pos(p).y - w.low[c] > 0) kids.push_back(c);
     for (std::size_t a = 0; a < kids.size(); ++a)
       for (std::size_t b = a + 1; b < kids.size(); ++b) {
         const double drop_a = w.pos(p).y - w.low[kids[a]];
@@ -418,8 +422,10 @@ BodyParts find_body_parts(const RestPose& rest) {
     for (int c : w.all_kids[j])
       if (!body.names[c].helper) stack.push_back(c);
   }
+  std::vector<char> above_hips(n, 0);
+  for (int a = body.hips; a >= 0; a = s.parents[a]) above_hips[a] = 1;
   for (int j = 0; j < n; ++j)
-    if (!in_body[j] && !s.is_ancestor(j, body.hips)) body.excluded[j] = 1;
+    if (!in_body[j] && !above_hips[j]) body.excluded[j] = 1;
   return body;
 }
 

@@ -37,6 +37,14 @@ struct TextSpan {
   std::uint32_t length = 0;
 };
 
+// What a joint's position channels hold. Most writers (CMU, 3ds Max, MotionBuilder) and readers
+// (three.js, Assimp) add them to the joint's OFFSET; Blender's exporter writes on every joint
+// its whole local translation (the OFFSET itself at rest), and its importer reads them so.
+enum class PositionConvention : std::uint8_t {
+  offset_plus_channels,  // translation = OFFSET + channel values
+  channels_only,         // translation = channel values (axes without a channel: the OFFSET)
+};
+
 // Line-ending style of the header and frame lines (informational; the text keeps each line's own).
 enum class LineEndings : std::uint8_t { none, lf, crlf, cr, mixed };
 
@@ -79,6 +87,8 @@ struct Document {
   // ParseOptions::allow_extra_frame_lines; such lines are kept verbatim and are not in the clip.
   int extra_frame_lines = 0;
   LineEndings line_endings = LineEndings::none;
+  // Found from the values by the reader (detect_position_convention); the writer keeps it.
+  PositionConvention positions = PositionConvention::offset_plus_channels;
 
   int joint_count() const { return static_cast<int>(joints.size()); }
   std::string_view view(TextSpan s) const {

@@ -168,9 +168,14 @@ class Parser {
       fail(0, "file is 4 GiB or larger; not supported");
     if (doc_.text.size() >= 3 && doc_.text.compare(0, 3, "\xEF\xBB\xBF") == 0) p_ += 3;
     read_hierarchy();
+    if (options_.max_joints > 0 &&
+        doc_.joints.size() > static_cast<std::size_t>(options_.max_joints))
+      fail(0, std::to_string(doc_.joints.size()) + " joints, more than the limit of " +
+                  std::to_string(options_.max_joints) + " (--max-joints)");
     read_motion_header();
     read_frames();
     set_line_endings();
+    doc_.positions = detect_position_convention(doc_);
   }
 
  private:
@@ -853,6 +858,7 @@ core::Clip convert(const Document& doc, const char* read, const core::ParallelRu
   core::resize_unwritten(c.locals, static_cast<std::size_t>(c.frame_count) * c.joint_count);
   const int channels = doc.channel_count;
   const core::Transform unread = unread_transform();
+  const bool channels_only = doc.positions == PositionConvention::channels_only;
   // Each frame reads its own row of values and writes its own row of locals.
   constexpr int kMinFramesPerBlock = 64;
   const int blocks = io::block_count(runner, c.frame_count, kMinFramesPerBlock);
@@ -871,6 +877,9 @@ core::Clip convert(const Document& doc, const char* read, const core::ParallelRu
         const Joint& joint = doc.joints[j];
         t = core::Transform{};
         t.translation = joint.offset;
+        if (channels_only)
+          for (std::size_t n = 0; n < joint.channels.size(); ++n)
+            if (is_position(joint.channels[n])) t.translation[axis_of(joint.channels[n])] = 0.0;
         const double* v = row + joint.first_value;
         const std::size_t count = joint.channels.size();
         for (std::size_t n = 0; n < count; ++n) {
@@ -898,6 +907,27 @@ core::Clip convert(const Document& doc, const char* read, const core::ParallelRu
 }
 
 }  // namespace
+
+PositionConvention detect_position_convention(const Document& doc) {
+  bool any = false;
+  for (const Joint& joint : doc.joints) {
+    int slot[3] = {-1, -1, -1};
+    for (std::size_t n = 0; n < joint.channels.size(); ++n)
+      if (is_position(joint.channels[n]))
+        slot[axis_of(joint.channels[n])] = joint.first_value + static_cast<int>(n);
+    if (joint.parent < 0 || slot[0] < 0 || slot[1] < 0 || slot[2] < 0) continue;
+    if (glm::length(joint.offset) == 0.0 || doc.frame_count == 0) continue;
+    double from_offset = 0, from_zero = 0;
+    for (int f = 0; f < doc.frame_count; ++f) {
+      const core::Vec3 v(doc.value(f, slot[0]), doc.value(f, slot[1]), doc.value(f, slot[2]));
+      from_offset += glm::length(v - joint.offset);
+      from_zero += glm::length(v);
+    }
+    if (!(from_offset < from_zero)) return PositionConvention::offset_plus_channels;
+    any = true;
+  }
+  return any ? PositionConvention::channels_only : PositionConvention::offset_plus_channels;
+}
 
 core::Transform unread_transform() {
   const double nan = std::numeric_limits<double>::quiet_NaN();

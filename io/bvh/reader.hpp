@@ -30,6 +30,9 @@ struct ParseOptions {
   // of whole lines parsed at once; the Document and any error (its text and line) are the same
   // as a serial parse's.
   const core::ParallelRunner* runner = nullptr;
+  // More joints than this (ROOT and JOINT entries) is an InputError once the hierarchy is read,
+  // before the motion is. 0: no limit.
+  int max_joints = 0;
 };
 
 // Parses `text` (copied into the Document). `source_name` names the file in error messages.
@@ -41,11 +44,19 @@ Document parse_owned(std::string text, const std::string& source_name,
 // Reads and parses a file; errors name `path`.
 Document read_file(const std::filesystem::path& path, const ParseOptions& options = {});
 
+// How `doc`'s position channels are meant (parse() sets Document::positions with it): channels
+// only when at least one non-root joint has X, Y and Z position channels and a non-zero OFFSET,
+// and on every such joint the values lie closer to the OFFSET than to zero (mean distance over
+// the frames); else OFFSET plus channels, what the BVH format says. A root's OFFSET is 0 in
+// most files, so roots tell nothing and follow the non-root joints.
+PositionConvention detect_position_convention(const Document& doc);
+
 // Joint names, parents, rest = (OFFSET, identity, unit scale), End Sites of each joint.
 core::Skeleton skeleton(const Document& doc);
 
 // fps = 1 / Frame Time. Per frame and joint: translation = OFFSET + position channel values
-// (missing axes add 0), rotation = product of the rotation channels in the order listed
+// (missing axes add 0; with PositionConvention::channels_only the values replace the OFFSET's
+// axes), rotation = product of the rotation channels in the order listed
 // (degrees; "Zrotation Yrotation Xrotation" gives Rz * Ry * Rx), scale 1.
 // Frames are independent: with a `runner` they are converted on its threads, same bits.
 core::Clip clip(const Document& doc, const core::ParallelRunner* runner = nullptr);

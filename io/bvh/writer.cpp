@@ -336,14 +336,16 @@ class BlockEncoder {
       refuse(doc_, where(doc_, joint.joint, f) + ": BVH cannot store a scale other than 1");
   }
 
-  // Position channels get translation - OFFSET; an axis without a channel must not move.
+  // Position channels get translation - OFFSET (the file's convention: the translation itself
+  // when its channels hold the whole translation); an axis without a channel must not move.
   void put_translation(const JointPlan& joint, const core::Transform& t, int f,
                        BlockScratch& b) const {
     const Joint& file_joint = doc_.joints[joint.joint];
+    const bool channels_only = doc_.positions == PositionConvention::channels_only;
     for (int a = 0; a < 3; ++a) {
       const double delta = t.translation[a] - file_joint.offset[a];
       if (joint.position_value[a] >= 0) {
-        b.row[plan_.slot_of[joint.position_value[a]]] = delta;
+        b.row[plan_.slot_of[joint.position_value[a]]] = channels_only ? t.translation[a] : delta;
       } else if (std::abs(delta) > kUnrepresentableRel * (1.0 + std::abs(file_joint.offset[a]))) {
         refuse(doc_, where(doc_, joint.joint, f) + ": translation moved along " +
                          std::string(1, static_cast<char>('X' + a)) + " but the joint has no " +

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
+#include <sstream>
 
 #include "io/end_leaves.hpp"
 #include "io/error.hpp"
@@ -121,12 +123,15 @@ std::shared_ptr<ClipDocument> build(Document doc, JointSet joint_set) {
       roots.push_back(m);
   }
   cd->model_joints.assign(n, -1);
-  std::function<void(int)> visit = [&](int m) {
+  // Depth first without recursion (a hierarchy may be as deep as it has joints).
+  std::vector<int> stack(roots.rbegin(), roots.rend());
+  while (!stack.empty()) {
+    const int m = stack.back();
+    stack.pop_back();
     cd->model_joints[m] = static_cast<int>(cd->joint_models.size());
     cd->joint_models.push_back(m);
-    for (int c : children[m]) visit(c);
-  };
-  for (int r : roots) visit(r);
+    stack.insert(stack.end(), children[m].rbegin(), children[m].rend());
+  }
   if (cd->joint_models.empty())
     throw InputError(cd->doc.source_name,
                      "no skeleton: the file has no bones (Models of type LimbNode, Limb or Root)");
@@ -247,6 +252,45 @@ int take_layer(const ClipDocument& cd, int take) {
   return found;
 }
 
+namespace {
+
+// The first and last key times of a take (over every curve of its layers), as stored; false
+// when it has no key.
+bool key_range(const ClipDocument& cd, const Take& t, std::int64_t& lo, std::int64_t& hi) {
+  const Scene& scene = cd.scene;
+  lo = INT64_MAX;
+  hi = INT64_MIN;
+  for (int l : t.layers)
+    for (int cn : scene.layers[l].curve_nodes)
+      for (int c : scene.curve_nodes[cn].curves) {
+        if (c < 0) continue;
+        if (const auto& keys = scene.curves[c].keys) {  // decoded: its times are ascending
+          if (!keys->times.empty()) {
+            lo = std::min(lo, keys->times.front());
+            hi = std::max(hi, keys->times.back());
+          }
+          continue;
+        }
+        const Node& o = cd.doc.root.children[scene.objects_index].children[scene.curves[c].object];
+        if (const Node* kt = o.child("KeyTime"); kt && !kt->props.empty()) {
+          const auto times = as_ints(cd.doc, kt->props[0]);
+          for (std::int64_t time : times) {
+            lo = std::min(lo, time);
+            hi = std::max(hi, time);
+          }
+        }
+      }
+  return lo <= hi;
+}
+
+std::string seconds_text(std::int64_t ticks) {
+  std::ostringstream out;
+  out << static_cast<double>(ticks) / static_cast<double>(kTicksPerSecond) << " s";
+  return out.str();
+}
+
+}  // namespace
+
 TakeTiming take_timing(const ClipDocument& cd, int take) {
   const Scene& scene = cd.scene;
   const Take& t = scene.takes[take];
@@ -258,28 +302,25 @@ TakeTiming take_timing(const ClipDocument& cd, int take) {
     timing.start = t.reference_start;
     timing.stop = t.reference_stop;
   }
+  // The frames come from the keys: a stored range (LocalStop, ReferenceStop) past the last key
+  // adds only copies of it, and is a number that costs nothing to write, so it never sets how
+  // much is sampled.
+  std::int64_t lo = 0, hi = 0;
+  const bool keyed = key_range(cd, t, lo, hi);
   if (timing.stop <= timing.start) {
-    // No range stored: the keys' range (times are read from the stored arrays).
-    std::int64_t lo = INT64_MAX, hi = INT64_MIN;
-    for (int l : t.layers)
-      for (int cn : scene.layers[l].curve_nodes)
-        for (int c : scene.curve_nodes[cn].curves) {
-          if (c < 0) continue;
-          const Node& o =
-              cd.doc.root.children[scene.objects_index].children[scene.curves[c].object];
-          if (const Node* kt = o.child("KeyTime"); kt && !kt->props.empty()) {
-            const auto times = as_ints(cd.doc, kt->props[0]);
-            if (!times.empty()) {
-              lo = std::min(lo, times.front());
-              hi = std::max(hi, times.back());
-            }
-          }
-        }
-    timing.start = lo <= hi ? lo : 0;
-    timing.stop = lo <= hi ? hi : 0;
+    // No range stored: the keys' range.
+    timing.start = keyed ? lo : 0;
+    timing.stop = keyed ? hi : 0;
+  } else if (const std::int64_t last = std::max(keyed ? hi : timing.start, timing.start);
+             timing.stop > last) {
+    timing.stop = last;
   }
-  const double frames = static_cast<double>(timing.stop - timing.start) * timing.fps /
-                        static_cast<double>(kTicksPerSecond);
+  const double frames = (static_cast<double>(timing.stop) - static_cast<double>(timing.start)) *
+                        timing.fps / static_cast<double>(kTicksPerSecond);
+  if (!(frames < static_cast<double>(std::numeric_limits<int>::max() - 1)))
+    throw InputError(cd.doc.source_name, "take '" + t.name + "' runs from " +
+                                             seconds_text(timing.start) + " to " +
+                                             seconds_text(timing.stop) + ": too many frames");
   timing.frame_count = static_cast<int>(std::floor(frames + 1e-6)) + 1;
   return timing;
 }

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <sstream>
 
 #include "core/fk.hpp"
 #include "core/units.hpp"
@@ -230,6 +231,22 @@ void attach_skin(LoadedClip& loaded, const SkinRead& skin) {
   if (!skin.warning.empty()) loaded.warnings.push_back(skin.warning);
 }
 
+// Why the frames end before the take's stored range does (take_timing ends them at the last
+// key), or "".
+std::string cut_range_note(const Take& t, const TakeTiming& timing) {
+  const bool local = t.local_stop > t.local_start;
+  const std::int64_t stop = local ? t.local_stop : t.reference_stop;
+  if (!(local || t.reference_stop > t.reference_start) || stop <= timing.stop) return {};
+  auto seconds = [](std::int64_t ticks) {
+    std::ostringstream out;
+    out << static_cast<double>(ticks) / static_cast<double>(kTicksPerSecond) << " s";
+    return out.str();
+  };
+  return "take '" + t.name + "' declares its end (" + (local ? "LocalStop" : "ReferenceStop") +
+         ") at " + seconds(stop) + " but its keys end at " + seconds(timing.stop) +
+         "; the frames end there";
+}
+
 // One take of an already read document as a LoadedClip sharing `cd`.
 LoadedClip load_take(const std::shared_ptr<ClipDocument>& cd, const std::filesystem::path& path,
                      int take, const ClipLoadOptions& options, const SkinRead& skin) {
@@ -249,6 +266,8 @@ LoadedClip load_take(const std::shared_ptr<ClipDocument>& cd, const std::filesys
   if (inexact > 0)
     loaded.warnings.push_back(std::to_string(inexact) + " joint(s) are approximated (" +
                               first_inexact + "); fixing legs through them is refused");
+  if (std::string note = cut_range_note(cd->scene.takes[take], timing); !note.empty())
+    loaded.warnings.push_back(std::move(note));
   if (cd->scene.fps_defaulted)
     loaded.warnings.push_back("GlobalSettings TimeMode " + std::to_string(cd->scene.time_mode) +
                               " names no frame rate; 30 fps assumed");

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <glm/gtc/quaternion.hpp>
+#include <limits>
 #include <unordered_map>
 
 #include "core/fk.hpp"
@@ -292,7 +293,9 @@ struct FrameGrid {
 };
 
 // `key_times`: the key times of each sampler that drives the skeleton.
-FrameGrid frame_grid(const std::vector<std::vector<double>>& key_times, double fallback_fps) {
+// `where` names the animation in an error.
+FrameGrid frame_grid(const Document& doc, const std::string& where,
+                     const std::vector<std::vector<double>>& key_times, double fallback_fps) {
   FrameGrid grid;
   // Times that differ only by float rounding are the same key (written by two samplers).
   auto close = [](double a, double b) {
@@ -351,7 +354,11 @@ FrameGrid frame_grid(const std::vector<std::vector<double>>& key_times, double f
   }
   // Not one grid: sample at the fallback rate; the last frame lands on the last key.
   const double t_end = merged.back();
-  const auto count = static_cast<std::size_t>(std::floor(span * fallback_fps + 1e-9)) + 1;
+  const double frames = std::floor(span * fallback_fps + 1e-9) + 1;
+  if (!(frames < static_cast<double>(std::numeric_limits<int>::max() - 1)))
+    fail(doc, where + ": its keys span " + std::to_string(span) + " s, " + std::to_string(frames) +
+                  " frames at " + std::to_string(fallback_fps) + " fps: too many");
+  const auto count = static_cast<std::size_t>(frames);
   for (std::size_t k = 0; k < count; ++k)
     grid.times.push_back(
         static_cast<double>(static_cast<float>(t0 + static_cast<double>(k) / fallback_fps)));
@@ -746,7 +753,8 @@ Take extract_take(std::shared_ptr<const Document> document, int animation,
   const double fallback_fps = options.sample_fps.value_or(30.0);
   if (!(fallback_fps > 0) || !std::isfinite(fallback_fps))
     throw InputError(doc.source_name, "sample rate must be a positive number of frames per second");
-  FrameGrid grid = frame_grid(key_times, fallback_fps);
+  FrameGrid grid =
+      frame_grid(doc, "animation '" + anim.display_name + "'", key_times, fallback_fps);
   take.uniform_grid = grid.uniform;
   take.layout.frame_times = std::move(grid.times);
   sample_clip(doc, anim, driven, keyframes, grid.fps, take);

@@ -141,7 +141,7 @@ AccessorData read_accessor(const Document& doc, int index) {
   AccessorData out;
   out.count = static_cast<int>(count);
   out.components = components;
-  out.values.assign(static_cast<std::size_t>(count) * components, 0.0);
+  out.component_type = component_type;
   // Matrices of 1- and 2-byte components pad each column to 4 bytes (spec "Data Alignment").
   int column_rows = 0;
   if (type == "MAT2" && csize == 1) column_rows = 2;
@@ -159,11 +159,15 @@ AccessorData read_accessor(const Document& doc, int index) {
         dst[c * rows + r] = decode(p + c * column_bytes + r * csize, component_type, normalized);
   };
 
+  // Every element must be backed by bytes of the file before anything is allocated: count x
+  // stride within the bufferView; without one (zeros, then sparse values), the elements may not
+  // outnumber what all the file's buffers could hold.
+  std::string_view view;
+  std::size_t stride = 0;
+  std::int64_t offset = 0;
   if (a.contains("bufferView")) {
-    std::size_t stride = 0;
-    const std::string_view view =
-        buffer_view_bytes(doc, get_int(doc, a, "bufferView", -1, where), stride, where);
-    const std::int64_t offset = get_int(doc, a, "byteOffset", 0, where);
+    view = buffer_view_bytes(doc, get_int(doc, a, "bufferView", -1, where), stride, where);
+    offset = get_int(doc, a, "byteOffset", 0, where);
     if (stride == 0) stride = element_size;
     if (offset < 0 ||
         (count > 0 && static_cast<std::uint64_t>(offset) +
@@ -172,6 +176,17 @@ AccessorData read_accessor(const Document& doc, int index) {
       fail(doc, where + ": " + std::to_string(count) + " elements from byteOffset " +
                     std::to_string(offset) + " do not fit in its bufferView (" +
                     std::to_string(view.size()) + " bytes)");
+  } else {
+    std::uint64_t buffer_bytes = 0;
+    for (int b = 0; b < static_cast<int>(doc.buffers.size()); ++b)
+      buffer_bytes += doc.buffer_bytes(b).size();
+    if (static_cast<std::uint64_t>(count) * element_size > buffer_bytes)
+      fail(doc, where + ": " + std::to_string(count) + " elements of " +
+                    std::to_string(element_size) + " bytes and no bufferView: more than the " +
+                    std::to_string(buffer_bytes) + " bytes of the file's buffers");
+  }
+  out.values.assign(static_cast<std::size_t>(count) * components, 0.0);
+  if (!view.empty()) {
     const char* base = view.data() + offset;
     for (std::int64_t i = 0; i < count; ++i)
       decode_element(base + stride * static_cast<std::size_t>(i),
@@ -235,6 +250,11 @@ Keyframes read_keyframes(const Document& doc, int animation, int sampler, Path p
   const AccessorData input = read_accessor(doc, s.input);
   if (input.components != 1)
     fail(doc, where + ": input accessor " + std::to_string(s.input) + " is not SCALAR");
+  // Times are floats (the spec's only input type): integers read as seconds would make a
+  // clip of years.
+  if (input.component_type != kFloat)
+    fail(doc, where + ": input accessor " + std::to_string(s.input) + " has componentType " +
+                  std::to_string(input.component_type) + "; key times must be FLOAT (5126)");
   if (input.count < 1) fail(doc, where + ": no keyframes");
   keys.times = input.values;
   for (std::size_t i = 1; i < keys.times.size(); ++i)

@@ -21,6 +21,7 @@ namespace ikfix::io::gltf {
 struct AccessorData {
   int count = 0;
   int components = 0;          // 1 (SCALAR), 2, 3, 4, 4 (MAT2), 9 (MAT3), 16 (MAT4)
+  int component_type = 0;      // 5126 FLOAT, 5120-5125 the integer types
   std::vector<double> values;  // count * components
 };
 

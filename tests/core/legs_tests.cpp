@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/fk.hpp"
+#include "core/joint_tree.hpp"
 #include "core/legs.hpp"
 
 namespace ikfix::core {
@@ -657,6 +658,104 @@ TEST(LegsFromNames, NotAChain) {
                                                         "LeftUpLeg", "LeftLeg", "LeftFoot", ""});
   EXPECT_FALSE(o.rig.has_value());
   EXPECT_NE(o.error.find("overlap"), std::string::npos) << o.error;
+}
+
+// --- scale: detection is O(n log n) in joints (issue 19 row 6) -------------------------------
+
+// A biped (unnamed when `named` is false) with `extra` more joints: siblings under the root, or
+// one chain hanging from the head. Built directly: SkeletonBuilder finds parents by name.
+Skeleton biped_with_many_joints(int extra, bool nested, bool named) {
+  Skeleton s;
+  auto add = [&](std::string name, int parent, Vec3 offset) {
+    s.names.push_back(std::move(name));
+    s.parents.push_back(parent);
+    Transform rest;
+    rest.translation = offset;
+    s.rest.push_back(rest);
+    s.end_sites.push_back(std::nullopt);
+    return s.joint_count() - 1;
+  };
+  const int hips = add(named ? "Hips" : "j0", -1, Vec3(0, 1.0, 0));
+  const int head = add(named ? "Head" : "j1", hips, Vec3(0, 0.6, 0));
+  const char* parts[4] = {"UpLeg", "Leg", "Foot", "ToeBase"};
+  const Vec3 offsets[4] = {Vec3(0, -0.05, 0), Vec3(0, -0.45, 0.03), Vec3(0, -0.42, -0.03),
+                           Vec3(0, -0.06, 0.13)};
+  for (int side = 0; side < 2; ++side) {
+    int parent = hips;
+    for (int k = 0; k < 4; ++k) {
+      Vec3 offset = offsets[k];
+      if (k == 0) offset.x = side == 0 ? 0.1 : -0.1;
+      const std::string name = named ? std::string(side == 0 ? "Left" : "Right") + parts[k]
+                                     : "leg" + std::to_string(side * 4 + k);
+      parent = add(name, parent, offset);
+    }
+  }
+  int parent = head;
+  for (int i = 0; i < extra; ++i) {
+    const int j = add("x" + std::to_string(i), nested ? parent : hips,
+                      nested ? Vec3(0, 1e-6, 0) : Vec3(0, 0.2, 0));
+    if (nested) parent = j;
+  }
+  return s;
+}
+
+TEST(LegsScale, HundredThousandSiblingsAndAHundredThousandDeepChain) {
+  // Each of these took minutes or never finished when detection was quadratic; ctest's timeout
+  // bounds them now (their times are in tests/bench/README.md).
+  for (bool nested : {false, true})
+    for (bool named : {true, false}) {
+      const Skeleton s = biped_with_many_joints(100000, nested, named);
+      ASSERT_EQ(s.validate(), "");
+      const LegDetection d = detect_legs_at_rest(s, Transform{});
+      ASSERT_TRUE(d.rig.has_value()) << d.error << " nested " << nested << " named " << named;
+      EXPECT_EQ(d.rig->method, named ? "names" : "topology");
+      EXPECT_EQ(s.names[d.rig->pelvis], named ? "Hips" : "j0");
+      EXPECT_EQ(s.names[d.rig->legs[0].ankle], named ? "LeftFoot" : "leg2");
+      EXPECT_EQ(s.names[d.rig->legs[1].ankle], named ? "RightFoot" : "leg6");
+    }
+}
+
+TEST(LegsByTopology, EqualChainsPairTheFirstTwoByIndex) {
+  // Four identical unnamed legs under one pelvis: every pair drops as far; the first two win,
+  // as the pairwise search found them.
+  SkeletonBuilder b;
+  b.add("p", "", Vec3(0, 1.0, 0));
+  for (int k = 0; k < 4; ++k) {
+    const double x = k % 2 == 0 ? 0.1 * (k + 1) : -0.1 * k;
+    const std::string n = "c" + std::to_string(k);
+    b.add(n + "a", "p", Vec3(x, 0.95, 0));
+    b.add(n + "b", n + "a", Vec3(x, 0.5, 0.03));
+    b.add(n + "c", n + "b", Vec3(x, 0.08, 0));
+    b.add(n + "d", n + "c", Vec3(x, 0.02, 0.13));
+  }
+  const LegDetection d = detect_legs_at_rest(b.skeleton(), Transform{});
+  // The quadruped check refuses the rig; what matters is which chains were paired.
+  EXPECT_FALSE(d.rig.has_value());
+  EXPECT_NE(d.error.find("c2"), std::string::npos) << d.error;
+}
+
+TEST(JointTree, AgreesWithTheSkeletonOnEveryPair) {
+  Skeleton s;
+  // A tree of 200 joints with two roots, parents drawn from a fixed sequence.
+  unsigned state = 12345;
+  for (int j = 0; j < 200; ++j) {
+    state = state * 1103515245u + 12345u;
+    s.names.push_back("j" + std::to_string(j));
+    s.parents.push_back(j == 0 || j == 70 ? -1 : static_cast<int>((state >> 8) % j));
+    s.rest.emplace_back();
+    s.end_sites.push_back(std::nullopt);
+  }
+  const JointTree tree(s);
+  for (int a = 0; a < s.joint_count(); ++a) {
+    const std::vector<int> expected = s.children(a);
+    const auto got = tree.children(a);
+    EXPECT_EQ(std::vector<int>(got.begin(), got.end()), expected) << a;
+    int depth = 0;
+    for (int p = s.parents[a]; p >= 0; p = s.parents[p]) ++depth;
+    EXPECT_EQ(tree.depth(a), depth);
+    for (int b = 0; b < s.joint_count(); ++b)
+      ASSERT_EQ(tree.is_ancestor(a, b), s.is_ancestor(a, b)) << a << " " << b;
+  }
 }
 
 // --- normalized_joint_name ------------------------------------------------------------------
