@@ -8,7 +8,7 @@ namespace ikfix::cli {
 namespace {
 
 // Each condition reads one number from the report (a run report's "metrics.after", or a check
-// report's "metrics"). Units: frames, metres, metres/second, degrees.
+// report's "metrics"). Units: frames, metres, metres/second, degrees, metres/second^3.
 struct MetricPath {
   const char* name;
   const char* group;  // "" for totals/body, else a key of the metrics object
@@ -25,6 +25,10 @@ const MetricPath kMetrics[] = {
     {"float", "float", "mean_m"},
     {"bone-length", "bone_length_change", "max"},
     {"knee", "knee", "limit_violation_deg"},
+    {"foot-jerk", "jerk", "foot_max"},
+    {"pelvis-jerk", "jerk", "pelvis_max"},
+    {"foot-jerk-mean", "jerk", "foot_mean_mps3"},
+    {"pelvis-jerk-mean", "jerk", "pelvis_mean_mps3"},
     {"nan", "", "non_finite"},
 };
 
@@ -47,7 +51,10 @@ double metric_value(const std::string& metric, const nlohmann::ordered_json& rep
       return report.contains("totals") ? report["totals"][path.key].get<double>() : 0.0;
     }
     const auto* m = metrics_of(report);
-    return m ? (*m)[path.group][path.key].get<double>() : 0.0;
+    if (!m) return 0.0;
+    const auto& value = (*m)[path.group][path.key];
+    // The largest single-frame jerks are objects: their value, frame and leg.
+    return value.is_object() ? value["mps3"].get<double>() : value.get<double>();
   }
   return 0;
 }

@@ -17,6 +17,13 @@ Json where(const core::Worst& w) {
   return j;
 }
 
+// A largest single-frame jerk (m/s^3) and where: frame (-1 for a clip under 5 frames), leg, point.
+Json largest_jerk(const core::Worst& w) {
+  Json j{{"mps3", round9(w.value)}};
+  j.update(where(w));
+  return j;
+}
+
 }  // namespace
 
 Json metrics_json(const core::ClipMetrics& m) {
@@ -50,7 +57,9 @@ Json metrics_json(const core::ClipMetrics& m) {
   turn["joint"] = m.rotation_speed.point;
   out["rotation_speed"] = turn;
   out["jerk"] = {{"foot_mean_mps3", round9(m.foot_jerk_mean)},
-                 {"pelvis_mean_mps3", round9(m.pelvis_jerk_mean)}};
+                 {"pelvis_mean_mps3", round9(m.pelvis_jerk_mean)},
+                 {"foot_max", largest_jerk(m.foot_jerk_max)},
+                 {"pelvis_max", largest_jerk(m.pelvis_jerk_max)}};
   out["non_finite"] = m.non_finite;
   Json legs = Json::array();
   for (const auto& lm : m.legs) {
@@ -65,6 +74,7 @@ Json metrics_json(const core::ClipMetrics& m) {
     legs.push_back({{"side", lm.side},
                     {"frames_in_contact", lm.frames_in_contact},
                     {"foot_jerk_mean_mps3", round9(lm.foot_jerk_mean)},
+                    {"foot_jerk_max", largest_jerk(lm.foot_jerk_max)},
                     {"plants", plants}});
   }
   out["per_leg"] = legs;
