@@ -8,7 +8,7 @@ namespace ikfix::cli {
 namespace {
 
 // Each condition reads one number from the report (a run report's "metrics.after", or a check
-// report's "metrics"). Units: frames, metres, metres/second, degrees.
+// report's "metrics"). Units: frames, metres, metres/second, degrees, metres/second^3.
 struct MetricPath {
   const char* name;
   const char* group;  // "" for totals/body, else a key of the metrics object
@@ -29,6 +29,10 @@ const MetricPath kMetrics[] = {
     {"float", "float", "mean_m"},
     {"bone-length", "bone_length_change", "max"},
     {"knee", "knee", "limit_violation_deg"},
+    {"foot-jerk", "jerk", "foot_max"},
+    {"pelvis-jerk", "jerk", "pelvis_max"},
+    {"foot-jerk-mean", "jerk", "foot_mean_mps3"},
+    {"pelvis-jerk-mean", "jerk", "pelvis_mean_mps3"},
     {"nan", "", "non_finite"},
 };
 
@@ -46,6 +50,8 @@ double group_value(const nlohmann::ordered_json& metrics, const MetricPath& path
   std::string key;
   while (at && std::getline(keys, key, '.'))
     at = at->is_object() && at->contains(key) ? &(*at)[key] : nullptr;
+  // The largest single-frame jerks are objects: their value (`mps3`), frame and leg.
+  if (at && at->is_object() && at->contains("mps3")) at = &(*at)["mps3"];
   return at && at->is_number() ? at->get<double>() : 0.0;
 }
 

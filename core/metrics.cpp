@@ -12,20 +12,31 @@
 namespace ikfix::core {
 namespace {
 
-// Mean magnitude of the third derivative (central differences), units per second cubed.
-double mean_jerk(const std::vector<Vec3>& p, double fps) {
-  const int n = static_cast<int>(p.size());
+// Mean of jerk_per_frame over the frames that have one, units per second cubed.
+double mean_jerk(const std::vector<double>& jerk) {
+  const int n = static_cast<int>(jerk.size());
   if (n < 5) return 0;
   double sum = 0;
-  for (int f = 2; f + 2 < n; ++f) {
-    const Vec3 j =
-        (p[f + 2] - 2.0 * p[f + 1] + 2.0 * p[f - 1] - p[f - 2]) * (0.5 * fps * fps * fps);
-    sum += glm::length(j);
-  }
+  for (int f = 2; f + 2 < n; ++f) sum += jerk[f];
   return sum / (n - 4);
 }
 
+// The largest of jerk_per_frame, offered to `worst` with its frame, leg and point.
+void offer_max_jerk(const std::vector<double>& jerk, int leg, const char* point, Worst& worst) {
+  for (int f = 2; f + 2 < static_cast<int>(jerk.size()); ++f) worst.offer(jerk[f], f, leg, point);
+}
+
 }  // namespace
+
+std::vector<double> jerk_per_frame(const std::vector<Vec3>& p, double fps) {
+  const int n = static_cast<int>(p.size());
+  std::vector<double> jerk(n, 0.0);
+  if (n < 5) return jerk;
+  for (int f = 2; f + 2 < n; ++f)
+    jerk[f] = glm::length((p[f + 2] - 2.0 * p[f + 1] + 2.0 * p[f - 1] - p[f - 2]) *
+                          (0.5 * fps * fps * fps));
+  return jerk;
+}
 
 double planted_point_speed(const std::vector<Vec3>& point, const std::vector<char>& planted,
                            const Interval& plant, int f, double fps) {
@@ -315,8 +326,11 @@ void measure_leg(const MetricsInput& in, const ClipWorld& w, const ContactSettin
     lm.plants.push_back(measure_plant(pts, contacts, iv, l, fps, lm, m, sums));
   measure_foot_penetration(in, w, contacts.planted, l, lm, m);
   measure_knee(in, w, l, lm, m);
-  lm.foot_jerk_mean = mean_jerk(pts[0], fps);
+  const std::vector<double> jerk = jerk_per_frame(pts[0], fps);
+  lm.foot_jerk_mean = mean_jerk(jerk);
   m.foot_jerk_mean += 0.5 * lm.foot_jerk_mean;
+  offer_max_jerk(jerk, l, "ankle", lm.foot_jerk_max);
+  offer_max_jerk(jerk, l, "ankle", m.foot_jerk_max);
   measure_rotation_speed(in, l, m);
 }
 
@@ -334,7 +348,9 @@ ClipMetrics measure_clip(const MetricsInput& in) {
   const ContactSettings cs = scaled_contact_settings(in, w);
   std::vector<Vec3> pelvis(clip.frame_count);
   for (int f = 0; f < clip.frame_count; ++f) pelvis[f] = w.at(f, in.rig.pelvis);
-  m.pelvis_jerk_mean = mean_jerk(pelvis, clip.fps);
+  const std::vector<double> pelvis_jerk = jerk_per_frame(pelvis, clip.fps);
+  m.pelvis_jerk_mean = mean_jerk(pelvis_jerk);
+  offer_max_jerk(pelvis_jerk, -1, "pelvis", m.pelvis_jerk_max);
   PlantSums sums;
   for (int l = 0; l < 2; ++l) measure_leg(in, w, cs, l, m, sums);
   m.mean_slide_mps = sums.slide_count ? sums.slide / sums.slide_count : 0.0;

@@ -46,6 +46,7 @@ struct LegMetrics {
   std::vector<PlantMetrics> plants;
   double knee_angle_min_rad = 0, knee_angle_max_rad = 0;  // interior angle, pi = straight
   double foot_jerk_mean = 0;                              // m/s^3, ankle
+  Worst foot_jerk_max;  // m/s^3: the ankle's largest single-frame jerk (jerk_per_frame)
   // The foot measured (FootModel): where its toe tip came from, the toe's length at rest
   // (metres, ball to tip; 0 without a tip) and how many skinned sole vertices it has.
   ToeTipSource toe_tip = ToeTipSource::None;
@@ -81,7 +82,9 @@ struct ClipMetrics {
   Worst rotation_speed;        // rad/s, frame-to-frame change of a leg joint's local rotation
   double foot_jerk_mean = 0;   // m/s^3, mean over both ankles
   double pelvis_jerk_mean = 0;
-  int non_finite = 0;  // NaN/Inf values in the clip
+  Worst foot_jerk_max;    // m/s^3, either ankle's largest single-frame jerk, its frame and leg
+  Worst pelvis_jerk_max;  // m/s^3, the pelvis's largest single-frame jerk, its frame
+  int non_finite = 0;     // NaN/Inf values in the clip
 };
 
 struct MetricsInput {
@@ -96,6 +99,11 @@ struct MetricsInput {
   double reference_leg_length = 0.85;  // metres
   double min_knee_angle = 25.0 * kPi / 180.0;
 };
+
+// Jerk magnitude (m/s^3 for metres) per frame of a point's path sampled at `fps`: the central
+// third difference (p[f+2] - 2 p[f+1] + 2 p[f-1] - p[f-2]) fps^3 / 2. Frames 0, 1, n-2 and n-1
+// (and every frame of a path shorter than 5) have none and get 0.
+std::vector<double> jerk_per_frame(const std::vector<Vec3>& p, double fps);
 
 // Contacts are detected on the measured motion itself, heights taken above the terrain.
 ClipMetrics measure_clip(const MetricsInput& input);

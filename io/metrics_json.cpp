@@ -33,6 +33,13 @@ Json foot_penetration_json(const core::FootPenetration& p) {
           {"planted_vertical", deepest(p.planted_vertical)}};
 }
 
+// A largest single-frame jerk (m/s^3) and where: frame (-1 for a clip under 5 frames), leg, point.
+Json largest_jerk(const core::Worst& w) {
+  Json j{{"mps3", round9(w.value)}};
+  j.update(where(w));
+  return j;
+}
+
 }  // namespace
 
 Json metrics_json(const core::ClipMetrics& m) {
@@ -67,7 +74,9 @@ Json metrics_json(const core::ClipMetrics& m) {
   turn["joint"] = m.rotation_speed.point;
   out["rotation_speed"] = turn;
   out["jerk"] = {{"foot_mean_mps3", round9(m.foot_jerk_mean)},
-                 {"pelvis_mean_mps3", round9(m.pelvis_jerk_mean)}};
+                 {"pelvis_mean_mps3", round9(m.pelvis_jerk_mean)},
+                 {"foot_max", largest_jerk(m.foot_jerk_max)},
+                 {"pelvis_max", largest_jerk(m.pelvis_jerk_max)}};
   out["non_finite"] = m.non_finite;
   Json legs = Json::array();
   for (const auto& lm : m.legs) {
@@ -87,6 +96,7 @@ Json metrics_json(const core::ClipMetrics& m) {
                      {{"toe_tip", core::toe_tip_source_name(lm.toe_tip)},
                       {"toe_length_m", round9(lm.toe_length_m)},
                       {"sole_vertices", lm.sole_vertices}}},
+                    {"foot_jerk_max", largest_jerk(lm.foot_jerk_max)},
                     {"plants", plants}});
   }
   out["per_leg"] = legs;

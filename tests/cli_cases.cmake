@@ -196,6 +196,11 @@ ikfix_cli_case(check_fail_on_penetration 1 "fail-on condition held: penetration"
                --fail-on penetration>0.005)
 ikfix_cli_case(check_fail_on_passes 0 "" check ${WALK} --terrain ${CMAKE_SOURCE_DIR}/data/terrain/flat.obj
                --fail-on penetration>0.005,bone-length>0.00001,nan)
+# The walk's largest ankle jerk is some hundreds of m/s^3: above 10, below 100000.
+ikfix_cli_case(check_fail_on_foot_jerk 1 "fail-on condition held: foot-jerk=" check ${WALK} --terrain ${STAIRS}
+               --fail-on foot-jerk>10)
+ikfix_cli_case(check_fail_on_jerk_passes 0 "" check ${WALK} --terrain ${STAIRS}
+               --fail-on foot-jerk>100000,pelvis-jerk>100000,foot-jerk-mean>100000,pelvis-jerk-mean>100000)
 ikfix_cli_case(check_bad_fail_on 2 "error:.*fail-on" check ${WALK} --terrain ${STAIRS} --fail-on wobble>1)
 ikfix_cli_case(check_missing_clip 2 "error:.*nosuch.bvh" check ${IKFIX_CLI_DIR}/nosuch.bvh --terrain ${STAIRS})
 ikfix_cli_case(check_no_legs 2 "error:.*nolegs.bvh.*legs" check ${IKFIX_CLI_DIR}/nolegs.bvh --terrain ${STAIRS})
