@@ -1,8 +1,9 @@
 // ikfix HTML report, one clip: 3D before/after viewer, timeline, plots and summary.
 // Reads the page's JSON (#ikfix-data, written by io/html/html_report.cpp) and needs the globals
 // THREE (three.js build/three.min.js) and uPlot (dist/uPlot.iife.min.js). World metres, Y up.
-// Test hook: window.ikfixViewer (frameCount, setFrame, jointNames, jointPosition), set once the
-// data is decoded and the first frame is drawn.
+// Test hook: window.ikfixViewer (frameCount, setFrame, jointNames, jointPosition, firstFrameMs),
+// set once the whole page is built. The first frame is drawn before that: only the positions and
+// the terrain are decoded before it; the series, timeline, plots and terrain edges come after.
 (function () {
   'use strict';
 
@@ -20,31 +21,35 @@
   }
 
   function fromBase64(base64) {
+    if (Uint8Array.fromBase64) return Uint8Array.fromBase64(base64);
     const binary = atob(base64);
     const bytes = new Uint8Array(binary.length);
     for (let i = 0; i < binary.length; ++i) bytes[i] = binary.charCodeAt(i);
     return bytes;
   }
 
-  // Zigzag LEB128 second differences per coordinate over frames (io/html/packed_data.hpp).
-  function decodePositions(bytes, pointCount, frames, step) {
-    const values = new Float64Array(frames * pointCount * 3);
-    const last = new Float64Array(pointCount * 3), lastStep = new Float64Array(pointCount * 3);
-    let at = 0;
-    for (let i = 0; i < values.length; ++i) {
-      let shift = 1, zigzag = 0, b;
-      do {
-        b = bytes[at++];
-        zigzag += (b & 0x7f) * shift;
-        shift *= 128;
-      } while (b & 0x80);
-      const delta = zigzag % 2 ? -(zigzag + 1) / 2 : zigzag / 2;
-      const k = i % (pointCount * 3);
-      lastStep[k] += delta;
-      last[k] += lastStep[k];
-      values[i] = last[k] * step;
-    }
-    return values;
+  // Zigzag LEB128 second differences per coordinate over frames (io/html/packed_data.hpp),
+  // decoded into `values` (frame-major x, y, z per point) in frame order: until(f) makes frames
+  // [0, f) ready, so the first frame is drawn before the others are decoded.
+  function positionDecoder(base64, pointCount, frames, step) {
+    const bytes = fromBase64(base64), n = pointCount * 3;
+    const values = new Float64Array(frames * n);
+    const last = new Float64Array(n), lastStep = new Float64Array(n);
+    let at = 0, i = 0, done = 0;
+    const until = (end) => {
+      for (; done < Math.min(end, frames); ++done)
+        for (let k = 0; k < n; ++k, ++i) {
+          let b = bytes[at++], zigzag = b & 0x7f;
+          for (let shift = 128; b & 0x80; shift *= 128) {
+            b = bytes[at++];
+            zigzag += (b & 0x7f) * shift;
+          }
+          lastStep[k] += zigzag % 2 ? -(zigzag + 1) / 2 : zigzag / 2;
+          last[k] += lastStep[k];
+          values[i] = last[k] * step;
+        }
+    };
+    return { values, until };
   }
 
   // Varints on a grid: 0 absent (null), else 1 + zigzag delta from the last present value.
@@ -66,30 +71,37 @@
     return out;
   }
 
+  // Every series inflated at once (each inflate waits on a stream: one after the other, their
+  // waits would add up).
   async function unpackSeries(packed) {
     if (Array.isArray(packed)) return packed;
     if (packed && packed.data !== undefined) return decodeSeries(await inflate(packed.data), packed.step);
-    const out = {};
-    for (const [k, v] of Object.entries(packed)) out[k] = await unpackSeries(v);
-    return out;
+    const entries = Object.entries(packed);
+    const values = await Promise.all(entries.map(([, v]) => unpackSeries(v)));
+    return Object.fromEntries(entries.map(([k], i) => [k, values[i]]));
   }
 
-  async function loadView(view) {
-    view.series = {
-      pelvis_change_m: await unpackSeries(view.series.pelvis_change_m),
-      feet: await Promise.all(view.series.feet.map(unpackSeries)),
-    };
+  async function loadSeries(series) {
+    const [pelvis, feet] = await Promise.all([
+      unpackSeries(series.pelvis_change_m), Promise.all(series.feet.map(unpackSeries))]);
+    return { pelvis_change_m: pelvis, feet };
+  }
+
+  // What the first frame draws: the terrain and frame 0 of the positions before and after (and of
+  // the source's); decodeAll() decodes the other frames.
+  async function loadFigures(view) {
     const p = view.positions;
-    const [vertices, triangles] = await Promise.all([
-      inflate(view.terrain.vertices), inflate(view.terrain.triangles)]);
-    const before = fromBase64(p.before), after = fromBase64(p.after);
+    const terrain = Promise.all([inflate(view.terrain.vertices), inflate(view.terrain.triangles)]);
+    const before = positionDecoder(p.before, view.pointCount, view.frames, p.step_m);
+    const after = positionDecoder(p.after, view.pointCount, view.frames, p.step_m);
     const source = view.source
-      ? decodePositions(fromBase64(view.source.positions), view.source.pointCount, view.source.frames, p.step_m)
-      : null;
+      ? positionDecoder(view.source.positions, view.source.pointCount, view.source.frames, p.step_m) : null;
+    const decoders = [before, after, source].filter((d) => d);
+    decoders.forEach((d) => d.until(1));
+    const [vertices, triangles] = await terrain;
     return {
-      source,
-      before: decodePositions(before, view.pointCount, view.frames, p.step_m),
-      after: decodePositions(after, view.pointCount, view.frames, p.step_m),
+      source: source && source.values, before: before.values, after: after.values,
+      decodeAll: () => decoders.forEach((d) => d.until(Infinity)),
       terrainVertices: new Float32Array(vertices.buffer, 0, vertices.length / 4),
       terrainTriangles: new Uint32Array(triangles.buffer, 0, triangles.length / 4),
     };
@@ -128,30 +140,37 @@
     });
     const group = new THREE.Group();
     group.add(new THREE.Mesh(geometry, material));
-    const edges = new THREE.EdgesGeometry(geometry, 20);
-    group.add(new THREE.LineSegments(edges, new THREE.LineBasicMaterial({ color: 0x8a826f })));
-    return group;
+    return { group, geometry };
   }
 
-  // Bones as instanced cylinders, joints and foot points as instanced spheres.
+  // The terrain's edges (after the first frame: finding them and compiling their shader can wait).
+  function addTerrainEdges(terrain) {
+    const edges = new THREE.EdgesGeometry(terrain.geometry, 20);
+    terrain.group.add(new THREE.LineSegments(edges, new THREE.LineBasicMaterial({ color: 0x8a826f })));
+  }
+
+  // Bones as instanced cylinders, joints and foot points as instanced spheres. Every mesh colours
+  // its instances (instanceColor) under one white material, so that all figures of the same
+  // opacity share one shader program: fewer programs to compile before the first frame.
   function makeFigure(view, color, opacity, radius) {
     const transparent = opacity < 1;
-    const material = new THREE.MeshLambertMaterial({ color, transparent, opacity, depthWrite: !transparent });
+    const material = new THREE.MeshLambertMaterial({ color: 0xffffff, transparent, opacity, depthWrite: !transparent });
     const bones = [];
     view.parents.forEach((parent, child) => { if (parent >= 0) bones.push([parent, child]); });
-    const cylinder = new THREE.CylinderGeometry(1, 1, 1, 8, 1);
-    const boneMesh = new THREE.InstancedMesh(cylinder, material, Math.max(1, bones.length));
-    const sphere = new THREE.SphereGeometry(1, 12, 8);
-    const jointMesh = new THREE.InstancedMesh(sphere, material, view.pointCount);
     const feet = [];
     for (const foot of view.feet)
       for (const [kind, point] of [['ankle', foot.ankle], ['toe', foot.toe], ['tip', foot.tip]])
         if (point >= 0) feet.push({ point, color: COLORS[kind] });
-    const footMaterial = new THREE.MeshLambertMaterial({ transparent, opacity, depthWrite: !transparent });
-    const footMesh = new THREE.InstancedMesh(sphere, footMaterial, Math.max(1, feet.length));
-    feet.forEach((f, i) => footMesh.setColorAt(i, new THREE.Color(f.color)));
-    boneMesh.count = bones.length;  // the meshes hold at least one instance: draw only real ones
-    footMesh.count = feet.length;
+    const instanced = (geometry, colors) => {
+      const mesh = new THREE.InstancedMesh(geometry, material, Math.max(1, colors.length));
+      colors.forEach((c, i) => mesh.setColorAt(i, new THREE.Color(c)));
+      mesh.count = colors.length;  // the meshes hold at least one instance: draw only real ones
+      return mesh;
+    };
+    const sphere = new THREE.SphereGeometry(1, 12, 8);
+    const boneMesh = instanced(new THREE.CylinderGeometry(1, 1, 1, 8, 1), bones.map(() => color));
+    const jointMesh = instanced(sphere, Array.from({ length: view.pointCount }, () => color));
+    const footMesh = instanced(sphere, feet.map((f) => f.color));
     const group = new THREE.Group();
     group.add(boneMesh, jointMesh, footMesh);
     return { group, bones, boneMesh, jointMesh, footMesh, feet, radius, pointCount: view.pointCount };
@@ -236,9 +255,10 @@
     const sun = new THREE.DirectionalLight(0xffffff, 1.8);
     sun.position.set(3, 8, 5);
     scene.add(sun);
-    scene.add(makeTerrain(decoded));
     const camera = new THREE.PerspectiveCamera(45, 1, 0.02, 500);
     const viewer = { renderer, scene, camera, dirty: true };
+    viewer.terrain = makeTerrain(decoded);
+    scene.add(viewer.terrain.group);
     viewer.before = makeFigure(view, COLORS.before, 0.35, 0.018);
     viewer.after = makeFigure(view, COLORS.after, 1, 0.02);
     scene.add(viewer.before.group, viewer.after.group);
@@ -554,18 +574,40 @@
     requestAnimationFrame(tick);
   }
 
+  // The page around the viewer; the timeline and the plots go into their boxes after the first
+  // frame (finishPage).
   function layout(data, state, decoded) {
     const report = data.report, view = data.view;
     const app = document.getElementById('app');
     const stage = el('div', { class: 'stage' });
     state.controls = makeControls(state);
+    state.timelineSlot = el('div');
     const header = el('header', {}, [el('h1', { text: data.title }),
       el('span', { class: 'badge', text: `${report.command} · ${report.frames} frames · ${fmt(report.fps, 2)} fps` })]);
-    const left = el('div', { class: 'left' }, [stage, state.controls.bar,
-      makeTimeline(state, report, view, decoded), makePlots(state, view)]);
+    const left = el('div', { class: 'left' }, [stage, state.controls.bar, state.timelineSlot,
+      makePlots(state, view)]);
     app.append(header, el('main', {}, [left, makeSummary(report)]));
     state.viewer = makeViewer(stage, view, decoded);
     if (state.retarget) state.placeSource('beside');
+  }
+
+  function drawNow(state, view) {
+    showFrame(state, view, state.decoded);
+    state.viewer.orbit.apply();
+    state.viewer.renderer.render(state.viewer.scene, state.viewer.camera);
+    state.viewer.dirty = false;
+  }
+
+  // After the first frame: the other frames, the terrain's edges, the timeline, the series and
+  // their plots.
+  async function finishPage(data, state, seriesReady) {
+    await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+    state.decoded.decodeAll();
+    addTerrainEdges(state.viewer.terrain);
+    state.timelineSlot.replaceWith(makeTimeline(state, data.report, data.view, state.decoded));
+    data.view.series = await seriesReady;
+    state.pendingPlots();
+    state.changed = true;
   }
 
   function installHook(state, view) {
@@ -573,34 +615,30 @@
       frameCount: view.frames,
       jointNames: view.jointNames.slice(),
       get frame() { return state.frame; },
-      setFrame(i) { state.setFrame(i); showFrame(state, view, state.decoded); state.viewer.orbit.apply();
-        state.viewer.renderer.render(state.viewer.scene, state.viewer.camera); },
+      setFrame(i) { state.setFrame(i); drawNow(state, view); },
       jointPosition: state.jointPosition,
       firstFrameMs: state.firstFrameMs,
     };
   }
 
   async function main() {
+    const marks = { start: performance.now() };
     const data = JSON.parse(document.getElementById('ikfix-data').textContent);
     document.title = 'ikfix · ' + data.title;
-    const marks = { start: performance.now() };
-    const decoded = await loadView(data.view);
+    marks.parsed = performance.now();
+    const decoded = await loadFigures(data.view);
+    const seriesReady = loadSeries(data.view.series);  // after: its streams would delay the terrain's
     marks.decoded = performance.now();
     const state = makeState(data.view, decoded);
     state.decoded = decoded;
     layout(data, state, decoded);
     marks.laid_out = performance.now();
     state.snap = true;
-    showFrame(state, data.view, decoded);
-    state.viewer.orbit.apply();
-    state.viewer.renderer.render(state.viewer.scene, state.viewer.camera);
-    state.viewer.dirty = false;
+    drawNow(state, data.view);
     state.firstFrameMs = marks.drawn = performance.now();
     window.ikfixMarks = marks;
-    // The plots after the first frame is drawn: the viewer shows up first.
-    await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
-    state.pendingPlots();
-    state.changed = true;
+    await finishPage(data, state, seriesReady);
+    marks.finished = performance.now();
     installHook(state, data.view);
     document.addEventListener('keydown', (e) => {
       if (e.target.tagName === 'INPUT' && e.target.type !== 'range') return;
