@@ -64,6 +64,7 @@ FixedTake fix_take(const FixJob& job, bool check, io::LoadedClip& clip, const co
   fix.terrain = job.terrain;
   fix.settings = to_settings(job.fix);
   fix.runner = job.runner;
+  fix.skin = clip.skin.get();
   if (!job.clip.contacts.empty())
     fix.settings.contacts_override = io::load_contacts(job.clip.contacts, clip.clip.frame_count);
   const double fps = clip.clip.fps;  // read before the motion may be moved out of `clip`

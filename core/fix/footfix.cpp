@@ -9,6 +9,7 @@
 
 #include "core/fix/clip_floor.hpp"
 #include "core/fix/fix_parallel.hpp"
+#include "core/fix/foot_clearance.hpp"
 #include "core/fix/heel_lift_step.hpp"
 #include "core/fix/input_contacts.hpp"
 #include "core/fix/output_measure.hpp"
@@ -34,6 +35,7 @@ class ClipFix {
   void clear_swing_feet();
   void lift_heels();
   void bend_toes();
+  void clear_feet();
   void drop_pelvis();
   void write_back();
 
@@ -212,6 +214,32 @@ void ClipFix::bend_toes() {
   });
 }
 
+// 5c. Every foot point out of the terrain: toes bent further, feet raised (foot_clearance.hpp).
+// Each leg poses and moves only its own foot: the legs side by side.
+void ClipFix::clear_feet() {
+  for_each_leg([&](int l) {
+    const Leg& leg = in.rig.legs[l];
+    const FootModel model = build_foot_model(*in.skeleton, leg, to_world, in.skin);
+    const OutputFoot foot(&model, in.skin, &samples, &motion, in.skeleton, to_world);
+    const bool can_bend =
+        s.align_feet && leg.toe >= 0 && in.skeleton->parents[leg.toe] == leg.ankle;
+    const FootClearanceJob job{&foot,
+                               in.terrain,
+                               floor,
+                               result.planted[l],
+                               plan->foot_rotation[l],
+                               can_bend,
+                               s.max_toe_bend,
+                               s.foot_smoothing * fps,
+                               s.clearance_smoothing * fps,
+                               s.max_clearance_rise_speed / fps,
+                               contacts_given[l] ? 0 : plan->rise_lead_frames,
+                               kMaxPlantedClearanceRise * scale,
+                               in.runner};
+    job.run(result.ankle_target_ws[l], plan->toe_target_ws[l], toe_bend[l]);
+  });
+}
+
 // 6. Pelvis drop (pelvis_drop.hpp), with the body rise's extremes for the report.
 void ClipFix::drop_pelvis() {
   const std::vector<double>& body = plan->body;
@@ -321,6 +349,7 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   fix.clear_swing_feet();           // 5a. swing clearance
   fix.lift_heels();                 // 5b. heel lift
   fix.bend_toes();                  // toe bend
+  fix.clear_feet();                 // 5c. every foot point out of the terrain
   fix.drop_pelvis();                // 6. pelvis drop
   fix.write_back();                 // 7-10. leg solve, write-back, output measurement
   return result;

@@ -8,6 +8,7 @@
 #include "core/legs.hpp"
 #include "core/parallel.hpp"
 #include "core/skeleton.hpp"
+#include "core/skin.hpp"
 #include "core/terrain.hpp"
 
 namespace ikfix::core {
@@ -18,6 +19,9 @@ struct FixInput {
   ClipSpace space;  // clip units/axes -> world metres, Y up
   LegRig rig;
   const Terrain* terrain = nullptr;  // world metres, Y up
+  // The character's skinned mesh (null: none): its sole's vertices are kept out of the terrain
+  // with the foot's other points (foot_model.hpp).
+  const Skin* skin = nullptr;
   FixSettings settings;
   // Threads for the per-frame loops (null: this thread only). The result is the same bit for
   // bit with any runner (core/parallel.hpp).

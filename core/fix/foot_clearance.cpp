@@ -1,0 +1,158 @@
+#include "core/fix/foot_clearance.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <vector>
+
+#include "core/fix/contacts.hpp"
+#include "core/fix/fix_parallel.hpp"
+#include "core/fix/ground_track.hpp"
+#include "core/fix/smooth.hpp"
+#include "core/fix/toe_bend.hpp"
+
+namespace ikfix::core {
+namespace {
+
+PlannedFoot planned_foot(const Vec3& ankle_target_ws, const Quat& foot_rotation,
+                         const ToeBend& bend, int f) {
+  PlannedFoot p{ankle_target_ws, foot_rotation, Vec3(1, 0, 0), 0.0};
+  if (!bend.angle.empty()) {
+    p.bend_axis_ws = bend.axis[f];
+    p.bend_angle = bend.angle[f];
+  }
+  return p;
+}
+
+// `raw` (>= 0 per frame) dilated then smoothed, so the result is never below it and moves
+// without a jump (smooth.hpp).
+std::vector<double> envelope(std::span<const double> raw, double sigma) {
+  const int frames = static_cast<int>(raw.size());
+  std::vector<double> dilated(frames), smoothed(frames);
+  dilate_max(raw, gaussian_radius(sigma), dilated);
+  gaussian_smooth(dilated, sigma, smoothed);
+  return smoothed;
+}
+
+}  // namespace
+
+bool FootClearanceJob::validate() const {
+  return foot && terrain && foot_rotation.size() == planted.size() && max_rise_per_frame > 0 &&
+         rise_lead_frames >= 0 && max_planted_rise >= 0 && bend_smoothing_frames >= 0 &&
+         rise_smoothing_frames >= 0;
+}
+
+// Every point of every frame posed (frame-major, foot->point_count() a frame) and how far each
+// lies under the terrain straight above it (metres; <= 0 above it or off the terrain).
+void FootClearanceJob::lacks(std::span<const Vec3> ankle_target_ws, const ToeBend& toe_bend,
+                             std::vector<Vec3>& points, std::vector<double>& lack) const {
+  const int frames = static_cast<int>(planted.size());
+  const int n = foot->point_count();
+  points.resize(static_cast<std::size_t>(frames) * n);
+  parallel_ranges(runner, frames, kMinLightFramesPerRange, [&](int begin, int end) {
+    std::vector<Vec3> posed;
+    for (int f = begin; f < end; ++f) {
+      foot->pose(f, planned_foot(ankle_target_ws[f], foot_rotation[f], toe_bend, f), posed);
+      std::copy(posed.begin(), posed.end(), points.begin() + static_cast<std::ptrdiff_t>(f) * n);
+    }
+  });
+  const GroundTrack ground = query_ground(*terrain, points, floor, runner);
+  lack.resize(points.size());
+  for (std::size_t i = 0; i < points.size(); ++i)
+    lack[i] = ground.hit[i] ? ground.height[i] - points[i].y : -1.0;
+}
+
+// The toes turned further up about the ball where a toe point is under the terrain: per frame
+// the least extra turn that brings each such point up to the surface above it (toe_bend.hpp),
+// dilated and smoothed, the total within max_toe_bend. Returns the frames bent further.
+int FootClearanceJob::bend_more(std::span<const Vec3> ankle_target_ws, ToeBend& toe_bend) const {
+  const int frames = static_cast<int>(planted.size());
+  const int n = foot->point_count();
+  std::vector<Vec3> points;
+  std::vector<double> lack;
+  lacks(ankle_target_ws, toe_bend, points, lack);
+  const int ball = foot->index_of(FootPointKind::Ball), tip = foot->index_of(FootPointKind::ToeTip);
+  if (ball < 0 || tip < 0) return 0;
+  const bool fresh = toe_bend.angle.empty();  // no bend yet: its axes are made here
+  if (fresh) {
+    toe_bend.angle.assign(frames, 0.0);
+    toe_bend.axis.assign(frames, Vec3(1, 0, 0));
+  }
+  std::vector<double> extra(frames, 0.0);
+  parallel_ranges(runner, frames, kMinLightFramesPerRange, [&](int begin, int end) {
+    for (int f = begin; f < end; ++f) {
+      const Vec3* p = &points[static_cast<std::size_t>(f) * n];
+      const double* under = &lack[static_cast<std::size_t>(f) * n];
+      const double room = max_toe_bend - toe_bend.angle[f];
+      double wanted = 0;
+      for (int i = 0; i < n; ++i) {
+        if (!foot->on_toe(i)) continue;
+        const ToeLift lift = toe_lift(p[ball], p[i], p[i].y + under[i], kPi);
+        if (fresh && i == tip) toe_bend.axis[f] = lift.axis;
+        if (under[i] > 0) wanted = std::max(wanted, lift.angle);
+      }
+      // A planted foot's toes bend as far as they may (the raise does the rest); a swing
+      // foot's only where that clears them (else it is raised, toes as they were).
+      if (planted[f] || wanted <= room) extra[f] = std::min(wanted, room);
+    }
+  });
+  int bent = 0;
+  for (double e : extra) bent += e > 0 ? 1 : 0;
+  if (bent == 0) return 0;
+  const std::vector<double> smoothed = envelope(extra, bend_smoothing_frames);
+  for (int f = 0; f < frames; ++f)
+    toe_bend.angle[f] = std::clamp(toe_bend.angle[f] + smoothed[f], 0.0, max_toe_bend);
+  return bent;
+}
+
+// The raise per frame that covers `need` (>= 0): one amount over each plant (its largest
+// need), the swing's need under a dilated, smoothed envelope, ramped at the rise speed and
+// started before lift-off where needed (as swing_clearance does).
+std::vector<double> FootClearanceJob::rise_needed(std::span<const double> need) const {
+  const int frames = static_cast<int>(need.size());
+  std::vector<double> per_frame(need.begin(), need.end());
+  for (const Interval& plant :
+       contact_intervals(std::vector<char>(planted.begin(), planted.end()))) {
+    double most = 0;
+    for (int f = plant.first; f <= plant.last; ++f) most = std::max(most, need[f]);
+    for (int f = plant.first; f <= plant.last; ++f) per_frame[f] = most;
+  }
+  const std::vector<double> smooth = envelope(per_frame, rise_smoothing_frames);
+  std::vector<double> rise(frames);
+  for (int f = 0; f < frames; ++f)
+    rise[f] = planted[f] ? per_frame[f] : std::max(per_frame[f], smooth[f]);
+  raise_to_rate_limit(rise, max_rise_per_frame, planted_except_last(planted, rise_lead_frames));
+  return rise;
+}
+
+FootClearance FootClearanceJob::run(std::span<Vec3> ankle_target_ws, std::span<Vec3> toe_target_ws,
+                                    ToeBend& toe_bend) const {
+  FootClearance out;
+  const int frames = static_cast<int>(planted.size());
+  if (frames == 0) return out;
+  if (can_bend && max_toe_bend > 0) out.bent_frames = bend_more(ankle_target_ws, toe_bend);
+  std::vector<Vec3> points;
+  std::vector<double> lack;
+  lacks(ankle_target_ws, toe_bend, points, lack);
+  const int n = foot->point_count();
+  std::vector<double> need(frames, 0.0);
+  bool lacking = false;
+  for (int f = 0; f < frames; ++f) {
+    for (int i = 0; i < n; ++i) {
+      const double under = lack[static_cast<std::size_t>(f) * n + i];
+      if (!planted[f] || under <= max_planted_rise) need[f] = std::max(need[f], under);
+    }
+    lacking = lacking || need[f] > 0;
+  }
+  if (!lacking) return out;
+  const std::vector<double> rise = rise_needed(need);
+  for (int f = 0; f < frames; ++f) {
+    if (!(rise[f] > 0)) continue;
+    ankle_target_ws[f].y += rise[f];
+    toe_target_ws[f].y += rise[f];
+    ++out.lifted_frames;
+    out.max_lift_m = std::max(out.max_lift_m, rise[f]);
+  }
+  return out;
+}
+
+}  // namespace ikfix::core

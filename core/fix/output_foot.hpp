@@ -1,0 +1,58 @@
+#pragma once
+// Where every point of a leg's foot (foot_model.hpp) will be once written, from what the steps
+// planned and before the leg solve: the ankle at its target, turned by its foot rotation, the
+// toes carried with it and bent at the ball. This is the write-back's foot (write_back.hpp) on
+// every frame whose target is reached.
+#include <span>
+#include <vector>
+
+#include "core/clip.hpp"
+#include "core/fix/sample_legs.hpp"
+#include "core/foot_model.hpp"
+#include "core/skin.hpp"
+
+namespace ikfix::core {
+
+// The planned foot of one frame: ankle target (world metres), the ankle's new world rotation,
+// and the toes' bend about the ball (axis world, angle radians; 0: not bent).
+struct PlannedFoot {
+  Vec3 ankle_target_ws{0.0};
+  Quat foot_rotation{1, 0, 0, 0};
+  Vec3 bend_axis_ws{1, 0, 0};
+  double bend_angle = 0;
+};
+
+class OutputFoot {
+ public:
+  // `samples`: the input's world transforms of the fix's subset; `input`: the input motion
+  // (locals of the joints outside the subset a sole vertex hangs on); `skin` may be null.
+  OutputFoot(const FootModel* foot, const Skin* skin, const LegSamples* samples, const Clip* input,
+             const Skeleton* skeleton, const Transform& to_world);
+
+  // The foot's points on frame f (FootModel order, world metres) into `out` (resized).
+  void pose(int f, const PlannedFoot& planned, std::vector<Vec3>& out) const;
+  // Whether point i turns with the toes (a toe-bone point: the toe tip, the sole's vertices
+  // weighing mostly on the toe joint and below it); bending moves only these.
+  bool on_toe(int i) const { return point_on_toe_[i] != 0; }
+  int point_count() const { return foot_->point_count(); }
+  // The index of the first point of `kind`, or -1.
+  int index_of(FootPointKind kind) const {
+    for (int i = 0; i < point_count(); ++i)
+      if (foot_->kind(i) == kind) return i;
+    return -1;
+  }
+
+ private:
+  Transform input_world(int f, int joint) const;
+
+  const FootModel* foot_;
+  const Skin* skin_;
+  const LegSamples* samples_;
+  const Clip* input_;
+  const Skeleton* skeleton_;
+  Transform to_world_;
+  std::vector<char> point_on_toe_;
+  std::vector<char> under_toe_;  // per joint: the toe joint or below it
+};
+
+}  // namespace ikfix::core
