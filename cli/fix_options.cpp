@@ -44,6 +44,9 @@ void add_fix_options(CLI::App& cmd, FixOptions& o) {
       ->check(CLI::Range(0.0, 60.0));
   cmd.add_option("--floor", o.floor, "Height of the clip's own floor, metres (default: detected)");
   cmd.add_flag("--no-align-feet", o.no_align_feet, "Do not turn planted feet to the ground normal");
+  cmd.add_flag("--no-place-plants", o.no_place_plants,
+               "Leave planted feet where the clip put them even where a riser or wall is in the "
+               "way (default: moved where the whole foot fits)");
 }
 
 std::unique_ptr<core::Terrain> load_terrain(const TerrainOptions& o) {
@@ -74,6 +77,7 @@ core::FixSettings to_settings(const FixOptions& o) {
   s.max_heel_lift = o.max_heel_lift_deg * core::kPi / 180.0;
   s.floor_height = o.floor;
   s.align_feet = !o.no_align_feet;
+  s.place_plants = !o.no_place_plants;
   return s;
 }
 

@@ -25,6 +25,7 @@ struct FixOptions {
   double max_heel_lift_deg = 20.0;
   std::optional<double> floor;
   bool no_align_feet = false;
+  bool no_place_plants = false;
 };
 
 // `required` false: the terrain is optional (retarget: flat ground at y = 0 without one).

@@ -16,8 +16,21 @@ struct UnreachableRange {
   // foot: the ground drops away), "too close" (knee bend limit), "too high" (too close, the
   // target mostly higher: a step too high), "hip limit" (the leg would swing outside the hip
   // cone), "too steep" (planted on ground steeper than max_foot_tilt; the shortfall is the
-  // sole's gap to it).
+  // sole's gap to it), "blocked" (a plant whose foot would sink into a riser or a wall and that
+  // no move along the foot fits: the shortfall is the foot's deepest excess, plant_placement.hpp).
   std::string reason;
+};
+
+// A plant moved where its footprint fits (core/fix/plant_placement.hpp): the same horizontal
+// move on each of its frames, eased in during the swing before it.
+struct PlantMove {
+  int first = 0;
+  int last = 0;
+  double move_m = 0;       // horizontal distance, metres
+  double direction_x = 0;  // unit horizontal direction of the move, world x and z
+  double direction_z = 0;
+  std::string along = "backward";  // "backward" or "forward": against or along the foot
+  double excess_m = 0;             // the deepest a foot point would have sunk there, metres
 };
 
 // Consecutive frames where the legs needed the pelvis lower than its limit allows (what is
@@ -44,6 +57,7 @@ struct LegDiagnostics {
   int max_iterations = 0;
   double max_residual_m = 0;     // solver residual on reachable frames (convergence)
   double max_penetration_m = 0;  // planted frames: ankle/toe below their ground level
+  std::vector<PlantMove> plant_moves;
 };
 
 struct FixDiagnostics {

@@ -34,10 +34,19 @@ Json leg_json(const core::LegDiagnostics& leg) {
                       {"reason", r.reason}});
   Json plants = Json::array();
   for (const auto& [first, last] : leg.plants) plants.push_back({first, last});
+  Json moves = Json::array();
+  for (const auto& m : leg.plant_moves)
+    moves.push_back({{"first", m.first},
+                     {"last", m.last},
+                     {"move_m", round9(m.move_m)},
+                     {"direction", {round9(m.direction_x), 0.0, round9(m.direction_z)}},
+                     {"along", m.along},
+                     {"excess_m", round9(m.excess_m)}});
   return {{"side", leg.side},
           {"frames_in_contact", leg.frames_in_contact},
           {"contacts", leg.contact_count},
           {"plants", plants},
+          {"plant_moves", moves},
           {"max_correction_m", round9(leg.max_correction_m)},
           {"max_correction_frame", leg.max_correction_frame},
           {"max_penetration_m", round9(leg.max_penetration_m)},

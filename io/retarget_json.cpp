@@ -88,6 +88,7 @@ Json retarget_section_json(const core::RetargetPipelineResult& r, const core::Bo
             {"source_leg_length_m", round9(t.source_leg_length_m)},
             {"target_leg_length_m", round9(t.target_leg_length_m)}}},
           {"ground_offset_m", round9(t.ground_offset_m)},
+          {"raised_toe_frames", t.raised_toe_frames},
           {"facing_deg", degrees(t.facing_angle_rad)},
           {"rest_alignment", alignment},
           {"feet_fixed", r.feet_fixed},

@@ -51,6 +51,7 @@ ikfix_cli_case(run_legs 0 "legs by user" run ${WALK} --terrain ${STAIRS} -o @OUT
 ikfix_cli_case(run_terrain_offset 0 "" run ${WALK} --terrain ${STAIRS} -o @OUT@ --terrain-offset 0 -0.1 0)
 ikfix_cli_case(run_no_align 0 "" run ${WALK} --terrain ${STAIRS} -o @OUT@ --no-align-feet --max-pelvis-drop 0.2 --floor 0)
 ikfix_cli_case(run_max_heel_lift 0 "" run ${WALK} --terrain ${STAIRS} -o @OUT@ --max-heel-lift 0)
+ikfix_cli_case(run_no_place_plants 0 "" run ${WALK} --terrain ${STAIRS} -o @OUT@ --no-place-plants)
 ikfix_cli_case(inspect 0 "LeftUpLeg" inspect ${WALK})
 
 # Negative: usage.

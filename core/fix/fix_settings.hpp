@@ -95,6 +95,15 @@ struct FixSettings {
   // pelvis); the animation's own swing is always allowed.
   double max_hip_angle = 120.0 * kPi / 180.0;  // about the most a hip flexes
 
+  // Plant placement (plant_placement.hpp): a plant whose foot would sink deeper than
+  // plant_block_depth into a riser or a wall is moved along the foot where it fits, at most
+  // max_plant_move (metres for the reference leg, scaled to the leg), eased in over at most
+  // plant_move_ease_time seconds of the swing before it.
+  bool place_plants = true;
+  double plant_block_depth = 0.01;    // metres
+  double max_plant_move = 0.3;        // metres, reference leg
+  double plant_move_ease_time = 0.3;  // seconds
+
   bool align_feet = true;                     // turn planted feet to the ground normal
   double max_foot_tilt = 35.0 * kPi / 180.0;  // radians
   double max_toe_bend = 50.0 * kPi / 180.0;   // radians: toes turned up at the ball, at most

@@ -2,6 +2,7 @@
 #include "core/fix/footfix.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <optional>
 #include <span>
@@ -10,12 +11,14 @@
 #include "core/fix/clip_floor.hpp"
 #include "core/fix/fix_parallel.hpp"
 #include "core/fix/foot_clearance.hpp"
+#include "core/fix/foot_lock.hpp"
 #include "core/fix/heel_lift_step.hpp"
 #include "core/fix/input_contacts.hpp"
 #include "core/fix/output_measure.hpp"
 #include "core/fix/pelvis_drop.hpp"
 #include "core/fix/pivot_repair_step.hpp"
 #include "core/fix/plan_passes.hpp"
+#include "core/fix/plant_placement.hpp"
 #include "core/fix/sample_legs.hpp"
 #include "core/fix/swing_clearance.hpp"
 #include "core/fix/toe_bend_step.hpp"
@@ -30,6 +33,7 @@ class ClipFix {
  public:
   ClipFix(const FixInput& in, Clip& motion, FixResult& result);
   void find_input_contacts();
+  void place_plants();
   void plan_feet();
   void repair_pivot_holds();
   void clear_swing_feet();
@@ -67,6 +71,7 @@ class ClipFix {
   std::vector<Vec3> input_ankle[2];         // for diagnostics
   std::optional<PlanPasses> plan;
   ToeBend toe_bend[2];
+  PlantPlacement placement[2];
   std::vector<double> drop;  // per frame: pelvis drop, metres
 };
 
@@ -111,9 +116,41 @@ void ClipFix::find_input_contacts() {
   });
 }
 
+// Plants placed where the whole foot fits (plant_placement.hpp): the moved foot points are what
+// the plan starts from. Each leg reads and moves only its own: the legs side by side.
+void ClipFix::place_plants() {
+  for (int l = 0; l < 2; ++l) input_ankle[l] = samples.feet[l].ankle;
+  if (!s.place_plants) return;
+  const int blend_frames = std::max(1, static_cast<int>(std::lround(s.lock_blend_time * fps)));
+  for_each_leg([&](int l) {
+    const FootModel foot = build_foot_model(*in.skeleton, in.rig.legs[l], to_world);
+    // The lock as the plan's first pass makes it: the plants are tested where it holds them.
+    std::vector<signed char> pivots;
+    const std::vector<char> no_points_down[2];
+    const std::vector<Vec3> lock =
+        foot_lock(result.planted[l], point_height[l][0], point_height[l][1], no_points_down,
+                  samples.feet[l].ankle, samples.feet[l].toe, s.unlock_radius * scale, blend_frames,
+                  s.pivot_switch_margin * scale, pivots);
+    const PlantPlacementJob job{in.terrain,
+                                &samples,
+                                &samples.feet[l],
+                                lock,
+                                &foot,
+                                result.planted[l],
+                                floor,
+                                planted_level[l][0],
+                                planted_level[l][1],
+                                s.max_foot_tilt,
+                                s.plant_block_depth,
+                                s.max_plant_move * scale,
+                                static_cast<int>(std::lround(s.plant_move_ease_time * fps))};
+    placement[l] = job.run();
+    apply_plant_placement(placement[l], samples.feet[l]);
+  });
+}
+
 // Steps 3-8: planned, checked and planned again (plan_passes.hpp).
 void ClipFix::plan_feet() {
-  for (int l = 0; l < 2; ++l) input_ankle[l] = samples.feet[l].ankle;
   const PlanPassesInputs pass_inputs{&in,
                                      frames,
                                      fps,
@@ -294,6 +331,8 @@ void ClipFix::write_back() {
   std::vector<OutputMeasure> measured;
   job.run(motion, result.changed_joints, result.changed_rotations, solves, measured);
   reduce_output_measures(measured, solves, result.planted, s.unreachable_tolerance, s.weight, diag);
+  if (s.weight >= 1.0)
+    for (int l = 0; l < 2; ++l) report_plant_placement(placement[l], diag.legs[l]);
 }
 
 // The result before any step: nothing changed, the diagnostics' header.
@@ -344,6 +383,7 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   if (motion.frame_count == 0) return result;
   ClipFix fix(in, motion, result);  // 1. sampling + FK, the clip floor
   fix.find_input_contacts();        // 2. contacts
+  fix.place_plants();               // plants moved where the whole foot fits
   fix.plan_feet();                  // 3-8. foot lock, ground, offsets, body, targets, checked
   fix.repair_pivot_holds();         // foot lock: holds repaired where the plan still slides
   fix.clear_swing_feet();           // 5a. swing clearance

@@ -6,6 +6,7 @@
 #include "core/fk.hpp"
 #include "core/retarget/limb_reach.hpp"
 #include "core/retarget/rest_alignment.hpp"
+#include "core/retarget/toe_reach.hpp"
 
 namespace ikfix::core {
 namespace {
@@ -250,6 +251,10 @@ RetargetResult retarget_clip(const RetargetInput& in,
                         in.settings.arm_reach};
   const std::vector<Transform> hips_parent_world = transfer_frames(x, sclip, result.clip);
   shift_to_ground(in, source_contacts, x.t_hips, hips_parent_world, result);
+  // Toe tips no lower than the source's, in target lengths (toe_reach.hpp).
+  const std::vector<ToeChain> toes = toe_chains(map, src, in.source_legs, tgt, in.target_legs);
+  const ToeReachJob toe_reach{&src, &sclip, x.s_to_world, &tgt, x.t_to_world, toes, result.scale};
+  result.raised_toe_frames = toe_reach.run(result.clip);
   return result;
 }
 

@@ -53,6 +53,7 @@ struct RetargetResult {
   double source_leg_length_m = 0;  // thigh + shin, rest, longer leg
   double target_leg_length_m = 0;
   double ground_offset_m = 0;   // vertical shift that put the target's feet on the ground
+  int raised_toe_frames = 0;    // toe-frames turned up so the tip stands as high as the source's
   double facing_angle_rad = 0;  // rotation of the target's rest frame onto the source's
   std::vector<BoneAlignment> alignment;
   std::vector<std::string> warnings;

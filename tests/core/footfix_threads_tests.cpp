@@ -88,6 +88,16 @@ void expect_same_diagnostics(const core::FixDiagnostics& a, const core::FixDiagn
     EXPECT_EQ(x.max_iterations, y.max_iterations);
     EXPECT_TRUE(same_bits(x.max_residual_m, y.max_residual_m));
     EXPECT_TRUE(same_bits(x.max_penetration_m, y.max_penetration_m));
+    ASSERT_EQ(x.plant_moves.size(), y.plant_moves.size());
+    for (std::size_t i = 0; i < x.plant_moves.size(); ++i) {
+      EXPECT_EQ(x.plant_moves[i].first, y.plant_moves[i].first);
+      EXPECT_EQ(x.plant_moves[i].last, y.plant_moves[i].last);
+      EXPECT_TRUE(same_bits(x.plant_moves[i].move_m, y.plant_moves[i].move_m));
+      EXPECT_TRUE(same_bits(x.plant_moves[i].direction_x, y.plant_moves[i].direction_x));
+      EXPECT_TRUE(same_bits(x.plant_moves[i].direction_z, y.plant_moves[i].direction_z));
+      EXPECT_EQ(x.plant_moves[i].along, y.plant_moves[i].along);
+      EXPECT_TRUE(same_bits(x.plant_moves[i].excess_m, y.plant_moves[i].excess_m));
+    }
   }
   EXPECT_EQ(a.warnings, b.warnings);
 }

@@ -1,0 +1,310 @@
+#include "core/fix/plant_placement.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+
+#include "core/fix/contacts.hpp"
+#include "core/fix/fix_math.hpp"
+
+namespace ikfix::core {
+namespace {
+
+// Search step along the foot's direction, metres; the first fitting step is refined by
+// bisection to kFitPrecision.
+constexpr double kSearchStep = 0.01;
+constexpr double kFitPrecision = 0.0005;
+// Planted frames a move is searched on (spread over the plant); a move found is then checked on
+// every frame of the plant.
+constexpr int kSearchFrames = 48;
+
+// 0 at t = 0, 1 at t = 1, with zero velocity and acceleration at both ends; t in [0, 1].
+double smootherstep(double t) { return t * t * t * (t * (t * 6.0 - 15.0) + 10.0); }
+
+// One plant's foot points and the vertical queries that tell how deep they would sink.
+class PlantFit {
+ public:
+  PlantFit(const PlantPlacementJob& job, int first, int last);
+  const std::vector<int>& search_frames() const { return search_frames_; }
+  const std::vector<int>& all_frames() const { return all_frames_; }
+  // The deepest excess (metres) over `frames` of the foot moved by `move_ws`; `per_frame`, when
+  // not null, receives each frame's deepest.
+  double excess(const Vec3& move_ws, const std::vector<int>& frames,
+                std::vector<double>* per_frame = nullptr) const;
+  // Whether the foot moved by `move_ws` fits on `frames`: no point sinks more than fit_m, and
+  // its heel stands on the ground on some frame (not more than tolerance_m above it, beyond its
+  // own height in the input): a foot only its toes hold on a step edge does not fit.
+  bool fits(const Vec3& move_ws, const std::vector<int>& frames) const {
+    return excess(move_ws, frames) <= job_.fit_m && !(heel_float_ > job_.tolerance_m);
+  }
+
+ private:
+  double need(int f, const GroundHit* hits) const;
+  double frame_excess(int f, const GroundHit* hits, double rise) const;
+
+  const PlantPlacementJob& job_;
+  int first_;
+  int rigid_;
+  std::vector<Vec3> ankle_, ball_;  // [frame - first], locked, world metres
+  std::vector<Vec3> points_;        // [frame - first][rigid point], locked, world metres
+  std::vector<int> search_frames_, all_frames_;
+  mutable std::vector<std::array<double, 2>> xz_;
+  mutable std::vector<GroundHit> hits_;
+  mutable double heel_float_ = 0;  // the last excess(): the heel's least height over its ground
+};
+
+PlantFit::PlantFit(const PlantPlacementJob& job, int first, int last)
+    : job_(job), first_(first), rigid_(static_cast<int>(job.foot->points.size())) {
+  const int frames = last - first + 1;
+  points_.resize(static_cast<std::size_t>(frames) * static_cast<std::size_t>(rigid_));
+  ankle_.resize(static_cast<std::size_t>(frames));
+  ball_.resize(static_cast<std::size_t>(frames));
+  for (int f = first; f <= last; ++f) {
+    const Vec3 lock = job.lock_ws.empty() ? Vec3(0.0) : job.lock_ws[f];
+    ankle_[f - first] = job.feet->ankle[f] + lock;
+    ball_[f - first] = job.feet->toe[f] + lock;
+    for (int i = 0; i < rigid_; ++i) {
+      const RigidFootPoint& p = job.foot->points[i];
+      points_[static_cast<std::size_t>((f - first) * rigid_ + i)] =
+          pose_rigid_point(p, job.samples->at(f, p.joint)) + lock;
+    }
+  }
+  const int stride = std::max(1, (frames + kSearchFrames - 1) / kSearchFrames);
+  for (int f = first; f <= last; f += stride) search_frames_.push_back(f);
+  if (search_frames_.back() != last) search_frames_.push_back(last);
+  for (int f = first; f <= last; ++f) all_frames_.push_back(f);
+}
+
+// `hits`: the ground under the moved ankle and ball of frame f. How far the plan raises a planted
+// foot: its plant's highest need over the frames given (foot_offsets.hpp keeps a plant at one
+// height, the most its ankle or ball needs to stand on its planted level over the ground).
+double PlantFit::need(int f, const GroundHit* hits) const {
+  const double floor = job_.floor;
+  auto height = [&](const GroundHit& h) { return h.hit ? h.height : floor; };
+  return std::max(height(hits[0]) + (job_.ankle_level - floor) - ankle_[f - first_].y,
+                  height(hits[1]) + (job_.toe_level - floor) - ball_[f - first_].y);
+}
+
+// `hits`: the ground under the moved ankle, ball and each rigid point of frame f. The foot is
+// raised by `rise` and turned to the ground under the ankle as the plan aligns it; a point's
+// excess is its depth under the ground at its (x, z) less its own depth under the floor in the
+// input, at most the height of its ground over the ankle's.
+double PlantFit::frame_excess(int f, const GroundHit* hits, double rise) const {
+  const double floor = job_.floor;
+  auto height = [&](const GroundHit& h) { return h.hit ? h.height : floor; };
+  const Vec3& ankle = ankle_[f - first_];
+  const Vec3 n = hits[0].hit ? hits[0].normal : kUp;
+  const Quat turn = axis_angle(safe_normalize(glm::cross(kUp, n), Vec3(1, 0, 0)),
+                               std::min(angle_between(kUp, n), job_.max_foot_tilt));
+  double worst = -std::numeric_limits<double>::infinity();
+  for (int i = 0; i < rigid_; ++i) {
+    const Vec3& p = points_[static_cast<std::size_t>((f - first_) * rigid_ + i)];
+    const double y = ankle.y + rise + (turn * (p - ankle)).y;
+    // Only what the terrain adds counts: a point sinks no deeper than its ground stands above
+    // the ground under the ankle (on flat ground the plan's own lowering is no riser's doing).
+    const double ground = height(hits[2 + i]);
+    worst = std::max(worst,
+                     std::min(ground - y - std::max(0.0, floor - p.y), ground - height(hits[0])));
+    if (job_.foot->points[i].kind == FootPointKind::Heel)
+      heel_float_ = std::min(heel_float_, y - height(hits[2 + i]) - (p.y - floor));
+  }
+  return worst;
+}
+
+double PlantFit::excess(const Vec3& move_ws, const std::vector<int>& frames,
+                        std::vector<double>* per_frame) const {
+  const std::size_t per = static_cast<std::size_t>(rigid_) + 2;
+  xz_.resize(frames.size() * per);
+  hits_.resize(xz_.size());
+  std::size_t k = 0;
+  for (int f : frames) {
+    const Vec3& ankle = ankle_[f - first_];
+    const Vec3& ball = ball_[f - first_];
+    xz_[k++] = {ankle.x + move_ws.x, ankle.z + move_ws.z};
+    xz_[k++] = {ball.x + move_ws.x, ball.z + move_ws.z};
+    for (int i = 0; i < rigid_; ++i) {
+      const Vec3& p = points_[static_cast<std::size_t>((f - first_) * rigid_ + i)];
+      xz_[k++] = {p.x + move_ws.x, p.z + move_ws.z};
+    }
+  }
+  job_.terrain->ground_at(xz_, hits_);
+  double rise = -std::numeric_limits<double>::infinity();
+  for (std::size_t i = 0; i < frames.size(); ++i)
+    rise = std::max(rise, need(frames[i], &hits_[i * per]));
+  double worst = -std::numeric_limits<double>::infinity();
+  heel_float_ = std::numeric_limits<double>::infinity();
+  if (per_frame) per_frame->resize(frames.size());
+  for (std::size_t i = 0; i < frames.size(); ++i) {
+    const double e = frame_excess(frames[i], &hits_[i * per], rise);
+    if (per_frame) (*per_frame)[i] = e;
+    worst = std::max(worst, e);
+  }
+  return worst;
+}
+
+// The least move (metres) along `dir_ws` (unit, horizontal), at most `max_move`, that fits on
+// every frame of the plant with `margin` beyond the least fitting one; negative when none does.
+double least_fitting_move(const PlantFit& fit, const Vec3& dir_ws, double max_move, double margin) {
+  const int steps = static_cast<int>(std::floor(max_move / kSearchStep + 1e-9));
+  for (int k = 1; k <= steps; ++k) {
+    double hi = k * kSearchStep;
+    if (!fit.fits(dir_ws * hi, fit.search_frames())) continue;
+    double lo = (k - 1) * kSearchStep;
+    while (hi - lo > kFitPrecision) {
+      const double mid = 0.5 * (lo + hi);
+      (fit.fits(dir_ws * mid, fit.search_frames()) ? hi : lo) = mid;
+    }
+    // The frames between the searched ones may need a little more.
+    for (double move = hi + margin; move <= max_move + margin; move += kSearchStep)
+      if (fit.fits(dir_ws * move, fit.all_frames())) return move;
+    return -1.0;
+  }
+  return -1.0;
+}
+
+// Places one plant (see the header); its `move_ws` stays zero when it needs no move.
+PlacedPlant place_plant(const PlantPlacementJob& job, const Interval& plant,
+                        std::vector<double>& excess_per_frame) {
+  PlacedPlant placed;
+  placed.first = plant.first;
+  placed.last = plant.last;
+  const PlantFit fit(job, plant.first, plant.last);
+  placed.excess_m = fit.excess(Vec3(0.0), fit.all_frames(), &excess_per_frame);
+  if (!(placed.excess_m > job.tolerance_m)) return placed;
+  const Vec3 along = job.feet->toe[plant.first] - job.feet->ankle[plant.first];
+  const Vec3 flat(along.x, 0.0, along.z);
+  const double length = glm::length(flat);
+  if (length > 1e-6) {
+    const Vec3 dir = flat / length;
+    const double back = least_fitting_move(fit, -dir, job.max_move_m, job.margin_m);
+    // Forwards only where it is shorter than backwards.
+    const double forward_limit = back >= 0 ? back - kSearchStep : job.max_move_m;
+    const double forward = least_fitting_move(fit, dir, forward_limit, job.margin_m);
+    if (forward >= 0 && (back < 0 || forward < back)) {
+      placed.move_ws = dir * forward;
+      placed.backwards = false;
+      return placed;
+    }
+    if (back >= 0) {
+      placed.move_ws = -dir * back;
+      return placed;
+    }
+  }
+  placed.blocked = true;
+  return placed;
+}
+
+// Per frame: each plant's move on its frames; in each swing the move goes from the plant before
+// (zero before the first) to the plant after (zero after the last) over at most `ease` frames,
+// just before the plant after (just after the plant before, for the swing that ends the clip).
+std::vector<Vec3> eased_offsets(const std::vector<Interval>& plants, const std::vector<Vec3>& moves,
+                                int frames, int ease) {
+  std::vector<Vec3> out(static_cast<std::size_t>(frames), Vec3(0.0));
+  const int n = static_cast<int>(plants.size());
+  for (int i = 0; i < n; ++i)
+    std::fill(out.begin() + plants[i].first, out.begin() + plants[i].last + 1, moves[i]);
+  for (int g = 0; g <= n; ++g) {
+    const int gap_first = g > 0 ? plants[g - 1].last + 1 : 0;
+    const int gap_end = g < n ? plants[g].first : frames;  // one past the gap
+    const Vec3 from = g > 0 ? moves[g - 1] : Vec3(0.0);
+    const Vec3 to = g < n ? moves[g] : Vec3(0.0);
+    const int length = gap_end - gap_first;
+    if (length <= 0) continue;
+    const int window = std::min(length, std::max(1, ease));
+    const int start = g < n ? gap_end - window : gap_first;
+    for (int f = gap_first; f < gap_end; ++f) {
+      const double t = std::clamp(static_cast<double>(f - start + 1) / (window + 1), 0.0, 1.0);
+      out[f] = from + (to - from) * smootherstep(t);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+PlantPlacement PlantPlacementJob::run() const {
+  PlantPlacement result;
+  const int frames = static_cast<int>(planted.size());
+  const std::vector<Interval> plants = contact_intervals(planted);
+  std::vector<Vec3> moves(plants.size(), Vec3(0.0));
+  bool any_move = false;
+  std::vector<double> excess;
+  for (std::size_t i = 0; i < plants.size(); ++i) {
+    PlacedPlant placed = place_plant(*this, plants[i], excess);
+    if (!(placed.excess_m > tolerance_m)) continue;
+    moves[i] = placed.move_ws;
+    any_move = any_move || !placed.blocked;
+    if (placed.blocked) {
+      result.blocked_excess_m.resize(static_cast<std::size_t>(frames), 0.0);
+      for (int f = placed.first; f <= placed.last; ++f)
+        result.blocked_excess_m[f] =
+            excess[f - placed.first] > fit_m ? excess[f - placed.first] : 0;
+    }
+    result.plants.push_back(placed);
+  }
+  if (any_move) result.offset_ws = eased_offsets(plants, moves, frames, ease_frames);
+  return result;
+}
+
+void apply_plant_placement(const PlantPlacement& placement, FootTrack& feet) {
+  for (std::size_t f = 0; f < placement.offset_ws.size(); ++f) {
+    feet.ankle[f] += placement.offset_ws[f];
+    feet.toe[f] += placement.offset_ws[f];
+  }
+}
+
+namespace {
+
+// Blocked frames not already unreachable for another reason, as ranges.
+std::vector<UnreachableRange> blocked_ranges(const std::vector<double>& excess,
+                                             const std::vector<UnreachableRange>& existing) {
+  std::vector<char> taken(excess.size(), 0);
+  for (const UnreachableRange& r : existing)
+    for (int f = r.first; f <= r.last; ++f) taken[f] = 1;
+  std::vector<UnreachableRange> ranges;
+  for (int f = 0; f < static_cast<int>(excess.size()); ++f) {
+    if (!(excess[f] > 0) || taken[f]) continue;
+    if (ranges.empty() || ranges.back().last != f - 1)
+      ranges.push_back({f, f, excess[f], f, "blocked"});
+    UnreachableRange& r = ranges.back();
+    r.last = f;
+    if (excess[f] > r.max_shortfall_m) {
+      r.max_shortfall_m = excess[f];
+      r.worst_frame = f;
+    }
+  }
+  return ranges;
+}
+
+}  // namespace
+
+void report_plant_placement(const PlantPlacement& placement, LegDiagnostics& leg) {
+  for (const PlacedPlant& p : placement.plants) {
+    if (p.blocked) continue;
+    PlantMove move;
+    move.first = p.first;
+    move.last = p.last;
+    move.move_m = glm::length(p.move_ws);
+    const Vec3 dir = p.move_ws / move.move_m;
+    move.direction_x = dir.x;
+    move.direction_z = dir.z;
+    move.along = p.backwards ? "backward" : "forward";
+    move.excess_m = p.excess_m;
+    leg.plant_moves.push_back(move);
+  }
+  if (placement.blocked_excess_m.empty()) return;
+  for (const UnreachableRange& r : blocked_ranges(placement.blocked_excess_m, leg.unreachable)) {
+    leg.unreachable_frames += r.last - r.first + 1;
+    if (r.max_shortfall_m > leg.max_shortfall_m) {
+      leg.max_shortfall_m = r.max_shortfall_m;
+      leg.worst_frame = r.worst_frame;
+    }
+    leg.unreachable.push_back(r);
+  }
+  std::stable_sort(
+      leg.unreachable.begin(), leg.unreachable.end(),
+      [](const UnreachableRange& a, const UnreachableRange& b) { return a.first < b.first; });
+}
+
+}  // namespace ikfix::core

@@ -1,0 +1,162 @@
+// Plant placement (core/fix/plant_placement.hpp) on the bundled walk: nothing moves on flat
+// ground; a plant whose toe tip would sink into a riser placed just behind it moves back by the
+// least distance that clears it, the same on each of its frames, eased in before; with no room
+// to move it is reported blocked.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/fix/contacts.hpp"
+#include "core/fix/fix_settings.hpp"
+#include "core/fix/input_contacts.hpp"
+#include "core/fix/plant_placement.hpp"
+#include "core/foot_model.hpp"
+#include "core/legs.hpp"
+#include "core/terrain_gen.hpp"
+#include "io/clip_io.hpp"
+
+namespace ikfix::core {
+namespace {
+
+struct WalkPlants {
+  io::LoadedClip walk = io::load_clip(std::string(IKFIX_SOURCE_DIR) + "/data/clips/walk.bvh");
+  LegRig rig = *detect_legs_at_rest(walk.skeleton, walk.space.to_world()).rig;
+  LegSamples samples = sample_legs(walk.skeleton, walk.clip, rig, walk.space.to_world(),
+                                   FixSettings{}.min_knee_angle, nullptr);
+  FootModel foot = build_foot_model(walk.skeleton, rig.legs[0], walk.space.to_world());
+  InputContacts contacts;
+  WalkPlants() {
+    ContactSettings settings = FixSettings{}.contacts;
+    const double scale = samples.leg_span[0][0] / FixSettings{}.reference_leg_length;
+    settings.height_threshold *= scale;
+    settings.speed_threshold *= scale;
+    contacts = input_contacts(samples.feet[0], walk.clip.fps, settings, nullptr);
+  }
+  PlantPlacementJob job(const Terrain& terrain) const {
+    PlantPlacementJob j;
+    j.terrain = &terrain;
+    j.samples = &samples;
+    j.feet = &samples.feet[0];
+    j.foot = &foot;
+    j.planted = contacts.planted;
+    j.floor = 0.0;
+    j.ankle_level = contacts.planted_level[0];
+    j.toe_level = contacts.planted_level[1];
+    j.max_foot_tilt = FixSettings{}.max_foot_tilt;
+    j.ease_frames = 9;
+    return j;
+  }
+  // The toe tip of the left foot on frame f, world metres.
+  Vec3 tip(int f) const {
+    const RigidFootPoint& p = foot.points.back();
+    EXPECT_EQ(p.kind, FootPointKind::ToeTip);
+    return pose_rigid_point(p, samples.at(f, p.joint));
+  }
+};
+
+// Stairs rising along the axis the plant's foot points along, the first riser `behind_tip`
+// metres behind its toe tip (between the ball and the tip).
+Terrain riser_under_tip(const WalkPlants& w, const Interval& plant, double behind_tip) {
+  const Vec3 along = w.samples.feet[0].toe[plant.first] - w.samples.feet[0].ankle[plant.first];
+  StairsParams stairs;
+  stairs.steps = 3;
+  double tip_along = 0;
+  double tip_most = -1e300;  // the tip's farthest reach along the axis over the plant
+  const bool along_x = std::abs(along.x) > std::abs(along.z);
+  const double sign = (along_x ? along.x : along.z) > 0 ? 1.0 : -1.0;
+  stairs.axis = along_x ? (sign > 0 ? TerrainAxis::kPosX : TerrainAxis::kNegX)
+                        : (sign > 0 ? TerrainAxis::kPosZ : TerrainAxis::kNegZ);
+  for (int f = plant.first; f <= plant.last; ++f) {
+    const Vec3 t = w.tip(f);
+    tip_along = sign * (along_x ? t.x : t.z);
+    tip_most = std::max(tip_most, tip_along);
+  }
+  stairs.start = tip_most - behind_tip;
+  return Terrain(make_stairs_terrain(stairs));
+}
+
+// The first plant of the left foot that lasts at least 5 frames and is not at the clip's start.
+Interval some_plant(const WalkPlants& w) {
+  for (const Interval& p : contact_intervals(w.contacts.planted))
+    if (p.first > 10 && p.last - p.first >= 4) return p;
+  ADD_FAILURE() << "no plant";
+  return {};
+}
+
+TEST(PlantPlacement, NothingMovesOnFlatGround) {
+  const WalkPlants w;
+  const Terrain flat(make_flat_terrain({}));
+  const PlantPlacement placed = w.job(flat).run();
+  EXPECT_TRUE(placed.plants.empty());
+  EXPECT_TRUE(placed.offset_ws.empty());
+  EXPECT_TRUE(placed.blocked_excess_m.empty());
+}
+
+TEST(PlantPlacement, APlantWithItsTipInARiserMovesBackByTheLeastThatFits) {
+  const WalkPlants w;
+  const Interval plant = some_plant(w);
+  const Terrain stairs = riser_under_tip(w, plant, 0.03);
+  const PlantPlacementJob job = w.job(stairs);
+  const PlantPlacement placed = job.run();
+  const auto it = std::find_if(placed.plants.begin(), placed.plants.end(),
+                               [&](const PlacedPlant& p) { return p.first == plant.first; });
+  ASSERT_NE(it, placed.plants.end());
+  EXPECT_FALSE(it->blocked);
+  EXPECT_TRUE(it->backwards);
+  EXPECT_GT(it->excess_m, job.tolerance_m);
+  const double move = glm::length(it->move_ws);
+  // At least the 3 cm the tip reaches past the riser plus the margin, at most a search step
+  // (and the bisection's precision) more: the least move.
+  EXPECT_GE(move, 0.03 + job.margin_m - 0.001);
+  EXPECT_LE(move, 0.03 + job.margin_m + 0.011);
+  EXPECT_EQ(it->move_ws.y, 0.0);
+  // Against the foot's direction.
+  const Vec3 along = w.samples.feet[0].toe[plant.first] - w.samples.feet[0].ankle[plant.first];
+  EXPECT_LT(glm::dot(it->move_ws, along), 0.0);
+  // The same move on every frame of the plant (it never slides), eased in over the swing before
+  // it: no frame jumps by more than the quintic ease's steepest step (1.875 / (window + 1) of
+  // the change).
+  ASSERT_EQ(placed.offset_ws.size(), static_cast<std::size_t>(w.walk.clip.frame_count));
+  for (int f = plant.first; f <= plant.last; ++f) EXPECT_EQ(placed.offset_ws[f], it->move_ws) << f;
+  int swing_first = 0;
+  for (const Interval& p : contact_intervals(w.contacts.planted))
+    if (p.last < plant.first) swing_first = p.last + 1;
+  const int window = std::min(job.ease_frames, plant.first - swing_first);
+  const double change =
+      glm::length(placed.offset_ws[plant.first] - placed.offset_ws[std::max(0, swing_first - 1)]);
+  EXPECT_GT(window, 0);
+  for (int f = swing_first + 1; f <= plant.first; ++f)
+    EXPECT_LE(glm::length(placed.offset_ws[f] - placed.offset_ws[f - 1]),
+              change * 1.875 / (window + 1) + 1e-12)
+        << f;
+}
+
+TEST(PlantPlacement, APlantWithNoRoomToMoveIsBlocked) {
+  const WalkPlants w;
+  const Interval plant = some_plant(w);
+  const Terrain stairs = riser_under_tip(w, plant, 0.03);
+  PlantPlacementJob job = w.job(stairs);
+  job.max_move_m = 0.02;  // less than the tip's 3 cm into the riser
+  const PlantPlacement placed = job.run();
+  const auto it = std::find_if(placed.plants.begin(), placed.plants.end(),
+                               [&](const PlacedPlant& p) { return p.first == plant.first; });
+  ASSERT_NE(it, placed.plants.end());
+  EXPECT_TRUE(it->blocked);
+  EXPECT_EQ(it->move_ws, Vec3(0.0));
+  ASSERT_EQ(placed.blocked_excess_m.size(), static_cast<std::size_t>(w.walk.clip.frame_count));
+  double deepest = 0;
+  for (int f = plant.first; f <= plant.last; ++f)
+    deepest = std::max(deepest, placed.blocked_excess_m[f]);
+  EXPECT_NEAR(deepest, it->excess_m, 1e-12);
+  // Reported as unreachable frames with reason "blocked".
+  LegDiagnostics leg;
+  report_plant_placement(placed, leg);
+  ASSERT_FALSE(leg.unreachable.empty());
+  EXPECT_EQ(leg.unreachable[0].reason, "blocked");
+  EXPECT_GT(leg.unreachable_frames, 0);
+  EXPECT_GE(leg.max_shortfall_m, deepest - 1e-12);
+}
+
+}  // namespace
+}  // namespace ikfix::core
