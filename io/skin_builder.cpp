@@ -37,14 +37,19 @@ std::vector<NodeBinding> bind_nodes(std::span<const int> parents,
 
 void SkinBuilder::add(const NodeBinding& binding, double weight, const glm::dvec3& local_node) {
   if (binding.joint < 0 || !(weight > 0)) return;
-  const glm::dvec3 local = glm::dvec3(binding.node_to_joint * glm::dvec4(local_node, 1.0));
+  add_in_joint(binding.joint, weight,
+               glm::dvec3(binding.node_to_joint * glm::dvec4(local_node, 1.0)));
+}
+
+void SkinBuilder::add_in_joint(int joint, double weight, const glm::dvec3& local_joint) {
+  if (joint < 0 || !(weight > 0)) return;
   for (Influence& i : pending_)
-    if (i.joint == binding.joint) {
+    if (i.joint == joint) {
       i.weight += weight;
-      i.weighted_local += weight * local;
+      i.weighted_local += weight * local_joint;
       return;
     }
-  pending_.push_back({binding.joint, weight, weight * local});
+  pending_.push_back({joint, weight, weight * local_joint});
 }
 
 bool SkinBuilder::end_vertex() {

@@ -35,6 +35,9 @@ class SkinBuilder {
   // the vertex at bind time in that node's frame `local_node` (clip units). Influences on an
   // unbound node (joint -1) or of weight 0 are left out.
   void add(const NodeBinding& binding, double weight, const glm::dvec3& local_node);
+  // The same with the point already in the joint's frame (`local_joint`, i.e.
+  // binding.node_to_joint applied by the caller, once per joint instead of once per vertex).
+  void add_in_joint(int joint, double weight, const glm::dvec3& local_joint);
   // Ends the current vertex: influences on the same joint merged (weights summed, local points
   // averaged by weight: the joint's transform is affine, so the posed point is the same), the
   // heaviest four kept (ties: the lower joint), weights renormalised to sum to 1. A vertex whose

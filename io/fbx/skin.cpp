@@ -208,10 +208,11 @@ void read_geometry(const ClipDocument& cd, const SkinObjects& so, const Geometry
     double weight;
   };
   std::vector<std::vector<Weighted>> influences(count);
-  std::vector<glm::dmat4> to_bone;  // per cluster: Transform * Geometric
+  std::vector<glm::dmat4>
+      to_joint;  // per cluster: its bone's node-to-joint * Transform * Geometric
   for (std::size_t c = 0; c < clusters.size(); ++c) {
     const ClusterData d = read_cluster(cd, *clusters[c], count);
-    to_bone.push_back(d.transform * geometric);
+    to_joint.push_back(bindings[clusters[c]->bone].node_to_joint * d.transform * geometric);
     for (std::size_t i = 0; i < d.indexes.size(); ++i)
       influences[static_cast<std::size_t>(d.indexes[i])].push_back(
           {static_cast<int>(c), d.weights[i]});
@@ -221,8 +222,8 @@ void read_geometry(const ClipDocument& cd, const SkinObjects& so, const Geometry
     if (influences[v].empty()) continue;
     const glm::dvec4 p(xyz[3 * v], xyz[3 * v + 1], xyz[3 * v + 2], 1.0);
     for (const Weighted& w : influences[v])
-      builder.add(bindings[clusters[w.cluster]->bone], w.weight,
-                  glm::dvec3(to_bone[w.cluster] * p));
+      builder.add_in_joint(bindings[clusters[w.cluster]->bone].joint, w.weight,
+                           glm::dvec3(to_joint[w.cluster] * p));
     builder.end_vertex();
   }
 }

@@ -51,7 +51,7 @@ T load(const char* p) {
   return v;
 }
 
-double decode(const char* p, int component_type, bool normalized) {
+inline double decode(const char* p, int component_type, bool normalized) {
   switch (component_type) {
     case kByte: {
       const double c = load<std::int8_t>(p);
@@ -73,6 +73,40 @@ double decode(const char* p, int component_type, bool normalized) {
       return load<std::uint32_t>(p);
     default:
       return load<float>(p);
+  }
+}
+
+// decode() of `count` elements of `components` tightly packed values each, `stride` bytes apart,
+// the component type fixed at compile time: the same values without a type switch per value
+// (mesh attributes hold tens of thousands).
+template <int kType>
+void decode_elements(const char* base, std::size_t stride, std::int64_t count, int components,
+                     int csize, bool normalized, double* out) {
+  for (std::int64_t i = 0; i < count; ++i) {
+    const char* p = base + stride * static_cast<std::size_t>(i);
+    for (int c = 0; c < components; ++c)
+      out[i * components + c] = decode(p + c * csize, kType, normalized);
+  }
+}
+
+// decode_elements for the type named at run time.
+void decode_elements(int type, const char* base, std::size_t stride, std::int64_t count,
+                     int components, int csize, bool normalized, double* out) {
+  switch (type) {
+    case kByte:
+      return decode_elements<kByte>(base, stride, count, components, csize, normalized, out);
+    case kUnsignedByte:
+      return decode_elements<kUnsignedByte>(base, stride, count, components, csize, normalized,
+                                            out);
+    case kShort:
+      return decode_elements<kShort>(base, stride, count, components, csize, normalized, out);
+    case kUnsignedShort:
+      return decode_elements<kUnsignedShort>(base, stride, count, components, csize, normalized,
+                                             out);
+    case kUnsignedInt:
+      return decode_elements<kUnsignedInt>(base, stride, count, components, csize, normalized, out);
+    default:
+      return decode_elements<kFloat>(base, stride, count, components, csize, normalized, out);
   }
 }
 
@@ -188,9 +222,14 @@ AccessorData read_accessor(const Document& doc, int index) {
   out.values.assign(static_cast<std::size_t>(count) * components, 0.0);
   if (!view.empty()) {
     const char* base = view.data() + offset;
-    for (std::int64_t i = 0; i < count; ++i)
-      decode_element(base + stride * static_cast<std::size_t>(i),
-                     out.values.data() + i * components);
+    if (column_rows == 0) {
+      decode_elements(component_type, base, stride, count, components, csize, normalized,
+                      out.values.data());
+    } else {
+      for (std::int64_t i = 0; i < count; ++i)
+        decode_element(base + stride * static_cast<std::size_t>(i),
+                       out.values.data() + i * components);
+    }
   }
 
   if (a.contains("sparse")) {

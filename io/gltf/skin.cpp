@@ -75,14 +75,30 @@ std::vector<std::pair<AccessorData, AccessorData>> influence_sets(const Document
   return sets;
 }
 
+// Per skin joint: the skeleton joint it binds to and the matrix from mesh space at bind time to
+// that joint's frame (the joint's node-to-joint matrix times its inverse bind matrix).
+struct JointFrames {
+  std::vector<int> joint;
+  std::vector<glm::dmat4> mesh_to_joint;
+};
+
+JointFrames joint_frames(const SkinJoints& skin, const std::vector<NodeBinding>& bindings) {
+  JointFrames out;
+  for (std::size_t k = 0; k < skin.nodes.size(); ++k) {
+    const NodeBinding& b = bindings[skin.nodes[k]];
+    out.joint.push_back(b.joint);
+    out.mesh_to_joint.push_back(b.node_to_joint * skin.inverse_bind[k]);
+  }
+  return out;
+}
+
 // Adds the vertices of one primitive skinned by `skin`.
-void read_primitive(const Document& doc, const Json& attributes, const SkinJoints& skin,
-                    const std::vector<NodeBinding>& bindings, const std::string& where,
-                    SkinBuilder& builder) {
+void read_primitive(const Document& doc, const Json& attributes, const JointFrames& skin,
+                    const std::string& where, SkinBuilder& builder) {
   const AccessorData pos = read_accessor(doc, index_member(attributes, "POSITION"));
   if (pos.components != 3) fail(doc, where + ": POSITION is not a list of 3D points");
   const auto sets = influence_sets(doc, attributes, pos.count, where);
-  const auto joint_count = static_cast<double>(skin.nodes.size());
+  const auto joint_count = static_cast<double>(skin.joint.size());
   builder.reserve(static_cast<std::size_t>(pos.count));
   for (int v = 0; v < pos.count; ++v) {
     const glm::dvec4 p(pos.values[3 * v], pos.values[3 * v + 1], pos.values[3 * v + 2], 1.0);
@@ -93,9 +109,9 @@ void read_primitive(const Document& doc, const Json& attributes, const SkinJoint
         if (w == 0) continue;
         if (!(k >= 0 && k < joint_count) || k != std::floor(k))
           fail(doc, where + ": vertex " + std::to_string(v) + " names joint " + std::to_string(k) +
-                        " of a skin with " + std::to_string(skin.nodes.size()));
+                        " of a skin with " + std::to_string(skin.joint.size()));
         const auto j = static_cast<std::size_t>(k);
-        builder.add(bindings[skin.nodes[j]], w, glm::dvec3(skin.inverse_bind[j] * p));
+        builder.add_in_joint(skin.joint[j], w, glm::dvec3(skin.mesh_to_joint[j] * p));
       }
     builder.end_vertex();
   }
@@ -134,14 +150,14 @@ std::shared_ptr<const core::Skin> read_skin(const Document& doc, std::span<const
   for (const auto& [mesh, skin] : mesh_skins) {
     const std::string where = "mesh " + std::to_string(mesh);
     if (mesh >= static_cast<int>(meshes.size())) fail(doc, where + " does not exist");
-    const SkinJoints joints = read_skin_joints(doc, skin);
+    const JointFrames joints = joint_frames(read_skin_joints(doc, skin), bindings);
     const Json& primitives = array_member(meshes[mesh], "primitives");
     for (std::size_t p = 0; p < primitives.size(); ++p) {
       const auto a = primitives[p].find("attributes");
       if (a == primitives[p].end() || !a->is_object()) continue;
       const int position = index_member(*a, "POSITION"), joints0 = index_member(*a, "JOINTS_0");
       if (position < 0 || joints0 < 0 || !seen.emplace(position, joints0, skin).second) continue;
-      read_primitive(doc, *a, joints, bindings, where + " primitive " + std::to_string(p), builder);
+      read_primitive(doc, *a, joints, where + " primitive " + std::to_string(p), builder);
     }
   }
   return builder.finish();
