@@ -21,11 +21,19 @@ namespace {
 // triangle is never the nearest, whatever order the triangles are visited in.
 constexpr double kPruneMargin = 1e-9;
 
+// A triangle's plane: unit normal n and offset d (n . x = d on the plane). The distance to
+// the plane is a lower bound of the distance to the triangle, at a few operations.
+struct Plane {
+  Vec3 n;
+  double d;
+};
+
 // The triangles with area whose horizontal bounds touch a rectangle, with their bounds.
 struct NearTriangles {
   std::vector<std::uint32_t> triangles;  // indices into the mesh, ascending
   std::vector<XzBox> boxes;
   std::vector<std::array<double, 2>> y_range;  // lowest and highest vertex y
+  std::vector<Plane> planes;
   XzGrid grid;
 };
 
@@ -41,7 +49,10 @@ NearTriangles near_triangles(const TerrainMesh& mesh, const XzBox& rect) {
     if (box.max_x < rect.min_x || box.min_x > rect.max_x || box.max_z < rect.min_z ||
         box.min_z > rect.max_z)
       continue;
-    if (!(glm::length(glm::cross(b - a, c - a)) > 0.0)) continue;  // zero area: no surface
+    const Vec3 n = glm::cross(b - a, c - a);
+    const double area2 = glm::length(n);
+    if (!(area2 > 0.0)) continue;  // zero area: no surface
+    near.planes.push_back({n / area2, glm::dot(n / area2, a)});
     near.triangles.push_back(static_cast<std::uint32_t>(t));
     near.boxes.push_back(box);
     near.y_range.push_back({std::min({a.y, b.y, c.y}), std::max({a.y, b.y, c.y})});
@@ -50,13 +61,16 @@ NearTriangles near_triangles(const TerrainMesh& mesh, const XzBox& rect) {
   return near;
 }
 
-// Distance from p to the box of entry k (a lower bound of the distance to its triangle).
-double box_distance(const NearTriangles& near, std::uint32_t k, const Vec3& p) {
+// True when entry k's triangle cannot be nearer to p than `reach` (metres): p is farther than
+// that from its bounding box or from its plane (both lower bounds of the distance to it).
+bool beyond(const NearTriangles& near, std::uint32_t k, const Vec3& p, double reach) {
   const XzBox& b = near.boxes[k];
   const double dx = std::max({b.min_x - p.x, 0.0, p.x - b.max_x});
   const double dy = std::max({near.y_range[k][0] - p.y, 0.0, p.y - near.y_range[k][1]});
   const double dz = std::max({b.min_z - p.z, 0.0, p.z - b.max_z});
-  return std::sqrt(dx * dx + dy * dy + dz * dz);
+  if (dx * dx + dy * dy + dz * dz > reach * reach) return true;
+  const Plane& plane = near.planes[k];
+  return std::abs(glm::dot(plane.n, p) - plane.d) > reach;
 }
 
 // The least distance from p to a triangle of `near`, at most `bound` (a distance to the surface
@@ -65,7 +79,7 @@ double nearest_surface(const TerrainMesh& mesh, const NearTriangles& near, const
                        double bound) {
   double best = bound;
   near.grid.for_each_near(p.x, p.z, bound, [&](std::uint32_t k) {
-    if (box_distance(near, k, p) > best + kPruneMargin) return;
+    if (beyond(near, k, p, best + kPruneMargin)) return;
     const auto& tri = mesh.triangles[near.triangles[k]];
     best = std::min(best, point_triangle_distance(p, mesh.vertices[tri[0]], mesh.vertices[tri[1]],
                                                   mesh.vertices[tri[2]]));

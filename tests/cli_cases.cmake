@@ -195,6 +195,10 @@ ikfix_cli_case(check_report 0 "" check ${WALK} --terrain ${STAIRS} --report ${IK
 # The flat-ground clip stands inside the stairs before it is fixed: the condition holds.
 ikfix_cli_case(check_fail_on_penetration 1 "fail-on condition held: penetration" check ${WALK} --terrain ${STAIRS}
                --fail-on penetration>0.005)
+ikfix_cli_case(check_fail_on_foot_penetration 1
+               "fail-on condition held: planted-foot-penetration-vertical=1.5>0.005"
+               check ${WALK} --terrain ${STAIRS}
+               --fail-on foot-penetration>0.005,planted-foot-penetration-vertical>0.005)
 ikfix_cli_case(check_fail_on_passes 0 "" check ${WALK} --terrain ${CMAKE_SOURCE_DIR}/data/terrain/flat.obj
                --fail-on penetration>0.005,bone-length>0.00001,nan)
 # The walk's largest ankle jerk is some hundreds of m/s^3: above 10, below 100000.
