@@ -26,7 +26,8 @@ bool same_file(const fs::path& a, const fs::path& b) {
 
 core::ClipMetrics measure(const io::LoadedClip& clip, const core::Clip& motion,
                           const core::LegRig& rig, const core::Terrain& terrain,
-                          const core::FixSettings& settings) {
+                          const core::FixSettings& settings,
+                          std::vector<core::Transform>* world_out) {
   // The metrics read every joint (bone lengths, non-finite transforms).
   if (!clip.all_joints_read())
     throw std::logic_error(clip.path.string() + ": measured, but it was read for some joints only");
@@ -40,6 +41,7 @@ core::ClipMetrics measure(const io::LoadedClip& clip, const core::Clip& motion,
   m.contacts = settings.contacts;
   m.reference_leg_length = settings.reference_leg_length;
   m.min_knee_angle = settings.min_knee_angle;
+  m.world_out = world_out;
   return core::measure_clip(m);
 }
 
@@ -86,10 +88,20 @@ FixedTake fix_take(const FixJob& job, bool check, io::LoadedClip& clip, const co
     io::save_contacts(job.contacts_out, {result.planted[0], result.planted[1]}, fps);
 
   std::optional<core::ClipMetrics> before, after;
-  if (job.measure || check) before = measure(clip, clip.clip, rig, *job.terrain, fix.settings);
-  if (job.measure && !check) after = measure(clip, result.clip, rig, *job.terrain, fix.settings);
+  // The page's joint positions come from the measures' FK when they ran (the same numbers).
+  std::vector<core::Transform> world_before, world_after;
+  const bool html = !job.html.empty();
+  if (job.measure || check)
+    before =
+        measure(clip, clip.clip, rig, *job.terrain, fix.settings, html ? &world_before : nullptr);
+  if (job.measure && !check)
+    after =
+        measure(clip, result.clip, rig, *job.terrain, fix.settings, html ? &world_after : nullptr);
   if (before || after) mark("measure");
-  if (!job.html.empty()) taken.view = view_of_fix(clip, result, rig, *job.terrain);
+  if (html) {
+    taken.view = view_of_fix(clip, result, rig, *job.terrain, {&world_before, &world_after});
+    mark("view");
+  }
 
   io::RunReportInput report_input;
   report_input.command = check ? "check" : "run";

@@ -8,11 +8,15 @@
 namespace ikfix::cli {
 
 core::ReportView view_of_fix(const io::LoadedClip& clip, const core::FixResult& result,
-                             const core::LegRig& rig, const core::Terrain& terrain) {
+                             const core::LegRig& rig, const core::Terrain& terrain,
+                             ComputedWorld computed) {
   core::ReportViewInput in;
   in.skeleton = &clip.skeleton;
   in.before = &clip.clip;
-  in.after = result.clip.frame_count > 0 ? &result.clip : &clip.clip;  // check: as it is
+  const bool fixed = result.clip.frame_count > 0;
+  in.after = fixed ? &result.clip : &clip.clip;  // check: as it is
+  in.before_world_ws = computed.before;
+  in.after_world_ws = fixed ? computed.after : computed.before;
   in.space = clip.space;
   in.rig = rig;
   in.terrain = &terrain;

@@ -12,9 +12,17 @@
 
 namespace ikfix::cli {
 
+// World transforms of every joint and frame already computed (core::MetricsInput::world_out)
+// of the input (`before`) and of the fixed motion (`after`); null or empty: not computed.
+struct ComputedWorld {
+  const std::vector<core::Transform>* before = nullptr;
+  const std::vector<core::Transform>* after = nullptr;
+};
+
 // What the page shows of `clip` (the input, as read) and `result` (its fix) on `terrain`.
 core::ReportView view_of_fix(const io::LoadedClip& clip, const core::FixResult& result,
-                             const core::LegRig& rig, const core::Terrain& terrain);
+                             const core::LegRig& rig, const core::Terrain& terrain,
+                             ComputedWorld computed = {});
 
 // Retarget: the transfer alone ("before") and the final motion ("after") on the character
 // `work`, with the source clip drawn beside them.

@@ -343,7 +343,7 @@ ClipMetrics measure_clip(const MetricsInput& in) {
   m.fps = clip.fps;
   if (clip.frame_count == 0) return m;
   m.non_finite = count_non_finite(clip);
-  const ClipWorld w(*in.skeleton, clip, in.space.to_world());
+  ClipWorld w(*in.skeleton, clip, in.space.to_world());
   measure_bone_lengths(in, w, m);
   const ContactSettings cs = scaled_contact_settings(in, w);
   std::vector<Vec3> pelvis(clip.frame_count);
@@ -355,6 +355,7 @@ ClipMetrics measure_clip(const MetricsInput& in) {
   for (int l = 0; l < 2; ++l) measure_leg(in, w, cs, l, m, sums);
   m.mean_slide_mps = sums.slide_count ? sums.slide / sums.slide_count : 0.0;
   m.mean_float_m = sums.plant_count ? sums.float_m / sums.plant_count : 0.0;
+  if (in.world_out) *in.world_out = std::move(w.world);
   return m;
 }
 

@@ -98,6 +98,9 @@ struct MetricsInput {
   ContactSettings contacts;            // for a leg of reference_leg_length; scaled inside
   double reference_leg_length = 0.85;  // metres
   double min_knee_angle = 25.0 * kPi / 180.0;
+  // When set, receives the world transform of every joint on every frame (frame-major,
+  // forward_kinematics of the clip and space above), which the measures computed anyway.
+  std::vector<Transform>* world_out = nullptr;
 };
 
 // Jerk magnitude (m/s^3 for metres) per frame of a point's path sampled at `fps`: the central

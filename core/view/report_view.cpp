@@ -1,6 +1,7 @@
 #include "core/view/report_view.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -8,24 +9,50 @@
 
 namespace ikfix::core {
 
+namespace {
+
+ViewPositions sized_positions(const Skeleton& skeleton, int frames,
+                              const std::vector<int>& tip_owners) {
+  ViewPositions out;
+  out.frame_count = frames;
+  out.point_count = skeleton.joint_count() + static_cast<int>(tip_owners.size());
+  out.positions.resize(static_cast<std::size_t>(frames) * out.point_count);
+  return out;
+}
+
+// One frame's row of points from its joints' world transforms.
+void put_row(const Skeleton& skeleton, std::span<const Transform> world,
+             const std::vector<int>& tip_owners, Vec3* row) {
+  const int joints = skeleton.joint_count();
+  for (int j = 0; j < joints; ++j) row[j] = world[j].translation;
+  for (std::size_t t = 0; t < tip_owners.size(); ++t) {
+    const int owner = tip_owners[t];
+    row[joints + t] = transform_point(world[owner], skeleton.end_sites[owner].value_or(Vec3(0)));
+  }
+}
+
+}  // namespace
+
 ViewPositions view_positions(const Skeleton& skeleton, const Clip& clip, const ClipSpace& space,
                              const std::vector<int>& tip_owners) {
-  const int joints = skeleton.joint_count();
-  ViewPositions out;
-  out.frame_count = clip.frame_count;
-  out.point_count = joints + static_cast<int>(tip_owners.size());
-  out.positions.resize(static_cast<std::size_t>(out.frame_count) * out.point_count);
-  std::vector<Transform> world(static_cast<std::size_t>(joints));
+  ViewPositions out = sized_positions(skeleton, clip.frame_count, tip_owners);
+  std::vector<Transform> world(static_cast<std::size_t>(skeleton.joint_count()));
   const Transform to_world = space.to_world();
   for (int f = 0; f < clip.frame_count; ++f) {
     forward_kinematics(skeleton, clip.frame(f), to_world, world);
-    Vec3* row = out.positions.data() + static_cast<std::size_t>(f) * out.point_count;
-    for (int j = 0; j < joints; ++j) row[j] = world[j].translation;
-    for (std::size_t t = 0; t < tip_owners.size(); ++t) {
-      const int owner = tip_owners[t];
-      row[joints + t] = transform_point(world[owner], skeleton.end_sites[owner].value_or(Vec3(0)));
-    }
+    put_row(skeleton, world, tip_owners,
+            out.positions.data() + static_cast<std::size_t>(f) * out.point_count);
   }
+  return out;
+}
+
+ViewPositions view_positions(const Skeleton& skeleton, std::span<const Transform> world_ws,
+                             int frame_count, const std::vector<int>& tip_owners) {
+  ViewPositions out = sized_positions(skeleton, frame_count, tip_owners);
+  const auto joints = static_cast<std::size_t>(skeleton.joint_count());
+  for (int f = 0; f < frame_count; ++f)
+    put_row(skeleton, world_ws.subspan(static_cast<std::size_t>(f) * joints, joints), tip_owners,
+            out.positions.data() + static_cast<std::size_t>(f) * out.point_count);
   return out;
 }
 
@@ -46,17 +73,21 @@ TerrainMesh sampled_grid(const Terrain& terrain, const Rect& r, std::size_t max_
   const int cells =
       std::max(1, static_cast<int>(std::sqrt(static_cast<double>(max_triangles) / 2)));
   const int n = cells + 1;
-  TerrainMesh mesh;
-  std::vector<int> index(static_cast<std::size_t>(n) * n, -1);
+  std::vector<std::array<double, 2>> xz;
+  xz.reserve(static_cast<std::size_t>(n) * n);
   for (int i = 0; i < n; ++i)
-    for (int k = 0; k < n; ++k) {
-      const double x = r.min_x + (r.max_x - r.min_x) * i / cells;
-      const double z = r.min_z + (r.max_z - r.min_z) * k / cells;
-      const GroundHit hit = terrain.ground_at(x, z);
-      if (!hit.hit) continue;
-      index[static_cast<std::size_t>(i) * n + k] = static_cast<int>(mesh.vertices.size());
-      mesh.vertices.emplace_back(x, hit.height, z);
-    }
+    for (int k = 0; k < n; ++k)
+      xz.push_back(
+          {r.min_x + (r.max_x - r.min_x) * i / cells, r.min_z + (r.max_z - r.min_z) * k / cells});
+  std::vector<GroundHit> hits(xz.size());
+  terrain.ground_at(xz, hits);  // one span query: the answers of one query per point
+  TerrainMesh mesh;
+  std::vector<int> index(xz.size(), -1);
+  for (std::size_t v = 0; v < xz.size(); ++v) {
+    if (!hits[v].hit) continue;
+    index[v] = static_cast<int>(mesh.vertices.size());
+    mesh.vertices.emplace_back(xz[v][0], hits[v].height, xz[v][1]);
+  }
   auto at = [&](int i, int k) { return index[static_cast<std::size_t>(i) * n + k]; };
   for (int i = 0; i < cells; ++i)
     for (int k = 0; k < cells; ++k) {
@@ -92,17 +123,30 @@ double knee_angle_deg(const Vec3& hip, const Vec3& knee, const Vec3& ankle) {
 
 namespace {
 
-// Lowest of the foot's points above the ground right below it (empty: no ground below any).
-std::optional<double> lowest_above_ground(const Terrain& terrain, const ViewPositions& p, int f,
-                                          const ViewFoot& foot) {
-  std::optional<double> lowest;
-  for (int point : {foot.ankle, foot.toe, foot.tip}) {
-    if (point < 0) continue;
-    const Vec3& q = p.at(f, point);
-    const GroundHit hit = terrain.ground_at(q.x, q.z);
-    if (hit.hit && (!lowest || q.y - hit.height < *lowest)) lowest = q.y - hit.height;
-  }
-  return lowest;
+// Per frame, the lowest of the foot's points above the ground right below it (empty: no ground
+// below any), from one span query for every frame (the same answers as one query per point).
+std::vector<std::optional<double>> lowest_above_ground(const Terrain& terrain,
+                                                       const ViewPositions& p,
+                                                       const ViewFoot& foot) {
+  std::vector<int> points;
+  for (int point : {foot.ankle, foot.toe, foot.tip})
+    if (point >= 0) points.push_back(point);
+  const std::size_t per_frame = points.size();
+  std::vector<std::array<double, 2>> xz;
+  xz.reserve(per_frame * static_cast<std::size_t>(p.frame_count));
+  for (int f = 0; f < p.frame_count; ++f)
+    for (int point : points) xz.push_back({p.at(f, point).x, p.at(f, point).z});
+  std::vector<GroundHit> hits(xz.size());
+  terrain.ground_at(xz, hits);
+  std::vector<std::optional<double>> out(static_cast<std::size_t>(p.frame_count));
+  for (int f = 0; f < p.frame_count; ++f)
+    for (std::size_t k = 0; k < per_frame; ++k) {
+      const GroundHit& hit = hits[static_cast<std::size_t>(f) * per_frame + k];
+      const double above = p.at(f, points[k]).y - hit.height;
+      std::optional<double>& lowest = out[static_cast<std::size_t>(f)];
+      if (hit.hit && (!lowest || above < *lowest)) lowest = above;
+    }
+  return out;
 }
 
 double horizontal_distance(const Vec3& a, const Vec3& b) {
@@ -133,9 +177,9 @@ void foot_series(const ReportViewInput& in, const ReportView& view, int leg, Foo
   const std::vector<char>& planted =
       in.planted[leg] && !in.planted[leg]->empty() ? *in.planted[leg] : none;
   const bool has_targets = in.ankle_target_ws[leg] && !in.ankle_target_ws[leg]->empty();
+  out.lowest_before_m = lowest_above_ground(*in.terrain, view.before, foot);
+  out.lowest_after_m = lowest_above_ground(*in.terrain, view.after, foot);
   for (int f = 0; f < frames; ++f) {
-    out.lowest_before_m.push_back(lowest_above_ground(*in.terrain, view.before, f, foot));
-    out.lowest_after_m.push_back(lowest_above_ground(*in.terrain, view.after, f, foot));
     out.pivot_slide_before_mps.push_back(pivot_slide(view.before, planted, f, foot, view.fps));
     out.pivot_slide_after_mps.push_back(pivot_slide(view.after, planted, f, foot, view.fps));
     for (const ViewPositions* p : {&view.before, &view.after})
@@ -148,6 +192,16 @@ void foot_series(const ReportViewInput& in, const ReportView& view, int leg, Foo
     else
       out.shortfall_m.push_back(std::nullopt);
   }
+}
+
+// From the world transforms the caller has, when it has them for every frame.
+ViewPositions positions_of(const ReportViewInput& in, const Clip& clip,
+                           const std::vector<Transform>* world_ws,
+                           const std::vector<int>& tip_owners) {
+  const std::size_t all = static_cast<std::size_t>(clip.frame_count) * in.skeleton->joint_count();
+  if (world_ws && world_ws->size() == all)
+    return view_positions(*in.skeleton, *world_ws, clip.frame_count, tip_owners);
+  return view_positions(*in.skeleton, clip, in.space, tip_owners);
 }
 
 }  // namespace
@@ -170,8 +224,8 @@ ReportView build_report_view(const ReportViewInput& in) {
       view.parents.push_back(bones.toe);
     }
   }
-  view.before = view_positions(skeleton, *in.before, in.space, tip_owners);
-  view.after = view_positions(skeleton, *in.after, in.space, tip_owners);
+  view.before = positions_of(in, *in.before, in.before_world_ws, tip_owners);
+  view.after = positions_of(in, *in.after, in.after_world_ws, tip_owners);
   view.terrain = view_terrain(*in.terrain, view.before, view.after, in.terrain_margin_m,
                               in.max_terrain_triangles);
   for (int f = 0; f < view.after.frame_count; ++f)

@@ -3,6 +3,7 @@
 // of every joint before and after the fix, the terrain under the clip, and per-frame series.
 // Pure computation (no files): io/html_report writes it into the page.
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -77,6 +78,10 @@ struct ReportViewInput {
   // The fix's contacts and ankle targets ([leg][frame]); empty vectors: none (`check`).
   const std::vector<char>* planted[2] = {nullptr, nullptr};
   const std::vector<Vec3>* ankle_target_ws[2] = {nullptr, nullptr};
+  // Optional: every joint's world transform on every frame of `before` / `after` (frame-major,
+  // forward_kinematics with `space`, as core/metrics gives them), used instead of FK again.
+  const std::vector<Transform>* before_world_ws = nullptr;
+  const std::vector<Transform>* after_world_ws = nullptr;
   // Retarget: the source character and clip, drawn with the target (null: none).
   const Skeleton* source_skeleton = nullptr;
   const Clip* source_clip = nullptr;
@@ -88,6 +93,9 @@ struct ReportViewInput {
 // World positions of every joint, then the end sites of `tip_owners` (in that order).
 ViewPositions view_positions(const Skeleton& skeleton, const Clip& clip, const ClipSpace& space,
                              const std::vector<int>& tip_owners);
+// The same from the joints' world transforms (frame-major, frame_count x joint_count).
+ViewPositions view_positions(const Skeleton& skeleton, std::span<const Transform> world_ws,
+                             int frame_count, const std::vector<int>& tip_owners);
 
 // The terrain under the points' horizontal bounds plus `margin_m`; when that keeps more than
 // `max_triangles` triangles, a height grid sampled from the terrain instead (at most

@@ -5,6 +5,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <stdexcept>
 
 namespace ikfix::io {
@@ -12,23 +13,25 @@ namespace ikfix::io {
 std::string base64(std::string_view bytes) {
   static constexpr char kDigits[] =
       "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((bytes.size() + 2) / 3 * 4);
+  std::string out((bytes.size() + 2) / 3 * 4, '\0');
+  const auto* in = reinterpret_cast<const std::uint8_t*>(bytes.data());
+  char* to = out.data();
   std::size_t i = 0;
-  for (; i + 2 < bytes.size(); i += 3) {
-    const std::uint32_t v = std::uint32_t(std::uint8_t(bytes[i])) << 16 |
-                            std::uint32_t(std::uint8_t(bytes[i + 1])) << 8 |
-                            std::uint8_t(bytes[i + 2]);
-    for (int shift : {18, 12, 6, 0}) out.push_back(kDigits[(v >> shift) & 63]);
+  for (; i + 2 < bytes.size(); i += 3, to += 4) {
+    const std::uint32_t v = std::uint32_t(in[i]) << 16 | std::uint32_t(in[i + 1]) << 8 | in[i + 2];
+    to[0] = kDigits[v >> 18];
+    to[1] = kDigits[(v >> 12) & 63];
+    to[2] = kDigits[(v >> 6) & 63];
+    to[3] = kDigits[v & 63];
   }
   const std::size_t rest = bytes.size() - i;
   if (rest == 0) return out;
-  std::uint32_t v = std::uint32_t(std::uint8_t(bytes[i])) << 16;
-  if (rest == 2) v |= std::uint32_t(std::uint8_t(bytes[i + 1])) << 8;
-  out.push_back(kDigits[(v >> 18) & 63]);
-  out.push_back(kDigits[(v >> 12) & 63]);
-  out.push_back(rest == 2 ? kDigits[(v >> 6) & 63] : '=');
-  out.push_back('=');
+  std::uint32_t v = std::uint32_t(in[i]) << 16;
+  if (rest == 2) v |= std::uint32_t(in[i + 1]) << 8;
+  to[0] = kDigits[(v >> 18) & 63];
+  to[1] = kDigits[(v >> 12) & 63];
+  to[2] = rest == 2 ? kDigits[(v >> 6) & 63] : '=';
+  to[3] = '=';
   return out;
 }
 
@@ -57,29 +60,51 @@ void put_varint_unsigned(std::string& out, std::uint64_t value) {
   out.push_back(static_cast<char>(value));
 }
 
-void put_varint(std::string& out, std::int64_t value) { put_varint_unsigned(out, zigzag(value)); }
+// The varint at `to` (room for 10 bytes); returns the byte after it.
+char* put_varint_unsigned(char* to, std::uint64_t value) {
+  while (value >= 0x80) {
+    *to++ = static_cast<char>((value & 0x7f) | 0x80);
+    value >>= 7;
+  }
+  *to++ = static_cast<char>(value);
+  return to;
+}
 
-std::int64_t on_grid(double metres) { return std::llround(metres / kPositionStep_m); }
+// std::llround's answer (halves away from zero) without the library call: the truncated value
+// and the exact remainder (x - trunc(x) is exact below 2^52, where x may have a fraction).
+std::int64_t round_half_away(double x) {
+  if (!(std::abs(x) < 0x1p52)) return std::llround(x);
+  const auto t = static_cast<std::int64_t>(x);
+  const double fraction = x - static_cast<double>(t);
+  // Without branches: which way a coordinate rounds is random, a branch would mispredict.
+  return t + static_cast<std::int64_t>(fraction >= 0.5) -
+         static_cast<std::int64_t>(fraction <= -0.5);
+}
+
+std::int64_t on_grid(double metres) { return round_half_away(metres / kPositionStep_m); }
 
 }  // namespace
 
 std::string delta_varints(std::span<const core::Vec3> positions, int point_count) {
-  std::string out;
-  out.reserve(positions.size() * 3 * 2);
   const std::size_t coordinates = static_cast<std::size_t>(point_count) * 3;
+  const std::size_t frames = positions.empty() ? 0 : positions.size() / point_count;
+  // Room for the longest varints (10 bytes), left unwritten (a zeroed string would touch it all).
+  const std::unique_ptr<char[]> buffer(new char[frames * coordinates * 10 + 1]);
+  char* const begin = buffer.get();
+  char* to = begin;
   std::vector<std::int64_t> last(coordinates, 0), last_step(coordinates, 0);
-  for (std::size_t i = 0; i < positions.size(); ++i) {
-    const std::size_t k0 = (i % static_cast<std::size_t>(point_count)) * 3;
-    for (int axis = 0; axis < 3; ++axis) {
-      const std::size_t k = k0 + axis;
-      const std::int64_t value = on_grid(positions[i][axis]);
-      const std::int64_t step = value - last[k];
-      put_varint(out, step - last_step[k]);
-      last[k] = value;
-      last_step[k] = step;
-    }
+  for (std::size_t f = 0; f < frames; ++f) {
+    const core::Vec3* row = positions.data() + f * point_count;
+    for (std::size_t k = 0; k < coordinates; k += 3)
+      for (int axis = 0; axis < 3; ++axis) {
+        const std::int64_t value = on_grid(row[k / 3][axis]);
+        const std::int64_t step = value - last[k + axis];
+        to = put_varint_unsigned(to, zigzag(step - last_step[k + axis]));
+        last[k + axis] = value;
+        last_step[k + axis] = step;
+      }
   }
-  return out;
+  return std::string(begin, to);
 }
 
 std::string series_varints(std::span<const double> values, double step) {
@@ -91,7 +116,7 @@ std::string series_varints(std::span<const double> values, double step) {
       out.push_back(0);
       continue;
     }
-    const std::int64_t value = std::llround(v / step);
+    const std::int64_t value = round_half_away(v / step);
     put_varint_unsigned(out, zigzag(value - last) + 1);
     last = value;
   }

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "io/html/packed_data.hpp"
@@ -47,6 +48,19 @@ std::string foot_series_json(const core::FootSeries& s) {
   return out + '}';
 }
 
+// `json` (an object's text) with `"name":"text"` added as its last member. For long base64 text,
+// which needs no escaping: the JSON library would scan every character of it.
+std::string with_string(std::string json, std::string_view name, std::string_view text) {
+  json.pop_back();  // the closing brace
+  if (json.size() > 1) json += ',';
+  json += '"';
+  json += name;
+  json += "\":\"";
+  json += text;
+  json += "\"}";
+  return json;
+}
+
 std::string terrain_json(const core::TerrainMesh& mesh) {
   std::vector<std::uint32_t> indices;
   indices.reserve(mesh.triangles.size() * 3);
@@ -54,11 +68,20 @@ std::string terrain_json(const core::TerrainMesh& mesh) {
   nlohmann::ordered_json j;
   j["vertexCount"] = mesh.vertices.size();
   j["triangleCount"] = mesh.triangles.size();
-  j["vertices"] = packed(float32_bytes(mesh.vertices));
-  j["triangles"] = packed(uint32_bytes(indices));
-  return j.dump();
+  std::string out = with_string(j.dump(), "vertices", packed(float32_bytes(mesh.vertices)));
+  return with_string(std::move(out), "triangles", packed(uint32_bytes(indices)));
 }
 
+// {"step_m", "before", "after"}: delta_varints in base64.
+std::string positions_json(const core::ReportView& view) {
+  nlohmann::ordered_json j = {{"step_m", kPositionStep_m}};
+  std::string out = with_string(
+      j.dump(), "before", base64(delta_varints(view.before.positions, view.before.point_count)));
+  return with_string(std::move(out), "after",
+                     base64(delta_varints(view.after.positions, view.after.point_count)));
+}
+
+// Every member but "positions" (which follows them).
 nlohmann::ordered_json skeleton_json(const core::ReportView& view) {
   nlohmann::ordered_json j;
   j["fps"] = view.fps;
@@ -69,29 +92,27 @@ nlohmann::ordered_json skeleton_json(const core::ReportView& view) {
   j["pelvis"] = view.pelvis;
   for (const core::ViewFoot& foot : view.feet)
     j["feet"].push_back({{"ankle", foot.ankle}, {"toe", foot.toe}, {"tip", foot.tip}});
-  j["positions"] = {
-      {"step_m", kPositionStep_m},
-      {"before", base64(delta_varints(view.before.positions, view.before.point_count))},
-      {"after", base64(delta_varints(view.after.positions, view.after.point_count))}};
   return j;
+}
+
+std::string source_json(const core::ViewFigure& source) {
+  nlohmann::ordered_json j;
+  j["jointNames"] = source.joint_names;
+  j["parents"] = source.parents;
+  j["pointCount"] = source.positions.point_count;
+  j["frames"] = source.positions.frame_count;
+  return with_string(
+      j.dump(), "positions",
+      base64(delta_varints(source.positions.positions, source.positions.point_count)));
 }
 
 }  // namespace
 
 std::string view_json(const core::ReportView& view) {
   std::string out = skeleton_json(view).dump();
-  out.pop_back();  // the closing brace: terrain and series follow
-  if (view.source) {
-    const core::ViewFigure& source = *view.source;
-    nlohmann::ordered_json j;
-    j["jointNames"] = source.joint_names;
-    j["parents"] = source.parents;
-    j["pointCount"] = source.positions.point_count;
-    j["frames"] = source.positions.frame_count;
-    j["positions"] =
-        base64(delta_varints(source.positions.positions, source.positions.point_count));
-    out += ",\"source\":" + j.dump();
-  }
+  out.pop_back();  // the closing brace: positions, terrain and series follow
+  out += ",\"positions\":" + positions_json(view);
+  if (view.source) out += ",\"source\":" + source_json(*view.source);
   out += ",\"terrain\":" + terrain_json(view.terrain) + ",\"series\":{";
   put_series(out, "pelvis_change_m", view.series.pelvis_change_m, kMetreStep);
   out += ",\"feet\":[" + foot_series_json(view.series.feet[0]) + ',' +

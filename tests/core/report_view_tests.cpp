@@ -1,7 +1,11 @@
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
+#include <cstdint>
+#include <utility>
 
+#include "core/metrics.hpp"
 #include "core/view/report_view.hpp"
 
 namespace ikfix::core {
@@ -160,6 +164,63 @@ TEST(ReportView, TerrainIsCroppedToTheFootprintOrResampledWhenLarge) {
   EXPECT_LE(grid.triangles.size(), 18u);
   EXPECT_GT(grid.triangles.size(), 0u);
   for (const Vec3& v : grid.vertices) EXPECT_NEAR(v.y, 0.0, 1e-9);
+}
+
+// A walk whose joints bend and turn from frame to frame (so every coordinate moves).
+Clip bending(const Skeleton& s, int frames) {
+  Clip c = walking(s, frames, 0.97, 0.013);
+  for (int f = 0; f < frames; ++f)
+    for (int j = 1; j < s.joint_count(); ++j)
+      c.at(f, j).rotation =
+          glm::angleAxis(0.1 * std::sin(0.3 * f + j), glm::normalize(Vec3(1, j, 0.5)));
+  return c;
+}
+
+TEST(ReportView, PositionsFromTheMetricsWorldTransformsAreThoseOfFk) {
+  const Skeleton s = legs_skeleton();
+  const Terrain ground = flat_ground(0.0);
+  const Clip before = bending(s, 40), after = walking(s, 40, 0.95, 0.01);
+  ClipSpace space;
+  space.world_offset = Vec3(0.25, 0, -1);
+  std::vector<Transform> world_before, world_after;
+  for (auto [clip, world] : {std::pair{&before, &world_before}, std::pair{&after, &world_after}}) {
+    MetricsInput m;
+    m.skeleton = &s;
+    m.clip = clip;
+    m.space = space;
+    m.rig = legs_rig();
+    m.terrain = &ground;
+    m.world_out = world;
+    measure_clip(m);
+    ASSERT_EQ(world->size(), 40u * s.joint_count());
+  }
+  ReportViewInput in;
+  in.skeleton = &s;
+  in.before = &before;
+  in.after = &after;
+  in.space = space;
+  in.rig = legs_rig();
+  in.terrain = &ground;
+  const ReportView computed = build_report_view(in);
+  in.before_world_ws = &world_before;
+  in.after_world_ws = &world_after;
+  const ReportView reused = build_report_view(in);
+  ASSERT_EQ(reused.before.positions.size(), computed.before.positions.size());
+  // Bit for bit: the page is the same whichever way the positions were found.
+  for (std::size_t i = 0; i < computed.before.positions.size(); ++i) {
+    for (int a = 0; a < 3; ++a) {
+      EXPECT_EQ(std::bit_cast<std::uint64_t>(reused.before.positions[i][a]),
+                std::bit_cast<std::uint64_t>(computed.before.positions[i][a]));
+      EXPECT_EQ(std::bit_cast<std::uint64_t>(reused.after.positions[i][a]),
+                std::bit_cast<std::uint64_t>(computed.after.positions[i][a]));
+    }
+  }
+  EXPECT_EQ(reused.series.feet[0].lowest_before_m, computed.series.feet[0].lowest_before_m);
+  EXPECT_EQ(reused.series.feet[1].knee_before_deg, computed.series.feet[1].knee_before_deg);
+  // Transforms of another clip length are not used.
+  world_before.pop_back();
+  const ReportView fallback = build_report_view(in);
+  EXPECT_EQ(fallback.before.positions, computed.before.positions);
 }
 
 TEST(ReportView, KneeAngleIsTheInteriorAngle) {

@@ -2,6 +2,8 @@
 #include <zlib.h>
 
 #include <cmath>
+#include <cstdint>
+#include <string>
 #include <vector>
 
 #include "io/html/packed_data.hpp"
@@ -68,6 +70,49 @@ TEST(PackedData, DeltaVarintsKeepPositionsWithinHalfAStep) {
       EXPECT_NEAR(back[i * 3 + a], positions[i][a], kPositionStep_m / 2 + 1e-12) << i << " " << a;
   // Small frame-to-frame moves take one or two bytes per coordinate.
   EXPECT_LT(bytes.size(), positions.size() * 3 * 2 + 20);
+}
+
+// The encoding as first written, with std::llround: the fast encoder must give its bytes.
+std::string reference_delta_varints(const std::vector<core::Vec3>& positions, int point_count) {
+  std::string out;
+  std::vector<std::int64_t> last(static_cast<std::size_t>(point_count) * 3, 0);
+  std::vector<std::int64_t> last_step(last.size(), 0);
+  for (std::size_t i = 0; i < positions.size(); ++i)
+    for (int axis = 0; axis < 3; ++axis) {
+      const std::size_t k = (i % point_count) * 3 + axis;
+      const std::int64_t value = std::llround(positions[i][axis] / kPositionStep_m);
+      const std::int64_t step = value - last[k];
+      const std::int64_t delta = step - last_step[k];
+      std::uint64_t z =
+          (static_cast<std::uint64_t>(delta) << 1) ^ static_cast<std::uint64_t>(delta >> 63);
+      for (; z >= 0x80; z >>= 7) out.push_back(static_cast<char>((z & 0x7f) | 0x80));
+      out.push_back(static_cast<char>(z));
+      last[k] = value;
+      last_step[k] = step;
+    }
+  return out;
+}
+
+TEST(PackedData, DeltaVarintsRoundHalvesAwayFromZeroLikeLlround) {
+  std::vector<core::Vec3> positions;
+  std::uint64_t seed = 12345;
+  auto next = [&] {  // a fixed pseudo-random sequence in [-1, 1)
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<double>(seed >> 11) / 0x1p52 - 1.0;
+  };
+  for (int f = 0; f < 200; ++f) {
+    positions.emplace_back(3 * next(), 1e4 * next(), 1e-4 * next());
+    // Exact halves of the grid on either side of zero, and far away (1e12 m: past 2^52 steps).
+    const double half = (f % 7 - 3 + 0.5) * kPositionStep_m;
+    positions.emplace_back(half, -half, 1e12 * next());
+  }
+  EXPECT_EQ(delta_varints(positions, 2), reference_delta_varints(positions, 2));
+}
+
+TEST(PackedData, SeriesVarintsRoundHalfStepsAwayFromZero) {
+  // 0.0625 is half a step: 1 step (1 + zigzag(1) = 3); -0.0625: -1 step, -2 from the last
+  // (1 + zigzag(-2) = 4).
+  EXPECT_EQ(series_varints(std::vector<double>{0.0625, -0.0625}, 0.125), std::string("\x03\x04"));
 }
 
 TEST(PackedData, SeriesVarintsMarkAbsentValuesAndKeepTheGrid) {
