@@ -304,7 +304,7 @@ TakeTiming take_timing(const ClipDocument& cd, int take) {
   }
   // The frames come from the keys: a stored range (LocalStop, ReferenceStop) past the last key
   // adds only copies of it, and is a number that costs nothing to write. Exporters hold the last
-  // pose for a while (Maya's Kenney take ends 4 frames after its last key), so a stored end up
+  // pose for a while (Maya's Kenney take ends after its last key), so a stored end up
   // to the keys' own span or one second past the last key is kept; a later one ends there.
   std::int64_t lo = 0, hi = 0;
   const bool keyed = key_range(cd, t, lo, hi);
