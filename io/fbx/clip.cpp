@@ -303,8 +303,9 @@ TakeTiming take_timing(const ClipDocument& cd, int take) {
     timing.stop = t.reference_stop;
   }
   // The frames come from the keys: a stored range (LocalStop, ReferenceStop) past the last key
-  // adds only copies of it, and is a number that costs nothing to write, so it never sets how
-  // much is sampled.
+  // adds only copies of it, and is a number that costs nothing to write. Exporters hold the last
+  // pose for a while (Maya's Kenney take ends after its last key), so a stored end up
+  // to the keys' own span or one second past the last key is kept; a later one ends there.
   std::int64_t lo = 0, hi = 0;
   const bool keyed = key_range(cd, t, lo, hi);
   if (timing.stop <= timing.start) {
@@ -312,7 +313,9 @@ TakeTiming take_timing(const ClipDocument& cd, int take) {
     timing.start = keyed ? lo : 0;
     timing.stop = keyed ? hi : 0;
   } else if (const std::int64_t last = std::max(keyed ? hi : timing.start, timing.start);
-             timing.stop > last) {
+             static_cast<double>(timing.stop) - static_cast<double>(last) >
+             std::max(keyed ? static_cast<double>(hi) - static_cast<double>(lo) : 0.0,
+                      static_cast<double>(kTicksPerSecond))) {
     timing.stop = last;
   }
   const double frames = (static_cast<double>(timing.stop) - static_cast<double>(timing.start)) *
