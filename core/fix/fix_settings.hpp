@@ -68,7 +68,11 @@ struct FixSettings {
   // planted offset and ground tilt (so nothing changes while it is planted).
   double plant_ease_time = 0.08;
 
-  double body_smoothing = 0.12;       // seconds (Gaussian sigma) for the root following terrain
+  // Seconds (Gaussian sigma) for the root following terrain. The raw rise is a staircase (one
+  // level per plant, on stairs and slopes alike); a sigma near half a walking step turns it into
+  // the near-steady climb a person makes, where a shorter one makes the hips bob up at each
+  // plant (pelvis jerk several times the input's: tests/bench/README.md).
+  double body_smoothing = 0.25;
   double foot_smoothing = 0.02;       // seconds, swing-foot height offsets
   double clearance_smoothing = 0.05;  // seconds: how early a swing foot starts rising over an edge
   // Metres per second: the fastest a swing foot's clearance rise may grow or shrink; beyond it the
@@ -80,8 +84,10 @@ struct FixSettings {
   // Fraction of leg length: the least a swing ankle's target stays below its hip (raised with the
   // body) where the foot's planned rise over the body's would lift it higher; 0 = no limit.
   double min_swing_ankle_drop = 0.4;
-  double pelvis_smoothing = 0.06;  // seconds (Gaussian sigma) for the pelvis drop
-  double max_pelvis_drop = 0.35;   // fraction of leg length
+  // Seconds (Gaussian sigma) for the pelvis drop; its dilation grows with it, so a longer one
+  // crouches a little longer around each frame that needs it, and a shorter one jerks the hips.
+  double pelvis_smoothing = 0.10;
+  double max_pelvis_drop = 0.35;  // fraction of leg length
   // Radians: how far a foot beyond its leg's reach may turn up about its ball (heel up, as a
   // person goes on tiptoe before crouching) before the pelvis drops for the rest; 0 = never.
   // 20 degrees raises the heel of a 14 cm ankle-to-ball foot by about 5 cm. The lift moves the
