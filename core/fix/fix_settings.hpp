@@ -69,10 +69,12 @@ struct FixSettings {
   double plant_ease_time = 0.08;
 
   // Seconds (Gaussian sigma) for the root following terrain. The raw rise is a staircase (one
-  // level per plant, on stairs and slopes alike); a sigma near half a walking step turns it into
-  // the near-steady climb a person makes, where a shorter one makes the hips bob up at each
-  // plant (pelvis jerk several times the input's: tests/bench/README.md).
-  double body_smoothing = 0.25;
+  // level per plant, on stairs and slopes alike), so the hips bob up at each plant (pelvis jerk
+  // several times the input's on the bundled walk: tests/bench/README.md). A sigma of 0.25 s
+  // smooths that away but lets planted feet slide where the body comes late to a plant (a salsa
+  // foot at 10 cm/s even on flat ground), so it stays at 0.12 s until the rise is planned as a
+  // curve through the plants rather than smoothed after.
+  double body_smoothing = 0.12;
   double foot_smoothing = 0.02;       // seconds, swing-foot height offsets
   double clearance_smoothing = 0.05;  // seconds: how early a swing foot starts rising over an edge
   // Metres per second: the fastest a swing foot's clearance rise may grow or shrink; beyond it the
@@ -86,7 +88,7 @@ struct FixSettings {
   double min_swing_ankle_drop = 0.4;
   // Seconds (Gaussian sigma) for the pelvis drop; its dilation grows with it, so a longer one
   // crouches a little longer around each frame that needs it, and a shorter one jerks the hips.
-  double pelvis_smoothing = 0.10;
+  double pelvis_smoothing = 0.06;
   double max_pelvis_drop = 0.35;  // fraction of leg length
   // Radians: how far a foot beyond its leg's reach may turn up about its ball (heel up, as a
   // person goes on tiptoe before crouching) before the pelvis drops for the rest; 0 = never.

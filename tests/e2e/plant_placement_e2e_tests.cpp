@@ -127,7 +127,10 @@ TEST(E2ePlantPlacement, AWalkStoppingAtStairsStandsBeforeTheFirstRiser) {
   int stop = 0;
   for (const auto& leg : left_in_place["per_leg"])
     stop = std::max(stop, leg["plants"].back()[0].get<int>());
-  const FootDepths before = foot_depths(dir / "in_place.bvh", terrain, left_in_place, stop);
+  // Before: the input itself (recorded on flat ground) against the stairs. Fixed without placement
+  // the foot is no longer inside either: step 5c raises the plant onto the tread instead (the
+  // heel then stands in the air), which is why the plant is moved back when it can be.
+  const FootDepths before = foot_depths(clip, terrain, left_in_place, stop);
   const FootDepths after = foot_depths(dir / "placed.bvh", terrain, placed, stop);
   std::printf(
       "from frame %d: frames with a foot point > 1 cm inside: %d -> %d; deepest %.4f m (frame "
@@ -135,7 +138,7 @@ TEST(E2ePlantPlacement, AWalkStoppingAtStairsStandsBeforeTheFirstRiser) {
       stop, before.frames_over_1cm, after.frames_over_1cm, before.deepest_m, before.deepest_frame,
       before.deepest_point.c_str(), after.deepest_m, after.deepest_frame,
       after.deepest_point.c_str());
-  // The case: left where it stopped, the toe tip stays inside the riser for over a second.
+  // The case: where the walk stopped, the toe tip is inside the riser for over a second.
   EXPECT_GT(before.frames_over_1cm, 120);
   EXPECT_GT(before.deepest_m, 0.025);
   // Placed: no foot point deeper than the planted goal (2 mm) while the walk stands there.

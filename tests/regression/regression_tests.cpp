@@ -64,13 +64,31 @@ std::vector<std::string> clips() {
 }
 
 // A case that misses goals is held here to what it measures so it cannot get worse (a ratchet,
-// not a goal). None does now: cmu_09_11 (a run) on the stairs was the last, fixed by limiting a
-// swing foot's planned rise below the hip (min_swing_ankle_drop).
+// not a goal; regression_table.md marks it "not yet"). Five stairs cases miss since the whole
+// foot is kept out of the terrain and plants are placed where the foot fits (issue 16): boxing's
+// left heel 8.9 mm inside a riser on a planted frame and its right ankle sliding 15 cm/s where a
+// raised plant meets the next; cmu_01_03's toe tip 3.2 cm inside a riser (a plant with no place
+// that fits on the step it climbs); cmu_131_01 (both files), which stops at the first riser, with
+// a 58,700 m/s^3 ankle jerk and a 40.0 rad/s knee where its last plant is moved back 6.8 cm and
+// eased in; Kenney's knee at 37.0 rad/s as its plant moves up onto a step. Each limit is the value
+// measured, rounded up in its third digit.
 struct KnownMiss {
   double rotation_speed_rad_s = 0;  // 0: the goal holds
   double foot_jerk_ratio = 0;
+  double foot_jerk_max_mps3 = 0;
+  double slide_max_mps = 0;
+  double foot_penetration_m = 0;  // nearest-surface, any frame and planted
 };
-KnownMiss known_miss(const std::string& /*clip*/, const std::string& /*terrain*/) { return {}; }
+KnownMiss known_miss(const std::string& clip, const std::string& terrain) {
+  if (terrain != "stairs") return {};
+  if (clip == "boxing_toes.bvh") return {0, 0, 0, 0.150, 0.00892};
+  if (clip == "cmu_01_03_climb_hang_swing.bvh") return {0, 0, 0, 0, 0.0324};
+  if (clip == "cmu_131_01_start_walk_stop_max.bvh" ||
+      clip == "cmu_131_01_start_walk_stop_max_metres.bvh")
+    return {40.1, 1.46, 58800, 0, 0};
+  if (clip == "fbx/kenney_character_maya_7700.fbx") return {37.1, 0, 0, 0, 0};
+  return {};
+}
 
 std::filesystem::path clip_path(const std::string& clip) {
   return shared_regression_clip_path(clip);
@@ -145,14 +163,20 @@ TEST_P(Regression, FixedClipMeetsTheQualityBar) {
             lim.planted_penetration_m, after["planted_penetration"]);
   expect_le("penetration_m", after["penetration"]["max_m"], lim.penetration_m,
             after["penetration"]);
+  const KnownMiss miss = known_miss(clip_name, terrain_name);
+  const bool held_by_ratchet = miss.rotation_speed_rad_s > 0 || miss.foot_jerk_ratio > 0 ||
+                               miss.foot_jerk_max_mps3 > 0 || miss.slide_max_mps > 0 ||
+                               miss.foot_penetration_m > 0;
   const auto& foot = after["foot_penetration"];
   expect_le("planted_foot_penetration_m", foot["planted_nearest"]["max_m"],
-            lim.planted_foot_penetration_m, foot["planted_nearest"]);
-  expect_le("foot_penetration_m", foot["nearest"]["max_m"], lim.foot_penetration_m,
-            foot["nearest"]);
+            std::max(lim.planted_foot_penetration_m, miss.foot_penetration_m),
+            foot["planted_nearest"]);
+  expect_le("foot_penetration_m", foot["nearest"]["max_m"],
+            std::max(lim.foot_penetration_m, miss.foot_penetration_m), foot["nearest"]);
   expect_le("float_mean_m", after["float"]["mean_m"], lim.float_mean_m, after["float"]);
   expect_le("slide_mean_mps", after["slide"]["mean_mps"], lim.slide_mean_goal_mps, after["slide"]);
-  expect_le("slide_max_mps", after["slide"]["max_mps"], lim.slide_max_goal_mps, after["slide"]);
+  expect_le("slide_max_mps", after["slide"]["max_mps"],
+            std::max(lim.slide_max_goal_mps, miss.slide_max_mps), after["slide"]);
   const double bone_change =
       bone_change_vs_input(clip, out, run_report["unit"]["metres_per_unit"].get<double>(),
                            run_report["legs"]["pelvis"].get<std::string>());
@@ -161,13 +185,13 @@ TEST_P(Regression, FixedClipMeetsTheQualityBar) {
                            std::max(1e-9, before["jerk"]["foot_mean_mps3"].get<double>());
   const double pelvis_jerk = after["jerk"]["pelvis_mean_mps3"].get<double>() /
                              std::max(1e-9, before["jerk"]["pelvis_mean_mps3"].get<double>());
-  const KnownMiss miss = known_miss(clip_name, terrain_name);
   expect_le("foot_jerk_ratio", foot_jerk, std::max(lim.jerk_ratio_goal, miss.foot_jerk_ratio),
             nlohmann::json::object());
   expect_le("pelvis_jerk_ratio", pelvis_jerk, lim.jerk_ratio_goal, nlohmann::json::object());
   const double foot_jerk_max_before = before["jerk"]["foot_max"]["mps3"].get<double>();
   const double foot_jerk_max_after = after["jerk"]["foot_max"]["mps3"].get<double>();
-  expect_le("foot_jerk_max_mps3", foot_jerk_max_after, lim.jerk_spike_ratio * foot_jerk_max_before,
+  expect_le("foot_jerk_max_mps3", foot_jerk_max_after,
+            std::max(lim.jerk_spike_ratio * foot_jerk_max_before, miss.foot_jerk_max_mps3),
             after["jerk"]["foot_max"]);
   // The knee limit applies to what the fix makes: never tighter than the input's own bend.
   expect_le("knee_limit_violation_deg", after["knee"]["limit_violation_deg"],
@@ -220,7 +244,7 @@ TEST_P(Regression, FixedClipMeetsTheQualityBar) {
         deepest["max_m"].get<double>(),
         after["foot_penetration"]["planted_nearest"]["max_m"].get<double>(),
         after["foot_penetration"]["vertical"]["max_m"].get<double>(), deepest_at.c_str(),
-        failures.str().empty() && foot_jerk <= lim.jerk_ratio_goal &&
+        failures.str().empty() && !held_by_ratchet && foot_jerk <= lim.jerk_ratio_goal &&
                 rotation_after <= std::max(lim.rotation_speed_ratio * rotation_before,
                                            lim.rotation_speed_floor_rad_s)
             ? "met"
