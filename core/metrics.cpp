@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <span>
 
 #include "core/fix/foot_contacts.hpp"
 #include "core/fk.hpp"
+#include "core/foot_depth_maxima.hpp"
 #include "core/terrain_solid.hpp"
 
 namespace ikfix::core {
@@ -202,17 +204,6 @@ PlantMetrics measure_plant(const std::vector<Vec3> (&pts)[2], const FootContacts
   return pm;
 }
 
-// The deepest of a leg's foot points on one measure: depth, frame and point index (FootModel
-// order); frame -1 while no point is inside.
-struct DeepestPoint {
-  double depth_m = 0;
-  int frame = -1;
-  int point = -1;
-  void offer(double d, int f, int p) {
-    if (d > depth_m) *this = {d, f, p};
-  }
-};
-
 // Each DeepestPoint of leg l into the clip's worst, the point named.
 void offer_deepest(const FootModel& foot, int l, const DeepestPoint& deepest, Worst& worst) {
   if (deepest.frame >= 0)
@@ -235,6 +226,19 @@ std::vector<Vec3> posed_foot_points(const MetricsInput& in, const ClipWorld& w,
   return out;
 }
 
+// Leg l's part of MetricsInput::lowest_above_out from its foot points (point-major) and the
+// ground under them.
+void lowest_above(std::span<const Vec3> points, std::span<const GroundHit> ground, int l,
+                  int frames, std::vector<double>& out) {
+  double* leg = out.data() + static_cast<std::size_t>(l) * frames;
+  for (std::size_t k = 0; k < points.size(); ++k) {
+    if (!ground[k].hit) continue;
+    const double above = points[k].y - ground[k].height;
+    double& lowest = leg[k % frames];
+    if (std::isnan(lowest) || above < lowest) lowest = above;
+  }
+}
+
 // Every point of leg l's foot (FootModel) against the terrain solid on every frame: the deepest
 // by nearest-surface and by vertical depth, any frame and planted frames (`planted`), and each
 // plant's deepest (lm.plants, already measured).
@@ -246,31 +250,26 @@ void measure_foot_penetration(const MetricsInput& in, const ClipWorld& w,
   lm.toe_tip = foot.tip_source;
   lm.toe_length_m = foot.toe_length_m;
   lm.sole_vertices = static_cast<int>(foot.sole_vertices.size());
-  const int frames = in.clip->frame_count;
-  const int n = foot.point_count();
   const std::vector<Vec3> points = posed_foot_points(in, w, foot);
-  std::vector<SolidDepth> depth(points.size());
-  solid_depth(*in.terrain, points, depth);
-  DeepestPoint nearest, vertical, planted_nearest, planted_vertical;
-  std::vector<double> frame_nearest(frames, 0.0);
-  for (int f = 0; f < frames; ++f)
-    for (int i = 0; i < n; ++i) {
-      const SolidDepth& d = depth[static_cast<std::size_t>(i) * frames + f];
-      if (!d.inside) continue;
-      nearest.offer(d.nearest_m, f, i);
-      vertical.offer(d.vertical_m, f, i);
-      frame_nearest[f] = std::max(frame_nearest[f], d.nearest_m);
-      if (!planted[f]) continue;
-      planted_nearest.offer(d.nearest_m, f, i);
-      planted_vertical.offer(d.vertical_m, f, i);
-    }
-  offer_deepest(foot, l, nearest, m.foot_penetration.nearest);
-  offer_deepest(foot, l, vertical, m.foot_penetration.vertical);
-  offer_deepest(foot, l, planted_nearest, m.foot_penetration.planted_nearest);
-  offer_deepest(foot, l, planted_vertical, m.foot_penetration.planted_vertical);
-  for (PlantMetrics& pm : lm.plants)
-    for (int f = pm.first; f <= pm.last; ++f)
-      pm.max_foot_penetration_m = std::max(pm.max_foot_penetration_m, frame_nearest[f]);
+  std::vector<std::array<double, 2>> xz(points.size());
+  for (std::size_t k = 0; k < points.size(); ++k) xz[k] = {points[k].x, points[k].z};
+  std::vector<GroundHit> ground(points.size());
+  in.terrain->ground_at(xz, ground);
+  std::vector<SolidDepth> vertical(points.size());
+  solid_depth_vertical(points, ground, vertical);
+  if (in.lowest_above_out)
+    lowest_above(points, ground, l, in.clip->frame_count, *in.lowest_above_out);
+  std::vector<Interval> plants;
+  for (const PlantMetrics& pm : lm.plants) plants.push_back({pm.first, pm.last});
+  const FootDepthMaxima deepest =
+      foot_depth_maxima(*in.terrain, points, vertical, in.clip->frame_count, planted, plants);
+  offer_deepest(foot, l, deepest.nearest, m.foot_penetration.nearest);
+  offer_deepest(foot, l, deepest.vertical, m.foot_penetration.vertical);
+  offer_deepest(foot, l, deepest.planted_nearest, m.foot_penetration.planted_nearest);
+  offer_deepest(foot, l, deepest.planted_vertical, m.foot_penetration.planted_vertical);
+  for (std::size_t p = 0; p < plants.size(); ++p)
+    lm.plants[p].max_foot_penetration_m =
+        std::max(lm.plants[p].max_foot_penetration_m, deepest.plant_nearest_m[p]);
 }
 
 // Knee angle (interior, pi = straight), its range and its violations of the minimum.
@@ -352,6 +351,9 @@ ClipMetrics measure_clip(const MetricsInput& in) {
   m.pelvis_jerk_mean = mean_jerk(pelvis_jerk);
   offer_max_jerk(pelvis_jerk, -1, "pelvis", m.pelvis_jerk_max);
   PlantSums sums;
+  if (in.lowest_above_out)
+    in.lowest_above_out->assign(2 * static_cast<std::size_t>(in.clip->frame_count),
+                                std::numeric_limits<double>::quiet_NaN());
   for (int l = 0; l < 2; ++l) measure_leg(in, w, cs, l, m, sums);
   m.mean_slide_mps = sums.slide_count ? sums.slide / sums.slide_count : 0.0;
   m.mean_float_m = sums.plant_count ? sums.float_m / sums.plant_count : 0.0;

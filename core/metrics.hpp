@@ -101,6 +101,10 @@ struct MetricsInput {
   // When set, receives the world transform of every joint on every frame (frame-major,
   // forward_kinematics of the clip and space above), which the measures computed anyway.
   std::vector<Transform>* world_out = nullptr;
+  // When set, receives per leg and frame the height (metres) of the foot's lowest point (every
+  // FootModel point with ground under it) above the terrain, NaN where none has ground:
+  // (*lowest_above_out)[leg * frame_count + frame]. Also computed anyway.
+  std::vector<double>* lowest_above_out = nullptr;
 };
 
 // Jerk magnitude (m/s^3 for metres) per frame of a point's path sampled at `fps`: the central

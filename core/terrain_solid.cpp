@@ -89,30 +89,57 @@ double nearest_surface(const TerrainMesh& mesh, const NearTriangles& near, const
 
 }  // namespace
 
-void solid_depth(const Terrain& terrain, std::span<const Vec3> points_ws,
-                 std::span<const GroundHit> ground, std::span<SolidDepth> out) {
+void solid_depth_vertical(std::span<const Vec3> points_ws, std::span<const GroundHit> ground,
+                          std::span<SolidDepth> out) {
   if (ground.size() != points_ws.size() || out.size() != points_ws.size())
     throw std::invalid_argument("solid_depth: " + std::to_string(points_ws.size()) +
                                 " points but " + std::to_string(ground.size()) +
                                 " ground hits and " + std::to_string(out.size()) + " results");
-  // The square of radius vertical_m around every inside point, within the terrain's bounds
-  // (which hold every triangle).
-  const Vec3 lo = terrain.bounds_min(), hi = terrain.bounds_max();
-  constexpr double kInf = std::numeric_limits<double>::infinity();
-  XzBox rect{kInf, kInf, -kInf, -kInf};
   for (std::size_t i = 0; i < points_ws.size(); ++i) {
     const Vec3& p = points_ws[i];
     out[i] = SolidDepth{};
     if (!ground[i].hit || !is_finite(p) || !(p.y < ground[i].height)) continue;
     const double r = ground[i].height - p.y;
     out[i] = {true, r, r};
+  }
+}
+
+struct NearestSurface::Near {
+  NearTriangles triangles;
+};
+
+NearestSurface::NearestSurface(const Terrain& terrain, std::span<const Vec3> points_ws,
+                               std::span<const SolidDepth> vertical)
+    : terrain_(terrain) {
+  // The square of radius vertical_m around every inside point, within the terrain's bounds
+  // (which hold every triangle).
+  const Vec3 lo = terrain.bounds_min(), hi = terrain.bounds_max();
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  XzBox rect{kInf, kInf, -kInf, -kInf};
+  for (std::size_t i = 0; i < points_ws.size(); ++i) {
+    if (!vertical[i].inside) continue;
+    const Vec3& p = points_ws[i];
+    const double r = vertical[i].vertical_m;
     rect.min_x = std::min(rect.min_x, std::clamp(p.x - r, lo.x, hi.x));
     rect.min_z = std::min(rect.min_z, std::clamp(p.z - r, lo.z, hi.z));
     rect.max_x = std::max(rect.max_x, std::clamp(p.x + r, lo.x, hi.x));
     rect.max_z = std::max(rect.max_z, std::clamp(p.z + r, lo.z, hi.z));
   }
   if (rect.min_x > rect.max_x) return;  // no point inside
-  const NearTriangles near = near_triangles(terrain.mesh(), rect);
+  near_ = std::make_unique<Near>(Near{near_triangles(terrain.mesh(), rect)});
+}
+
+NearestSurface::~NearestSurface() = default;
+
+double NearestSurface::depth(const Vec3& point_ws, double vertical_m) const {
+  if (!near_) throw std::logic_error("NearestSurface: the point was not given as inside");
+  return nearest_surface(terrain_.mesh(), near_->triangles, point_ws, vertical_m);
+}
+
+void solid_depth(const Terrain& terrain, std::span<const Vec3> points_ws,
+                 std::span<const GroundHit> ground, std::span<SolidDepth> out) {
+  solid_depth_vertical(points_ws, ground, out);
+  const NearestSurface nearest(terrain, points_ws, out);
   for (std::size_t i = 0; i < points_ws.size(); ++i) {
     if (!out[i].inside) continue;
     // A point bit for bit the one before it (a planted foot) takes its answer.
@@ -120,7 +147,7 @@ void solid_depth(const Terrain& terrain, std::span<const Vec3> points_ws,
         std::memcmp(&points_ws[i], &points_ws[i - 1], sizeof(Vec3)) == 0)
       out[i].nearest_m = out[i - 1].nearest_m;
     else
-      out[i].nearest_m = nearest_surface(terrain.mesh(), near, points_ws[i], out[i].vertical_m);
+      out[i].nearest_m = nearest.depth(points_ws[i], out[i].vertical_m);
   }
 }
 

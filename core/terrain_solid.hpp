@@ -2,6 +2,7 @@
 // The terrain as a solid: whether a point lies inside it (below the topmost surface at its
 // (x, z): the terrain is a height field, the surface Terrain::ground_at answers) and how deep,
 // straight down and to the nearest surface of the mesh, stair risers and walls included.
+#include <memory>
 #include <span>
 
 #include "core/math.hpp"
@@ -34,5 +35,31 @@ void solid_depth(const Terrain& terrain, std::span<const Vec3> points_ws,
 void solid_depth(const Terrain& terrain, std::span<const Vec3> points_ws,
                  std::span<const GroundHit> ground, std::span<SolidDepth> out);
 SolidDepth solid_depth(const Terrain& terrain, const Vec3& point_ws);
+
+// The two halves of solid_depth, for a caller that needs the nearest-surface depth of only some
+// points (the deepest of a set: nearest_m <= vertical_m, so a point whose vertical depth is below
+// the deepest nearest found cannot be deeper). solid_depth_vertical fills `inside` and
+// `vertical_m` as solid_depth does and sets nearest_m to vertical_m (its upper bound).
+void solid_depth_vertical(std::span<const Vec3> points_ws, std::span<const GroundHit> ground,
+                          std::span<SolidDepth> out);
+
+// The mesh near a set of inside points (those solid_depth_vertical marked inside): answers the
+// nearest-surface depth of any of them, bit for bit solid_depth's. Keeps a reference to
+// `terrain`. Safe to call from many threads.
+class NearestSurface {
+ public:
+  NearestSurface(const Terrain& terrain, std::span<const Vec3> points_ws,
+                 std::span<const SolidDepth> vertical);
+  ~NearestSurface();
+  NearestSurface(const NearestSurface&) = delete;
+  NearestSurface& operator=(const NearestSurface&) = delete;
+  // nearest_m of `point_ws`, one of the points given, whose vertical depth is `vertical_m`.
+  double depth(const Vec3& point_ws, double vertical_m) const;
+
+ private:
+  struct Near;
+  const Terrain& terrain_;
+  std::unique_ptr<Near> near_;  // null when no point is inside
+};
 
 }  // namespace ikfix::core
