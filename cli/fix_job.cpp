@@ -1,5 +1,6 @@
 #include "cli/fix_job.hpp"
 
+#include <future>
 #include <optional>
 #include <stdexcept>
 
@@ -27,7 +28,8 @@ bool same_file(const fs::path& a, const fs::path& b) {
 core::ClipMetrics measure(const io::LoadedClip& clip, const core::Clip& motion,
                           const core::LegRig& rig, const core::Terrain& terrain,
                           const core::FixSettings& settings,
-                          std::vector<core::Transform>* world_out) {
+                          std::vector<core::Transform>* world_out,
+                          std::vector<double>* lowest_above_out) {
   // The metrics read every joint (bone lengths, non-finite transforms).
   if (!clip.all_joints_read())
     throw std::logic_error(clip.path.string() + ": measured, but it was read for some joints only");
@@ -42,6 +44,7 @@ core::ClipMetrics measure(const io::LoadedClip& clip, const core::Clip& motion,
   m.reference_leg_length = settings.reference_leg_length;
   m.min_knee_angle = settings.min_knee_angle;
   m.world_out = world_out;
+  m.lowest_above_out = lowest_above_out;
   return core::measure_clip(m);
 }
 
@@ -90,16 +93,18 @@ FixedTake fix_take(const FixJob& job, bool check, io::LoadedClip& clip, const co
   std::optional<core::ClipMetrics> before, after;
   // The page's joint positions come from the measures' FK when they ran (the same numbers).
   std::vector<core::Transform> world_before, world_after;
+  std::vector<double> lowest_before, lowest_after;
   const bool html = !job.html.empty();
   if (job.measure || check)
-    before =
-        measure(clip, clip.clip, rig, *job.terrain, fix.settings, html ? &world_before : nullptr);
+    before = measure(clip, clip.clip, rig, *job.terrain, fix.settings,
+                     html ? &world_before : nullptr, html ? &lowest_before : nullptr);
   if (job.measure && !check)
-    after =
-        measure(clip, result.clip, rig, *job.terrain, fix.settings, html ? &world_after : nullptr);
+    after = measure(clip, result.clip, rig, *job.terrain, fix.settings,
+                    html ? &world_after : nullptr, html ? &lowest_after : nullptr);
   if (before || after) mark("measure");
   if (html) {
-    taken.view = view_of_fix(clip, result, rig, *job.terrain, {&world_before, &world_after});
+    taken.view = view_of_fix(clip, result, rig, *job.terrain,
+                             {&world_before, &world_after, &lowest_before, &lowest_after});
     mark("view");
   }
 
@@ -275,14 +280,22 @@ FixJobResult fix_or_check(const FixJob& given, bool check) {
   place(clip, job);
   const FoundLegs legs = found ? *found : find_legs_or_tails(clip, job.clip);
   FixedTake taken = fix_take_on_tails(job, check, clip, legs);
+  // The page's text (it reads only the report and the view) is made on a thread of its own
+  // while the clip is written, when the job may use more than one.
+  std::future<std::string> page;
+  const auto page_text = [&] {
+    return html_page_text(taken.out.report, *taken.view, job.input.filename().string(),
+                          job.html_assets_url);
+  };
+  if (!job.html.empty() && !check && job.runner && job.runner->threads() > 1)
+    page = std::async(std::launch::async, page_text);
   if (!check) {
     io::save_clip(job.output, clip, taken.result.clip, taken.result.changed_joints, job.runner,
                   taken.result.changed_rotations);
     if (job.times) job.times->mark("write");
   }
   if (!job.html.empty()) {
-    write_html_page(job.html, taken.out.report, *taken.view, job.input.filename().string(),
-                    job.html_assets_url);
+    write_html_text(job.html, page.valid() ? page.get() : page_text());
     if (job.times) job.times->mark("html");
   }
   return std::move(taken.out);

@@ -17,6 +17,8 @@ core::ReportView view_of_fix(const io::LoadedClip& clip, const core::FixResult& 
   in.after = fixed ? &result.clip : &clip.clip;  // check: as it is
   in.before_world_ws = computed.before;
   in.after_world_ws = fixed ? computed.after : computed.before;
+  in.before_lowest_above_m = computed.lowest_before;
+  in.after_lowest_above_m = fixed ? computed.lowest_after : computed.lowest_before;
   in.space = clip.space;
   in.rig = rig;
   in.terrain = &terrain;
@@ -44,17 +46,26 @@ core::ReportView view_of_retarget(const io::LoadedClip& source, const io::Loaded
   return core::build_report_view(in);
 }
 
-void write_html_page(const std::filesystem::path& path, const nlohmann::ordered_json& report,
-                     const core::ReportView& view, const std::string& title,
-                     const std::string& assets_url) {
-  if (io::is_noted_input(path))
-    throw std::invalid_argument("--html " + path.string() + " is an input; choose another file");
+std::string html_page_text(const nlohmann::ordered_json& report, const core::ReportView& view,
+                           const std::string& title, const std::string& assets_url) {
   io::HtmlPageInput page;
   page.title = title;
   page.report = &report;
   page.view = &view;
   page.assets_url = assets_url;
-  io::save_html_report(path, page);
+  return io::html_report_page(page);
+}
+
+void write_html_text(const std::filesystem::path& path, const std::string& text) {
+  if (io::is_noted_input(path))
+    throw std::invalid_argument("--html " + path.string() + " is an input; choose another file");
+  io::write_file_atomic(path, text);
+}
+
+void write_html_page(const std::filesystem::path& path, const nlohmann::ordered_json& report,
+                     const core::ReportView& view, const std::string& title,
+                     const std::string& assets_url) {
+  write_html_text(path, html_page_text(report, view, title, assets_url));
 }
 
 }  // namespace ikfix::cli

@@ -14,9 +14,12 @@ namespace ikfix::cli {
 
 // World transforms of every joint and frame already computed (core::MetricsInput::world_out)
 // of the input (`before`) and of the fixed motion (`after`); null or empty: not computed.
+// Also each foot's lowest point above the terrain per frame (core::MetricsInput::lowest_above_out).
 struct ComputedWorld {
   const std::vector<core::Transform>* before = nullptr;
   const std::vector<core::Transform>* after = nullptr;
+  const std::vector<double>* lowest_before = nullptr;
+  const std::vector<double>* lowest_after = nullptr;
 };
 
 // What the page shows of `clip` (the input, as read) and `result` (its fix) on `terrain`.
@@ -30,8 +33,15 @@ core::ReportView view_of_retarget(const io::LoadedClip& source, const io::Loaded
                                   const core::RetargetPipelineResult& result,
                                   const core::LegRig& rig, const core::Terrain& terrain);
 
-// Writes the page to `path` (atomically), its scripts inline when `assets_url` is empty, else
-// from that folder (relative to the page). Refuses a path that is an input this process read.
+// The page's text, its scripts inline when `assets_url` is empty, else from that folder
+// (relative to the page).
+std::string html_page_text(const nlohmann::ordered_json& report, const core::ReportView& view,
+                           const std::string& title, const std::string& assets_url = {});
+
+// Writes a page's text to `path` (atomically). Refuses a path that is an input this process read.
+void write_html_text(const std::filesystem::path& path, const std::string& text);
+
+// html_page_text then write_html_text.
 void write_html_page(const std::filesystem::path& path, const nlohmann::ordered_json& report,
                      const core::ReportView& view, const std::string& title,
                      const std::string& assets_url = {});

@@ -149,6 +149,22 @@ std::vector<std::optional<double>> lowest_above_ground(const Terrain& terrain,
   return out;
 }
 
+// Leg `leg`'s lowest foot point above the terrain per frame: the measures' (`measured`, every
+// foot point) when given, else the view's ankle, ball and toe tip against the terrain.
+std::vector<std::optional<double>> lowest_above(const ReportViewInput& in,
+                                                const std::vector<double>* measured,
+                                                const ViewPositions& p, const ViewFoot& foot,
+                                                int leg) {
+  const std::size_t frames = static_cast<std::size_t>(p.frame_count);
+  if (!measured || measured->size() != 2 * frames) return lowest_above_ground(*in.terrain, p, foot);
+  std::vector<std::optional<double>> out(frames);
+  for (std::size_t f = 0; f < frames; ++f) {
+    const double h = (*measured)[leg * frames + f];
+    if (!std::isnan(h)) out[f] = h;
+  }
+  return out;
+}
+
 double horizontal_distance(const Vec3& a, const Vec3& b) {
   return std::hypot(a.x - b.x, a.z - b.z);
 }
@@ -177,8 +193,8 @@ void foot_series(const ReportViewInput& in, const ReportView& view, int leg, Foo
   const std::vector<char>& planted =
       in.planted[leg] && !in.planted[leg]->empty() ? *in.planted[leg] : none;
   const bool has_targets = in.ankle_target_ws[leg] && !in.ankle_target_ws[leg]->empty();
-  out.lowest_before_m = lowest_above_ground(*in.terrain, view.before, foot);
-  out.lowest_after_m = lowest_above_ground(*in.terrain, view.after, foot);
+  out.lowest_before_m = lowest_above(in, in.before_lowest_above_m, view.before, foot, leg);
+  out.lowest_after_m = lowest_above(in, in.after_lowest_above_m, view.after, foot, leg);
   for (int f = 0; f < frames; ++f) {
     out.pivot_slide_before_mps.push_back(pivot_slide(view.before, planted, f, foot, view.fps));
     out.pivot_slide_after_mps.push_back(pivot_slide(view.after, planted, f, foot, view.fps));

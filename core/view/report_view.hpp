@@ -82,6 +82,10 @@ struct ReportViewInput {
   // forward_kinematics with `space`, as core/metrics gives them), used instead of FK again.
   const std::vector<Transform>* before_world_ws = nullptr;
   const std::vector<Transform>* after_world_ws = nullptr;
+  // Optional: per leg and frame the lowest foot point's height above the terrain of `before` /
+  // `after` (core::MetricsInput::lowest_above_out), used instead of querying the terrain again.
+  const std::vector<double>* before_lowest_above_m = nullptr;
+  const std::vector<double>* after_lowest_above_m = nullptr;
   // Retarget: the source character and clip, drawn with the target (null: none).
   const Skeleton* source_skeleton = nullptr;
   const Clip* source_clip = nullptr;

@@ -93,17 +93,23 @@ std::string delta_varints(std::span<const core::Vec3> positions, int point_count
   char* const begin = buffer.get();
   char* to = begin;
   std::vector<std::int64_t> last(coordinates, 0), last_step(coordinates, 0);
-  for (std::size_t f = 0; f < frames; ++f) {
-    const core::Vec3* row = positions.data() + f * point_count;
-    for (std::size_t k = 0; k < coordinates; k += 3)
-      for (int axis = 0; axis < 3; ++axis) {
-        const std::int64_t value = on_grid(row[k / 3][axis]);
-        const std::int64_t step = value - last[k + axis];
-        to = put_varint_unsigned(to, zigzag(step - last_step[k + axis]));
-        last[k + axis] = value;
-        last_step[k + axis] = step;
-      }
-  }
+  // A Vec3 is three contiguous doubles: a frame's coordinates are one row of doubles.
+  static_assert(sizeof(core::Vec3) == 3 * sizeof(double));
+  const double* coordinate = &positions.data()->x;
+  std::int64_t* const last_value = last.data();
+  std::int64_t* const last_delta = last_step.data();
+  for (std::size_t f = 0; f < frames; ++f)
+    for (std::size_t c = 0; c < coordinates; ++c, ++coordinate) {
+      const std::int64_t value = on_grid(*coordinate);
+      const std::int64_t step = value - last_value[c];
+      const std::uint64_t code = zigzag(step - last_delta[c]);
+      last_value[c] = value;
+      last_delta[c] = step;
+      if (code < 0x80)
+        *to++ = static_cast<char>(code);
+      else
+        to = put_varint_unsigned(to, code);
+    }
   return std::string(begin, to);
 }
 

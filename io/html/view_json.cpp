@@ -11,13 +11,27 @@
 namespace ikfix::io {
 namespace {
 
-// {"step": grid, "data": packed series_varints}: the page decodes absent values as null.
+// `json` (an object's text) with `"name":"text"` added as its last member. For long base64 text,
+// which needs no escaping: the JSON library would scan every character of it.
+std::string with_string(std::string json, std::string_view name, std::string_view text) {
+  json.pop_back();  // the closing brace
+  if (json.size() > 1) json += ',';
+  json += '"';
+  json += name;
+  json += "\":\"";
+  json += text;
+  json += "\"}";
+  return json;
+}
+
+// {"step": grid, "bytes": series_varints in base64}: the page decodes absent values as null.
+// Not deflated: mostly one byte a frame already, and the page decodes them without a stream.
 void put_series(std::string& out, const char* name, const std::vector<double>& values,
                 double step) {
-  nlohmann::ordered_json j = {{"step", step}, {"data", packed(series_varints(values, step))}};
+  const nlohmann::ordered_json j = {{"step", step}};
   out += '"';
   out += name;
-  out += "\":" + j.dump();
+  out += "\":" + with_string(j.dump(), "bytes", base64(series_varints(values, step)));
 }
 
 void put_series(std::string& out, const char* name,
@@ -46,19 +60,6 @@ std::string foot_series_json(const core::FootSeries& s) {
   out += ',';
   put_series(out, "shortfall_m", s.shortfall_m, kMetreStep);
   return out + '}';
-}
-
-// `json` (an object's text) with `"name":"text"` added as its last member. For long base64 text,
-// which needs no escaping: the JSON library would scan every character of it.
-std::string with_string(std::string json, std::string_view name, std::string_view text) {
-  json.pop_back();  // the closing brace
-  if (json.size() > 1) json += ',';
-  json += '"';
-  json += name;
-  json += "\":\"";
-  json += text;
-  json += "\"}";
-  return json;
 }
 
 std::string terrain_json(const core::TerrainMesh& mesh) {

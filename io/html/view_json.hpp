@@ -9,8 +9,8 @@ namespace ikfix::io {
 // {"fps", "frames", "jointNames", "parents", "pointCount", "pelvis", "feet", "positions",
 // ["source": {"jointNames", "parents", "pointCount", "frames", "positions"},] "terrain", "series"}:
 // positions as base64 of delta_varints (not deflated), the terrain as float32 vertices and uint32
-// triangle indices (io/html/packed_data.hpp); each series as {"step", "data"}: series_varints on
-// that grid, packed (absent values come back as null).
+// triangle indices, packed (io/html/packed_data.hpp); each series as {"step", "bytes"}:
+// series_varints on that grid in base64 (absent values come back as null).
 std::string view_json(const core::ReportView& view);
 
 }  // namespace ikfix::io

@@ -71,11 +71,10 @@
     return out;
   }
 
-  // Every series inflated at once (each inflate waits on a stream: one after the other, their
-  // waits would add up).
+  // Every series decoded (base64 varints, io/html/view_json.cpp), nested as the page holds them.
   async function unpackSeries(packed) {
     if (Array.isArray(packed)) return packed;
-    if (packed && packed.data !== undefined) return decodeSeries(await inflate(packed.data), packed.step);
+    if (packed && packed.bytes !== undefined) return decodeSeries(fromBase64(packed.bytes), packed.step);
     const entries = Object.entries(packed);
     const values = await Promise.all(entries.map(([, v]) => unpackSeries(v)));
     return Object.fromEntries(entries.map(([k], i) => [k, values[i]]));

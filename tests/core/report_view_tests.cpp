@@ -3,6 +3,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <utility>
 
 #include "core/metrics.hpp"
@@ -221,6 +222,38 @@ TEST(ReportView, PositionsFromTheMetricsWorldTransformsAreThoseOfFk) {
   world_before.pop_back();
   const ReportView fallback = build_report_view(in);
   EXPECT_EQ(fallback.before.positions, computed.before.positions);
+}
+
+TEST(ReportView, LowestFootPointComesFromTheMetricsWhenGiven) {
+  const Skeleton s = legs_skeleton();
+  const Terrain ground = flat_ground(0.0);
+  const Clip clip = walking(s, 20, 1.0, 0.01);  // soles (ball, toe tip, heel) 5 cm up
+  MetricsInput m;
+  m.skeleton = &s;
+  m.clip = &clip;
+  m.rig = legs_rig();
+  m.terrain = &ground;
+  std::vector<double> lowest;
+  m.lowest_above_out = &lowest;
+  measure_clip(m);
+  ASSERT_EQ(lowest.size(), 40u);  // two legs of 20 frames
+  for (double h : lowest) EXPECT_NEAR(h, 0.05, 1e-12);
+  ReportViewInput in;
+  in.skeleton = &s;
+  in.before = &clip;
+  in.after = &clip;
+  in.rig = legs_rig();
+  in.terrain = &ground;
+  std::vector<double> given = lowest;
+  given[3] = 0.5;                                            // left leg, frame 3
+  given[20 + 7] = std::numeric_limits<double>::quiet_NaN();  // right leg, frame 7: no ground
+  in.before_lowest_above_m = &given;
+  const ReportView view = build_report_view(in);
+  EXPECT_EQ(*view.series.feet[0].lowest_before_m[3], 0.5);
+  EXPECT_FALSE(view.series.feet[1].lowest_before_m[7].has_value());
+  EXPECT_NEAR(*view.series.feet[1].lowest_before_m[6], 0.05, 1e-12);
+  // Not given for `after`: the view's own points (ankle, ball, toe tip) against the terrain.
+  EXPECT_NEAR(*view.series.feet[0].lowest_after_m[3], 0.05, 1e-12);
 }
 
 TEST(ReportView, KneeAngleIsTheInteriorAngle) {
