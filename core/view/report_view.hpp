@@ -27,7 +27,8 @@ struct ViewPositions {
 
 // One foot's per-frame values. Absent values (no ground below, not planted) are empty optionals.
 struct FootSeries {
-  // Lowest of ankle, toe and toe tip above the ground right below it, metres.
+  // Lowest foot point above the ground right below it, metres: of every FootModel point when
+  // the metrics give it (ReportViewInput::*_lowest_above_m), else of ankle, toe and toe tip.
   std::vector<std::optional<double>> lowest_before_m, lowest_after_m;
   // Horizontal speed of the planted pivot (the slower of ankle and toe), m/s, planted frames.
   std::vector<std::optional<double>> pivot_slide_before_mps, pivot_slide_after_mps;

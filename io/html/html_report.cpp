@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "io/file_util.hpp"
+#include "io/html/script_safe.hpp"
 #include "io/html/view_json.hpp"
 #include "io/web_assets.hpp"
 
@@ -36,19 +37,6 @@ std::string escaped_html(std::string_view text) {
       default:
         out += c;
     }
-  }
-  return out;
-}
-
-// JSON text safe inside <script>: '<' only occurs inside strings there, where \u003c means it.
-std::string script_safe_json(std::string_view json) {
-  std::string out;
-  out.reserve(json.size());
-  for (char c : json) {
-    if (c == '<')
-      out += "\\u003c";
-    else
-      out += c;
   }
   return out;
 }

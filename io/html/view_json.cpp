@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "io/html/packed_data.hpp"
+#include "io/html/script_safe.hpp"
 
 namespace ikfix::io {
 namespace {
@@ -103,14 +104,14 @@ std::string source_json(const core::ViewFigure& source) {
   j["pointCount"] = source.positions.point_count;
   j["frames"] = source.positions.frame_count;
   return with_string(
-      j.dump(), "positions",
+      script_safe_json(j.dump()), "positions",
       base64(delta_varints(source.positions.positions, source.positions.point_count)));
 }
 
 }  // namespace
 
 std::string view_json(const core::ReportView& view) {
-  std::string out = skeleton_json(view).dump();
+  std::string out = script_safe_json(skeleton_json(view).dump());
   out.pop_back();  // the closing brace: positions, terrain and series follow
   out += ",\"positions\":" + positions_json(view);
   if (view.source) out += ",\"source\":" + source_json(*view.source);
