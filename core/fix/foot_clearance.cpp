@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <numeric>
 #include <vector>
 
 #include "core/fix/contacts.hpp"
@@ -41,35 +42,43 @@ bool FootClearanceJob::validate() const {
          rise_smoothing_frames >= 0;
 }
 
-// Every point of every frame posed (frame-major, foot->point_count() a frame) and how far each
-// lies under the terrain straight above it (metres; <= 0 above it or off the terrain).
+// The points of `frames` posed (into `points`, frame-major, foot->point_count() a frame) and how
+// far each lies under the terrain straight above it (into `lack`, metres; <= 0 above it or off
+// the terrain). Both are sized for every frame of the clip; other frames are left as they are.
 void FootClearanceJob::lacks(std::span<const Vec3> ankle_target_ws, const ToeBend& toe_bend,
-                             std::vector<Vec3>& points, std::vector<double>& lack) const {
-  const int frames = static_cast<int>(planted.size());
+                             std::span<const int> frames, std::vector<Vec3>& points,
+                             std::vector<double>& lack) const {
   const int n = foot->point_count();
-  points.resize(static_cast<std::size_t>(frames) * n);
-  parallel_ranges(runner, frames, kMinLightFramesPerRange, [&](int begin, int end) {
-    std::vector<Vec3> posed;
-    for (int f = begin; f < end; ++f) {
-      foot->pose(f, planned_foot(ankle_target_ws[f], foot_rotation[f], toe_bend, f), posed);
-      std::copy(posed.begin(), posed.end(), points.begin() + static_cast<std::ptrdiff_t>(f) * n);
+  const std::size_t all = planted.size() * static_cast<std::size_t>(n);
+  points.resize(all);
+  lack.resize(all, -1.0);
+  std::vector<Vec3> some(frames.size() * n);
+  parallel_ranges(
+      runner, static_cast<int>(frames.size()), kMinLightFramesPerRange, [&](int begin, int end) {
+        std::vector<Vec3> posed;
+        for (int k = begin; k < end; ++k) {
+          const int f = frames[k];
+          foot->pose(f, planned_foot(ankle_target_ws[f], foot_rotation[f], toe_bend, f), posed);
+          std::copy(posed.begin(), posed.end(), some.begin() + static_cast<std::ptrdiff_t>(k) * n);
+        }
+      });
+  const GroundTrack ground = query_ground(*terrain, some, floor, runner);
+  for (std::size_t k = 0; k < frames.size(); ++k)
+    for (int i = 0; i < n; ++i) {
+      const std::size_t from = k * n + i, to = static_cast<std::size_t>(frames[k]) * n + i;
+      points[to] = some[from];
+      lack[to] = ground.hit[from] ? ground.height[from] - some[from].y : -1.0;
     }
-  });
-  const GroundTrack ground = query_ground(*terrain, points, floor, runner);
-  lack.resize(points.size());
-  for (std::size_t i = 0; i < points.size(); ++i)
-    lack[i] = ground.hit[i] ? ground.height[i] - points[i].y : -1.0;
 }
 
 // The toes turned further up about the ball where a toe point is under the terrain: per frame
 // the least extra turn that brings each such point up to the surface above it (toe_bend.hpp),
-// dilated and smoothed, the total within max_toe_bend. Returns the frames bent further.
-int FootClearanceJob::bend_more(std::span<const Vec3> ankle_target_ws, ToeBend& toe_bend) const {
+// dilated and smoothed, the total within max_toe_bend. `points` and `lack`: lacks() of every
+// frame with `toe_bend` as it was. Returns the frames bent further.
+int FootClearanceJob::bend_more(const std::vector<Vec3>& points, const std::vector<double>& lack,
+                                ToeBend& toe_bend) const {
   const int frames = static_cast<int>(planted.size());
   const int n = foot->point_count();
-  std::vector<Vec3> points;
-  std::vector<double> lack;
-  lacks(ankle_target_ws, toe_bend, points, lack);
   const int ball = foot->index_of(FootPointKind::Ball), tip = foot->index_of(FootPointKind::ToeTip);
   if (ball < 0 || tip < 0) return 0;
   const bool fresh = toe_bend.angle.empty();  // no bend yet: its axes are made here
@@ -129,10 +138,20 @@ FootClearance FootClearanceJob::run(std::span<Vec3> ankle_target_ws, std::span<V
   FootClearance out;
   const int frames = static_cast<int>(planted.size());
   if (frames == 0) return out;
-  if (can_bend && max_toe_bend > 0) out.bent_frames = bend_more(ankle_target_ws, toe_bend);
+  std::vector<int> every(static_cast<std::size_t>(frames));
+  std::iota(every.begin(), every.end(), 0);
   std::vector<Vec3> points;
   std::vector<double> lack;
-  lacks(ankle_target_ws, toe_bend, points, lack);
+  lacks(ankle_target_ws, toe_bend, every, points, lack);
+  if (can_bend && max_toe_bend > 0) {
+    const std::vector<double> angle_before = toe_bend.angle;  // empty: no bend yet
+    out.bent_frames = bend_more(points, lack, toe_bend);
+    // Posed again only where the bend changed (a zero bend, whatever its axis, poses the same).
+    std::vector<int> changed;
+    for (int f = 0; out.bent_frames > 0 && f < frames; ++f)
+      if (toe_bend.angle[f] != (angle_before.empty() ? 0.0 : angle_before[f])) changed.push_back(f);
+    lacks(ankle_target_ws, toe_bend, changed, points, lack);
+  }
   const int n = foot->point_count();
   std::vector<double> need(frames, 0.0);
   bool lacking = false;

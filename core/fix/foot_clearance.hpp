@@ -57,8 +57,10 @@ struct FootClearanceJob {
 
  private:
   void lacks(std::span<const Vec3> ankle_target_ws, const ToeBend& toe_bend,
-             std::vector<Vec3>& points, std::vector<double>& lack) const;
-  int bend_more(std::span<const Vec3> ankle_target_ws, ToeBend& toe_bend) const;
+             std::span<const int> frames, std::vector<Vec3>& points,
+             std::vector<double>& lack) const;
+  int bend_more(const std::vector<Vec3>& points, const std::vector<double>& lack,
+                ToeBend& toe_bend) const;
   std::vector<double> rise_needed(std::span<const double> need) const;
 };
 
