@@ -34,6 +34,25 @@ std::vector<double> envelope(std::span<const double> raw, double sigma) {
   return smoothed;
 }
 
+// Before each plant the swing's raise comes down to the plant's own by touchdown: d frames
+// before it, at most `max_step` d^2 / (2 `ease`) above it (the foot lands without a jump of
+// speed), then `max_step` a frame further out; never below what a frame itself needs (`need`,
+// already a floor of `rise`). A smoothed envelope left high up to touchdown would drop the foot
+// onto the plant in one frame.
+void land_softly(const std::vector<Interval>& plants, std::span<const double> need,
+                 std::span<const char> planted, double max_step, double ease,
+                 std::vector<double>& rise) {
+  ease = std::max(1.0, ease);
+  for (const Interval& plant : plants) {
+    const double level = rise[plant.first];
+    for (int f = plant.first - 1; f >= 0 && !planted[f]; --f) {
+      const double d = plant.first - f;
+      const double above = d <= ease ? max_step * d * d / (2 * ease) : max_step * (d - ease / 2);
+      if (rise[f] > level + above) rise[f] = std::max(need[f], level + above);
+    }
+  }
+}
+
 }  // namespace
 
 bool FootClearanceJob::validate() const {
@@ -114,13 +133,15 @@ int FootClearanceJob::bend_more(const std::vector<Vec3>& points, const std::vect
 }
 
 // The raise per frame that covers `need` (>= 0): one amount over each plant (its largest
-// need), the swing's need under a dilated, smoothed envelope, ramped at the rise speed and
-// started before lift-off where needed (as swing_clearance does).
+// need), the swing's need under a dilated, smoothed envelope brought down to each plant's raise
+// by touchdown (land_softly), ramped at the rise speed and started before lift-off where needed
+// (as swing_clearance does).
 std::vector<double> FootClearanceJob::rise_needed(std::span<const double> need) const {
   const int frames = static_cast<int>(need.size());
   std::vector<double> per_frame(need.begin(), need.end());
-  for (const Interval& plant :
-       contact_intervals(std::vector<char>(planted.begin(), planted.end()))) {
+  const std::vector<Interval> plants =
+      contact_intervals(std::vector<char>(planted.begin(), planted.end()));
+  for (const Interval& plant : plants) {
     double most = 0;
     for (int f = plant.first; f <= plant.last; ++f) most = std::max(most, need[f]);
     for (int f = plant.first; f <= plant.last; ++f) per_frame[f] = most;
@@ -129,6 +150,7 @@ std::vector<double> FootClearanceJob::rise_needed(std::span<const double> need) 
   std::vector<double> rise(frames);
   for (int f = 0; f < frames; ++f)
     rise[f] = planted[f] ? per_frame[f] : std::max(per_frame[f], smooth[f]);
+  land_softly(plants, per_frame, planted, max_rise_per_frame, rise_smoothing_frames, rise);
   raise_to_rate_limit(rise, max_rise_per_frame, planted_except_last(planted, rise_lead_frames));
   return rise;
 }
