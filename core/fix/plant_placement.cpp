@@ -50,7 +50,9 @@ class PlantFit {
   std::vector<Vec3> points_;        // [frame - first][rigid point], locked, world metres
   std::vector<int> search_frames_, all_frames_;
   mutable std::vector<std::array<double, 2>> xz_;
-  mutable std::vector<GroundHit> hits_;
+  mutable std::vector<GroundHit> hits_;        // per frame: ankle, ball, each rigid point
+  mutable std::vector<std::size_t> query_of_;  // hits_[i] is queried_[query_of_[i]]
+  mutable std::vector<GroundHit> queried_;
   mutable double heel_float_ = 0;  // the last excess(): the heel's least height over its ground
 };
 
@@ -115,20 +117,36 @@ double PlantFit::frame_excess(int f, const GroundHit* hits, double rise) const {
 double PlantFit::excess(const Vec3& move_ws, const std::vector<int>& frames,
                         std::vector<double>* per_frame) const {
   const std::size_t per = static_cast<std::size_t>(rigid_) + 2;
-  xz_.resize(frames.size() * per);
-  hits_.resize(xz_.size());
+  // A rigid point where the ankle or the ball is (the foot model's own ankle and ball, usually)
+  // takes their answer: the same x, z bit for bit is the same query.
+  xz_.clear();
+  query_of_.resize(frames.size() * per);
   std::size_t k = 0;
   for (int f : frames) {
     const Vec3& ankle = ankle_[f - first_];
     const Vec3& ball = ball_[f - first_];
-    xz_[k++] = {ankle.x + move_ws.x, ankle.z + move_ws.z};
-    xz_[k++] = {ball.x + move_ws.x, ball.z + move_ws.z};
+    const std::size_t ankle_query = xz_.size();
+    xz_.push_back({ankle.x + move_ws.x, ankle.z + move_ws.z});
+    xz_.push_back({ball.x + move_ws.x, ball.z + move_ws.z});
+    query_of_[k++] = ankle_query;
+    query_of_[k++] = ankle_query + 1;
     for (int i = 0; i < rigid_; ++i) {
       const Vec3& p = points_[static_cast<std::size_t>((f - first_) * rigid_ + i)];
-      xz_[k++] = {p.x + move_ws.x, p.z + move_ws.z};
+      const std::array<double, 2> xz{p.x + move_ws.x, p.z + move_ws.z};
+      if (xz == xz_[ankle_query])
+        query_of_[k++] = ankle_query;
+      else if (xz == xz_[ankle_query + 1])
+        query_of_[k++] = ankle_query + 1;
+      else {
+        query_of_[k++] = xz_.size();
+        xz_.push_back(xz);
+      }
     }
   }
-  job_.terrain->ground_at(xz_, hits_);
+  queried_.resize(xz_.size());
+  job_.terrain->ground_at(xz_, queried_);
+  hits_.resize(query_of_.size());
+  for (std::size_t i = 0; i < query_of_.size(); ++i) hits_[i] = queried_[query_of_[i]];
   double rise = -std::numeric_limits<double>::infinity();
   for (std::size_t i = 0; i < frames.size(); ++i)
     rise = std::max(rise, need(frames[i], &hits_[i * per]));
