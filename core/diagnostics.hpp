@@ -58,6 +58,11 @@ struct LegDiagnostics {
   double max_residual_m = 0;     // solver residual on reachable frames (convergence)
   double max_penetration_m = 0;  // planted frames: ankle/toe below their ground level
   std::vector<PlantMove> plant_moves;
+  // Step 5c (core/fix/foot_clearance.hpp): frames whose toes bent further so every foot point
+  // stays out of the terrain, frames whose foot was raised for it, and the largest raise.
+  int toe_clearance_frames = 0;
+  int foot_raise_frames = 0;
+  double max_foot_raise_m = 0;
 };
 
 struct FixDiagnostics {

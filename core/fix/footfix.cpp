@@ -273,7 +273,12 @@ void ClipFix::clear_feet() {
                                contacts_given[l] ? 0 : plan->rise_lead_frames,
                                kMaxPlantedClearanceRise * scale,
                                in.runner};
-    job.run(result.ankle_target_ws[l], plan->toe_target_ws[l], toe_bend[l]);
+    const FootClearance cleared =
+        job.run(result.ankle_target_ws[l], plan->toe_target_ws[l], toe_bend[l]);
+    LegDiagnostics& leg_diag = diag.legs[l];
+    leg_diag.toe_clearance_frames = cleared.bent_frames;
+    leg_diag.foot_raise_frames = cleared.lifted_frames;
+    leg_diag.max_foot_raise_m = cleared.max_lift_m;
   });
 }
 
