@@ -112,6 +112,7 @@ void solid_depth(const Terrain& terrain, std::span<const Vec3> points_ws,
     rect.max_z = std::max(rect.max_z, std::clamp(p.z + r, lo.z, hi.z));
   }
   if (rect.min_x > rect.max_x) return;  // no point inside
+  terrain.require_held(rect.min_x, rect.min_z, rect.max_x, rect.max_z, "the solid depth");
   const NearTriangles near = near_triangles(terrain.mesh(), rect);
   for (std::size_t i = 0; i < points_ws.size(); ++i) {
     if (!out[i].inside) continue;
