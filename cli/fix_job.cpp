@@ -177,6 +177,13 @@ std::optional<core::XzBox> footprint_of(std::span<const io::LoadedClip> clips, c
 std::span<const io::LoadedClip> as_clips(const io::LoadedClip& clip) { return {&clip, 1}; }
 std::span<const io::LoadedClip> as_clips(const std::vector<io::LoadedClip>& clips) { return clips; }
 
+// A file of several takes read without --take: fix_or_check goes on to fix_all_takes, which
+// reads every take; the terrain waits for their footprint.
+bool every_take_follows(const io::LoadedClip& clip, const FixJob& job) {
+  return job.clip.take.empty() && clip.take_count > 1;
+}
+bool every_take_follows(const std::vector<io::LoadedClip>&, const FixJob&) { return false; }
+
 // The clip (or takes) read by `read`, then `job.terrain` set from `job.pending_terrain` when the
 // terrain was still to be built, over the clips' footprint. A bad terrain is reported before a
 // bad clip (the whole terrain is then read to find out).
@@ -185,6 +192,7 @@ auto read_then_terrain(FixJob& job, Read read) {
   if (!job.pending_terrain.valid()) return read();
   try {
     auto read_back = read();
+    if (every_take_follows(read_back, job)) return read_back;
     if (job.footprint) job.footprint->set_value(footprint_of(as_clips(read_back), job));
     job.terrain = job.pending_terrain.get();
     if (job.times) job.times->mark("terrain");
