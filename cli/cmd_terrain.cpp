@@ -13,7 +13,9 @@
 #include <vector>
 
 #include "core/terrain_gen.hpp"
+#include "core/units.hpp"
 #include "io/error.hpp"
+#include "io/prepared_terrain.hpp"
 #include "io/terrain_io.hpp"
 
 namespace ikfix::cli {
@@ -23,7 +25,9 @@ namespace {
 // Raw option values; a parameter left unset keeps the generator's documented default.
 struct TerrainArgs {
   std::string kind;
+  std::string input;  // prepare: the mesh to prepare
   std::string output;
+  std::string unit = "m", up = "y";  // prepare: the input's unit and up axis
   double step_height = 0, step_depth = 0, width = 0, angle = 0, length = 0, amplitude = 0;
   double wavelength = 0, cell = 0, height = 0, start = 0, size = 0;
   int steps = 0;
@@ -96,7 +100,42 @@ core::TerrainMesh generate(const TerrainArgs& a, const CLI::App& cmd, std::strin
   return mesh;
 }
 
+// `terrain prepare IN -o OUT.ikterrain`: the mesh read as `--terrain IN` reads it, written as a
+// prepared terrain (io/prepared_terrain.hpp).
+int run_prepare(const TerrainArgs& args) {
+  if (args.input.empty()) {
+    spdlog::error(
+        "terrain prepare: give the terrain mesh to prepare (ikfix terrain prepare "
+        "level.obj -o level.ikterrain)");
+    return 2;
+  }
+  if (!io::is_prepared_terrain(args.output)) {
+    spdlog::error("terrain prepare: output must be a .ikterrain file, got '{}'", args.output);
+    return 2;
+  }
+  try {
+    const double scale = core::metres_per_unit_from_name(args.unit);
+    if (!(scale > 0))
+      throw std::invalid_argument("--terrain-unit: '" + args.unit + "' is not a unit");
+    const core::TerrainMesh mesh = io::load_terrain_mesh(args.input, scale, args.up[0]);
+    io::save_prepared_terrain(args.output, mesh);
+    spdlog::info("wrote {}: {} triangles, {} vertices", args.output, mesh.triangles.size(),
+                 mesh.vertices.size());
+    return 0;
+  } catch (const std::invalid_argument& e) {
+    spdlog::error("terrain prepare: {}", e.what());
+  } catch (const io::InputError& e) {
+    spdlog::error("{}", e.what());
+  }
+  return 2;
+}
+
 int run_terrain(const TerrainArgs& args, const CLI::App& cmd) {
+  if (args.kind == "prepare") return run_prepare(args);
+  if (!args.input.empty()) {
+    spdlog::error("terrain {}: takes no input file (only `terrain prepare` does)", args.kind);
+    return 2;
+  }
   for (const auto& [option, kinds] : args.applies) {
     if (option->count() > 0 && std::find(kinds.begin(), kinds.end(), args.kind) == kinds.end()) {
       spdlog::error("terrain {}: {} does not apply to {} (it is for {})", args.kind,
@@ -130,11 +169,15 @@ int run_terrain(const TerrainArgs& args, const CLI::App& cmd) {
 void add_terrain_command(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<TerrainArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "terrain", "Write a test terrain as OBJ (metres, Y up; features lie along --axis)");
-  cmd->add_option("kind", args->kind, "flat | stairs | slope | bumps | cliff")
+      "terrain",
+      "Write a test terrain as OBJ (metres, Y up; features lie along --axis), or prepare a "
+      "terrain mesh for fast reading (prepare IN -o OUT.ikterrain)");
+  cmd->add_option("kind", args->kind, "flat | stairs | slope | bumps | cliff | prepare")
       ->required()
-      ->check(CLI::IsMember({"flat", "stairs", "slope", "bumps", "cliff"}));
-  cmd->add_option("-o,--output", args->output, "Output .obj file")->required();
+      ->check(CLI::IsMember({"flat", "stairs", "slope", "bumps", "cliff", "prepare"}));
+  cmd->add_option("input", args->input, "prepare: the terrain mesh to prepare (OBJ or any mesh)");
+  cmd->add_option("-o,--output", args->output, "Output .obj file (prepare: .ikterrain file)")
+      ->required();
 
   const std::vector<std::string> along = {"stairs", "slope", "cliff"};
   auto add = [&](const char* name, auto& value, const char* help, std::vector<std::string> kinds) {
@@ -160,6 +203,11 @@ void add_terrain_command(CLI::App& app, int& exit_code) {
   add("--width", args->width, "extent across the axis, m (default: --size)", along);
   add("--size", args->size, "extent of the terrain, m (default 20)",
       {"flat", "stairs", "slope", "bumps", "cliff"});
+  add("--terrain-unit", args->unit, "prepare: length unit of the input mesh (default m)",
+      {"prepare"});
+  add("--terrain-up", args->up, "prepare: up axis of the input mesh, y or z (default y)",
+      {"prepare"})
+      ->check(CLI::IsMember({"y", "z"}));
 
   cmd->callback([args, cmd, &exit_code] { exit_code = run_terrain(*args, *cmd); });
 }

@@ -1,10 +1,13 @@
 #include "cli/fix_job.hpp"
 
+#include <algorithm>
 #include <future>
 #include <optional>
+#include <span>
 #include <stdexcept>
 
 #include "cli/html_page.hpp"
+#include "core/clip_footprint.hpp"
 #include "core/fix/footfix.hpp"
 #include "core/metrics.hpp"
 #include "io/clip_io.hpp"
@@ -156,17 +159,56 @@ void place(io::LoadedClip& clip, const FixJob& job) {
         core::Vec3(job.terrain_offset[0], job.terrain_offset[1], job.terrain_offset[2]);
 }
 
+// Where the clips just read stand on the terrain (union of their footprints; world metres).
+std::optional<core::XzBox> footprint_of(std::span<const io::LoadedClip> clips, const FixJob& job) {
+  std::optional<core::XzBox> box;
+  for (const io::LoadedClip& read : clips) {
+    io::LoadedClip placed_space;  // the space only: where place() puts the clip
+    placed_space.space = read.space;
+    place(placed_space, job);
+    std::vector<int> joints;
+    for (std::size_t j = 0; j < read.joints_read.size(); ++j)
+      if (read.joints_read[j]) joints.push_back(static_cast<int>(j));
+    const core::XzBox b =
+        core::clip_footprint(read.skeleton, read.clip, placed_space.space, joints);
+    if (b.min_x > b.max_x) return std::nullopt;  // no finite joint: read the whole terrain
+    if (!box) box = b;
+    box->min_x = std::min(box->min_x, b.min_x), box->max_x = std::max(box->max_x, b.max_x);
+    box->min_z = std::min(box->min_z, b.min_z), box->max_z = std::max(box->max_z, b.max_z);
+  }
+  return box;
+}
+
+std::span<const io::LoadedClip> as_clips(const io::LoadedClip& clip) { return {&clip, 1}; }
+std::span<const io::LoadedClip> as_clips(const std::vector<io::LoadedClip>& clips) { return clips; }
+
+// A file of several takes read without --take: fix_or_check goes on to fix_all_takes, which
+// reads every take; the terrain waits for their footprint.
+bool every_take_follows(const io::LoadedClip& clip, const FixJob& job) {
+  return job.clip.take.empty() && clip.take_count > 1;
+}
+bool every_take_follows(const std::vector<io::LoadedClip>&, const FixJob&) { return false; }
+
 // The clip (or takes) read by `read`, then `job.terrain` set from `job.pending_terrain` when the
-// terrain was still being built. A bad terrain is reported before a bad clip.
+// terrain was still to be built, over the clips' footprint. A bad terrain is reported before a
+// bad clip (the whole terrain is then read to find out).
 template <class Read>
 auto read_then_terrain(FixJob& job, Read read) {
   if (!job.pending_terrain.valid()) return read();
   try {
     auto read_back = read();
+    if (every_take_follows(read_back, job)) return read_back;
+    if (job.footprint) job.footprint->set_value(footprint_of(as_clips(read_back), job));
     job.terrain = job.pending_terrain.get();
     if (job.times) job.times->mark("terrain");
     return read_back;
   } catch (...) {
+    if (job.footprint) {
+      try {
+        job.footprint->set_value(std::nullopt);
+      } catch (const std::future_error&) {  // already set: the terrain itself failed
+      }
+    }
     job.pending_terrain.get();  // throws the terrain's error, if it has one
     throw;
   }
@@ -303,13 +345,11 @@ FixJobResult fix_or_check(const FixJob& given, bool check) {
 
 }  // namespace
 
-void start_terrain(FixJob& job, const TerrainOptions& options, int threads) {
-  if (threads == 1) {
-    job.terrain = &load_terrain_for_process(options);
-    return;
-  }
-  job.pending_terrain = std::async(std::launch::async, [options] {
-                          return &load_terrain_for_process(options);
+void start_terrain(FixJob& job, const TerrainOptions& options, int /*threads*/) {
+  job.footprint = std::make_shared<std::promise<std::optional<core::XzBox>>>();
+  std::shared_future<std::optional<core::XzBox>> footprint = job.footprint->get_future().share();
+  job.pending_terrain = std::async(std::launch::deferred, [options, footprint] {
+                          return &load_terrain_for_process(options, footprint.get());
                         }).share();
 }
 

@@ -3,7 +3,9 @@
 // `run` and `batch` (which calls it from several threads with one terrain).
 #include <filesystem>
 #include <future>
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,9 @@ struct FixJob {
   // the clip is read). Waited for once the clip is read; its error, if any, is reported first,
   // as when it was built before the clip was read.
   std::shared_future<const core::Terrain*> pending_terrain;
+  // Set with the clip's footprint once it is read (start_terrain): pending_terrain then reads
+  // only the part of a large terrain the clip stands on. Empty value: the whole terrain.
+  std::shared_ptr<std::promise<std::optional<core::XzBox>>> footprint;
   std::string terrain_path;  // for the report
   ClipOptions clip;
   FixOptions fix;
@@ -56,8 +61,8 @@ struct FixJobResult {
 };
 
 // Sets `job`'s terrain, from `options`, for a command that runs once per process (run, check):
-// with `threads` other than 1 it is built on its own thread while the clip is read
-// (`pending_terrain`; its Embree device alone takes ~0.5 ms); `--threads 1` builds it here.
+// built once the clip is read, over the clip's footprint (core::clip_footprint; `threads` is
+// kept for the callers and no longer matters): `pending_terrain`, with `footprint`.
 void start_terrain(FixJob& job, const TerrainOptions& options, int threads);
 
 // Measures a clip as it is, and what a fix would have to give up, without writing anything:

@@ -49,21 +49,42 @@ void add_fix_options(CLI::App& cmd, FixOptions& o) {
                "way (default: moved where the whole foot fits)");
 }
 
-std::unique_ptr<core::Terrain> load_terrain(const TerrainOptions& o) {
+std::unique_ptr<core::Terrain> load_terrain(const TerrainOptions& o,
+                                            const std::optional<core::XzBox>& footprint_ws) {
   const double scale = core::metres_per_unit_from_name(o.unit);
   if (!(scale > 0)) throw std::invalid_argument("--terrain-unit: '" + o.unit + "' is not a unit");
-  core::TerrainMesh mesh = io::load_terrain_mesh(o.path, scale, o.up[0]);
+  const core::Vec3 offset =
+      o.offset.empty() ? core::Vec3(0.0) : core::Vec3(o.offset[0], o.offset[1], o.offset[2]);
+  std::optional<core::XzBox> keep;  // in the file's world, before --terrain-offset
+  if (footprint_ws && footprint_ws->min_x <= footprint_ws->max_x) {
+    // 1 mm more than the footprint: the crop tests positions before the offset is added, and a
+    // triangle kept in excess changes no answer.
+    keep =
+        core::XzBox{footprint_ws->min_x - offset.x - 1e-3, footprint_ws->min_z - offset.z - 1e-3,
+                    footprint_ws->max_x - offset.x + 1e-3, footprint_ws->max_z - offset.z + 1e-3};
+  }
+  io::TerrainRead read = io::load_terrain_part(o.path, scale, o.up[0], keep);
   if (!o.offset.empty())
-    for (auto& v : mesh.vertices) v += core::Vec3(o.offset[0], o.offset[1], o.offset[2]);
+    for (auto& v : read.mesh.vertices) v += offset;
+  core::TerrainOptions terrain_options;
+  if (read.crop) {  // rounding is monotonic: the whole bounds moved are the moved mesh's bounds
+    core::TerrainCrop crop = *read.crop;
+    crop.whole_min += offset, crop.whole_max += offset;
+    crop.min_x = footprint_ws->min_x, crop.min_z = footprint_ws->min_z;
+    crop.max_x = footprint_ws->max_x, crop.max_z = footprint_ws->max_z;
+    terrain_options.crop = crop;
+  }
   try {
-    return std::make_unique<core::Terrain>(std::move(mesh));
+    return std::make_unique<core::Terrain>(std::move(read.mesh), terrain_options);
   } catch (const std::invalid_argument& e) {
     throw io::InputError(o.path, e.what());
   }
 }
 
-const core::Terrain& load_terrain_for_process(const TerrainOptions& options) {
-  return *load_terrain(options).release();  // intentionally never freed (see the header)
+const core::Terrain& load_terrain_for_process(const TerrainOptions& options,
+                                              const std::optional<core::XzBox>& footprint_ws) {
+  // intentionally never freed (see the header)
+  return *load_terrain(options, footprint_ws).release();
 }
 
 core::FixSettings to_settings(const FixOptions& o) {

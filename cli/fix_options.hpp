@@ -8,6 +8,7 @@
 
 #include "core/fix/fix_settings.hpp"
 #include "core/terrain.hpp"
+#include "core/xz_grid.hpp"
 
 namespace ikfix::cli {
 
@@ -37,14 +38,18 @@ void add_fix_options(CLI::App& cmd, FixOptions& options);
 // reader that always runs.
 void add_verify_assimp_option(CLI::App& cmd);
 
-// Loads and builds the terrain once; throws io::InputError naming the file.
-std::unique_ptr<core::Terrain> load_terrain(const TerrainOptions& options);
+// Loads and builds the terrain once; throws io::InputError naming the file. With `footprint_ws`
+// (world metres, core::clip_footprint), only the triangles touching it are read when the
+// format allows (io::load_terrain_part): the answers there are the whole terrain's.
+std::unique_ptr<core::Terrain> load_terrain(
+    const TerrainOptions& options, const std::optional<core::XzBox>& footprint_ws = std::nullopt);
 
 // load_terrain for a command that runs once per process (run, check, batch, retarget): the
 // terrain is kept until the process exits, never destroyed. Destroying it releases its Embree
 // device, which starts a TBB thread and waits for it: ~1 ms of an idle `ikfix run` and ~45 ms
 // under load (`perf stat -r 40`, 2026-11-30), for memory the OS takes back at exit anyway.
-const core::Terrain& load_terrain_for_process(const TerrainOptions& options);
+const core::Terrain& load_terrain_for_process(
+    const TerrainOptions& options, const std::optional<core::XzBox>& footprint_ws = std::nullopt);
 
 core::FixSettings to_settings(const FixOptions& options);
 

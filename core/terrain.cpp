@@ -109,7 +109,7 @@ static_assert(sizeof(GroundPrim) == 128, "a GroundPrim should fill exactly two c
 // of a scene over the whole terrain (same vertices in float, same rays, same tie order).
 // Margin (metres) a scene reaches past the points it serves: far beyond the nudged rays (a few
 // float ulps), and room for the next frames of a clip so that few scenes are built.
-constexpr double kCropMargin = 1.0;
+constexpr double kCropMargin = kTerrainCropMargin;
 
 struct GroundScene {
   double min_x = 0.0, min_z = 0.0, max_x = 0.0, max_z = 0.0;
@@ -193,6 +193,26 @@ struct Terrain::Impl {
   std::unique_ptr<GroundScene> build_scene(double min_x, double min_z, double max_x,
                                            double max_z) const;
   void gather_prims(GroundScene& s) const;
+  // The rectangle whose triangles are all in `mesh` (world metres): infinite without a crop,
+  // and on each side where the crop reaches the whole mesh's bounds (nothing lies past them).
+  QueryRect held;
+  void set_held() {
+    constexpr double kInf = std::numeric_limits<double>::infinity();
+    held.min_x = held.min_z = -kInf;
+    held.max_x = held.max_z = kInf;
+    if (!options.crop) return;
+    const TerrainCrop& c = *options.crop;
+    if (c.min_x > bounds_min.x) held.min_x = c.min_x;
+    if (c.min_z > bounds_min.z) held.min_z = c.min_z;
+    if (c.max_x < bounds_max.x) held.max_x = c.max_x;
+    if (c.max_z < bounds_max.z) held.max_z = c.max_z;
+  }
+  void require_held(double min_x, double min_z, double max_x, double max_z,
+                    const char* what) const {
+    if (min_x < held.min_x || max_x > held.max_x || min_z < held.min_z || max_z > held.max_z)
+      throw std::logic_error(std::string("terrain: ") + what +
+                             " reaches past the part of the terrain read for the clip");
+  }
 
   // Inside the horizontal bounds and finite (anything else misses without a ray).
   bool may_hit(double x, double z) const {
@@ -234,7 +254,9 @@ struct Terrain::Impl {
 };
 
 void Terrain::Impl::validate_and_bound() {
-  if (mesh.triangles.empty()) throw std::invalid_argument("terrain mesh has no triangles");
+  // A crop may hold nothing (no ground under the clip): every query there misses.
+  if (mesh.triangles.empty() && !options.crop)
+    throw std::invalid_argument("terrain mesh has no triangles");
   if (mesh.vertices.size() > std::numeric_limits<std::uint32_t>::max())
     throw std::invalid_argument("terrain mesh has too many vertices");
   if (!mesh.vertex_normals.empty() && mesh.vertex_normals.size() != mesh.vertices.size())
@@ -257,9 +279,20 @@ void Terrain::Impl::validate_and_bound() {
 
   bounds_min = Vec3(std::numeric_limits<double>::infinity());
   bounds_max = Vec3(-std::numeric_limits<double>::infinity());
+  if (options.crop && mesh.vertices.empty()) bounds_min = bounds_max = options.crop->whole_min;
   for (const Vec3& v : mesh.vertices) {
     bounds_min = glm::min(bounds_min, v);
     bounds_max = glm::max(bounds_max, v);
+  }
+  if (options.crop) {  // the part read lies within the whole mesh: take the whole one's frame
+    const TerrainCrop& c = *options.crop;
+    if (!is_finite(c.whole_min) || !is_finite(c.whole_max) ||
+        glm::any(glm::lessThan(bounds_min, c.whole_min)) ||
+        glm::any(glm::greaterThan(bounds_max, c.whole_max)) || !(c.min_x <= c.max_x) ||
+        !(c.min_z <= c.max_z))
+      throw std::invalid_argument("terrain crop: the part read is not inside the whole mesh");
+    bounds_min = c.whole_min;
+    bounds_max = c.whole_max;
   }
   origin_ws = 0.5 * (bounds_min + bounds_max);
   const double extent = std::max(
@@ -290,7 +323,7 @@ void Terrain::Impl::classify() {
     if (std::abs(n.y) <= kVerticalNormalY * len) continue;  // vertical: riser, cliff wall
     ground.push_back(static_cast<std::uint32_t>(t));
   }
-  if (ground.empty())
+  if (ground.empty() && !options.crop)
     throw std::invalid_argument(
         "terrain mesh has no triangle to stand on (all are zero-area or vertical)");
 }
@@ -335,6 +368,12 @@ const GroundScene& Terrain::Impl::scene_for(const QueryRect& rect) const {
     min_x = bounds_min.x - kCropMargin, max_x = bounds_max.x + kCropMargin;
     min_z = bounds_min.z - kCropMargin, max_z = bounds_max.z + kCropMargin;
   }
+  // Never past the part read (its triangles are all there is): the points served must lie
+  // kCropMargin inside it, as inside any scene.
+  require_held(rect.min_x - kCropMargin, rect.min_z - kCropMargin, rect.max_x + kCropMargin,
+               rect.max_z + kCropMargin, "a ground query");
+  min_x = std::max(min_x, held.min_x), max_x = std::min(max_x, held.max_x);
+  min_z = std::max(min_z, held.min_z), max_z = std::min(max_z, held.max_z);
   scenes.push_back(build_scene(min_x, min_z, max_x, max_z));
   current.store(scenes.back().get(), std::memory_order_release);
   return *scenes.back();
@@ -674,6 +713,7 @@ Terrain::Terrain(TerrainMesh mesh, TerrainOptions options) : impl_(std::make_uni
   impl_->options = options;
   impl_->smooth = options.smooth_normals && !impl_->mesh.vertex_normals.empty();
   impl_->validate_and_bound();
+  impl_->set_held();
   impl_->classify();
   impl_->make_device_and_vertices();
 }
@@ -706,6 +746,10 @@ void Terrain::ground_at(std::span<const std::array<double, 2>> xz, std::span<Gro
 }
 
 const TerrainMesh& Terrain::mesh() const { return impl_->mesh; }
+void Terrain::require_held(double min_x, double min_z, double max_x, double max_z,
+                           const char* what) const {
+  impl_->require_held(min_x, min_z, max_x, max_z, what);
+}
 Vec3 Terrain::bounds_min() const { return impl_->bounds_min; }
 Vec3 Terrain::bounds_max() const { return impl_->bounds_max; }
 std::size_t Terrain::ground_triangle_count() const { return impl_->ground.size(); }

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -38,6 +39,21 @@ struct GroundHit {
   int triangle = -1;     // index into TerrainMesh::triangles
 };
 
+// A mesh that is the part of a larger ("whole") mesh a clip can reach: every triangle of the
+// whole mesh whose horizontal bounding box touches the rectangle [min_x, max_x] x [min_z, max_z]
+// (world metres), in the whole mesh's order, with vertices numbered by first use (what
+// crop_terrain_mesh returns). A Terrain built from it gives the whole mesh's answers bit for bit
+// at every point at least kTerrainCropMargin inside the rectangle: the float vertices and rays
+// stay relative to the whole mesh's centre and the ray start and nudges follow its bounds.
+struct TerrainCrop {
+  Vec3 whole_min{0.0}, whole_max{0.0};  // bounds of the whole mesh's vertices, world metres
+  double min_x = 0.0, min_z = 0.0, max_x = 0.0, max_z = 0.0;
+};
+
+// Metres a query point must lie inside a crop's rectangle (the margin of the lazily built
+// ray-query scenes: every triangle a query's rays and nudges can reach is within it).
+inline constexpr double kTerrainCropMargin = 1.0;
+
 struct TerrainOptions {
   // Interpolate vertex normals across a triangle (if the mesh has them) instead of face normals.
   bool smooth_normals = false;
@@ -46,6 +62,8 @@ struct TerrainOptions {
   // on it except, possibly, which of two triangles sharing an edge a ray exactly on that edge
   // reports (same height). Other values throw std::invalid_argument.
   int packet_width = 0;
+  // The mesh is a part of a larger one (see TerrainCrop); empty: the mesh is the whole terrain.
+  std::optional<TerrainCrop> crop;
 };
 
 // Immutable after construction and safe to query from many threads at once.
@@ -88,8 +106,13 @@ class Terrain {
   // own (a planted foot's run of frames); the others are cast in packets of distinct points.
   void ground_at(std::span<const std::array<double, 2>> xz, std::span<GroundHit> out) const;
 
+  // The mesh (with TerrainOptions::crop: the part read, not the whole mesh).
   const TerrainMesh& mesh() const;
-  // Bounds of all mesh vertices, world metres.
+  // Throws std::logic_error when the rectangle [min_x, max_x] x [min_z, max_z] (world metres) is
+  // not wholly inside the part of the terrain held (always inside without a crop): a caller
+  // reading mesh() there would miss triangles of the whole mesh. `what` names the caller.
+  void require_held(double min_x, double min_z, double max_x, double max_z, const char* what) const;
+  // Bounds of all vertices of the (whole) mesh, world metres.
   Vec3 bounds_min() const;
   Vec3 bounds_max() const;
   // Triangles in the acceleration structure (mesh triangles minus zero-area and vertical ones).

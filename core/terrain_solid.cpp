@@ -126,6 +126,7 @@ NearestSurface::NearestSurface(const Terrain& terrain, std::span<const Vec3> poi
     rect.max_z = std::max(rect.max_z, std::clamp(p.z + r, lo.z, hi.z));
   }
   if (rect.min_x > rect.max_x) return;  // no point inside
+  terrain.require_held(rect.min_x, rect.min_z, rect.max_x, rect.max_z, "the solid depth");
   near_ = std::make_unique<Near>(Near{near_triangles(terrain.mesh(), rect)});
 }
 

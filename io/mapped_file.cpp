@@ -47,6 +47,15 @@ MappedFile::MappedFile(const std::filesystem::path& path) {
   note_input(path);
 }
 
+void MappedFile::release(std::size_t begin, std::size_t end) const {
+  if (!mapped_ || end > size_ || begin >= end) return;
+  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  const std::size_t first = (begin + page - 1) / page * page;
+  const std::size_t last = end == size_ ? end : end / page * page;
+  if (first >= last) return;
+  ::madvise(const_cast<char*>(data_) + first, last - first, MADV_DONTNEED);
+}
+
 MappedFile::~MappedFile() {
   if (mapped_) ::munmap(const_cast<char*>(data_), size_);
 }

@@ -19,6 +19,10 @@ class MappedFile {
   MappedFile& operator=(const MappedFile&) = delete;
 
   std::string_view text() const { return {data_, size_}; }
+  // Drops the mapped pages wholly inside bytes [begin, end) from this process's memory (they
+  // stay in the page cache; reading them again maps them again). Nothing for a file read into
+  // memory. Lets a reader of a file larger than the memory it may use go through it once.
+  void release(std::size_t begin, std::size_t end) const;
 
  private:
   const char* data_ = nullptr;  // the mapping, or owned_'s bytes

@@ -18,51 +18,24 @@ inline bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\v' || c ==
 inline bool is_eol(char c) { return c == '\n' || c == '\r'; }
 inline bool ends_token(char c) { return is_blank(c) || is_eol(c) || c == '#'; }
 
-// A corner index whose element count is only known once every chunk before it is read: a
-// negative (relative) index, stored as `local_count - value` and moved by the chunk's offset.
-struct RelativeIndex {
-  std::size_t triangle;
-  int corner;             // 0, 1, 2
-  bool normal;            // the normal index (else the position index)
-  std::int64_t relative;  // index counted from this chunk's first element (may be negative)
-};
-
-// Reads one chunk with parse_obj's grammar (obj_reader.hpp); any statement parse_obj would
-// reject makes run() return false. Range checks that need the other chunks' counts are kept
-// as bounds and checked by the caller.
-class ChunkParser {
+// Line-level reading shared by both passes (parse_obj's grammar, obj_reader.hpp).
+class LineReader {
  public:
-  ChunkParser(std::string_view text, ObjPart& part)
-      : p_(text.data()), end_(p_ + text.size()), part_(part) {}
-
-  bool run() {
-    while (p_ < end_) {
-      skip_blank();
-      const std::string_view keyword = word();
-      bool ok = true;
-      if (keyword == "v") {
-        ok = read_vector(part_.positions, true);
-      } else if (keyword == "vn") {
-        ok = read_vector(part_.normals, false);
-      } else if (keyword == "f") {
-        ok = read_face();
-      }
-      if (!ok) return false;
-      next_line();
-    }
-    return true;
+  LineReader(std::string_view text, std::size_t base, const ObjTextDone* done)
+      : begin_(text.data()), p_(begin_), end_(p_ + text.size()), base_(base), done_(done) {
+    released_ = p_;
   }
 
-  std::vector<RelativeIndex> relative;
-  std::uint64_t max_position = 0;  // largest positive (1-based) position index
-  // Smallest `local_count - value` of a negative index: >= -offset for it to be in range.
-  std::int64_t min_relative_position = 0;
-  std::int64_t min_relative_normal = 0;
-  // Largest `value - local_count` of a positive normal index: <= offset for it to be in range.
-  std::int64_t max_normal_excess = std::numeric_limits<std::int64_t>::min();
-  bool every_corner_has_normal = true;
-
- private:
+ protected:
+  // Hands the text behind the reader to `done` in steps of kReleaseStep (and all at the end).
+  static constexpr std::size_t kReleaseStep = std::size_t{16} << 20;
+  void release_behind(bool all) {
+    if (!done_ || !*done_ || (!all && static_cast<std::size_t>(p_ - released_) < kReleaseStep))
+      return;
+    (*done_)(base_ + static_cast<std::size_t>(released_ - begin_),
+             base_ + static_cast<std::size_t>(p_ - begin_));
+    released_ = p_;
+  }
   void skip_blank() {
     while (p_ < end_ && is_blank(*p_)) ++p_;
   }
@@ -78,7 +51,56 @@ class ChunkParser {
     if (*p_ == '\r' && p_ + 1 < end_ && p_[1] == '\n') ++p_;
     ++p_;
   }
+  // A signed integer; false when there is none.
+  bool read_signed(bool& negative, std::uint64_t& value) {
+    negative = false;
+    if (p_ < end_ && (*p_ == '-' || *p_ == '+')) negative = *p_++ == '-';
+    const auto r = std::from_chars(p_, end_, value);
+    if (r.ec != std::errc()) return false;
+    p_ = r.ptr;
+    return true;
+  }
 
+  const char* begin_;
+  const char* p_;
+  const char* end_;
+  const char* released_;
+  std::size_t base_;  // the chunk's first byte in the whole text
+  const ObjTextDone* done_;
+};
+
+// Pass 1 over one chunk: positions and normals; faces only located.
+class ElementParser : LineReader {
+ public:
+  ElementParser(std::string_view text, std::size_t base, ObjPart& part, const ObjTextDone* done)
+      : LineReader(text, base, done), part_(part) {
+    part_.face_begin = text.size();
+  }
+
+  bool run() {
+    while (p_ < end_) {
+      const char* line = p_;
+      skip_blank();
+      const std::string_view keyword = word();
+      bool ok = true;
+      if (keyword == "v") {
+        ok = read_vector(part_.positions, true);
+      } else if (keyword == "vn") {
+        ok = read_vector(part_.normals, false);
+      } else if (keyword == "f" && part_.face_begin == static_cast<std::size_t>(end_ - begin_)) {
+        part_.face_begin = static_cast<std::size_t>(line - begin_);
+        part_.positions_before_faces = part_.positions.size();
+        part_.normals_before_faces = part_.normals.size();
+      }
+      if (!ok) return false;
+      next_line();
+      release_behind(false);
+    }
+    release_behind(true);
+    return true;
+  }
+
+ private:
   bool read_vector(std::vector<core::Vec3>& out, bool extra_allowed) {
     double v[3] = {0, 0, 0};
     int n = 0;
@@ -98,61 +120,70 @@ class ChunkParser {
     return true;
   }
 
-  // A signed integer; false when there is none.
-  bool read_signed(bool& negative, std::uint64_t& value) {
-    negative = false;
-    if (p_ < end_ && (*p_ == '-' || *p_ == '+')) negative = *p_++ == '-';
-    const auto r = std::from_chars(p_, end_, value);
-    if (r.ec != std::errc()) return false;
-    p_ = r.ptr;
+  ObjPart& part_;
+};
+
+// Pass 2 over one chunk, from its first face: faces with absolute, checked indices. Elements
+// are counted (pass 1 read them) so that negative indices count back from the right place.
+class FaceParser : LineReader {
+ public:
+  FaceParser(std::string_view text, std::size_t base, const ObjParts& all, std::size_t part,
+             const ObjTriangleFilter& keep, const ObjTextDone* done)
+      : LineReader(text, base, done),
+        part_(part),
+        positions_total_(all.position_count),
+        positions_(all.position_offset[part] + all.parts[part].positions_before_faces),
+        normals_(all.normal_offset[part] + all.parts[part].normals_before_faces),
+        keep_(keep) {}
+
+  bool run(std::vector<std::array<ObjCorner, 3>>& out) {
+    while (p_ < end_) {
+      skip_blank();
+      const std::string_view keyword = word();
+      if (keyword == "v") {
+        ++positions_;
+      } else if (keyword == "vn") {
+        ++normals_;
+      } else if (keyword == "f" && !read_face(out)) {
+        return false;
+      }
+      next_line();
+      release_behind(false);
+    }
+    release_behind(true);
     return true;
   }
 
-  struct Corner {
-    ObjCorner corner;
-    bool position_relative = false, normal_relative = false;
-    std::int64_t position_rel = 0, normal_rel = 0;
-  };
+  std::size_t triangles = 0;  // read, kept or not
+  bool every_corner_has_normal = true;
 
-  bool read_position(Corner& c) {
+ private:
+  bool read_position(ObjCorner& c) {
     bool negative = false;
     std::uint64_t value = 0;
     if (!read_signed(negative, value) || value == 0) return false;
-    if (!negative) {
-      if (value > std::numeric_limits<std::uint32_t>::max()) return false;
-      max_position = std::max(max_position, value);
-      c.corner.position = static_cast<std::uint32_t>(value - 1);
+    if (!negative) {  // may point ahead, within the file
+      if (value > positions_total_) return false;
+      c.position = static_cast<std::uint32_t>(value - 1);
       return true;
     }
-    if (value > std::numeric_limits<std::uint32_t>::max()) return false;
-    c.position_relative = true;
-    c.position_rel =
-        static_cast<std::int64_t>(part_.positions.size()) - static_cast<std::int64_t>(value);
-    min_relative_position = std::min(min_relative_position, c.position_rel);
+    if (value > positions_) return false;
+    c.position = static_cast<std::uint32_t>(positions_ - value);
     return true;
   }
 
-  bool read_normal(Corner& c) {
+  bool read_normal(ObjCorner& c) {
     bool negative = false;
     std::uint64_t value = 0;
     // Indices past 2^31 - 1 do not fit ObjCorner::normal: left to parse_obj.
-    if (!read_signed(negative, value) || value == 0 ||
+    if (!read_signed(negative, value) || value == 0 || value > normals_ ||
         value >= static_cast<std::uint64_t>(std::numeric_limits<std::int32_t>::max()))
       return false;
-    const auto local = static_cast<std::int64_t>(part_.normals.size());
-    const auto signed_value = static_cast<std::int64_t>(value);
-    if (!negative) {
-      max_normal_excess = std::max(max_normal_excess, signed_value - local);
-      c.corner.normal = static_cast<std::int32_t>(value - 1);
-      return true;
-    }
-    c.normal_relative = true;
-    c.normal_rel = local - signed_value;
-    min_relative_normal = std::min(min_relative_normal, c.normal_rel);
+    c.normal = static_cast<std::int32_t>(negative ? normals_ - value : value - 1);
     return true;
   }
 
-  bool read_corner(Corner& c) {
+  bool read_corner(ObjCorner& c) {
     if (!read_position(c)) return false;
     if (p_ < end_ && *p_ == '/') {
       ++p_;
@@ -167,39 +198,33 @@ class ChunkParser {
       }
     }
     if (p_ < end_ && !ends_token(*p_)) return false;
-    if (c.corner.normal < 0 && !c.normal_relative) every_corner_has_normal = false;
+    if (c.normal < 0) every_corner_has_normal = false;
     return true;
   }
 
-  void add_triangle(const Corner& a, const Corner& b, const Corner& c) {
-    const std::size_t t = part_.triangles.size();
-    part_.triangles.push_back({a.corner, b.corner, c.corner});
-    const Corner* corners[3] = {&a, &b, &c};
-    for (int k = 0; k < 3; ++k) {
-      if (corners[k]->position_relative)
-        relative.push_back({t, k, false, corners[k]->position_rel});
-      if (corners[k]->normal_relative) relative.push_back({t, k, true, corners[k]->normal_rel});
-    }
-  }
-
-  bool read_face() {
+  bool read_face(std::vector<std::array<ObjCorner, 3>>& out) {
     corners_.clear();
     for (;;) {
       skip_blank();
       if (at_end_of_statement()) break;
-      Corner& c = corners_.emplace_back();
-      if (!read_corner(c)) return false;
+      if (!read_corner(corners_.emplace_back())) return false;
     }
     if (corners_.size() < 3) return false;
-    for (std::size_t k = 1; k + 1 < corners_.size(); ++k)
-      add_triangle(corners_[0], corners_[k], corners_[k + 1]);
+    for (std::size_t k = 1; k + 1 < corners_.size(); ++k) {
+      ++triangles;
+      const std::array<ObjCorner, 3> tri{corners_[0], corners_[k], corners_[k + 1]};
+      if (!keep_ || keep_(part_, tri[0].position, tri[1].position, tri[2].position))
+        out.push_back(tri);
+    }
     return true;
   }
 
-  const char* p_;
-  const char* end_;
-  ObjPart& part_;
-  std::vector<Corner> corners_;
+  std::size_t part_;
+  std::size_t positions_total_;
+  std::size_t positions_;  // positions before the line read (whole file)
+  std::size_t normals_;    // normals before the line read (whole file)
+  const ObjTriangleFilter& keep_;
+  std::vector<ObjCorner> corners_;
 };
 
 // Chunk boundaries: about equal byte ranges, each ending just past a line break (or at the end).
@@ -216,74 +241,68 @@ std::vector<std::size_t> chunk_starts(std::string_view text, int chunks) {
   return starts;
 }
 
-struct ChunkResult {
-  bool ok = false;
-  std::vector<RelativeIndex> relative;
-  std::uint64_t max_position = 0;
-  std::int64_t min_relative_position = 0, min_relative_normal = 0;
-  std::int64_t max_normal_excess = std::numeric_limits<std::int64_t>::min();
-  bool every_corner_has_normal = true;
-};
-
-// Offsets, range checks across chunks and the relative indices made absolute; false when an
-// index is out of range.
-bool link_parts(ObjParts& out, std::vector<ChunkResult>& results) {
-  std::uint64_t max_position = 0;
-  for (std::size_t k = 0; k < out.parts.size(); ++k) {
-    const ChunkResult& r = results[k];
-    out.position_offset.push_back(out.position_count);
-    out.normal_offset.push_back(out.normal_count);
-    const auto positions_before = static_cast<std::int64_t>(out.position_count);
-    const auto normals_before = static_cast<std::int64_t>(out.normal_count);
-    if (r.min_relative_position < -positions_before || r.min_relative_normal < -normals_before ||
-        r.max_normal_excess > normals_before)
-      return false;
-    max_position = std::max(max_position, r.max_position);
-    out.position_count += out.parts[k].positions.size();
-    out.normal_count += out.parts[k].normals.size();
-    out.triangle_count += out.parts[k].triangles.size();
-    out.every_corner_has_normal = out.every_corner_has_normal && r.every_corner_has_normal;
-    for (const RelativeIndex& rel : r.relative) {
-      ObjCorner& corner =
-          out.parts[k].triangles[rel.triangle][static_cast<std::size_t>(rel.corner)];
-      if (rel.normal)
-        corner.normal = static_cast<std::int32_t>(normals_before + rel.relative);
-      else
-        corner.position = static_cast<std::uint32_t>(positions_before + rel.relative);
-    }
-  }
-  return max_position <= out.position_count &&
-         out.position_count <= std::numeric_limits<std::uint32_t>::max();
-}
-
 }  // namespace
 
-std::optional<ObjParts> parse_obj_parts(std::string_view text, const core::ParallelRunner* runner,
-                                        std::size_t min_chunk_bytes) {
+std::optional<ObjParts> parse_obj_elements(std::string_view text,
+                                           const core::ParallelRunner* runner,
+                                           const ObjTextDone& done, std::size_t min_chunk_bytes) {
   if (text.size() > std::numeric_limits<std::uint32_t>::max()) return std::nullopt;
   const int blocks = block_count(runner, static_cast<long long>(text.size()),
                                  static_cast<long long>(std::max<std::size_t>(min_chunk_bytes, 1)));
   const std::vector<std::size_t> starts = chunk_starts(text, blocks);
-  const int chunks = static_cast<int>(starts.size()) - 1;
+  const auto chunks = starts.size() - 1;
   ObjParts out;
-  out.parts.resize(static_cast<std::size_t>(chunks));
-  std::vector<ChunkResult> results(static_cast<std::size_t>(chunks));
-  for_each_block(runner, chunks, [&](int k) {
+  out.parts.resize(chunks);
+  out.part_begin.assign(starts.begin(), starts.end() - 1);
+  std::vector<char> ok(chunks, 0);
+  for_each_block(runner, static_cast<int>(chunks), [&](int k) {
     const auto i = static_cast<std::size_t>(k);
-    ChunkParser parser(text.substr(starts[i], starts[i + 1] - starts[i]), out.parts[i]);
-    ChunkResult& r = results[i];
-    r.ok = parser.run();
-    r.relative = std::move(parser.relative);
-    r.max_position = parser.max_position;
-    r.min_relative_position = parser.min_relative_position;
-    r.min_relative_normal = parser.min_relative_normal;
-    r.max_normal_excess = parser.max_normal_excess;
-    r.every_corner_has_normal = parser.every_corner_has_normal;
+    ElementParser parser(text.substr(starts[i], starts[i + 1] - starts[i]), starts[i], out.parts[i],
+                         &done);
+    ok[i] = parser.run();
   });
-  for (const ChunkResult& r : results)
-    if (!r.ok) return std::nullopt;
-  if (!link_parts(out, results)) return std::nullopt;
+  for (std::size_t k = 0; k < chunks; ++k) {
+    if (!ok[k]) return std::nullopt;
+    out.position_offset.push_back(out.position_count);
+    out.normal_offset.push_back(out.normal_count);
+    out.position_count += out.parts[k].positions.size();
+    out.normal_count += out.parts[k].normals.size();
+  }
+  if (out.position_count > std::numeric_limits<std::uint32_t>::max()) return std::nullopt;
   return out;
+}
+
+bool parse_obj_faces(std::string_view text, ObjParts& parts, const ObjTriangleFilter& keep,
+                     const core::ParallelRunner* runner, const ObjTextDone& done) {
+  const std::size_t chunks = parts.parts.size();
+  std::vector<char> ok(chunks, 0);
+  std::vector<std::size_t> triangles(chunks, 0);
+  std::vector<char> all_normals(chunks, 1);
+  for_each_block(runner, static_cast<int>(chunks), [&](int k) {
+    const auto i = static_cast<std::size_t>(k);
+    ObjPart& part = parts.parts[i];
+    const std::size_t end = i + 1 < chunks ? parts.part_begin[i + 1] : text.size();
+    const std::size_t begin = parts.part_begin[i] + part.face_begin;
+    FaceParser parser(text.substr(begin, end - begin), begin, parts, i, keep, &done);
+    ok[i] = parser.run(part.triangles);
+    triangles[i] = parser.triangles;
+    all_normals[i] = parser.every_corner_has_normal;
+  });
+  parts.triangle_count = 0;
+  parts.every_corner_has_normal = true;
+  for (std::size_t k = 0; k < chunks; ++k) {
+    if (!ok[k]) return false;
+    parts.triangle_count += triangles[k];
+    parts.every_corner_has_normal = parts.every_corner_has_normal && all_normals[k];
+  }
+  return true;
+}
+
+std::optional<ObjParts> parse_obj_parts(std::string_view text, const core::ParallelRunner* runner,
+                                        std::size_t min_chunk_bytes) {
+  std::optional<ObjParts> parts = parse_obj_elements(text, runner, {}, min_chunk_bytes);
+  if (!parts || !parse_obj_faces(text, *parts, {}, runner)) return std::nullopt;
+  return parts;
 }
 
 ObjParts as_parts(ObjGeometry geometry) {
@@ -292,6 +311,7 @@ ObjParts as_parts(ObjGeometry geometry) {
   out.normal_count = geometry.normals.size();
   out.triangle_count = geometry.triangles.size();
   out.every_corner_has_normal = geometry.every_corner_has_normal;
+  out.part_begin = {0};
   out.position_offset = {0};
   out.normal_offset = {0};
   ObjPart& part = out.parts.emplace_back();

@@ -1,7 +1,10 @@
 #pragma once
 // Wavefront OBJ geometry parsed in parallel: the file is cut into chunks at line ends and each
-// chunk is read on its own thread, straight from memory, into its own arrays.
+// chunk is read on its own thread, straight from memory, into its own arrays. Two passes: the
+// elements ("v", "vn") first, then the faces, which can then be tested against a horizontal
+// rectangle as soon as they are read and dropped when they lie wholly outside it.
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -18,24 +21,51 @@ namespace ikfix::io {
 struct ObjPart {
   std::vector<core::Vec3> positions;
   std::vector<core::Vec3> normals;
-  std::vector<std::array<ObjCorner, 3>> triangles;
+  std::vector<std::array<ObjCorner, 3>> triangles;  // the kept ones (all, without a filter)
+  // Where the chunk's faces begin (bytes into the chunk; its size when it has none), and the
+  // chunk's positions and normals before that point.
+  std::size_t face_begin = 0;
+  std::size_t positions_before_faces = 0, normals_before_faces = 0;
 };
 
 struct ObjParts {
   std::vector<ObjPart> parts;                // in file order
+  std::vector<std::size_t> part_begin;       // per part: its first byte in the text
   std::vector<std::size_t> position_offset;  // per part: positions in the parts before it
   std::vector<std::size_t> normal_offset;    // per part: normals in the parts before it
   std::size_t position_count = 0;
   std::size_t normal_count = 0;
-  std::size_t triangle_count = 0;
+  std::size_t triangle_count = 0;  // every triangle of the file, kept or not
   bool every_corner_has_normal = true;
 };
 
-// The geometry parse_obj(text) returns, bit for bit (the parts' positions, normals and
-// triangles, concatenated, are parse_obj's), read on `runner`'s threads (null: this thread).
-// Returns nothing when the text is not one parse_obj accepts as it is: parse_obj then names
-// the line and the problem (and a text this reader is stricter on still gets read there).
-// Chunks are at least `min_chunk_bytes` long (smaller ones cost a thread more than they save).
+// Called with byte ranges [begin, end) of the text a pass is done with (a mapped file can drop
+// those pages from memory); may be empty.
+using ObjTextDone = std::function<void(std::size_t begin, std::size_t end)>;
+
+// Pass 1: the positions and normals parse_obj(text) returns, bit for bit, read on `runner`'s
+// threads (null: this thread), and where each chunk's faces begin. Returns nothing when a
+// statement is not one parse_obj accepts as it is (parse_obj then names the line and the
+// problem; a text this reader is stricter on still gets read there). Chunks are at least
+// `min_chunk_bytes` long (smaller ones cost a thread more than they save).
+std::optional<ObjParts> parse_obj_elements(std::string_view text,
+                                           const core::ParallelRunner* runner,
+                                           const ObjTextDone& done = {},
+                                           std::size_t min_chunk_bytes = std::size_t{1} << 20);
+
+// Decides whether a triangle of part `part` (0-based position indices over the whole file) is
+// kept; called from the runner's threads, one part on one thread at a time.
+using ObjTriangleFilter =
+    std::function<bool(std::size_t part, std::uint32_t a, std::uint32_t b, std::uint32_t c)>;
+
+// Pass 2, on pass 1's result: every face, fan-triangulated as parse_obj does, with indices made
+// absolute and checked against the whole file's counts; a triangle `keep` refuses (when given)
+// is counted (triangle_count, every_corner_has_normal) but not stored. `keep` is called from
+// the runner's threads. False when a face is one parse_obj would reject.
+bool parse_obj_faces(std::string_view text, ObjParts& parts, const ObjTriangleFilter& keep,
+                     const core::ParallelRunner* runner, const ObjTextDone& done = {});
+
+// Both passes, no filter: the geometry parse_obj(text) returns, bit for bit.
 std::optional<ObjParts> parse_obj_parts(std::string_view text, const core::ParallelRunner* runner,
                                         std::size_t min_chunk_bytes = std::size_t{1} << 20);
 

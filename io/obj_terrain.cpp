@@ -1,5 +1,6 @@
 #include "io/obj_terrain.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <glm/gtc/matrix_inverse.hpp>
@@ -87,53 +88,82 @@ class VertexIndex {
 
 using Vec3Array = std::vector<Vec3, core::UnwrittenResizeAllocator<Vec3>>;
 
-Vec3Array world_positions(const ObjParts& obj, const glm::dmat4& to_world, const std::string& file,
-                          const core::ParallelRunner* runner) {
-  Vec3Array out;
-  core::resize_unwritten(out, obj.position_count);
+// Positions in world metres and normals in file units, each in one array over the whole file.
+struct FlatElements {
+  Vec3Array positions_ws;
+  Vec3Array normals;
+  std::size_t first_bad = std::numeric_limits<std::size_t>::max();  // first non-finite position
+};
+
+// The parts' positions (to_world applied) into one array, the parts' own arrays freed.
+void flatten_positions(ObjParts& obj, const glm::dmat4& to_world, FlatElements& flat,
+                       const core::ParallelRunner* runner) {
+  core::resize_unwritten(flat.positions_ws, obj.position_count);
+  std::vector<std::size_t> first_bad(obj.parts.size(), flat.first_bad);
   for_each_block(runner, static_cast<int>(obj.parts.size()), [&](int k) {
     const auto part = static_cast<std::size_t>(k);
     const std::size_t first = obj.position_offset[part];
-    const auto& positions = obj.parts[part].positions;
+    std::vector<Vec3>& positions = obj.parts[part].positions;
     for (std::size_t i = 0; i < positions.size(); ++i) {
-      out[first + i] = Vec3(to_world * glm::dvec4(positions[i], 1.0));
-      if (!core::is_finite(out[first + i]))
-        throw InputError(file,
-                         "vertex " + std::to_string(first + i + 1) + " is not finite in metres");
+      Vec3& out = flat.positions_ws[first + i];
+      out = Vec3(to_world * glm::dvec4(positions[i], 1.0));
+      if (!core::is_finite(out) && first_bad[part] > first + i) first_bad[part] = first + i;
     }
+    std::vector<Vec3>().swap(positions);
   });
-  return out;
+  for (const std::size_t bad : first_bad) flat.first_bad = std::min(flat.first_bad, bad);
 }
 
-Vec3Array world_normals(const ObjParts& obj, const glm::dmat4& to_world,
-                        const core::ParallelRunner* runner) {
-  const glm::dmat3 normal_matrix = glm::inverseTranspose(glm::dmat3(to_world));
-  Vec3Array out;
-  core::resize_unwritten(out, obj.normal_count);
+// The parts' normals (file units) into one array, the parts' own arrays freed.
+void flatten_normals(ObjParts& obj, FlatElements& flat, const core::ParallelRunner* runner) {
+  core::resize_unwritten(flat.normals, obj.normal_count);
   for_each_block(runner, static_cast<int>(obj.parts.size()), [&](int k) {
     const auto part = static_cast<std::size_t>(k);
-    const std::size_t first = obj.normal_offset[part];
-    const auto& normals = obj.parts[part].normals;
-    for (std::size_t i = 0; i < normals.size(); ++i)
-      out[first + i] = core::safe_normalize(normal_matrix * normals[i], Vec3(0.0));
+    std::vector<Vec3>& normals = obj.parts[part].normals;
+    std::copy(normals.begin(), normals.end(),
+              flat.normals.begin() + static_cast<std::ptrdiff_t>(obj.normal_offset[part]));
+    std::vector<Vec3>().swap(normals);
   });
-  return out;
 }
 
-}  // namespace
+// Horizontal bounds of the triangles' corners, per part (written by that part's thread only).
+struct UsedBounds {
+  Vec3 min{std::numeric_limits<double>::infinity()};
+  Vec3 max{-std::numeric_limits<double>::infinity()};
+};
 
-core::TerrainMesh obj_terrain_mesh(const ObjParts& obj, const glm::dmat4& to_world,
-                                   const std::string& file, const core::ParallelRunner* runner) {
-  const Vec3Array positions_ws = world_positions(obj, to_world, file, runner);
-  const Vec3Array normals_ws = world_normals(obj, to_world, runner);
+// Keeps the triangles whose horizontal box touches `rect` (the test of crop_terrain_mesh, on
+// the same world positions) and notes every triangle's corners in its part's bounds.
+ObjTriangleFilter crop_filter(const FlatElements& flat, const core::XzBox& rect,
+                              std::vector<UsedBounds>& used) {
+  return
+      [&flat, rect, &used](std::size_t part, std::uint32_t ia, std::uint32_t ib, std::uint32_t ic) {
+        const Vec3& a = flat.positions_ws[ia];
+        const Vec3& b = flat.positions_ws[ib];
+        const Vec3& c = flat.positions_ws[ic];
+        UsedBounds& u = used[part];
+        u.min = glm::min(glm::min(glm::min(u.min, a), b), c);
+        u.max = glm::max(glm::max(glm::max(u.max, a), b), c);
+        return !(std::max({a.x, b.x, c.x}) < rect.min_x || std::min({a.x, b.x, c.x}) > rect.max_x ||
+                 std::max({a.z, b.z, c.z}) < rect.min_z || std::min({a.z, b.z, c.z}) > rect.max_z);
+      };
+}
+
+// Corners merged into vertices (see obj_terrain_mesh), over the parts' kept triangles.
+core::TerrainMesh merge_corners(const ObjParts& obj, const FlatElements& flat,
+                                const glm::dmat4& to_world) {
+  const glm::dmat3 normal_matrix = glm::inverseTranspose(glm::dmat3(to_world));
   const bool mirrored = glm::determinant(glm::dmat3(to_world)) < 0.0;
   const bool with_normals = obj.triangle_count > 0 && obj.every_corner_has_normal;
+  std::size_t kept = 0;
+  for (const ObjPart& part : obj.parts) kept += part.triangles.size();
+  const std::size_t expected = std::min(obj.position_count, 3 * kept);
 
   core::TerrainMesh mesh;
-  mesh.vertices.reserve(obj.position_count);
-  if (with_normals) mesh.vertex_normals.reserve(obj.position_count);
-  mesh.triangles.reserve(obj.triangle_count);
-  VertexIndex index(mesh, with_normals, obj.position_count);
+  mesh.vertices.reserve(expected);
+  if (with_normals) mesh.vertex_normals.reserve(expected);
+  mesh.triangles.reserve(kept);
+  VertexIndex index(mesh, with_normals, expected);
   // Per file position: the normal index it was last used with and the vertex that gave (a
   // terrain uses each position with one normal, so the table is asked once per position).
   constexpr std::int32_t kNone = std::numeric_limits<std::int32_t>::min();
@@ -143,9 +173,12 @@ core::TerrainMesh obj_terrain_mesh(const ObjParts& obj, const glm::dmat4& to_wor
   auto vertex_of = [&](const ObjCorner& c) {
     const std::int32_t normal = with_normals ? c.normal : -1;
     if (cached_normal[c.position] == normal) return cached_vertex[c.position];
-    const std::uint32_t v =
-        index.find_or_add(positions_ws[c.position],
-                          with_normals ? normals_ws[static_cast<std::size_t>(normal)] : no_normal);
+    const Vec3 normal_ws =
+        with_normals
+            ? core::safe_normalize(normal_matrix * flat.normals[static_cast<std::size_t>(normal)],
+                                   Vec3(0.0))
+            : no_normal;
+    const std::uint32_t v = index.find_or_add(flat.positions_ws[c.position], normal_ws);
     cached_normal[c.position] = normal;
     cached_vertex[c.position] = v;
     return v;
@@ -157,6 +190,67 @@ core::TerrainMesh obj_terrain_mesh(const ObjParts& obj, const glm::dmat4& to_wor
       if (mirrored) std::swap(tri[1], tri[2]);
       mesh.triangles.push_back(tri);
     }
+  return mesh;
+}
+
+void throw_if_bad(const FlatElements& flat, const std::string& file) {
+  if (flat.first_bad != std::numeric_limits<std::size_t>::max())
+    throw InputError(file,
+                     "vertex " + std::to_string(flat.first_bad + 1) + " is not finite in metres");
+}
+
+}  // namespace
+
+core::TerrainMesh obj_terrain_mesh(const ObjParts& obj, const glm::dmat4& to_world,
+                                   const std::string& file, const core::ParallelRunner* runner) {
+  ObjParts copy = obj;
+  FlatElements flat;
+  flatten_positions(copy, to_world, flat, runner);
+  throw_if_bad(flat, file);
+  flatten_normals(copy, flat, runner);
+  return merge_corners(copy, flat, to_world);
+}
+
+core::TerrainMesh read_obj_terrain(std::string_view text, const glm::dmat4& to_world,
+                                   const std::string& file, const core::ParallelRunner* runner,
+                                   const std::optional<core::XzBox>& keep_ws,
+                                   core::TerrainCrop* crop, const ObjTextDone& done) {
+  FlatElements flat;
+  std::vector<UsedBounds> used;
+  std::optional<ObjParts> parts = parse_obj_elements(text, runner, done);
+  if (parts) {
+    flatten_positions(*parts, to_world, flat, runner);
+    used.resize(parts->parts.size());
+    const ObjTriangleFilter keep =
+        keep_ws ? crop_filter(flat, *keep_ws, used) : ObjTriangleFilter{};
+    if (!parse_obj_faces(text, *parts, keep, runner, done)) parts.reset();
+  }
+  if (!parts) {  // parse_obj names the line and the problem, or reads what this reader refused
+    parts = as_parts(parse_obj(text, file));
+    flat = FlatElements{};
+    flatten_positions(*parts, to_world, flat, runner);
+    used.assign(1, UsedBounds{});
+    if (keep_ws) {
+      const ObjTriangleFilter keep = crop_filter(flat, *keep_ws, used);
+      std::erase_if(parts->parts[0].triangles, [&](const std::array<ObjCorner, 3>& t) {
+        return !keep(0, t[0].position, t[1].position, t[2].position);
+      });
+    }
+  }
+  throw_if_bad(flat, file);
+  if (parts->every_corner_has_normal && parts->triangle_count > 0)
+    flatten_normals(*parts, flat, runner);
+  core::TerrainMesh mesh = merge_corners(*parts, flat, to_world);
+  if (keep_ws && crop) {
+    *crop = core::TerrainCrop{};
+    crop->whole_min = used.front().min, crop->whole_max = used.front().max;
+    for (const UsedBounds& u : used) {
+      crop->whole_min = glm::min(crop->whole_min, u.min);
+      crop->whole_max = glm::max(crop->whole_max, u.max);
+    }
+    crop->min_x = keep_ws->min_x, crop->min_z = keep_ws->min_z;
+    crop->max_x = keep_ws->max_x, crop->max_z = keep_ws->max_z;
+  }
   return mesh;
 }
 

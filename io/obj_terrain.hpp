@@ -1,10 +1,14 @@
 #pragma once
 // An OBJ file's parsed geometry -> a terrain mesh in world space: positions and normals
-// transformed, corners merged into vertices by identical position and normal.
+// transformed, corners merged into vertices by identical position and normal; optionally only
+// the triangles near a clip, dropped as soon as they are read.
 #include <glm/mat4x4.hpp>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "core/terrain.hpp"
+#include "core/xz_grid.hpp"
 #include "io/obj_parts.hpp"
 
 namespace ikfix::core {
@@ -19,5 +23,16 @@ namespace ikfix::io {
 // position is not finite in metres. Positions are transformed on `runner`'s threads.
 core::TerrainMesh obj_terrain_mesh(const ObjParts& obj, const glm::dmat4& to_world,
                                    const std::string& file, const core::ParallelRunner* runner);
+
+// The OBJ text `text` read as a terrain (obj_terrain_mesh of its parts), on `runner`'s threads.
+// With `keep_ws` (world metres): only the triangles whose horizontal bounding box touches it,
+// each dropped as soon as read, so the result is crop_terrain_mesh(whole, keep_ws) bit for bit;
+// `crop` (not null) then receives the whole mesh's bounds and keep_ws (core::TerrainCrop).
+// A text the parallel reader does not accept is read by parse_obj, which names the line and
+// the problem (InputError naming `file`). `done` gets the byte ranges the reader is done with.
+core::TerrainMesh read_obj_terrain(std::string_view text, const glm::dmat4& to_world,
+                                   const std::string& file, const core::ParallelRunner* runner,
+                                   const std::optional<core::XzBox>& keep_ws,
+                                   core::TerrainCrop* crop, const ObjTextDone& done = {});
 
 }  // namespace ikfix::io

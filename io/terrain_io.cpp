@@ -23,6 +23,7 @@
 #include "io/mapped_file.hpp"
 #include "io/obj_reader.hpp"
 #include "io/obj_terrain.hpp"
+#include "io/prepared_terrain.hpp"
 
 namespace ikfix::io {
 
@@ -147,20 +148,27 @@ bool has_obj_extension(const std::filesystem::path& path) {
 
 // OBJ files through our own reader: the same result as the Assimp path (corners merged by
 // identical position and normal, in face order; normals kept when every corner has one), but
-// with the file's numbers in double. The file is mapped and read on every hardware thread; a
-// file the parallel reader does not accept is read again by parse_obj, which names the problem.
-core::TerrainMesh load_obj_terrain(const std::filesystem::path& path, const std::string& file,
-                                   const dmat4& to_world) {
-  auto mapped = std::make_unique<const MappedFile>(path);
+// with the file's numbers in double. The file is mapped and read on every hardware thread; its
+// pages are dropped from memory as the reader goes (a 10 M-triangle level is ~900 MB of text).
+TerrainRead load_obj_terrain(const std::filesystem::path& path, const std::string& file,
+                             const dmat4& to_world, const std::optional<core::XzBox>& keep_ws) {
+  const MappedFile mapped(path);
   const int threads =
       static_cast<int>(std::min(8u, std::max(1u, std::thread::hardware_concurrency())));
   std::optional<core::ThreadPool> pool;
-  if (threads > 1 && mapped->text().size() >= (2u << 20)) pool.emplace(threads);
+  if (threads > 1 && mapped.text().size() >= (2u << 20)) pool.emplace(threads);
   const core::ParallelRunner* runner = pool ? &*pool : nullptr;
-  std::optional<ObjParts> parts = parse_obj_parts(mapped->text(), runner);
-  if (!parts) parts = as_parts(parse_obj(mapped->text(), file));
-  mapped.reset();  // the file's pages would count in the peak memory of the merge
-  return obj_terrain_mesh(*parts, to_world, file, runner);
+  TerrainRead out;
+  core::TerrainCrop crop;
+  out.mesh =
+      read_obj_terrain(mapped.text(), to_world, file, runner, keep_ws, &crop,
+                       [&](std::size_t begin, std::size_t end) { mapped.release(begin, end); });
+  if (keep_ws) {
+    if (!core::is_finite(crop.whole_min))  // no triangle in the whole file
+      throw InputError(file, "no triangles in the file (points and lines are ignored)");
+    out.crop = crop;
+  }
+  return out;
 }
 
 // Appends `value` in fixed notation with `decimals` digits; never "-0.000".
@@ -192,6 +200,11 @@ void append_uint(std::string& out, std::uint64_t value) {
 
 core::TerrainMesh load_terrain_mesh(const std::filesystem::path& path, double metres_per_unit,
                                     char up_axis) {
+  return load_terrain_part(path, metres_per_unit, up_axis, std::nullopt).mesh;
+}
+
+TerrainRead load_terrain_part(const std::filesystem::path& path, double metres_per_unit,
+                              char up_axis, const std::optional<core::XzBox>& keep_ws) {
   const std::string file = path.string();
   if (!(metres_per_unit > 0.0) || !std::isfinite(metres_per_unit))
     throw InputError(file, "metres per unit must be a finite number > 0, got " +
@@ -214,11 +227,18 @@ core::TerrainMesh load_terrain_mesh(const std::filesystem::path& path, double me
     to_world = to_world * rotate;
   }
 
+  if (is_prepared_terrain(path)) {  // prepared in metres, Y up
+    if (metres_per_unit != 1.0 || up_axis == 'z' || up_axis == 'Z')
+      throw InputError(file,
+                       "a prepared terrain is in metres, Y up: give the unit and up axis to "
+                       "`ikfix terrain prepare`, not here");
+    return load_prepared_terrain(path, keep_ws);
+  }
   if (has_obj_extension(path)) {
-    core::TerrainMesh mesh = load_obj_terrain(path, file, to_world);
-    if (mesh.triangles.empty())
+    TerrainRead read = load_obj_terrain(path, file, to_world, keep_ws);
+    if (!read.crop && read.mesh.triangles.empty())
       throw InputError(file, "no triangles in the file (points and lines are ignored)");
-    return mesh;
+    return read;
   }
 
   // Through the Assimp module, loaded now (io/assimp/assimp_module.hpp). Pivots folded into plain
@@ -235,10 +255,11 @@ core::TerrainMesh load_terrain_mesh(const std::filesystem::path& path, double me
 
   MeshCollector collector(scene, file, to_world);
   collector.visit(0, dmat4(1.0));
-  core::TerrainMesh mesh = collector.take();
-  if (mesh.triangles.empty())
+  TerrainRead read;  // read whole: other formats are not cropped
+  read.mesh = collector.take();
+  if (read.mesh.triangles.empty())
     throw InputError(file, "no triangles in the file (points and lines are ignored)");
-  return mesh;
+  return read;
 }
 
 void save_obj(const std::filesystem::path& path, const core::TerrainMesh& mesh) {

@@ -3,8 +3,10 @@
 // STL, ...) in; Wavefront OBJ out. Units and up axis are converted here, at the boundary, so
 // core::TerrainMesh is always metres, Y up.
 #include <filesystem>
+#include <optional>
 
 #include "core/terrain.hpp"
+#include "core/xz_grid.hpp"
 
 namespace ikfix::io {
 
@@ -21,6 +23,22 @@ namespace ikfix::io {
 // non-finite numbers, or when the arguments are invalid.
 core::TerrainMesh load_terrain_mesh(const std::filesystem::path& path, double metres_per_unit = 1.0,
                                     char up_axis = 'y');
+
+// A terrain as read for a clip: the whole mesh, or the part of it a rectangle touches.
+struct TerrainRead {
+  core::TerrainMesh mesh;
+  std::optional<core::TerrainCrop> crop;  // set when `mesh` is a part (core::TerrainCrop)
+};
+
+// load_terrain_mesh, but with `keep_ws` (world metres: after the unit and up axis) an OBJ file
+// keeps only the triangles whose horizontal bounding box touches it, dropped as soon as read:
+// `mesh` is crop_terrain_mesh(whole mesh, keep_ws) bit for bit and `crop` holds the whole
+// mesh's bounds, so core::Terrain answers as on the whole mesh inside keep_ws. Other formats
+// are read whole (`crop` empty). A prepared terrain (.ikterrain, io/prepared_terrain.hpp) is
+// mapped and only its tiles under keep_ws are read; it is in metres, Y up already (other
+// arguments: InputError).
+TerrainRead load_terrain_part(const std::filesystem::path& path, double metres_per_unit,
+                              char up_axis, const std::optional<core::XzBox>& keep_ws);
 
 // Writes `mesh` as a Wavefront OBJ (metres, Y up; "v", "vn" when the mesh has vertex normals,
 // "f" with 1-based indices), numbers in fixed notation (positions to 1e-9 m, normals to 1e-7),

@@ -69,6 +69,15 @@ ikfix_cli_case(bad_legs 2 "error:.*NoSuchJoint" run ${WALK} --terrain ${STAIRS} 
 ikfix_cli_case(output_is_input 2 "error:.*in-place" run ${IKFIX_CLI_DIR}/nolegs.bvh --terrain ${STAIRS} -o ${IKFIX_CLI_DIR}/nolegs.bvh)
 ikfix_cli_case(bad_terrain_kind 2 "error:" terrain volcano -o ${IKFIX_CLI_DIR}/t.obj NO_FILE ${IKFIX_CLI_DIR}/t.obj)
 ikfix_cli_case(bad_terrain_value 2 "error:" terrain stairs --steps 0 -o ${IKFIX_CLI_DIR}/t.obj NO_FILE ${IKFIX_CLI_DIR}/t.obj)
+# Prepared terrains (issue 18): prepare, then refuse what is not one (a text file named
+# .ikterrain, written at configure time), a prepare without input or to another extension, and
+# a unit given with a prepared file.
+file(WRITE "${IKFIX_CLI_DIR}/notprepared.ikterrain" "v 0 0 0\nv 1 0 0\nv 0 0 1\nf 1 2 3\n")
+ikfix_cli_case(terrain_prepare 0 "wrote .*prepared_stairs.ikterrain: 42 triangles" terrain prepare ${STAIRS} -o ${IKFIX_CLI_DIR}/prepared_stairs.ikterrain)
+ikfix_cli_case(terrain_prepare_no_input 2 "error:.*terrain prepare: give the terrain mesh" terrain prepare -o ${IKFIX_CLI_DIR}/p.ikterrain NO_FILE ${IKFIX_CLI_DIR}/p.ikterrain)
+ikfix_cli_case(terrain_prepare_bad_output 2 "error:.*must be a .ikterrain file" terrain prepare ${STAIRS} -o ${IKFIX_CLI_DIR}/p.obj NO_FILE ${IKFIX_CLI_DIR}/p.obj)
+ikfix_cli_case(terrain_input_not_prepare 2 "error:.*takes no input file" terrain flat ${STAIRS} -o ${IKFIX_CLI_DIR}/t2.obj NO_FILE ${IKFIX_CLI_DIR}/t2.obj)
+ikfix_cli_case(run_not_prepared 2 "error:.*notprepared.ikterrain: not a prepared terrain" run ${WALK} --terrain ${IKFIX_CLI_DIR}/notprepared.ikterrain -o @OUT@ NO_FILE @OUT@)
 
 # Negative: bad files. The message names the file.
 ikfix_cli_case(missing_clip 2 "error:.*nosuch.bvh" run ${IKFIX_CLI_DIR}/nosuch.bvh --terrain ${STAIRS} -o @OUT@ NO_FILE @OUT@)

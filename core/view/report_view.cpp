@@ -109,6 +109,7 @@ TerrainMesh view_terrain(const Terrain& terrain, const ViewPositions& a, const V
   for (const Vec3& p : b.positions) r.add(p);
   if (!(r.min_x <= r.max_x) || !(r.min_z <= r.max_z)) return {};
   r.min_x -= margin_m, r.min_z -= margin_m, r.max_x += margin_m, r.max_z += margin_m;
+  terrain.require_held(r.min_x, r.min_z, r.max_x, r.max_z, "the HTML view's terrain");
   TerrainMesh crop = crop_terrain_mesh(terrain.mesh(), r.min_x, r.min_z, r.max_x, r.max_z);
   crop.vertex_normals.clear();
   if (crop.triangles.size() <= max_triangles) return crop;

@@ -1,7 +1,9 @@
-// Large terrains (issue 18): OBJ reading in MB/s of wall time (the parallel parse alone, and the
-// whole load with the vertex merge), Terrain construction (checks, classification, float vertices)
-// and the first query over a 2 m patch (the cropped scene build), over generated 20 m bumps of 80 k
-// and 2 M triangles (written once per process into a temp folder).
+// Large terrains (issue 18): OBJ reading in MB/s of wall time (the parallel parse alone, the
+// whole load with the vertex merge, and the load keeping a 6 m square only), the prepared file
+// (.ikterrain) read whole and cropped to that square, Terrain construction (checks,
+// classification, float vertices) and the first query over a 2 m patch (the cropped scene
+// build), over generated 20 m bumps of 80 k and 2 M triangles (written once per process into a
+// temp folder).
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 
@@ -18,6 +20,7 @@
 #include "core/terrain_gen.hpp"
 #include "io/mapped_file.hpp"
 #include "io/obj_parts.hpp"
+#include "io/prepared_terrain.hpp"
 #include "io/terrain_io.hpp"
 
 namespace {
@@ -84,6 +87,54 @@ BENCHMARK(BM_LargeObjLoad)
     ->Arg(0)
     ->Arg(1)
     ->ArgName("2M")
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+
+// A clip's footprint on the 20 m square: 6 m x 6 m off its centre.
+const ikfix::core::XzBox kFootprint{-1.0, -4.0, 5.0, 2.0};
+
+void BM_LargeObjCropRead(benchmark::State& state) {
+  const auto& path = bumps_obj(cell_of(state));
+  std::size_t kept = 0;
+  for (auto _ : state) {
+    auto read = ikfix::io::load_terrain_part(path, 1.0, 'y', kFootprint);
+    kept = read.mesh.triangles.size();
+    benchmark::DoNotOptimize(read.mesh.vertices.data());
+  }
+  set_counters(state, path);
+  state.counters["kept"] = static_cast<double>(kept);
+}
+BENCHMARK(BM_LargeObjCropRead)
+    ->Arg(0)
+    ->Arg(1)
+    ->ArgName("2M")
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+
+// The prepared file of the bumps (written once per cell).
+const std::filesystem::path& bumps_prepared(double cell) {
+  static std::map<double, std::filesystem::path> paths;
+  auto it = paths.find(cell);
+  if (it != paths.end()) return it->second;
+  auto path = bumps_obj(cell);
+  path.replace_extension(".ikterrain");
+  ikfix::io::save_prepared_terrain(path, ikfix::io::load_terrain_mesh(bumps_obj(cell)));
+  return paths.emplace(cell, path).first->second;
+}
+
+void BM_LargePreparedRead(benchmark::State& state) {
+  const auto& path = bumps_prepared(cell_of(state));
+  const bool crop = state.range(1) == 1;
+  for (auto _ : state) {
+    auto read = ikfix::io::load_prepared_terrain(
+        path, crop ? std::optional<ikfix::core::XzBox>(kFootprint) : std::nullopt);
+    benchmark::DoNotOptimize(read.mesh.vertices.data());
+  }
+  set_counters(state, path);
+}
+BENCHMARK(BM_LargePreparedRead)
+    ->ArgsProduct({{0, 1}, {0, 1}})
+    ->ArgNames({"2M", "crop"})
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
 

@@ -3,18 +3,23 @@
 # one hyperfine run, on the same clip. ikfix runs twice: with its default --threads (all cores)
 # and with --threads 1. Prints hyperfine's table, then the ratio of mean wall times and of mean
 # CPU times (user + system: steadier than wall time on a loaded machine).
-#   tests/bench/vs_blender.sh [clip.bvh] [terrain.obj]
+#   tests/bench/vs_blender.sh [clip.bvh] [terrain.obj]     (IKFIX=path: another ikfix binary)
+# Issue 18's goal is taken over 80 k triangles of bumps:
+#   build/ikfix terrain bumps --size 20 --cell 0.1 -o /tmp/bumps80k.obj
+#   tests/bench/vs_blender.sh "" /tmp/bumps80k.obj
 # Needs: blender (apt-get install blender), hyperfine (apt-get install hyperfine), a Release build.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 clip=${1:-$root/../shared/data/anim/bvh/cmu_01_01_forward_jumps.bvh}
+[ -n "$clip" ] || clip=$root/../shared/data/anim/bvh/cmu_01_01_forward_jumps.bvh
 terrain=${2:-$root/data/terrain/stairs.obj}
+ikfix=${IKFIX:-$root/build/ikfix}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 hyperfine -N -w 2 -r 10 --export-json "$out/times.json" \
   -n blender "blender -b --factory-startup --python $root/tests/bench/blender_bvh_roundtrip.py -- $clip $out/blender.bvh" \
-  -n ikfix "$root/build/ikfix -q run $clip --terrain $terrain -o $out/ikfix.bvh" \
-  -n ikfix-1-thread "$root/build/ikfix -q run $clip --terrain $terrain -o $out/ikfix1.bvh --threads 1"
+  -n ikfix "$ikfix -q run $clip --terrain $terrain -o $out/ikfix.bvh" \
+  -n ikfix-1-thread "$ikfix -q run $clip --terrain $terrain -o $out/ikfix1.bvh --threads 1"
 python3 - "$out/times.json" <<'PY'
 import json, sys
 r = {b["command"]: b for b in json.load(open(sys.argv[1]))["results"]}

@@ -297,6 +297,43 @@ TEST_P(GoldenRetargetHashes, RetargetedClipMatchesTheGoldenHashes) {
 INSTANTIATE_TEST_SUITE_P(Retargets, GoldenRetargetHashes, ::testing::ValuesIn(kRetargetTargets),
                          [](const auto& info) { return test_name(info.param); });
 
+// A large terrain (issue 18): 20 m of bumps in 0.05 m cells (320 k triangles), generated here.
+// `run` reads only the triangles under the clip, from the OBJ (dropped as read) and from the
+// prepared file (by tiles); `batch` reads the whole mesh. The three must write the same clip,
+// and the two runs the same report but for the terrain's name; one hash is frozen.
+constexpr const char* kLargeTerrainCase = "large/data/clips/walk.bvh:bumps_320k:fabrik";
+
+std::string ikfix_in(const std::filesystem::path& dir, const std::string& args) {
+  const std::string command =
+      "cd " + quoted(dir) + " && " + quoted(binary_under_test()) + " " + args;
+  const auto result = run_shell(command);
+  EXPECT_EQ(result.exit_code, 0) << command << "\n" << result.output;
+  return result.output;
+}
+
+TEST(GoldenLargeTerrain, CroppedPreparedAndWholeRunsWriteTheSameClip) {
+  const auto dir = temp_dir("golden_large_terrain");
+  std::filesystem::create_directories(dir);
+  ikfix_in(dir, "terrain bumps --size 20 --cell 0.05 -o bumps.obj");
+  ikfix_in(dir, "terrain prepare bumps.obj -o bumps.ikterrain");
+  const std::string clip = quoted(bundled("clips/walk.bvh"));
+  const auto obj = run_in(dir / "obj", "run " + clip + " --terrain ../bumps.obj", ".bvh", true);
+  const auto prepared =
+      run_in(dir / "prepared", "run " + clip + " --terrain ../bumps.ikterrain", ".bvh", true);
+  std::filesystem::create_directories(dir / "whole");
+  ikfix_in(dir / "whole", "batch " + clip + " --terrain ../bumps.obj --out-dir fixed --jobs 1");
+  ASSERT_TRUE(obj && prepared);
+  EXPECT_TRUE(obj->clip == prepared->clip) << "the prepared terrain's clip differs from the OBJ's";
+  std::string whole;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir / "whole/fixed"))
+    if (entry.path().extension() == ".bvh") whole = io::read_file(entry.path());
+  EXPECT_TRUE(obj->clip == whole) << "the cropped run's clip differs from the whole terrain's";
+  const std::string report = replace_all(obj->report, "../bumps.obj", "<terrain>");
+  EXPECT_EQ(report, replace_all(prepared->report, "../bumps.ikterrain", "<terrain>"));
+  const std::string name = kLargeTerrainCase;
+  check_against_golden(name, {{name, {fnv1a64_hex(obj->clip), fnv1a64_hex(report)}}});
+}
+
 // Every case the lists make, by name.
 std::set<std::string> every_case_name() {
   std::set<std::string> names;
@@ -304,6 +341,7 @@ std::set<std::string> every_case_name() {
     for (const auto& terrain : kTerrains)
       for (const auto& solver : kSolvers) names.insert(fix_case_name(clip.name, terrain, solver));
   for (const auto& target : kRetargetTargets) names.insert(retarget_case_name(target));
+  names.insert(kLargeTerrainCase);
   return names;
 }
 

@@ -1,0 +1,24 @@
+#pragma once
+// Where on a terrain a clip stands: the horizontal rectangle its fix and measures query, known
+// from the clip alone, so that a large terrain can be read only there (io/terrain_io).
+#include <span>
+
+#include "core/clip.hpp"
+#include "core/skeleton.hpp"
+#include "core/xz_grid.hpp"
+
+namespace ikfix::core {
+
+// Metres added around the joints' horizontal bounds, plus half their vertical extent (the
+// legs' reach): the fixed joints stay within a leg's length of the input's (the pelvis only
+// drops, a plant moves at most 0.3 m), the HTML view shows 1 m around them, and the terrain's
+// ray-query scenes reach kTerrainCropMargin (1 m) past the points they serve.
+inline constexpr double kFootprintMargin = 2.5;
+
+// The xz bounds (world metres) of the world positions of `joints` (all when empty) over every
+// frame of `clip` placed by `space`, grown by kFootprintMargin plus half the positions'
+// vertical extent. Non-finite positions are skipped; none finite: an empty box (min > max).
+XzBox clip_footprint(const Skeleton& skeleton, const Clip& clip, const ClipSpace& space,
+                     std::span<const int> joints);
+
+}  // namespace ikfix::core

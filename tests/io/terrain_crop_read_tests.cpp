@@ -1,0 +1,254 @@
+// A large terrain read only where the clip stands (issue 18): the OBJ reader dropping far
+// triangles as it reads, and the prepared terrain (.ikterrain) read by tiles, both give
+// crop_terrain_mesh of the whole mesh bit for bit, and a core::Terrain built on that part
+// answers as the whole terrain does, at the part's edge too. Every kind of damage to a
+// prepared file is refused with a one-line error.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "core/parallel.hpp"
+#include "core/terrain.hpp"
+#include "core/terrain_gen.hpp"
+#include "core/terrain_solid.hpp"
+#include "io/error.hpp"
+#include "io/file_util.hpp"
+#include "io/obj_parts.hpp"
+#include "io/obj_terrain.hpp"
+#include "io/prepared_terrain.hpp"
+#include "io/terrain_io.hpp"
+#include "test_scratch.hpp"
+
+namespace ikfix::io {
+namespace {
+
+using core::Vec3;
+
+bool same_bits(const Vec3& a, const Vec3& b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+void expect_same_mesh(const core::TerrainMesh& got, const core::TerrainMesh& want) {
+  ASSERT_EQ(got.vertices.size(), want.vertices.size());
+  ASSERT_EQ(got.vertex_normals.size(), want.vertex_normals.size());
+  ASSERT_EQ(got.triangles, want.triangles);
+  for (std::size_t i = 0; i < want.vertices.size(); ++i) {
+    ASSERT_TRUE(same_bits(got.vertices[i], want.vertices[i])) << "vertex " << i;
+    if (!want.vertex_normals.empty()) {
+      ASSERT_TRUE(same_bits(got.vertex_normals[i], want.vertex_normals[i])) << "normal " << i;
+    }
+  }
+}
+
+// A bumps terrain (10 m, 0.1 m cells: 20 k triangles) offset from the origin, so that its
+// centre is not 0 and float positions relative to a wrong centre would differ.
+core::TerrainMesh bumps_mesh() {
+  core::BumpsParams params;
+  params.size = 10.0;
+  params.cell = 0.1;
+  core::TerrainMesh mesh = core::make_bumps_terrain(params);
+  for (Vec3& v : mesh.vertices) v += Vec3(3.25, 0.5, -1.75);
+  return mesh;
+}
+
+// Rectangles: inside, across an edge of the mesh, a sliver, and one missing the mesh.
+const std::vector<core::XzBox> kRects = {{-1.0, -3.0, 2.5, 1.0},
+                                         {5.0, -8.0, 12.0, -4.0},
+                                         {0.3, -10.0, 0.31, 10.0},
+                                         {40.0, 40.0, 41.0, 41.0}};
+
+TEST(TerrainCropRead, ObjDropsFarTrianglesAsCropTerrainMeshDoes) {
+  const auto dir = test::scratch_dir("crop_read_obj");
+  const auto path = dir / "bumps.obj";
+  save_obj(path, bumps_mesh());
+  const core::TerrainMesh whole = load_terrain_mesh(path);
+  const core::Terrain whole_terrain(whole);
+  const std::string text = read_file(path);
+  const core::ThreadPool pool(3);
+  for (const core::XzBox& r : kRects)
+    for (const core::ParallelRunner* runner : {static_cast<const core::ParallelRunner*>(&pool),
+                                               static_cast<const core::ParallelRunner*>(nullptr)}) {
+      SCOPED_TRACE(r.min_x);
+      core::TerrainCrop crop;
+      const core::TerrainMesh part =
+          read_obj_terrain(text, glm::dmat4(1.0), "bumps.obj", runner, r, &crop);
+      expect_same_mesh(part, core::crop_terrain_mesh(whole, r.min_x, r.min_z, r.max_x, r.max_z));
+      EXPECT_TRUE(same_bits(crop.whole_min, whole_terrain.bounds_min()));
+      EXPECT_TRUE(same_bits(crop.whole_max, whole_terrain.bounds_max()));
+      EXPECT_EQ(crop.min_x, r.min_x);
+      EXPECT_EQ(crop.max_z, r.max_z);
+    }
+  // Through the loader, in another unit: the rectangle is in metres.
+  const TerrainRead cm = load_terrain_part(path, 0.01, 'y', core::XzBox{0.0, -0.05, 0.02, 0.0});
+  const core::TerrainMesh whole_cm = load_terrain_mesh(path, 0.01);
+  expect_same_mesh(cm.mesh, core::crop_terrain_mesh(whole_cm, 0.0, -0.05, 0.02, 0.0));
+  ASSERT_TRUE(cm.crop.has_value());
+}
+
+// Odd OBJ texts (negative indices, polygons, comments, CRLF, faces before and after their
+// vertices, no newline at the end) cropped while read: the crop of parse_obj's mesh.
+TEST(TerrainCropRead, OddObjTextsCropAsTheWholeMesh) {
+  std::string text = "# odd\r\nv 0 0 0\r\nv 1 0 0\r\nv 1 0 1\r\nv 0 0.5 1 1.0\r\nvn 0 1 0\r\n";
+  for (int i = 0; i < 300; ++i) {
+    const double x = 0.25 * i;
+    text += "v " + std::to_string(x) + " 0.1 0\nv " + std::to_string(x + 0.25) + " 0.2 0\nv " +
+            std::to_string(x) + " 0.3 1\nv " + std::to_string(x + 0.25) + " 0 1\n";
+    text += i % 3 == 0   ? "f -4//1 -3//1 -1//1 -2//1 # quad\n"
+            : i % 3 == 1 ? "f -4 -3 -2\r\nf -3 -1 -2\r\n"
+                         : "f 1/1/1 2/1/1 3/1/1\nf -4/2 -3/2 -1/2 -2/2\n";
+  }
+  text += "f 1 2 3";  // no newline at the end
+  const ObjGeometry geometry = parse_obj(text, "odd.obj");
+  ObjParts as_one = as_parts(geometry);
+  const core::TerrainMesh whole = obj_terrain_mesh(as_one, glm::dmat4(1.0), "odd.obj", nullptr);
+  const core::ThreadPool pool(3);
+  for (const core::XzBox& r : {core::XzBox{10.0, -1.0, 20.0, 2.0}, core::XzBox{-5.0, 0.5, 0.1, 0.6},
+                               core::XzBox{74.9, 0.0, 80.0, 1.0}}) {
+    core::TerrainCrop crop;
+    expect_same_mesh(read_obj_terrain(text, glm::dmat4(1.0), "odd.obj", &pool, r, &crop),
+                     core::crop_terrain_mesh(whole, r.min_x, r.min_z, r.max_x, r.max_z));
+    const core::Terrain t(whole);
+    EXPECT_TRUE(same_bits(crop.whole_min, t.bounds_min()));
+    EXPECT_TRUE(same_bits(crop.whole_max, t.bounds_max()));
+  }
+}
+
+// Points inside the crop by the margin: every answer of the whole terrain, bit for bit, with
+// face or smooth normals; a query past the part read throws rather than answer wrong.
+void expect_same_answers(const core::TerrainMesh& whole, const core::XzBox& r, bool smooth) {
+  core::TerrainOptions options;
+  options.smooth_normals = smooth;
+  const core::Terrain whole_terrain(whole, options);
+  options.crop = core::TerrainCrop{
+      whole_terrain.bounds_min(), whole_terrain.bounds_max(), r.min_x, r.min_z, r.max_x, r.max_z};
+  const core::Terrain part(core::crop_terrain_mesh(whole, r.min_x, r.min_z, r.max_x, r.max_z),
+                           options);
+  const double m = core::kTerrainCropMargin;
+  std::vector<std::array<double, 2>> xz;
+  // On the grid's vertices and edges (0.1 m cells from an offset origin), at the inner edge of
+  // the crop, and in between.
+  for (double x = r.min_x + m; x <= r.max_x - m; x += 0.05)
+    for (double z = r.min_z + m; z <= r.max_z - m; z += 0.0375) xz.push_back({x, z});
+  xz.push_back({r.min_x + m, r.min_z + m});
+  xz.push_back({r.max_x - m, r.max_z - m});
+  // A grid vertex (the mesh's grid starts on (3.25, -1.75) + k 0.1 m).
+  xz.push_back({3.25 + 0.1 * std::ceil((r.min_x + m - 3.25) / 0.1),
+                -1.75 + 0.1 * std::ceil((r.min_z + m + 1.75) / 0.1)});
+  std::vector<core::GroundHit> want(xz.size()), got(xz.size());
+  whole_terrain.ground_at(xz, want);
+  part.ground_at(xz, got);
+  int hits = 0;
+  for (std::size_t i = 0; i < xz.size(); ++i) {
+    ASSERT_EQ(got[i].hit, want[i].hit) << xz[i][0] << ", " << xz[i][1];
+    hits += want[i].hit;
+    ASSERT_EQ(std::memcmp(&got[i].height, &want[i].height, sizeof(double)), 0) << i;
+    ASSERT_TRUE(same_bits(got[i].normal, want[i].normal)) << i;
+    const core::GroundHit one = part.ground_at(xz[i][0], xz[i][1]);
+    ASSERT_EQ(std::memcmp(&one.height, &want[i].height, sizeof(double)), 0) << i;
+  }
+  EXPECT_GT(hits, 100);
+  EXPECT_THROW(part.ground_at(r.min_x + 0.5 * m, r.min_z + m), std::logic_error);
+  EXPECT_THROW(part.require_held(r.min_x - 0.1, r.min_z, r.max_x, r.max_z, "test"),
+               std::logic_error);
+  EXPECT_NO_THROW(part.require_held(r.min_x, r.min_z, r.max_x, r.max_z, "test"));
+}
+
+TEST(TerrainCropRead, TerrainOnThePartAnswersAsTheWholeTerrain) {
+  const core::TerrainMesh whole = bumps_mesh();
+  for (const bool smooth : {false, true}) {
+    expect_same_answers(whole, {-0.5, -5.0, 4.0, 0.5}, smooth);
+    expect_same_answers(whole, {6.0, -3.0, 9.0, 0.0}, smooth);  // reaches past the mesh's edge
+  }
+}
+
+TEST(PreparedTerrain, RoundTripsTheWholeMeshAndCropsByTiles) {
+  const auto dir = test::scratch_dir("prepared_round_trip");
+  core::BumpsParams params;
+  params.size = 20.0;
+  params.cell = 0.1;
+  const core::TerrainMesh whole = core::make_bumps_terrain(params);  // 80 k triangles
+  for (const bool normals : {true, false}) {
+    core::TerrainMesh mesh = whole;
+    if (!normals) mesh.vertex_normals.clear();
+    const auto path = dir / (normals ? "n.ikterrain" : "plain.ikterrain");
+    save_prepared_terrain(path, mesh);
+    const TerrainRead all = load_prepared_terrain(path, std::nullopt);
+    expect_same_mesh(all.mesh, mesh);
+    EXPECT_FALSE(all.crop.has_value());
+    for (const core::XzBox& r : kRects) {
+      const TerrainRead part = load_prepared_terrain(path, r);
+      expect_same_mesh(part.mesh,
+                       core::crop_terrain_mesh(mesh, r.min_x, r.min_z, r.max_x, r.max_z));
+      ASSERT_TRUE(part.crop.has_value());
+      const core::Terrain t(mesh);
+      EXPECT_TRUE(same_bits(part.crop->whole_min, t.bounds_min()));
+      EXPECT_TRUE(same_bits(part.crop->whole_max, t.bounds_max()));
+    }
+  }
+}
+
+std::string error_of(const std::filesystem::path& path) {
+  try {
+    load_prepared_terrain(path, std::nullopt);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(PreparedTerrain, DamagedFilesAreRefusedWithOneLine) {
+  const auto dir = test::scratch_dir("prepared_damaged");
+  core::BumpsParams params;
+  params.size = 6.0;
+  params.cell = 0.1;
+  const auto good = dir / "good.ikterrain";
+  save_prepared_terrain(good, core::make_bumps_terrain(params));
+  const std::string bytes = read_file(good);
+  auto damaged = [&](const std::string& name, const std::string& content) {
+    const auto path = dir / name;
+    std::ofstream(path, std::ios::binary) << content;
+    const std::string error = error_of(path);
+    EXPECT_NE(error.find(path.string()), std::string::npos) << error;
+    EXPECT_EQ(error.find('\n'), std::string::npos) << error;
+    return error;
+  };
+  // A byte flipped in the header, the tables, the positions, the normals and the triangles.
+  // The header's section offsets (bytes 136..175): block table, tile table, positions,
+  // normals, triangles.
+  std::uint64_t offsets[5];
+  std::memcpy(offsets, bytes.data() + 136, sizeof offsets);
+  const std::size_t where[] = {40,
+                               offsets[0] + 3,
+                               offsets[1] + 5,
+                               offsets[2] + 17,
+                               offsets[3] + 9,
+                               offsets[4] + 2,
+                               bytes.size() - 1};
+  for (const std::size_t at : where) {
+    std::string copy = bytes;
+    copy[at] = static_cast<char>(copy[at] ^ 0x20);
+    SCOPED_TRACE(at);
+    EXPECT_NE(damaged("flip.ikterrain", copy).find("corrupt"), std::string::npos);
+  }
+  EXPECT_NE(damaged("short.ikterrain", bytes.substr(0, bytes.size() - 16)).find("truncated"),
+            std::string::npos);
+  EXPECT_NE(damaged("header.ikterrain", bytes.substr(0, 100)).find("truncated"), std::string::npos);
+  EXPECT_NE(damaged("text.ikterrain", "v 0 0 0\n").find("not a prepared"), std::string::npos);
+  // An older version, its header checksum right: stale, prepare again.
+  std::string old = bytes;
+  const std::uint32_t version = 0;
+  std::memcpy(old.data() + 8, &version, sizeof version);
+  std::memset(old.data() + 192, 0, 8);
+  const std::uint64_t sum = prepared_checksum(old.data(), 256);
+  std::memcpy(old.data() + 192, &sum, 8);
+  const std::string stale = damaged("old.ikterrain", old);
+  EXPECT_NE(stale.find("version 0"), std::string::npos) << stale;
+  EXPECT_NE(stale.find("prepare it again"), std::string::npos) << stale;
+  EXPECT_EQ(error_of(good), "");
+}
+
+}  // namespace
+}  // namespace ikfix::io
