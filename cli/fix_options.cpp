@@ -5,6 +5,7 @@
 #include "core/units.hpp"
 #include "io/error.hpp"
 #include "io/fbx/verify.hpp"
+#include "io/memory_budget.hpp"
 #include "io/terrain_io.hpp"
 
 namespace ikfix::cli {
@@ -63,6 +64,7 @@ std::unique_ptr<core::Terrain> load_terrain(const TerrainOptions& o) {
 }
 
 const core::Terrain& load_terrain_for_process(const TerrainOptions& options) {
+  io::reserve_terrain_memory(options.path);
   return *load_terrain(options).release();  // intentionally never freed (see the header)
 }
 
