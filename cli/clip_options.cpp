@@ -9,6 +9,7 @@
 #include "io/clip_facts.hpp"
 #include "io/error.hpp"
 #include "io/gltf/uri_file.hpp"
+#include "io/memory_budget.hpp"
 
 namespace ikfix::cli {
 
@@ -33,6 +34,26 @@ void add_clip_options(CLI::App& cmd, ClipOptions& o) {
       "glTF: also read buffer files outside the glTF file's folder (absolute paths, file: uris, "
       "..); refused by default");
   add_max_joints_option(cmd);
+  add_max_memory_option(cmd);
+}
+
+std::uint64_t default_memory_budget() { return io::physical_memory_bytes() / 2; }
+
+void add_max_memory_option(CLI::App& cmd) {
+  cmd.add_option_function<std::string>(
+         "--max-memory",
+         [](const std::string& text) {
+           io::set_memory_budget(text == "0" ? 0 : io::parse_byte_size(text).value_or(0));
+         },
+         "Refuse a clip or terrain whose read, fix and write would need more memory than this, "
+         "estimated from its declared counts before reading them: bytes or K/M/G/T (512M, 4G); 0: "
+         "no limit (default: half the physical memory)")
+      ->check(
+          [](const std::string& text) -> std::string {
+            if (text == "0" || io::parse_byte_size(text)) return {};
+            return "'" + text + "' is not a size (e.g. 512M, 4G, 0 for no limit)";
+          },
+          "SIZE");
 }
 
 void add_max_joints_option(CLI::App& cmd) {

@@ -1,6 +1,7 @@
 #pragma once
 // Options shared by every command that reads a clip: units, up axis, legs.
 #include <CLI/CLI.hpp>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -18,6 +19,12 @@ inline constexpr int kDefaultMaxJoints = 10000;
 // --max-joints N (every command that reads a clip or a character): io::set_max_joints, whose
 // value main() sets to kDefaultMaxJoints first.
 void add_max_joints_option(CLI::App& cmd);
+
+// --max-memory SIZE (every command that reads a clip, a character or a terrain):
+// io::set_memory_budget, whose value main() sets to default_memory_budget() first. "0": no limit.
+void add_max_memory_option(CLI::App& cmd);
+// --max-memory's default: half the machine's physical memory (0, no limit, when unknown).
+std::uint64_t default_memory_budget();
 
 struct ClipOptions {
   std::string clip_unit;  // m|cm|mm|in|ft|cmu|<metres per unit>; empty: from the file or guessed

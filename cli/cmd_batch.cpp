@@ -30,6 +30,7 @@
 #include "cli/retarget_job.hpp"
 #include "io/error.hpp"
 #include "io/file_util.hpp"
+#include "io/memory_budget.hpp"
 #include "io/output_set.hpp"
 #include "io/report_json.hpp"
 #include "io/temp_files.hpp"
@@ -176,10 +177,10 @@ class Fnv1a {
 // user set except those that only say what to run and where (so a fix option added to
 // add_fix_options/add_clip_options/add_terrain_options later is covered without a change here).
 // Paths are left out: moving the library or the terrain keeps --resume working.
-const char* const kRunOnlyOptions[] = {"inputs",         "--out-dir", "--jobs",    "--shard",
-                                       "--report",       "--junit",   "--fail-on", "--allow-errors",
-                                       "--resume",       "--quiet",   "--terrain", "--help",
-                                       "--verify-assimp"};
+const char* const kRunOnlyOptions[] = {
+    "inputs",    "--out-dir", "--jobs",          "--shard",     "--report",
+    "--junit",   "--fail-on", "--allow-errors",  "--resume",    "--quiet",
+    "--terrain", "--help",    "--verify-assimp", "--max-memory"};
 
 std::string settings_text(const CLI::App& cmd) {
   std::string text;
@@ -657,6 +658,7 @@ int batch(const BatchArgs& args) {
       "batch: settings {} from the terrain's bytes and: {}", hash,
       args.settings_text.empty() ? std::string("(defaults)") : io::one_line(args.settings_text));
   const int jobs = batch_jobs(args, clips.size());
+  io::set_clips_at_once(jobs);  // each clip in flight gets an equal share of --max-memory
   spdlog::info("batch: {} clip(s){} onto {} with {} job(s) -> {}", clips.size(),
                shard.count > 1
                    ? fmt::format(" (shard {}/{} of {})", shard.index, shard.count, library.size())

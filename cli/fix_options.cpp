@@ -5,6 +5,7 @@
 #include "core/units.hpp"
 #include "io/error.hpp"
 #include "io/fbx/verify.hpp"
+#include "io/memory_budget.hpp"
 #include "io/terrain_io.hpp"
 
 namespace ikfix::cli {
@@ -83,6 +84,7 @@ std::unique_ptr<core::Terrain> load_terrain(const TerrainOptions& o,
 
 const core::Terrain& load_terrain_for_process(const TerrainOptions& options,
                                               const std::optional<core::XzBox>& footprint_ws) {
+  io::reserve_terrain_memory(options.path);
   // intentionally never freed (see the header)
   return *load_terrain(options, footprint_ws).release();
 }

@@ -17,10 +17,12 @@
 #include "cli/exit_codes.hpp"
 #include "cli/heap_setup.hpp"
 #include "io/clip_facts.hpp"
+#include "io/memory_budget.hpp"
 
 int main(int argc, char** argv) {
   ikfix::cli::set_up_heap_for_large_blocks();
-  ikfix::io::set_max_joints(ikfix::cli::kDefaultMaxJoints);  // --max-joints changes it
+  ikfix::io::set_max_joints(ikfix::cli::kDefaultMaxJoints);           // --max-joints changes it
+  ikfix::io::set_memory_budget(ikfix::cli::default_memory_budget());  // --max-memory changes it
   // Logs go to stderr so stdout stays clean for machine-readable output (inspect --json).
   auto logger = spdlog::stderr_color_mt("ikfix");
   logger->set_pattern("%^%l%$: %v");

@@ -88,6 +88,8 @@ LoadedClip load_bvh(const std::filesystem::path& path, const ClipLoadOptions& op
     }
     loaded.clip = bvh::clip_of_joints(*doc, loaded.joints_read, options.runner);
   }
+  // Decoded: the writer reads the few values it compares from their text (Document::values).
+  core::UnwrittenResizeVector<double>().swap(doc->values);
   return loaded;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/joint_tree.hpp"
 #include "core/retarget/bone_map.hpp"
 
 namespace ikfix::core {
@@ -18,8 +19,16 @@ struct Walker {
       kids;  // children that can be body parts (no helpers, no end markers)
   std::vector<std::vector<int>> all_kids;
   std::vector<double> low, high;  // lowest / highest rest point (m) of each joint's body subtree
+  // Per joint: the child chain_down takes (-1 at a leaf), and the thigh of the leg
+  // leg_from_chain finds on chain_down(j) with its thigh + shin length (-1: none); filled
+  // bottom-up so that a leg costs O(1) per branch, not a walk down it.
+  std::vector<int> next_down;
+  std::vector<int> best_thigh;
+  std::vector<double> best_length;
+  JointTree tree;  // O(1) ancestor tests
 
-  Walker(const RestPose& r, const std::vector<JointName>& n) : s(*r.skeleton), rest(r), names(n) {
+  Walker(const RestPose& r, const std::vector<JointName>& n)
+      : s(*r.skeleton), rest(r), names(n), tree(*r.skeleton) {
     const int count = s.joint_count();
     kids.resize(count);
     all_kids.resize(count);
@@ -46,6 +55,35 @@ struct Walker {
       low[j] = lo;
       high[j] = hi;
     }
+    next_down.assign(count, -1);
+    for (int j = 0; j < count; ++j)
+      for (int c : kids[j])
+        if (next_down[j] < 0 || low[c] < low[next_down[j]]) next_down[j] = c;
+    best_thigh.assign(count, -1);
+    best_length.assign(count, -1.0);
+    for (int j = count - 1; j >= 0; --j) {
+      const int below = next_down[j];
+      const double own = pair_length(j);
+      // The topmost pair of greatest length wins, as leg_from_chain's scan from the top.
+      if (below >= 0 && best_thigh[below] >= 0 && !(own >= best_length[below])) {
+        best_thigh[j] = best_thigh[below];
+        best_length[j] = best_length[below];
+      } else if (own >= 0) {
+        best_thigh[j] = j;
+        best_length[j] = own;
+      }
+    }
+  }
+
+  // Length of the two bones from j down chain_down(j) (the second may end at an end point);
+  // -1 when there are not two.
+  double pair_length(int j) const {
+    const int n1 = next_down[j];
+    if (n1 < 0) return -1.0;
+    const int n2 = next_down[n1];
+    const std::optional<Vec3> p2 = n2 >= 0 ? std::optional<Vec3>(pos(n2)) : tail(n1);
+    if (!p2) return -1.0;
+    return glm::length(pos(n1) - pos(j)) + glm::length(*p2 - pos(n1));
   }
 
   const Vec3& pos(int j) const { return rest.joint_world[j]; }
@@ -59,15 +97,12 @@ struct Walker {
     return std::nullopt;
   }
 
-  // Follows the child reaching lowest, down to a leaf.
+  // Follows the child reaching lowest (the first of equals), down to a leaf.
   std::vector<int> chain_down(int top) const {
     std::vector<int> chain{top};
-    for (int cur = top; !kids[cur].empty();) {
-      int next = kids[cur].front();
-      for (int c : kids[cur])
-        if (low[c] < low[next]) next = c;
-      chain.push_back(next);
-      cur = next;
+    for (int cur = top; next_down[cur] >= 0;) {
+      cur = next_down[cur];
+      chain.push_back(cur);
     }
     return chain;
   }
@@ -102,31 +137,19 @@ struct LegCandidate {
   LegParts parts;
 };
 
-// Thigh and shin are the two longest consecutive bones of the chain (the last bone may end at
-// an End Site): the barbarian's 2-bone leg ends at the ankle, CMU's starts with LHipJoint.
-LegParts leg_from_chain(const Walker& w, const std::vector<int>& chain) {
-  std::vector<Vec3> pts;
-  for (int j : chain) pts.push_back(w.pos(j));
-  const auto tail = w.tail(chain.back());
-  if (tail) pts.push_back(*tail);
+// The leg on chain_down(top): thigh and shin are the two longest consecutive bones of the chain
+// (the last bone may end at an End Site; the topmost of equals): the barbarian's 2-bone leg ends
+// at the ankle, CMU's starts with LHipJoint. No shin when the chain has no two bones.
+LegParts leg_below(const Walker& w, int top) {
   LegParts leg;
-  double best = -1;
-  for (std::size_t i = 0; i + 2 < pts.size(); ++i) {
-    const double len = glm::length(pts[i + 1] - pts[i]) + glm::length(pts[i + 2] - pts[i + 1]);
-    if (len > best) {
-      best = len;
-      leg = LegParts{};
-      leg.thigh = chain[i];
-      leg.shin = chain[i + 1];
-      if (i + 2 < chain.size()) {
-        leg.foot = chain[i + 2];
-        if (i + 3 < chain.size()) leg.toe = chain[i + 3];
-      } else {
-        leg.foot_is_shin_end = true;
-      }
-      if (i >= 1) leg.hip_socket = chain[i - 1];
-    }
-  }
+  const int thigh = w.best_thigh[top];
+  if (thigh < 0) return leg;
+  leg.thigh = thigh;
+  leg.shin = w.next_down[thigh];
+  leg.foot = w.next_down[leg.shin];
+  leg.foot_is_shin_end = leg.foot < 0;
+  if (leg.foot >= 0) leg.toe = w.next_down[leg.foot];
+  if (thigh != top) leg.hip_socket = w.s.parents[thigh];
   return leg;
 }
 
@@ -141,59 +164,104 @@ double leg_length(const Walker& w, const LegParts& leg) {
 // A biped stands on these two legs only: no other limb (two or more long bones below the
 // pelvis's level, outside the legs) reaches below the knees. A fox's front legs are not its
 // "legs" when its hind legs hang as low, and the other way round.
+// A limb is counted from a low joint up to where its path meets the pelvis's ancestors (or its
+// root): its long bones and helpers are differences of counts from the roots down, and that
+// meeting joint is found by bisection along the pelvis's ancestors, so a call is
+// O(joints x log depth) whatever the shape.
 bool stands_on(const Walker& w, int pelvis, const LegParts& a, const LegParts& b, double leg_len) {
   const double knee_y = std::min(w.pos(a.shin).y, w.pos(b.shin).y);
-  for (int j = 0; j < w.s.joint_count(); ++j) {
-    if (w.names[j].helper || w.s.is_ancestor(j, pelvis) || w.s.is_ancestor(a.thigh, j) ||
-        w.s.is_ancestor(b.thigh, j))
+  const int n = w.s.joint_count();
+  // Per joint, on its path from its root (whose own bone does not count): long bones, helpers.
+  std::vector<int> long_bones(n, 0), helpers(n, 0), root(n, 0);
+  for (int k = 0; k < n; ++k) {
+    const int p = w.s.parents[k];
+    root[k] = p < 0 ? k : root[p];
+    if (p < 0) continue;
+    long_bones[k] = long_bones[p] + (glm::length(w.pos(k) - w.pos(p)) > 0.15 * leg_len ? 1 : 0);
+    helpers[k] = helpers[p] + (w.names[k].helper ? 1 : 0);
+  }
+  std::vector<int> up;  // the pelvis's ancestors, root first, the pelvis last
+  for (int k = pelvis; k >= 0; k = w.s.parents[k]) up.push_back(k);
+  std::reverse(up.begin(), up.end());
+  for (int j = 0; j < n; ++j) {
+    if (w.names[j].helper || w.tree.is_ancestor(j, pelvis) || w.tree.is_ancestor(a.thigh, j) ||
+        w.tree.is_ancestor(b.thigh, j))
       continue;
     if (w.pos(j).y >= knee_y - 0.05 * leg_len) continue;
-    int long_bones = 0;
-    bool under_helper = false;  // IK targets and controls may sit on the floor
-    for (int k = j; k >= 0 && w.s.parents[k] >= 0 && !w.s.is_ancestor(k, pelvis);
-         k = w.s.parents[k]) {
-      under_helper = under_helper || w.names[k].helper;
-      if (glm::length(w.pos(k) - w.pos(w.s.parents[k])) > 0.15 * leg_len) ++long_bones;
+    // Where j's path up stops: the deepest of the pelvis's ancestors above j, else j's root.
+    int stop = root[j];
+    if (w.tree.is_ancestor(up.front(), j)) {
+      std::size_t lo = 0, hi = up.size();  // up[lo] is above j; up[hi] is not (or past the end)
+      while (hi - lo > 1) {
+        const std::size_t mid = (lo + hi) / 2;
+        (w.tree.is_ancestor(up[mid], j) ? lo : hi) = mid;
+      }
+      stop = up[lo];
     }
-    if (long_bones >= 2 && !under_helper) return false;
+    // IK targets and controls may sit on the floor: a limb under a helper does not count.
+    const bool under_helper = helpers[j] - helpers[stop] > 0;
+    if (long_bones[j] - long_bones[stop] >= 2 && !under_helper) return false;
   }
   return true;
 }
 
+// A branch below a joint that can be one of a pair of legs.
+struct LegBranch {
+  int top = -1;
+  LegParts leg;
+  double length = 0;  // thigh + shin, m
+  double drop = 0;    // how far below the joint the branch reaches, m
+};
+
+// The branches of p that can be legs, in p's child order: hanging below p, with a thigh and a
+// shin, reaching at least 0.3 of their length below p (a leg hangs down, even when the "rest"
+// pose is a frame of a walk with one foot lifted). O(1) per child.
+std::vector<LegBranch> leg_branches(const Walker& w, int p) {
+  std::vector<LegBranch> out;
+  for (int c : w.kids[p]) {
+    LegBranch b;
+    b.top = c;
+    b.drop = w.pos(p).y - w.low[c];
+    if (!(b.drop > 0)) continue;  // a root's many props and helpers drop out here
+    b.leg = leg_below(w, c);
+    if (b.leg.shin < 0) continue;
+    b.length = leg_length(w, b.leg);
+    if (b.drop < 0.3 * b.length) continue;
+    out.push_back(b);
+  }
+  return out;
+}
+
 // The two mirror branches hanging lowest from one joint: the legs, and that joint the pelvis.
+// Branches that cannot be legs are dropped before pairing, so the pairs are those of the few
+// leg-like branches of a joint, not of all its children (10^4 props under a root).
 bool find_legs(const Walker& w, BodyParts& body, std::array<std::vector<int>, 2>& branches) {
   double best_score = 0;
+  int best_a = -1, best_b = -1;
   for (int p = 0; p < w.s.joint_count(); ++p) {
-    if (w.names[p].helper) continue;
-    // Only branches that hang below p can pair (a root's many props and helpers drop out here).
-    std::vector<int> kids;
-    for (int c : w.kids[p])
-      if (w.pos(p).y - w.low[c] > 0) kids.push_back(c);
-    for (std::size_t a = 0; a < kids.size(); ++a)
-      for (std::size_t b = a + 1; b < kids.size(); ++b) {
-        const double drop_a = w.pos(p).y - w.low[kids[a]];
-        const double drop_b = w.pos(p).y - w.low[kids[b]];
-        if (!(drop_a > 0) || !(drop_b > 0) || drop_a + drop_b <= best_score) continue;
-        const auto ca = w.chain_down(kids[a]);
-        const auto cb = w.chain_down(kids[b]);
-        const LegParts la = leg_from_chain(w, ca), lb = leg_from_chain(w, cb);
-        if (la.shin < 0 || lb.shin < 0) continue;
-        // Mirror legs have the same thigh + shin length and hang down, even when the "rest"
-        // pose is a frame of a walk with one foot lifted.
-        const double len_a = leg_length(w, la), len_b = leg_length(w, lb);
-        if (std::abs(len_a - len_b) > 0.1 * std::max(len_a, len_b)) continue;
-        if (drop_a < 0.3 * len_a || drop_b < 0.3 * len_b) continue;
+    if (w.names[p].helper || w.kids[p].size() < 2) continue;
+    const std::vector<LegBranch> legs = leg_branches(w, p);
+    for (std::size_t a = 0; a < legs.size(); ++a)
+      for (std::size_t b = a + 1; b < legs.size(); ++b) {
+        const LegBranch& la = legs[a];
+        const LegBranch& lb = legs[b];
+        if (la.drop + lb.drop <= best_score) continue;
+        // Mirror legs have the same thigh + shin length.
+        if (std::abs(la.length - lb.length) > 0.1 * std::max(la.length, lb.length)) continue;
         // Mirror branches stand apart; two copies of one chain do not.
-        const Vec3 gap = w.pos(la.shin) - w.pos(lb.shin);
-        if (glm::length(Vec3(gap.x, 0, gap.z)) < 0.05 * std::max(drop_a, drop_b)) continue;
-        if (!stands_on(w, p, la, lb, std::max(len_a, len_b))) continue;
-        best_score = drop_a + drop_b;
+        const Vec3 gap = w.pos(la.leg.shin) - w.pos(lb.leg.shin);
+        if (glm::length(Vec3(gap.x, 0, gap.z)) < 0.05 * std::max(la.drop, lb.drop)) continue;
+        if (!stands_on(w, p, la.leg, lb.leg, std::max(la.length, lb.length))) continue;
+        best_score = la.drop + lb.drop;
         body.hips = p;
-        body.legs = {la, lb};
-        branches = {ca, cb};
+        body.legs = {la.leg, lb.leg};
+        best_a = la.top;
+        best_b = lb.top;
       }
   }
-  return body.hips >= 0;
+  if (body.hips < 0) return false;
+  branches = {w.chain_down(best_a), w.chain_down(best_b)};
+  return true;
 }
 
 // Left = up x forward, forward from the feet (ankle -> toe), else from the knees' bend.

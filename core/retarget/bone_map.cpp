@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <map>
+#include <set>
+#include <string>
 
 #include "core/fk.hpp"
 #include "core/retarget/body_parts.hpp"
@@ -150,19 +153,23 @@ void add_same_name_leftovers(Mapper& m, const Skeleton& source, const Skeleton& 
     partner_of_source[p.source] = p.target;
     target_used[p.target] = 1;
   }
+  // The target joints still free, by name key (a sorted map: O(log n) per look-up).
+  std::map<std::string, std::set<int>> free_by_key;
+  for (int t = 0; t < target.joint_count(); ++t)
+    if (!target_used[t] && !m.tgt.excluded[t]) free_by_key[m.tgt.names[t].key].insert(t);
   for (int s = 0; s < source.joint_count(); ++s) {
     const JointName& a = m.src.names[s];
     const int sp = source.parents[s];
     if (partner_of_source[s] >= 0 || a.helper || a.key.empty() || sp < 0 ||
         partner_of_source[sp] < 0)
       continue;
-    int match = -1, count = 0;
-    for (int t = 0; t < target.joint_count(); ++t)
-      if (!target_used[t] && !m.tgt.excluded[t] && m.tgt.names[t].key == a.key) match = t, ++count;
-    if (count != 1 || target.parents[match] != partner_of_source[sp]) continue;
+    const auto same_key = free_by_key.find(a.key);
+    if (same_key == free_by_key.end() || same_key->second.size() != 1) continue;
+    const int match = *same_key->second.begin();
+    if (target.parents[match] != partner_of_source[sp]) continue;
     m.add(s, match, "other_" + a.key, PartKind::Count, 0.0);
     partner_of_source[s] = match;
-    target_used[match] = 1;
+    same_key->second.erase(match);
   }
 }
 

@@ -10,6 +10,7 @@
 #include "core/units.hpp"
 #include "io/assimp/assimp_module.hpp"
 #include "io/error.hpp"
+#include "io/memory_budget.hpp"
 
 namespace ikfix::io::assimp {
 namespace {
@@ -151,8 +152,8 @@ std::vector<std::uint32_t> build_skeleton(const Scene& scene, const std::vector<
 }
 
 // The animation sampled at its frame rate from time 0 to its duration; joints without a
-// channel (or components without keys) keep their rest.
-core::Clip sample_clip(const Animation& anim, const core::Skeleton& sk) {
+// channel (or components without keys) keep their rest. `file` names the file in errors.
+core::Clip sample_clip(const Animation& anim, const core::Skeleton& sk, const std::string& file) {
   const double tps = anim.ticks_per_second > 0 ? anim.ticks_per_second : 25.0;
   const double fps = frame_rate(anim, tps);
   const int joints = sk.joint_count();
@@ -163,7 +164,16 @@ core::Clip sample_clip(const Animation& anim, const core::Skeleton& sk) {
   core::Clip clip;
   clip.fps = fps;
   clip.joint_count = joints;
-  clip.frame_count = static_cast<int>(std::floor(anim.duration / tps * fps + 1e-6)) + 1;
+  const double frames = std::floor(anim.duration / tps * fps + 1e-6) + 1;
+  if (!(frames < 2147483647.0))
+    throw InputError(file,
+                     "animation of " + std::to_string(anim.duration / tps) + " s: too many frames");
+  clip.frame_count = static_cast<int>(frames);
+  std::error_code size_error;
+  const std::uintmax_t file_bytes = std::filesystem::file_size(file, size_error);
+  io::check_clip_memory(file,
+                        {size_error ? 0 : file_bytes, static_cast<std::uint64_t>(clip.frame_count),
+                         static_cast<std::uint64_t>(joints), 0});
   clip.locals.resize(static_cast<std::size_t>(joints) * clip.frame_count);
   std::vector<std::array<unsigned, 3>> cursors(joints, {0, 0, 0});
   for (int f = 0; f < clip.frame_count; ++f) {
@@ -241,7 +251,7 @@ LoadedClip load(const std::filesystem::path& path, const ClipLoadOptions& option
   const std::vector<std::uint32_t> nodes =
       build_skeleton(scene, joint_nodes(scene, anim), loaded.skeleton);
   if (nodes.empty()) throw InputError(file, "the animation moves no node");
-  loaded.clip = sample_clip(anim, loaded.skeleton);
+  loaded.clip = sample_clip(anim, loaded.skeleton, file);
   set_space(options, loaded);
   loaded.warnings.push_back("read through Assimp: " + loaded.format +
                             " files are read-only in ikfix (writing them back is refused)");

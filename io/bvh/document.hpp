@@ -45,6 +45,10 @@ enum class PositionConvention : std::uint8_t {
   channels_only,         // translation = channel values (axes without a channel: the OFFSET)
 };
 
+// The number a value's text holds, bit for bit as the reader reads it (io/bvh/reader.cpp); the
+// text is one the reader accepted.
+double read_value_text(std::string_view text);
+
 // Line-ending style of the header and frame lines (informational; the text keeps each line's own).
 enum class LineEndings : std::uint8_t { none, lf, crlf, cr, mixed };
 
@@ -75,7 +79,9 @@ struct Document {
 
   // Per frame, per channel (frame-major: [frame * channel_count + channel]): the value and
   // where its text lies in `text`. (The reader sizes them unwritten and writes every entry as it
-  // parses the frame lines, on several threads.)
+  // parses the frame lines, on several threads.) `values` may be released (emptied) once the
+  // clip is decoded (io::load_clip does, to save 8 bytes per value): value() then reads the
+  // number again from its text, the same bits.
   core::UnwrittenResizeVector<double> values;
   core::UnwrittenResizeVector<TextSpan> value_text;
   // Per channel: the most decimals any of its `frame_count` values shows (io::decimals_shown),
@@ -95,7 +101,8 @@ struct Document {
     return std::string_view(text).substr(s.offset, s.length);
   }
   double value(int frame, int channel) const {
-    return values[static_cast<std::size_t>(frame) * channel_count + channel];
+    const std::size_t index = static_cast<std::size_t>(frame) * channel_count + channel;
+    return values.empty() ? read_value_text(view(value_text[index])) : values[index];
   }
   std::string_view value_view(int frame, int channel) const {
     return view(value_text[static_cast<std::size_t>(frame) * channel_count + channel]);

@@ -15,6 +15,7 @@
 #include "io/decimal.hpp"
 #include "io/error.hpp"
 #include "io/file_util.hpp"
+#include "io/memory_budget.hpp"
 #include "io/parallel_blocks.hpp"
 
 namespace ikfix::io::bvh {
@@ -173,6 +174,7 @@ class Parser {
       fail(0, std::to_string(doc_.joints.size()) + " joints, more than the limit of " +
                   std::to_string(options_.max_joints) + " (--max-joints)");
     read_motion_header();
+    check_memory();
     read_frames();
     set_line_endings();
     doc_.positions = detect_position_convention(doc_);
@@ -495,6 +497,22 @@ class Parser {
 
   // --- frames -------------------------------------------------------------------------------
 
+  // Frames the rest of the text can hold: each value needs at least 2 bytes (digit and
+  // separator). A "Frames:" above it fails in read_frames, with the line where the text ends.
+  std::size_t frames_text_can_hold() const {
+    const std::size_t remaining = static_cast<std::size_t>(end_ - p_);
+    return remaining / (2 * static_cast<std::size_t>(doc_.channel_count) - 1) + 1;
+  }
+
+  // The clip's memory estimate against --max-memory (io/memory_budget.hpp), before the frame
+  // values are allocated.
+  void check_memory() const {
+    const std::size_t frames =
+        std::min<std::size_t>(static_cast<std::size_t>(doc_.frame_count), frames_text_can_hold());
+    io::check_clip_memory(doc_.source_name, {doc_.text.size(), frames, doc_.joints.size(),
+                                             static_cast<std::uint64_t>(doc_.channel_count)});
+  }
+
   void skip_blank_lines() {
     for (;;) {
       skip_blank();
@@ -569,10 +587,8 @@ class Parser {
     if (read_frames_in_parallel()) return;
     const int channels = doc_.channel_count;
     const int declared = doc_.frame_count;
-    // Each value needs at least 2 bytes (digit + separator), so this bounds the frame count the
-    // remaining text can hold: never allocate for a "Frames:" the file cannot back.
-    const std::size_t remaining = static_cast<std::size_t>(end_ - p_);
-    const std::size_t fit = remaining / (2 * static_cast<std::size_t>(channels) - 1) + 1;
+    // Never allocate for a "Frames:" the file cannot back.
+    const std::size_t fit = frames_text_can_hold();
     const std::size_t capacity = std::min<std::size_t>(static_cast<std::size_t>(declared), fit);
     // Unwritten: each row is written below, or the parse fails and the Document is dropped (a
     // parse that succeeds read `declared` rows, so then capacity == declared).
@@ -801,6 +817,19 @@ Document parse(std::string_view text, const std::string& source_name, const Pars
 
 Document read_file(const std::filesystem::path& path, const ParseOptions& options) {
   return parse_owned(io::read_file(path), path.string(), options);
+}
+
+double read_value_text(std::string_view text) {
+  const char* first = text.data();
+  const char* last = first + text.size();
+  double value = 0.0;
+  const char* stop = nullptr;
+  int shown = 0;
+  // As read_frame_line: the plain path where it decides, parse_number otherwise. Neither looks
+  // past `last`: the plain path stops at the first byte that is no digit or point, which for a
+  // span of the text is its end (a blank, a line break or the text's final '\0').
+  if (!read_plain_number(first, last, value, &stop, shown)) parse_number(first, last, value, &stop);
+  return value;
 }
 
 core::Skeleton skeleton(const Document& doc) {

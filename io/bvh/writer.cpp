@@ -360,9 +360,9 @@ class BlockEncoder {
                     BlockScratch& b) const {
     const double norm = glm::length(t.rotation);
     if (!(norm > 1e-9)) refuse(doc_, where(doc_, joint.joint, f) + ": edited rotation is zero");
-    const double* original = doc_.values.data() + static_cast<std::size_t>(f) * doc_.channel_count;
     std::array<double, 3> reference{0.0, 0.0, 0.0};
-    for (int n = 0; n < joint.rotation_count; ++n) reference[n] = original[joint.rotation_value[n]];
+    for (int n = 0; n < joint.rotation_count; ++n)
+      reference[n] = doc_.value(f, joint.rotation_value[n]);
     // Edited rotations are mostly unit to the last bit (norm exactly 1), and q / 1 is q.
     const std::array<double, 3> angles =
         euler_from_quat_deg(norm == 1.0 ? t.rotation : t.rotation / norm, joint.axes, reference);
@@ -411,7 +411,7 @@ class BlockEncoder {
 
   // Fast path: printed straight into the output, after the text since the last replaced value.
   void put_units(double v, int decimals, std::uint64_t units, std::size_t index, BlockScratch& b) {
-    if (io::fixed_units_value(v, decimals, units) == doc_.values[index]) return;
+    if (io::fixed_units_value(v, decimals, units) == original(index)) return;
     const TextSpan span = doc_.value_text[index];
     if (output_.single() && span.offset - b.cursor >= kStreamBytes) {
       pass_text(b.out, b.cursor, span.offset);
@@ -433,10 +433,16 @@ class BlockEncoder {
     if (std::string_view(b.number, n) == std::string_view(text_ + span.offset, span.length)) return;
     double reread = 0.0;
     io::read_double(b.number, b.number + n, reread);
-    if (reread == doc_.values[index]) return;
+    if (reread == original(index)) return;
     pass_text(b.out, b.cursor, span.offset);
     b.out.append(b.number, n);
     b.cursor = static_cast<std::size_t>(span.offset) + span.length;
+  }
+
+  // The file's value at `index` (frame * channel_count + channel): see Document::values.
+  double original(std::size_t index) const {
+    return doc_.values.empty() ? read_value_text(doc_.view(doc_.value_text[index]))
+                               : doc_.values[index];
   }
 
   // Appends doc.text[from, to) to `out`; on one block, a long stretch of kept text (frames that

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <functional>
 #include <limits>
 #include <sstream>
@@ -10,6 +11,7 @@
 #include "io/error.hpp"
 #include "io/fbx/reader.hpp"
 #include "io/matrix_trs.hpp"
+#include "io/memory_budget.hpp"
 
 namespace ikfix::io::fbx {
 namespace {
@@ -337,6 +339,12 @@ core::Clip sample_take(ClipDocument& cd, int take, const TakeTiming& timing) {
   clip.fps = timing.fps;
   clip.frame_count = timing.frame_count;
   clip.joint_count = joints;
+  std::error_code size_error;
+  const std::uintmax_t file_bytes = std::filesystem::file_size(doc.source_name, size_error);
+  // The node tree takes about 6x the file (measured on the CMU skeleton FBX files).
+  io::check_clip_memory(doc.source_name, {size_error ? 0 : 6 * file_bytes,
+                                          static_cast<std::uint64_t>(timing.frame_count),
+                                          static_cast<std::uint64_t>(joints), 0});
   clip.locals.resize(static_cast<std::size_t>(joints) * timing.frame_count);
 
   // Per joint and channel: the curve node in this take's layer (or none).

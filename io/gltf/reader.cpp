@@ -20,6 +20,7 @@
 #include "io/gltf/sampling.hpp"
 #include "io/gltf/uri_file.hpp"
 #include "io/matrix_trs.hpp"
+#include "io/memory_budget.hpp"
 
 namespace ikfix::io::gltf {
 namespace {
@@ -706,6 +707,10 @@ void sample_clip(const Document& doc, const Animation& anim, const std::vector<D
   clip.fps = fps;
   clip.frame_count = static_cast<int>(times.size());
   clip.joint_count = skeleton.joint_count();
+  std::error_code size_error;
+  const std::uintmax_t file_bytes = std::filesystem::file_size(doc.path, size_error);
+  io::check_clip_memory(doc.source_name, {size_error ? 0 : file_bytes, times.size(),
+                                          static_cast<std::uint64_t>(clip.joint_count), 0});
   clip.locals.resize(static_cast<std::size_t>(clip.frame_count) * clip.joint_count);
   for (int f = 0; f < clip.frame_count; ++f)
     for (int j = 0; j < clip.joint_count; ++j) clip.at(f, j) = skeleton.rest[j];
