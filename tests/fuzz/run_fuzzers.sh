@@ -87,7 +87,7 @@ wait_first() {
   if ! wait "${pids[0]}"; then failed+=("${names[0]}"); fi
   local runs
   runs="$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$work/logs/${names[0]}.log" | grep -o '[0-9]*$' || echo '?')"
-  echo "fuzz_${names[0]}: ${runs} executions in ${seconds} s"
+  echo "fuzz_${names[0]}: ${runs} executions (run for up to ${seconds} s)"
   pids=("${pids[@]:1}")
   names=("${names[@]:1}")
 }
