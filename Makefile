@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CTEST_LABELS ?= unit|e2e|cli|regression|interop|browser
 
-.PHONY: all configure build cli demo test bench clean
+.PHONY: all configure build cli demo test sanitize fuzz bench clean
 
 all: build
 
@@ -25,8 +25,33 @@ demo: cli
 test: build
 	cd $(BUILD) && ctest -j $(JOBS) --output-on-failure -L '$(CTEST_LABELS)'
 
+# The sanitizer build (tests/fuzz/README.md): clang with ASan + UBSan (any report fails) and
+# libFuzzer, one folder for both. Builds only what it runs: the ikfix binary, the unit, e2e and
+# fuzz regression tests, the six harnesses; runs the unit, e2e and cli tests (not the Blender or
+# Chromium ones), then each harness for FUZZ_SECONDS, two at a time.
+SAN_BUILD ?= build-san
+SAN_LABELS ?= unit|e2e|cli
+FUZZ_SECONDS ?= 60
+SAN_TARGETS = ikfix_cli ikfix_unit_tests ikfix_e2e_tests ikfix_fuzz_regression_tests ikfix_fuzzers
+SAN_LOGS = $(abspath $(SAN_BUILD))/sanitizer-logs
+
+sanitize:
+	cmake -S . -B $(SAN_BUILD) -DCMAKE_CXX_COMPILER=clang++ -DIKFIX_FUZZ=ON -DIKFIX_BUILD_BENCH=OFF \
+	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO='-O1 -g1'
+	cmake --build $(SAN_BUILD) -j $(JOBS) --target $(SAN_TARGETS)
+	rm -rf $(SAN_LOGS) && mkdir -p $(SAN_LOGS)
+	cd $(SAN_BUILD) && ASAN_OPTIONS=log_path=$(SAN_LOGS)/asan \
+	  UBSAN_OPTIONS=log_path=$(SAN_LOGS)/ubsan:print_stacktrace=1:halt_on_error=1 \
+	  ctest -j $(JOBS) --output-on-failure -L '$(SAN_LABELS)'
+	@if [ -n "$$(ls -A $(SAN_LOGS))" ]; then cat $(SAN_LOGS)/*; echo "sanitizer reports above"; exit 1; fi
+	$(MAKE) fuzz
+
+# The harnesses of $(SAN_BUILD) for FUZZ_SECONDS each (FUZZERS: a subset, e.g. FUZZERS="bvh fbx").
+fuzz:
+	bash tests/fuzz/run_fuzzers.sh $(SAN_BUILD) $(FUZZ_SECONDS) $(FUZZERS)
+
 bench: build
 	$(BUILD)/tests/ikfix_bench
 
 clean:
-	rm -rf $(BUILD) out
+	rm -rf $(BUILD) $(SAN_BUILD) out

@@ -134,7 +134,7 @@ core::BoneMap load_bone_map(const std::filesystem::path& path, const core::Skele
   nlohmann::json json;
   try {
     json = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range: 1e3778
     throw InputError(path.string(), std::string("not valid JSON: ") + e.what());
   }
   return bone_map_from_json(json, source, target, path.string());

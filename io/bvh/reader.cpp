@@ -267,7 +267,9 @@ class Parser {
     const char* stop = nullptr;
     double v = 0.0;
     const NumberStatus status = parse_number(p_, end_, v, &stop);
-    const bool clean_end = stop == end_ || is_space(*stop) || *stop == '{' || *stop == '}';
+    // `stop` is set only when a number was read ("+-1" is refused before): look past it then.
+    const bool clean_end = status != NumberStatus::ok || stop == end_ || is_space(*stop) ||
+                           *stop == '{' || *stop == '}';
     if (status == NumberStatus::invalid || (status == NumberStatus::ok && !clean_end))
       fail(line_, std::string(what) + ": " + show(peek_word()) + " is not a number");
     if (status == NumberStatus::out_of_range)

@@ -166,7 +166,8 @@ std::vector<Out> convert_ascii_array(const Document& doc, const Property& p) {
       std::int64_t v = 0;
       if (!parse_integer(tok, v)) {
         double d = 0;
-        if (!parse_number(tok, d) || d != std::trunc(d))
+        // A whole number outside int64 (3.6e19) cannot be converted: refused as not an integer.
+        if (!parse_number(tok, d) || d != std::trunc(d) || !(std::abs(d) < 0x1p63))
           fail_at(doc, at, "expected an integer, found '" + std::string(tok) + "'");
         v = static_cast<std::int64_t>(d);
       }

@@ -496,7 +496,7 @@ Document parse(std::string bytes, const std::filesystem::path& path) {
   }
   try {
     doc.json = Json::parse(doc.json_text());
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range: 1e36233
     std::string what = e.what();
     if (const auto p = what.find("] "); p != std::string::npos) what = what.substr(p + 2);
     fail(doc, "invalid glTF JSON: " + what);
