@@ -46,18 +46,24 @@ Walk walk_through_stairs(int frames, unsigned seed) {
   return w;
 }
 
+// solid_depth_vertical of `points` over the ground under them.
+std::vector<SolidDepth> vertical_depths(const Terrain& terrain, const std::vector<Vec3>& points) {
+  std::vector<std::array<double, 2>> xz;
+  for (const Vec3& p : points) xz.push_back({p.x, p.z});
+  std::vector<GroundHit> ground(xz.size());
+  terrain.ground_at(xz, ground);
+  std::vector<SolidDepth> vertical(points.size());
+  solid_depth_vertical(points, ground, vertical);
+  return vertical;
+}
+
 TEST(FootDepthMaxima, EqualsAScanOfEveryPointsSolidDepth) {
   const Terrain stairs(make_stairs_terrain(StairsParams{}));
   for (unsigned seed : {1u, 2u, 3u}) {
     const Walk w = walk_through_stairs(400, seed);
     std::vector<SolidDepth> full(w.points.size());
     solid_depth(stairs, w.points, full);
-    std::vector<std::array<double, 2>> xz;
-    for (const Vec3& p : w.points) xz.push_back({p.x, p.z});
-    std::vector<GroundHit> ground(xz.size());
-    stairs.ground_at(xz, ground);
-    std::vector<SolidDepth> vertical(w.points.size());
-    solid_depth_vertical(w.points, ground, vertical);
+    const std::vector<SolidDepth> vertical = vertical_depths(stairs, w.points);
     const FootDepthMaxima got =
         foot_depth_maxima(stairs, w.points, vertical, w.frames, w.planted, w.plants);
 
@@ -98,12 +104,7 @@ TEST(FootDepthMaxima, NothingInsideGivesNoFrames) {
   const Terrain stairs(make_stairs_terrain(StairsParams{}));
   Walk w = walk_through_stairs(100, 1);
   for (Vec3& p : w.points) p.y += 5.0;  // far above every step
-  std::vector<std::array<double, 2>> xz;
-  for (const Vec3& p : w.points) xz.push_back({p.x, p.z});
-  std::vector<GroundHit> ground(xz.size());
-  stairs.ground_at(xz, ground);
-  std::vector<SolidDepth> vertical(w.points.size());
-  solid_depth_vertical(w.points, ground, vertical);
+  const std::vector<SolidDepth> vertical = vertical_depths(stairs, w.points);
   const FootDepthMaxima got =
       foot_depth_maxima(stairs, w.points, vertical, w.frames, w.planted, w.plants);
   EXPECT_EQ(got.nearest.frame, -1);
