@@ -90,7 +90,7 @@ FixedTake fix_take(const FixJob& job, bool check, io::LoadedClip& clip, const co
   std::vector<double> lowest_before, lowest_after;  // HTML only: each foot's lowest point
   if ((job.measure || check) && in_place) {
     before = measure(clip, clip.clip, rig, *job.terrain, fix.settings);
-    mark("measure");
+    mark("measure input");  // before the fix, which then works on the motion in place
   }
   if (in_place) {
     core::Clip motion = std::move(clip.clip);
@@ -357,13 +357,34 @@ void start_terrain(FixJob& job, const TerrainOptions& options, int /*threads*/) 
   io::reserve_terrain_memory(options.path);
   job.footprint = std::make_shared<std::promise<std::optional<core::XzBox>>>();
   std::shared_future<std::optional<core::XzBox>> footprint = job.footprint->get_future().share();
+  job.whole_terrain = [options] { return &load_terrain_for_process(options, std::nullopt); };
   job.pending_terrain = std::async(std::launch::deferred, [options, footprint] {
                           return &load_terrain_for_process(options, footprint.get());
                         }).share();
 }
 
-FixJobResult run_fix_job(const FixJob& job) { return fix_or_check(job, false); }
+namespace {
 
-FixJobResult run_check_job(const FixJob& job) { return fix_or_check(job, true); }
+// fix_or_check on the part of the terrain under the clip, and on the whole terrain when a query
+// reaches past that part (nothing is written before every query has run).
+FixJobResult on_terrain_part_or_whole(const FixJob& job, bool check) {
+  try {
+    return fix_or_check(job, check);
+  } catch (const core::TerrainPartTooSmall&) {
+    if (!job.whole_terrain) throw;
+    FixJob whole = job;
+    whole.terrain = job.whole_terrain();
+    whole.pending_terrain = {};
+    whole.footprint = nullptr;
+    whole.whole_terrain = nullptr;
+    return fix_or_check(whole, check);
+  }
+}
+
+}  // namespace
+
+FixJobResult run_fix_job(const FixJob& job) { return on_terrain_part_or_whole(job, false); }
+
+FixJobResult run_check_job(const FixJob& job) { return on_terrain_part_or_whole(job, true); }
 
 }  // namespace ikfix::cli

@@ -2,6 +2,7 @@
 // One clip fixed onto an already built terrain: load, find legs, fix, write, report. Shared by
 // `run` and `batch` (which calls it from several threads with one terrain).
 #include <filesystem>
+#include <functional>
 #include <future>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -32,6 +33,9 @@ struct FixJob {
   // Set with the clip's footprint once it is read (start_terrain): pending_terrain then reads
   // only the part of a large terrain the clip stands on. Empty value: the whole terrain.
   std::shared_ptr<std::promise<std::optional<core::XzBox>>> footprint;
+  // With `footprint`: the whole terrain, for a clip whose queries reach past the part read
+  // (core::TerrainPartTooSmall: a foot deep under a steep slope); the job then runs again on it.
+  std::function<const core::Terrain*()> whole_terrain;
   std::string terrain_path;  // for the report
   ClipOptions clip;
   FixOptions fix;

@@ -210,8 +210,8 @@ struct Terrain::Impl {
   void require_held(double min_x, double min_z, double max_x, double max_z,
                     const char* what) const {
     if (min_x < held.min_x || max_x > held.max_x || min_z < held.min_z || max_z > held.max_z)
-      throw std::logic_error(std::string("terrain: ") + what +
-                             " reaches past the part of the terrain read for the clip");
+      throw TerrainPartTooSmall(std::string("terrain: ") + what +
+                                " reaches past the part of the terrain read for the clip");
   }
 
   // Inside the horizontal bounds and finite (anything else misses without a ray).
@@ -749,6 +749,10 @@ const TerrainMesh& Terrain::mesh() const { return impl_->mesh; }
 void Terrain::require_held(double min_x, double min_z, double max_x, double max_z,
                            const char* what) const {
   impl_->require_held(min_x, min_z, max_x, max_z, what);
+}
+double Terrain::held_margin(double x, double z) const {
+  const auto& held = impl_->held;
+  return std::min({x - held.min_x, held.max_x - x, z - held.min_z, held.max_z - z});
 }
 Vec3 Terrain::bounds_min() const { return impl_->bounds_min; }
 Vec3 Terrain::bounds_max() const { return impl_->bounds_max; }

@@ -6,12 +6,19 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "core/math.hpp"
 
 namespace ikfix::core {
+
+// Thrown where a query needs triangles of the whole mesh beyond the part read for a clip
+// (TerrainOptions::crop): the caller may read the whole terrain and try again.
+struct TerrainPartTooSmall : std::logic_error {
+  using std::logic_error::logic_error;
+};
 
 // Plain triangle soup in world space (metres, Y up, counter-clockwise front faces).
 struct TerrainMesh {
@@ -108,10 +115,13 @@ class Terrain {
 
   // The mesh (with TerrainOptions::crop: the part read, not the whole mesh).
   const TerrainMesh& mesh() const;
-  // Throws std::logic_error when the rectangle [min_x, max_x] x [min_z, max_z] (world metres) is
+  // Throws TerrainPartTooSmall when the rectangle [min_x, max_x] x [min_z, max_z] (world metres) is
   // not wholly inside the part of the terrain held (always inside without a crop): a caller
   // reading mesh() there would miss triangles of the whole mesh. `what` names the caller.
   void require_held(double min_x, double min_z, double max_x, double max_z, const char* what) const;
+  // The horizontal distance (metres) from (x, z) to the edge of the part held: every triangle of
+  // the whole mesh nearer than that is in mesh(). Infinite without a crop.
+  double held_margin(double x, double z) const;
   // Bounds of all vertices of the (whole) mesh, world metres.
   Vec3 bounds_min() const;
   Vec3 bounds_max() const;

@@ -126,7 +126,7 @@ NearestSurface::NearestSurface(const Terrain& terrain, std::span<const Vec3> poi
     rect.max_z = std::max(rect.max_z, std::clamp(p.z + r, lo.z, hi.z));
   }
   if (rect.min_x > rect.max_x) return;  // no point inside
-  terrain.require_held(rect.min_x, rect.min_z, rect.max_x, rect.max_z, "the solid depth");
+  // With a part of the mesh read for a clip, its triangles only: depth() checks the answer.
   near_ = std::make_unique<Near>(Near{near_triangles(terrain.mesh(), rect)});
 }
 
@@ -134,7 +134,13 @@ NearestSurface::~NearestSurface() = default;
 
 double NearestSurface::depth(const Vec3& point_ws, double vertical_m) const {
   if (!near_) throw std::logic_error("NearestSurface: the point was not given as inside");
-  return nearest_surface(terrain_.mesh(), near_->triangles, point_ws, vertical_m);
+  const double d = nearest_surface(terrain_.mesh(), near_->triangles, point_ws, vertical_m);
+  // A triangle the part read leaves out lies beyond its edge, so no nearer than this: the
+  // answer is the whole mesh's only when it is within it.
+  if (d > terrain_.held_margin(point_ws.x, point_ws.z))
+    throw TerrainPartTooSmall(
+        "terrain: the solid depth reaches past the part of the terrain read for the clip");
+  return d;
 }
 
 void solid_depth(const Terrain& terrain, std::span<const Vec3> points_ws,

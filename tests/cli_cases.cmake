@@ -37,7 +37,7 @@ ikfix_cli_case(version 0 "ikfix [0-9]" --version)
 ikfix_cli_case(run_basic 0 "unreachable" run ${WALK} --terrain ${STAIRS} -o @OUT@)
 ikfix_cli_case(run_report 0 "" run ${WALK} --terrain ${STAIRS} -o @OUT@ --report ${IKFIX_CLI_DIR}/r.json)
 # -v: where the run's time went, phase by phase.
-ikfix_cli_case(run_verbose_phases 0 "setup [0-9.]+ ms, read [0-9.]+ ms, terrain [0-9.]+ ms, fix [0-9.]+ ms, measure [0-9.]+ ms, write [0-9.]+ ms, report [0-9.]+ ms" -v run ${WALK} --terrain ${STAIRS} -o @OUT@ --report ${IKFIX_CLI_DIR}/rv.json)
+ikfix_cli_case(run_verbose_phases 0 "setup [0-9.]+ ms, read [0-9.]+ ms, terrain [0-9.]+ ms, measure input [0-9.]+ ms, fix [0-9.]+ ms, measure [0-9.]+ ms, write [0-9.]+ ms, report [0-9.]+ ms" -v run ${WALK} --terrain ${STAIRS} -o @OUT@ --report ${IKFIX_CLI_DIR}/rv.json)
 ikfix_cli_case(run_solver_ccd 0 "" run ${WALK} --terrain ${STAIRS} -o @OUT@ --solver ccd)
 ikfix_cli_case(run_solver_two_bone 0 "" run ${WALK} --terrain ${STAIRS} -o @OUT@ --solver two-bone)
 ikfix_cli_case(run_solver_dls 0 "" run ${WALK} --terrain ${STAIRS} -o @OUT@ --solver dls)
