@@ -14,6 +14,7 @@
 #include "io/contacts_json.hpp"
 #include "io/memory_budget.hpp"
 #include "io/report_json.hpp"
+#include "io/terrain_io.hpp"
 
 namespace ikfix::cli {
 
@@ -355,6 +356,12 @@ FixJobResult fix_or_check(const FixJob& given, bool check) {
 void start_terrain(FixJob& job, const TerrainOptions& options, int /*threads*/) {
   // Reserved here, before the clip is read and checked against what is left (deterministic).
   io::reserve_terrain_memory(options.path);
+  if (!io::terrain_worth_cropping(options.path)) {
+    job.pending_terrain = std::async(std::launch::deferred, [options] {
+                            return &load_terrain_for_process(options, std::nullopt);
+                          }).share();
+    return;
+  }
   job.footprint = std::make_shared<std::promise<std::optional<core::XzBox>>>();
   std::shared_future<std::optional<core::XzBox>> footprint = job.footprint->get_future().share();
   job.whole_terrain = [options] { return &load_terrain_for_process(options, std::nullopt); };

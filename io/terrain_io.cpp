@@ -262,6 +262,13 @@ TerrainRead load_terrain_part(const std::filesystem::path& path, double metres_p
   return read;
 }
 
+bool terrain_worth_cropping(const std::filesystem::path& path) {
+  if (is_prepared_terrain(path)) return true;
+  std::error_code ec;
+  const std::uintmax_t bytes = std::filesystem::file_size(path, ec);
+  return has_obj_extension(path) && !ec && bytes >= kCropFromBytes;
+}
+
 void save_obj(const std::filesystem::path& path, const core::TerrainMesh& mesh) {
   const std::string file = path.string();
   const bool normals = !mesh.vertex_normals.empty();

@@ -2,6 +2,7 @@
 // Terrain meshes in and out: any mesh format Assimp reads (OBJ, glTF/GLB, FBX, Collada, PLY,
 // STL, ...) in; Wavefront OBJ out. Units and up axis are converted here, at the boundary, so
 // core::TerrainMesh is always metres, Y up.
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 
@@ -39,6 +40,14 @@ struct TerrainRead {
 // arguments: InputError).
 TerrainRead load_terrain_part(const std::filesystem::path& path, double metres_per_unit,
                               char up_axis, const std::optional<core::XzBox>& keep_ws);
+
+// Whether reading `path` only under a clip's footprint (load_terrain_part with `keep_ws`) can
+// save time: a prepared terrain, or an OBJ file of at least kCropFromBytes. Smaller OBJ files
+// and other formats are read whole, so a caller need not compute the footprint (a forward
+// kinematics pass over the clip, which costs more than reading a small file whole). Answers
+// are the same either way (load_terrain_part).
+inline constexpr std::uintmax_t kCropFromBytes = std::uintmax_t{1} << 20;
+bool terrain_worth_cropping(const std::filesystem::path& path);
 
 // Writes `mesh` as a Wavefront OBJ (metres, Y up; "v", "vn" when the mesh has vertex normals,
 // "f" with 1-based indices), numbers in fixed notation (positions to 1e-9 m, normals to 1e-7),
