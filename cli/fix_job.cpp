@@ -34,7 +34,8 @@ core::ClipMetrics measure(const io::LoadedClip& clip, const core::Clip& motion,
                           const core::LegRig& rig, const core::Terrain& terrain,
                           const core::FixSettings& settings,
                           std::vector<core::Transform>* world_out,
-                          std::vector<double>* lowest_above_out) {
+                          std::vector<double>* lowest_above_out,
+                          const core::ParallelRunner* runner) {
   // The metrics read every joint (bone lengths, non-finite transforms).
   if (!clip.all_joints_read())
     throw std::logic_error(clip.path.string() + ": measured, but it was read for some joints only");
@@ -50,6 +51,7 @@ core::ClipMetrics measure(const io::LoadedClip& clip, const core::Clip& motion,
   m.min_knee_angle = settings.min_knee_angle;
   m.world_out = world_out;
   m.lowest_above_out = lowest_above_out;
+  m.runner = runner;
   return core::measure_clip(m);
 }
 
@@ -90,7 +92,8 @@ FixedTake fix_take(const FixJob& job, bool check, io::LoadedClip& clip, const co
   std::vector<core::Transform> world_before, world_after;
   std::vector<double> lowest_before, lowest_after;  // HTML only: each foot's lowest point
   if ((job.measure || check) && in_place) {
-    before = measure(clip, clip.clip, rig, *job.terrain, fix.settings);
+    before =
+        measure(clip, clip.clip, rig, *job.terrain, fix.settings, nullptr, nullptr, job.runner);
     mark("measure input");  // before the fix, which then works on the motion in place
   }
   if (in_place) {
@@ -108,10 +111,10 @@ FixedTake fix_take(const FixJob& job, bool check, io::LoadedClip& clip, const co
 
   if ((job.measure || check) && !in_place)
     before = measure(clip, clip.clip, rig, *job.terrain, fix.settings,
-                     html ? &world_before : nullptr, html ? &lowest_before : nullptr);
+                     html ? &world_before : nullptr, html ? &lowest_before : nullptr, job.runner);
   if (job.measure && !check)
     after = measure(clip, result.clip, rig, *job.terrain, fix.settings,
-                    html ? &world_after : nullptr, html ? &lowest_after : nullptr);
+                    html ? &world_after : nullptr, html ? &lowest_after : nullptr, job.runner);
   if (after || (before && !in_place)) mark("measure");
   if (html) {
     taken.view = view_of_fix(clip, result, rig, *job.terrain,

@@ -79,12 +79,14 @@ FixJobResult run_fix_job(const FixJob& job);
 
 // What `check` measures on `motion` (a clip of `clip`'s skeleton, in its space) over `terrain`,
 // with the contact thresholds and knee limit of `settings`. `world_out` and `lowest_above_out`
-// (optional) receive what core::MetricsInput's fields of those names describe.
+// (optional) receive what core::MetricsInput's fields of those names describe; `runner`: the
+// threads it may use (null: this one), the same metrics bit for bit.
 core::ClipMetrics measure(const io::LoadedClip& clip, const core::Clip& motion,
                           const core::LegRig& rig, const core::Terrain& terrain,
                           const core::FixSettings& settings,
                           std::vector<core::Transform>* world_out = nullptr,
-                          std::vector<double>* lowest_above_out = nullptr);
+                          std::vector<double>* lowest_above_out = nullptr,
+                          const core::ParallelRunner* runner = nullptr);
 
 // walk.bvh -> walk.ikfix.bvh beside the input.
 std::filesystem::path default_output(const std::filesystem::path& input);

@@ -9,10 +9,14 @@
 #include "core/fix/foot_contacts.hpp"
 #include "core/fk.hpp"
 #include "core/foot_depth_maxima.hpp"
+#include "core/parallel.hpp"
 #include "core/terrain_solid.hpp"
 
 namespace ikfix::core {
 namespace {
+
+// Frames of forward kinematics a thread is worth starting for.
+constexpr int kFramesPerRange = 256;
 
 // Mean of jerk_per_frame over the frames that have one, units per second cubed.
 double mean_jerk(const std::vector<double>& jerk) {
@@ -101,13 +105,16 @@ struct ClipWorld {
   std::vector<Transform> world;
   int joints = 0;
 
-  ClipWorld(const Skeleton& sk, const Clip& clip, const Transform& to_world)
+  ClipWorld(const Skeleton& sk, const Clip& clip, const Transform& to_world,
+            const ParallelRunner* runner)
       : world(static_cast<std::size_t>(clip.frame_count) * sk.joint_count()),
         joints(sk.joint_count()) {
-    for (int f = 0; f < clip.frame_count; ++f)
-      forward_kinematics(
-          sk, clip.frame(f), to_world,
-          {world.data() + static_cast<std::size_t>(f) * joints, static_cast<std::size_t>(joints)});
+    parallel_ranges(runner, clip.frame_count, kFramesPerRange, [&](int begin, int end) {
+      for (int f = begin; f < end; ++f)
+        forward_kinematics(sk, clip.frame(f), to_world,
+                           {world.data() + static_cast<std::size_t>(f) * joints,
+                            static_cast<std::size_t>(joints)});
+    });
   }
   const Transform& transform(int f, int j) const {
     return world[static_cast<std::size_t>(f) * joints + j];
@@ -239,35 +246,63 @@ void lowest_above(std::span<const Vec3> points, std::span<const GroundHit> groun
   }
 }
 
+// What measure_leg computes per leg before it offers anything to the clip's metrics: the parts
+// that query the terrain, computed for both legs at once (each reads shared inputs only).
+struct LegQueries {
+  std::vector<Vec3> pts[2];  // ankle, toe joint: world positions per frame
+  FootContacts contacts;
+  FootModel foot;
+  FootDepthMaxima deepest;  // every FootModel point against the terrain solid
+};
+
+// The ankle's and toe joint's world positions on every frame (the toe: the toe joint, else the
+// ankle's end site, else the ankle).
+void ankle_and_toe(const MetricsInput& in, const ClipWorld& w, int l, std::vector<Vec3> (&pts)[2]) {
+  const Leg& leg = in.rig.legs[l];
+  const auto& end_site = in.skeleton->end_sites[leg.ankle];
+  for (int f = 0; f < in.clip->frame_count; ++f) {
+    const Transform& a = w.transform(f, leg.ankle);
+    pts[0].push_back(a.translation);
+    pts[1].push_back(leg.toe >= 0 ? w.at(f, leg.toe)
+                     : end_site   ? transform_point(a, *end_site)
+                                  : a.translation);
+  }
+}
+
 // Every point of leg l's foot (FootModel) against the terrain solid on every frame: the deepest
-// by nearest-surface and by vertical depth, any frame and planted frames (`planted`), and each
-// plant's deepest (lm.plants, already measured).
-void measure_foot_penetration(const MetricsInput& in, const ClipWorld& w,
-                              const std::vector<char>& planted, int l, LegMetrics& lm,
-                              ClipMetrics& m) {
-  const FootModel foot =
-      build_foot_model(*in.skeleton, in.rig.legs[l], in.space.to_world(), in.skin);
-  lm.toe_tip = foot.tip_source;
-  lm.toe_length_m = foot.toe_length_m;
-  lm.sole_vertices = static_cast<int>(foot.sole_vertices.size());
-  const std::vector<Vec3> points = posed_foot_points(in, w, foot);
+// by nearest-surface and by vertical depth, any frame and planted frames, and each plant's
+// deepest. Writes leg l's part of MetricsInput::lowest_above_out.
+LegQueries query_leg(const MetricsInput& in, const ClipWorld& w, const ContactSettings& cs, int l) {
+  const int frames = in.clip->frame_count;
+  LegQueries q;
+  ankle_and_toe(in, w, l, q.pts);
+  q.contacts = detect_foot_contacts(*in.terrain, q.pts[0], q.pts[1], in.clip->fps, cs);
+  q.foot = build_foot_model(*in.skeleton, in.rig.legs[l], in.space.to_world(), in.skin);
+  const std::vector<Vec3> points = posed_foot_points(in, w, q.foot);
   std::vector<std::array<double, 2>> xz(points.size());
   for (std::size_t k = 0; k < points.size(); ++k) xz[k] = {points[k].x, points[k].z};
   std::vector<GroundHit> ground(points.size());
   in.terrain->ground_at(xz, ground);
   std::vector<SolidDepth> vertical(points.size());
   solid_depth_vertical(points, ground, vertical);
-  if (in.lowest_above_out)
-    lowest_above(points, ground, l, in.clip->frame_count, *in.lowest_above_out);
-  std::vector<Interval> plants;
-  for (const PlantMetrics& pm : lm.plants) plants.push_back({pm.first, pm.last});
-  const FootDepthMaxima deepest =
-      foot_depth_maxima(*in.terrain, points, vertical, in.clip->frame_count, planted, plants);
+  if (in.lowest_above_out) lowest_above(points, ground, l, frames, *in.lowest_above_out);
+  q.deepest = foot_depth_maxima(*in.terrain, points, vertical, frames, q.contacts.planted,
+                                contact_intervals(q.contacts.planted));
+  return q;
+}
+
+// Leg l's foot points inside the terrain solid (query_leg) into its plants (already measured,
+// one per contact interval) and the clip's worst.
+void offer_foot_penetration(const FootModel& foot, const FootDepthMaxima& deepest, int l,
+                            LegMetrics& lm, ClipMetrics& m) {
+  lm.toe_tip = foot.tip_source;
+  lm.toe_length_m = foot.toe_length_m;
+  lm.sole_vertices = static_cast<int>(foot.sole_vertices.size());
   offer_deepest(foot, l, deepest.nearest, m.foot_penetration.nearest);
   offer_deepest(foot, l, deepest.vertical, m.foot_penetration.vertical);
   offer_deepest(foot, l, deepest.planted_nearest, m.foot_penetration.planted_nearest);
   offer_deepest(foot, l, deepest.planted_vertical, m.foot_penetration.planted_vertical);
-  for (std::size_t p = 0; p < plants.size(); ++p)
+  for (std::size_t p = 0; p < lm.plants.size(); ++p)
     lm.plants[p].max_foot_penetration_m =
         std::max(lm.plants[p].max_foot_penetration_m, deepest.plant_nearest_m[p]);
 }
@@ -299,33 +334,23 @@ void measure_rotation_speed(const MetricsInput& in, int l, ClipMetrics& m) {
     }
 }
 
-// Every measure of leg l. Contacts as the fix also sees its own output: heights above the
-// terrain, each point relative to its own planted level.
-void measure_leg(const MetricsInput& in, const ClipWorld& w, const ContactSettings& cs, int l,
+// Every measure of leg l, from its queries, offered in a fixed order (leg 0 first) so that the
+// clip's worst and sums do not depend on threads. Contacts as the fix also sees its own output:
+// heights above the terrain, each point relative to its own planted level.
+void measure_leg(const MetricsInput& in, const ClipWorld& w, const LegQueries& q, int l,
                  ClipMetrics& m, PlantSums& sums) {
-  const Leg& leg = in.rig.legs[l];
   const int frames = in.clip->frame_count;
   const double fps = in.clip->fps;
   LegMetrics& lm = m.legs[l];
   lm.side = kLegSideNames[l];
-  const auto& end_site = in.skeleton->end_sites[leg.ankle];
-  std::vector<Vec3> pts[2];  // ankle, toe
-  for (int f = 0; f < frames; ++f) {
-    const Transform& a = w.transform(f, leg.ankle);
-    pts[0].push_back(a.translation);
-    pts[1].push_back(leg.toe >= 0 ? w.at(f, leg.toe)
-                     : end_site   ? transform_point(a, *end_site)
-                                  : a.translation);
-  }
-  const FootContacts contacts = detect_foot_contacts(*in.terrain, pts[0], pts[1], fps, cs);
   for (int p = 0; p < 2; ++p)
     for (int f = 0; f < frames; ++f)
-      m.penetration.offer(std::max(0.0, -contacts.above[p][f]), f, l, p == 0 ? "ankle" : "toe");
-  for (const Interval& iv : contact_intervals(contacts.planted))
-    lm.plants.push_back(measure_plant(pts, contacts, iv, l, fps, lm, m, sums));
-  measure_foot_penetration(in, w, contacts.planted, l, lm, m);
+      m.penetration.offer(std::max(0.0, -q.contacts.above[p][f]), f, l, p == 0 ? "ankle" : "toe");
+  for (const Interval& iv : contact_intervals(q.contacts.planted))
+    lm.plants.push_back(measure_plant(q.pts, q.contacts, iv, l, fps, lm, m, sums));
+  offer_foot_penetration(q.foot, q.deepest, l, lm, m);
   measure_knee(in, w, l, lm, m);
-  const std::vector<double> jerk = jerk_per_frame(pts[0], fps);
+  const std::vector<double> jerk = jerk_per_frame(q.pts[0], fps);
   lm.foot_jerk_mean = mean_jerk(jerk);
   m.foot_jerk_mean += 0.5 * lm.foot_jerk_mean;
   offer_max_jerk(jerk, l, "ankle", lm.foot_jerk_max);
@@ -342,7 +367,7 @@ ClipMetrics measure_clip(const MetricsInput& in) {
   m.fps = clip.fps;
   if (clip.frame_count == 0) return m;
   m.non_finite = count_non_finite(clip);
-  ClipWorld w(*in.skeleton, clip, in.space.to_world());
+  ClipWorld w(*in.skeleton, clip, in.space.to_world(), in.runner);
   measure_bone_lengths(in, w, m);
   const ContactSettings cs = scaled_contact_settings(in, w);
   std::vector<Vec3> pelvis(clip.frame_count);
@@ -354,7 +379,11 @@ ClipMetrics measure_clip(const MetricsInput& in) {
   if (in.lowest_above_out)
     in.lowest_above_out->assign(2 * static_cast<std::size_t>(in.clip->frame_count),
                                 std::numeric_limits<double>::quiet_NaN());
-  for (int l = 0; l < 2; ++l) measure_leg(in, w, cs, l, m, sums);
+  LegQueries queries[2];
+  parallel_ranges(in.runner, 2, 1, [&](int begin, int end) {
+    for (int l = begin; l < end; ++l) queries[l] = query_leg(in, w, cs, l);
+  });
+  for (int l = 0; l < 2; ++l) measure_leg(in, w, queries[l], l, m, sums);
   m.mean_slide_mps = sums.slide_count ? sums.slide / sums.slide_count : 0.0;
   m.mean_float_m = sums.plant_count ? sums.float_m / sums.plant_count : 0.0;
   if (in.world_out) *in.world_out = std::move(w.world);

@@ -11,6 +11,7 @@
 #include "core/fix/contacts.hpp"
 #include "core/foot_model.hpp"
 #include "core/legs.hpp"
+#include "core/parallel.hpp"
 #include "core/skeleton.hpp"
 #include "core/skin.hpp"
 #include "core/terrain.hpp"
@@ -105,6 +106,8 @@ struct MetricsInput {
   // FootModel point with ground under it) above the terrain, NaN where none has ground:
   // (*lowest_above_out)[leg * frame_count + frame]. Also computed anyway.
   std::vector<double>* lowest_above_out = nullptr;
+  // Threads the measures may use (null: this thread only); the metrics are the same bit for bit.
+  const ParallelRunner* runner = nullptr;
 };
 
 // Jerk magnitude (m/s^3 for metres) per frame of a point's path sampled at `fps`: the central
