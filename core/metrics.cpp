@@ -269,6 +269,26 @@ void ankle_and_toe(const MetricsInput& in, const ClipWorld& w, int l, std::vecto
   }
 }
 
+// The ground under `track` (a position per frame): that of the foot point whose every position
+// has the same x and z (point-major `points` and their `ground`; the ankle and the ball are
+// foot points), else queried.
+std::vector<GroundHit> ground_of_track(const Terrain& terrain, const std::vector<Vec3>& track,
+                                       std::span<const Vec3> points,
+                                       std::span<const GroundHit> ground, int frames) {
+  const auto same_xz = [&](std::size_t first) {
+    for (int f = 0; f < frames; ++f)
+      if (points[first + f].x != track[f].x || points[first + f].z != track[f].z) return false;
+    return true;
+  };
+  for (std::size_t first = 0; first + frames <= points.size(); first += frames)
+    if (same_xz(first)) return {ground.begin() + first, ground.begin() + first + frames};
+  std::vector<std::array<double, 2>> xz(frames);
+  for (int f = 0; f < frames; ++f) xz[f] = {track[f].x, track[f].z};
+  std::vector<GroundHit> hits(frames);
+  terrain.ground_at(xz, hits);
+  return hits;
+}
+
 // Every point of leg l's foot (FootModel) against the terrain solid on every frame: the deepest
 // by nearest-surface and by vertical depth, any frame and planted frames, and each plant's
 // deepest. Writes leg l's part of MetricsInput::lowest_above_out.
@@ -276,13 +296,17 @@ LegQueries query_leg(const MetricsInput& in, const ClipWorld& w, const ContactSe
   const int frames = in.clip->frame_count;
   LegQueries q;
   ankle_and_toe(in, w, l, q.pts);
-  q.contacts = detect_foot_contacts(*in.terrain, q.pts[0], q.pts[1], in.clip->fps, cs);
   q.foot = build_foot_model(*in.skeleton, in.rig.legs[l], in.space.to_world(), in.skin);
   const std::vector<Vec3> points = posed_foot_points(in, w, q.foot);
   std::vector<std::array<double, 2>> xz(points.size());
   for (std::size_t k = 0; k < points.size(); ++k) xz[k] = {points[k].x, points[k].z};
   std::vector<GroundHit> ground(points.size());
   in.terrain->ground_at(xz, ground);
+  const std::vector<GroundHit> track_ground[2] = {
+      ground_of_track(*in.terrain, q.pts[0], points, ground, frames),
+      ground_of_track(*in.terrain, q.pts[1], points, ground, frames)};
+  q.contacts = foot_contacts_on_ground(q.pts[0], q.pts[1], track_ground[0], track_ground[1],
+                                       in.clip->fps, cs);
   std::vector<SolidDepth> vertical(points.size());
   solid_depth_vertical(points, ground, vertical);
   if (in.lowest_above_out) lowest_above(points, ground, l, frames, *in.lowest_above_out);
