@@ -19,6 +19,10 @@
 namespace ikfix::io {
 namespace {
 
+// A BVH document whose decoded values take this many bytes or more drops them once the clip is
+// decoded (64 MiB: about 80,000 frames of a 100-channel skeleton).
+constexpr std::size_t kReleaseBvhValuesFromBytes = std::size_t{64} << 20;
+
 std::string lower_extension(const std::filesystem::path& path) {
   std::string ext = path.extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(),
@@ -88,8 +92,11 @@ LoadedClip load_bvh(const std::filesystem::path& path, const ClipLoadOptions& op
     }
     loaded.clip = bvh::clip_of_joints(*doc, loaded.joints_read, options.runner);
   }
-  // Decoded: the writer reads the few values it compares from their text (Document::values).
-  core::UnwrittenResizeVector<double>().swap(doc->values);
+  // Decoded. A large file's values are released: the writer then reads the few it compares
+  // from their text (Document::values; the same numbers), which costs it more time than the
+  // memory is worth on a clip of ordinary length.
+  if (doc->values.size() * sizeof(double) >= kReleaseBvhValuesFromBytes)
+    core::UnwrittenResizeVector<double>().swap(doc->values);
   return loaded;
 }
 
