@@ -20,6 +20,34 @@ TEST(PackedData, Base64MatchesRfc4648) {
   EXPECT_EQ(base64(std::string("\xff\x00\x80", 3)), "/wCA");
 }
 
+// Six bytes at a time inside, three at the end: every length and byte value against the
+// definition (each 6 bits of the bytes, first byte's highest bit first, as one digit).
+TEST(PackedData, Base64MatchesTheBitByBitDefinition) {
+  static const char digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  auto by_bits = [](const std::string& bytes) {
+    std::string out;
+    const std::size_t bits = bytes.size() * 8;
+    for (std::size_t at = 0; at < bits; at += 6) {
+      int v = 0;
+      for (std::size_t b = at; b < at + 6; ++b)
+        v = v << 1 | (b < bits ? (static_cast<unsigned char>(bytes[b / 8]) >> (7 - b % 8)) & 1 : 0);
+      out += digits[v];
+    }
+    while (out.size() % 4) out += '=';
+    return out;
+  };
+  std::string bytes;
+  unsigned state = 12345;
+  for (int length = 0; length <= 64; ++length) {
+    EXPECT_EQ(base64(bytes), by_bits(bytes)) << length << " bytes";
+    state = state * 1103515245u + 12345u;
+    bytes += static_cast<char>(state >> 16);
+  }
+  std::string all(256 * 3, '\0');
+  for (int v = 0; v < 256 * 3; ++v) all[v] = static_cast<char>(v % 256);
+  EXPECT_EQ(base64(all), by_bits(all));
+}
+
 TEST(PackedData, DeflateRoundTripsThroughZlib) {
   const std::string text(10000, 'a');
   const std::string packed_bytes = deflate_zlib(text);
