@@ -117,32 +117,34 @@ double PlantFit::frame_excess(int f, const GroundHit* hits, double rise) const {
 double PlantFit::excess(const Vec3& move_ws, const std::vector<int>& frames,
                         std::vector<double>* per_frame) const {
   const std::size_t per = static_cast<std::size_t>(rigid_) + 2;
-  // A rigid point where the ankle or the ball is (the foot model's own ankle and ball, usually)
-  // takes their answer: the same x, z bit for bit is the same query.
+  const std::size_t n = frames.size();
+  // Queried point-major (every frame's ankle, then every frame's ball, then each rigid point):
+  // a locked point stands still from frame to frame, and Terrain::ground_at casts a run of
+  // equal points once. A rigid point where the ankle or the ball is (the foot model's own ankle
+  // and ball, usually) takes their answer: the same x, z bit for bit is the same query.
   xz_.clear();
-  query_of_.resize(frames.size() * per);
-  std::size_t k = 0;
-  for (int f : frames) {
-    const Vec3& ankle = ankle_[f - first_];
-    const Vec3& ball = ball_[f - first_];
-    const std::size_t ankle_query = xz_.size();
-    xz_.push_back({ankle.x + move_ws.x, ankle.z + move_ws.z});
-    xz_.push_back({ball.x + move_ws.x, ball.z + move_ws.z});
-    query_of_[k++] = ankle_query;
-    query_of_[k++] = ankle_query + 1;
-    for (int i = 0; i < rigid_; ++i) {
-      const Vec3& p = points_[static_cast<std::size_t>((f - first_) * rigid_ + i)];
+  query_of_.resize(n * per);
+  for (int slot = 0; slot < 2; ++slot)
+    for (std::size_t i = 0; i < n; ++i) {
+      const Vec3& p = (slot == 0 ? ankle_ : ball_)[frames[i] - first_];
+      query_of_[i * per + slot] = xz_.size();
+      xz_.push_back({p.x + move_ws.x, p.z + move_ws.z});
+    }
+  for (int r = 0; r < rigid_; ++r)
+    for (std::size_t i = 0; i < n; ++i) {
+      const Vec3& p = points_[static_cast<std::size_t>((frames[i] - first_) * rigid_ + r)];
       const std::array<double, 2> xz{p.x + move_ws.x, p.z + move_ws.z};
+      const std::size_t ankle_query = query_of_[i * per], ball_query = query_of_[i * per + 1];
+      std::size_t& query = query_of_[i * per + 2 + r];
       if (xz == xz_[ankle_query])
-        query_of_[k++] = ankle_query;
-      else if (xz == xz_[ankle_query + 1])
-        query_of_[k++] = ankle_query + 1;
+        query = ankle_query;
+      else if (xz == xz_[ball_query])
+        query = ball_query;
       else {
-        query_of_[k++] = xz_.size();
+        query = xz_.size();
         xz_.push_back(xz);
       }
     }
-  }
   queried_.resize(xz_.size());
   job_.terrain->ground_at(xz_, queried_);
   hits_.resize(query_of_.size());
