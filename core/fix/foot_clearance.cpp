@@ -81,12 +81,19 @@ void FootClearanceJob::lacks(std::span<const Vec3> ankle_target_ws, const ToeBen
           std::copy(posed.begin(), posed.end(), some.begin() + static_cast<std::ptrdiff_t>(k) * n);
         }
       });
-  const GroundTrack ground = query_ground(*terrain, some, floor, runner);
-  for (std::size_t k = 0; k < frames.size(); ++k)
+  // Queried point-major: a planted point stands still from frame to frame, and a run of equal
+  // points is cast once (Terrain::ground_at); a point's answer is its own whatever the order.
+  const std::size_t m = frames.size();
+  std::vector<Vec3> point_major(some.size());
+  for (std::size_t k = 0; k < m; ++k)
+    for (int i = 0; i < n; ++i) point_major[i * m + k] = some[k * n + i];
+  const GroundTrack ground = query_ground(*terrain, point_major, floor, runner);
+  for (std::size_t k = 0; k < m; ++k)
     for (int i = 0; i < n; ++i) {
       const std::size_t from = k * n + i, to = static_cast<std::size_t>(frames[k]) * n + i;
+      const std::size_t queried = i * m + k;
       points[to] = some[from];
-      lack[to] = ground.hit[from] ? ground.height[from] - some[from].y : -1.0;
+      lack[to] = ground.hit[queried] ? ground.height[queried] - some[from].y : -1.0;
     }
 }
 
