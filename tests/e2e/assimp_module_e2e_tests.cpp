@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "e2e_support.hpp"
@@ -61,18 +62,79 @@ TEST(AssimpModule, BvhWithObjTerrainNeverLoadsAssimp) {
   fs::remove_all(dir);
 }
 
-TEST(AssimpModule, StlTerrainLoadsTheModuleOnFirstUse) {
+// The import runs in a child process (io/assimp/import_process.hpp): the loader's log, one file
+// per process, shows Assimp loaded (by dlopen) in exactly one process, and not in the others.
+TEST(AssimpModule, StlTerrainIsImportedInAChildProcess) {
   const fs::path dir = temp_dir("assimp_stl");
   const fs::path stl = write_stl_ground(dir);
-  const CommandResult r = run_binary("LD_DEBUG=files", ikfix_binary(),
-                                     "-q run " + quoted(bundled("clips/walk.bvh")) + " --terrain " +
-                                         quoted(stl) + " -o " + quoted(dir / "out.bvh"));
+  const fs::path logs = dir / "ld";
+  fs::create_directories(logs);
+  const CommandResult r =
+      run_binary("LD_DEBUG=files LD_DEBUG_OUTPUT=" + quoted(logs / "log"), ikfix_binary(),
+                 "-q run " + quoted(bundled("clips/walk.bvh")) + " --terrain " + quoted(stl) +
+                     " -o " + quoted(dir / "out.bvh"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("libikfix_assimp.so"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("file=libassimp.so"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("dynamically loaded by"), std::string::npos) << r.output;
+  int processes = 0, with_assimp = 0;
+  for (const auto& entry : fs::directory_iterator(logs)) {
+    const std::string log = io::read_file(entry.path());
+    ++processes;
+    if (log.find("libikfix_assimp.so") == std::string::npos) continue;
+    ++with_assimp;
+    EXPECT_NE(log.find("file=libassimp.so"), std::string::npos) << log;
+    EXPECT_NE(log.find("dynamically loaded by"), std::string::npos) << log;
+  }
+  EXPECT_GE(processes, 2) << "no child process was started";
+  EXPECT_EQ(with_assimp, 1) << "Assimp should load in the import's child only";
   EXPECT_TRUE(fs::exists(dir / "out.bvh"));
   fs::remove_all(dir);
+}
+
+// Processes whose command line holds `text` (the import child's names the file it imports).
+int processes_naming(const std::string& text) {
+  int found = 0;
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    std::ifstream in(entry.path() / "cmdline", std::ios::binary);
+    const std::string cmdline((std::istreambuf_iterator<char>(in)),
+                              std::istreambuf_iterator<char>());
+    found += cmdline.find(text) != std::string::npos &&
+             cmdline.find("__assimp-import") != std::string::npos;
+  }
+  return found;
+}
+
+// A real import that outlives --assimp-timeout: one line naming the file, exit 2, no output and
+// no process left.
+TEST(AssimpModule, ImportPastTheTimeoutIsOneCleanError) {
+  const fs::path dir = temp_dir("assimp_timeout");
+  const fs::path stl = write_stl_ground(dir);
+  const CommandResult r =
+      run_ikfix("-q run " + quoted(bundled("clips/walk.bvh")) + " --terrain " + quoted(stl) +
+                " -o " + quoted(dir / "out.bvh") + " --assimp-timeout 0.001");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_EQ(count_lines(r.output), 1) << r.output;
+  EXPECT_NE(r.output.find(stl.string() + ": the Assimp import timed out after 0.001 s"),
+            std::string::npos)
+      << r.output;
+  EXPECT_FALSE(fs::exists(dir / "out.bvh"));
+  EXPECT_EQ(processes_naming(stl.string()), 0);
+  fs::remove_all(dir);
+}
+
+// A real Collada clip whose import needs more than --max-memory: the child's address space
+// limit stops it, and the error says so on one line.
+TEST(AssimpModule, ImportAboveTheMemoryLimitIsOneCleanError) {
+  IKFIX_REQUIRE_SHARED_DATA();
+  const fs::path dae = shared_data_dir() / "anim" / "dae" / "anims_with_full_rotations.dae";
+  const CommandResult r = run_ikfix("inspect " + quoted(dae) + " --max-memory 1M");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_EQ(count_lines(r.output), 1) << r.output;
+  EXPECT_NE(r.output.find(dae.string() +
+                          ": the Assimp import exceeded its memory limit of 1.0 MB (--max-memory)"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(processes_naming(dae.string()), 0);
+  // The same file within the default limit reads.
+  EXPECT_EQ(run_ikfix("inspect " + quoted(dae)).exit_code, 0);
 }
 
 // Errors from inside an Assimp import still reach the CLI as one line naming the file.
