@@ -8,6 +8,9 @@
 #include <sstream>
 
 #include "e2e_support.hpp"
+#include "io/assimp/assimp_module.hpp"
+#include "io/assimp/import_process.hpp"
+#include "io/assimp/scene_wire.hpp"
 
 namespace ikfix::test {
 namespace {
@@ -100,6 +103,51 @@ int processes_naming(const std::string& text) {
              cmdline.find("__assimp-import") != std::string::npos;
   }
   return found;
+}
+
+// What an import gives, as the bytes of its wire form (equal bytes: equal scenes, bit for bit).
+std::string imported_bytes(const io::assimp::ImportRequest& request, bool in_child) {
+  io::assimp::Scene scene;
+  std::string error;
+  const bool ok = in_child ? io::assimp::import_in_child(request, 0, scene, error)
+                           : io::assimp::import_scene_here(request, scene, error);
+  EXPECT_TRUE(ok) << request.file << ": " << error;
+  std::string bytes;
+  io::assimp::wire::encode_result(io::assimp::wire::Status::imported, "", scene,
+                                  [&](std::string_view piece) { bytes.append(piece); });
+  return bytes;
+}
+
+// The scene the ikfix binary's child imports is the one this process imports itself, bit for
+// bit: Collada clips, an FBX read from memory (as --verify-assimp does), STL and GLB meshes
+// triangulated (as terrains are). So every output over them is unchanged by the child.
+TEST(AssimpModule, ChildImportsTheSameSceneAsThisProcess) {
+  IKFIX_REQUIRE_SHARED_DATA();
+  io::assimp::run_imports_in(ikfix_binary().string());
+  const fs::path anim = shared_data_dir() / "anim";
+  for (const fs::path& dae : {anim / "dae" / "box_nested_animation.dae",
+                              anim / "dae" / "anims_with_full_rotations.dae"}) {
+    io::assimp::ImportRequest request;
+    request.file = dae.string();
+    request.no_skeleton_meshes = true;
+    EXPECT_EQ(imported_bytes(request, true), imported_bytes(request, false)) << dae;
+  }
+  const std::string fbx = io::read_file(anim / "fbx" / "barbarian_blender_7400.fbx");
+  io::assimp::ImportRequest from_memory;
+  from_memory.file = "barbarian.fbx";
+  from_memory.bytes = &fbx;
+  from_memory.format_hint = "fbx";
+  const std::string fbx_scene = imported_bytes(from_memory, true);
+  EXPECT_GT(fbx_scene.size(), 100000u);
+  EXPECT_EQ(fbx_scene, imported_bytes(from_memory, false));
+  const fs::path dir = temp_dir("assimp_same_scene");
+  for (const fs::path& mesh : {write_stl_ground(dir), anim / "gltf" / "CesiumMan.glb"}) {
+    io::assimp::ImportRequest request;
+    request.file = mesh.string();
+    request.triangulate = true;
+    EXPECT_EQ(imported_bytes(request, true), imported_bytes(request, false)) << mesh;
+  }
+  io::assimp::run_imports_in("");
 }
 
 // A real import that outlives --assimp-timeout: one line naming the file, exit 2, no output and
