@@ -6,6 +6,7 @@
 #include "core/fk.hpp"
 #include "core/legs_in_file.hpp"
 #include "core/units.hpp"
+#include "io/assimp/import_process.hpp"
 #include "io/clip_facts.hpp"
 #include "io/error.hpp"
 #include "io/gltf/uri_file.hpp"
@@ -35,6 +36,7 @@ void add_clip_options(CLI::App& cmd, ClipOptions& o) {
       "..); refused by default");
   add_max_joints_option(cmd);
   add_max_memory_option(cmd);
+  add_assimp_timeout_option(cmd);
 }
 
 std::uint64_t default_memory_budget() { return io::physical_memory_bytes() / 2; }
@@ -54,6 +56,16 @@ void add_max_memory_option(CLI::App& cmd) {
             return "'" + text + "' is not a size (e.g. 512M, 4G, 0 for no limit)";
           },
           "SIZE");
+}
+
+CLI::Option* add_assimp_timeout_option(CLI::App& cmd) {
+  return cmd
+      .add_option_function<double>(
+          "--assimp-timeout", [](double seconds) { io::assimp::set_import_timeout(seconds); },
+          "Stop an import through Assimp (Collada clips, non-OBJ terrains, --verify-assimp) that "
+          "takes longer than this many seconds, with an error; 0: no limit (default " +
+              std::to_string(static_cast<int>(io::assimp::kDefaultImportTimeoutSeconds)) + ")")
+      ->check(CLI::NonNegativeNumber);
 }
 
 void add_max_joints_option(CLI::App& cmd) {

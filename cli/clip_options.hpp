@@ -23,6 +23,9 @@ void add_max_joints_option(CLI::App& cmd);
 // --max-memory SIZE (every command that reads a clip, a character or a terrain):
 // io::set_memory_budget, whose value main() sets to default_memory_budget() first. "0": no limit.
 void add_max_memory_option(CLI::App& cmd);
+// --assimp-timeout SECONDS (with --max-memory): io::assimp::set_import_timeout; an Assimp import's
+// child process is killed after that long. "0": no limit.
+CLI::Option* add_assimp_timeout_option(CLI::App& cmd);
 // --max-memory's default: half the machine's physical memory (0, no limit, when unknown).
 std::uint64_t default_memory_budget();
 

@@ -178,9 +178,9 @@ class Fnv1a {
 // add_fix_options/add_clip_options/add_terrain_options later is covered without a change here).
 // Paths are left out: moving the library or the terrain keeps --resume working.
 const char* const kRunOnlyOptions[] = {
-    "inputs",    "--out-dir", "--jobs",          "--shard",     "--report",
-    "--junit",   "--fail-on", "--allow-errors",  "--resume",    "--quiet",
-    "--terrain", "--help",    "--verify-assimp", "--max-memory"};
+    "inputs",    "--out-dir", "--jobs",          "--shard",      "--report",
+    "--junit",   "--fail-on", "--allow-errors",  "--resume",     "--quiet",
+    "--terrain", "--help",    "--verify-assimp", "--max-memory", "--assimp-timeout"};
 
 std::string settings_text(const CLI::App& cmd) {
   std::string text;

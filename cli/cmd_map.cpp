@@ -112,6 +112,7 @@ void add_map_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--json", args->json, "Print the map as JSON instead of a table");
   add_max_joints_option(*cmd);
   add_max_memory_option(*cmd);
+  add_assimp_timeout_option(*cmd);
   cmd->callback([args, &exit_code] {
     exit_code = run_guarded(args->source, [&] { return run_map(*args); });
   });

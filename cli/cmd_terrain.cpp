@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "cli/clip_options.hpp"
 #include "core/terrain_gen.hpp"
 #include "core/units.hpp"
 #include "io/error.hpp"
@@ -208,6 +209,7 @@ void add_terrain_command(CLI::App& app, int& exit_code) {
   add("--terrain-up", args->up, "prepare: up axis of the input mesh, y or z (default y)",
       {"prepare"})
       ->check(CLI::IsMember({"y", "z"}));
+  args->applies.emplace_back(add_assimp_timeout_option(*cmd), std::vector<std::string>{"prepare"});
 
   cmd->callback([args, cmd, &exit_code] { exit_code = run_terrain(*args, *cmd); });
 }

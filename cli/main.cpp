@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
+#include <string_view>
 
 #include "cli/clip_options.hpp"
 #include "cli/cmd_batch.hpp"
@@ -16,10 +17,16 @@
 #include "cli/cmd_terrain.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/heap_setup.hpp"
+#include "io/assimp/import_process.hpp"
 #include "io/clip_facts.hpp"
 #include "io/memory_budget.hpp"
 
 int main(int argc, char** argv) {
+  // A child started to import one file through Assimp (io/assimp/import_process.hpp): nothing
+  // of the CLI, not even the heap set-up, runs there.
+  if (argc >= 2 && std::string_view(argv[1]) == ikfix::io::assimp::kImportChildArgument)
+    return ikfix::io::assimp::serve_import_child();
+  ikfix::io::assimp::run_imports_in("/proc/self/exe");  // every Assimp import in a child of ours
   ikfix::cli::set_up_heap_for_large_blocks();
   ikfix::io::set_max_joints(ikfix::cli::kDefaultMaxJoints);           // --max-joints changes it
   ikfix::io::set_memory_budget(ikfix::cli::default_memory_budget());  // --max-memory changes it

@@ -2,6 +2,7 @@
 // A skeleton's hierarchy indexed once, so passes over every joint stay linear in joints
 // (Skeleton::children and Skeleton::is_ancestor cost O(joints) and O(depth) per call).
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "core/skeleton.hpp"
@@ -21,6 +22,9 @@ class JointTree {
     return enter_[ancestor] <= enter_[joint] && enter_[joint] < leave_[ancestor];
   }
   int depth(int j) const { return depth_[j]; }  // 0 for a root
+  // Joint j's pre-order number, and the numbers [first, end) of the joints strictly below it.
+  int order(int j) const { return enter_[j]; }
+  std::pair<int, int> below(int j) const { return {enter_[j] + 1, leave_[j]}; }
 
  private:
   std::vector<int> first_child_;  // joint_count + 1 offsets into child_list_

@@ -21,6 +21,7 @@
 #include "io/error.hpp"
 #include "io/file_util.hpp"
 #include "io/mapped_file.hpp"
+#include "io/memory_budget.hpp"
 #include "io/obj_reader.hpp"
 #include "io/obj_terrain.hpp"
 #include "io/prepared_terrain.hpp"
@@ -249,7 +250,7 @@ TerrainRead load_terrain_part(const std::filesystem::path& path, double metres_p
   request.triangulate = true;
   assimp::Scene scene;
   std::string assimp_error;
-  if (!assimp::import_scene(request, scene, assimp_error))
+  if (!assimp::import_scene(request, memory_budget(), scene, assimp_error))
     throw InputError(file, "cannot read as a mesh: " + one_line(assimp_error));
   if (scene.nodes.empty()) throw InputError(file, "no triangles in the file");
 

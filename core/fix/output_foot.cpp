@@ -22,9 +22,12 @@ OutputFoot::OutputFoot(const FootModel* foot, const Skin* skin, const LegSamples
       skeleton_(skeleton),
       to_world_(to_world) {
   under_toe_.assign(skeleton->joint_count(), 0);
+  // The toe and every joint below it, in one pass (parents come before children).
   if (foot->toe >= 0)
-    for (int j = 0; j < skeleton->joint_count(); ++j)
-      under_toe_[j] = skeleton->is_ancestor(foot->toe, j) ? 1 : 0;
+    for (int j = foot->toe; j < skeleton->joint_count(); ++j) {
+      const int parent = skeleton->parents[j];
+      under_toe_[j] = j == foot->toe || (parent >= 0 && under_toe_[parent]) ? 1 : 0;
+    }
   point_on_toe_.assign(foot->point_count(), 0);
   for (std::size_t i = 0; i < foot->points.size(); ++i)
     point_on_toe_[i] = foot->points[i].kind == FootPointKind::ToeTip && foot->toe >= 0 &&

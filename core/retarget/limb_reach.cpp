@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace ikfix::core {
 
@@ -79,12 +80,16 @@ void reach_arms(std::span<const ArmChain> arms, const Skeleton& target,
         glm::normalize(glm::inverse(parent_world.rotation) * upper_rot);
     locals[c.target_lower].rotation = glm::normalize(glm::inverse(upper_rot) * lower_rot);
     locals[c.target_hand].rotation = glm::normalize(glm::inverse(lower_rot) * hand_rot);
-    // World transforms of the chain and everything below it.
-    for (int j = c.target_upper; j < target.joint_count(); ++j)
-      if (target.is_ancestor(c.target_upper, j)) {
-        const int p = target.parents[j];
-        world[j] = compose(p < 0 ? target_to_world : world[p], locals[j]);
-      }
+    // World transforms of the chain and everything below it (parents come before children, so
+    // a joint is below the chain when its parent is: one pass, not a walk up per joint).
+    std::vector<char> below(target.joint_count() - c.target_upper, 0);
+    below[0] = 1;
+    for (int j = c.target_upper; j < target.joint_count(); ++j) {
+      const int p = target.parents[j];
+      if (j > c.target_upper && (p < c.target_upper || !below[p - c.target_upper])) continue;
+      below[j - c.target_upper] = 1;
+      world[j] = compose(p < 0 ? target_to_world : world[p], locals[j]);
+    }
   }
 }
 

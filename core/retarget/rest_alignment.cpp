@@ -2,54 +2,84 @@
 
 #include <algorithm>
 #include <optional>
+#include <utility>
+
+#include "core/joint_tree.hpp"
 
 namespace ikfix::core {
 namespace {
 
 bool is_thumb(const std::string& role) { return role.find("thumb") != std::string::npos; }
 
-int depth_below(const Skeleton& sk, int ancestor, int joint) {
-  int d = 0;
-  for (int j = joint; j >= 0; j = sk.parents[j], ++d)
-    if (j == ancestor) return d;
-  return -1;
-}
+// The pairs by the depth of their source joint, each list sorted by the joint's pre-order
+// index: the pairs at one depth below a joint are one contiguous run of its list.
+struct PairsByDepth {
+  PairsByDepth(const BoneMap& map, const JointTree& source) {
+    for (int q = 0; q < static_cast<int>(map.pairs.size()); ++q) {
+      const int d = source.depth(map.pairs[q].source);
+      if (d >= static_cast<int>(at_depth.size())) at_depth.resize(d + 1);
+      at_depth[d].push_back({source.order(map.pairs[q].source), q});
+    }
+    for (auto& list : at_depth) std::sort(list.begin(), list.end());
+    for (int d = 0; d < static_cast<int>(at_depth.size()); ++d)
+      if (!at_depth[d].empty()) depths.push_back(d);
+  }
+  std::vector<std::vector<std::pair<int, int>>> at_depth;  // (pre-order index, pair)
+  std::vector<int> depths;                                 // the depths that hold pairs, rising
+};
 
 // The pair whose joints give pair p's bone direction on both sides: the nearest mapped joint
 // below it (in the source hierarchy), preferring the spine over limbs at a branch (hips, chest)
 // and fingers over the thumb at the hand. -1 when there is none or the choice is ambiguous.
+// Looks through the depths below p's joint that hold pairs, nearest first, each in O(log n),
+// and stops at the first that gives a candidate.
 Vec3 child_position(const BonePair& q, const Skeleton& sk, std::span<const Transform> rest,
                     bool target_side);
 
-int direction_child(const BoneMap& map, int p, const Skeleton& source,
-                    std::span<const Transform> source_rest, const Skeleton& target,
-                    std::span<const Transform> target_rest) {
-  const BonePair& bp = map.pairs[p];
+struct AlignmentInput {
+  const BoneMap& map;
+  const Skeleton& source;
+  std::span<const Transform> source_rest;
+  const Skeleton& target;
+  std::span<const Transform> target_rest;
+  const JointTree& source_tree;
+  const JointTree& target_tree;
+  const PairsByDepth& by_depth;
+};
+
+// Whether pair q, below pair p on the source side, gives p a direction.
+bool gives_direction(const AlignmentInput& in, const BonePair& bp, const BonePair& bq) {
+  const bool below_on_target =
+      bq.target_end_site
+          ? in.target_tree.is_ancestor(bp.target, bq.target)
+          : (bq.target != bp.target && in.target_tree.is_ancestor(bp.target, bq.target));
+  if (!below_on_target) return false;
+  if (bq.target_end_site && !in.target.end_sites[bq.target]) return false;
+  // A child at the joint itself (CMU's thumb and finger base) gives no direction.
+  const double ls = glm::length(child_position(bq, in.source, in.source_rest, false) -
+                                in.source_rest[bp.source].translation);
+  const double lt = glm::length(child_position(bq, in.target, in.target_rest, true) -
+                                in.target_rest[bp.target].translation);
+  return ls >= 1e-6 && lt >= 1e-6;
+}
+
+int direction_child(const AlignmentInput& in, int p) {
+  const BonePair& bp = in.map.pairs[p];
+  const auto [first, end] = in.source_tree.below(bp.source);
   std::vector<int> best;
-  int best_depth = 1 << 30;
-  for (int q = 0; q < static_cast<int>(map.pairs.size()); ++q) {
-    if (q == p) continue;
-    const BonePair& bq = map.pairs[q];
-    const int d = depth_below(source, bp.source, bq.source);
-    if (d <= 0) continue;
-    const bool below_on_target =
-        bq.target_end_site ? (bq.target == bp.target || target.is_ancestor(bp.target, bq.target))
-                           : (bq.target != bp.target && target.is_ancestor(bp.target, bq.target));
-    if (!below_on_target) continue;
-    if (bq.target_end_site && !target.end_sites[bq.target]) continue;
-    // A child at the joint itself (CMU's thumb and finger base) gives no direction.
-    const double ls = glm::length(child_position(bq, source, source_rest, false) -
-                                  source_rest[bp.source].translation);
-    const double lt = glm::length(child_position(bq, target, target_rest, true) -
-                                  target_rest[bp.target].translation);
-    if (ls < 1e-6 || lt < 1e-6) continue;
-    if (d < best_depth) best.clear(), best_depth = d;
-    if (d == best_depth) best.push_back(q);
+  const auto& depths = in.by_depth.depths;
+  auto d = std::upper_bound(depths.begin(), depths.end(), in.source_tree.depth(bp.source));
+  for (; d != depths.end() && best.empty(); ++d) {
+    const auto& list = in.by_depth.at_depth[*d];
+    auto at = std::lower_bound(list.begin(), list.end(), std::pair<int, int>{first, -1});
+    for (; at != list.end() && at->first < end; ++at)
+      if (at->second != p && gives_direction(in, bp, in.map.pairs[at->second]))
+        best.push_back(at->second);
   }
   auto keep = [&](auto pred) {
     std::vector<int> kept;
     for (int q : best)
-      if (pred(map.pairs[q])) kept.push_back(q);
+      if (pred(in.map.pairs[q])) kept.push_back(q);
     if (!kept.empty()) best = kept;
   };
   if (best.size() > 1) keep([](const BonePair& q) { return !is_sided_role(q.role); });
@@ -65,7 +95,7 @@ Vec3 child_position(const BonePair& q, const Skeleton& sk, std::span<const Trans
 }
 
 // Right/up/forward frame of a rig in its rest pose.
-Quat rig_frame(const BoneMap& map, const Skeleton& sk, std::span<const Transform> rest,
+Quat rig_frame(const BoneMap& map, const JointTree& tree, std::span<const Transform> rest,
                const LegRig& legs, bool target_side) {
   const Vec3 left_hip = rest[legs.legs[0].hip].translation;
   const Vec3 right_hip = rest[legs.legs[1].hip].translation;
@@ -78,7 +108,7 @@ Quat rig_frame(const BoneMap& map, const Skeleton& sk, std::span<const Transform
     if (bp.target_end_site) continue;
     const int j = target_side ? bp.target : bp.source;
     bool in_leg = false;
-    for (const Leg& leg : legs.legs) in_leg = in_leg || sk.is_ancestor(leg.hip, j);
+    for (const Leg& leg : legs.legs) in_leg = in_leg || tree.is_ancestor(leg.hip, j);
     if (in_leg || j == legs.pelvis) continue;
     const Vec3 pos = rest[j].translation;
     if (pos.y <= mid.y) continue;  // arms hanging below the hips say nothing about "up"
@@ -101,8 +131,12 @@ RestAlignment align_rest_poses(const BoneMap& map, const Skeleton& source,
                                const Skeleton& target, std::span<const Transform> target_rest,
                                const LegRig& target_legs, bool align_bones) {
   RestAlignment out;
-  const Quat source_frame = rig_frame(map, source, source_rest, source_legs, false);
-  const Quat target_frame = rig_frame(map, target, target_rest, target_legs, true);
+  const JointTree source_tree(source), target_tree(target);
+  const PairsByDepth by_depth(map, source_tree);
+  const AlignmentInput in{map,         source,      source_rest, target,
+                          target_rest, source_tree, target_tree, by_depth};
+  const Quat source_frame = rig_frame(map, source_tree, source_rest, source_legs, false);
+  const Quat target_frame = rig_frame(map, target_tree, target_rest, target_legs, true);
   out.facing = glm::normalize(source_frame * glm::inverse(target_frame));
 
   const int n = static_cast<int>(map.pairs.size());
@@ -112,7 +146,7 @@ RestAlignment align_rest_poses(const BoneMap& map, const Skeleton& source,
     const BonePair& bp = map.pairs[p];
     if (bp.target_end_site) continue;
     Vec3 ds{0.0}, dt{0.0};
-    const int q = direction_child(map, p, source, source_rest, target, target_rest);
+    const int q = direction_child(in, p);
     if (q >= 0) {
       ds = child_position(map.pairs[q], source, source_rest, false) -
            source_rest[bp.source].translation;
@@ -142,14 +176,16 @@ RestAlignment align_rest_poses(const BoneMap& map, const Skeleton& source,
             [&](int a, int b) { return map.pairs[a].target < map.pairs[b].target; });
   std::vector<int> pair_of_target(target.joint_count(), -1);
   for (int p : order) pair_of_target[map.pairs[p].target] = p;
-  for (int p : order) {
-    if (has_direction[p]) continue;
-    for (int j = target.parents[map.pairs[p].target]; j >= 0; j = target.parents[j])
-      if (pair_of_target[j] >= 0) {
-        out.per_pair[p] = out.per_pair[pair_of_target[j]];
-        break;
-      }
+  // Per target joint, the pair of its nearest mapped ancestor (-1: none); parents come first.
+  std::vector<int> pair_above(target.joint_count(), -1);
+  for (int j = 0; j < target.joint_count(); ++j) {
+    const int parent = target.parents[j];
+    if (parent >= 0)
+      pair_above[j] = pair_of_target[parent] >= 0 ? pair_of_target[parent] : pair_above[parent];
   }
+  for (int p : order)
+    if (!has_direction[p] && pair_above[map.pairs[p].target] >= 0)
+      out.per_pair[p] = out.per_pair[pair_above[map.pairs[p].target]];
   for (int p : order)
     out.bones.push_back({p, rotation_angle(out.per_pair[p]), has_direction[p] != 0});
   return out;

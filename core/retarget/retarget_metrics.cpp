@@ -101,9 +101,16 @@ void measure_directions(const BoneMap& map, const WorldPoses& s, const WorldPose
                         RetargetQuality& q) {
   double sum = 0;
   long count = 0;
+  // The pairs whose source joint is a child of each source joint, in pair order (the order the
+  // sum is taken in): the candidates for b below, found without a scan of every pair.
+  std::vector<std::vector<int>> pairs_below(s.sk.joint_count());
+  for (int i = 0; i < static_cast<int>(map.pairs.size()); ++i)
+    if (const int parent = s.sk.parents[map.pairs[i].source]; parent >= 0)
+      pairs_below[parent].push_back(i);
   for (const BonePair& a : map.pairs) {
     if (a.target_end_site || !is_sided_role(a.role)) continue;
-    for (const BonePair& b : map.pairs) {
+    for (const int bi : pairs_below[a.source]) {
+      const BonePair& b = map.pairs[bi];
       if (!is_limb_bone(a, b, s, t)) continue;
       for (int f = 0; f < frames; ++f) {
         const Vec3 ds = s.at(f, b.source).translation - s.at(f, a.source).translation;

@@ -238,7 +238,7 @@ LoadedClip load(const std::filesystem::path& path, const ClipLoadOptions& option
   request.no_skeleton_meshes = true;
   Scene scene;
   std::string assimp_error;
-  if (!import_scene(request, scene, assimp_error) || scene.nodes.empty())
+  if (!import_scene(request, clip_memory_budget(), scene, assimp_error) || scene.nodes.empty())
     throw InputError(file, "Assimp cannot read it: " + one_line(assimp_error));
   const int index = pick_animation(scene, options, file);
   const Animation& anim = scene.animations[index];

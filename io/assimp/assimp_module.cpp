@@ -7,6 +7,7 @@
 #include <system_error>
 #include <vector>
 
+#include "io/assimp/import_process.hpp"
 #include "io/error.hpp"
 
 namespace ikfix::io::assimp {
@@ -81,8 +82,17 @@ void use_linked_module(const ModuleApi* api) {
     g_linked.store(api, std::memory_order_release);
 }
 
-bool import_scene(const ImportRequest& request, Scene& scene, std::string& assimp_error) {
+bool import_scene(const ImportRequest& request, std::uint64_t memory_limit_bytes, Scene& scene,
+                  std::string& assimp_error) {
+  if (!import_program().empty())
+    return import_in_child(request, memory_limit_bytes, scene, assimp_error);
+  return import_scene_here(request, scene, assimp_error);
+}
+
+bool import_scene_here(const ImportRequest& request, Scene& scene, std::string& assimp_error) {
   return module_for(request.file).import_scene(request, scene, assimp_error);
 }
+
+void load_module(const std::string& file) { module_for(file); }
 
 }  // namespace ikfix::io::assimp

@@ -10,16 +10,28 @@
 //      build/libikfix_assimp.so);
 //   3. <directory of /proc/self/exe>/../lib/ikfix/libikfix_assimp.so: the installed layout
 //      (`cmake --install`: bin/ikfix, lib/ikfix/libikfix_assimp.so).
+#include <cstdint>
 #include <string>
 
 #include "io/assimp/module_api.hpp"
 
 namespace ikfix::io::assimp {
 
-// Imports through the module. Returns false with Assimp's message (possibly several lines) in
-// `assimp_error` when Assimp cannot read the file. Throws InputError naming request.file when the
-// module cannot be loaded (what is missing, on one line). Thread-safe.
-bool import_scene(const ImportRequest& request, Scene& scene, std::string& assimp_error);
+// Imports through the module: in a child process limited to `memory_limit_bytes` of address
+// space (0: unlimited) and to import_timeout() when run_imports_in() named a program
+// (io/assimp/import_process.hpp), else here. Returns false with Assimp's message (possibly
+// several lines) in `assimp_error` when Assimp cannot read the file. Throws InputError naming
+// request.file when the module cannot be loaded (what is missing, on one line), and when the
+// child exceeds a limit or crashes. Thread-safe.
+bool import_scene(const ImportRequest& request, std::uint64_t memory_limit_bytes, Scene& scene,
+                  std::string& assimp_error);
+
+// The same import in this process, whatever run_imports_in() says.
+bool import_scene_here(const ImportRequest& request, Scene& scene, std::string& assimp_error);
+
+// Loads the module now (the child loads it before limiting its memory). Throws InputError
+// naming `file` when it cannot.
+void load_module(const std::string& file);
 
 // Used by module/link_module.cpp: the module linked into this program, used before any file.
 void use_linked_module(const ModuleApi* api);

@@ -9,6 +9,7 @@
 #include "core/fk.hpp"
 #include "io/assimp/assimp_module.hpp"
 #include "io/error.hpp"
+#include "io/memory_budget.hpp"
 
 namespace ikfix::io::fbx {
 namespace {
@@ -188,7 +189,7 @@ VerifyReport verify_with_assimp(const std::string& bytes, const std::string& fil
   request.format_hint = "fbx";
   assimp::Scene s;
   std::string assimp_error;
-  if (!assimp::import_scene(request, s, assimp_error))
+  if (!assimp::import_scene(request, clip_memory_budget(), s, assimp_error))
     throw InputError(file, "the written FBX does not read back through Assimp (" +
                                one_line(assimp_error) + "); nothing was written");
   for (const PatchedTake& p : patched) {

@@ -4,9 +4,13 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "e2e_support.hpp"
+#include "io/assimp/assimp_module.hpp"
+#include "io/assimp/import_process.hpp"
+#include "io/assimp/scene_wire.hpp"
 
 namespace ikfix::test {
 namespace {
@@ -61,18 +65,124 @@ TEST(AssimpModule, BvhWithObjTerrainNeverLoadsAssimp) {
   fs::remove_all(dir);
 }
 
-TEST(AssimpModule, StlTerrainLoadsTheModuleOnFirstUse) {
+// The import runs in a child process (io/assimp/import_process.hpp): the loader's log, one file
+// per process, shows Assimp loaded (by dlopen) in exactly one process, and not in the others.
+TEST(AssimpModule, StlTerrainIsImportedInAChildProcess) {
   const fs::path dir = temp_dir("assimp_stl");
   const fs::path stl = write_stl_ground(dir);
-  const CommandResult r = run_binary("LD_DEBUG=files", ikfix_binary(),
-                                     "-q run " + quoted(bundled("clips/walk.bvh")) + " --terrain " +
-                                         quoted(stl) + " -o " + quoted(dir / "out.bvh"));
+  const fs::path logs = dir / "ld";
+  fs::create_directories(logs);
+  const CommandResult r =
+      run_binary("LD_DEBUG=files LD_DEBUG_OUTPUT=" + quoted(logs / "log"), ikfix_binary(),
+                 "-q run " + quoted(bundled("clips/walk.bvh")) + " --terrain " + quoted(stl) +
+                     " -o " + quoted(dir / "out.bvh"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("libikfix_assimp.so"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("file=libassimp.so"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("dynamically loaded by"), std::string::npos) << r.output;
+  int processes = 0, with_assimp = 0;
+  for (const auto& entry : fs::directory_iterator(logs)) {
+    const std::string log = io::read_file(entry.path());
+    ++processes;
+    if (log.find("libikfix_assimp.so") == std::string::npos) continue;
+    ++with_assimp;
+    EXPECT_NE(log.find("file=libassimp.so"), std::string::npos) << log;
+    EXPECT_NE(log.find("dynamically loaded by"), std::string::npos) << log;
+  }
+  EXPECT_GE(processes, 2) << "no child process was started";
+  EXPECT_EQ(with_assimp, 1) << "Assimp should load in the import's child only";
   EXPECT_TRUE(fs::exists(dir / "out.bvh"));
   fs::remove_all(dir);
+}
+
+// Processes whose command line holds `text` (the import child's names the file it imports).
+int processes_naming(const std::string& text) {
+  int found = 0;
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    std::ifstream in(entry.path() / "cmdline", std::ios::binary);
+    const std::string cmdline((std::istreambuf_iterator<char>(in)),
+                              std::istreambuf_iterator<char>());
+    found += cmdline.find(text) != std::string::npos &&
+             cmdline.find("__assimp-import") != std::string::npos;
+  }
+  return found;
+}
+
+// What an import gives, as the bytes of its wire form (equal bytes: equal scenes, bit for bit).
+std::string imported_bytes(const io::assimp::ImportRequest& request, bool in_child) {
+  io::assimp::Scene scene;
+  std::string error;
+  const bool ok = in_child ? io::assimp::import_in_child(request, 0, scene, error)
+                           : io::assimp::import_scene_here(request, scene, error);
+  EXPECT_TRUE(ok) << request.file << ": " << error;
+  std::string bytes;
+  io::assimp::wire::encode_result(io::assimp::wire::Status::imported, "", scene,
+                                  [&](std::string_view piece) { bytes.append(piece); });
+  return bytes;
+}
+
+// The scene the ikfix binary's child imports is the one this process imports itself, bit for
+// bit: Collada clips, an FBX read from memory (as --verify-assimp does), STL and GLB meshes
+// triangulated (as terrains are). So every output over them is unchanged by the child.
+TEST(AssimpModule, ChildImportsTheSameSceneAsThisProcess) {
+  IKFIX_REQUIRE_SHARED_DATA();
+  io::assimp::run_imports_in(ikfix_binary().string());
+  const fs::path anim = shared_data_dir() / "anim";
+  for (const fs::path& dae : {anim / "dae" / "box_nested_animation.dae",
+                              anim / "dae" / "anims_with_full_rotations.dae"}) {
+    io::assimp::ImportRequest request;
+    request.file = dae.string();
+    request.no_skeleton_meshes = true;
+    EXPECT_EQ(imported_bytes(request, true), imported_bytes(request, false)) << dae;
+  }
+  const std::string fbx = io::read_file(anim / "fbx" / "barbarian_blender_7400.fbx");
+  io::assimp::ImportRequest from_memory;
+  from_memory.file = "barbarian.fbx";
+  from_memory.bytes = &fbx;
+  from_memory.format_hint = "fbx";
+  const std::string fbx_scene = imported_bytes(from_memory, true);
+  EXPECT_GT(fbx_scene.size(), 100000u);
+  EXPECT_EQ(fbx_scene, imported_bytes(from_memory, false));
+  const fs::path dir = temp_dir("assimp_same_scene");
+  for (const fs::path& mesh : {write_stl_ground(dir), anim / "gltf" / "CesiumMan.glb"}) {
+    io::assimp::ImportRequest request;
+    request.file = mesh.string();
+    request.triangulate = true;
+    EXPECT_EQ(imported_bytes(request, true), imported_bytes(request, false)) << mesh;
+  }
+  io::assimp::run_imports_in("");
+}
+
+// A real import that outlives --assimp-timeout: one line naming the file, exit 2, no output and
+// no process left.
+TEST(AssimpModule, ImportPastTheTimeoutIsOneCleanError) {
+  const fs::path dir = temp_dir("assimp_timeout");
+  const fs::path stl = write_stl_ground(dir);
+  const CommandResult r =
+      run_ikfix("-q run " + quoted(bundled("clips/walk.bvh")) + " --terrain " + quoted(stl) +
+                " -o " + quoted(dir / "out.bvh") + " --assimp-timeout 0.001");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_EQ(count_lines(r.output), 1) << r.output;
+  EXPECT_NE(r.output.find(stl.string() + ": the Assimp import timed out after 0.001 s"),
+            std::string::npos)
+      << r.output;
+  EXPECT_FALSE(fs::exists(dir / "out.bvh"));
+  EXPECT_EQ(processes_naming(stl.string()), 0);
+  fs::remove_all(dir);
+}
+
+// A real Collada clip whose import needs more than --max-memory: the child's address space
+// limit stops it, and the error says so on one line.
+TEST(AssimpModule, ImportAboveTheMemoryLimitIsOneCleanError) {
+  IKFIX_REQUIRE_SHARED_DATA();
+  const fs::path dae = shared_data_dir() / "anim" / "dae" / "anims_with_full_rotations.dae";
+  const CommandResult r = run_ikfix("inspect " + quoted(dae) + " --max-memory 1M");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_EQ(count_lines(r.output), 1) << r.output;
+  EXPECT_NE(r.output.find(dae.string() +
+                          ": the Assimp import exceeded its memory limit of 1.0 MB (--max-memory)"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(processes_naming(dae.string()), 0);
+  // The same file within the default limit reads.
+  EXPECT_EQ(run_ikfix("inspect " + quoted(dae)).exit_code, 0);
 }
 
 // Errors from inside an Assimp import still reach the CLI as one line naming the file.
