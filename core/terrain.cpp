@@ -134,14 +134,15 @@ struct GroundScene {
   }
 };
 
-// A grid of square tiles over the ground triangles' horizontal bounds, each listing the ground
-// triangles whose box touches the tile grown by `margin` (ascending). A query point takes the
-// scene of the tile holding it (a point outside the grid: the nearest tile), built on the first
+// A grid of square tiles over the mesh's horizontal bounds (or the part held), each listing the
+// ground triangles whose box touches the tile grown by `margin` (ascending). A query point takes
+// the scene of the tile holding it (a point outside the grid: the nearest tile), built on the first
 // query there: a clip's feet reach a few tiles of a level, and the scene a point gets does not
 // depend on the order or the threads of the queries.
 struct SceneTiles {
   double origin_x = 0.0, origin_z = 0.0;  // world metres
   double size = 1.0;                      // tile side, metres
+  double inv_size = 1.0;                  // 1 / size
   double margin = 0.0;                    // metres a tile's scene reaches past the tile
   int columns = 0, rows = 0;
   std::vector<std::uint32_t> start;  // columns * rows + 1 offsets into `triangles`
@@ -151,7 +152,7 @@ struct SceneTiles {
 
   std::size_t tile_of(double x, double z) const {
     auto cell = [this](double v, double origin, int count) {
-      const double c = std::floor((v - origin) / size);
+      const double c = std::floor((v - origin) * inv_size);
       return static_cast<std::size_t>(std::clamp(c, 0.0, static_cast<double>(count - 1)));
     };
     return cell(z, origin_z, rows) * static_cast<std::size_t>(columns) + cell(x, origin_x, columns);
@@ -379,23 +380,16 @@ const SceneTiles& Terrain::Impl::scene_tiles() const {
 }
 
 void Terrain::Impl::list_tiles(SceneTiles& t) const {
-  std::vector<XzBox> boxes(ground.size());
-  QueryRect all;
-  for (std::size_t k = 0; k < ground.size(); ++k) {
-    const auto& tri = mesh.triangles[ground[k]];
-    const Vec3& a = mesh.vertices[tri[0]];
-    const Vec3& b = mesh.vertices[tri[1]];
-    const Vec3& c = mesh.vertices[tri[2]];
-    boxes[k] = {std::min({a.x, b.x, c.x}), std::min({a.z, b.z, c.z}), std::max({a.x, b.x, c.x}),
-                std::max({a.z, b.z, c.z})};
-    all.add(boxes[k].min_x, boxes[k].min_z);
-    all.add(boxes[k].max_x, boxes[k].max_z);
-  }
+  // Over the whole mesh's bounds, or the part held within them: a triangle reaching past it
+  // lands in the edge tiles (tile_of clamps).
+  const double min_x = std::max(bounds_min.x, held.min_x),
+               max_x = std::min(bounds_max.x, held.max_x);
+  const double min_z = std::max(bounds_min.z, held.min_z),
+               max_z = std::min(bounds_max.z, held.max_z);
+  const double width = std::max(max_x - min_x, 0.0), depth = std::max(max_z - min_z, 0.0);
   // Far beyond a ray's float error (an ulp) and the edge search's reach (2 nudges, 8 ulps).
   t.margin = 16.0 * nudge;
   const std::size_t per_tile = options.scene_tile_triangles;
-  const double width = all.empty() ? 0.0 : all.max_x - all.min_x;
-  const double depth = all.empty() ? 0.0 : all.max_z - all.min_z;
   const double tiles_wanted = per_tile == 0
                                   ? 1.0
                                   : std::clamp(static_cast<double>(ground.size()) / per_tile, 1.0,
@@ -404,24 +398,34 @@ void Terrain::Impl::list_tiles(SceneTiles& t) const {
   t.columns = static_cast<int>(std::clamp(std::ceil(width / t.size), 1.0, 1024.0));
   t.rows = static_cast<int>(std::clamp(std::ceil(depth / t.size), 1.0, 1024.0));
   t.size = std::max({t.size, width / t.columns, depth / t.rows});
-  t.origin_x = all.empty() ? 0.0 : all.min_x;
-  t.origin_z = all.empty() ? 0.0 : all.min_z;
-  // Two passes (count, then fill), the triangles of each tile ascending.
+  t.inv_size = 1.0 / t.size;
+  t.origin_x = min_x, t.origin_z = min_z;
+  // Each triangle's first and last tile (its box grown by the margin), then two passes (count,
+  // fill): the triangles of each tile ascending.
+  std::vector<std::array<std::uint32_t, 2>> reach(ground.size());
   const std::size_t tile_count = static_cast<std::size_t>(t.columns) * t.rows;
   t.start.assign(tile_count + 1, 0);
-  auto each_tile = [&](const XzBox& b, auto&& body) {
-    const std::size_t lo = t.tile_of(b.min_x - t.margin, b.min_z - t.margin);
-    const std::size_t hi = t.tile_of(b.max_x + t.margin, b.max_z + t.margin);
-    const std::size_t cols = static_cast<std::size_t>(t.columns);
-    for (std::size_t row = lo / cols; row <= hi / cols; ++row)
-      for (std::size_t col = lo % cols; col <= hi % cols; ++col) body(row * cols + col);
+  const auto cols = static_cast<std::uint32_t>(t.columns);
+  auto each_tile = [cols](const std::array<std::uint32_t, 2>& r, auto&& body) {
+    for (std::uint32_t row = r[0] / cols; row <= r[1] / cols; ++row)
+      for (std::uint32_t col = r[0] % cols; col <= r[1] % cols; ++col) body(row * cols + col);
   };
-  for (const XzBox& b : boxes) each_tile(b, [&](std::size_t tile) { ++t.start[tile + 1]; });
+  for (std::size_t k = 0; k < ground.size(); ++k) {
+    const auto& tri = mesh.triangles[ground[k]];
+    const Vec3& a = mesh.vertices[tri[0]];
+    const Vec3& b = mesh.vertices[tri[1]];
+    const Vec3& c = mesh.vertices[tri[2]];
+    reach[k] = {static_cast<std::uint32_t>(t.tile_of(std::min({a.x, b.x, c.x}) - t.margin,
+                                                     std::min({a.z, b.z, c.z}) - t.margin)),
+                static_cast<std::uint32_t>(t.tile_of(std::max({a.x, b.x, c.x}) + t.margin,
+                                                     std::max({a.z, b.z, c.z}) + t.margin))};
+    each_tile(reach[k], [&](std::uint32_t tile) { ++t.start[tile + 1]; });
+  }
   for (std::size_t k = 1; k < t.start.size(); ++k) t.start[k] += t.start[k - 1];
   t.triangles.resize(t.start.back());
   std::vector<std::uint32_t> fill(t.start.begin(), t.start.end() - 1);
-  for (std::size_t k = 0; k < boxes.size(); ++k)
-    each_tile(boxes[k], [&](std::size_t tile) { t.triangles[fill[tile]++] = ground[k]; });
+  for (std::size_t k = 0; k < ground.size(); ++k)
+    each_tile(reach[k], [&](std::uint32_t tile) { t.triangles[fill[tile]++] = ground[k]; });
   t.built = std::make_unique<std::atomic<const GroundScene*>[]>(tile_count);
   for (std::size_t k = 0; k < tile_count; ++k) t.built[k].store(nullptr);
 }
@@ -653,8 +657,8 @@ void Terrain::Impl::query_packets(std::span<const std::array<double, 2>> xz,
   // query's own ~4.9% -> ~4.2%). A point's answer does not depend on its packet mates: a hit is
   // taken only well inside its triangle, where any ray path finds the same one, and near an
   // edge the single nudged rays of resolve() decide.
-  // The points cast are taken tile by tile (each tile's scene serves its own points), in
-  // their order within a tile.
+  // The points cast go in packets of consecutive points of one tile (each tile's scene serves
+  // its own points): a foot's frames mostly stay in a tile, and sorting cost more than it saved.
   const SceneTiles* tiles_ = nullptr;                            // listed at the first point cast
   std::vector<std::pair<std::size_t, std::size_t>> cast_points;  // (tile, index in xz)
   cast_points.reserve(xz.size());
@@ -670,7 +674,6 @@ void Terrain::Impl::query_packets(std::span<const std::array<double, 2>> xz,
     cast_points.emplace_back(tiles_->tile_of(xz[k][0], xz[k][1]), k);
   }
   if (!rect.empty()) require_served(rect);
-  std::sort(cast_points.begin(), cast_points.end());
   for (std::size_t begin = 0; begin < cast_points.size();) {
     const std::size_t tile = cast_points[begin].first;
     std::size_t end = begin;

@@ -58,8 +58,8 @@ struct TerrainCrop {
 };
 
 // Metres a query point must lie inside a crop's rectangle (far more than every triangle a
-// query's rays and edge search can reach: a few float ulps).
-inline constexpr double kTerrainCropMargin = 1.0;
+// query's rays and edge search can reach: a few float ulps of the mesh's extent).
+inline constexpr double kTerrainCropMargin = 0.05;
 
 struct TerrainOptions {
   // Interpolate vertex normals across a triangle (if the mesh has them) instead of face normals.
