@@ -179,19 +179,31 @@ void sort_by_index(std::vector<TriangleRecord>& records) {
   }
 }
 
-// File vertex index -> crop vertex index (open addressing, linear probing).
-class FlatVertexMap {
+// File vertex index -> crop vertex index. A table over the range of indices the kept
+// triangles use when that range is dense (a crop of a mesh numbered row by row spans a few of
+// its rows, read nearly in order: hashing them cost cache misses), else open addressing.
+class VertexRemap {
  public:
   static constexpr std::uint32_t kUnset = std::numeric_limits<std::uint32_t>::max();
-  explicit FlatVertexMap(std::size_t expected) {
+  explicit VertexRemap(const std::vector<TriangleRecord>& kept) {
+    std::uint32_t lo = kUnset, hi = 0;
+    for (const TriangleRecord& r : kept)
+      lo = std::min({lo, r.v0, r.v1, r.v2}), hi = std::max({hi, r.v0, r.v1, r.v2});
+    const std::size_t corners = 3 * kept.size();
+    if (!kept.empty() && std::size_t{hi - lo} < 8 * corners + 65536) {
+      first_ = lo;
+      dense_.assign(std::size_t{hi - lo} + 1, kUnset);
+      return;
+    }
     std::size_t capacity = 16;
-    while (capacity < 2 * expected) capacity *= 2;
+    while (capacity < 2 * corners) capacity *= 2;
     keys_.assign(capacity, kUnset);
     values_.resize(capacity);
     mask_ = capacity - 1;
   }
   // The value slot of `key`: kUnset when the key is new (the caller sets it).
   std::uint32_t& find_or_add(std::uint32_t key) {
+    if (!dense_.empty()) return dense_[key - first_];
     std::size_t slot = (key * 0x9e3779b97f4a7c15ull >> 20) & mask_;
     for (; keys_[slot] != kUnset; slot = (slot + 1) & mask_)
       if (keys_[slot] == key) return values_[slot];
@@ -201,6 +213,8 @@ class FlatVertexMap {
   }
 
  private:
+  std::uint32_t first_ = 0;
+  std::vector<std::uint32_t> dense_;
   std::vector<std::uint32_t> keys_, values_;
   std::size_t mask_ = 0;
 };
@@ -349,10 +363,10 @@ class PreparedReader {
   void crop(const core::XzBox& keep, core::TerrainMesh& mesh) {
     std::vector<TriangleRecord> kept = kept_records(keep);
     sort_by_index(kept);
-    FlatVertexMap remap(3 * kept.size());
+    VertexRemap remap(kept);
     auto vertex = [&](std::uint32_t v) {
       std::uint32_t& slot = remap.find_or_add(v);
-      if (slot == FlatVertexMap::kUnset) {
+      if (slot == VertexRemap::kUnset) {
         slot = static_cast<std::uint32_t>(mesh.vertices.size());
         mesh.vertices.push_back(vec3_at(h_.positions_offset, v));
         if (h_.has_normals) mesh.vertex_normals.push_back(vec3_at(h_.normals_offset, v));
