@@ -1,5 +1,7 @@
 #include "cli/fix_options.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <stdexcept>
 
 #include "core/units.hpp"
@@ -74,6 +76,9 @@ std::unique_ptr<core::Terrain> load_terrain(const TerrainOptions& o,
     crop.min_x = footprint_ws->min_x, crop.min_z = footprint_ws->min_z;
     crop.max_x = footprint_ws->max_x, crop.max_z = footprint_ws->max_z;
     terrain_options.crop = crop;
+    spdlog::debug("{}: {} triangles read under the footprint x {:.2f}..{:.2f}, z {:.2f}..{:.2f} m",
+                  o.path, read.mesh.triangles.size(), crop.min_x, crop.max_x, crop.min_z,
+                  crop.max_z);
   }
   try {
     return std::make_unique<core::Terrain>(std::move(read.mesh), terrain_options);

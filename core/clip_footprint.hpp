@@ -11,9 +11,10 @@ namespace ikfix::core {
 
 // Metres added around the joints' horizontal bounds, plus half their vertical extent (the
 // legs' reach): the fixed joints stay within a leg's length of the input's (the pelvis only
-// drops, a plant moves at most 0.3 m), the HTML view shows 1 m around them, and the terrain's
-// ray-query scenes reach kTerrainCropMargin (1 m) past the points they serve.
-inline constexpr double kFootprintMargin = 2.5;
+// drops, a plant moves at most 0.3 m), the HTML view shows 1 m around them, and a ground query
+// must lie kTerrainCropMargin (0.05 m) inside the part read. A query past it still gets the
+// whole terrain's answer: the caller reads the whole terrain (TerrainPartTooSmall).
+inline constexpr double kFootprintMargin = 1.25;
 
 // The xz bounds (world metres) of the world positions of `joints` (all when empty) over every
 // frame of `clip` placed by `space`, grown by kFootprintMargin plus half the positions'

@@ -24,6 +24,9 @@ constexpr double kVerticalNormalY = 1e-12;
 
 constexpr unsigned kInvalidId = RTC_INVALID_GEOMETRY_ID;
 
+// At most this many scene tiles (SceneTiles), whatever the triangle count.
+constexpr double kMaxSceneTiles = 1 << 18;
+
 struct DeviceDeleter {
   void operator()(RTCDeviceTy* device) const { rtcReleaseDevice(device); }
 };
@@ -103,16 +106,13 @@ struct alignas(64) GroundPrim {
 static_assert(sizeof(GroundPrim) == 128, "a GroundPrim should fill exactly two cache lines");
 
 // The ray-query structure over the ground triangles whose horizontal bounding box touches the
-// rectangle [min_x, max_x] x [min_z, max_z] (world metres). Every point a query casts a ray at
-// lies inside the rectangle by at least kCropMargin, so the topmost triangle under it, and every
-// triangle the nudged rays of an edge case can land on, is in the scene: the answers are those
-// of a scene over the whole terrain (same vertices in float, same rays, same tie order).
-// Margin (metres) a scene reaches past the points it serves: far beyond the nudged rays (a few
-// float ulps), and room for the next frames of a clip so that few scenes are built.
-constexpr double kCropMargin = kTerrainCropMargin;
-
+// rectangle [min_x, max_x] x [min_z, max_z] (world metres): one tile of SceneTiles grown by its
+// margin, or the whole mesh. Every point a query casts a ray at lies inside the rectangle by
+// more than a ray's float error and the nudges of an edge case, so the topmost triangle under
+// it, and every triangle the double-precision edge search can pick, is in the scene: the answers
+// are those of a scene over the whole terrain (same vertices in float, same rays, same tie
+// order: prims in mesh order).
 struct GroundScene {
-  double min_x = 0.0, min_z = 0.0, max_x = 0.0, max_z = 0.0;
   // Embree primitive id -> its query record, in ascending mesh triangle order.
   std::vector<GroundPrim> prims;
   std::unique_ptr<RTCSceneTy, SceneDeleter> scene;
@@ -132,11 +132,30 @@ struct GroundScene {
     });
     return grid;
   }
+};
 
-  // Every point of [lo_x, hi_x] x [lo_z, hi_z] lies at least kCropMargin inside.
-  bool covers(double lo_x, double lo_z, double hi_x, double hi_z) const {
-    return lo_x - kCropMargin >= min_x && hi_x + kCropMargin <= max_x &&
-           lo_z - kCropMargin >= min_z && hi_z + kCropMargin <= max_z;
+// A grid of square tiles over the mesh's horizontal bounds (or the part held), each listing the
+// ground triangles whose box touches the tile grown by `margin` (ascending). A query point takes
+// the scene of the tile holding it (a point outside the grid: the nearest tile), built on the first
+// query there: a clip's feet reach a few tiles of a level, and the scene a point gets does not
+// depend on the order or the threads of the queries.
+struct SceneTiles {
+  double origin_x = 0.0, origin_z = 0.0;  // world metres
+  double size = 1.0;                      // tile side, metres
+  double inv_size = 1.0;                  // 1 / size
+  double margin = 0.0;                    // metres a tile's scene reaches past the tile
+  int columns = 0, rows = 0;
+  std::vector<std::uint32_t> start;  // columns * rows + 1 offsets into `triangles`
+  std::vector<std::uint32_t> triangles;
+  // Per tile: its scene once built (owned by Terrain::Impl::scenes), else null.
+  std::unique_ptr<std::atomic<const GroundScene*>[]> built;
+
+  std::size_t tile_of(double x, double z) const {
+    auto cell = [this](double v, double origin, int count) {
+      const double c = std::floor((v - origin) * inv_size);
+      return static_cast<std::size_t>(std::clamp(c, 0.0, static_cast<double>(count - 1)));
+    };
+    return cell(z, origin_z, rows) * static_cast<std::size_t>(columns) + cell(x, origin_x, columns);
   }
 };
 
@@ -178,21 +197,31 @@ struct Terrain::Impl {
   int packet_width = 1;
   std::unique_ptr<RTCDeviceTy, DeviceDeleter> device;
 
-  // Scenes are built on first use, over the part of the terrain the queries reach (a clip
-  // touches a few square metres of a level), and grown when a query reaches past them. A scene
-  // once published is never freed before the terrain: a thread may still be querying it.
-  mutable std::mutex grow_mutex;
-  mutable std::vector<std::unique_ptr<GroundScene>> scenes;  // guarded by grow_mutex
-  mutable std::atomic<const GroundScene*> current{nullptr};
+  // Scenes are built on first use, one per tile the queries reach (SceneTiles; or one over
+  // the whole mesh without tiles). A scene once published is never freed before the terrain: a
+  // thread may still be querying it.
+  mutable std::once_flag tiles_once;
+  mutable SceneTiles tiles;  // set up on the first query
+  mutable std::mutex build_mutex;
+  mutable std::vector<std::unique_ptr<GroundScene>> scenes;  // guarded by build_mutex
 
   void validate_and_bound();
   void classify();
   void make_device_and_vertices();
-  // A scene covering `rect` (grown as needed; the whole terrain at most).
-  const GroundScene& scene_for(const QueryRect& rect) const;
-  std::unique_ptr<GroundScene> build_scene(double min_x, double min_z, double max_x,
-                                           double max_z) const;
-  void gather_prims(GroundScene& s) const;
+  // The tiles, listed on first use.
+  const SceneTiles& scene_tiles() const;
+  void list_tiles(SceneTiles& t) const;
+  // The scene of tile `tile`, built on first use.
+  const GroundScene& tile_scene(std::size_t tile) const;
+  // Throws TerrainPartTooSmall unless every point of `rect` lies kTerrainCropMargin inside the
+  // part held.
+  void require_served(const QueryRect& rect) const {
+    require_held(rect.min_x - kTerrainCropMargin, rect.min_z - kTerrainCropMargin,
+                 rect.max_x + kTerrainCropMargin, rect.max_z + kTerrainCropMargin,
+                 "a ground query");
+  }
+  std::unique_ptr<GroundScene> build_scene(std::span<const std::uint32_t> triangles) const;
+  void gather_prims(std::span<const std::uint32_t> triangles, GroundScene& s) const;
   // The rectangle whose triangles are all in `mesh` (world metres): infinite without a crop,
   // and on each side where the crop reaches the whole mesh's bounds (nothing lies past them).
   QueryRect held;
@@ -246,7 +275,8 @@ struct Terrain::Impl {
     if (!may_hit(x, z)) return miss(out);
     QueryRect rect;
     rect.add(x, z);
-    const GroundScene& s = scene_for(rect);
+    require_served(rect);
+    const GroundScene& s = tile_scene(scene_tiles().tile_of(x, z));
     resolve(s, x, z, cast(s, x, z), out);
   }
   template <int N, typename RayHitN>
@@ -344,50 +374,83 @@ void Terrain::Impl::make_device_and_vertices() {
   }
 }
 
-const GroundScene& Terrain::Impl::scene_for(const QueryRect& rect) const {
-  const GroundScene* s = current.load(std::memory_order_acquire);
-  if (s && s->covers(rect.min_x, rect.min_z, rect.max_x, rect.max_z)) return *s;
-  const std::lock_guard<std::mutex> lock(grow_mutex);
-  s = current.load(std::memory_order_acquire);
-  if (s && s->covers(rect.min_x, rect.min_z, rect.max_x, rect.max_z)) return *s;
-  QueryRect want = rect;
-  double margin = kCropMargin;
-  if (s) {
-    // Grow geometrically (union, then as much again around it): a clip wandering over a level
-    // builds a handful of scenes, not one per block of queries.
-    want.add(s->min_x + kCropMargin, s->min_z + kCropMargin);
-    want.add(s->max_x - kCropMargin, s->max_z - kCropMargin);
-    margin = std::max(kCropMargin, std::max(want.max_x - want.min_x, want.max_z - want.min_z));
+const SceneTiles& Terrain::Impl::scene_tiles() const {
+  std::call_once(tiles_once, [this] { list_tiles(tiles); });
+  return tiles;
+}
+
+void Terrain::Impl::list_tiles(SceneTiles& t) const {
+  // Over the whole mesh's bounds, or the part held within them: a triangle reaching past it
+  // lands in the edge tiles (tile_of clamps).
+  const double min_x = std::max(bounds_min.x, held.min_x),
+               max_x = std::min(bounds_max.x, held.max_x);
+  const double min_z = std::max(bounds_min.z, held.min_z),
+               max_z = std::min(bounds_max.z, held.max_z);
+  const double width = std::max(max_x - min_x, 0.0), depth = std::max(max_z - min_z, 0.0);
+  // Far beyond a ray's float error (an ulp) and the edge search's reach (2 nudges, 8 ulps).
+  t.margin = 16.0 * nudge;
+  const std::size_t per_tile = options.scene_tile_triangles;
+  const double tiles_wanted = per_tile == 0
+                                  ? 1.0
+                                  : std::clamp(static_cast<double>(ground.size()) / per_tile, 1.0,
+                                               static_cast<double>(kMaxSceneTiles));
+  t.size = std::max(std::sqrt(std::max(width * depth, 1e-12) / tiles_wanted), 1e-6);
+  t.columns = static_cast<int>(std::clamp(std::ceil(width / t.size), 1.0, 1024.0));
+  t.rows = static_cast<int>(std::clamp(std::ceil(depth / t.size), 1.0, 1024.0));
+  t.size = std::max({t.size, width / t.columns, depth / t.rows});
+  t.inv_size = 1.0 / t.size;
+  t.origin_x = min_x, t.origin_z = min_z;
+  // Each triangle's first and last tile (its box grown by the margin), then two passes (count,
+  // fill): the triangles of each tile ascending.
+  std::vector<std::array<std::uint32_t, 2>> reach(ground.size());
+  const std::size_t tile_count = static_cast<std::size_t>(t.columns) * t.rows;
+  t.start.assign(tile_count + 1, 0);
+  const auto cols = static_cast<std::uint32_t>(t.columns);
+  auto each_tile = [cols](const std::array<std::uint32_t, 2>& r, auto&& body) {
+    for (std::uint32_t row = r[0] / cols; row <= r[1] / cols; ++row)
+      for (std::uint32_t col = r[0] % cols; col <= r[1] % cols; ++col) body(row * cols + col);
+  };
+  for (std::size_t k = 0; k < ground.size(); ++k) {
+    const auto& tri = mesh.triangles[ground[k]];
+    const Vec3& a = mesh.vertices[tri[0]];
+    const Vec3& b = mesh.vertices[tri[1]];
+    const Vec3& c = mesh.vertices[tri[2]];
+    reach[k] = {static_cast<std::uint32_t>(t.tile_of(std::min({a.x, b.x, c.x}) - t.margin,
+                                                     std::min({a.z, b.z, c.z}) - t.margin)),
+                static_cast<std::uint32_t>(t.tile_of(std::max({a.x, b.x, c.x}) + t.margin,
+                                                     std::max({a.z, b.z, c.z}) + t.margin))};
+    each_tile(reach[k], [&](std::uint32_t tile) { ++t.start[tile + 1]; });
   }
-  double min_x = want.min_x - margin, max_x = want.max_x + margin;
-  double min_z = want.min_z - margin, max_z = want.max_z + margin;
-  // Half the terrain's area or more: the whole terrain (its bounds cover every query).
-  const double area_whole = (bounds_max.x - bounds_min.x + 2 * kCropMargin) *
-                            (bounds_max.z - bounds_min.z + 2 * kCropMargin);
-  if ((max_x - min_x) * (max_z - min_z) >= 0.5 * area_whole || scenes.size() >= 6) {
-    min_x = bounds_min.x - kCropMargin, max_x = bounds_max.x + kCropMargin;
-    min_z = bounds_min.z - kCropMargin, max_z = bounds_max.z + kCropMargin;
-  }
-  // Never past the part read (its triangles are all there is): the points served must lie
-  // kCropMargin inside it, as inside any scene.
-  require_held(rect.min_x - kCropMargin, rect.min_z - kCropMargin, rect.max_x + kCropMargin,
-               rect.max_z + kCropMargin, "a ground query");
-  min_x = std::max(min_x, held.min_x), max_x = std::min(max_x, held.max_x);
-  min_z = std::max(min_z, held.min_z), max_z = std::min(max_z, held.max_z);
-  scenes.push_back(build_scene(min_x, min_z, max_x, max_z));
-  current.store(scenes.back().get(), std::memory_order_release);
+  for (std::size_t k = 1; k < t.start.size(); ++k) t.start[k] += t.start[k - 1];
+  t.triangles.resize(t.start.back());
+  std::vector<std::uint32_t> fill(t.start.begin(), t.start.end() - 1);
+  for (std::size_t k = 0; k < ground.size(); ++k)
+    each_tile(reach[k], [&](std::uint32_t tile) { t.triangles[fill[tile]++] = ground[k]; });
+  t.built = std::make_unique<std::atomic<const GroundScene*>[]>(tile_count);
+  for (std::size_t k = 0; k < tile_count; ++k) t.built[k].store(nullptr);
+}
+
+const GroundScene& Terrain::Impl::tile_scene(std::size_t tile) const {
+  const SceneTiles& t = scene_tiles();
+  const GroundScene* s = t.built[tile].load(std::memory_order_acquire);
+  if (s) return *s;
+  const std::lock_guard<std::mutex> lock(build_mutex);
+  s = t.built[tile].load(std::memory_order_acquire);
+  if (s) return *s;
+  const std::span<const std::uint32_t> triangles(t.triangles.data() + t.start[tile],
+                                                 t.start[tile + 1] - t.start[tile]);
+  scenes.push_back(build_scene(triangles));
+  t.built[tile].store(scenes.back().get(), std::memory_order_release);
   return *scenes.back();
 }
 
-void Terrain::Impl::gather_prims(GroundScene& s) const {
-  for (const std::uint32_t t : ground) {
+void Terrain::Impl::gather_prims(std::span<const std::uint32_t> triangles, GroundScene& s) const {
+  s.prims.reserve(triangles.size());
+  for (const std::uint32_t t : triangles) {
     const auto& tri = mesh.triangles[t];
     const Vec3& a = mesh.vertices[tri[0]];
     const Vec3& b = mesh.vertices[tri[1]];
     const Vec3& c = mesh.vertices[tri[2]];
-    if (std::max({a.x, b.x, c.x}) < s.min_x || std::min({a.x, b.x, c.x}) > s.max_x ||
-        std::max({a.z, b.z, c.z}) < s.min_z || std::min({a.z, b.z, c.z}) > s.max_z)
-      continue;
     const Vec3 n = glm::cross(b - a, c - a);
     GroundPrim& g = s.prims.emplace_back();
     g.ax = a.x, g.az = a.z, g.bx = b.x, g.bz = b.z, g.cx = c.x, g.cz = c.z;
@@ -403,11 +466,10 @@ void Terrain::Impl::gather_prims(GroundScene& s) const {
   }
 }
 
-std::unique_ptr<GroundScene> Terrain::Impl::build_scene(double min_x, double min_z, double max_x,
-                                                        double max_z) const {
+std::unique_ptr<GroundScene> Terrain::Impl::build_scene(
+    std::span<const std::uint32_t> triangles) const {
   auto s = std::make_unique<GroundScene>();
-  s->min_x = min_x, s->min_z = min_z, s->max_x = max_x, s->max_z = max_z;
-  gather_prims(*s);
+  gather_prims(triangles, *s);
   s->scene.reset(rtcNewScene(device.get()));
   check_device(device.get(), "create a scene");
   // Robust mode: no arithmetic shortcuts, so rays on shared edges do not slip through.
@@ -595,30 +657,38 @@ void Terrain::Impl::query_packets(std::span<const std::array<double, 2>> xz,
   // query's own ~4.9% -> ~4.2%). A point's answer does not depend on its packet mates: a hit is
   // taken only well inside its triangle, where any ray path finds the same one, and near an
   // edge the single nudged rays of resolve() decide.
-  std::vector<std::size_t> distinct;  // indices of the points cast
-  distinct.reserve(xz.size());
+  // The points cast go in packets of consecutive points of one tile (each tile's scene serves
+  // its own points): a foot's frames mostly stay in a tile, and sorting cost more than it saved.
+  const SceneTiles* tiles_ = nullptr;                            // listed at the first point cast
+  std::vector<std::pair<std::size_t, std::size_t>> cast_points;  // (tile, index in xz)
+  cast_points.reserve(xz.size());
   QueryRect rect;  // of the points a ray is cast at
-  for (std::size_t k = 0; k < xz.size(); ++k)
-    if (k == 0 || std::memcmp(&xz[k], &xz[k - 1], sizeof xz[0]) != 0) {
-      distinct.push_back(k);
-      if (may_hit(xz[k][0], xz[k][1])) rect.add(xz[k][0], xz[k][1]);
+  for (std::size_t k = 0; k < xz.size(); ++k) {
+    if (k > 0 && std::memcmp(&xz[k], &xz[k - 1], sizeof xz[0]) == 0) continue;
+    if (!may_hit(xz[k][0], xz[k][1])) {  // off the terrain (or not finite): no ray
+      miss(out[k]);
+      continue;
     }
-  if (rect.empty()) {  // every point off the terrain (or not finite): no scene needed
-    for (GroundHit& hit : out) miss(hit);
-    return;
+    rect.add(xz[k][0], xz[k][1]);
+    if (!tiles_) tiles_ = &scene_tiles();
+    cast_points.emplace_back(tiles_->tile_of(xz[k][0], xz[k][1]), k);
   }
-  const GroundScene& s = scene_for(rect);
-  for (std::size_t begin = 0; begin < distinct.size(); begin += N) {
-    const int count = static_cast<int>(std::min<std::size_t>(N, distinct.size() - begin));
-    auto point = [&](int i) -> const std::array<double, 2>& { return xz[distinct[begin + i]]; };
-    int lanes = 0;
+  if (!rect.empty()) require_served(rect);
+  for (std::size_t begin = 0; begin < cast_points.size();) {
+    const std::size_t tile = cast_points[begin].first;
+    std::size_t end = begin;
+    while (end < cast_points.size() && end - begin < N && cast_points[end].first == tile) ++end;
+    const GroundScene& s = tile_scene(tile);
+    const int count = static_cast<int>(end - begin);
+    auto point = [&](int i) -> const std::array<double, 2>& {
+      return xz[cast_points[begin + i].second];
+    };
     double min_x = std::numeric_limits<double>::infinity(), max_x = -min_x;
     double min_z = min_x, max_z = -min_x;
     for (int i = 0; i < N; ++i) {
-      const bool lane = i < count && may_hit(point(i)[0], point(i)[1]);
+      const bool lane = i < count;
       valid[i] = lane ? -1 : 0;
       if (lane) {
-        ++lanes;
         min_x = std::min(min_x, point(i)[0]);
         max_x = std::max(max_x, point(i)[0]);
         min_z = std::min(min_z, point(i)[1]);
@@ -632,38 +702,32 @@ void Terrain::Impl::query_packets(std::span<const std::array<double, 2>> xz,
       rays.hit.primID[i] = kInvalidId;
       rays.hit.instID[0][i] = kInvalidId;
     }
-    if (lanes > 1) {
+    if (count > 1) {
       // Feet of nearby frames share most of the traversal (coherent); scattered points do
       // better with Embree's incoherent mode (measured: ~2x either way on a 100k grid).
       const bool coherent = std::max(max_x - min_x, max_z - min_z) <= coherent_span;
       context.flags =
           coherent ? RTC_INTERSECT_CONTEXT_FLAG_COHERENT : RTC_INTERSECT_CONTEXT_FLAG_INCOHERENT;
       intersect_packet(valid, s.scene.get(), &context, &rays);
-    } else if (lanes == 1) {
-      for (int i = 0; i < count; ++i) {
-        if (!valid[i]) continue;
-        const unsigned prim = cast(s, point(i)[0], point(i)[1]);
-        rays.hit.geomID[i] = prim == kInvalidId ? kInvalidId : 0;
-        rays.hit.primID[i] = prim;
-      }
+    } else {
+      const unsigned prim = cast(s, point(0)[0], point(0)[1]);
+      rays.hit.geomID[0] = prim == kInvalidId ? kInvalidId : 0;
+      rays.hit.primID[0] = prim;
     }
     // Each lane's answer reads its primitive's record (two cache lines of a 12.8 MB array for a
     // 100k-triangle terrain): fetched for all lanes at once, the misses overlap instead of
     // coming one after another.
     for (int i = 0; i < count; ++i)
-      if (valid[i] && rays.hit.geomID[i] != kInvalidId) {
+      if (rays.hit.geomID[i] != kInvalidId) {
         const GroundPrim* record = &s.prims[rays.hit.primID[i]];
         __builtin_prefetch(record);
         __builtin_prefetch(reinterpret_cast<const char*>(record) + 64);
       }
-    for (int i = 0; i < count; ++i) {
-      const std::size_t k = distinct[begin + i];
-      if (valid[i])
-        resolve(s, xz[k][0], xz[k][1],
-                rays.hit.geomID[i] == kInvalidId ? kInvalidId : rays.hit.primID[i], out[k]);
-      else
-        miss(out[k]);
-    }
+    for (int i = 0; i < count; ++i)
+      resolve(s, point(i)[0], point(i)[1],
+              rays.hit.geomID[i] == kInvalidId ? kInvalidId : rays.hit.primID[i],
+              out[cast_points[begin + i].second]);
+    begin = end;
   }
   for (std::size_t k = 1; k < xz.size(); ++k)
     if (std::memcmp(&xz[k], &xz[k - 1], sizeof xz[0]) == 0) out[k] = out[k - 1];

@@ -57,9 +57,9 @@ struct TerrainCrop {
   double min_x = 0.0, min_z = 0.0, max_x = 0.0, max_z = 0.0;
 };
 
-// Metres a query point must lie inside a crop's rectangle (the margin of the lazily built
-// ray-query scenes: every triangle a query's rays and nudges can reach is within it).
-inline constexpr double kTerrainCropMargin = 1.0;
+// Metres a query point must lie inside a crop's rectangle (far more than every triangle a
+// query's rays and edge search can reach: a few float ulps of the mesh's extent).
+inline constexpr double kTerrainCropMargin = 0.05;
 
 struct TerrainOptions {
   // Interpolate vertex normals across a triangle (if the mesh has them) instead of face normals.
@@ -71,6 +71,9 @@ struct TerrainOptions {
   int packet_width = 0;
   // The mesh is a part of a larger one (see TerrainCrop); empty: the mesh is the whole terrain.
   std::optional<TerrainCrop> crop;
+  // Ground triangles per ray-query scene tile (see Size below); 0: one scene over the whole
+  // mesh. Answers do not depend on it.
+  std::size_t scene_tile_triangles = 2048;
 };
 
 // Immutable after construction and safe to query from many threads at once.
@@ -88,12 +91,13 @@ struct TerrainOptions {
 // Triangles a vertical ray cannot hit (zero area, or vertical like stair risers) are left out
 // of the acceleration structure; they stay in mesh().
 //
-// Size: the acceleration structure is built on first query, over the triangles near the points
-// queried (a clip touches a few square metres of a level of millions of triangles), and built
-// again, larger, when a query reaches past it (at most a few times, then over the whole mesh).
-// The answers are those of a structure over the whole mesh, bit for bit: the float vertices and
-// rays are the same (relative to the whole mesh's centre), and every triangle a query's rays can
-// land on is in the structure, kept in mesh order.
+// Size: the ground is cut into square tiles of about scene_tile_triangles triangles, and a tile's
+// acceleration structure is built on the first query in it (a clip's feet touch a few square
+// metres of a level of millions of triangles), over the triangles touching the tile or lying
+// within a few float ulps of it. The answers are those of a structure over the whole mesh, bit
+// for bit, whatever the order and threads of the queries: the float vertices and rays are the
+// same (relative to the whole mesh's centre), every triangle a query's rays or its edge search
+// can land on is in its tile's structure, kept in mesh order.
 class Terrain {
  public:
   // Checks the mesh and prepares the queries. Throws std::invalid_argument on a malformed mesh

@@ -5,6 +5,9 @@
 #include <cstring>
 #include <glm/gtc/matrix_inverse.hpp>
 #include <limits>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <utility>
 #include <vector>
 
@@ -193,6 +196,20 @@ core::TerrainMesh merge_corners(const ObjParts& obj, const FlatElements& flat,
   return mesh;
 }
 
+// Hands the pages of the heap's free blocks back to the system (glibc: malloc_trim releases
+// whole free pages in every arena). The CLI keeps freed blocks for reuse (cli/heap_setup), but
+// a large OBJ's parse leaves hundreds of MB freed at once (each chunk's arrays grown by
+// doubling, then copied into the whole-file arrays), which would otherwise stay resident for
+// the rest of the run. Only for texts of kTrimAfterBytes or more: a small one frees little.
+constexpr std::size_t kTrimAfterBytes = std::size_t{64} << 20;
+void give_back_freed_pages(std::size_t text_bytes) {
+#if defined(__GLIBC__)
+  if (text_bytes >= kTrimAfterBytes) malloc_trim(0);
+#else
+  (void)text_bytes;
+#endif
+}
+
 void throw_if_bad(const FlatElements& flat, const std::string& file) {
   if (flat.first_bad != std::numeric_limits<std::size_t>::max())
     throw InputError(file,
@@ -218,8 +235,10 @@ core::TerrainMesh read_obj_terrain(std::string_view text, const glm::dmat4& to_w
   FlatElements flat;
   std::vector<UsedBounds> used;
   std::optional<ObjParts> parts = parse_obj_elements(text, runner, done);
+  give_back_freed_pages(text.size());  // the chunks' arrays outgrown while parsing
   if (parts) {
     flatten_positions(*parts, to_world, flat, runner);
+    give_back_freed_pages(text.size());  // the chunks' positions, now in flat.positions_ws
     used.resize(parts->parts.size());
     const ObjTriangleFilter keep =
         keep_ws ? crop_filter(flat, *keep_ws, used) : ObjTriangleFilter{};
@@ -238,8 +257,10 @@ core::TerrainMesh read_obj_terrain(std::string_view text, const glm::dmat4& to_w
     }
   }
   throw_if_bad(flat, file);
-  if (parts->every_corner_has_normal && parts->triangle_count > 0)
+  if (parts->every_corner_has_normal && parts->triangle_count > 0) {
     flatten_normals(*parts, flat, runner);
+    give_back_freed_pages(text.size());  // the chunks' normals, now in flat.normals
+  }
   core::TerrainMesh mesh = merge_corners(*parts, flat, to_world);
   if (keep_ws && crop) {
     *crop = core::TerrainCrop{};

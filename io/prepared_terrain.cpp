@@ -8,7 +8,6 @@
 #include <limits>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "io/error.hpp"
@@ -167,6 +166,59 @@ std::vector<BlockEntry> block_checksums(const core::TerrainMesh& mesh) {
   return blocks;
 }
 
+// Records into ascending triangle index: two stable 16-bit counting passes (linear; a crop
+// holds hundreds of thousands of records).
+void sort_by_index(std::vector<TriangleRecord>& records) {
+  std::vector<TriangleRecord> scratch(records.size());
+  for (const int shift : {0, 16}) {
+    std::vector<std::size_t> start((1u << 16) + 1, 0);
+    for (const TriangleRecord& r : records) ++start[((r.index >> shift) & 0xffffu) + 1];
+    for (std::size_t k = 1; k < start.size(); ++k) start[k] += start[k - 1];
+    for (const TriangleRecord& r : records) scratch[start[(r.index >> shift) & 0xffffu]++] = r;
+    records.swap(scratch);
+  }
+}
+
+// File vertex index -> crop vertex index. A table over the range of indices the kept
+// triangles use when that range is dense (a crop of a mesh numbered row by row spans a few of
+// its rows, read nearly in order: hashing them cost cache misses), else open addressing.
+class VertexRemap {
+ public:
+  static constexpr std::uint32_t kUnset = std::numeric_limits<std::uint32_t>::max();
+  explicit VertexRemap(const std::vector<TriangleRecord>& kept) {
+    std::uint32_t lo = kUnset, hi = 0;
+    for (const TriangleRecord& r : kept)
+      lo = std::min({lo, r.v0, r.v1, r.v2}), hi = std::max({hi, r.v0, r.v1, r.v2});
+    const std::size_t corners = 3 * kept.size();
+    if (!kept.empty() && std::size_t{hi - lo} < 8 * corners + 65536) {
+      first_ = lo;
+      dense_.assign(std::size_t{hi - lo} + 1, kUnset);
+      return;
+    }
+    std::size_t capacity = 16;
+    while (capacity < 2 * corners) capacity *= 2;
+    keys_.assign(capacity, kUnset);
+    values_.resize(capacity);
+    mask_ = capacity - 1;
+  }
+  // The value slot of `key`: kUnset when the key is new (the caller sets it).
+  std::uint32_t& find_or_add(std::uint32_t key) {
+    if (!dense_.empty()) return dense_[key - first_];
+    std::size_t slot = (key * 0x9e3779b97f4a7c15ull >> 20) & mask_;
+    for (; keys_[slot] != kUnset; slot = (slot + 1) & mask_)
+      if (keys_[slot] == key) return values_[slot];
+    keys_[slot] = key;
+    values_[slot] = kUnset;
+    return values_[slot];
+  }
+
+ private:
+  std::uint32_t first_ = 0;
+  std::vector<std::uint32_t> dense_;
+  std::vector<std::uint32_t> keys_, values_;
+  std::size_t mask_ = 0;
+};
+
 // A mapped prepared terrain, its header and tables checked; the blocks and tiles are checked
 // when first read.
 class PreparedReader {
@@ -309,30 +361,17 @@ class PreparedReader {
   // crop_terrain_mesh(whole, keep): the triangles touching `keep`, in mesh order, vertices
   // numbered by first use.
   void crop(const core::XzBox& keep, core::TerrainMesh& mesh) {
-    std::vector<TriangleRecord> kept;
-    for (const TileEntry& t : tiles_) {
-      if (t.count == 0 || t.max_x < keep.min_x || t.min_x > keep.max_x || t.max_z < keep.min_z ||
-          t.min_z > keep.max_z)
-        continue;
-      for (const TriangleRecord& r : tile_records(t)) {
-        const Vec3 a = position(r.v0), b = position(r.v1), c = position(r.v2);
-        if (std::max({a.x, b.x, c.x}) < keep.min_x || std::min({a.x, b.x, c.x}) > keep.max_x ||
-            std::max({a.z, b.z, c.z}) < keep.min_z || std::min({a.z, b.z, c.z}) > keep.max_z)
-          continue;
-        kept.push_back(r);
-      }
-    }
-    std::sort(kept.begin(), kept.end(),
-              [](const TriangleRecord& x, const TriangleRecord& y) { return x.index < y.index; });
-    std::unordered_map<std::uint32_t, std::uint32_t> remap;
-    remap.reserve(kept.size());
+    std::vector<TriangleRecord> kept = kept_records(keep);
+    sort_by_index(kept);
+    VertexRemap remap(kept);
     auto vertex = [&](std::uint32_t v) {
-      auto [it, inserted] = remap.try_emplace(v, static_cast<std::uint32_t>(mesh.vertices.size()));
-      if (inserted) {
+      std::uint32_t& slot = remap.find_or_add(v);
+      if (slot == VertexRemap::kUnset) {
+        slot = static_cast<std::uint32_t>(mesh.vertices.size());
         mesh.vertices.push_back(vec3_at(h_.positions_offset, v));
         if (h_.has_normals) mesh.vertex_normals.push_back(vec3_at(h_.normals_offset, v));
       }
-      return it->second;
+      return slot;
     };
     mesh.triangles.reserve(kept.size());
     for (std::size_t k = 0; k < kept.size(); ++k) {
@@ -340,6 +379,33 @@ class PreparedReader {
       const std::uint32_t a = vertex(kept[k].v0), b = vertex(kept[k].v1), c = vertex(kept[k].v2);
       mesh.triangles.push_back({a, b, c});
     }
+  }
+
+  // The records of the triangles whose horizontal box touches `keep`, their vertex blocks
+  // checked. A tile whose bounds lie inside `keep` is taken whole without looking at its
+  // triangles' corners.
+  std::vector<TriangleRecord> kept_records(const core::XzBox& keep) {
+    std::vector<TriangleRecord> kept;
+    for (const TileEntry& t : tiles_) {
+      if (t.count == 0 || t.max_x < keep.min_x || t.min_x > keep.max_x || t.max_z < keep.min_z ||
+          t.min_z > keep.max_z)
+        continue;
+      const bool inside = t.min_x >= keep.min_x && t.max_x <= keep.max_x && t.min_z >= keep.min_z &&
+                          t.max_z <= keep.max_z;
+      for (const TriangleRecord& r : tile_records(t)) {
+        if (inside) {
+          for (const std::uint32_t v : {r.v0, r.v1, r.v2}) check_block(v / kVerticesPerBlock);
+          kept.push_back(r);
+          continue;
+        }
+        const Vec3 a = position(r.v0), b = position(r.v1), c = position(r.v2);
+        if (std::max({a.x, b.x, c.x}) < keep.min_x || std::min({a.x, b.x, c.x}) > keep.max_x ||
+            std::max({a.z, b.z, c.z}) < keep.min_z || std::min({a.z, b.z, c.z}) > keep.max_z)
+          continue;
+        kept.push_back(r);
+      }
+    }
+    return kept;
   }
 
   std::string file_;

@@ -1,5 +1,5 @@
-// Terrain builds its ray-query structure over the part of the mesh the queries reach (and grows
-// it): every answer must be bit for bit the one of a structure over the whole mesh.
+// Terrain builds its ray-query structures tile by tile, over the part of the mesh the queries
+// reach: every answer must be bit for bit the one of a structure over the whole mesh.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -23,15 +23,10 @@ bool same_bits(const GroundHit& a, const GroundHit& b) {
          std::memcmp(&a.normal, &b.normal, sizeof a.normal) == 0;
 }
 
-// A terrain queried first at its four corners: its structure covers the whole mesh.
+// A terrain whose one structure covers the whole mesh.
 std::unique_ptr<Terrain> whole_terrain(const TerrainMesh& mesh, TerrainOptions options = {}) {
-  auto terrain = std::make_unique<Terrain>(mesh, options);
-  const Vec3 lo = terrain->bounds_min(), hi = terrain->bounds_max();
-  const std::vector<std::array<double, 2>> corners = {
-      {lo.x, lo.z}, {hi.x, lo.z}, {lo.x, hi.z}, {hi.x, hi.z}};
-  std::vector<GroundHit> hits(corners.size());
-  terrain->ground_at(corners, hits);
-  return terrain;
+  options.scene_tile_triangles = 0;
+  return std::make_unique<Terrain>(mesh, options);
 }
 
 // Points around (cx, cz) within `radius`, some of them on the grid's vertices and edges.
@@ -71,12 +66,29 @@ TEST(TerrainCrop, AnswersMatchTheWholeMeshInsideAndAtTheEdgeOfTheFirstQueries) {
   const TerrainMesh mesh = make_bumps_terrain(params);
   const auto whole = whole_terrain(mesh);
   Terrain cropped(mesh);
-  // First queries in a 1 m square: the structure covers that square plus a margin.
+  // First queries in a 1 m square: the tiles there are built.
   expect_same_answers(cropped, *whole, points_near(3.0, -2.0, 0.5, params.cell, 2000, 1));
-  // Then ever farther: at the first structure's edge, past it, and over the whole terrain.
+  // Then ever farther: at the first tiles' edges, past them, and over the whole terrain.
   for (const double radius : {1.6, 3.0, 10.5})
     expect_same_answers(cropped, *whole, points_near(3.0, -2.0, radius, params.cell, 2000, 2));
   EXPECT_EQ(cropped.ground_triangle_count(), whole->ground_triangle_count());
+}
+
+TEST(TerrainCrop, AnyTileSizeGivesTheWholeMeshAnswersOnTileEdges) {
+  BumpsParams params;
+  params.cell = 0.05;
+  params.size = 8.0;
+  const TerrainMesh mesh = make_bumps_terrain(params);
+  const auto whole = whole_terrain(mesh);
+  // Points on grid lines and vertices fall on tile edges too for some of these sizes.
+  const auto xz = points_near(0.3, -0.2, 3.9, params.cell, 4000, 7);
+  for (const std::size_t per_tile : {1u, 7u, 64u, 500u, 100000u}) {
+    TerrainOptions options;
+    options.scene_tile_triangles = per_tile;
+    Terrain tiled(mesh, options);
+    SCOPED_TRACE(per_tile);
+    expect_same_answers(tiled, *whole, xz);
+  }
 }
 
 TEST(TerrainCrop, SmoothNormalsAndStepEdgesMatchTheWholeMesh) {

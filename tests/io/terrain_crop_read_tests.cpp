@@ -134,9 +134,10 @@ void expect_same_answers(const core::TerrainMesh& whole, const core::XzBox& r, b
     for (double z = r.min_z + m; z <= r.max_z - m; z += 0.0375) xz.push_back({x, z});
   xz.push_back({r.min_x + m, r.min_z + m});
   xz.push_back({r.max_x - m, r.max_z - m});
-  // A grid vertex (the mesh's grid starts on (3.25, -1.75) + k 0.1 m).
-  xz.push_back({3.25 + 0.1 * std::ceil((r.min_x + m - 3.25) / 0.1),
-                -1.75 + 0.1 * std::ceil((r.min_z + m + 1.75) / 0.1)});
+  // A grid vertex near the inner edge (the mesh's grid starts on (3.25, -1.75) + k 0.1 m; one
+  // cell in, so that rounding never puts it outside).
+  xz.push_back({3.25 + 0.1 * (std::ceil((r.min_x + m - 3.25) / 0.1) + 1),
+                -1.75 + 0.1 * (std::ceil((r.min_z + m + 1.75) / 0.1) + 1)});
   std::vector<core::GroundHit> want(xz.size()), got(xz.size());
   whole_terrain.ground_at(xz, want);
   part.ground_at(xz, got);
