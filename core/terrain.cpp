@@ -151,6 +151,7 @@ struct SceneTiles {
   std::unique_ptr<std::atomic<const GroundScene*>[]> built;
 
   std::size_t tile_of(double x, double z) const {
+    if (columns == 1 && rows == 1) return 0;  // a small terrain: no floor() per point
     auto cell = [this](double v, double origin, int count) {
       const double c = std::floor((v - origin) * inv_size);
       return static_cast<std::size_t>(std::clamp(c, 0.0, static_cast<double>(count - 1)));
