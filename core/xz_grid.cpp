@@ -9,6 +9,10 @@ namespace ikfix::core {
 namespace {
 // At most this many cells (4 M: 16 MB of offsets), whatever the item count.
 constexpr double kMaxCells = 4.0 * 1024 * 1024;
+// At most this many cell entries per item on average: a grid where the boxes would overlap
+// more cells (boxes long across the grid, a mesh far wider than deep) is made coarser, so the
+// grid's memory and build time stay linear in the items whatever their shapes.
+constexpr double kMaxEntriesPerItem = 16.0;
 }  // namespace
 
 XzGrid::XzGrid(std::span<const XzBox> boxes, double per_cell) {
@@ -20,11 +24,29 @@ XzGrid::XzGrid(std::span<const XzBox> boxes, double per_cell) {
     min_z_ = std::min(min_z_, b.min_z), max_z = std::max(max_z, b.max_z);
   }
   const double width = std::max(max_x - min_x_, 1e-9), depth = std::max(max_z - min_z_, 1e-9);
-  const double cells = std::clamp(static_cast<double>(boxes.size()) / per_cell, 1.0, kMaxCells);
-  const double cell = std::sqrt(width * depth / cells);
-  inv_cell_ = 1.0 / cell;
-  columns_ = static_cast<int>(std::clamp(std::ceil(width * inv_cell_), 1.0, kMaxCells));
-  rows_ = static_cast<int>(std::clamp(std::ceil(depth * inv_cell_), 1.0, kMaxCells / columns_));
+  // An extent past the double range makes the cells infinite (inv_cell_ 0): one cell then.
+  auto cells_along = [&](double extent, double most) {
+    const double n = std::ceil(extent * inv_cell_);
+    return static_cast<int>(n >= 1.0 ? std::min(n, most) : 1.0);
+  };
+  auto shape = [&](double cells) {
+    // Square cells, but never more than `cells` along one side (a thin strip of a mesh).
+    const double cell = std::max({std::sqrt(width * depth / cells), width / cells, depth / cells});
+    inv_cell_ = 1.0 / cell;
+    columns_ = cells_along(width, kMaxCells);
+    rows_ = cells_along(depth, kMaxCells / columns_);
+  };
+  auto entries = [&] {
+    double total = 0.0;
+    for (const XzBox& b : boxes)
+      total +=
+          (cell_x(b.max_x) - cell_x(b.min_x) + 1.0) * (cell_z(b.max_z) - cell_z(b.min_z) + 1.0);
+    return total;
+  };
+  const double items = static_cast<double>(boxes.size());
+  double cells = std::clamp(items / per_cell, 1.0, kMaxCells);
+  for (shape(cells); cells > 1.0 && entries() > kMaxEntriesPerItem * items; shape(cells))
+    cells = std::max(1.0, cells / 4.0);
   // Two passes (count, then fill): one array for all cells, no per-cell allocation.
   cell_start_.assign(static_cast<std::size_t>(columns_) * rows_ + 1, 0);
   auto each_cell = [&](const XzBox& b, auto&& body) {
@@ -40,14 +62,16 @@ XzGrid::XzGrid(std::span<const XzBox> boxes, double per_cell) {
     each_cell(boxes[i], [&](std::size_t c) { items_[fill[c]++] = static_cast<std::uint32_t>(i); });
 }
 
+// NaN (a coordinate or extent beyond the double range) goes to cell 0, as does anything before
+// the grid; anything past it to the last cell.
 int XzGrid::cell_x(double x) const {
   const double c = std::floor((x - min_x_) * inv_cell_);
-  return static_cast<int>(std::clamp(c, 0.0, static_cast<double>(columns_ - 1)));
+  return c > 0.0 ? static_cast<int>(std::min(c, static_cast<double>(columns_ - 1))) : 0;
 }
 
 int XzGrid::cell_z(double z) const {
   const double c = std::floor((z - min_z_) * inv_cell_);
-  return static_cast<int>(std::clamp(c, 0.0, static_cast<double>(rows_ - 1)));
+  return c > 0.0 ? static_cast<int>(std::min(c, static_cast<double>(rows_ - 1))) : 0;
 }
 
 }  // namespace ikfix::core

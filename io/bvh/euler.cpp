@@ -184,7 +184,9 @@ std::array<double, 3> euler_from_quat_deg(const core::Quat& q_in, const std::arr
     if (errors[n] <= least_error + kSameRotation &&
         (chosen < 0 || candidates[n].distance < candidates[chosen].distance))
       chosen = n;
-  return candidates[chosen].deg;
+  // A rotation that is not finite (NaN) has no error to compare: its angles are the closed
+  // form's, NaN, which the writers refuse.
+  return chosen < 0 ? best.deg : candidates[chosen].deg;
 }
 
 }  // namespace ikfix::io::bvh

@@ -91,4 +91,13 @@ TEST(FuzzTargets, JsonSelectorPicksTheReader) {
   EXPECT_EQ(json_target("\x02{}"s), Outcome::rejected);
 }
 
+// A GLB whose key times (in its binary chunk) span 9.4 M frames of 5 joints, about 33 GB to
+// fix: the targets run with a memory budget (kMemoryBudgetBytes, as `ikfix --max-memory 512M`),
+// so the reader refuses it before sampling; without one, fuzz_gltf saw it allocate 3.7 GB.
+TEST(FuzzTargets, AClipOverTheMemoryBudgetIsRejected) {
+  const fs::path kept = fs::path(IKFIX_SOURCE_DIR) /
+                        "tests/fuzz/regressions/gltf/key_times_span_9_million_frames.glb";
+  EXPECT_EQ(ikfix::fuzz::gltf_target(bytes_of(kept)), Outcome::rejected);
+}
+
 }  // namespace

@@ -19,6 +19,7 @@
 #include "io/clip_io.hpp"
 #include "io/contacts_json.hpp"
 #include "io/error.hpp"
+#include "io/memory_budget.hpp"
 #include "io/obj_reader.hpp"
 #include "io/terrain_io.hpp"
 
@@ -35,7 +36,9 @@ class ScratchDir {
     std::string pattern = (fs::temp_directory_path() / "ikfix-fuzz-XXXXXX").string();
     if (!mkdtemp(pattern.data())) throw std::runtime_error("cannot create " + pattern);
     path_ = pattern;
-    io::set_max_joints(cli::kDefaultMaxJoints);  // as `ikfix` main() does
+    // As `ikfix` main() does (its memory budget is half the physical memory).
+    io::set_max_joints(cli::kDefaultMaxJoints);
+    io::set_memory_budget(kMemoryBudgetBytes);
   }
   ~ScratchDir() {
     std::error_code ec;

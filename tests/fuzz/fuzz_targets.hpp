@@ -9,6 +9,7 @@
 // successful read. Anything else is a finding: the target throws UncleanFailure (any other
 // exception, or a message that is not one line), and a crash, hang or sanitizer report is one
 // by itself.
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <stdexcept>
@@ -17,6 +18,10 @@
 #include <vector>
 
 namespace ikfix::fuzz {
+
+// The memory budget (--max-memory) every target runs with: 512 MB, half the harnesses' malloc
+// limit (run_fuzzers.sh), so an allocation past that limit means a reader's estimate is off.
+inline constexpr std::uint64_t kMemoryBudgetBytes = std::uint64_t{512} << 20;
 
 class UncleanFailure : public std::runtime_error {
  public:

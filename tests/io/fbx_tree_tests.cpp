@@ -202,7 +202,8 @@ TEST(FbxTree, GarbageIsNotAnFbxFile) {
   std::string bad("Kaydara FBX Binary  \0\x1a\0", 23);
   const std::uint32_t v = 7400;
   bad.append(reinterpret_cast<const char*>(&v), 4);
-  bad.append("\xff\xff\xff\x7f garbage garbage garbage", 30);
+  const char garbage[] = "\xff\xff\xff\x7f garbage garbage garbage";
+  bad.append(garbage, sizeof garbage - 1);  // the literal's 28 bytes, not past its end
   const std::string what = error_of(bad, "g.fbx");
   EXPECT_NE(what.find("g.fbx"), std::string::npos) << what;
   EXPECT_NE(what.find("byte"), std::string::npos) << what;
