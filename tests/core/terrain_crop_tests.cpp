@@ -29,6 +29,21 @@ std::unique_ptr<Terrain> whole_terrain(const TerrainMesh& mesh, TerrainOptions o
   return std::make_unique<Terrain>(mesh, options);
 }
 
+// Bumps of `cell` over a `size` square, their mesh and the whole-mesh reference terrain.
+struct BumpsCase {
+  BumpsParams params;
+  TerrainMesh mesh;
+  std::unique_ptr<Terrain> whole;
+};
+BumpsCase bumps_case(double cell, double size) {
+  BumpsCase c;
+  c.params.cell = cell;
+  c.params.size = size;
+  c.mesh = make_bumps_terrain(c.params);
+  c.whole = whole_terrain(c.mesh);
+  return c;
+}
+
 // Points around (cx, cz) within `radius`, some of them on the grid's vertices and edges.
 std::vector<std::array<double, 2>> points_near(double cx, double cz, double radius, double cell,
                                                int count, unsigned seed) {
@@ -60,34 +75,27 @@ void expect_same_answers(const Terrain& cropped, const Terrain& whole,
 }
 
 TEST(TerrainCrop, AnswersMatchTheWholeMeshInsideAndAtTheEdgeOfTheFirstQueries) {
-  BumpsParams params;
-  params.cell = 0.05;
-  params.size = 20.0;
-  const TerrainMesh mesh = make_bumps_terrain(params);
-  const auto whole = whole_terrain(mesh);
-  Terrain cropped(mesh);
+  const BumpsCase bumps = bumps_case(0.05, 20.0);
+  const Terrain& whole = *bumps.whole;
+  Terrain cropped(bumps.mesh);
   // First queries in a 1 m square: the tiles there are built.
-  expect_same_answers(cropped, *whole, points_near(3.0, -2.0, 0.5, params.cell, 2000, 1));
+  expect_same_answers(cropped, whole, points_near(3.0, -2.0, 0.5, bumps.params.cell, 2000, 1));
   // Then ever farther: at the first tiles' edges, past them, and over the whole terrain.
   for (const double radius : {1.6, 3.0, 10.5})
-    expect_same_answers(cropped, *whole, points_near(3.0, -2.0, radius, params.cell, 2000, 2));
-  EXPECT_EQ(cropped.ground_triangle_count(), whole->ground_triangle_count());
+    expect_same_answers(cropped, whole, points_near(3.0, -2.0, radius, bumps.params.cell, 2000, 2));
+  EXPECT_EQ(cropped.ground_triangle_count(), whole.ground_triangle_count());
 }
 
 TEST(TerrainCrop, AnyTileSizeGivesTheWholeMeshAnswersOnTileEdges) {
-  BumpsParams params;
-  params.cell = 0.05;
-  params.size = 8.0;
-  const TerrainMesh mesh = make_bumps_terrain(params);
-  const auto whole = whole_terrain(mesh);
+  const BumpsCase bumps = bumps_case(0.05, 8.0);
   // Points on grid lines and vertices fall on tile edges too for some of these sizes.
-  const auto xz = points_near(0.3, -0.2, 3.9, params.cell, 4000, 7);
+  const auto xz = points_near(0.3, -0.2, 3.9, bumps.params.cell, 4000, 7);
   for (const std::size_t per_tile : {1u, 7u, 64u, 500u, 100000u}) {
     TerrainOptions options;
     options.scene_tile_triangles = per_tile;
-    Terrain tiled(mesh, options);
+    Terrain tiled(bumps.mesh, options);
     SCOPED_TRACE(per_tile);
-    expect_same_answers(tiled, *whole, xz);
+    expect_same_answers(tiled, *bumps.whole, xz);
   }
 }
 
@@ -128,14 +136,13 @@ TEST(TerrainCrop, OffTerrainAndNonFinitePointsMissWithoutBuilding) {
 }
 
 TEST(TerrainCrop, ConcurrentQueriesThatGrowTheStructureGetTheWholeMeshAnswers) {
-  BumpsParams params;
-  params.cell = 0.1;
-  const TerrainMesh mesh = make_bumps_terrain(params);
-  const auto whole = whole_terrain(mesh);
-  Terrain cropped(mesh);
+  const BumpsCase bumps = bumps_case(0.1, 20.0);
+  const Terrain& whole = *bumps.whole;
+  Terrain cropped(bumps.mesh);
   std::vector<std::vector<std::array<double, 2>>> sets;
   for (int t = 0; t < 4; ++t)
-    sets.push_back(points_near(-8.0 + 5.0 * t, 8.0 - 5.0 * t, 0.7, params.cell, 3000, 10 + t));
+    sets.push_back(
+        points_near(-8.0 + 5.0 * t, 8.0 - 5.0 * t, 0.7, bumps.params.cell, 3000, 10 + t));
   std::vector<std::vector<GroundHit>> got(sets.size());
   std::vector<std::thread> threads;
   for (std::size_t t = 0; t < sets.size(); ++t)
@@ -146,7 +153,7 @@ TEST(TerrainCrop, ConcurrentQueriesThatGrowTheStructureGetTheWholeMeshAnswers) {
   for (auto& thread : threads) thread.join();
   for (std::size_t t = 0; t < sets.size(); ++t) {
     std::vector<GroundHit> want(sets[t].size());
-    whole->ground_at(sets[t], want);
+    whole.ground_at(sets[t], want);
     for (std::size_t i = 0; i < want.size(); ++i)
       ASSERT_TRUE(same_bits(got[t][i], want[i])) << "set " << t << " point " << i;
   }

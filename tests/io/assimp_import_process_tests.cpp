@@ -21,6 +21,14 @@ namespace {
 namespace as = ikfix::io::assimp;
 namespace fs = std::filesystem;
 
+// No child of this process is left, running or zombie.
+void expect_no_child_left() {
+  int status = 0;
+  const pid_t got = waitpid(-1, &status, WNOHANG);
+  EXPECT_EQ(got, -1) << "a child was left behind (pid " << got << ")";
+  EXPECT_EQ(errno, ECHILD);
+}
+
 class ImportProcess : public ::testing::Test {
  protected:
   void TearDown() override {
@@ -56,15 +64,19 @@ class ImportProcess : public ::testing::Test {
     double seconds = 0;
     return import_error(seconds);
   }
-};
 
-// No child of this process is left, running or zombie.
-void expect_no_child_left() {
-  int status = 0;
-  const pid_t got = waitpid(-1, &status, WNOHANG);
-  EXPECT_EQ(got, -1) << "a child was left behind (pid " << got << ")";
-  EXPECT_EQ(errno, ECHILD);
-}
+  // The child (use_child) is killed at a 0.3 s timeout: one line, no sooner, not much later,
+  // and nothing left behind.
+  void expect_killed_at_a_timeout_of_0_3_s() {
+    as::set_import_timeout(0.3);
+    double seconds = 0;
+    EXPECT_EQ(import_error(seconds),
+              "terrain.stl: the Assimp import timed out after 0.3 s (--assimp-timeout)");
+    EXPECT_GE(seconds, 0.3);
+    EXPECT_LT(seconds, 10.0);
+    expect_no_child_left();
+  }
+};
 
 TEST_F(ImportProcess, CrashIsOneLineNamingTheSignal) {
   use_child("crash", "cat >/dev/null; kill -SEGV $$");
@@ -75,24 +87,13 @@ TEST_F(ImportProcess, CrashIsOneLineNamingTheSignal) {
 
 TEST_F(ImportProcess, HangIsKilledAtTheTimeout) {
   use_child("hang", "exec sleep 60");
-  as::set_import_timeout(0.3);
-  double seconds = 0;
-  EXPECT_EQ(import_error(seconds),
-            "terrain.stl: the Assimp import timed out after 0.3 s (--assimp-timeout)");
-  EXPECT_GE(seconds, 0.3);
-  EXPECT_LT(seconds, 10.0);
-  expect_no_child_left();
+  expect_killed_at_a_timeout_of_0_3_s();
 }
 
 // A child that closes its end but does not exit is killed at the deadline too.
 TEST_F(ImportProcess, ChildThatClosesItsSocketAndLingersIsKilled) {
   use_child("linger", "exec sleep 60 <&- >&-");
-  as::set_import_timeout(0.3);
-  double seconds = 0;
-  EXPECT_EQ(import_error(seconds),
-            "terrain.stl: the Assimp import timed out after 0.3 s (--assimp-timeout)");
-  EXPECT_LT(seconds, 10.0);
-  expect_no_child_left();
+  expect_killed_at_a_timeout_of_0_3_s();
 }
 
 TEST_F(ImportProcess, OutOfMemoryExitNamesTheLimit) {
