@@ -33,7 +33,7 @@ bool same_file(const fs::path& a, const fs::path& b) {
 core::ClipMetrics measure(const io::LoadedClip& clip, const core::Clip& motion,
                           const core::LegRig& rig, const core::Terrain& terrain,
                           const core::FixSettings& settings,
-                          std::vector<core::Transform>* world_out,
+                          std::optional<core::ViewPositions>* view_out,
                           std::vector<double>* lowest_above_out,
                           const core::ParallelRunner* runner) {
   // The metrics read every joint (bone lengths, non-finite transforms).
@@ -49,7 +49,13 @@ core::ClipMetrics measure(const io::LoadedClip& clip, const core::Clip& motion,
   m.contacts = settings.contacts;
   m.reference_leg_length = settings.reference_leg_length;
   m.min_knee_angle = settings.min_knee_angle;
-  m.world_out = world_out;
+  if (view_out)
+    m.with_world = [&](std::span<const core::Transform> world_ws) {
+      const auto joints = static_cast<std::size_t>(clip.skeleton.joint_count());
+      *view_out =
+          core::view_positions(clip.skeleton, world_ws, static_cast<int>(world_ws.size() / joints),
+                               core::view_tip_owners(clip.skeleton, rig));
+    };
   m.lowest_above_out = lowest_above_out;
   m.runner = runner;
   return core::measure_clip(m);
@@ -65,9 +71,9 @@ struct FixedTake {
 };
 
 // The take's motion is fixed where it lies (moved into the result, `clip.clip` left empty) when
-// nothing reads the unfixed motion after the fix: no HTML page (which shows it) and a writer that
-// does not compare with it. Its measurement (the report's "before", check's metrics) is then
-// taken before the fix. That saves a copy of the whole clip: one decoded clip less at the peak.
+// the writer does not compare with the unfixed motion. Its measurement (the report's "before",
+// check's metrics, the HTML page's joint positions) is then taken before the fix. That saves a
+// copy of the whole clip: one decoded clip less at the peak.
 FixedTake fix_take(const FixJob& job, bool check, io::LoadedClip& clip, const core::LegRig& rig) {
   core::FixInput fix;
   fix.skeleton = &clip.skeleton;
@@ -86,14 +92,14 @@ FixedTake fix_take(const FixJob& job, bool check, io::LoadedClip& clip, const co
     if (job.times) job.times->mark(phase);
   };
   const bool html = !job.html.empty();
-  const bool in_place = !html && !io::save_reads_loaded_motion(clip);
+  const bool in_place = !io::save_reads_loaded_motion(clip);
   std::optional<core::ClipMetrics> before, after;
   // The page's joint positions come from the measures' FK when they ran (the same numbers).
-  std::vector<core::Transform> world_before, world_after;
+  std::optional<core::ViewPositions> view_before, view_after;
   std::vector<double> lowest_before, lowest_after;  // HTML only: each foot's lowest point
   if ((job.measure || check) && in_place) {
-    before =
-        measure(clip, clip.clip, rig, *job.terrain, fix.settings, nullptr, nullptr, job.runner);
+    before = measure(clip, clip.clip, rig, *job.terrain, fix.settings,
+                     html ? &view_before : nullptr, html ? &lowest_before : nullptr, job.runner);
     mark("measure input");  // before the fix, which then works on the motion in place
   }
   if (in_place) {
@@ -111,14 +117,15 @@ FixedTake fix_take(const FixJob& job, bool check, io::LoadedClip& clip, const co
 
   if ((job.measure || check) && !in_place)
     before = measure(clip, clip.clip, rig, *job.terrain, fix.settings,
-                     html ? &world_before : nullptr, html ? &lowest_before : nullptr, job.runner);
+                     html ? &view_before : nullptr, html ? &lowest_before : nullptr, job.runner);
   if (job.measure && !check)
     after = measure(clip, result.clip, rig, *job.terrain, fix.settings,
-                    html ? &world_after : nullptr, html ? &lowest_after : nullptr, job.runner);
+                    html ? &view_after : nullptr, html ? &lowest_after : nullptr, job.runner);
   if (after || (before && !in_place)) mark("measure");
   if (html) {
-    taken.view = view_of_fix(clip, result, rig, *job.terrain,
-                             {&world_before, &world_after, &lowest_before, &lowest_after});
+    taken.view =
+        view_of_fix(clip, result, rig, *job.terrain,
+                    {std::move(view_before), std::move(view_after), &lowest_before, &lowest_after});
     mark("view");
   }
 
@@ -335,7 +342,7 @@ FixJobResult fix_or_check(const FixJob& given, bool check) {
   FixedTake taken = fix_take_on_tails(job, check, clip, legs);
   // The page's text (it reads only the report and the view) is made on a thread of its own
   // while the clip is written, when the job may use more than one.
-  std::future<std::string> page;
+  std::future<io::PageText> page;
   const auto page_text = [&] {
     return html_page_text(taken.out.report, *taken.view, job.input.filename().string(),
                           job.html_assets_url);

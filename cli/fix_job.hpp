@@ -17,6 +17,7 @@
 #include "core/metrics.hpp"
 #include "core/parallel.hpp"
 #include "core/terrain.hpp"
+#include "core/view/report_view.hpp"
 #include "io/clip_io.hpp"
 
 namespace ikfix::cli {
@@ -78,13 +79,14 @@ FixJobResult run_check_job(const FixJob& job);
 FixJobResult run_fix_job(const FixJob& job);
 
 // What `check` measures on `motion` (a clip of `clip`'s skeleton, in its space) over `terrain`,
-// with the contact thresholds and knee limit of `settings`. `world_out` and `lowest_above_out`
-// (optional) receive what core::MetricsInput's fields of those names describe; `runner`: the
-// threads it may use (null: this one), the same metrics bit for bit.
+// with the contact thresholds and knee limit of `settings`. `view_out` (optional) receives the
+// points an HTML view draws of every frame (core::view_positions, core::view_tip_owners of
+// `rig`), `lowest_above_out` (optional) what core::MetricsInput's field of that name describes;
+// `runner`: the threads it may use (null: this one), the same metrics bit for bit.
 core::ClipMetrics measure(const io::LoadedClip& clip, const core::Clip& motion,
                           const core::LegRig& rig, const core::Terrain& terrain,
                           const core::FixSettings& settings,
-                          std::vector<core::Transform>* world_out = nullptr,
+                          std::optional<core::ViewPositions>* view_out = nullptr,
                           std::vector<double>* lowest_above_out = nullptr,
                           const core::ParallelRunner* runner = nullptr);
 

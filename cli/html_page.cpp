@@ -9,14 +9,14 @@ namespace ikfix::cli {
 
 core::ReportView view_of_fix(const io::LoadedClip& clip, const core::FixResult& result,
                              const core::LegRig& rig, const core::Terrain& terrain,
-                             ComputedWorld computed) {
+                             ComputedView computed) {
   core::ReportViewInput in;
   in.skeleton = &clip.skeleton;
   in.before = &clip.clip;
   const bool fixed = result.clip.frame_count > 0;
   in.after = fixed ? &result.clip : &clip.clip;  // check: as it is
-  in.before_world_ws = computed.before;
-  in.after_world_ws = fixed ? computed.after : computed.before;
+  in.after_positions = fixed ? std::move(computed.after) : computed.before;
+  in.before_positions = std::move(computed.before);
   in.before_lowest_above_m = computed.lowest_before;
   in.after_lowest_above_m = fixed ? computed.lowest_after : computed.lowest_before;
   in.space = clip.space;
@@ -26,7 +26,7 @@ core::ReportView view_of_fix(const io::LoadedClip& clip, const core::FixResult& 
     in.planted[leg] = &result.planted[leg];
     in.ankle_target_ws[leg] = &result.ankle_target_ws[leg];
   }
-  return core::build_report_view(in);
+  return core::build_report_view(std::move(in));
 }
 
 core::ReportView view_of_retarget(const io::LoadedClip& source, const io::LoadedClip& work,
@@ -43,23 +43,23 @@ core::ReportView view_of_retarget(const io::LoadedClip& source, const io::Loaded
   in.source_skeleton = &source.skeleton;
   in.source_clip = &source.clip;
   in.source_space = source.space;
-  return core::build_report_view(in);
+  return core::build_report_view(std::move(in));
 }
 
-std::string html_page_text(const nlohmann::ordered_json& report, const core::ReportView& view,
-                           const std::string& title, const std::string& assets_url) {
+io::PageText html_page_text(const nlohmann::ordered_json& report, const core::ReportView& view,
+                            const std::string& title, const std::string& assets_url) {
   io::HtmlPageInput page;
   page.title = title;
   page.report = &report;
   page.view = &view;
   page.assets_url = assets_url;
-  return io::html_report_page(page);
+  return io::html_report_page_text(page);
 }
 
-void write_html_text(const std::filesystem::path& path, const std::string& text) {
+void write_html_text(const std::filesystem::path& path, const io::PageText& text) {
   if (io::is_noted_input(path))
     throw std::invalid_argument("--html " + path.string() + " is an input; choose another file");
-  io::write_file_atomic(path, text);
+  io::write_file_atomic(path, text.pieces());
 }
 
 void write_html_page(const std::filesystem::path& path, const nlohmann::ordered_json& report,

@@ -9,15 +9,15 @@
 #include "core/retarget/retarget_pipeline.hpp"
 #include "core/view/report_view.hpp"
 #include "io/clip_io.hpp"
+#include "io/html/html_report.hpp"
 
 namespace ikfix::cli {
 
-// World transforms of every joint and frame already computed (core::MetricsInput::world_out)
-// of the input (`before`) and of the fixed motion (`after`); null or empty: not computed.
+// The view's points of every frame already found from the measures' FK (cli::measure's
+// `view_out`) of the input (`before`) and of the fixed motion (`after`); empty: not found.
 // Also each foot's lowest point above the terrain per frame (core::MetricsInput::lowest_above_out).
-struct ComputedWorld {
-  const std::vector<core::Transform>* before = nullptr;
-  const std::vector<core::Transform>* after = nullptr;
+struct ComputedView {
+  std::optional<core::ViewPositions> before, after;
   const std::vector<double>* lowest_before = nullptr;
   const std::vector<double>* lowest_after = nullptr;
 };
@@ -25,7 +25,7 @@ struct ComputedWorld {
 // What the page shows of `clip` (the input, as read) and `result` (its fix) on `terrain`.
 core::ReportView view_of_fix(const io::LoadedClip& clip, const core::FixResult& result,
                              const core::LegRig& rig, const core::Terrain& terrain,
-                             ComputedWorld computed = {});
+                             ComputedView computed = {});
 
 // Retarget: the transfer alone ("before") and the final motion ("after") on the character
 // `work`, with the source clip drawn beside them.
@@ -35,11 +35,11 @@ core::ReportView view_of_retarget(const io::LoadedClip& source, const io::Loaded
 
 // The page's text, its scripts inline when `assets_url` is empty, else from that folder
 // (relative to the page).
-std::string html_page_text(const nlohmann::ordered_json& report, const core::ReportView& view,
-                           const std::string& title, const std::string& assets_url = {});
+io::PageText html_page_text(const nlohmann::ordered_json& report, const core::ReportView& view,
+                            const std::string& title, const std::string& assets_url = {});
 
 // Writes a page's text to `path` (atomically). Refuses a path that is an input this process read.
-void write_html_text(const std::filesystem::path& path, const std::string& text);
+void write_html_text(const std::filesystem::path& path, const io::PageText& text);
 
 // html_page_text then write_html_text.
 void write_html_page(const std::filesystem::path& path, const nlohmann::ordered_json& report,

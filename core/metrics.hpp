@@ -4,6 +4,8 @@
 // the foot as a viewer sees it: core/foot_model.hpp), bone lengths, knee angles, jerk, rotation
 // speed.
 // All lengths metres, speeds m/s, angles radians, frames 0-based.
+#include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -99,9 +101,10 @@ struct MetricsInput {
   ContactSettings contacts;            // for a leg of reference_leg_length; scaled inside
   double reference_leg_length = 0.85;  // metres
   double min_knee_angle = 25.0 * kPi / 180.0;
-  // When set, receives the world transform of every joint on every frame (frame-major,
-  // forward_kinematics of the clip and space above), which the measures computed anyway.
-  std::vector<Transform>* world_out = nullptr;
+  // When set, called once before measure_clip returns with the world transform of every joint
+  // on every frame (frame-major, forward_kinematics of the clip and space above), which the
+  // measures computed anyway. The span is valid during the call only.
+  std::function<void(std::span<const Transform> world_ws)> with_world;
   // When set, receives per leg and frame the height (metres) of the foot's lowest point (every
   // FootModel point with ground under it) above the terrain, NaN where none has ground:
   // (*lowest_above_out)[leg * frame_count + frame]. Also computed anyway.

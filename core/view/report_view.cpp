@@ -211,38 +211,45 @@ void foot_series(const ReportViewInput& in, const ReportView& view, int leg, Foo
   }
 }
 
-// From the world transforms the caller has, when it has them for every frame.
+// `given` when it holds the clip's frames and `point_count` points, else FK of `clip`.
 ViewPositions positions_of(const ReportViewInput& in, const Clip& clip,
-                           const std::vector<Transform>* world_ws,
+                           std::optional<ViewPositions>& given,
                            const std::vector<int>& tip_owners) {
-  const std::size_t all = static_cast<std::size_t>(clip.frame_count) * in.skeleton->joint_count();
-  if (world_ws && world_ws->size() == all)
-    return view_positions(*in.skeleton, *world_ws, clip.frame_count, tip_owners);
+  const int points = in.skeleton->joint_count() + static_cast<int>(tip_owners.size());
+  if (given && given->point_count == points &&
+      (clip.frame_count == 0 || given->frame_count == clip.frame_count))
+    return std::move(*given);
   return view_positions(*in.skeleton, clip, in.space, tip_owners);
 }
 
 }  // namespace
 
-ReportView build_report_view(const ReportViewInput& in) {
+std::vector<int> view_tip_owners(const Skeleton& skeleton, const LegRig& rig) {
+  std::vector<int> owners;
+  for (const Leg& bones : rig.legs)
+    if (bones.toe >= 0 && skeleton.end_sites[bones.toe]) owners.push_back(bones.toe);
+  return owners;
+}
+
+ReportView build_report_view(ReportViewInput in) {
   const Skeleton& skeleton = *in.skeleton;
   ReportView view;
   view.fps = in.after->fps;
   view.joint_names = skeleton.names;
   view.parents = skeleton.parents;
   view.pelvis = in.rig.pelvis;
-  std::vector<int> tip_owners;
-  for (int leg = 0; leg < 2; ++leg) {
+  const std::vector<int> tip_owners = view_tip_owners(skeleton, in.rig);
+  for (int leg = 0, tip = 0; leg < 2; ++leg) {
     const Leg& bones = in.rig.legs[leg];
     view.feet[leg].ankle = bones.ankle;
     view.feet[leg].toe = bones.toe;
     if (bones.toe >= 0 && skeleton.end_sites[bones.toe]) {
-      view.feet[leg].tip = skeleton.joint_count() + static_cast<int>(tip_owners.size());
-      tip_owners.push_back(bones.toe);
+      view.feet[leg].tip = skeleton.joint_count() + tip++;
       view.parents.push_back(bones.toe);
     }
   }
-  view.before = positions_of(in, *in.before, in.before_world_ws, tip_owners);
-  view.after = positions_of(in, *in.after, in.after_world_ws, tip_owners);
+  view.before = positions_of(in, *in.before, in.before_positions, tip_owners);
+  view.after = positions_of(in, *in.after, in.after_positions, tip_owners);
   view.terrain = view_terrain(*in.terrain, view.before, view.after, in.terrain_margin_m,
                               in.max_terrain_triangles);
   for (int f = 0; f < view.after.frame_count; ++f)

@@ -79,10 +79,11 @@ struct ReportViewInput {
   // The fix's contacts and ankle targets ([leg][frame]); empty vectors: none (`check`).
   const std::vector<char>* planted[2] = {nullptr, nullptr};
   const std::vector<Vec3>* ankle_target_ws[2] = {nullptr, nullptr};
-  // Optional: every joint's world transform on every frame of `before` / `after` (frame-major,
-  // forward_kinematics with `space`, as core/metrics gives them), used instead of FK again.
-  const std::vector<Transform>* before_world_ws = nullptr;
-  const std::vector<Transform>* after_world_ws = nullptr;
+  // Optional: the points of `before` / `after` already found (view_positions of the world
+  // transforms core::MetricsInput::with_world hands over, with view_tip_owners), used instead
+  // of FK again when they have the clip's frame count (any, when the clip is empty: its motion
+  // was moved away to be fixed in place) and the view's points.
+  std::optional<ViewPositions> before_positions, after_positions;
   // Optional: per leg and frame the lowest foot point's height above the terrain of `before` /
   // `after` (core::MetricsInput::lowest_above_out), used instead of querying the terrain again.
   const std::vector<double>* before_lowest_above_m = nullptr;
@@ -111,6 +112,9 @@ TerrainMesh view_terrain(const Terrain& terrain, const ViewPositions& a, const V
 // Interior angle at `knee` (degrees) of the hip-knee-ankle chain.
 double knee_angle_deg(const Vec3& hip, const Vec3& knee, const Vec3& ankle);
 
-ReportView build_report_view(const ReportViewInput& input);
+// The joints whose end sites a view draws as toe tips: each leg's toe joint that has one.
+std::vector<int> view_tip_owners(const Skeleton& skeleton, const LegRig& rig);
+
+ReportView build_report_view(ReportViewInput input);
 
 }  // namespace ikfix::core

@@ -41,67 +41,95 @@ std::string escaped_html(std::string_view text) {
   return out;
 }
 
-std::string styles(std::span<const std::string_view> names, const std::string& assets_url) {
-  std::string out;
+// Inline: the asset between the element's tags (the embedded bytes, not copied). Otherwise an
+// element referencing it in the assets folder.
+void put_assets(PageText& out, std::span<const std::string_view> names,
+                const std::string& assets_url, bool scripts) {
   for (std::string_view name : names) {
-    if (assets_url.empty())
-      out += "<style>\n" + std::string(web_asset(name)) + "\n</style>\n";
-    else
-      out += "<link rel=\"stylesheet\" href=\"" +
-             escaped_html(assets_url + "/" + std::string(name)) + "\">\n";
+    if (!assets_url.empty()) {
+      const std::string url = escaped_html(assets_url + "/" + std::string(name));
+      out.add(scripts ? "<script src=\"" + url + "\"></script>\n"
+                      : "<link rel=\"stylesheet\" href=\"" + url + "\">\n");
+      continue;
+    }
+    out.add_static(scripts ? "<script>\n" : "<style>\n");
+    out.add_static(web_asset(name));
+    out.add_static(scripts ? "\n</script>\n" : "\n</style>\n");
   }
-  return out;
-}
-
-std::string scripts(std::span<const std::string_view> names, const std::string& assets_url) {
-  std::string out;
-  for (std::string_view name : names) {
-    if (assets_url.empty())
-      out += "<script>\n" + std::string(web_asset(name)) + "\n</script>\n";
-    else
-      out +=
-          "<script src=\"" + escaped_html(assets_url + "/" + std::string(name)) + "\"></script>\n";
-  }
-  return out;
-}
-
-void replace_marker(std::string& text, std::string_view marker, const std::string& with) {
-  const std::size_t at = text.find(marker);
-  if (at != std::string::npos) text.replace(at, marker.size(), with);
 }
 
 struct PageParts {
-  std::string title, kind, styles, data, scripts;
+  std::string title, kind;
+  std::span<const std::string_view> styles, scripts;
+  std::string assets_url;
 };
 
-std::string page(const PageParts& parts) {
-  std::string text(web_asset("page.html"));
-  // Markers in template order, each replaced once, so a marker inside data stays as it is.
-  replace_marker(text, "@TITLE@", escaped_html(parts.title));
-  replace_marker(text, "@STYLES@", parts.styles);
-  replace_marker(text, "@KIND@", parts.kind);
-  const std::size_t data_at = text.find("@DATA@");
-  replace_marker(text, "@SCRIPTS@", parts.scripts);
-  text.replace(data_at, 6, parts.data);
-  return text;
+// page.html with its markers (@TITLE@, @STYLES@, @KIND@, @DATA@, @SCRIPTS@; each once, in any
+// order) replaced: the title, the parts' assets, and `data` (moved into the page).
+PageText page(const PageParts& parts, std::string data) {
+  const std::string_view page_html = web_asset("page.html");
+  PageText out;
+  std::size_t at = 0;
+  while (at < page_html.size()) {
+    const std::size_t marker = page_html.find('@', at);
+    const std::size_t close =
+        marker == std::string_view::npos ? marker : page_html.find('@', marker + 1);
+    if (close == std::string_view::npos) {
+      out.add_static(page_html.substr(at));
+      break;
+    }
+    out.add_static(page_html.substr(at, marker - at));
+    const std::string_view name = page_html.substr(marker, close + 1 - marker);
+    if (name == "@TITLE@")
+      out.add(escaped_html(parts.title));
+    else if (name == "@STYLES@")
+      put_assets(out, parts.styles, parts.assets_url, false);
+    else if (name == "@KIND@")
+      out.add(parts.kind);
+    else if (name == "@DATA@")
+      out.add(std::move(data));
+    else if (name == "@SCRIPTS@")
+      put_assets(out, parts.scripts, parts.assets_url, true);
+    else {  // not a marker: the first '@' is text, the second may open one
+      out.add_static(page_html.substr(marker, close - marker));
+      at = close;
+      continue;
+    }
+    at = close + 1;
+  }
+  return out;
 }
 
 }  // namespace
 
+void PageText::add(std::string text) { pieces_.push_back(owned_.emplace_back(std::move(text))); }
+
+void PageText::add_static(std::string_view text) { pieces_.push_back(text); }
+
+std::string PageText::joined() const {
+  std::size_t size = 0;
+  for (std::string_view piece : pieces_) size += piece.size();
+  std::string out;
+  out.reserve(size);
+  for (std::string_view piece : pieces_) out += piece;
+  return out;
+}
+
+PageText html_report_page_text(const HtmlPageInput& input) {
+  std::string data = "{\"title\":" + script_safe_json(nlohmann::ordered_json(input.title).dump()) +
+                     ",\"report\":" + script_safe_json(input.report->dump()) + ",\"view\":";
+  data += view_json(*input.view);
+  data += '}';
+  return page({input.title, "ikfix-clip", kClipStyles, kClipScripts, input.assets_url},
+              std::move(data));
+}
+
 std::string html_report_page(const HtmlPageInput& input) {
-  PageParts parts;
-  parts.title = input.title;
-  parts.kind = "ikfix-clip";
-  parts.styles = styles(kClipStyles, input.assets_url);
-  parts.scripts = scripts(kClipScripts, input.assets_url);
-  parts.data = "{\"title\":" + script_safe_json(nlohmann::ordered_json(input.title).dump()) +
-               ",\"report\":" + script_safe_json(input.report->dump()) +
-               ",\"view\":" + view_json(*input.view) + "}";
-  return page(parts);
+  return html_report_page_text(input).joined();
 }
 
 void save_html_report(const fs::path& path, const HtmlPageInput& input) {
-  write_file_atomic(path, html_report_page(input));
+  write_file_atomic(path, html_report_page_text(input).pieces());
 }
 
 void save_web_assets(const fs::path& dir) {
@@ -110,18 +138,15 @@ void save_web_assets(const fs::path& dir) {
 }
 
 std::string html_index_page(const HtmlIndexInput& input) {
-  PageParts parts;
-  parts.title = input.title;
-  parts.kind = "ikfix-index";
-  parts.styles = styles(kIndexStyles, input.assets_url);
-  parts.scripts = scripts(kIndexScripts, input.assets_url);
   nlohmann::ordered_json data;
   data["title"] = input.title;
   data["pages"] = input.pages;
-  parts.data = script_safe_json(data.dump());
-  parts.data.pop_back();
-  parts.data += ",\"batch\":" + script_safe_json(input.batch_report->dump()) + "}";
-  return page(parts);
+  std::string text = script_safe_json(data.dump());
+  text.pop_back();
+  text += ",\"batch\":" + script_safe_json(input.batch_report->dump()) + "}";
+  return page({input.title, "ikfix-index", kIndexStyles, kIndexScripts, input.assets_url},
+              std::move(text))
+      .joined();
 }
 
 void save_html_index(const fs::path& path, const HtmlIndexInput& input) {

@@ -3,9 +3,13 @@
 // batch index. Pages carry their data as JSON; the scripts are the embedded assets
 // (io/web_assets.hpp), either inline (a page that opens alone, offline, from file://) or
 // referenced from an assets folder written once beside a batch's pages.
+#include <deque>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <span>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "core/view/report_view.hpp"
 
@@ -20,8 +24,23 @@ struct HtmlPageInput {
   std::string assets_url;
 };
 
+// A page's text as pieces in order: the embedded assets by reference (they live as long as the
+// program), made text owned. Written piece by piece, a page costs no copy of itself.
+class PageText {
+ public:
+  void add(std::string text);
+  void add_static(std::string_view text);  // must outlive the PageText
+  std::span<const std::string_view> pieces() const { return pieces_; }
+  std::string joined() const;
+
+ private:
+  std::deque<std::string> owned_;  // a deque: its strings never move, the views stay valid
+  std::vector<std::string_view> pieces_;
+};
+
 // The page's text.
-std::string html_report_page(const HtmlPageInput& input);
+PageText html_report_page_text(const HtmlPageInput& input);
+std::string html_report_page(const HtmlPageInput& input);  // joined
 
 // Written atomically (io/file_util.hpp). Throws InputError naming the path on failure.
 void save_html_report(const std::filesystem::path& path, const HtmlPageInput& input);

@@ -40,9 +40,16 @@ inline void put_six_bytes(std::uint64_t v, char* to) {
 }  // namespace
 
 std::string base64(std::string_view bytes) {
-  std::string out((bytes.size() + 2) / 3 * 4, '\0');
+  std::string out;
+  append_base64(out, bytes);
+  return out;
+}
+
+void append_base64(std::string& out, std::string_view bytes) {
+  const std::size_t start = out.size();
+  out.resize(start + (bytes.size() + 2) / 3 * 4);
   const auto* in = reinterpret_cast<const std::uint8_t*>(bytes.data());
-  char* to = out.data();
+  char* to = out.data() + start;
   std::size_t i = 0;
   for (; i + 8 <= bytes.size(); i += 6, to += 8) put_six_bytes(six_bytes(in + i), to);
   for (; i + 2 < bytes.size(); i += 3, to += 4) {
@@ -51,14 +58,13 @@ std::string base64(std::string_view bytes) {
     std::memcpy(to + 2, kBase64Pairs[v & 4095].data(), 2);
   }
   const std::size_t rest = bytes.size() - i;
-  if (rest == 0) return out;
+  if (rest == 0) return;
   std::uint32_t v = std::uint32_t(in[i]) << 16;
   if (rest == 2) v |= std::uint32_t(in[i + 1]) << 8;
   to[0] = kBase64Digits[(v >> 18) & 63];
   to[1] = kBase64Digits[(v >> 12) & 63];
   to[2] = rest == 2 ? kBase64Digits[(v >> 6) & 63] : '=';
   to[3] = '=';
-  return out;
 }
 
 std::string deflate_zlib(std::string_view bytes) {

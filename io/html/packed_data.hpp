@@ -13,6 +13,8 @@ namespace ikfix::io {
 
 // Standard base64 (RFC 4648, with padding).
 std::string base64(std::string_view bytes);
+// The same digits appended to `out` (no copy of the whole).
+void append_base64(std::string& out, std::string_view bytes);
 
 // zlib-format deflate of `bytes` (level 6). Throws std::runtime_error if zlib fails.
 std::string deflate_zlib(std::string_view bytes);

@@ -12,27 +12,35 @@
 namespace ikfix::io {
 namespace {
 
-// `json` (an object's text) with `"name":"text"` added as its last member. For long base64 text,
-// which needs no escaping: the JSON library would scan every character of it.
-std::string with_string(std::string json, std::string_view name, std::string_view text) {
-  json.pop_back();  // the closing brace
-  if (json.size() > 1) json += ',';
-  json += '"';
-  json += name;
-  json += "\":\"";
-  json += text;
-  json += "\"}";
-  return json;
-}
-
-// {"step": grid, "bytes": series_varints in base64}: the page decodes absent values as null.
-// Not deflated: mostly one byte a frame already, and the page decodes them without a stream.
-void put_series(std::string& out, const char* name, const std::vector<double>& values,
-                double step) {
-  const nlohmann::ordered_json j = {{"step", step}};
+// Appends `"name":"` (preceded by a comma unless `out` ends an opening brace), then `text`'s
+// base64 and the closing quote. Long base64 text needs no escaping, so it bypasses the JSON
+// library, which would scan every character of it, and is appended in place.
+void put_base64(std::string& out, std::string_view name, std::string_view bytes) {
+  if (out.back() != '{') out += ',';
   out += '"';
   out += name;
-  out += "\":" + with_string(j.dump(), "bytes", base64(series_varints(values, step)));
+  out += "\":\"";
+  append_base64(out, bytes);
+  out += '"';
+}
+
+// Appends `json` (an object's text) without its closing brace.
+void put_open_object(std::string& out, const nlohmann::ordered_json& j) {
+  out += j.dump();
+  out.pop_back();
+}
+
+// "name":{"step": grid, "bytes": series_varints in base64}: the page decodes absent values as
+// null. Not deflated: mostly one byte a frame already, and the page decodes them without a
+// stream.
+void put_series(std::string& out, const char* name, const std::vector<double>& values,
+                double step) {
+  out += '"';
+  out += name;
+  out += "\":";
+  put_open_object(out, {{"step", step}});
+  put_base64(out, "bytes", series_varints(values, step));
+  out += '}';
 }
 
 void put_series(std::string& out, const char* name,
@@ -45,8 +53,8 @@ void put_series(std::string& out, const char* name,
 
 constexpr double kMetreStep = 1e-5, kSpeedStep = 1e-5, kDegreeStep = 1e-3;
 
-std::string foot_series_json(const core::FootSeries& s) {
-  std::string out = "{";
+void put_foot_series(std::string& out, const core::FootSeries& s) {
+  out += '{';
   put_series(out, "lowest_before_m", s.lowest_before_m, kMetreStep);
   out += ',';
   put_series(out, "lowest_after_m", s.lowest_after_m, kMetreStep);
@@ -60,27 +68,27 @@ std::string foot_series_json(const core::FootSeries& s) {
   put_series(out, "knee_after_deg", s.knee_after_deg, kDegreeStep);
   out += ',';
   put_series(out, "shortfall_m", s.shortfall_m, kMetreStep);
-  return out + '}';
+  out += '}';
 }
 
-std::string terrain_json(const core::TerrainMesh& mesh) {
+void put_terrain(std::string& out, const core::TerrainMesh& mesh) {
   std::vector<std::uint32_t> indices;
   indices.reserve(mesh.triangles.size() * 3);
   for (const auto& t : mesh.triangles) indices.insert(indices.end(), t.begin(), t.end());
   nlohmann::ordered_json j;
   j["vertexCount"] = mesh.vertices.size();
   j["triangleCount"] = mesh.triangles.size();
-  std::string out = with_string(j.dump(), "vertices", packed(float32_bytes(mesh.vertices)));
-  return with_string(std::move(out), "triangles", packed(uint32_bytes(indices)));
+  put_open_object(out, j);
+  out += ",\"vertices\":\"" + packed(float32_bytes(mesh.vertices));
+  out += "\",\"triangles\":\"" + packed(uint32_bytes(indices)) + "\"}";
 }
 
 // {"step_m", "before", "after"}: delta_varints in base64.
-std::string positions_json(const core::ReportView& view) {
-  nlohmann::ordered_json j = {{"step_m", kPositionStep_m}};
-  std::string out = with_string(
-      j.dump(), "before", base64(delta_varints(view.before.positions, view.before.point_count)));
-  return with_string(std::move(out), "after",
-                     base64(delta_varints(view.after.positions, view.after.point_count)));
+void put_positions(std::string& out, const core::ReportView& view) {
+  put_open_object(out, {{"step_m", kPositionStep_m}});
+  put_base64(out, "before", delta_varints(view.before.positions, view.before.point_count));
+  put_base64(out, "after", delta_varints(view.after.positions, view.after.point_count));
+  out += '}';
 }
 
 // Every member but "positions" (which follows them).
@@ -97,28 +105,51 @@ nlohmann::ordered_json skeleton_json(const core::ReportView& view) {
   return j;
 }
 
-std::string source_json(const core::ViewFigure& source) {
+void put_source(std::string& out, const core::ViewFigure& source) {
   nlohmann::ordered_json j;
   j["jointNames"] = source.joint_names;
   j["parents"] = source.parents;
   j["pointCount"] = source.positions.point_count;
   j["frames"] = source.positions.frame_count;
-  return with_string(
-      script_safe_json(j.dump()), "positions",
-      base64(delta_varints(source.positions.positions, source.positions.point_count)));
+  out += script_safe_json(j.dump());
+  out.pop_back();
+  put_base64(out, "positions",
+             delta_varints(source.positions.positions, source.positions.point_count));
+  out += '}';
+}
+
+// An upper bound of the text's length, so that it is built in one block: base64 of the
+// positions' varints (at most 3 bytes a coordinate for the usual motion; more only grows the
+// string) and room for the rest.
+std::size_t expected_size(const core::ReportView& view) {
+  const std::size_t points = view.before.positions.size() + view.after.positions.size() +
+                             (view.source ? view.source->positions.positions.size() : 0);
+  return points * 3 * 4 + (view.terrain.vertices.size() + view.terrain.triangles.size()) * 24 +
+         static_cast<std::size_t>(view.after.frame_count) * 64 + 65536;
 }
 
 }  // namespace
 
 std::string view_json(const core::ReportView& view) {
-  std::string out = script_safe_json(skeleton_json(view).dump());
+  std::string out;
+  out.reserve(expected_size(view));
+  out += script_safe_json(skeleton_json(view).dump());
   out.pop_back();  // the closing brace: positions, terrain and series follow
-  out += ",\"positions\":" + positions_json(view);
-  if (view.source) out += ",\"source\":" + source_json(*view.source);
-  out += ",\"terrain\":" + terrain_json(view.terrain) + ",\"series\":{";
+  out += ",\"positions\":";
+  put_positions(out, view);
+  if (view.source) {
+    out += ",\"source\":";
+    put_source(out, *view.source);
+  }
+  out += ",\"terrain\":";
+  put_terrain(out, view.terrain);
+  out += ",\"series\":{";
   put_series(out, "pelvis_change_m", view.series.pelvis_change_m, kMetreStep);
-  out += ",\"feet\":[" + foot_series_json(view.series.feet[0]) + ',' +
-         foot_series_json(view.series.feet[1]) + "]}}";
+  out += ",\"feet\":[";
+  put_foot_series(out, view.series.feet[0]);
+  out += ',';
+  put_foot_series(out, view.series.feet[1]);
+  out += "]}}";
   return out;
 }
 

@@ -183,17 +183,22 @@ TEST(ReportView, PositionsFromTheMetricsWorldTransformsAreThoseOfFk) {
   const Clip before = bending(s, 40), after = walking(s, 40, 0.95, 0.01);
   ClipSpace space;
   space.world_offset = Vec3(0.25, 0, -1);
-  std::vector<Transform> world_before, world_after;
-  for (auto [clip, world] : {std::pair{&before, &world_before}, std::pair{&after, &world_after}}) {
+  std::optional<ViewPositions> given[2];
+  const std::vector<int> tips = view_tip_owners(s, legs_rig());
+  for (int k = 0; k < 2; ++k) {
+    const Clip& clip = k == 0 ? before : after;
     MetricsInput m;
     m.skeleton = &s;
-    m.clip = clip;
+    m.clip = &clip;
     m.space = space;
     m.rig = legs_rig();
     m.terrain = &ground;
-    m.world_out = world;
+    m.with_world = [&](std::span<const Transform> world_ws) {
+      ASSERT_EQ(world_ws.size(), 40u * s.joint_count());
+      given[k] = view_positions(s, world_ws, 40, tips);
+    };
     measure_clip(m);
-    ASSERT_EQ(world->size(), 40u * s.joint_count());
+    ASSERT_TRUE(given[k].has_value());
   }
   ReportViewInput in;
   in.skeleton = &s;
@@ -203,8 +208,8 @@ TEST(ReportView, PositionsFromTheMetricsWorldTransformsAreThoseOfFk) {
   in.rig = legs_rig();
   in.terrain = &ground;
   const ReportView computed = build_report_view(in);
-  in.before_world_ws = &world_before;
-  in.after_world_ws = &world_after;
+  in.before_positions = given[0];
+  in.after_positions = given[1];
   const ReportView reused = build_report_view(in);
   ASSERT_EQ(reused.before.positions.size(), computed.before.positions.size());
   // Bit for bit: the page is the same whichever way the positions were found.
@@ -218,10 +223,18 @@ TEST(ReportView, PositionsFromTheMetricsWorldTransformsAreThoseOfFk) {
   }
   EXPECT_EQ(reused.series.feet[0].lowest_before_m, computed.series.feet[0].lowest_before_m);
   EXPECT_EQ(reused.series.feet[1].knee_before_deg, computed.series.feet[1].knee_before_deg);
-  // Transforms of another clip length are not used.
-  world_before.pop_back();
+  // Positions of another clip length are not used.
+  in.before_positions = given[0];
+  in.before_positions->frame_count = 39;
+  in.before_positions->positions.resize(39u * in.before_positions->point_count);
   const ReportView fallback = build_report_view(in);
   EXPECT_EQ(fallback.before.positions, computed.before.positions);
+  // A clip moved away to be fixed in place (empty): the positions stand for it.
+  const Clip moved_away;
+  in.before = &moved_away;
+  in.before_positions = given[0];
+  const ReportView in_place = build_report_view(in);
+  EXPECT_EQ(in_place.before.positions, computed.before.positions);
 }
 
 TEST(ReportView, LowestFootPointComesFromTheMetricsWhenGiven) {
