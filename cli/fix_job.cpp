@@ -49,13 +49,14 @@ core::ClipMetrics measure(const io::LoadedClip& clip, const core::Clip& motion,
   m.contacts = settings.contacts;
   m.reference_leg_length = settings.reference_leg_length;
   m.min_knee_angle = settings.min_knee_angle;
-  if (view_out)
-    m.with_world = [&](std::span<const core::Transform> world_ws) {
-      const auto joints = static_cast<std::size_t>(clip.skeleton.joint_count());
-      *view_out =
-          core::view_positions(clip.skeleton, world_ws, static_cast<int>(world_ws.size() / joints),
-                               core::view_tip_owners(clip.skeleton, rig));
+  if (view_out) {
+    const std::vector<int> tips = core::view_tip_owners(clip.skeleton, rig);
+    *view_out = core::sized_view_positions(clip.skeleton, motion.frame_count, tips);
+    m.with_world = [&skeleton = clip.skeleton, tips, &view = **view_out](
+                       int frame, std::span<const core::Transform> world_ws) {
+      core::put_view_row(skeleton, world_ws, tips, frame, view);
     };
+  }
   m.lowest_above_out = lowest_above_out;
   m.runner = runner;
   return core::measure_clip(m);

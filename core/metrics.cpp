@@ -410,7 +410,8 @@ ClipMetrics measure_clip(const MetricsInput& in) {
   for (int l = 0; l < 2; ++l) measure_leg(in, w, queries[l], l, m, sums);
   m.mean_slide_mps = sums.slide_count ? sums.slide / sums.slide_count : 0.0;
   m.mean_float_m = sums.plant_count ? sums.float_m / sums.plant_count : 0.0;
-  if (in.with_world) in.with_world(w.world);
+  if (in.with_world)
+    for (int f = 0; f < clip.frame_count; ++f) in.with_world(f, w.frame(f));
   return m;
 }
 

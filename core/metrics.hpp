@@ -101,10 +101,10 @@ struct MetricsInput {
   ContactSettings contacts;            // for a leg of reference_leg_length; scaled inside
   double reference_leg_length = 0.85;  // metres
   double min_knee_angle = 25.0 * kPi / 180.0;
-  // When set, called once before measure_clip returns with the world transform of every joint
-  // on every frame (frame-major, forward_kinematics of the clip and space above), which the
-  // measures computed anyway. The span is valid during the call only.
-  std::function<void(std::span<const Transform> world_ws)> with_world;
+  // When set, called with each frame's world transform of every joint (forward_kinematics of the
+  // clip and space above), which the measures compute anyway: once per frame, in any order and
+  // from several threads at once (`runner`); the span is valid during the call only.
+  std::function<void(int frame, std::span<const Transform> world_ws)> with_world;
   // When set, receives per leg and frame the height (metres) of the foot's lowest point (every
   // FootModel point with ground under it) above the terrain, NaN where none has ground:
   // (*lowest_above_out)[leg * frame_count + frame]. Also computed anyway.

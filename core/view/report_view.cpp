@@ -9,10 +9,8 @@
 
 namespace ikfix::core {
 
-namespace {
-
-ViewPositions sized_positions(const Skeleton& skeleton, int frames,
-                              const std::vector<int>& tip_owners) {
+ViewPositions sized_view_positions(const Skeleton& skeleton, int frames,
+                                   const std::vector<int>& tip_owners) {
   ViewPositions out;
   out.frame_count = frames;
   out.point_count = skeleton.joint_count() + static_cast<int>(tip_owners.size());
@@ -20,39 +18,26 @@ ViewPositions sized_positions(const Skeleton& skeleton, int frames,
   return out;
 }
 
-// One frame's row of points from its joints' world transforms.
-void put_row(const Skeleton& skeleton, std::span<const Transform> world,
-             const std::vector<int>& tip_owners, Vec3* row) {
+void put_view_row(const Skeleton& skeleton, std::span<const Transform> world_ws,
+                  const std::vector<int>& tip_owners, int frame, ViewPositions& out) {
+  Vec3* row = out.positions.data() + static_cast<std::size_t>(frame) * out.point_count;
   const int joints = skeleton.joint_count();
-  for (int j = 0; j < joints; ++j) row[j] = world[j].translation;
+  for (int j = 0; j < joints; ++j) row[j] = world_ws[j].translation;
   for (std::size_t t = 0; t < tip_owners.size(); ++t) {
     const int owner = tip_owners[t];
-    row[joints + t] = transform_point(world[owner], skeleton.end_sites[owner].value_or(Vec3(0)));
+    row[joints + t] = transform_point(world_ws[owner], skeleton.end_sites[owner].value_or(Vec3(0)));
   }
 }
 
-}  // namespace
-
 ViewPositions view_positions(const Skeleton& skeleton, const Clip& clip, const ClipSpace& space,
                              const std::vector<int>& tip_owners) {
-  ViewPositions out = sized_positions(skeleton, clip.frame_count, tip_owners);
+  ViewPositions out = sized_view_positions(skeleton, clip.frame_count, tip_owners);
   std::vector<Transform> world(static_cast<std::size_t>(skeleton.joint_count()));
   const Transform to_world = space.to_world();
   for (int f = 0; f < clip.frame_count; ++f) {
     forward_kinematics(skeleton, clip.frame(f), to_world, world);
-    put_row(skeleton, world, tip_owners,
-            out.positions.data() + static_cast<std::size_t>(f) * out.point_count);
+    put_view_row(skeleton, world, tip_owners, f, out);
   }
-  return out;
-}
-
-ViewPositions view_positions(const Skeleton& skeleton, std::span<const Transform> world_ws,
-                             int frame_count, const std::vector<int>& tip_owners) {
-  ViewPositions out = sized_positions(skeleton, frame_count, tip_owners);
-  const auto joints = static_cast<std::size_t>(skeleton.joint_count());
-  for (int f = 0; f < frame_count; ++f)
-    put_row(skeleton, world_ws.subspan(static_cast<std::size_t>(f) * joints, joints), tip_owners,
-            out.positions.data() + static_cast<std::size_t>(f) * out.point_count);
   return out;
 }
 

@@ -79,7 +79,7 @@ struct ReportViewInput {
   // The fix's contacts and ankle targets ([leg][frame]); empty vectors: none (`check`).
   const std::vector<char>* planted[2] = {nullptr, nullptr};
   const std::vector<Vec3>* ankle_target_ws[2] = {nullptr, nullptr};
-  // Optional: the points of `before` / `after` already found (view_positions of the world
+  // Optional: the points of `before` / `after` already found (put_view_row of the world
   // transforms core::MetricsInput::with_world hands over, with view_tip_owners), used instead
   // of FK again when they have the clip's frame count (any, when the clip is empty: its motion
   // was moved away to be fixed in place) and the view's points.
@@ -99,9 +99,12 @@ struct ReportViewInput {
 // World positions of every joint, then the end sites of `tip_owners` (in that order).
 ViewPositions view_positions(const Skeleton& skeleton, const Clip& clip, const ClipSpace& space,
                              const std::vector<int>& tip_owners);
-// The same from the joints' world transforms (frame-major, frame_count x joint_count).
-ViewPositions view_positions(const Skeleton& skeleton, std::span<const Transform> world_ws,
-                             int frame_count, const std::vector<int>& tip_owners);
+// Room for `frames` rows of the points above, all at the origin.
+ViewPositions sized_view_positions(const Skeleton& skeleton, int frames,
+                                   const std::vector<int>& tip_owners);
+// Row `frame` of `out` (sized as above) from that frame's world transform of every joint.
+void put_view_row(const Skeleton& skeleton, std::span<const Transform> world_ws,
+                  const std::vector<int>& tip_owners, int frame, ViewPositions& out);
 
 // The terrain under the points' horizontal bounds plus `margin_m`; when that keeps more than
 // `max_triangles` triangles, a height grid sampled from the terrain instead (at most

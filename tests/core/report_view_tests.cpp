@@ -193,12 +193,15 @@ TEST(ReportView, PositionsFromTheMetricsWorldTransformsAreThoseOfFk) {
     m.space = space;
     m.rig = legs_rig();
     m.terrain = &ground;
-    m.with_world = [&](std::span<const Transform> world_ws) {
-      ASSERT_EQ(world_ws.size(), 40u * s.joint_count());
-      given[k] = view_positions(s, world_ws, 40, tips);
+    given[k] = sized_view_positions(s, 40, tips);
+    std::vector<int> calls(40, 0);
+    m.with_world = [&](int frame, std::span<const Transform> world_ws) {
+      ASSERT_EQ(world_ws.size(), static_cast<std::size_t>(s.joint_count()));
+      ++calls[frame];
+      put_view_row(s, world_ws, tips, frame, *given[k]);
     };
     measure_clip(m);
-    ASSERT_TRUE(given[k].has_value());
+    EXPECT_EQ(calls, std::vector<int>(40, 1));  // once per frame
   }
   ReportViewInput in;
   in.skeleton = &s;
