@@ -151,12 +151,17 @@ struct SceneTiles {
   std::unique_ptr<std::atomic<const GroundScene*>[]> built;
 
   std::size_t tile_of(double x, double z) const {
-    if (columns == 1 && rows == 1) return 0;  // a small terrain: no floor() per point
-    auto cell = [this](double v, double origin, int count) {
-      const double c = std::floor((v - origin) * inv_size);
-      return static_cast<std::size_t>(std::clamp(c, 0.0, static_cast<double>(count - 1)));
-    };
-    return cell(z, origin_z, rows) * static_cast<std::size_t>(columns) + cell(x, origin_x, columns);
+    if (columns == 1 && rows == 1) return 0;  // a small terrain: no conversion per point
+    return std::size_t{row_of(z)} * static_cast<std::size_t>(columns) + column_of(x);
+  }
+  std::uint32_t column_of(double x) const { return cell((x - origin_x) * inv_size, columns); }
+  std::uint32_t row_of(double z) const { return cell((z - origin_z) * inv_size, rows); }
+  // floor(u) clamped to [0, count - 1] (NaN: 0); below 1 or from count - 1 on no conversion is
+  // needed, and in between floor is truncation.
+  static std::uint32_t cell(double u, int count) {
+    if (!(u >= 1.0)) return 0;
+    if (u >= static_cast<double>(count - 1)) return static_cast<std::uint32_t>(count - 1);
+    return static_cast<std::uint32_t>(u);
   }
 };
 
@@ -401,32 +406,32 @@ void Terrain::Impl::list_tiles(SceneTiles& t) const {
   t.size = std::max({t.size, width / t.columns, depth / t.rows});
   t.inv_size = 1.0 / t.size;
   t.origin_x = min_x, t.origin_z = min_z;
-  // Each triangle's first and last tile (its box grown by the margin), then two passes (count,
-  // fill): the triangles of each tile ascending.
-  std::vector<std::array<std::uint32_t, 2>> reach(ground.size());
+  // Each triangle's first and last column and row of tiles (its box grown by the margin), then
+  // two passes (count, fill): the triangles of each tile ascending.
+  std::vector<std::array<std::uint16_t, 4>> reach(ground.size());  // column, row, column, row
   const std::size_t tile_count = static_cast<std::size_t>(t.columns) * t.rows;
   t.start.assign(tile_count + 1, 0);
-  const auto cols = static_cast<std::uint32_t>(t.columns);
-  auto each_tile = [cols](const std::array<std::uint32_t, 2>& r, auto&& body) {
-    for (std::uint32_t row = r[0] / cols; row <= r[1] / cols; ++row)
-      for (std::uint32_t col = r[0] % cols; col <= r[1] % cols; ++col) body(row * cols + col);
+  const auto cols = static_cast<std::size_t>(t.columns);
+  auto each_tile = [cols](const std::array<std::uint16_t, 4>& r, auto&& body) {
+    for (std::size_t row = r[1]; row <= r[3]; ++row)
+      for (std::size_t col = r[0]; col <= r[2]; ++col) body(row * cols + col);
   };
   for (std::size_t k = 0; k < ground.size(); ++k) {
     const auto& tri = mesh.triangles[ground[k]];
     const Vec3& a = mesh.vertices[tri[0]];
     const Vec3& b = mesh.vertices[tri[1]];
     const Vec3& c = mesh.vertices[tri[2]];
-    reach[k] = {static_cast<std::uint32_t>(t.tile_of(std::min({a.x, b.x, c.x}) - t.margin,
-                                                     std::min({a.z, b.z, c.z}) - t.margin)),
-                static_cast<std::uint32_t>(t.tile_of(std::max({a.x, b.x, c.x}) + t.margin,
-                                                     std::max({a.z, b.z, c.z}) + t.margin))};
-    each_tile(reach[k], [&](std::uint32_t tile) { ++t.start[tile + 1]; });
+    reach[k] = {static_cast<std::uint16_t>(t.column_of(std::min({a.x, b.x, c.x}) - t.margin)),
+                static_cast<std::uint16_t>(t.row_of(std::min({a.z, b.z, c.z}) - t.margin)),
+                static_cast<std::uint16_t>(t.column_of(std::max({a.x, b.x, c.x}) + t.margin)),
+                static_cast<std::uint16_t>(t.row_of(std::max({a.z, b.z, c.z}) + t.margin))};
+    each_tile(reach[k], [&](std::size_t tile) { ++t.start[tile + 1]; });
   }
   for (std::size_t k = 1; k < t.start.size(); ++k) t.start[k] += t.start[k - 1];
   t.triangles.resize(t.start.back());
   std::vector<std::uint32_t> fill(t.start.begin(), t.start.end() - 1);
   for (std::size_t k = 0; k < ground.size(); ++k)
-    each_tile(reach[k], [&](std::uint32_t tile) { t.triangles[fill[tile]++] = ground[k]; });
+    each_tile(reach[k], [&](std::size_t tile) { t.triangles[fill[tile]++] = ground[k]; });
   t.built = std::make_unique<std::atomic<const GroundScene*>[]>(tile_count);
   for (std::size_t k = 0; k < tile_count; ++k) t.built[k].store(nullptr);
 }

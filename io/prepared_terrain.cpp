@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,9 +25,9 @@ namespace {
 using core::Vec3;
 
 constexpr char kMagic[8] = {'I', 'K', 'T', 'E', 'R', 'R', 'A', '\x1a'};
-constexpr std::uint32_t kVerticesPerBlock = 1u << 16;
 constexpr std::size_t kTrianglesPerTile = 2048;
 constexpr std::uint32_t kMaxTilesPerSide = 1024;
+constexpr std::uint32_t kUnset = std::numeric_limits<std::uint32_t>::max();
 
 // The file's first 256 bytes. Offsets are bytes from the file's start, all multiples of 8.
 struct Header {
@@ -36,38 +37,44 @@ struct Header {
   std::uint64_t file_bytes;
   std::uint64_t vertex_count;
   std::uint64_t triangle_count;
-  std::uint32_t has_normals;  // 1: a normal per vertex follows the positions
-  std::uint32_t vertices_per_block;
+  std::uint32_t has_normals;  // 1: each tile holds a normal per vertex after its positions
+  std::uint32_t zero;
   std::uint32_t tile_columns, tile_rows;
   double bounds_min[3], bounds_max[3];  // of every vertex, world metres
   double tile_origin_x, tile_origin_z, tile_size_x, tile_size_z;
-  std::uint64_t block_table_offset, tile_table_offset, positions_offset, normals_offset,
-      triangles_offset;
-  std::uint64_t block_table_checksum, tile_table_checksum;
+  std::uint64_t tile_table_offset, tiles_offset;  // the tile table; the first tile's data
+  std::uint64_t tile_table_checksum;
   std::uint64_t header_checksum;  // of these 256 bytes with this field 0
-  char reserved[56];
+  char reserved[88];
 };
 static_assert(sizeof(Header) == 256);
 
-// Per block of kVerticesPerBlock vertices: checksums of its positions and normals (0: none).
-struct BlockEntry {
-  std::uint64_t positions_checksum, normals_checksum;
-};
-
 // Per tile (row-major, x fastest): the horizontal bounds of its triangles (empty: +inf..-inf),
-// its run of triangle records and their checksum. A triangle belongs to the tile holding the
-// centre of its horizontal bounding box.
+// where its data lies, its counts and the checksum of its data. A triangle belongs to the
+// tile holding the centre of its horizontal bounding box; the tile's data holds the vertices
+// its triangles use (a vertex used by several tiles is stored in each).
 struct TileEntry {
   double min_x, min_z, max_x, max_z;
-  std::uint64_t first, count;
-  std::uint64_t checksum;
+  std::uint64_t offset;  // of the tile's data, from the file's start
+  std::uint32_t vertex_count, triangle_count;
+  std::uint64_t checksum;  // of the tile's tile_bytes() bytes of data
 };
 static_assert(sizeof(TileEntry) == 56);
 
-// A triangle in a tile: its index in the mesh and its three vertex indices.
+// A triangle in a tile: its index in the mesh and its three vertex indices (in the writer: the
+// mesh's; in the file: the tile's own).
 struct TriangleRecord {
   std::uint32_t index, v0, v1, v2;
 };
+
+// A tile's data: u32 mesh vertex index per tile vertex (zero-padded to 8 bytes), f64 x 3
+// position per tile vertex, f64 x 3 normal per tile vertex (with normals), a TriangleRecord
+// per triangle.
+std::uint64_t ids_bytes(std::uint64_t vertices) { return (4 * vertices + 7) / 8 * 8; }
+std::uint64_t tile_bytes(std::uint64_t vertices, std::uint64_t triangles, bool normals) {
+  return ids_bytes(vertices) + (normals ? 2 : 1) * vertices * sizeof(Vec3) +
+         triangles * sizeof(TriangleRecord);
+}
 
 std::uint64_t mix(std::uint64_t h) {
   h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -121,76 +128,141 @@ void check_mesh(const std::string& file, const core::TerrainMesh& mesh) {
             file, "cannot prepare: triangle " + std::to_string(t) + " uses a vertex out of range");
 }
 
-// The triangles bucketed by tile (counting sort: each tile's run in mesh order) and the tiles.
-void build_tiles(const core::TerrainMesh& mesh, const Tiling& tiling,
-                 std::vector<TriangleRecord>& records, std::vector<TileEntry>& tiles) {
+// A run of records or vertex indices: [first, first + count).
+struct Run {
+  std::size_t first = 0, count = 0;
+};
+
+// The triangles bucketed by tile (counting sort: each tile's run in mesh order, mesh vertex
+// indices) and each tile's bounds.
+void assign_triangles(const core::TerrainMesh& mesh, const Tiling& tiling,
+                      std::vector<TriangleRecord>& records, std::vector<TileEntry>& tiles,
+                      std::vector<Run>& runs) {
   constexpr double kInf = std::numeric_limits<double>::infinity();
   tiles.assign(std::size_t{tiling.columns} * tiling.rows,
-               TileEntry{kInf, kInf, -kInf, -kInf, 0, 0, 0});
+               TileEntry{kInf, kInf, -kInf, -kInf, 0, 0, 0, 0});
+  runs.assign(tiles.size(), Run{});
   std::vector<std::uint32_t> tile_of(mesh.triangles.size());
   for (std::size_t t = 0; t < mesh.triangles.size(); ++t) {
     const auto& tri = mesh.triangles[t];
     const Vec3 &a = mesh.vertices[tri[0]], &b = mesh.vertices[tri[1]], &c = mesh.vertices[tri[2]];
     const double lo_x = std::min({a.x, b.x, c.x}), hi_x = std::max({a.x, b.x, c.x});
     const double lo_z = std::min({a.z, b.z, c.z}), hi_z = std::max({a.z, b.z, c.z});
-    TileEntry& tile = tiles[tile_of[t] = tiling.tile_of(0.5 * (lo_x + hi_x), 0.5 * (lo_z + hi_z))];
+    const std::uint32_t k = tile_of[t] = tiling.tile_of(0.5 * (lo_x + hi_x), 0.5 * (lo_z + hi_z));
+    TileEntry& tile = tiles[k];
     tile.min_x = std::min(tile.min_x, lo_x), tile.max_x = std::max(tile.max_x, hi_x);
     tile.min_z = std::min(tile.min_z, lo_z), tile.max_z = std::max(tile.max_z, hi_z);
-    ++tile.count;
+    ++runs[k].count;
   }
-  std::uint64_t first = 0;
-  for (TileEntry& tile : tiles) tile.first = first, first += tile.count, tile.count = 0;
+  std::size_t first = 0;
+  for (Run& run : runs) run.first = first, first += run.count, run.count = 0;
   records.resize(mesh.triangles.size());
   for (std::size_t t = 0; t < mesh.triangles.size(); ++t) {
-    TileEntry& tile = tiles[tile_of[t]];
+    Run& run = runs[tile_of[t]];
     const auto& tri = mesh.triangles[t];
-    records[tile.first + tile.count++] = {static_cast<std::uint32_t>(t), tri[0], tri[1], tri[2]};
+    records[run.first + run.count++] = {static_cast<std::uint32_t>(t), tri[0], tri[1], tri[2]};
   }
-  for (TileEntry& tile : tiles)
-    tile.checksum =
-        prepared_checksum(records.data() + tile.first, tile.count * sizeof(TriangleRecord));
 }
 
-std::vector<BlockEntry> block_checksums(const core::TerrainMesh& mesh) {
-  std::vector<BlockEntry> blocks((mesh.vertices.size() + kVerticesPerBlock - 1) /
-                                 kVerticesPerBlock);
-  for (std::size_t b = 0; b < blocks.size(); ++b) {
-    const std::size_t first = b * kVerticesPerBlock;
-    const std::size_t n = std::min<std::size_t>(kVerticesPerBlock, mesh.vertices.size() - first);
-    blocks[b].positions_checksum = prepared_checksum(&mesh.vertices[first], n * sizeof(Vec3));
-    blocks[b].normals_checksum =
-        mesh.vertex_normals.empty()
-            ? 0
-            : prepared_checksum(&mesh.vertex_normals[first], n * sizeof(Vec3));
-  }
-  return blocks;
+// The vertices no triangle uses, bucketed by the tile under them (so that a whole read gives
+// the mesh back as prepared): `ids` with a run per tile.
+void unused_vertices(const core::TerrainMesh& mesh, const Tiling& tiling,
+                     std::vector<std::uint32_t>& ids, std::vector<Run>& runs) {
+  std::vector<char> used(mesh.vertices.size(), 0);
+  for (const auto& tri : mesh.triangles) used[tri[0]] = used[tri[1]] = used[tri[2]] = 1;
+  runs.assign(std::size_t{tiling.columns} * tiling.rows, Run{});
+  std::vector<std::uint32_t> tile_of(mesh.vertices.size(), kUnset);
+  for (std::size_t v = 0; v < mesh.vertices.size(); ++v)
+    if (!used[v]) ++runs[tile_of[v] = tiling.tile_of(mesh.vertices[v].x, mesh.vertices[v].z)].count;
+  std::size_t first = 0;
+  for (Run& run : runs) run.first = first, first += run.count, run.count = 0;
+  ids.resize(first);
+  for (std::size_t v = 0; v < mesh.vertices.size(); ++v)
+    if (tile_of[v] != kUnset) {
+      Run& run = runs[tile_of[v]];
+      ids[run.first + run.count++] = static_cast<std::uint32_t>(v);
+    }
 }
 
-// Records into ascending triangle index: two stable 16-bit counting passes (linear; a crop
-// holds hundreds of thousands of records).
-void sort_by_index(std::vector<TriangleRecord>& records) {
-  std::vector<TriangleRecord> scratch(records.size());
+// Lays out the tiles' data one after the other (see tile_bytes).
+class TileWriter {
+ public:
+  TileWriter(const core::TerrainMesh& mesh, std::uint64_t first_offset)
+      : mesh_(mesh),
+        local_of_(mesh.vertices.size()),
+        tile_of_(mesh.vertices.size(), kUnset),
+        first_offset_(first_offset) {}
+
+  // Appends the data of tile `tile`: its triangles (mesh vertex indices) and the unused
+  // vertices under it; sets the entry's offset, counts and checksum. The tile's vertices are
+  // numbered by first use in its triangles, then the unused ones.
+  void add(std::uint32_t tile, std::span<const TriangleRecord> records,
+           std::span<const std::uint32_t> unused, TileEntry& entry) {
+    ids_.clear();
+    local_records_.clear();
+    auto local = [&](std::uint32_t v) {
+      if (tile_of_[v] != tile)
+        tile_of_[v] = tile, local_of_[v] = static_cast<std::uint32_t>(ids_.size()),
+        ids_.push_back(v);
+      return local_of_[v];
+    };
+    for (const TriangleRecord& r : records)
+      local_records_.push_back({r.index, local(r.v0), local(r.v1), local(r.v2)});
+    for (const std::uint32_t v : unused) local(v);
+    const bool normals = !mesh_.vertex_normals.empty();
+    const std::size_t start = data_.size();
+    data_.resize(start + tile_bytes(ids_.size(), records.size(), normals), 0);
+    char* out = data_.data() + start;
+    std::memcpy(out, ids_.data(), ids_.size() * sizeof(std::uint32_t));
+    out += ids_bytes(ids_.size());
+    for (const std::uint32_t v : ids_)
+      std::memcpy(out, &mesh_.vertices[v], sizeof(Vec3)), out += sizeof(Vec3);
+    if (normals)
+      for (const std::uint32_t v : ids_)
+        std::memcpy(out, &mesh_.vertex_normals[v], sizeof(Vec3)), out += sizeof(Vec3);
+    std::memcpy(out, local_records_.data(), local_records_.size() * sizeof(TriangleRecord));
+    entry.offset = first_offset_ + start;
+    entry.vertex_count = static_cast<std::uint32_t>(ids_.size());
+    entry.triangle_count = static_cast<std::uint32_t>(records.size());
+    entry.checksum = prepared_checksum(data_.data() + start, data_.size() - start);
+  }
+  const std::vector<char>& data() const { return data_; }
+
+ private:
+  const core::TerrainMesh& mesh_;
+  std::vector<std::uint32_t> local_of_;  // mesh vertex -> index in the tile tile_of_ names
+  std::vector<std::uint32_t> tile_of_;
+  std::uint64_t first_offset_;
+  std::vector<std::uint32_t> ids_;
+  std::vector<TriangleRecord> local_records_;
+  std::vector<char> data_;
+};
+
+// A kept triangle's mesh index and its place in the list of kept triangles.
+struct IndexSlot {
+  std::uint32_t index, slot;
+};
+
+// Into ascending mesh index: two stable 16-bit counting passes (linear; a crop holds hundreds
+// of thousands of triangles).
+void sort_by_index(std::vector<IndexSlot>& items) {
+  std::vector<IndexSlot> scratch(items.size());
   for (const int shift : {0, 16}) {
     std::vector<std::size_t> start((1u << 16) + 1, 0);
-    for (const TriangleRecord& r : records) ++start[((r.index >> shift) & 0xffffu) + 1];
+    for (const IndexSlot& r : items) ++start[((r.index >> shift) & 0xffffu) + 1];
     for (std::size_t k = 1; k < start.size(); ++k) start[k] += start[k - 1];
-    for (const TriangleRecord& r : records) scratch[start[(r.index >> shift) & 0xffffu]++] = r;
-    records.swap(scratch);
+    for (const IndexSlot& r : items) scratch[start[(r.index >> shift) & 0xffffu]++] = r;
+    items.swap(scratch);
   }
 }
 
-// File vertex index -> crop vertex index. A table over the range of indices the kept
-// triangles use when that range is dense (a crop of a mesh numbered row by row spans a few of
-// its rows, read nearly in order: hashing them cost cache misses), else open addressing.
+// Mesh vertex index -> crop vertex index. A table over the range of indices the tiles read
+// hold when that range is dense (a crop of a mesh numbered row by row spans a few of its rows:
+// hashing them cost cache misses), else open addressing.
 class VertexRemap {
  public:
-  static constexpr std::uint32_t kUnset = std::numeric_limits<std::uint32_t>::max();
-  explicit VertexRemap(const std::vector<TriangleRecord>& kept) {
-    std::uint32_t lo = kUnset, hi = 0;
-    for (const TriangleRecord& r : kept)
-      lo = std::min({lo, r.v0, r.v1, r.v2}), hi = std::max({hi, r.v0, r.v1, r.v2});
-    const std::size_t corners = 3 * kept.size();
-    if (!kept.empty() && std::size_t{hi - lo} < 8 * corners + 65536) {
+  VertexRemap(std::uint32_t lo, std::uint32_t hi, std::size_t corners) {
+    if (lo <= hi && std::size_t{hi - lo} < 8 * corners + 65536) {
       first_ = lo;
       dense_.assign(std::size_t{hi - lo} + 1, kUnset);
       return;
@@ -219,20 +291,47 @@ class VertexRemap {
   std::size_t mask_ = 0;
 };
 
-// A mapped prepared terrain, its header and tables checked; the blocks and tiles are checked
-// when first read.
+// One tile's data in the mapping (see tile_bytes), checked: its checksum, every mesh vertex
+// index below the vertex count, every triangle index below the triangle count and every
+// corner below the tile's vertex count.
+struct TileData {
+  const char* ids = nullptr;
+  const char* positions = nullptr;
+  const char* normals = nullptr;  // null without normals
+  const char* records = nullptr;
+  std::uint32_t vertex_count = 0, triangle_count = 0;
+  std::uint32_t min_id = kUnset, max_id = 0;  // of `ids` (empty: kUnset, 0)
+
+  std::uint32_t id(std::uint32_t local) const {
+    std::uint32_t out;
+    std::memcpy(&out, ids + std::size_t{local} * sizeof out, sizeof out);
+    return out;
+  }
+  static Vec3 vec3(const char* at, std::uint32_t local) {
+    Vec3 out;
+    std::memcpy(&out, at + std::size_t{local} * sizeof out, sizeof out);
+    return out;
+  }
+  TriangleRecord record(std::uint32_t k) const {
+    TriangleRecord out;
+    std::memcpy(&out, records + std::size_t{k} * sizeof out, sizeof out);
+    return out;
+  }
+};
+
+// A triangle the crop keeps: its mesh index, the TileData it was read from, its corners there.
+struct KeptTriangle {
+  std::uint32_t index, tile, v0, v1, v2;
+};
+
+// A mapped prepared terrain, its header and tile table checked; a tile's data is checked when
+// it is read.
 class PreparedReader {
  public:
   explicit PreparedReader(const std::filesystem::path& path)
       : file_(path.string()), mapped_(path), bytes_(mapped_.text()) {
     check_header();
-    blocks_ = table<BlockEntry>(h_.block_table_offset, block_count(), h_.block_table_checksum);
-    tiles_ = table<TileEntry>(h_.tile_table_offset, std::size_t{h_.tile_columns} * h_.tile_rows,
-                              h_.tile_table_checksum);
-    block_checked_.assign(block_count(), 0);
-    for (const TileEntry& t : tiles_)
-      if (t.first > h_.triangle_count || t.count > h_.triangle_count - t.first)
-        corrupt("a tile's triangles lie outside the file");
+    tiles_ = tile_table();
   }
 
   TerrainRead read(const std::optional<core::XzBox>& keep) {
@@ -254,9 +353,6 @@ class PreparedReader {
   [[noreturn]] void corrupt(const std::string& what) const {
     throw InputError(file_, "corrupt prepared terrain (" + what + "): prepare it again");
   }
-  std::size_t block_count() const {
-    return static_cast<std::size_t>((h_.vertex_count + kVerticesPerBlock - 1) / kVerticesPerBlock);
-  }
 
   void check_header() {
     if (bytes_.size() < sizeof(Header) || std::memcmp(bytes_.data(), kMagic, sizeof kMagic) != 0) {
@@ -269,7 +365,8 @@ class PreparedReader {
     if (h_.version != kPreparedTerrainVersion)
       throw InputError(file_, "prepared terrain of format version " + std::to_string(h_.version) +
                                   ", this ikfix reads version " +
-                                  std::to_string(kPreparedTerrainVersion) + ": prepare it again");
+                                  std::to_string(kPreparedTerrainVersion) +
+                                  ": prepare it again (ikfix terrain prepare)");
     Header zeroed = h_;
     zeroed.header_checksum = 0;
     if (prepared_checksum(&zeroed, sizeof zeroed) != h_.header_checksum) corrupt("header checksum");
@@ -277,132 +374,185 @@ class PreparedReader {
       throw InputError(file_, "truncated prepared terrain (" + std::to_string(bytes_.size()) +
                                   " bytes of " + std::to_string(h_.file_bytes) +
                                   "): prepare it again");
-    const std::uint64_t vertex_bytes = h_.vertex_count * sizeof(Vec3);
-    if (h_.header_bytes != sizeof(Header) || h_.vertices_per_block != kVerticesPerBlock ||
+    const std::uint64_t tile_count = std::uint64_t{h_.tile_columns} * h_.tile_rows;
+    if (h_.header_bytes != sizeof(Header) ||
         h_.vertex_count >= std::numeric_limits<std::uint32_t>::max() ||
         h_.triangle_count >= std::numeric_limits<std::uint32_t>::max() || h_.tile_columns == 0 ||
         h_.tile_rows == 0 || h_.tile_columns > kMaxTilesPerSide ||
-        h_.tile_rows > kMaxTilesPerSide ||
-        h_.normals_offset != h_.positions_offset + vertex_bytes ||
-        h_.triangles_offset != h_.normals_offset + (h_.has_normals ? vertex_bytes : 0) ||
-        h_.file_bytes != h_.triangles_offset + h_.triangle_count * sizeof(TriangleRecord))
+        h_.tile_rows > kMaxTilesPerSide || h_.tile_table_offset != sizeof(Header) ||
+        h_.tiles_offset != h_.tile_table_offset + tile_count * sizeof(TileEntry) ||
+        h_.tiles_offset > h_.file_bytes)
       corrupt("inconsistent header");
   }
 
-  template <typename T>
-  std::vector<T> table(std::uint64_t offset, std::size_t count, std::uint64_t checksum) const {
-    if (offset > bytes_.size() || count * sizeof(T) > bytes_.size() - offset)
-      corrupt("a table lies outside the file");
-    std::vector<T> out(count);
-    std::memcpy(out.data(), bytes_.data() + offset, count * sizeof(T));
-    if (prepared_checksum(out.data(), count * sizeof(T)) != checksum) corrupt("table checksum");
-    return out;
-  }
-
-  void check_block(std::size_t b) {
-    if (block_checked_[b]) return;
-    const std::size_t first = b * kVerticesPerBlock;
-    const std::size_t n = std::min<std::size_t>(kVerticesPerBlock, h_.vertex_count - first);
-    const char* positions = bytes_.data() + h_.positions_offset + first * sizeof(Vec3);
-    if (prepared_checksum(positions, n * sizeof(Vec3)) != blocks_[b].positions_checksum)
-      corrupt("vertex checksum");
-    if (h_.has_normals) {
-      const char* normals = bytes_.data() + h_.normals_offset + first * sizeof(Vec3);
-      if (prepared_checksum(normals, n * sizeof(Vec3)) != blocks_[b].normals_checksum)
-        corrupt("normal checksum");
+  // The tile table, checked: its checksum, and the tiles' data lying one after the other up
+  // to the file's end, every triangle in one of them.
+  std::vector<TileEntry> tile_table() const {
+    std::vector<TileEntry> tiles(std::size_t{h_.tile_columns} * h_.tile_rows);
+    std::memcpy(tiles.data(), bytes_.data() + h_.tile_table_offset,
+                tiles.size() * sizeof(TileEntry));
+    if (prepared_checksum(tiles.data(), tiles.size() * sizeof(TileEntry)) != h_.tile_table_checksum)
+      corrupt("tile table checksum");
+    std::uint64_t end = h_.tiles_offset, triangles = 0;
+    for (const TileEntry& t : tiles) {
+      if (t.offset != end || t.vertex_count > h_.vertex_count ||
+          t.triangle_count > h_.triangle_count)
+        corrupt("a tile's data does not follow the one before");
+      end += tile_bytes(t.vertex_count, t.triangle_count, h_.has_normals != 0);
+      triangles += t.triangle_count;
+      if (end > h_.file_bytes) corrupt("a tile's data lies outside the file");
     }
-    block_checked_[b] = 1;
-  }
-  Vec3 vec3_at(std::uint64_t offset, std::uint32_t v) const {
-    Vec3 out;
-    std::memcpy(&out, bytes_.data() + offset + std::size_t{v} * sizeof(Vec3), sizeof out);
-    return out;
-  }
-  Vec3 position(std::uint32_t v) {
-    check_block(v / kVerticesPerBlock);
-    return vec3_at(h_.positions_offset, v);
+    if (end != h_.file_bytes || triangles != h_.triangle_count)
+      corrupt("the tiles do not hold the file's triangles");
+    return tiles;
   }
 
-  // The tile's records, checked (checksum, indices in range).
-  std::vector<TriangleRecord> tile_records(const TileEntry& t) const {
-    std::vector<TriangleRecord> out(t.count);
-    std::memcpy(out.data(), bytes_.data() + h_.triangles_offset + t.first * sizeof(TriangleRecord),
-                out.size() * sizeof(TriangleRecord));
-    if (prepared_checksum(out.data(), out.size() * sizeof(TriangleRecord)) != t.checksum)
-      corrupt("triangle checksum");
-    for (const TriangleRecord& r : out)
-      if (r.index >= h_.triangle_count || r.v0 >= h_.vertex_count || r.v1 >= h_.vertex_count ||
-          r.v2 >= h_.vertex_count)
-        corrupt("an index out of range");
-    return out;
+  // The tile's data, its checksum and vertex indices checked (its records are checked as read:
+  // checked_record).
+  TileData tile_data(const TileEntry& t) const {
+    const char* at = bytes_.data() + t.offset;
+    const bool normals = h_.has_normals != 0;
+    if (prepared_checksum(at, tile_bytes(t.vertex_count, t.triangle_count, normals)) != t.checksum)
+      corrupt("tile checksum");
+    TileData d;
+    d.vertex_count = t.vertex_count, d.triangle_count = t.triangle_count;
+    d.ids = at;
+    d.positions = d.ids + ids_bytes(t.vertex_count);
+    d.normals = normals ? d.positions + std::size_t{t.vertex_count} * sizeof(Vec3) : nullptr;
+    d.records = d.positions + (normals ? 2 : 1) * std::size_t{t.vertex_count} * sizeof(Vec3);
+    for (std::uint32_t v = 0; v < d.vertex_count; ++v) {
+      const std::uint32_t id = d.id(v);
+      d.min_id = std::min(d.min_id, id), d.max_id = std::max(d.max_id, id);
+    }
+    if (d.vertex_count > 0 && d.max_id >= h_.vertex_count) corrupt("a vertex index out of range");
+    return d;
+  }
+  // Record `k` of tile `d`: its triangle index below the triangle count, its corners below the
+  // tile's vertex count.
+  TriangleRecord checked_record(const TileData& d, std::uint32_t k) const {
+    const TriangleRecord r = d.record(k);
+    if (r.index >= h_.triangle_count || r.v0 >= d.vertex_count || r.v1 >= d.vertex_count ||
+        r.v2 >= d.vertex_count)
+      corrupt("an index out of range");
+    return r;
   }
 
   void whole(core::TerrainMesh& mesh) {
-    for (std::size_t b = 0; b < block_count(); ++b) check_block(b);
     mesh.vertices.resize(h_.vertex_count);
-    std::memcpy(mesh.vertices.data(), bytes_.data() + h_.positions_offset,
-                h_.vertex_count * sizeof(Vec3));
-    if (h_.has_normals) {
-      mesh.vertex_normals.resize(h_.vertex_count);
-      std::memcpy(mesh.vertex_normals.data(), bytes_.data() + h_.normals_offset,
-                  h_.vertex_count * sizeof(Vec3));
-    }
+    if (h_.has_normals) mesh.vertex_normals.resize(h_.vertex_count);
     mesh.triangles.resize(h_.triangle_count);
-    std::vector<char> seen(h_.triangle_count, 0);
-    for (const TileEntry& t : tiles_)
-      for (const TriangleRecord& r : tile_records(t)) {
-        if (seen[r.index]) corrupt("a triangle stored twice");
-        seen[r.index] = 1;
-        mesh.triangles[r.index] = {r.v0, r.v1, r.v2};
+    std::vector<char> vertex_seen(h_.vertex_count, 0), triangle_seen(h_.triangle_count, 0);
+    for (const TileEntry& t : tiles_) {
+      const TileData d = tile_data(t);
+      for (std::uint32_t v = 0; v < d.vertex_count; ++v) {
+        const std::uint32_t id = d.id(v);
+        const Vec3 p = TileData::vec3(d.positions, v);
+        const Vec3 n = d.normals ? TileData::vec3(d.normals, v) : Vec3(0.0);
+        if (vertex_seen[id] &&
+            (std::memcmp(&mesh.vertices[id], &p, sizeof p) != 0 ||
+             (d.normals && std::memcmp(&mesh.vertex_normals[id], &n, sizeof n) != 0)))
+          corrupt("a vertex stored twice with different values");
+        vertex_seen[id] = 1;
+        mesh.vertices[id] = p;
+        if (d.normals) mesh.vertex_normals[id] = n;
       }
-    if (std::find(seen.begin(), seen.end(), 0) != seen.end()) corrupt("a triangle missing");
+      for (std::uint32_t k = 0; k < d.triangle_count; ++k) {
+        const TriangleRecord r = checked_record(d, k);
+        if (triangle_seen[r.index]) corrupt("a triangle stored twice");
+        triangle_seen[r.index] = 1;
+        mesh.triangles[r.index] = {d.id(r.v0), d.id(r.v1), d.id(r.v2)};
+      }
+    }
+    if (std::find(vertex_seen.begin(), vertex_seen.end(), 0) != vertex_seen.end())
+      corrupt("a vertex missing");
+    if (std::find(triangle_seen.begin(), triangle_seen.end(), 0) != triangle_seen.end())
+      corrupt("a triangle missing");
   }
 
   // crop_terrain_mesh(whole, keep): the triangles touching `keep`, in mesh order, vertices
   // numbered by first use.
   void crop(const core::XzBox& keep, core::TerrainMesh& mesh) {
-    std::vector<TriangleRecord> kept = kept_records(keep);
-    sort_by_index(kept);
-    VertexRemap remap(kept);
-    auto vertex = [&](std::uint32_t v) {
-      std::uint32_t& slot = remap.find_or_add(v);
-      if (slot == VertexRemap::kUnset) {
-        slot = static_cast<std::uint32_t>(mesh.vertices.size());
-        mesh.vertices.push_back(vec3_at(h_.positions_offset, v));
-        if (h_.has_normals) mesh.vertex_normals.push_back(vec3_at(h_.normals_offset, v));
-      }
-      return slot;
-    };
+    std::vector<TileData> read;
+    const std::vector<KeptTriangle> kept = kept_triangles(keep, read);
+    std::uint32_t lo = kUnset, hi = 0;
+    for (const TileData& d : read) lo = std::min(lo, d.min_id), hi = std::max(hi, d.max_id);
+    VertexRemap remap(lo, hi, 3 * kept.size());
     mesh.triangles.reserve(kept.size());
-    for (std::size_t k = 0; k < kept.size(); ++k) {
-      if (k > 0 && kept[k].index == kept[k - 1].index) corrupt("a triangle stored twice");
-      const std::uint32_t a = vertex(kept[k].v0), b = vertex(kept[k].v1), c = vertex(kept[k].v2);
+    mesh.vertices.reserve(kept.size() + 16);  // a grid's part: about half as many vertices
+    if (h_.has_normals) mesh.vertex_normals.reserve(kept.size() + 16);
+    for_each_in_mesh_order(kept, [&](const KeptTriangle& t) {
+      const TileData& d = read[t.tile];
+      auto vertex = [&](std::uint32_t local) {
+        std::uint32_t& slot = remap.find_or_add(d.id(local));
+        if (slot == kUnset) {
+          slot = static_cast<std::uint32_t>(mesh.vertices.size());
+          mesh.vertices.push_back(TileData::vec3(d.positions, local));
+          if (d.normals) mesh.vertex_normals.push_back(TileData::vec3(d.normals, local));
+        }
+        return slot;
+      };
+      const std::uint32_t a = vertex(t.v0), b = vertex(t.v1), c = vertex(t.v2);
       mesh.triangles.push_back({a, b, c});
+    });
+  }
+
+  // Calls visit(t) for each of `kept` in ascending mesh index; a triangle kept twice is
+  // corrupt. Through a table over the kept indices' range when it is dense (a part of a mesh
+  // numbered row by row), else sorted.
+  template <typename Visit>
+  void for_each_in_mesh_order(const std::vector<KeptTriangle>& kept, Visit&& visit) const {
+    std::uint32_t lo = kUnset, hi = 0;
+    for (const KeptTriangle& t : kept) lo = std::min(lo, t.index), hi = std::max(hi, t.index);
+    if (kept.empty()) return;
+    if (std::size_t{hi - lo} < 8 * kept.size()) {
+      std::vector<std::uint32_t> slot_of(std::size_t{hi - lo} + 1, kUnset);
+      for (std::size_t k = 0; k < kept.size(); ++k) {
+        std::uint32_t& slot = slot_of[kept[k].index - lo];
+        if (slot != kUnset) corrupt("a triangle stored twice");
+        slot = static_cast<std::uint32_t>(k);
+      }
+      for (const std::uint32_t slot : slot_of)
+        if (slot != kUnset) visit(kept[slot]);
+      return;
+    }
+    std::vector<IndexSlot> order(kept.size());
+    for (std::size_t k = 0; k < kept.size(); ++k)
+      order[k] = {kept[k].index, static_cast<std::uint32_t>(k)};
+    sort_by_index(order);
+    for (std::size_t k = 0; k < order.size(); ++k) {
+      if (k > 0 && order[k].index == order[k - 1].index) corrupt("a triangle stored twice");
+      visit(kept[order[k].slot]);
     }
   }
 
-  // The records of the triangles whose horizontal box touches `keep`, their vertex blocks
-  // checked. A tile whose bounds lie inside `keep` is taken whole without looking at its
-  // triangles' corners.
-  std::vector<TriangleRecord> kept_records(const core::XzBox& keep) {
-    std::vector<TriangleRecord> kept;
+  // The triangles whose horizontal box touches `keep`, from the tiles whose bounds touch it
+  // (appended to `read`, checked). A tile whose bounds lie inside `keep` is taken whole
+  // without looking at its triangles' corners.
+  std::vector<KeptTriangle> kept_triangles(const core::XzBox& keep, std::vector<TileData>& read) {
+    auto touches = [&](const TileEntry& t) {
+      return t.triangle_count > 0 && t.max_x >= keep.min_x && t.min_x <= keep.max_x &&
+             t.max_z >= keep.min_z && t.min_z <= keep.max_z;
+    };
+    std::size_t most = 0;
+    for (const TileEntry& t : tiles_) most += touches(t) ? t.triangle_count : 0;
+    std::vector<KeptTriangle> kept;
+    kept.reserve(most);
     for (const TileEntry& t : tiles_) {
-      if (t.count == 0 || t.max_x < keep.min_x || t.min_x > keep.max_x || t.max_z < keep.min_z ||
-          t.min_z > keep.max_z)
-        continue;
+      if (!touches(t)) continue;
       const bool inside = t.min_x >= keep.min_x && t.max_x <= keep.max_x && t.min_z >= keep.min_z &&
                           t.max_z <= keep.max_z;
-      for (const TriangleRecord& r : tile_records(t)) {
-        if (inside) {
-          for (const std::uint32_t v : {r.v0, r.v1, r.v2}) check_block(v / kVerticesPerBlock);
-          kept.push_back(r);
-          continue;
+      const auto slot = static_cast<std::uint32_t>(read.size());
+      const TileData& d = read.emplace_back(tile_data(t));
+      for (std::uint32_t k = 0; k < d.triangle_count; ++k) {
+        const TriangleRecord r = checked_record(d, k);
+        if (!inside) {
+          const Vec3 a = TileData::vec3(d.positions, r.v0), b = TileData::vec3(d.positions, r.v1),
+                     c = TileData::vec3(d.positions, r.v2);
+          if (std::max({a.x, b.x, c.x}) < keep.min_x || std::min({a.x, b.x, c.x}) > keep.max_x ||
+              std::max({a.z, b.z, c.z}) < keep.min_z || std::min({a.z, b.z, c.z}) > keep.max_z)
+            continue;
         }
-        const Vec3 a = position(r.v0), b = position(r.v1), c = position(r.v2);
-        if (std::max({a.x, b.x, c.x}) < keep.min_x || std::min({a.x, b.x, c.x}) > keep.max_x ||
-            std::max({a.z, b.z, c.z}) < keep.min_z || std::min({a.z, b.z, c.z}) > keep.max_z)
-          continue;
-        kept.push_back(r);
+        kept.push_back({r.index, slot, r.v0, r.v1, r.v2});
       }
     }
     return kept;
@@ -412,9 +562,7 @@ class PreparedReader {
   MappedFile mapped_;
   std::string_view bytes_;
   Header h_{};
-  std::vector<BlockEntry> blocks_;
   std::vector<TileEntry> tiles_;
-  std::vector<char> block_checked_;
 };
 
 }  // namespace
@@ -447,7 +595,6 @@ void save_prepared_terrain(const std::filesystem::path& path, const core::Terrai
   h.vertex_count = mesh.vertices.size();
   h.triangle_count = mesh.triangles.size();
   h.has_normals = mesh.vertex_normals.empty() ? 0 : 1;
-  h.vertices_per_block = kVerticesPerBlock;
   Vec3 lo(std::numeric_limits<double>::infinity()), hi(-std::numeric_limits<double>::infinity());
   for (const Vec3& v : mesh.vertices) lo = glm::min(lo, v), hi = glm::max(hi, v);
   for (int k = 0; k < 3; ++k) h.bounds_min[k] = lo[k], h.bounds_max[k] = hi[k];
@@ -457,24 +604,22 @@ void save_prepared_terrain(const std::filesystem::path& path, const core::Terrai
   h.tile_size_x = tiling.size_x, h.tile_size_z = tiling.size_z;
   std::vector<TriangleRecord> records;
   std::vector<TileEntry> tiles;
-  build_tiles(mesh, tiling, records, tiles);
-  const std::vector<BlockEntry> blocks = block_checksums(mesh);
-  h.block_table_offset = sizeof(Header);
-  h.tile_table_offset = h.block_table_offset + blocks.size() * sizeof(BlockEntry);
-  h.positions_offset = h.tile_table_offset + tiles.size() * sizeof(TileEntry);
-  h.normals_offset = h.positions_offset + mesh.vertices.size() * sizeof(Vec3);
-  h.triangles_offset = h.normals_offset + mesh.vertex_normals.size() * sizeof(Vec3);
-  h.file_bytes = h.triangles_offset + records.size() * sizeof(TriangleRecord);
-  h.block_table_checksum = prepared_checksum(blocks.data(), blocks.size() * sizeof(BlockEntry));
+  std::vector<Run> triangle_runs, unused_runs;
+  assign_triangles(mesh, tiling, records, tiles, triangle_runs);
+  std::vector<std::uint32_t> unused;
+  unused_vertices(mesh, tiling, unused, unused_runs);
+  h.tile_table_offset = sizeof(Header);
+  h.tiles_offset = h.tile_table_offset + tiles.size() * sizeof(TileEntry);
+  TileWriter writer(mesh, h.tiles_offset);
+  for (std::uint32_t k = 0; k < tiles.size(); ++k)
+    writer.add(k, std::span(records).subspan(triangle_runs[k].first, triangle_runs[k].count),
+               std::span(unused).subspan(unused_runs[k].first, unused_runs[k].count), tiles[k]);
+  h.file_bytes = h.tiles_offset + writer.data().size();
   h.tile_table_checksum = prepared_checksum(tiles.data(), tiles.size() * sizeof(TileEntry));
   h.header_checksum = prepared_checksum(&h, sizeof h);
-  const std::array<std::string_view, 6> pieces = {
-      std::string_view(reinterpret_cast<const char*>(&h), sizeof h),
-      bytes_of(blocks),
-      bytes_of(tiles),
-      bytes_of(mesh.vertices),
-      bytes_of(mesh.vertex_normals),
-      bytes_of(records)};
+  const std::array<std::string_view, 3> pieces = {
+      std::string_view(reinterpret_cast<const char*>(&h), sizeof h), bytes_of(tiles),
+      bytes_of(writer.data())};
   write_file_atomic(path, pieces);
 }
 

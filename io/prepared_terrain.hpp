@@ -13,7 +13,7 @@
 
 namespace ikfix::io {
 
-inline constexpr std::uint32_t kPreparedTerrainVersion = 1;
+inline constexpr std::uint32_t kPreparedTerrainVersion = 2;
 
 // True when `path` names a prepared terrain (extension .ikterrain, any case).
 bool is_prepared_terrain(const std::filesystem::path& path);
@@ -25,10 +25,11 @@ void save_prepared_terrain(const std::filesystem::path& path, const core::Terrai
 
 // Reads a prepared terrain: the whole mesh (bit for bit the mesh it was prepared from), or with
 // `keep_ws` the triangles whose horizontal bounding box touches it (crop_terrain_mesh of the
-// whole mesh, bit for bit) and the crop (core::TerrainCrop). Only the tiles and vertex blocks a
-// crop reaches are read and checked. Throws InputError naming `path` with one line when the file
-// is not a prepared terrain, is of another version (stale: prepare it again), is truncated, or
-// fails a checksum (corrupt).
+// whole mesh, bit for bit) and the crop (core::TerrainCrop). A crop reads and checks only the
+// tiles whose bounds touch `keep_ws` (each tile holds its triangles and the vertices they use).
+// Throws InputError naming `path` with one line when the file is not a prepared terrain, is of
+// another format version (stale: prepare it again), is truncated, or fails a checksum or an
+// index check in what it reads (corrupt).
 TerrainRead load_prepared_terrain(const std::filesystem::path& path,
                                   const std::optional<core::XzBox>& keep_ws);
 

@@ -173,6 +173,11 @@ TEST(PreparedTerrain, RoundTripsTheWholeMeshAndCropsByTiles) {
   const core::TerrainMesh whole = core::make_bumps_terrain(params);  // 80 k triangles
   for (const bool normals : {true, false}) {
     core::TerrainMesh mesh = whole;
+    // Vertices no triangle uses (one under the mesh, one past its edge) come back from a
+    // whole read.
+    mesh.vertices.push_back(Vec3(1.5, 7.0, -2.5));
+    mesh.vertices.push_back(Vec3(-40.0, 0.0, 3.0));
+    if (normals) mesh.vertex_normals.resize(mesh.vertices.size(), Vec3(0.0, 1.0, 0.0));
     if (!normals) mesh.vertex_normals.clear();
     const auto path = dir / (normals ? "n.ikterrain" : "plain.ikterrain");
     save_prepared_terrain(path, mesh);
@@ -216,17 +221,17 @@ TEST(PreparedTerrain, DamagedFilesAreRefusedWithOneLine) {
     EXPECT_EQ(error.find('\n'), std::string::npos) << error;
     return error;
   };
-  // A byte flipped in the header, the tables, the positions, the normals and the triangles.
-  // The header's section offsets (bytes 136..175): block table, tile table, positions,
-  // normals, triangles.
-  std::uint64_t offsets[5];
+  // A byte flipped in the header, the tile table, and at the start, middle and end of the
+  // tiles' data (vertex indices, positions, normals, triangle records: the whole read checks
+  // every tile). The header's offsets (bytes 136..151): tile table, first tile's data.
+  std::uint64_t offsets[2];
   std::memcpy(offsets, bytes.data() + 136, sizeof offsets);
+  const std::size_t data_bytes = bytes.size() - offsets[1];
   const std::size_t where[] = {40,
                                offsets[0] + 3,
-                               offsets[1] + 5,
-                               offsets[2] + 17,
-                               offsets[3] + 9,
-                               offsets[4] + 2,
+                               offsets[1] + 2,
+                               offsets[1] + data_bytes / 3,
+                               offsets[1] + data_bytes / 2 + 5,
                                bytes.size() - 1};
   for (const std::size_t at : where) {
     std::string copy = bytes;
@@ -242,13 +247,72 @@ TEST(PreparedTerrain, DamagedFilesAreRefusedWithOneLine) {
   std::string old = bytes;
   const std::uint32_t version = 0;
   std::memcpy(old.data() + 8, &version, sizeof version);
-  std::memset(old.data() + 192, 0, 8);
+  std::memset(old.data() + 160, 0, 8);
   const std::uint64_t sum = prepared_checksum(old.data(), 256);
-  std::memcpy(old.data() + 192, &sum, 8);
+  std::memcpy(old.data() + 160, &sum, 8);
   const std::string stale = damaged("old.ikterrain", old);
   EXPECT_NE(stale.find("version 0"), std::string::npos) << stale;
-  EXPECT_NE(stale.find("prepare it again"), std::string::npos) << stale;
+  EXPECT_NE(stale.find("prepare it again (ikfix terrain prepare)"), std::string::npos) << stale;
+  // A file of format version 1 (vertices in mesh order, checksummed in blocks; its header laid
+  // out otherwise past the version): stale, whatever follows.
+  std::string v1 = bytes;
+  const std::uint32_t one = 1;
+  std::memcpy(v1.data() + 8, &one, sizeof one);
+  const std::string stale_v1 = damaged("v1.ikterrain", v1);
+  EXPECT_NE(stale_v1.find("format version 1, this ikfix reads version 2"), std::string::npos)
+      << stale_v1;
+  EXPECT_NE(stale_v1.find("prepare it again (ikfix terrain prepare)"), std::string::npos)
+      << stale_v1;
   EXPECT_EQ(error_of(good), "");
+}
+
+// A crop reads and checks only the tiles under it: a damaged tile it reads is refused (the
+// tile's checksum), one it does not read is not looked at, and a file cut short is refused
+// before any tile is read.
+TEST(PreparedTerrain, CropChecksTheTilesItReads) {
+  const auto dir = test::scratch_dir("prepared_damaged_tile");
+  core::BumpsParams params;
+  params.size = 20.0;
+  params.cell = 0.1;
+  const core::TerrainMesh mesh = core::make_bumps_terrain(params);  // 80 k triangles
+  const auto good = dir / "good.ikterrain";
+  save_prepared_terrain(good, mesh);
+  const std::string bytes = read_file(good);
+  std::uint64_t tiles_offset = 0;
+  std::memcpy(&tiles_offset, bytes.data() + 144, sizeof tiles_offset);
+  // The first tile's data (the tile table's first entry: its offset at byte 32, its vertex and
+  // triangle counts at 40 and 44) lies at the grid's -x, -z corner.
+  std::uint32_t counts[2];
+  std::memcpy(counts, bytes.data() + 256 + 40, sizeof counts);
+  const std::size_t ids = (4 * std::size_t{counts[0]} + 7) / 8 * 8;
+  const core::XzBox corner{-10.0, -10.0, -9.5, -9.5}, far{5.0, 5.0, 6.0, 6.0};
+  // A flipped bit in the tile's positions, in its normals and in its triangle records.
+  for (const std::size_t at : {tiles_offset + ids + 9, tiles_offset + ids + 24 * counts[0] + 30,
+                               tiles_offset + ids + 48 * std::size_t{counts[0]} + 6}) {
+    SCOPED_TRACE(at);
+    std::string copy = bytes;
+    copy[at] = static_cast<char>(copy[at] ^ 0x04);
+    const auto path = dir / "flip.ikterrain";
+    std::ofstream(path, std::ios::binary) << copy;
+    std::string error;
+    try {
+      load_prepared_terrain(path, corner);
+    } catch (const InputError& e) {
+      error = e.what();
+    }
+    EXPECT_NE(error.find("corrupt prepared terrain (tile checksum)"), std::string::npos) << error;
+    EXPECT_NE(error.find(path.string()), std::string::npos) << error;
+    expect_same_mesh(load_prepared_terrain(path, far).mesh,
+                     core::crop_terrain_mesh(mesh, far.min_x, far.min_z, far.max_x, far.max_z));
+  }
+  const auto cut = dir / "cut.ikterrain";
+  std::ofstream(cut, std::ios::binary) << bytes.substr(0, tiles_offset + 1000);
+  try {
+    load_prepared_terrain(cut, far);
+    ADD_FAILURE() << "a truncated file was read";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("truncated"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
