@@ -100,30 +100,100 @@ PlantSlideAt worst_plant_slide_at(const std::vector<Vec3>& heel, const std::vect
 
 namespace {
 
-// World transforms of every frame of a clip, frame-major.
+// A bone whose length is measured: joint `joint` against its parent, `rest_m` long at rest.
+struct Bone {
+  int joint = 0;
+  int parent = 0;
+  double rest_m = 0;
+};
+
+// Bone lengths against the rest pose. The pelvis and its ancestors carry the root motion (an
+// FBX or glTF pelvis hangs under an armature node and moves away from it), so the segments
+// ending at them are not bones.
+std::vector<Bone> measured_bones(const MetricsInput& in) {
+  const Skeleton& sk = *in.skeleton;
+  const int joints = sk.joint_count();
+  std::vector<char> carries_root_motion(joints, 0);
+  for (int j = in.rig.pelvis; j >= 0; j = sk.parents[j]) carries_root_motion[j] = 1;
+  std::vector<Transform> rest_world(joints);
+  forward_kinematics(sk, sk.rest, in.space.to_world(), rest_world);
+  std::vector<Bone> bones;
+  for (int j = 0; j < joints; ++j) {
+    const int p = sk.parents[j];
+    if (p < 0 || carries_root_motion[j]) continue;
+    const double rest = glm::length(rest_world[j].translation - rest_world[p].translation);
+    if (!(rest > 1e-9)) continue;
+    bones.push_back({j, p, rest});
+  }
+  return bones;
+}
+
+// What the measures read of the clip's world transforms, from one pass of forward kinematics:
+// the world transforms of the joints they follow (`kept`: the pelvis, the legs, the joints their
+// foot points hang from), frame-major, and every measured bone's relative length change per
+// frame. Keeping only those instead of every joint's transform saves most of a clip-sized array.
+// Each frame's transforms of every joint go to `with_world` (MetricsInput) when set.
 struct ClipWorld {
-  std::vector<Transform> world;
-  int joints = 0;
+  std::vector<Transform> world;  // [frame * kept + slot_of[joint]]
+  std::vector<int> joints;       // the kept joints, ascending
+  std::vector<int> slot_of;      // per joint: its slot in a frame of `world`, -1 when not kept
+  int kept = 0;
+  // [bone * frames + frame]: |world length - rest| / rest of bones[bone] (measured_bones).
+  std::vector<double> bone_change;
 
   ClipWorld(const Skeleton& sk, const Clip& clip, const Transform& to_world,
-            const ParallelRunner* runner)
-      : world(static_cast<std::size_t>(clip.frame_count) * sk.joint_count()),
-        joints(sk.joint_count()) {
+            std::span<const int> kept_joints, std::span<const Bone> bones,
+            const MetricsInput::WorldVisitor& with_world, const ParallelRunner* runner)
+      : joints(kept_joints.begin(), kept_joints.end()),
+        slot_of(sk.joint_count(), -1),
+        kept(static_cast<int>(kept_joints.size())),
+        bone_change(bones.size() * static_cast<std::size_t>(clip.frame_count)) {
+    for (int k = 0; k < kept; ++k) slot_of[kept_joints[k]] = k;
+    world.resize(static_cast<std::size_t>(clip.frame_count) * kept);
+    const int joints = sk.joint_count();
+    const std::size_t frames = static_cast<std::size_t>(clip.frame_count);
     parallel_ranges(runner, clip.frame_count, kFramesPerRange, [&](int begin, int end) {
-      for (int f = begin; f < end; ++f)
-        forward_kinematics(sk, clip.frame(f), to_world,
-                           {world.data() + static_cast<std::size_t>(f) * joints,
-                            static_cast<std::size_t>(joints)});
+      std::vector<Transform> all(joints);
+      for (int f = begin; f < end; ++f) {
+        forward_kinematics(sk, clip.frame(f), to_world, all);
+        if (with_world) with_world(f, all);
+        for (int k = 0; k < kept; ++k)
+          world[static_cast<std::size_t>(f) * kept + k] = all[kept_joints[k]];
+        for (std::size_t b = 0; b < bones.size(); ++b) {
+          const Bone& bone = bones[b];
+          bone_change[b * frames + f] =
+              std::abs(glm::length(all[bone.joint].translation - all[bone.parent].translation) -
+                       bone.rest_m) /
+              bone.rest_m;
+        }
+      }
     });
   }
   const Transform& transform(int f, int j) const {
-    return world[static_cast<std::size_t>(f) * joints + j];
+    return world[static_cast<std::size_t>(f) * kept + slot_of[j]];
   }
   const Vec3& at(int f, int j) const { return transform(f, j).translation; }
-  std::span<const Transform> frame(int f) const {
-    return {world.data() + static_cast<std::size_t>(f) * joints, static_cast<std::size_t>(joints)};
-  }
 };
+
+// The joints whose world transforms the measures read (ascending): the pelvis, each leg's
+// joints, the joints its foot's points hang from (rigid points and the skin's sole vertices).
+std::vector<int> followed_joints(const MetricsInput& in, const FootModel (&feet)[2]) {
+  std::vector<char> follow(in.skeleton->joint_count(), 0);
+  follow[in.rig.pelvis] = 1;
+  for (const Leg& leg : in.rig.legs)
+    for (int j : {leg.hip, leg.knee, leg.ankle, leg.toe})
+      if (j >= 0) follow[j] = 1;
+  for (const FootModel& foot : feet) {
+    for (const RigidFootPoint& p : foot.points) follow[p.joint] = 1;
+    for (int v : foot.sole_vertices)
+      for (int i = 0; i < 4; ++i)
+        if (in.skin->vertices[v].joint[i] >= 0) follow[in.skin->vertices[v].joint[i]] = 1;
+  }
+  std::vector<int> joints;
+  for (int j = 0; j < static_cast<int>(follow.size()); ++j)
+    if (follow[j]) joints.push_back(j);
+  return joints;
+}
 
 int count_non_finite(const Clip& clip) {
   int n = 0;
@@ -132,25 +202,14 @@ int count_non_finite(const Clip& clip) {
   return n;
 }
 
-// Bone lengths against the rest pose. The pelvis and its ancestors carry the root motion (an
-// FBX or glTF pelvis hangs under an armature node and moves away from it), so the segments
-// ending at them are not bones.
-void measure_bone_lengths(const MetricsInput& in, const ClipWorld& w, ClipMetrics& m) {
-  const Skeleton& sk = *in.skeleton;
-  const int joints = sk.joint_count();
-  std::vector<char> carries_root_motion(joints, 0);
-  for (int j = in.rig.pelvis; j >= 0; j = sk.parents[j]) carries_root_motion[j] = 1;
-  std::vector<Transform> rest_world(joints);
-  forward_kinematics(sk, sk.rest, in.space.to_world(), rest_world);
-  for (int j = 0; j < joints; ++j) {
-    const int p = sk.parents[j];
-    if (p < 0 || carries_root_motion[j]) continue;
-    const double rest = glm::length(rest_world[j].translation - rest_world[p].translation);
-    if (!(rest > 1e-9)) continue;
-    for (int f = 0; f < in.clip->frame_count; ++f)
-      m.bone_length_change.offer(std::abs(glm::length(w.at(f, j) - w.at(f, p)) - rest) / rest, f,
-                                 -1, sk.names[j]);
-  }
+// Bone lengths against the rest pose (measured_bones), offered bone by bone, frame by frame.
+void measure_bone_lengths(const MetricsInput& in, std::span<const Bone> bones, const ClipWorld& w,
+                          ClipMetrics& m) {
+  const std::size_t frames = static_cast<std::size_t>(in.clip->frame_count);
+  for (std::size_t b = 0; b < bones.size(); ++b)
+    for (std::size_t f = 0; f < frames; ++f)
+      m.bone_length_change.offer(w.bone_change[b * frames + f], static_cast<int>(f), -1,
+                                 in.skeleton->names[bones[b].joint]);
 }
 
 // Contact thresholds scaled from the reference leg length to the clip's longest leg (at frame 0).
@@ -226,8 +285,11 @@ std::vector<Vec3> posed_foot_points(const MetricsInput& in, const ClipWorld& w,
   const int n = foot.point_count();
   std::vector<Vec3> out(static_cast<std::size_t>(n) * frames);
   std::vector<Vec3> posed;
+  // A frame's world transforms, of the kept joints only (the foot's points hang from those).
+  std::vector<Transform> frame_world(in.skeleton->joint_count());
   for (int f = 0; f < frames; ++f) {
-    pose_foot_points(foot, in.skin, w.frame(f), posed);
+    for (int j : w.joints) frame_world[j] = w.transform(f, j);
+    pose_foot_points(foot, in.skin, frame_world, posed);
     for (int i = 0; i < n; ++i) out[static_cast<std::size_t>(i) * frames + f] = posed[i];
   }
   return out;
@@ -292,11 +354,12 @@ std::vector<GroundHit> ground_of_track(const Terrain& terrain, const std::vector
 // Every point of leg l's foot (FootModel) against the terrain solid on every frame: the deepest
 // by nearest-surface and by vertical depth, any frame and planted frames, and each plant's
 // deepest. Writes leg l's part of MetricsInput::lowest_above_out.
-LegQueries query_leg(const MetricsInput& in, const ClipWorld& w, const ContactSettings& cs, int l) {
+LegQueries query_leg(const MetricsInput& in, const ClipWorld& w, const ContactSettings& cs,
+                     const FootModel& foot, int l) {
   const int frames = in.clip->frame_count;
   LegQueries q;
   ankle_and_toe(in, w, l, q.pts);
-  q.foot = build_foot_model(*in.skeleton, in.rig.legs[l], in.space.to_world(), in.skin);
+  q.foot = foot;
   const std::vector<Vec3> points = posed_foot_points(in, w, q.foot);
   std::vector<std::array<double, 2>> xz(points.size());
   for (std::size_t k = 0; k < points.size(); ++k) xz[k] = {points[k].x, points[k].z};
@@ -391,8 +454,13 @@ ClipMetrics measure_clip(const MetricsInput& in) {
   m.fps = clip.fps;
   if (clip.frame_count == 0) return m;
   m.non_finite = count_non_finite(clip);
-  ClipWorld w(*in.skeleton, clip, in.space.to_world(), in.runner);
-  measure_bone_lengths(in, w, m);
+  const FootModel feet[2] = {
+      build_foot_model(*in.skeleton, in.rig.legs[0], in.space.to_world(), in.skin),
+      build_foot_model(*in.skeleton, in.rig.legs[1], in.space.to_world(), in.skin)};
+  const std::vector<Bone> bones = measured_bones(in);
+  const std::vector<int> kept = followed_joints(in, feet);
+  ClipWorld w(*in.skeleton, clip, in.space.to_world(), kept, bones, in.with_world, in.runner);
+  measure_bone_lengths(in, bones, w, m);
   const ContactSettings cs = scaled_contact_settings(in, w);
   std::vector<Vec3> pelvis(clip.frame_count);
   for (int f = 0; f < clip.frame_count; ++f) pelvis[f] = w.at(f, in.rig.pelvis);
@@ -405,13 +473,11 @@ ClipMetrics measure_clip(const MetricsInput& in) {
                                 std::numeric_limits<double>::quiet_NaN());
   LegQueries queries[2];
   parallel_ranges(in.runner, 2, 1, [&](int begin, int end) {
-    for (int l = begin; l < end; ++l) queries[l] = query_leg(in, w, cs, l);
+    for (int l = begin; l < end; ++l) queries[l] = query_leg(in, w, cs, feet[l], l);
   });
   for (int l = 0; l < 2; ++l) measure_leg(in, w, queries[l], l, m, sums);
   m.mean_slide_mps = sums.slide_count ? sums.slide / sums.slide_count : 0.0;
   m.mean_float_m = sums.plant_count ? sums.float_m / sums.plant_count : 0.0;
-  if (in.with_world)
-    for (int f = 0; f < clip.frame_count; ++f) in.with_world(f, w.frame(f));
   return m;
 }
 

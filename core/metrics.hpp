@@ -104,7 +104,8 @@ struct MetricsInput {
   // When set, called with each frame's world transform of every joint (forward_kinematics of the
   // clip and space above), which the measures compute anyway: once per frame, in any order and
   // from several threads at once (`runner`); the span is valid during the call only.
-  std::function<void(int frame, std::span<const Transform> world_ws)> with_world;
+  using WorldVisitor = std::function<void(int frame, std::span<const Transform> world_ws)>;
+  WorldVisitor with_world;
   // When set, receives per leg and frame the height (metres) of the foot's lowest point (every
   // FootModel point with ground under it) above the terrain, NaN where none has ground:
   // (*lowest_above_out)[leg * frame_count + frame]. Also computed anyway.

@@ -24,13 +24,16 @@ std::atomic<int> g_clips_at_once{1};
 constexpr double kBaseBytes = 16.0 * (1 << 20);
 // Per byte the reader's document holds (ClipCounts::file_bytes).
 constexpr double kPerFileByte = 1.0;
-// Per value of a BVH frame: its double and the span of its text (8 + 8 bytes).
-constexpr double kPerChannelFrame = 16.0;
-// Per joint and frame: one core::Transform (80 bytes) for the loaded motion and, where the
-// unfixed motion is read after the fix (metrics, glTF writer), a second.
-constexpr double kPerJointFrame = 2 * 80.0;
+// Per value of a BVH frame: its double, while the clip is decoded (a frame's text is found again
+// from one offset per frame line).
+constexpr double kPerChannelFrame = 8.0;
+// Per joint and frame: one core::Transform (80 bytes) for the loaded motion, and the measures'
+// share (the world transforms of the joints they follow, each bone's length change), about 20
+// bytes per joint of a mocap skeleton. Where the unfixed motion is read after the fix (the glTF
+// writer) a second copy of the motion is held, which this does not count.
+constexpr double kPerJointFrame = 100.0;
 // Per frame, whatever the skeleton: the fix's sampled legs, ground queries, plans and targets.
-constexpr double kPerFrame = 3000.0;
+constexpr double kPerFrame = 3500.0;
 
 std::uint64_t saturate(double bytes) {
   return bytes >= 9.2e18 ? std::uint64_t{1} << 63 : static_cast<std::uint64_t>(bytes);

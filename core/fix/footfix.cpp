@@ -167,6 +167,7 @@ void ClipFix::plan_feet() {
                                      leg_runner};
   plan.emplace(pass_inputs, result, samples.feet);
   plan->run();
+  plan->release_pass_state();
   diag.off_terrain_frames = plan->off_terrain[0] + plan->off_terrain[1];
 }
 
@@ -216,6 +217,7 @@ void ClipFix::clear_swing_feet() {
                                 contacts_given[l] ? 0 : plan->rise_lead_frames};
     job.run(result.ankle_target_ws[l], plan->toe_target_ws[l]);
   });
+  plan->release_ground_memos();  // the last step that asks them
 }
 
 // 5b. Heel lift before pelvis drop (heel_lift_step.hpp).

@@ -374,6 +374,41 @@ void PlanPasses::plan_targets_and_check(int l) {
                         seen_on_ground[l].point_planted, fps);
 }
 
+void PlanPasses::release_pass_state() {
+  body_raw = {};
+  for (int l = 0; l < 2; ++l) {
+    animated_feet[l] = {};
+    lock_correction[l] = {};
+    foot_offset[l] = {};
+    align_planted[l] = {};
+    for (int p = 0; p < 2; ++p) {
+      pivot_height[l][p] = {};
+      on_ground[l][p] = {};
+      retimed_by[l][p] = {};
+    }
+    previous_pivot[l] = {};
+    keep_constant[l] = {};
+    lock_pivot[l] = {};
+    best_plan[l] = {};
+    first_inputs[l] = {};
+    last_inputs[l] = {};
+    ground_tilt[l] = {};
+    tilt_axis[l] = {};
+    ground_turn[l] = {};
+    swing_need[l] = {};
+    planned_offset[l] = {};
+    offsets_keep_constant[l] = {};
+    seen_on_ground[l] = {};
+    support[l] = {};
+    support_planted[l] = {};
+  }
+}
+
+void PlanPasses::release_ground_memos() {
+  for (auto& leg_memos : ground_memo)
+    for (GroundMemo& memo : leg_memos) memo = GroundMemo{};
+}
+
 void PlanPasses::run() {
   for (int pass = 0;; ++pass, ++series_pass) {
     for_each_leg([&](int l) { replanned[l] = plan_lock_and_offsets(l, pass); });

@@ -65,6 +65,11 @@ class PlanPasses {
   PlanPasses(const PlanPassesInputs& inputs, FixResult& result, FootTrack (&feet)[2]);
   // Runs the passes to the end (settled, or the best plans made again).
   void run();
+  // Frees the per-frame state only the passes read (the plan's outputs below stay, and
+  // kept_plan_slide): called once run() is done, so that the steps after it do not hold it.
+  void release_pass_state();
+  // Frees the ground memos, once no later step queries them.
+  void release_ground_memos();
 
   // What the plan made, per leg (the steps after the passes read and refine it).
   std::vector<signed char> pivot[2];  // per frame: 0 heel, 1 toe, -1 not planted

@@ -2,10 +2,11 @@
 // A BVH file kept whole: the original text plus what was parsed out of it, so the writer can
 // re-emit every untouched byte and replace only the values of edited joints.
 //
-// Ownership: a Document owns its text; every TextSpan is an offset into `text`, so a Document
-// can be copied or moved freely. Files of 4 GiB or more are rejected by the reader.
+// Ownership: a Document owns its text; every TextSpan and frame offset is an offset into `text`,
+// so a Document can be copied or moved freely. Files of 4 GiB or more are rejected by the reader.
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -77,13 +78,16 @@ struct Document {
   int frame_time_line = 0;   // 1-based line of "Frame Time:"
   int first_frame_line = 0;  // 1-based line of frame 0 (0 when there are no frames)
 
-  // Per frame, per channel (frame-major: [frame * channel_count + channel]): the value and
-  // where its text lies in `text`. (The reader sizes them unwritten and writes every entry as it
-  // parses the frame lines, on several threads.) `values` may be released (emptied) once the
-  // clip is decoded (io::load_clip does, to save 8 bytes per value): value() then reads the
-  // number again from its text, the same bits.
+  // Per frame, per channel (frame-major: [frame * channel_count + channel]): the value. (The
+  // reader sizes it unwritten and writes every entry as it parses the frame lines, on several
+  // threads.) `values` may be released (emptied) once the clip is decoded (io::load_clip does, to
+  // save 8 bytes per value): value() then reads the number again from its text, the same bits.
   core::UnwrittenResizeVector<double> values;
-  core::UnwrittenResizeVector<TextSpan> value_text;
+  // Per frame: the offset in `text` of its first value. A frame's values are the first
+  // channel_count runs of non-blank characters from there (the reader accepts no other), so
+  // their spans are found again by re-scanning the line (frame_spans) instead of being kept:
+  // 4 bytes per frame instead of 8 per value.
+  core::UnwrittenResizeVector<std::uint32_t> frame_text;
   // Per channel: the most decimals any of its `frame_count` values shows (io::decimals_shown),
   // so the writer prints edited values as precisely as the file without re-scanning the text.
   // Filled by the reader; empty in a Document assembled by hand (the writer then scans).
@@ -100,12 +104,16 @@ struct Document {
   std::string_view view(TextSpan s) const {
     return std::string_view(text).substr(s.offset, s.length);
   }
+  // Where frame `frame`'s values lie: out[c] is channel c's text (out.size() == channel_count).
+  void frame_spans(int frame, std::span<TextSpan> out) const;
+  // One value's text (a scan of its frame line up to it).
+  TextSpan value_span(int frame, int channel) const;
   double value(int frame, int channel) const {
     const std::size_t index = static_cast<std::size_t>(frame) * channel_count + channel;
-    return values.empty() ? read_value_text(view(value_text[index])) : values[index];
+    return values.empty() ? read_value_text(value_view(frame, channel)) : values[index];
   }
   std::string_view value_view(int frame, int channel) const {
-    return view(value_text[static_cast<std::size_t>(frame) * channel_count + channel]);
+    return view(value_span(frame, channel));
   }
 };
 

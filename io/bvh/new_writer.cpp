@@ -271,13 +271,22 @@ void append_vector(std::string& text, const Vec3& v, int decimals) {
   }
 }
 
-// Writes joint j and its subtree at `depth`, listing the joints in `out.joints` in file order.
-void write_joint(const core::Skeleton& skeleton, const TreeLayout& layout,
-                 const std::array<int, 3>& axes, int j, int depth, NewFile& out) {
+// Indentation: one tab per level, up to this many (a chain tens of thousands of joints deep
+// would otherwise make the hierarchy's text grow with the square of its depth).
+constexpr int kMaxIndentTabs = 64;
+
+std::string indent(int depth) {
+  return std::string(static_cast<std::size_t>(std::min(depth, kMaxIndentTabs)), '\t');
+}
+
+// Joint j's opening lines at `depth` (keyword and name, brace, OFFSET, CHANNELS), listing it in
+// `out.joints`.
+void open_joint(const core::Skeleton& skeleton, const TreeLayout& layout,
+                const std::array<int, 3>& axes, int j, int depth, NewFile& out) {
   static const char* const kRotation[3] = {"Xrotation", "Yrotation", "Zrotation"};
   std::string& text = out.text;
   out.joints.push_back(j);
-  const std::string pad(static_cast<std::size_t>(depth), '\t');
+  const std::string pad = indent(depth);
   text += pad + (skeleton.parents[j] < 0 ? "ROOT " : "JOINT ") + out.names[j] + "\n" + pad + "{\n";
   text += pad + "\tOFFSET";
   append_vector(text, layout.offsets[j], layout.position_decimals);
@@ -285,13 +294,43 @@ void write_joint(const core::Skeleton& skeleton, const TreeLayout& layout,
           (layout.has_position[j] ? "6 Xposition Yposition Zposition" : "3");
   for (int a : axes) text += std::string(" ") + kRotation[a];
   text += "\n";
-  for (int c : layout.children[j]) write_joint(skeleton, layout, axes, c, depth + 1, out);
+}
+
+// Joint j's closing lines at `depth`: its End Site when it is a leaf, the brace.
+void close_joint(const TreeLayout& layout, int j, int depth, NewFile& out) {
+  std::string& text = out.text;
+  const std::string pad = indent(depth);
   if (layout.children[j].empty()) {
     text += pad + "\tEnd Site\n" + pad + "\t{\n" + pad + "\t\tOFFSET";
     append_vector(text, layout.sites[j], layout.position_decimals);
     text += "\n" + pad + "\t}\n";
   }
   text += pad + "}\n";
+}
+
+// Writes the tree under `root` depth first, listing the joints in `out.joints` in file order.
+// Iterative (a stack of the open joints): a hierarchy may be as deep as it has joints.
+void write_tree_of(const core::Skeleton& skeleton, const TreeLayout& layout,
+                   const std::array<int, 3>& axes, int root, NewFile& out) {
+  struct Open {
+    int joint;
+    std::size_t next_child;
+  };
+  std::vector<Open> open{{root, 0}};
+  open_joint(skeleton, layout, axes, root, 0, out);
+  while (!open.empty()) {
+    const int j = open.back().joint;
+    const int depth = static_cast<int>(open.size()) - 1;
+    const std::vector<int>& children = layout.children[j];
+    if (open.back().next_child < children.size()) {
+      const int child = children[open.back().next_child++];
+      open_joint(skeleton, layout, axes, child, depth + 1, out);
+      open.push_back({child, 0});
+      continue;
+    }
+    close_joint(layout, j, depth, out);
+    open.pop_back();
+  }
 }
 
 // "MOTION", the frame count and the frame time (seconds, shortest round-trip fixed notation).
@@ -358,7 +397,7 @@ NewFile write_tree(const core::Skeleton& skeleton, const core::Clip& clip,
   NewFile out;
   out.names = bvh_safe_names(skeleton.names);
   out.text += "HIERARCHY\n";
-  for (int r : layout.roots) write_joint(skeleton, layout, o.rotation_axes, r, 0, out);
+  for (int r : layout.roots) write_tree_of(skeleton, layout, o.rotation_axes, r, out);
   write_motion_header(out.text, clip.frame_count, clip.fps);
   write_frames(skeleton, clip, o, frame, layout, out);
   return out;

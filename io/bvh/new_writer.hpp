@@ -31,6 +31,8 @@
 //   step is at most 1e-9 of the skeleton's size; so forward kinematics of the file read back
 //   matches the input to better than 1e-6 of the skeleton's size.
 // - Names: bvh_safe_names.
+// - Layout: one tab of indentation per hierarchy level, at most 64 (so the text grows linearly
+//   with the joints of however deep a chain); written without recursion, at any depth.
 #include <array>
 #include <filesystem>
 #include <string>

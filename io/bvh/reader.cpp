@@ -537,10 +537,11 @@ class Parser {
     }
   }
 
-  // Reads one frame line at the cursor (which is on a non-blank character) into `values` /
-  // `spans` (channel_count entries each) and moves past its line break.
-  // `decimals` (channel_count entries, or null) is raised to the decimals each value shows.
-  void read_frame_line(double* values, TextSpan* spans, int* decimals) {
+  // Reads one frame line at the cursor (which is on a non-blank character) into `values`
+  // (channel_count entries) and `*first_value` (the offset of its first value in the text), and
+  // moves past its line break. `decimals` (channel_count entries, or null) is raised to the
+  // decimals each value shows.
+  void read_frame_line(double* values, std::uint32_t* first_value, int* decimals) {
     const int line = line_;
     const int count = doc_.channel_count;
     // The hot loop of the reader (one pass per value of the file): cursor in a local, so it
@@ -566,8 +567,7 @@ class Parser {
       }
       values[c] = v;
       if (decimals && shown > decimals[c]) decimals[c] = shown;
-      spans[c] =
-          TextSpan{static_cast<std::uint32_t>(p - begin_), static_cast<std::uint32_t>(stop - p)};
+      if (c == 0) *first_value = static_cast<std::uint32_t>(p - begin_);
       p = stop;
     }
     p_ = p;
@@ -595,7 +595,7 @@ class Parser {
     // Unwritten: each row is written below, or the parse fails and the Document is dropped (a
     // parse that succeeds read `declared` rows, so then capacity == declared).
     core::resize_unwritten(doc_.values, capacity * channels);
-    core::resize_unwritten(doc_.value_text, capacity * channels);
+    core::resize_unwritten(doc_.frame_text, capacity);
     doc_.channel_decimals.assign(channels, 0);
 
     for (int f = 0; f < declared; ++f) {
@@ -606,7 +606,7 @@ class Parser {
       if (static_cast<std::size_t>(f) >= capacity) fail(line_, "internal: frame capacity");
       if (f == 0) doc_.first_frame_line = line_;
       const std::size_t at = static_cast<std::size_t>(f) * channels;
-      read_frame_line(doc_.values.data() + at, doc_.value_text.data() + at,
+      read_frame_line(doc_.values.data() + at, doc_.frame_text.data() + f,
                       doc_.channel_decimals.data());
     }
 
@@ -614,9 +614,9 @@ class Parser {
     if (p_ == end_) return;
     if (!options_.allow_extra_frame_lines) surplus_lines(declared);
     std::vector<double> scratch_values(channels);
-    std::vector<TextSpan> scratch_spans(channels);
+    std::uint32_t scratch_start = 0;
     while (p_ != end_) {
-      read_frame_line(scratch_values.data(), scratch_spans.data(), nullptr);
+      read_frame_line(scratch_values.data(), &scratch_start, nullptr);
       ++doc_.extra_frame_lines;
       skip_blank_lines();
     }
@@ -691,20 +691,19 @@ class Parser {
     const int channels = doc_.channel_count;
     const int declared = doc_.frame_count;
     std::vector<double> scratch_values;
-    std::vector<TextSpan> scratch_spans;
+    std::uint32_t scratch_start = 0;
     for (;; ++frame) {
       skip_blank_lines();
       if (p_ == end_) return;
       if (frame < declared) {
         if (frame == 0) doc_.first_frame_line = line_;
         const std::size_t at = static_cast<std::size_t>(frame) * channels;
-        read_frame_line(doc_.values.data() + at, doc_.value_text.data() + at, decimals);
+        read_frame_line(doc_.values.data() + at, doc_.frame_text.data() + frame, decimals);
         continue;
       }
       if (!options_.allow_extra_frame_lines) surplus_lines(declared);
       scratch_values.resize(channels);
-      scratch_spans.resize(channels);
-      read_frame_line(scratch_values.data(), scratch_spans.data(), nullptr);
+      read_frame_line(scratch_values.data(), &scratch_start, nullptr);
       ++extra;
     }
   }
@@ -753,7 +752,7 @@ class Parser {
     // Document is dropped); the rows are split between the threads instead of zeroed first on
     // this one.
     core::resize_unwritten(doc_.values, rows * channels);
-    core::resize_unwritten(doc_.value_text, rows * channels);
+    core::resize_unwritten(doc_.frame_text, rows);
     for (FrameBlock& b : blocks) b.decimals.assign(channels, 0);
 
     io::for_each_block(runner, n, [&](int k) {
@@ -819,6 +818,36 @@ Document parse(std::string_view text, const std::string& source_name, const Pars
 
 Document read_file(const std::filesystem::path& path, const ParseOptions& options) {
   return parse_owned(io::read_file(path), path.string(), options);
+}
+
+void Document::frame_spans(int frame, std::span<TextSpan> out) const {
+  // As read_frame_line found them: each value is a run of non-space characters (a number must
+  // be followed by a blank, a line break or the end), separated by blanks.
+  const char* const first = text.data();
+  const char* const end = first + text.size();
+  const char* p = first + frame_text[static_cast<std::size_t>(frame)];
+  for (TextSpan& span : out) {
+    while (p < end && is_blank(*p)) ++p;
+    const char* value_end = p;
+    while (value_end < end && !is_space(*value_end)) ++value_end;
+    span =
+        TextSpan{static_cast<std::uint32_t>(p - first), static_cast<std::uint32_t>(value_end - p)};
+    p = value_end;
+  }
+}
+
+TextSpan Document::value_span(int frame, int channel) const {
+  const char* const first = text.data();
+  const char* const end = first + text.size();
+  const char* p = first + frame_text[static_cast<std::size_t>(frame)];
+  const char* value_end = p;
+  for (int c = 0; c <= channel; ++c) {
+    p = value_end;
+    while (p < end && is_blank(*p)) ++p;
+    value_end = p;
+    while (value_end < end && !is_space(*value_end)) ++value_end;
+  }
+  return TextSpan{static_cast<std::uint32_t>(p - first), static_cast<std::uint32_t>(value_end - p)};
 }
 
 double read_value_text(std::string_view text) {

@@ -184,7 +184,7 @@ struct BlockLayout {
   std::size_t offset(int k) const {
     if (k == 0) return 0;
     if (k == count) return doc->text.size();
-    return doc->value_text[static_cast<std::size_t>(frame(k)) * doc->channel_count].offset;
+    return doc->frame_text[static_cast<std::size_t>(frame(k))];
   }
   std::size_t largest() const {
     std::size_t largest_block = 0;
@@ -270,6 +270,8 @@ struct BlockScratch {
   ByteBuffer out;
   std::vector<double> row;  // per slot: the value computed this frame
   std::vector<char> kept;   // per slot, 1: the slot keeps its text this frame
+  // Per channel up to the last slot: where the file's value lies in the frame being encoded.
+  std::vector<TextSpan> spans;
   char number[kNumberBuffer];
   std::size_t cursor = 0;  // doc.text up to here is in `out` (or passed on)
 };
@@ -293,10 +295,12 @@ class BlockEncoder {
     b.out = output_.take_buffer();
     b.row.resize(plan_.slots.size());
     b.kept.assign(plan_.slots.size(), 0);
+    b.spans.resize(static_cast<std::size_t>(plan_.slots.back()) + 1);
     b.out.reserve(output_.buffer_bytes());
     b.cursor = layout_.offset(k);
     for (int f = layout_.frame(k); f < layout_.frame(k + 1); ++f) {
       prefetch(f);
+      doc_.frame_spans(f, b.spans);
       for (const JointPlan& joint : plan_.joints) fill_row(joint, f, b);
       for (std::size_t s = 0; s < plan_.slots.size(); ++s)
         if (!b.kept[s]) put_value(f, s, b);
@@ -362,7 +366,7 @@ class BlockEncoder {
     if (!(norm > 1e-9)) refuse(doc_, where(doc_, joint.joint, f) + ": edited rotation is zero");
     std::array<double, 3> reference{0.0, 0.0, 0.0};
     for (int n = 0; n < joint.rotation_count; ++n)
-      reference[n] = doc_.value(f, joint.rotation_value[n]);
+      reference[n] = original(f, joint.rotation_value[n], b);
     // Edited rotations are mostly unit to the last bit (norm exactly 1), and q / 1 is q.
     const std::array<double, 3> angles =
         euler_from_quat_deg(norm == 1.0 ? t.rotation : t.rotation / norm, joint.axes, reference);
@@ -400,19 +404,19 @@ class BlockEncoder {
     if (!std::isfinite(v))
       refuse(doc_, "value at frame " + std::to_string(f) + ", channel " +
                        std::to_string(plan_.slots[s]) + " is not finite");
-    const std::size_t index = static_cast<std::size_t>(f) * doc_.channel_count + plan_.slots[s];
+    const int channel = plan_.slots[s];
     const int decimals = plan_.decimals[s];
     std::uint64_t units = 0;
     if (io::fixed_units(v, decimals, units))
-      put_units(v, decimals, units, index, b);
+      put_units(v, decimals, units, f, channel, b);
     else
-      put_formatted(v, decimals, index, b);
+      put_formatted(v, decimals, f, channel, b);
   }
 
   // Fast path: printed straight into the output, after the text since the last replaced value.
-  void put_units(double v, int decimals, std::uint64_t units, std::size_t index, BlockScratch& b) {
-    if (io::fixed_units_value(v, decimals, units) == original(index)) return;
-    const TextSpan span = doc_.value_text[index];
+  void put_units(double v, int decimals, std::uint64_t units, int f, int channel, BlockScratch& b) {
+    if (io::fixed_units_value(v, decimals, units) == original(f, channel, b)) return;
+    const TextSpan span = b.spans[static_cast<std::size_t>(channel)];
     if (output_.single() && span.offset - b.cursor >= kStreamBytes) {
       pass_text(b.out, b.cursor, span.offset);
       b.cursor = span.offset;
@@ -426,23 +430,25 @@ class BlockEncoder {
   }
 
   // Slow path: printed into a buffer, compared with the file's text and its number.
-  void put_formatted(double v, int decimals, std::size_t index, BlockScratch& b) {
-    const TextSpan span = doc_.value_text[index];
+  void put_formatted(double v, int decimals, int f, int channel, BlockScratch& b) {
+    const TextSpan span = b.spans[static_cast<std::size_t>(channel)];
     const std::size_t n = format_fixed(v, decimals, b.number);
     if (n == 0) refuse(doc_, "value " + std::to_string(v) + " is too long to print");
     if (std::string_view(b.number, n) == std::string_view(text_ + span.offset, span.length)) return;
     double reread = 0.0;
     io::read_double(b.number, b.number + n, reread);
-    if (reread == original(index)) return;
+    if (reread == original(f, channel, b)) return;
     pass_text(b.out, b.cursor, span.offset);
     b.out.append(b.number, n);
     b.cursor = static_cast<std::size_t>(span.offset) + span.length;
   }
 
-  // The file's value at `index` (frame * channel_count + channel): see Document::values.
-  double original(std::size_t index) const {
-    return doc_.values.empty() ? read_value_text(doc_.view(doc_.value_text[index]))
-                               : doc_.values[index];
+  // The file's value of `channel` at frame f (the frame being encoded, whose spans `b` holds):
+  // see Document::values.
+  double original(int f, int channel, const BlockScratch& b) const {
+    return doc_.values.empty()
+               ? read_value_text(doc_.view(b.spans[static_cast<std::size_t>(channel)]))
+               : doc_.values[static_cast<std::size_t>(f) * doc_.channel_count + channel];
   }
 
   // Appends doc.text[from, to) to `out`; on one block, a long stretch of kept text (frames that

@@ -199,6 +199,42 @@ TEST(BvhNewWriter, ChannelsFollowWhatMoves) {
       std::string::npos);
 }
 
+// A chain 50,000 joints deep (as --max-joints allows) is written without recursing per level
+// (which overflowed the stack) and in text that grows linearly with the joints (the indentation
+// stops deepening), and reads back joint for joint.
+TEST(BvhNewWriter, DeepChainIsWrittenAndReadBack) {
+  constexpr int kJoints = 50000;
+  Skeleton skeleton;
+  for (int j = 0; j < kJoints; ++j) {
+    skeleton.names.push_back("j" + std::to_string(j));
+    skeleton.parents.push_back(j - 1);
+    Transform rest;
+    rest.translation = Vec3(0.0, 1.0, 0.0);
+    skeleton.rest.push_back(rest);
+    skeleton.end_sites.emplace_back(std::nullopt);
+  }
+  Clip clip;
+  clip.fps = 30.0;
+  clip.frame_count = 2;
+  clip.joint_count = kJoints;
+  for (int f = 0; f < clip.frame_count; ++f)
+    clip.locals.insert(clip.locals.end(), skeleton.rest.begin(), skeleton.rest.end());
+  clip.locals[kJoints].translation.x = 0.5;  // the root moves on frame 1
+  const bvh::NewFile file = bvh::write_new(skeleton, clip);
+  EXPECT_LT(file.text.size(), std::size_t{1000} * kJoints);
+  const bvh::Document doc = bvh::parse(file.text, "deep.bvh");
+  ASSERT_EQ(doc.joint_count(), kJoints);
+  EXPECT_EQ(doc.frame_count, 2);
+  for (int k = 0; k < kJoints; ++k) {
+    ASSERT_EQ(file.joints[k], k);
+    ASSERT_EQ(doc.joints[k].parent, k - 1);
+    ASSERT_EQ(doc.joints[k].name, skeleton.names[k]);
+  }
+  EXPECT_NEAR(doc.joints[kJoints - 1].offset.y, 1.0, 1e-9);
+  EXPECT_TRUE(doc.joints[kJoints - 1].end_site.has_value());
+  EXPECT_NEAR(doc.value(1, 0) - doc.value(0, 0), 0.5, 1e-9);
+}
+
 TEST(BvhNewWriter, ConstantUniformScaleIsBakedIntoTheOffsets) {
   Rig rig = random_rig(5, 4);
   // A x100 group above the skeleton (CMU FBX) and a x0.5 joint inside it.

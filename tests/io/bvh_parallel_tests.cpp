@@ -69,12 +69,9 @@ void expect_same_document(const bvh::Document& a, const bvh::Document& b) {
   EXPECT_EQ(a.frame_time_line, b.frame_time_line);
   EXPECT_EQ(a.first_frame_line, b.first_frame_line);
   EXPECT_TRUE(same_bits(a.values, b.values)) << "values differ";
-  ASSERT_EQ(a.value_text.size(), b.value_text.size());
-  EXPECT_TRUE(std::equal(a.value_text.begin(), a.value_text.end(), b.value_text.begin(),
-                         [](bvh::TextSpan x, bvh::TextSpan y) {
-                           return x.offset == y.offset && x.length == y.length;
-                         }))
-      << "value spans differ";
+  ASSERT_EQ(a.frame_text.size(), b.frame_text.size());
+  EXPECT_TRUE(std::equal(a.frame_text.begin(), a.frame_text.end(), b.frame_text.begin()))
+      << "frame offsets differ";
   EXPECT_EQ(a.channel_decimals, b.channel_decimals);
   EXPECT_EQ(a.extra_frame_lines, b.extra_frame_lines);
   EXPECT_EQ(a.line_endings, b.line_endings);

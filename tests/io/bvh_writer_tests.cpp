@@ -93,8 +93,7 @@ TEST(BvhWriter, RealFilesRewriteEveryJointWithoutLoss) {
     ASSERT_EQ(again.frame_count, doc.frame_count);
     ASSERT_EQ(again.channel_count, doc.channel_count);
     // Same header and frame timing, byte for byte.
-    EXPECT_EQ(out.substr(0, doc.value_text[0].offset),
-              doc.text.substr(0, doc.value_text[0].offset));
+    EXPECT_EQ(out.substr(0, doc.frame_text[0]), doc.text.substr(0, doc.frame_text[0]));
     // Every value within half a unit of the last decimal the file prints: the writer must pick
     // the very angles the file had, not +-360 or other-branch equivalents.
     long long rewritten = 0;
