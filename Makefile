@@ -31,6 +31,11 @@ test: build
 # Chromium ones), then each harness for FUZZ_SECONDS, two at a time.
 SAN_BUILD ?= build-san
 SAN_LABELS ?= unit|e2e|cli
+# Left out under the sanitizers: the Assimp import child run with --max-memory 1M. Its address
+# space limit leaves ASan no room for its own mappings, so the child dies in ASan ("failed to
+# allocate ... ScopedStackWithGuard", exit 1) before Assimp allocates, and the error is not the
+# memory-limit one the test expects. The release build runs it.
+SAN_EXCLUDE ?= ^AssimpModule.ImportAboveTheMemoryLimitIsOneCleanError$$
 FUZZ_SECONDS ?= 60
 SAN_TARGETS = ikfix_cli ikfix_unit_tests ikfix_e2e_tests ikfix_fuzz_regression_tests ikfix_fuzzers
 SAN_LOGS = $(abspath $(SAN_BUILD))/sanitizer-logs
@@ -44,7 +49,7 @@ sanitize:
 	cd $(SAN_BUILD) && ASAN_OPTIONS=log_path=$(SAN_LOGS)/asan \
 	  UBSAN_OPTIONS=log_path=$(SAN_LOGS)/ubsan:print_stacktrace=1:halt_on_error=1 \
 	  LSAN_OPTIONS=suppressions=$(abspath tests/fuzz/lsan.supp):print_suppressions=0 \
-	  ctest -j $(JOBS) --output-on-failure -L '$(SAN_LABELS)'
+	  ctest -j $(JOBS) --output-on-failure -L '$(SAN_LABELS)' -E '$(SAN_EXCLUDE)'
 	@if [ -n "$$(ls -A $(SAN_LOGS))" ]; then cat $(SAN_LOGS)/*; echo "sanitizer reports above"; exit 1; fi
 	$(MAKE) fuzz
 
