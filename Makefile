@@ -31,17 +31,19 @@ test: build
 # Chromium ones), then each harness for FUZZ_SECONDS, two at a time.
 SAN_BUILD ?= build-san
 SAN_LABELS ?= unit|e2e|cli
-# Left out of the sanitizer run: FABRIK's convergence on random targets within the default
-# iterations, which 2 of its 900 targets miss in this build (clang; a numeric difference, no
-# sanitizer report; the cause is not found yet). The release build runs it.
-SAN_EXCLUDE ?= ^FabrikChain.ConvergesOnRandomReachableTargetsWithMoreJoints$$
+# Left out under the sanitizers: the Assimp import child run with --max-memory 1M. Its address
+# space limit leaves ASan no room for its own mappings, so the child dies in ASan ("failed to
+# allocate ... ScopedStackWithGuard", exit 1) before Assimp allocates, and the error is not the
+# memory-limit one the test expects. The release build runs it.
+SAN_EXCLUDE ?= ^AssimpModule.ImportAboveTheMemoryLimitIsOneCleanError$$
 FUZZ_SECONDS ?= 60
 SAN_TARGETS = ikfix_cli ikfix_unit_tests ikfix_e2e_tests ikfix_fuzz_regression_tests ikfix_fuzzers
 SAN_LOGS = $(abspath $(SAN_BUILD))/sanitizer-logs
 
 sanitize:
 	cmake -S . -B $(SAN_BUILD) -DCMAKE_CXX_COMPILER=clang++ -DIKFIX_FUZZ=ON -DIKFIX_BUILD_BENCH=OFF \
-	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO='-O1 -g1'
+	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO='-O1 -g1' \
+	  $(if $(IKFIX_SHARED_DATA),-DIKFIX_SHARED_DATA=$(IKFIX_SHARED_DATA))
 	cmake --build $(SAN_BUILD) -j $(JOBS) --target $(SAN_TARGETS)
 	rm -rf $(SAN_LOGS) && mkdir -p $(SAN_LOGS)
 	cd $(SAN_BUILD) && ASAN_OPTIONS=log_path=$(SAN_LOGS)/asan \
