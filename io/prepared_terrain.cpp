@@ -213,14 +213,16 @@ class TileWriter {
     const std::size_t start = data_.size();
     data_.resize(start + tile_bytes(ids_.size(), records.size(), normals), 0);
     char* out = data_.data() + start;
-    std::memcpy(out, ids_.data(), ids_.size() * sizeof(std::uint32_t));
+    // An empty tile has no bytes to copy (memcpy must not see the null data() of an empty vector).
+    if (!ids_.empty()) std::memcpy(out, ids_.data(), ids_.size() * sizeof(std::uint32_t));
     out += ids_bytes(ids_.size());
     for (const std::uint32_t v : ids_)
       std::memcpy(out, &mesh_.vertices[v], sizeof(Vec3)), out += sizeof(Vec3);
     if (normals)
       for (const std::uint32_t v : ids_)
         std::memcpy(out, &mesh_.vertex_normals[v], sizeof(Vec3)), out += sizeof(Vec3);
-    std::memcpy(out, local_records_.data(), local_records_.size() * sizeof(TriangleRecord));
+    if (!local_records_.empty())
+      std::memcpy(out, local_records_.data(), local_records_.size() * sizeof(TriangleRecord));
     entry.offset = first_offset_ + start;
     entry.vertex_count = static_cast<std::uint32_t>(ids_.size());
     entry.triangle_count = static_cast<std::uint32_t>(records.size());
@@ -389,8 +391,9 @@ class PreparedReader {
   // to the file's end, every triangle in one of them.
   std::vector<TileEntry> tile_table() const {
     std::vector<TileEntry> tiles(std::size_t{h_.tile_columns} * h_.tile_rows);
-    std::memcpy(tiles.data(), bytes_.data() + h_.tile_table_offset,
-                tiles.size() * sizeof(TileEntry));
+    if (!tiles.empty())
+      std::memcpy(tiles.data(), bytes_.data() + h_.tile_table_offset,
+                  tiles.size() * sizeof(TileEntry));
     if (prepared_checksum(tiles.data(), tiles.size() * sizeof(TileEntry)) != h_.tile_table_checksum)
       corrupt("tile table checksum");
     std::uint64_t end = h_.tiles_offset, triangles = 0;
