@@ -9,6 +9,7 @@
 
 #include "core/fk.hpp"
 #include "core/retarget/body_parts.hpp"
+#include "core/retarget/chain_pairing.hpp"
 
 namespace ikfix::core {
 namespace {
@@ -22,41 +23,6 @@ constexpr double kSynonymConfidence = 0.9;
 constexpr double kTopologyConfidence = 0.75;
 constexpr double kGeometricSidePenalty = 0.1;
 constexpr double kUnequalChainPenalty = 0.1;
-
-enum class Anchor { None, First, Last };
-
-// Pairs two chains given a position per joint. Equal lengths pair one to one. Otherwise the
-// anchored ends pair, then the closest positions, never crossing (order is kept) and never
-// reusing a joint; joints left over stay unpaired.
-std::vector<std::pair<int, int>> pair_chain(const std::vector<double>& a,
-                                            const std::vector<double>& b, Anchor anchor) {
-  std::vector<std::pair<int, int>> out;
-  const int na = static_cast<int>(a.size()), nb = static_cast<int>(b.size());
-  if (na == 0 || nb == 0) return out;
-  if (na == nb) {
-    for (int i = 0; i < na; ++i) out.emplace_back(i, i);
-    return out;
-  }
-  if (anchor == Anchor::First) out.emplace_back(0, 0);
-  if (anchor == Anchor::Last) out.emplace_back(na - 1, nb - 1);
-  struct Candidate {
-    double distance;
-    int i, j;
-  };
-  std::vector<Candidate> candidates;
-  for (int i = 0; i < na; ++i)
-    for (int j = 0; j < nb; ++j) candidates.push_back({std::abs(a[i] - b[j]), i, j});
-  std::stable_sort(candidates.begin(), candidates.end(),
-                   [](const Candidate& x, const Candidate& y) { return x.distance < y.distance; });
-  for (const Candidate& c : candidates) {
-    bool ok = true;
-    for (const auto& [i, j] : out)
-      if (i == c.i || j == c.j || (i < c.i) != (j < c.j)) ok = false;
-    if (ok) out.emplace_back(c.i, c.j);
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
 
 struct Mapper {
   const BodyParts& src;
@@ -91,7 +57,7 @@ struct Mapper {
 
   // `role(j)`: the role of the pair whose target is the j-th joint of the target chain.
   void add_chain(const std::vector<int>& s, const std::vector<double>& s_pos,
-                 const std::vector<int>& t, const std::vector<double>& t_pos, Anchor anchor,
+                 const std::vector<int>& t, const std::vector<double>& t_pos, ChainAnchor anchor,
                  const std::function<std::string(int)>& role, PartKind kind, double penalty) {
     const double unequal = s.size() == t.size() ? 0.0 : kUnequalChainPenalty;
     for (const auto& [i, j] : pair_chain(s_pos, t_pos, anchor))
@@ -122,7 +88,7 @@ struct Mapper {
       const std::string finger = p + name;
       if (fa && fb)
         add_chain(
-            fa->joints, fa->positions, fb->joints, fb->positions, Anchor::None,
+            fa->joints, fa->positions, fb->joints, fb->positions, ChainAnchor::None,
             [&](int j) { return finger + std::to_string(j + 1); }, kind, penalty);
     }
   }
@@ -263,10 +229,10 @@ BoneMap auto_map(const RestPose& source, const RestPose& target) {
     m.add(src.hips, tgt.hips, "hips", PartKind::Hips, trunk_penalty);
     const int spine_top = static_cast<int>(tgt.spine.size()) - 1;
     m.add_chain(
-        src.spine, src.spine_heights, tgt.spine, tgt.spine_heights, Anchor::Last,
+        src.spine, src.spine_heights, tgt.spine, tgt.spine_heights, ChainAnchor::Last,
         [&](int j) { return j == spine_top ? "chest" : "spine"; }, PartKind::Spine, trunk_penalty);
     m.add_chain(
-        src.neck, src.neck_heights, tgt.neck, tgt.neck_heights, Anchor::First,
+        src.neck, src.neck_heights, tgt.neck, tgt.neck_heights, ChainAnchor::First,
         [](int) { return "neck"; }, PartKind::Neck, trunk_penalty);
     m.add(src.head, tgt.head, "head", PartKind::Head, trunk_penalty);
     for (int side = 0; side < 2; ++side) {
