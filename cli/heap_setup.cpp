@@ -6,18 +6,37 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <limits>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define IKFIX_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define IKFIX_ASAN 1
+#endif
+#endif
 
 namespace ikfix::cli {
 
 void set_up_heap_for_large_blocks() {
+#ifdef IKFIX_ASAN
+  return;  // ASan's allocator replaces glibc's: no brk heap to shape, only shadow to poison
+#endif
   // Large blocks from the heap, not one mmap each: glibc would unmap them on free and the next
   // block would fault in fresh zeroed pages again. Never trimmed, so freed blocks are reused.
   mallopt(M_MMAP_THRESHOLD, 1 << 30);
-  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
   // Grow the heap 64 MiB at a time (address space; pages are only backed when touched).
   constexpr std::uintptr_t kGrowth = std::uintptr_t{64} << 20;
   mallopt(M_TOP_PAD, static_cast<int>(kGrowth));
-  void* probe = std::malloc(kGrowth);  // grows the heap now (freed below, kept for reuse)
+  // Reserve up to 1 GiB of heap now (below the mmap threshold; only touched pages are backed)
+  // and ask for huge pages over all of it: on 4 KiB pages a first touch costs a fault per page,
+  // which made a clip's time per frame grow once its arrays outgrew a smaller huge-page part.
+  // Under a tight address-space limit the reservation shrinks, down to the growth step.
+  void* probe = nullptr;
+  for (std::uintptr_t size = (std::uintptr_t{1} << 30) - kGrowth; !probe && size >= kGrowth;
+       size /= 2)
+    probe = std::malloc(size);
   if (!probe) return;
   // Ask for huge pages over the fresh part of the heap, 2 MiB aligned inside it.
   constexpr std::uintptr_t kHuge = std::uintptr_t{2} << 20;
