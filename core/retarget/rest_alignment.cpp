@@ -153,7 +153,8 @@ RestAlignment align_rest_poses(const BoneMap& map, const Skeleton& source,
       dt = child_position(map.pairs[q], target, target_rest, true) -
            target_rest[bp.target].translation;
     } else if (source.end_sites[bp.source] && target.end_sites[bp.target] &&
-               source.children(bp.source).empty() && target.children(bp.target).empty()) {
+               in.source_tree.children(bp.source).empty() &&
+               in.target_tree.children(bp.target).empty()) {
       ds = transform_point(source_rest[bp.source], *source.end_sites[bp.source]) -
            source_rest[bp.source].translation;
       dt = transform_point(target_rest[bp.target], *target.end_sites[bp.target]) -
@@ -191,6 +192,47 @@ RestAlignment align_rest_poses(const BoneMap& map, const Skeleton& source,
   return out;
 }
 
+namespace {
+
+// For each target joint: the pair of its nearest mapped ancestor and the rest length of the path
+// up to it; the pair of the first mapped joint down its single-child path (children not
+// excluded) and the length down to it; -1 where there is none. Two passes in index order
+// (parents come first). The lengths add from the mapped end: a path of up to two bones gives
+// the same bits as adding from the joint, since addition is commutative.
+struct ChainNeighbours {
+  std::vector<int> above, below;
+  std::vector<double> up_length, down_length;
+};
+
+ChainNeighbours mapped_chain_neighbours(const Skeleton& target,
+                                        std::span<const Transform> target_rest,
+                                        const std::vector<char>& excluded,
+                                        const std::vector<int>& pair_of_target) {
+  const int tn = target.joint_count();
+  ChainNeighbours out{std::vector<int>(tn, -1), std::vector<int>(tn, -1),
+                      std::vector<double>(tn, 0.0), std::vector<double>(tn, 0.0)};
+  const auto bone = [&](int child, int parent) {
+    return glm::length(target_rest[child].translation - target_rest[parent].translation);
+  };
+  std::vector<int> only_child(tn, -1), kept_children(tn, 0);
+  for (int t = 0; t < tn; ++t) {
+    const int p = target.parents[t];
+    if (p < 0) continue;
+    if (!excluded[t]) only_child[p] = ++kept_children[p] == 1 ? t : -1;
+    out.above[t] = pair_of_target[p] >= 0 ? pair_of_target[p] : out.above[p];
+    out.up_length[t] = (pair_of_target[p] >= 0 ? 0.0 : out.up_length[p]) + bone(t, p);
+  }
+  for (int t = tn - 1; t >= 0; --t) {
+    const int c = only_child[t];
+    if (c < 0) continue;
+    out.below[t] = pair_of_target[c] >= 0 ? pair_of_target[c] : out.below[c];
+    out.down_length[t] = bone(c, t) + (pair_of_target[c] >= 0 ? 0.0 : out.down_length[c]);
+  }
+  return out;
+}
+
+}  // namespace
+
 TargetDrive plan_target_drive(const BoneMap& map, const Skeleton& source, const Skeleton& target,
                               std::span<const Transform> target_rest) {
   (void)source;
@@ -211,6 +253,8 @@ TargetDrive plan_target_drive(const BoneMap& map, const Skeleton& source, const 
     if (!map.pairs[p].target_end_site && !excluded[map.pairs[p].target])
       pair_of_target[map.pairs[p].target] = p;
 
+  const ChainNeighbours near =
+      mapped_chain_neighbours(target, target_rest, excluded, pair_of_target);
   for (int t = 0; t < tn; ++t) {
     if (excluded[t]) continue;
     if (pair_of_target[t] >= 0) {
@@ -220,31 +264,10 @@ TargetDrive plan_target_drive(const BoneMap& map, const Skeleton& source, const 
     }
     // Unmapped: a blend only inside a spine/neck chain (mapped, side-less joints above and below
     // on a single-child path).
-    int above = -1;
-    double up_length = 0;
-    for (int j = t, p = target.parents[t]; p >= 0; j = p, p = target.parents[p]) {
-      up_length += glm::length(target_rest[j].translation - target_rest[p].translation);
-      if (pair_of_target[p] >= 0) {
-        above = pair_of_target[p];
-        break;
-      }
-    }
+    const int above = near.above[t], below = near.below[t];
     if (above < 0 || is_sided_role(map.pairs[above].role)) continue;
-    int below = -1;
-    double down_length = 0;
-    for (int j = t;;) {
-      std::vector<int> kids;
-      for (int c : target.children(j))
-        if (!excluded[c]) kids.push_back(c);
-      if (kids.size() != 1) break;
-      down_length += glm::length(target_rest[kids[0]].translation - target_rest[j].translation);
-      if (pair_of_target[kids[0]] >= 0) {
-        below = pair_of_target[kids[0]];
-        break;
-      }
-      j = kids[0];
-    }
     if (below < 0 || is_sided_role(map.pairs[below].role)) continue;
+    const double up_length = near.up_length[t], down_length = near.down_length[t];
     drive.kind[t] = TargetDrive::Blend;
     drive.pair_a[t] = above;
     drive.pair_b[t] = below;

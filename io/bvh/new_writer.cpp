@@ -414,20 +414,23 @@ void fold_root_chain(core::Skeleton& skeleton, core::Clip& clip, std::vector<int
   int roots = 0;
   for (int j = 0; j < n; ++j) roots += skeleton.parents[j] < 0;
   if (roots != 1) return;
+  std::vector<int> child_count(n, 0), first_child(n, -1);
+  for (int j = n - 1; j >= 0; --j)
+    if (const int p = skeleton.parents[j]; p >= 0) ++child_count[p], first_child[p] = j;
   std::vector<int> chain;
   int top = 0;
-  while (true) {
-    const std::vector<int> children = skeleton.children(top);
-    if (children.size() != 1 || skeleton.end_sites[top]) break;
+  while (child_count[top] == 1 && !skeleton.end_sites[top]) {
     chain.push_back(top);
-    top = children[0];
+    top = first_child[top];
   }
   if (chain.empty()) return;
   core::Skeleton folded;
   kept.clear();
   std::vector<int> new_index(n, -1);
+  std::vector<char> in_chain(n, 0);
+  for (int j : chain) in_chain[j] = 1;
   for (int j = 0; j < n; ++j) {
-    if (std::find(chain.begin(), chain.end(), j) != chain.end()) continue;
+    if (in_chain[j]) continue;
     new_index[j] = static_cast<int>(kept.size());
     kept.push_back(j);
     folded.names.push_back(skeleton.names[j]);
