@@ -40,19 +40,28 @@ inline const char* find_eol(const char* p, const char* end) {
 // Line-level reading shared by both passes (parse_obj's grammar, obj_reader.hpp).
 class LineReader {
  public:
-  LineReader(std::string_view text, std::size_t base, const ObjTextDone* done)
-      : begin_(text.data()), p_(begin_), end_(p_ + text.size()), base_(base), done_(done) {
+  LineReader(std::string_view text, std::size_t base, const ObjTextPages* pages)
+      : begin_(text.data()), p_(begin_), end_(p_ + text.size()), base_(base), pages_(pages) {
     released_ = p_;
+    announced_ = p_;
+    release_behind(false);
   }
 
  protected:
-  // Hands the text behind the reader to `done` in steps of kReleaseStep (and all at the end).
+  // Hands the text behind the reader to `done` in steps of kReleaseStep (and all at the end),
+  // and the text before it to `ahead` in steps of kAheadStep.
   static constexpr std::size_t kReleaseStep = std::size_t{16} << 20;
+  static constexpr std::size_t kAheadStep = std::size_t{4} << 20;
   void release_behind(bool all) {
-    if (!done_ || !*done_ || (!all && static_cast<std::size_t>(p_ - released_) < kReleaseStep))
-      return;
-    (*done_)(base_ + static_cast<std::size_t>(released_ - begin_),
-             base_ + static_cast<std::size_t>(p_ - begin_));
+    if (!pages_) return;
+    if (p_ >= announced_ && p_ < end_ && pages_->ahead) {
+      announced_ = p_ + std::min<std::size_t>(kAheadStep, static_cast<std::size_t>(end_ - p_));
+      pages_->ahead(base_ + static_cast<std::size_t>(p_ - begin_),
+                    base_ + static_cast<std::size_t>(announced_ - begin_));
+    }
+    if (!pages_->done || (!all && static_cast<std::size_t>(p_ - released_) < kReleaseStep)) return;
+    pages_->done(base_ + static_cast<std::size_t>(released_ - begin_),
+                 base_ + static_cast<std::size_t>(p_ - begin_));
     released_ = p_;
   }
   void skip_blank() {
@@ -116,8 +125,9 @@ class LineReader {
   const char* p_;
   const char* end_;
   const char* released_;
-  std::size_t base_;  // the chunk's first byte in the whole text
-  const ObjTextDone* done_;
+  std::size_t base_;       // the chunk's first byte in the whole text
+  const char* announced_;  // the end of the text announced to `ahead`
+  const ObjTextPages* pages_;
 };
 
 // Bytes of text per element line for which pass 1 reserves room ("v -1.234567 0.123456
@@ -127,9 +137,9 @@ constexpr std::size_t kElementLineBytes = 32;
 // Pass 1 over one chunk: positions and normals; faces only located.
 class ElementParser : LineReader {
  public:
-  ElementParser(std::string_view text, std::size_t base, ObjPart& part, const ObjTextDone* done,
+  ElementParser(std::string_view text, std::size_t base, ObjPart& part, const ObjTextPages* pages,
                 bool store_normals)
-      : LineReader(text, base, done), part_(part), store_normals_(store_normals) {
+      : LineReader(text, base, pages), part_(part), store_normals_(store_normals) {
     part_.face_begin = text.size();
     // Room for a chunk of element lines at once (address space: pages are backed when
     // written), so the arrays are rarely moved while they grow.
@@ -149,7 +159,7 @@ class ElementParser : LineReader {
         ok = read_normal(line);
       } else if (faces_found()) {
         // Past the first face only "v" and "vn" statements matter here.
-        p_ = next_statement_with_v(p_);
+        skip_to_statement_with_v();
         release_behind(false);
         continue;
       } else if (keyword == "f") {
@@ -176,18 +186,25 @@ class ElementParser : LineReader {
 
   bool faces_found() const { return part_.face_begin != static_cast<std::size_t>(end_ - begin_); }
 
-  // The start of the next line, from `from` on, whose statement begins with 'v' (blanks before
-  // it), or the end: the lines skipped hold no "v" or "vn" statement. Runs at memchr's speed
-  // over face lines, which hold no 'v'.
-  const char* next_statement_with_v(const char* from) const {
-    for (const char* p = from; p < end_; ++p) {
-      p = static_cast<const char*>(std::memchr(p, 'v', static_cast<std::size_t>(end_ - p)));
-      if (!p) return end_;
-      const char* start = p;
-      while (start > begin_ && is_blank(start[-1])) --start;
-      if (start == begin_ || is_eol(start[-1])) return start;
+  // Moves to the start of the next line whose statement begins with 'v' (blanks before it), or
+  // the end: the lines skipped hold no "v" or "vn" statement. Runs at memchr's speed over face
+  // lines, which hold no 'v'; the text is announced and released as it goes.
+  void skip_to_statement_with_v() {
+    while (p_ < end_) {
+      release_behind(false);
+      const char* window_end = p_ + std::min<std::size_t>(kAheadStep, end_ - p_);
+      for (const char* p = p_; p < window_end; ++p) {
+        p = static_cast<const char*>(std::memchr(p, 'v', static_cast<std::size_t>(window_end - p)));
+        if (!p) break;
+        const char* start = p;
+        while (start > begin_ && is_blank(start[-1])) --start;
+        if (start == begin_ || is_eol(start[-1])) {
+          p_ = start;
+          return;
+        }
+      }
+      p_ = window_end;
     }
-    return end_;
   }
 
   ObjPart& part_;
@@ -214,8 +231,8 @@ class NormalReader : LineReader {
 class FaceParser : LineReader {
  public:
   FaceParser(std::string_view text, std::size_t base, const ObjParts& all, std::size_t part,
-             const ObjTriangleFilter& keep, const ObjTextDone* done)
-      : LineReader(text, base, done),
+             const ObjTriangleFilter& keep, const ObjTextPages* pages)
+      : LineReader(text, base, pages),
         part_(part),
         positions_total_(all.position_count),
         positions_(all.position_offset[part] + all.parts[part].positions_before_faces),
@@ -331,7 +348,7 @@ std::vector<std::size_t> chunk_starts(std::string_view text, int chunks) {
 
 std::optional<ObjParts> parse_obj_elements(std::string_view text,
                                            const core::ParallelRunner* runner,
-                                           const ObjTextDone& done, std::size_t min_chunk_bytes,
+                                           const ObjTextPages& pages, std::size_t min_chunk_bytes,
                                            bool store_normals) {
   if (text.size() > std::numeric_limits<std::uint32_t>::max()) return std::nullopt;
   const int blocks = block_count(runner, static_cast<long long>(text.size()),
@@ -345,7 +362,7 @@ std::optional<ObjParts> parse_obj_elements(std::string_view text,
   for_each_block(runner, static_cast<int>(chunks), [&](int k) {
     const auto i = static_cast<std::size_t>(k);
     ElementParser parser(text.substr(starts[i], starts[i + 1] - starts[i]), starts[i], out.parts[i],
-                         &done, store_normals);
+                         &pages, store_normals);
     ok[i] = parser.run();
   });
   for (std::size_t k = 0; k < chunks; ++k) {
@@ -360,7 +377,7 @@ std::optional<ObjParts> parse_obj_elements(std::string_view text,
 }
 
 bool parse_obj_faces(std::string_view text, ObjParts& parts, const ObjTriangleFilter& keep,
-                     const core::ParallelRunner* runner, const ObjTextDone& done) {
+                     const core::ParallelRunner* runner, const ObjTextPages& pages) {
   const std::size_t chunks = parts.parts.size();
   std::vector<char> ok(chunks, 0);
   std::vector<std::size_t> triangles(chunks, 0);
@@ -370,7 +387,7 @@ bool parse_obj_faces(std::string_view text, ObjParts& parts, const ObjTriangleFi
     ObjPart& part = parts.parts[i];
     const std::size_t end = i + 1 < chunks ? parts.part_begin[i + 1] : text.size();
     const std::size_t begin = parts.part_begin[i] + part.face_begin;
-    FaceParser parser(text.substr(begin, end - begin), begin, parts, i, keep, &done);
+    FaceParser parser(text.substr(begin, end - begin), begin, parts, i, keep, &pages);
     ok[i] = parser.run(part.triangles);
     triangles[i] = parser.triangles;
     all_normals[i] = parser.every_corner_has_normal;

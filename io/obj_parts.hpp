@@ -43,9 +43,14 @@ struct ObjParts {
   bool every_corner_has_normal = true;
 };
 
-// Called with byte ranges [begin, end) of the text a pass is done with (a mapped file can drop
-// those pages from memory); may be empty.
-using ObjTextDone = std::function<void(std::size_t begin, std::size_t end)>;
+// What a reader tells the owner of the text (a mapped file), with byte ranges [begin, end):
+// `ahead`, the range it is about to read (the file's pages can be mapped in one go instead of
+// one fault at a time); `done`, a range a pass is done with (its pages can be dropped from
+// memory). Either may be empty.
+struct ObjTextPages {
+  std::function<void(std::size_t begin, std::size_t end)> ahead;
+  std::function<void(std::size_t begin, std::size_t end)> done;
+};
 
 // Pass 1: the positions and normals parse_obj(text) returns, bit for bit, read on `runner`'s
 // threads (null: this thread), and where each chunk's faces begin. Returns nothing when a
@@ -56,7 +61,7 @@ using ObjTextDone = std::function<void(std::size_t begin, std::size_t end)>;
 // (4 bytes each instead of 24): read_obj_normal reads one when it is needed.
 std::optional<ObjParts> parse_obj_elements(std::string_view text,
                                            const core::ParallelRunner* runner,
-                                           const ObjTextDone& done = {},
+                                           const ObjTextPages& pages = {},
                                            std::size_t min_chunk_bytes = std::size_t{1} << 20,
                                            bool store_normals = true);
 
@@ -74,7 +79,7 @@ using ObjTriangleFilter =
 // is counted (triangle_count, every_corner_has_normal) but not stored. `keep` is called from
 // the runner's threads. False when a face is one parse_obj would reject.
 bool parse_obj_faces(std::string_view text, ObjParts& parts, const ObjTriangleFilter& keep,
-                     const core::ParallelRunner* runner, const ObjTextDone& done = {});
+                     const core::ParallelRunner* runner, const ObjTextPages& pages = {});
 
 // Both passes, no filter: the geometry parse_obj(text) returns, bit for bit.
 std::optional<ObjParts> parse_obj_parts(std::string_view text, const core::ParallelRunner* runner,

@@ -279,19 +279,19 @@ core::TerrainMesh obj_terrain_mesh(const ObjParts& obj, const glm::dmat4& to_wor
 core::TerrainMesh read_obj_terrain(std::string_view text, const glm::dmat4& to_world,
                                    const std::string& file, const core::ParallelRunner* runner,
                                    const std::optional<core::XzBox>& keep_ws,
-                                   core::TerrainCrop* crop, const ObjTextDone& done) {
+                                   core::TerrainCrop* crop, const ObjTextPages& pages) {
   FileElements flat;
   std::vector<UsedBounds> used;
   // Cropped: the normals of the few triangles kept are read again from the text when needed.
   std::optional<ObjParts> parts =
-      parse_obj_elements(text, runner, done, std::size_t{1} << 20, !keep_ws.has_value());
+      parse_obj_elements(text, runner, pages, std::size_t{1} << 20, !keep_ws.has_value());
   give_back_freed_pages(text.size());  // the chunks' arrays outgrown while parsing
   if (parts) {
     positions_to_world(*parts, to_world, flat, runner);
     used.resize(parts->parts.size());
     const ObjTriangleFilter keep =
         keep_ws ? crop_filter(flat, *keep_ws, used) : ObjTriangleFilter{};
-    if (!parse_obj_faces(text, *parts, keep, runner, done)) parts.reset();
+    if (!parse_obj_faces(text, *parts, keep, runner, pages)) parts.reset();
   }
   if (!parts) {  // parse_obj names the line and the problem, or reads what this reader refused
     parts = as_parts(parse_obj(text, file));
