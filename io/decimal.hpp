@@ -4,6 +4,7 @@
 // std::from_chars / std::to_chars (correct rounding); anything outside the fast path (exponents,
 // more than 19 digits, too many decimals, huge values, a rounding tie) is handed to the standard
 // functions, so callers never see a difference except speed (BVH: 2-3x faster frame lines).
+#include <bit>
 #include <charconv>
 #include <cstddef>
 #include <cstdint>
@@ -18,6 +19,9 @@ namespace decimal_detail {
 inline constexpr double kPow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                       1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                       1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+// 10^k for k in [0, 8].
+inline constexpr std::uint64_t kPow10Int[9] = {1,      10,      100,      1000,     10000,
+                                               100000, 1000000, 10000000, 100000000};
 }  // namespace decimal_detail
 
 // Decimals a number's text shows: digits after '.', minus the exponent if any ("1.5e-05" -> 6),
@@ -40,6 +44,69 @@ inline int decimals_shown(std::string_view s) {
   return decimals < 0 ? 0 : decimals > kMaxShownDecimals ? kMaxShownDecimals : decimals;
 }
 
+namespace decimal_detail {
+static_assert(std::endian::native == std::endian::little, "the eight-byte reads assume it");
+
+// Digits at the start of the 8 bytes `chunk` (little-endian: the first character in the low
+// byte): 0-8. A byte is a digit when it XOR '0' is below 10; adding 0x76 sets bit 7 of every
+// byte at 10 or more (a carry out of a byte only reaches later bytes, past the first non-digit).
+inline int leading_digits(std::uint64_t chunk) {
+  const std::uint64_t x = chunk ^ 0x3030303030303030ull;
+  const std::uint64_t non_digit = ((x + 0x7676767676767676ull) | x) & 0x8080808080808080ull;
+  return non_digit == 0 ? 8 : __builtin_ctzll(non_digit) >> 3;
+}
+
+// The value of the first `n` (1-8) characters of `chunk`, all digits.
+inline std::uint64_t digits_value(std::uint64_t chunk, int n) {
+  // The n digits moved to the top bytes and '0's shifted in below: the same 8-digit number.
+  if (n < 8) chunk = (chunk << (8 * (8 - n))) | (0x3030303030303030ull >> (8 * n));
+  std::uint64_t v = chunk - 0x3030303030303030ull;
+  v = (v * 10 + (v >> 8)) & 0x00ff00ff00ff00ffull;         // pairs
+  v = (v * 100 + (v >> 16)) & 0x0000ffff0000ffffull;       // groups of four
+  return (v * 10000 + (v >> 32)) & 0x00000000ffffffffull;  // all eight
+}
+
+inline std::uint64_t load8(const char* p) {
+  std::uint64_t chunk;
+  std::memcpy(&chunk, p, sizeof chunk);
+  return chunk;
+}
+
+// After the sign, the common "d{0,7}[.d{0,15}]" (at most 19 digits) read eight bytes at a time:
+// true with the mantissa, its digits and decimals and the end (what the loop in read_double
+// gives); false for longer runs of digits (that loop then reads them one at a time). Needs 32
+// readable bytes from `first`.
+inline bool plain_decimal(const char* first, std::uint64_t& mantissa, int& digits, int& decimals,
+                          const char*& end) {
+  const char* p = first;
+  const int whole = leading_digits(load8(p));
+  if (whole == 8) return false;
+  mantissa = whole == 0 ? 0 : digits_value(load8(p), whole);
+  p += whole;
+  decimals = 0;
+  if (*p == '.') {
+    ++p;
+    const std::uint64_t a = load8(p);
+    const int first_eight = leading_digits(a);
+    if (first_eight > 0)
+      mantissa = mantissa * kPow10Int[first_eight] + digits_value(a, first_eight);
+    p += first_eight;
+    decimals = first_eight;
+    if (first_eight == 8) {
+      const std::uint64_t b = load8(p);
+      const int next = leading_digits(b);
+      if (next == 8) return false;
+      if (next > 0) mantissa = mantissa * kPow10Int[next] + digits_value(b, next);
+      p += next;
+      decimals += next;
+    }
+  }
+  digits = whole + decimals;
+  end = p;
+  return digits <= 19;
+}
+}  // namespace decimal_detail
+
 // Same contract as std::from_chars(first, last, value) for chars_format::general. When
 // `decimals` is not null it receives decimals_shown() of the text read.
 inline std::from_chars_result read_double(const char* first, const char* last, double& value,
@@ -51,11 +118,17 @@ inline std::from_chars_result read_double(const char* first, const char* last, d
   if (negative) ++p;
   std::uint64_t mantissa = 0;
   int digits = 0, decimals = 0;
-  for (; p < last && static_cast<unsigned char>(*p - '0') < 10; ++p, ++digits)
-    mantissa = mantissa * 10 + static_cast<unsigned>(*p - '0');
-  if (p < last && *p == '.') {
-    for (++p; p < last && static_cast<unsigned char>(*p - '0') < 10; ++p, ++digits, ++decimals)
+  const char* plain_end = nullptr;
+  if (last - p >= 32 && decimal_detail::plain_decimal(p, mantissa, digits, decimals, plain_end)) {
+    p = plain_end;
+  } else {
+    mantissa = 0, digits = 0, decimals = 0;
+    for (; p < last && static_cast<unsigned char>(*p - '0') < 10; ++p, ++digits)
       mantissa = mantissa * 10 + static_cast<unsigned>(*p - '0');
+    if (p < last && *p == '.') {
+      for (++p; p < last && static_cast<unsigned char>(*p - '0') < 10; ++p, ++digits, ++decimals)
+        mantissa = mantissa * 10 + static_cast<unsigned>(*p - '0');
+    }
   }
   const bool exponent_follows = p < last && (*p == 'e' || *p == 'E');
   if (digits == 0 || digits > 19 || exponent_follows || decimals > 22 ||

@@ -56,6 +56,17 @@ void MappedFile::release(std::size_t begin, std::size_t end) const {
   ::madvise(const_cast<char*>(data_) + first, last - first, MADV_DONTNEED);
 }
 
+void MappedFile::map_now(std::size_t begin, std::size_t end) const {
+#ifdef MADV_POPULATE_READ
+  if (!mapped_ || end > size_ || begin >= end) return;
+  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  const std::size_t first = begin / page * page;
+  ::madvise(const_cast<char*>(data_) + first, end - first, MADV_POPULATE_READ);
+#else
+  (void)begin, (void)end;
+#endif
+}
+
 MappedFile::~MappedFile() {
   if (mapped_) ::munmap(const_cast<char*>(data_), size_);
 }

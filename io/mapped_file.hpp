@@ -23,6 +23,9 @@ class MappedFile {
   // stay in the page cache; reading them again maps them again). Nothing for a file read into
   // memory. Lets a reader of a file larger than the memory it may use go through it once.
   void release(std::size_t begin, std::size_t end) const;
+  // Maps the pages of bytes [begin, end) now, in one call (reading them then takes no page
+  // fault); a hint, nothing where the system cannot.
+  void map_now(std::size_t begin, std::size_t end) const;
 
  private:
   const char* data_ = nullptr;  // the mapping, or owned_'s bytes

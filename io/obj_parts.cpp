@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <string_view>
 
@@ -18,22 +19,49 @@ inline bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\v' || c ==
 inline bool is_eol(char c) { return c == '\n' || c == '\r'; }
 inline bool ends_token(char c) { return is_blank(c) || is_eol(c) || c == '#'; }
 
+// Bit 7 of each byte of `chunk` equal to `byte`, exact for the lowest such byte (a borrow can
+// only mark bytes above a match).
+inline std::uint64_t bytes_equal(std::uint64_t chunk, char byte) {
+  const std::uint64_t x = chunk ^ (0x0101010101010101ull * static_cast<unsigned char>(byte));
+  return (x - 0x0101010101010101ull) & ~x & 0x8080808080808080ull;
+}
+
+// The first line break ('\n' or '\r') in [p, end), or end; eight bytes at a time.
+inline const char* find_eol(const char* p, const char* end) {
+  for (; end - p >= 8; p += 8) {
+    const std::uint64_t chunk = decimal_detail::load8(p);
+    const std::uint64_t found = bytes_equal(chunk, '\n') | bytes_equal(chunk, '\r');
+    if (found != 0) return p + (__builtin_ctzll(found) >> 3);
+  }
+  while (p < end && !is_eol(*p)) ++p;
+  return p;
+}
+
 // Line-level reading shared by both passes (parse_obj's grammar, obj_reader.hpp).
 class LineReader {
  public:
-  LineReader(std::string_view text, std::size_t base, const ObjTextDone* done)
-      : begin_(text.data()), p_(begin_), end_(p_ + text.size()), base_(base), done_(done) {
+  LineReader(std::string_view text, std::size_t base, const ObjTextPages* pages)
+      : begin_(text.data()), p_(begin_), end_(p_ + text.size()), base_(base), pages_(pages) {
     released_ = p_;
+    announced_ = p_;
+    release_behind(false);
   }
 
  protected:
-  // Hands the text behind the reader to `done` in steps of kReleaseStep (and all at the end).
+  // Hands the text behind the reader to `done` in steps of kReleaseStep (and all at the end),
+  // and the text before it to `ahead` in steps of kAheadStep.
   static constexpr std::size_t kReleaseStep = std::size_t{16} << 20;
+  static constexpr std::size_t kAheadStep = std::size_t{4} << 20;
   void release_behind(bool all) {
-    if (!done_ || !*done_ || (!all && static_cast<std::size_t>(p_ - released_) < kReleaseStep))
-      return;
-    (*done_)(base_ + static_cast<std::size_t>(released_ - begin_),
-             base_ + static_cast<std::size_t>(p_ - begin_));
+    if (!pages_) return;
+    if (p_ >= announced_ && p_ < end_ && pages_->ahead) {
+      announced_ = p_ + std::min<std::size_t>(kAheadStep, static_cast<std::size_t>(end_ - p_));
+      pages_->ahead(base_ + static_cast<std::size_t>(p_ - begin_),
+                    base_ + static_cast<std::size_t>(announced_ - begin_));
+    }
+    if (!pages_->done || (!all && static_cast<std::size_t>(p_ - released_) < kReleaseStep)) return;
+    pages_->done(base_ + static_cast<std::size_t>(released_ - begin_),
+                 base_ + static_cast<std::size_t>(p_ - begin_));
     released_ = p_;
   }
   void skip_blank() {
@@ -46,62 +74,35 @@ class LineReader {
     return {s, static_cast<std::size_t>(p_ - s)};
   }
   void next_line() {
-    while (p_ < end_ && !is_eol(*p_)) ++p_;
+    p_ = find_eol(p_, end_);
     if (p_ == end_) return;
     if (*p_ == '\r' && p_ + 1 < end_ && p_[1] == '\n') ++p_;
     ++p_;
   }
-  // A signed integer; false when there is none.
+  // A signed integer; false when there is none. What from_chars reads, with up to seven digits
+  // read eight bytes at a time.
   bool read_signed(bool& negative, std::uint64_t& value) {
     negative = false;
     if (p_ < end_ && (*p_ == '-' || *p_ == '+')) negative = *p_++ == '-';
+    if (end_ - p_ >= 8) {
+      const std::uint64_t chunk = decimal_detail::load8(p_);
+      const int digits = decimal_detail::leading_digits(chunk);
+      if (digits == 0) return false;
+      if (digits < 8) {
+        value = decimal_detail::digits_value(chunk, digits);
+        p_ += digits;
+        return true;
+      }
+    }
     const auto r = std::from_chars(p_, end_, value);
     if (r.ec != std::errc()) return false;
     p_ = r.ptr;
     return true;
   }
 
-  const char* begin_;
-  const char* p_;
-  const char* end_;
-  const char* released_;
-  std::size_t base_;  // the chunk's first byte in the whole text
-  const ObjTextDone* done_;
-};
-
-// Pass 1 over one chunk: positions and normals; faces only located.
-class ElementParser : LineReader {
- public:
-  ElementParser(std::string_view text, std::size_t base, ObjPart& part, const ObjTextDone* done)
-      : LineReader(text, base, done), part_(part) {
-    part_.face_begin = text.size();
-  }
-
-  bool run() {
-    while (p_ < end_) {
-      const char* line = p_;
-      skip_blank();
-      const std::string_view keyword = word();
-      bool ok = true;
-      if (keyword == "v") {
-        ok = read_vector(part_.positions, true);
-      } else if (keyword == "vn") {
-        ok = read_vector(part_.normals, false);
-      } else if (keyword == "f" && part_.face_begin == static_cast<std::size_t>(end_ - begin_)) {
-        part_.face_begin = static_cast<std::size_t>(line - begin_);
-        part_.positions_before_faces = part_.positions.size();
-        part_.normals_before_faces = part_.normals.size();
-      }
-      if (!ok) return false;
-      next_line();
-      release_behind(false);
-    }
-    release_behind(true);
-    return true;
-  }
-
- private:
-  bool read_vector(std::vector<core::Vec3>& out, bool extra_allowed) {
+  // The numbers of a "v" (`extra_allowed`: a w or a colour may follow, checked, not kept) or
+  // "vn" statement, after its keyword; false where parse_obj would fail.
+  bool read_vector(core::Vec3& out, bool extra_allowed) {
     double v[3] = {0, 0, 0};
     int n = 0;
     for (;; ++n) {
@@ -116,11 +117,113 @@ class ElementParser : LineReader {
       if (n < 3) v[n] = value;
     }
     if (n < 3 || (!extra_allowed && n > 3)) return false;
-    out.emplace_back(v[0], v[1], v[2]);
+    out = core::Vec3(v[0], v[1], v[2]);
     return true;
   }
 
+  const char* begin_;
+  const char* p_;
+  const char* end_;
+  const char* released_;
+  std::size_t base_;       // the chunk's first byte in the whole text
+  const char* announced_;  // the end of the text announced to `ahead`
+  const ObjTextPages* pages_;
+};
+
+// Bytes of text per element line for which pass 1 reserves room ("v -1.234567 0.123456
+// 2.345678" is 31): shorter lines only make the arrays grow, as they would anyway.
+constexpr std::size_t kElementLineBytes = 32;
+
+// Pass 1 over one chunk: positions and normals; faces only located.
+class ElementParser : LineReader {
+ public:
+  ElementParser(std::string_view text, std::size_t base, ObjPart& part, const ObjTextPages* pages,
+                bool store_normals)
+      : LineReader(text, base, pages), part_(part), store_normals_(store_normals) {
+    part_.face_begin = text.size();
+    // Room for a chunk of element lines at once (address space: pages are backed when
+    // written), so the arrays are rarely moved while they grow.
+    part_.positions.reserve(text.size() / kElementLineBytes);
+    if (store_normals_) part_.normals.reserve(text.size() / kElementLineBytes);
+  }
+
+  bool run() {
+    while (p_ < end_) {
+      const char* line = p_;
+      skip_blank();
+      const std::string_view keyword = word();
+      bool ok = true;
+      if (keyword == "v") {
+        ok = read_vector(part_.positions.emplace_back(), true);
+      } else if (keyword == "vn") {
+        ok = read_normal(line);
+      } else if (faces_found()) {
+        // Past the first face only "v" and "vn" statements matter here.
+        skip_to_statement_with_v();
+        release_behind(false);
+        continue;
+      } else if (keyword == "f") {
+        part_.face_begin = static_cast<std::size_t>(line - begin_);
+        part_.positions_before_faces = part_.positions.size();
+        part_.normals_before_faces = part_.normals_read;
+      }
+      if (!ok) return false;
+      next_line();
+      release_behind(false);
+    }
+    release_behind(true);
+    return true;
+  }
+
+ private:
+  bool read_normal(const char* line) {
+    ++part_.normals_read;
+    if (store_normals_) return read_vector(part_.normals.emplace_back(), false);
+    part_.normal_lines.push_back(static_cast<std::uint32_t>(line - begin_));
+    core::Vec3 checked;
+    return read_vector(checked, false);
+  }
+
+  bool faces_found() const { return part_.face_begin != static_cast<std::size_t>(end_ - begin_); }
+
+  // Moves to the start of the next line whose statement begins with 'v' (blanks before it), or
+  // the end: the lines skipped hold no "v" or "vn" statement. Runs at memchr's speed over face
+  // lines, which hold no 'v'; the text is announced and released as it goes.
+  void skip_to_statement_with_v() {
+    while (p_ < end_) {
+      release_behind(false);
+      const char* window_end = p_ + std::min<std::size_t>(kAheadStep, end_ - p_);
+      for (const char* p = p_; p < window_end; ++p) {
+        p = static_cast<const char*>(std::memchr(p, 'v', static_cast<std::size_t>(window_end - p)));
+        if (!p) break;
+        const char* start = p;
+        while (start > begin_ && is_blank(start[-1])) --start;
+        if (start == begin_ || is_eol(start[-1])) {
+          p_ = start;
+          return;
+        }
+      }
+      p_ = window_end;
+    }
+  }
+
   ObjPart& part_;
+  bool store_normals_;
+};
+
+// One "vn" statement read again (parse_obj_elements checked it).
+class NormalReader : LineReader {
+ public:
+  NormalReader(std::string_view text, std::size_t line) : LineReader(text, 0, nullptr) {
+    p_ += line;
+  }
+  core::Vec3 read() {
+    skip_blank();
+    word();
+    core::Vec3 normal(0.0);
+    read_vector(normal, false);
+    return normal;
+  }
 };
 
 // Pass 2 over one chunk, from its first face: faces with absolute, checked indices. Elements
@@ -128,8 +231,8 @@ class ElementParser : LineReader {
 class FaceParser : LineReader {
  public:
   FaceParser(std::string_view text, std::size_t base, const ObjParts& all, std::size_t part,
-             const ObjTriangleFilter& keep, const ObjTextDone* done)
-      : LineReader(text, base, done),
+             const ObjTriangleFilter& keep, const ObjTextPages* pages)
+      : LineReader(text, base, pages),
         part_(part),
         positions_total_(all.position_count),
         positions_(all.position_offset[part] + all.parts[part].positions_before_faces),
@@ -245,7 +348,8 @@ std::vector<std::size_t> chunk_starts(std::string_view text, int chunks) {
 
 std::optional<ObjParts> parse_obj_elements(std::string_view text,
                                            const core::ParallelRunner* runner,
-                                           const ObjTextDone& done, std::size_t min_chunk_bytes) {
+                                           const ObjTextPages& pages, std::size_t min_chunk_bytes,
+                                           bool store_normals) {
   if (text.size() > std::numeric_limits<std::uint32_t>::max()) return std::nullopt;
   const int blocks = block_count(runner, static_cast<long long>(text.size()),
                                  static_cast<long long>(std::max<std::size_t>(min_chunk_bytes, 1)));
@@ -258,7 +362,7 @@ std::optional<ObjParts> parse_obj_elements(std::string_view text,
   for_each_block(runner, static_cast<int>(chunks), [&](int k) {
     const auto i = static_cast<std::size_t>(k);
     ElementParser parser(text.substr(starts[i], starts[i + 1] - starts[i]), starts[i], out.parts[i],
-                         &done);
+                         &pages, store_normals);
     ok[i] = parser.run();
   });
   for (std::size_t k = 0; k < chunks; ++k) {
@@ -266,14 +370,14 @@ std::optional<ObjParts> parse_obj_elements(std::string_view text,
     out.position_offset.push_back(out.position_count);
     out.normal_offset.push_back(out.normal_count);
     out.position_count += out.parts[k].positions.size();
-    out.normal_count += out.parts[k].normals.size();
+    out.normal_count += out.parts[k].normals_read;
   }
   if (out.position_count > std::numeric_limits<std::uint32_t>::max()) return std::nullopt;
   return out;
 }
 
 bool parse_obj_faces(std::string_view text, ObjParts& parts, const ObjTriangleFilter& keep,
-                     const core::ParallelRunner* runner, const ObjTextDone& done) {
+                     const core::ParallelRunner* runner, const ObjTextPages& pages) {
   const std::size_t chunks = parts.parts.size();
   std::vector<char> ok(chunks, 0);
   std::vector<std::size_t> triangles(chunks, 0);
@@ -283,7 +387,7 @@ bool parse_obj_faces(std::string_view text, ObjParts& parts, const ObjTriangleFi
     ObjPart& part = parts.parts[i];
     const std::size_t end = i + 1 < chunks ? parts.part_begin[i + 1] : text.size();
     const std::size_t begin = parts.part_begin[i] + part.face_begin;
-    FaceParser parser(text.substr(begin, end - begin), begin, parts, i, keep, &done);
+    FaceParser parser(text.substr(begin, end - begin), begin, parts, i, keep, &pages);
     ok[i] = parser.run(part.triangles);
     triangles[i] = parser.triangles;
     all_normals[i] = parser.every_corner_has_normal;
@@ -305,6 +409,17 @@ std::optional<ObjParts> parse_obj_parts(std::string_view text, const core::Paral
   return parts;
 }
 
+core::Vec3 read_obj_normal(std::string_view text, const ObjParts& parts, std::size_t index) {
+  // The last part whose normals start at or before `index` holds it (those before it that have
+  // none start at the same index).
+  const auto after =
+      std::upper_bound(parts.normal_offset.begin(), parts.normal_offset.end(), index);
+  const auto part = static_cast<std::size_t>(after - parts.normal_offset.begin()) - 1;
+  const std::size_t begin = parts.part_begin[part];
+  const std::size_t line = parts.parts[part].normal_lines[index - parts.normal_offset[part]];
+  return NormalReader(text.substr(begin), line).read();
+}
+
 ObjParts as_parts(ObjGeometry geometry) {
   ObjParts out;
   out.position_count = geometry.positions.size();
@@ -315,6 +430,7 @@ ObjParts as_parts(ObjGeometry geometry) {
   out.position_offset = {0};
   out.normal_offset = {0};
   ObjPart& part = out.parts.emplace_back();
+  part.normals_read = geometry.normals.size();
   part.positions = std::move(geometry.positions);
   part.normals = std::move(geometry.normals);
   part.triangles = std::move(geometry.triangles);

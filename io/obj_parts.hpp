@@ -4,6 +4,7 @@
 // elements ("v", "vn") first, then the faces, which can then be tested against a horizontal
 // rectangle as soon as they are read and dropped when they lie wholly outside it.
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string_view>
@@ -20,7 +21,10 @@ namespace ikfix::io {
 // One chunk's statements, in file order. Corner indices are 0-based over the whole file.
 struct ObjPart {
   std::vector<core::Vec3> positions;
-  std::vector<core::Vec3> normals;
+  std::vector<core::Vec3> normals;  // empty when read without storing normals
+  std::size_t normals_read = 0;     // "vn" statements, stored or not
+  // Without stored normals: per "vn" statement, its line's first byte in the chunk.
+  std::vector<std::uint32_t> normal_lines;
   std::vector<std::array<ObjCorner, 3>> triangles;  // the kept ones (all, without a filter)
   // Where the chunk's faces begin (bytes into the chunk; its size when it has none), and the
   // chunk's positions and normals before that point.
@@ -39,19 +43,31 @@ struct ObjParts {
   bool every_corner_has_normal = true;
 };
 
-// Called with byte ranges [begin, end) of the text a pass is done with (a mapped file can drop
-// those pages from memory); may be empty.
-using ObjTextDone = std::function<void(std::size_t begin, std::size_t end)>;
+// What a reader tells the owner of the text (a mapped file), with byte ranges [begin, end):
+// `ahead`, the range it is about to read (the file's pages can be mapped in one go instead of
+// one fault at a time); `done`, a range a pass is done with (its pages can be dropped from
+// memory). Either may be empty.
+struct ObjTextPages {
+  std::function<void(std::size_t begin, std::size_t end)> ahead;
+  std::function<void(std::size_t begin, std::size_t end)> done;
+};
 
 // Pass 1: the positions and normals parse_obj(text) returns, bit for bit, read on `runner`'s
 // threads (null: this thread), and where each chunk's faces begin. Returns nothing when a
 // statement is not one parse_obj accepts as it is (parse_obj then names the line and the
 // problem; a text this reader is stricter on still gets read there). Chunks are at least
-// `min_chunk_bytes` long (smaller ones cost a thread more than they save).
+// `min_chunk_bytes` long (smaller ones cost a thread more than they save). Without
+// `store_normals`, the normals are checked and counted but only where their lines are is kept
+// (4 bytes each instead of 24): read_obj_normal reads one when it is needed.
 std::optional<ObjParts> parse_obj_elements(std::string_view text,
                                            const core::ParallelRunner* runner,
-                                           const ObjTextDone& done = {},
-                                           std::size_t min_chunk_bytes = std::size_t{1} << 20);
+                                           const ObjTextPages& pages = {},
+                                           std::size_t min_chunk_bytes = std::size_t{1} << 20,
+                                           bool store_normals = true);
+
+// Normal `index` (0-based over the file) of `text` read by parse_obj_elements without
+// storing normals: the same bits it would have stored.
+core::Vec3 read_obj_normal(std::string_view text, const ObjParts& parts, std::size_t index);
 
 // Decides whether a triangle of part `part` (0-based position indices over the whole file) is
 // kept; called from the runner's threads, one part on one thread at a time.
@@ -63,7 +79,7 @@ using ObjTriangleFilter =
 // is counted (triangle_count, every_corner_has_normal) but not stored. `keep` is called from
 // the runner's threads. False when a face is one parse_obj would reject.
 bool parse_obj_faces(std::string_view text, ObjParts& parts, const ObjTriangleFilter& keep,
-                     const core::ParallelRunner* runner, const ObjTextDone& done = {});
+                     const core::ParallelRunner* runner, const ObjTextPages& pages = {});
 
 // Both passes, no filter: the geometry parse_obj(text) returns, bit for bit.
 std::optional<ObjParts> parse_obj_parts(std::string_view text, const core::ParallelRunner* runner,

@@ -89,44 +89,86 @@ class VertexIndex {
   std::size_t mask_ = 0;
 };
 
-using Vec3Array = std::vector<Vec3, core::UnwrittenResizeAllocator<Vec3>>;
+// One of the file's element lists (positions or normals) where the parts left them: element
+// i of the whole file is found through the parts' offsets (no copy into one array).
+class PartedElements {
+ public:
+  PartedElements() = default;
+  PartedElements(ObjParts& obj, std::vector<Vec3> ObjPart::*member,
+                 const std::vector<std::size_t>& offsets, std::size_t count) {
+    for (std::size_t k = 0; k < obj.parts.size(); ++k) {
+      data_.push_back((obj.parts[k].*member).data());
+      begin_.push_back(offsets[k]);
+      end_.push_back(offsets[k] + (obj.parts[k].*member).size());
+    }
+    // first_part_[b]: the first part ending after element b << shift_ (parts in file order).
+    while ((count >> shift_) > kLookupEntries) ++shift_;
+    first_part_.resize((count >> shift_) + 1);
+    std::size_t part = 0;
+    for (std::size_t b = 0; b < first_part_.size(); ++b) {
+      while (part + 1 < end_.size() && end_[part] <= (b << shift_)) ++part;
+      first_part_[b] = static_cast<std::uint32_t>(part);
+    }
+  }
 
-// Positions in world metres and normals in file units, each in one array over the whole file.
-struct FlatElements {
-  Vec3Array positions_ws;
-  Vec3Array normals;
-  std::size_t first_bad = std::numeric_limits<std::size_t>::max();  // first non-finite position
+  const Vec3& operator[](std::size_t i) const {
+    std::size_t part = first_part_[i >> shift_];
+    while (i >= end_[part]) ++part;
+    return data_[part][i - begin_[part]];
+  }
+
+ private:
+  static constexpr std::size_t kLookupEntries = 4096;
+  std::vector<Vec3*> data_;
+  std::vector<std::size_t> begin_, end_;
+  std::vector<std::uint32_t> first_part_;
+  int shift_ = 0;
 };
 
-// The parts' positions (to_world applied) into one array, the parts' own arrays freed.
-void flatten_positions(ObjParts& obj, const glm::dmat4& to_world, FlatElements& flat,
-                       const core::ParallelRunner* runner) {
-  core::resize_unwritten(flat.positions_ws, obj.position_count);
+// Positions in world metres and normals in file units, over the whole file.
+struct FileElements {
+  PartedElements positions_ws;
+  PartedElements normals;  // when the parts hold them
+  // Else the text and parts to read normals from (read_obj_normal).
+  std::string_view text;
+  const ObjParts* unstored_normals = nullptr;
+  std::size_t first_bad = std::numeric_limits<std::size_t>::max();  // first non-finite position
+
+  Vec3 normal(std::size_t i) const {
+    return unstored_normals ? read_obj_normal(text, *unstored_normals, i) : normals[i];
+  }
+};
+
+// The parts' positions to world metres, in place.
+void positions_to_world(ObjParts& obj, const glm::dmat4& to_world, FileElements& flat,
+                        const core::ParallelRunner* runner) {
   std::vector<std::size_t> first_bad(obj.parts.size(), flat.first_bad);
   for_each_block(runner, static_cast<int>(obj.parts.size()), [&](int k) {
     const auto part = static_cast<std::size_t>(k);
     const std::size_t first = obj.position_offset[part];
     std::vector<Vec3>& positions = obj.parts[part].positions;
     for (std::size_t i = 0; i < positions.size(); ++i) {
-      Vec3& out = flat.positions_ws[first + i];
-      out = Vec3(to_world * glm::dvec4(positions[i], 1.0));
+      Vec3& out = positions[i];
+      out = Vec3(to_world * glm::dvec4(out, 1.0));
       if (!core::is_finite(out) && first_bad[part] > first + i) first_bad[part] = first + i;
     }
-    std::vector<Vec3>().swap(positions);
   });
   for (const std::size_t bad : first_bad) flat.first_bad = std::min(flat.first_bad, bad);
+  flat.positions_ws =
+      PartedElements(obj, &ObjPart::positions, obj.position_offset, obj.position_count);
 }
 
-// The parts' normals (file units) into one array, the parts' own arrays freed.
-void flatten_normals(ObjParts& obj, FlatElements& flat, const core::ParallelRunner* runner) {
-  core::resize_unwritten(flat.normals, obj.normal_count);
-  for_each_block(runner, static_cast<int>(obj.parts.size()), [&](int k) {
-    const auto part = static_cast<std::size_t>(k);
-    std::vector<Vec3>& normals = obj.parts[part].normals;
-    std::copy(normals.begin(), normals.end(),
-              flat.normals.begin() + static_cast<std::ptrdiff_t>(obj.normal_offset[part]));
-    std::vector<Vec3>().swap(normals);
-  });
+// The parts' normals (file units), where they are: in the parts, or in `text` when the parts
+// were read without storing them.
+void find_normals(ObjParts& obj, FileElements& flat, std::string_view text = {}) {
+  const bool unstored = std::any_of(obj.parts.begin(), obj.parts.end(),
+                                    [](const ObjPart& part) { return !part.normal_lines.empty(); });
+  if (unstored) {
+    flat.text = text;
+    flat.unstored_normals = &obj;
+    return;
+  }
+  flat.normals = PartedElements(obj, &ObjPart::normals, obj.normal_offset, obj.normal_count);
 }
 
 // Horizontal bounds of the triangles' corners, per part (written by that part's thread only).
@@ -137,7 +179,7 @@ struct UsedBounds {
 
 // Keeps the triangles whose horizontal box touches `rect` (the test of crop_terrain_mesh, on
 // the same world positions) and notes every triangle's corners in its part's bounds.
-ObjTriangleFilter crop_filter(const FlatElements& flat, const core::XzBox& rect,
+ObjTriangleFilter crop_filter(const FileElements& flat, const core::XzBox& rect,
                               std::vector<UsedBounds>& used) {
   return
       [&flat, rect, &used](std::size_t part, std::uint32_t ia, std::uint32_t ib, std::uint32_t ic) {
@@ -153,7 +195,7 @@ ObjTriangleFilter crop_filter(const FlatElements& flat, const core::XzBox& rect,
 }
 
 // Corners merged into vertices (see obj_terrain_mesh), over the parts' kept triangles.
-core::TerrainMesh merge_corners(const ObjParts& obj, const FlatElements& flat,
+core::TerrainMesh merge_corners(const ObjParts& obj, const FileElements& flat,
                                 const glm::dmat4& to_world) {
   const glm::dmat3 normal_matrix = glm::inverseTranspose(glm::dmat3(to_world));
   const bool mirrored = glm::determinant(glm::dmat3(to_world)) < 0.0;
@@ -168,19 +210,25 @@ core::TerrainMesh merge_corners(const ObjParts& obj, const FlatElements& flat,
   mesh.triangles.reserve(kept);
   VertexIndex index(mesh, with_normals, expected);
   // Per file position: the normal index it was last used with and the vertex that gave (a
-  // terrain uses each position with one normal, so the table is asked once per position).
-  constexpr std::int32_t kNone = std::numeric_limits<std::int32_t>::min();
-  std::vector<std::int32_t> cached_normal(obj.position_count, kNone);
-  std::vector<std::uint32_t> cached_vertex(obj.position_count);
+  // terrain uses each position with one normal, so the table is asked once per position). Only
+  // the bits saying which positions were used are written up front: a crop's few positions
+  // touch few pages of the other two arrays.
+  std::vector<std::uint64_t> cached(obj.position_count / 64 + 1, 0);
+  core::UnwrittenResizeVector<std::int32_t> cached_normal;
+  core::UnwrittenResizeVector<std::uint32_t> cached_vertex;
+  core::resize_unwritten(cached_normal, obj.position_count);
+  core::resize_unwritten(cached_vertex, obj.position_count);
   const Vec3 no_normal(0.0);
   auto vertex_of = [&](const ObjCorner& c) {
     const std::int32_t normal = with_normals ? c.normal : -1;
-    if (cached_normal[c.position] == normal) return cached_vertex[c.position];
+    std::uint64_t& word = cached[c.position / 64];
+    const std::uint64_t bit = std::uint64_t{1} << (c.position % 64);
+    if ((word & bit) != 0 && cached_normal[c.position] == normal) return cached_vertex[c.position];
+    word |= bit;
     const Vec3 normal_ws =
-        with_normals
-            ? core::safe_normalize(normal_matrix * flat.normals[static_cast<std::size_t>(normal)],
-                                   Vec3(0.0))
-            : no_normal;
+        with_normals ? core::safe_normalize(
+                           normal_matrix * flat.normal(static_cast<std::size_t>(normal)), Vec3(0.0))
+                     : no_normal;
     const std::uint32_t v = index.find_or_add(flat.positions_ws[c.position], normal_ws);
     cached_normal[c.position] = normal;
     cached_vertex[c.position] = v;
@@ -198,9 +246,9 @@ core::TerrainMesh merge_corners(const ObjParts& obj, const FlatElements& flat,
 
 // Hands the pages of the heap's free blocks back to the system (glibc: malloc_trim releases
 // whole free pages in every arena). The CLI keeps freed blocks for reuse (cli/heap_setup), but
-// a large OBJ's parse leaves hundreds of MB freed at once (each chunk's arrays grown by
-// doubling, then copied into the whole-file arrays), which would otherwise stay resident for
-// the rest of the run. Only for texts of kTrimAfterBytes or more: a small one frees little.
+// a large OBJ's parse can leave hundreds of MB freed at once (a chunk's arrays outgrowing the
+// room reserved for them, moved as they double), which would otherwise stay resident for the
+// rest of the run. Only for texts of kTrimAfterBytes or more: a small one frees little.
 constexpr std::size_t kTrimAfterBytes = std::size_t{64} << 20;
 void give_back_freed_pages(std::size_t text_bytes) {
 #if defined(__GLIBC__)
@@ -210,7 +258,7 @@ void give_back_freed_pages(std::size_t text_bytes) {
 #endif
 }
 
-void throw_if_bad(const FlatElements& flat, const std::string& file) {
+void throw_if_bad(const FileElements& flat, const std::string& file) {
   if (flat.first_bad != std::numeric_limits<std::size_t>::max())
     throw InputError(file,
                      "vertex " + std::to_string(flat.first_bad + 1) + " is not finite in metres");
@@ -221,33 +269,34 @@ void throw_if_bad(const FlatElements& flat, const std::string& file) {
 core::TerrainMesh obj_terrain_mesh(const ObjParts& obj, const glm::dmat4& to_world,
                                    const std::string& file, const core::ParallelRunner* runner) {
   ObjParts copy = obj;
-  FlatElements flat;
-  flatten_positions(copy, to_world, flat, runner);
+  FileElements flat;
+  positions_to_world(copy, to_world, flat, runner);
   throw_if_bad(flat, file);
-  flatten_normals(copy, flat, runner);
+  find_normals(copy, flat);
   return merge_corners(copy, flat, to_world);
 }
 
 core::TerrainMesh read_obj_terrain(std::string_view text, const glm::dmat4& to_world,
                                    const std::string& file, const core::ParallelRunner* runner,
                                    const std::optional<core::XzBox>& keep_ws,
-                                   core::TerrainCrop* crop, const ObjTextDone& done) {
-  FlatElements flat;
+                                   core::TerrainCrop* crop, const ObjTextPages& pages) {
+  FileElements flat;
   std::vector<UsedBounds> used;
-  std::optional<ObjParts> parts = parse_obj_elements(text, runner, done);
+  // Cropped: the normals of the few triangles kept are read again from the text when needed.
+  std::optional<ObjParts> parts =
+      parse_obj_elements(text, runner, pages, std::size_t{1} << 20, !keep_ws.has_value());
   give_back_freed_pages(text.size());  // the chunks' arrays outgrown while parsing
   if (parts) {
-    flatten_positions(*parts, to_world, flat, runner);
-    give_back_freed_pages(text.size());  // the chunks' positions, now in flat.positions_ws
+    positions_to_world(*parts, to_world, flat, runner);
     used.resize(parts->parts.size());
     const ObjTriangleFilter keep =
         keep_ws ? crop_filter(flat, *keep_ws, used) : ObjTriangleFilter{};
-    if (!parse_obj_faces(text, *parts, keep, runner, done)) parts.reset();
+    if (!parse_obj_faces(text, *parts, keep, runner, pages)) parts.reset();
   }
   if (!parts) {  // parse_obj names the line and the problem, or reads what this reader refused
     parts = as_parts(parse_obj(text, file));
-    flat = FlatElements{};
-    flatten_positions(*parts, to_world, flat, runner);
+    flat = FileElements{};
+    positions_to_world(*parts, to_world, flat, runner);
     used.assign(1, UsedBounds{});
     if (keep_ws) {
       const ObjTriangleFilter keep = crop_filter(flat, *keep_ws, used);
@@ -257,10 +306,7 @@ core::TerrainMesh read_obj_terrain(std::string_view text, const glm::dmat4& to_w
     }
   }
   throw_if_bad(flat, file);
-  if (parts->every_corner_has_normal && parts->triangle_count > 0) {
-    flatten_normals(*parts, flat, runner);
-    give_back_freed_pages(text.size());  // the chunks' normals, now in flat.normals
-  }
+  if (parts->every_corner_has_normal && parts->triangle_count > 0) find_normals(*parts, flat, text);
   core::TerrainMesh mesh = merge_corners(*parts, flat, to_world);
   if (keep_ws && crop) {
     *crop = core::TerrainCrop{};

@@ -29,10 +29,10 @@ core::TerrainMesh obj_terrain_mesh(const ObjParts& obj, const glm::dmat4& to_wor
 // each dropped as soon as read, so the result is crop_terrain_mesh(whole, keep_ws) bit for bit;
 // `crop` (not null) then receives the whole mesh's bounds and keep_ws (core::TerrainCrop).
 // A text the parallel reader does not accept is read by parse_obj, which names the line and
-// the problem (InputError naming `file`). `done` gets the byte ranges the reader is done with.
+// the problem (InputError naming `file`). `pages` hears of the ranges read next and done with.
 core::TerrainMesh read_obj_terrain(std::string_view text, const glm::dmat4& to_world,
                                    const std::string& file, const core::ParallelRunner* runner,
                                    const std::optional<core::XzBox>& keep_ws,
-                                   core::TerrainCrop* crop, const ObjTextDone& done = {});
+                                   core::TerrainCrop* crop, const ObjTextPages& pages = {});
 
 }  // namespace ikfix::io

@@ -163,7 +163,8 @@ TerrainRead load_obj_terrain(const std::filesystem::path& path, const std::strin
   core::TerrainCrop crop;
   out.mesh =
       read_obj_terrain(mapped.text(), to_world, file, runner, keep_ws, &crop,
-                       [&](std::size_t begin, std::size_t end) { mapped.release(begin, end); });
+                       {[&](std::size_t begin, std::size_t end) { mapped.map_now(begin, end); },
+                        [&](std::size_t begin, std::size_t end) { mapped.release(begin, end); }});
   if (keep_ws) {
     if (!core::is_finite(crop.whole_min))  // no triangle in the whole file
       throw InputError(file, "no triangles in the file (points and lines are ignored)");

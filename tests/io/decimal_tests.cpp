@@ -150,6 +150,98 @@ TEST(Decimal, ReadsLikeFromCharsOnRandomDecimals) {
   }
 }
 
+// read_double on `number` followed by `after` inside a buffer long enough for the eight-byte
+// fast path (which reads past the number's end): same result and end as std::from_chars.
+void expect_same_read_in_buffer(const std::string& number, const std::string& after) {
+  const std::string text = number + after + std::string(40, ' ');
+  double fast = 12345.0, standard = 12345.0;
+  const char* last = text.data() + text.size();
+  const auto a = read_double(text.data(), last, fast);
+  const auto b = std::from_chars(text.data(), last, standard);
+  ASSERT_EQ(a.ec, b.ec) << number << after;
+  ASSERT_EQ(a.ptr - text.data(), b.ptr - text.data()) << number << after;
+  if (b.ec == std::errc() && !std::isnan(standard)) {
+    ASSERT_EQ(std::memcmp(&fast, &standard, sizeof fast), 0)
+        << number << after << ": " << fast << " vs " << standard;
+  }
+}
+
+const std::vector<std::string> kAfterNumber = {
+    "", " 1", "\n", "\r\n", "/", "e5", "E-3", "e", ".", "x", "#", std::string(1, '\0'), "-2", "+"};
+
+TEST(Decimal, EightByteReadsLikeFromCharsOnEveryDigitCount) {
+  // Every count of whole digits (0-12) and decimals (0-24) around the 8-byte steps and the
+  // 19-digit limit, random digits (leading zeros included), with or without a sign or a point,
+  // each followed by every kind of end.
+  std::mt19937_64 rng(17);
+  for (int whole = 0; whole <= 12; ++whole)
+    for (int decimals = -1; decimals <= 24; ++decimals)  // -1: no decimal point
+      for (int trial = 0; trial < 40; ++trial) {
+        std::string s = trial % 3 == 0 ? "-" : "";
+        for (int k = 0; k < whole; ++k) s += static_cast<char>('0' + rng() % 10);
+        if (decimals >= 0) s += '.';
+        for (int k = 0; k < decimals; ++k)
+          s += static_cast<char>('0' + (trial % 5 == 0 ? 9 : rng() % 10));
+        for (const std::string& after : kAfterNumber) expect_same_read_in_buffer(s, after);
+      }
+}
+
+TEST(Decimal, EightByteReadsLikeFromCharsOnEveryShortText) {
+  // Every text of up to 5 characters over digits, signs, points, exponents and separators.
+  const std::string alphabet = "0159.-+eE x";
+  std::string s;
+  std::vector<std::size_t> at;
+  for (std::size_t length = 1; length <= 5; ++length) {
+    at.assign(length, 0);
+    for (;;) {
+      s.clear();
+      for (const std::size_t k : at) s += alphabet[k];
+      expect_same_read_in_buffer(s, "");
+      expect_same_read_in_buffer(s, "0000000000000000000000");
+      std::size_t k = 0;
+      while (k < length && ++at[k] == alphabet.size()) at[k++] = 0;
+      if (k == length) break;
+    }
+  }
+}
+
+TEST(Decimal, EightByteReadsLikeFromCharsOnEdgeCases) {
+  for (const char* s : {"9007199254740992",
+                        "9007199254740993",
+                        "900719925474099.3",
+                        "0.9007199254740993",
+                        "9007199.254740993",
+                        "1234567.123456789012345",
+                        "0000000.000000000000000",
+                        "1234567.1234567812345678",
+                        "0.00000000000000000000001",
+                        "12345678.5",
+                        "1234567.5",
+                        "99999999999999999999",
+                        "9999999.999999999999",
+                        "-0.0",
+                        "-.5",
+                        "5.",
+                        "inf",
+                        "nan",
+                        "-infinity",
+                        "1.7976931348623157e308",
+                        "4.9e-324",
+                        "0.1234567890123456789",
+                        "-12.345678",
+                        "-10.000000000",
+                        "0.000049332",
+                        "-0.0049315"})
+    for (const std::string& after : kAfterNumber) expect_same_read_in_buffer(s, after);
+  std::mt19937_64 rng(23);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  std::uniform_int_distribution<int> exponent(-12, 12), decimals(0, 20);
+  for (int i = 0; i < 300000; ++i) {
+    const double v = unit(rng) * std::pow(10.0, exponent(rng));
+    expect_same_read_in_buffer(standard_fixed(v, decimals(rng)), kAfterNumber[i % 14]);
+  }
+}
+
 TEST(Decimal, WritesLikeToCharsOnRandomValues) {
   std::mt19937_64 rng(11);
   std::uniform_real_distribution<double> unit(-1.0, 1.0);

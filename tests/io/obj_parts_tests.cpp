@@ -87,6 +87,45 @@ TEST(ObjParts, EveryStatementFormParsesAsParseObjDoes) {
   expect_parts_match(text);
 }
 
+TEST(ObjParts, ElementsAfterTheFacesAreFoundAmongLinesHoldingV) {
+  // Past a chunk's first face, pass 1 looks only at lines whose statement starts with 'v': a
+  // 'v' in a comment, a group name or a material is not one, an indented or CR-ended "v" is.
+  std::string text = "v 0 0 0\nv 1 0 0\nvn 0 1 0\nf 1//1 2//1 1//1\n";
+  for (int i = 0; i < 120; ++i)
+    text += "# v 9 9 9 vn 1 2 3\nusemtl vv\ng v\nf -1//1 -2//-1 1//1\n \tv " + std::to_string(i) +
+            ".5 0.25 -1\rvn 0.5 " + std::to_string(i % 5) +
+            " 0\r\nvt 0.5 0.5\nf -1//-1 -2//-1 -3//1 # v 7\n o vvv\n";
+  expect_parts_match(text);
+}
+
+// parse_obj_elements without storing normals: the same counts, each normal read back from the
+// text with the bits pass 1 stores, and the faces' normal indices as with them stored.
+TEST(ObjParts, UnstoredNormalsReadBackAsStored) {
+  std::string text = "v 0 0 0\r\nvn 0 1 0\nv 1 2 3\n";
+  for (int i = 0; i < 300; ++i)
+    text += "vn " + std::to_string(i) + ".123456789 -0.000049332 +" + std::to_string(i % 7) +
+            "e-3\nv 1 " + std::to_string(i) + " 2\n  vn 0.5 0.25 0.125\rf -1//-1 1//-2 2//1\n";
+  const core::ThreadPool pool(3);
+  for (const std::size_t chunk : {std::size_t{1} << 20, std::size_t{64}, std::size_t{7}}) {
+    SCOPED_TRACE(chunk);
+    auto stored = parse_obj_elements(text, &pool, {}, chunk, true);
+    auto unstored = parse_obj_elements(text, &pool, {}, chunk, false);
+    ASSERT_TRUE(stored.has_value() && unstored.has_value());
+    ASSERT_EQ(unstored->normal_count, stored->normal_count);
+    ASSERT_EQ(unstored->normal_count, 601u);
+    const ObjGeometry all = concatenated(*stored);
+    for (std::size_t i = 0; i < all.normals.size(); ++i)
+      ASSERT_TRUE(same_bits(read_obj_normal(text, *unstored, i), all.normals[i])) << i;
+    ASSERT_TRUE(parse_obj_faces(text, *stored, {}, &pool));
+    ASSERT_TRUE(parse_obj_faces(text, *unstored, {}, &pool));
+    expect_same_geometry(concatenated(*unstored), [&] {
+      ObjGeometry want = concatenated(*stored);
+      want.normals.clear();
+      return want;
+    }());
+  }
+}
+
 TEST(ObjParts, MalformedTextsAreLeftToParseObj) {
   const core::ThreadPool pool(2);
   for (const std::string text :
