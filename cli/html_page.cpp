@@ -47,8 +47,10 @@ core::ReportView view_of_retarget(const io::LoadedClip& source, const io::Loaded
 }
 
 io::PageText html_page_text(const nlohmann::ordered_json& report, const core::ReportView& view,
-                            const std::string& title, const std::string& assets_url) {
+                            const std::string& title, const std::string& assets_url,
+                            const std::string* before_positions_text) {
   io::HtmlPageInput page;
+  page.before_positions_text = before_positions_text;
   page.title = title;
   page.report = &report;
   page.view = &view;
