@@ -361,23 +361,26 @@ FixJobResult fix_or_check(const FixJob& given, bool check) {
   place(clip, job);
   const FoundLegs legs = found ? *found : find_legs_or_tails(clip, job.clip);
   FixedTake taken = fix_take_on_tails(job, check, clip, legs);
-  // The page's text (it reads only the report and the view) is made on a thread of its own
-  // while the clip is written, when the job may use more than one.
-  std::future<io::PageText> page;
-  const auto page_text = [&] {
-    return html_page_text(taken.out.report, *taken.view, job.input.filename().string(),
-                          job.html_assets_url,
-                          taken.before_positions_text ? &*taken.before_positions_text : nullptr);
+  // The page (it reads only the report and the view) is made and written to its temp file on a
+  // thread of its own while the clip is written, when the job may use more than one; it is put
+  // in place (or into the command's transaction) here.
+  std::future<io::WrittenFile> page;
+  const auto page_file = [&] {
+    return write_html_temp(
+        job.html,
+        html_page_text(taken.out.report, *taken.view, job.input.filename().string(),
+                       job.html_assets_url,
+                       taken.before_positions_text ? &*taken.before_positions_text : nullptr));
   };
   if (!job.html.empty() && !check && job.runner && job.runner->threads() > 1)
-    page = std::async(std::launch::async, page_text);
+    page = std::async(std::launch::async, page_file);
   if (!check) {
     io::save_clip(job.output, clip, taken.result.clip, taken.result.changed_joints, job.runner,
                   taken.result.changed_rotations);
     if (job.times) job.times->mark("write");
   }
   if (!job.html.empty()) {
-    write_html_text(job.html, page.valid() ? page.get() : page_text());
+    io::place_written(page.valid() ? page.get() : page_file());
     if (job.times) job.times->mark("html");
   }
   return std::move(taken.out);

@@ -9,6 +9,7 @@
 #include "core/retarget/retarget_pipeline.hpp"
 #include "core/view/report_view.hpp"
 #include "io/clip_io.hpp"
+#include "io/file_util.hpp"
 #include "io/html/html_report.hpp"
 
 namespace ikfix::cli {
@@ -42,6 +43,8 @@ io::PageText html_page_text(const nlohmann::ordered_json& report, const core::Re
 
 // Writes a page's text to `path` (atomically). Refuses a path that is an input this process read.
 void write_html_text(const std::filesystem::path& path, const io::PageText& text);
+// The same in two halves (io::write_temp_file, io::place_written): the temp file, on any thread.
+io::WrittenFile write_html_temp(const std::filesystem::path& path, const io::PageText& text);
 
 // html_page_text then write_html_text.
 void write_html_page(const std::filesystem::path& path, const nlohmann::ordered_json& report,
