@@ -12,6 +12,7 @@
 #include "core/metrics.hpp"
 #include "io/clip_io.hpp"
 #include "io/contacts_json.hpp"
+#include "io/html/view_json.hpp"
 #include "io/memory_budget.hpp"
 #include "io/report_json.hpp"
 #include "io/terrain_io.hpp"
@@ -69,7 +70,18 @@ struct FixedTake {
   core::FixResult result;
   FixJobResult out;
   std::optional<core::ReportView> view;  // for the HTML report (FixJob::html)
+  // io::positions_text(view->before), when made while the fix ran.
+  std::optional<std::string> before_positions_text;
 };
+
+// The page's text of `positions`, made on a thread of its own while the job goes on, when the
+// job may use more than one thread (else not made: an invalid future).
+std::future<std::string> positions_text_meanwhile(const FixJob& job,
+                                                  const std::optional<core::ViewPositions>& view) {
+  if (!view || !job.runner || job.runner->threads() < 2) return {};
+  return std::async(std::launch::async,
+                    [&positions = *view] { return io::positions_text(positions); });
+}
 
 // The take's motion is fixed where it lies (moved into the result, `clip.clip` left empty) when
 // the writer does not compare with the unfixed motion. Its measurement (the report's "before",
@@ -103,6 +115,10 @@ FixedTake fix_take(const FixJob& job, bool check, io::LoadedClip& clip, const co
                      html ? &view_before : nullptr, html ? &lowest_before : nullptr, job.runner);
     mark("measure input");  // before the fix, which then works on the motion in place
   }
+  // The page's text of the input's positions, made while the fix runs (joined before the
+  // positions are handed to the view, and before they go out of scope on an exception).
+  std::future<std::string> before_text = positions_text_meanwhile(job, view_before);
+  const core::Vec3* before_encoded = view_before ? view_before->positions.data() : nullptr;
   if (in_place) {
     core::Clip motion = std::move(clip.clip);
     clip.clip = core::Clip{};
@@ -124,9 +140,13 @@ FixedTake fix_take(const FixJob& job, bool check, io::LoadedClip& clip, const co
                     html ? &view_after : nullptr, html ? &lowest_after : nullptr, job.runner);
   if (after || (before && !in_place)) mark("measure");
   if (html) {
+    if (before_text.valid()) taken.before_positions_text = before_text.get();
     taken.view =
         view_of_fix(clip, result, rig, *job.terrain,
                     {std::move(view_before), std::move(view_after), &lowest_before, &lowest_after});
+    // The text is of the view's positions only when they are the ones it was made from (moved
+    // into the view, not found again).
+    if (taken.view->before.positions.data() != before_encoded) taken.before_positions_text.reset();
     mark("view");
   }
 
@@ -341,22 +361,26 @@ FixJobResult fix_or_check(const FixJob& given, bool check) {
   place(clip, job);
   const FoundLegs legs = found ? *found : find_legs_or_tails(clip, job.clip);
   FixedTake taken = fix_take_on_tails(job, check, clip, legs);
-  // The page's text (it reads only the report and the view) is made on a thread of its own
-  // while the clip is written, when the job may use more than one.
-  std::future<io::PageText> page;
-  const auto page_text = [&] {
-    return html_page_text(taken.out.report, *taken.view, job.input.filename().string(),
-                          job.html_assets_url);
+  // The page (it reads only the report and the view) is made and written to its temp file on a
+  // thread of its own while the clip is written, when the job may use more than one; it is put
+  // in place (or into the command's transaction) here.
+  std::future<io::WrittenFile> page;
+  const auto page_file = [&] {
+    return write_html_temp(
+        job.html,
+        html_page_text(taken.out.report, *taken.view, job.input.filename().string(),
+                       job.html_assets_url,
+                       taken.before_positions_text ? &*taken.before_positions_text : nullptr));
   };
   if (!job.html.empty() && !check && job.runner && job.runner->threads() > 1)
-    page = std::async(std::launch::async, page_text);
+    page = std::async(std::launch::async, page_file);
   if (!check) {
     io::save_clip(job.output, clip, taken.result.clip, taken.result.changed_joints, job.runner,
                   taken.result.changed_rotations);
     if (job.times) job.times->mark("write");
   }
   if (!job.html.empty()) {
-    write_html_text(job.html, page.valid() ? page.get() : page_text());
+    io::place_written(page.valid() ? page.get() : page_file());
     if (job.times) job.times->mark("html");
   }
   return std::move(taken.out);

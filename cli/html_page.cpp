@@ -47,8 +47,10 @@ core::ReportView view_of_retarget(const io::LoadedClip& source, const io::Loaded
 }
 
 io::PageText html_page_text(const nlohmann::ordered_json& report, const core::ReportView& view,
-                            const std::string& title, const std::string& assets_url) {
+                            const std::string& title, const std::string& assets_url,
+                            const std::string* before_positions_text) {
   io::HtmlPageInput page;
+  page.before_positions_text = before_positions_text;
   page.title = title;
   page.report = &report;
   page.view = &view;
@@ -56,10 +58,23 @@ io::PageText html_page_text(const nlohmann::ordered_json& report, const core::Re
   return io::html_report_page_text(page);
 }
 
-void write_html_text(const std::filesystem::path& path, const io::PageText& text) {
+namespace {
+
+void refuse_input(const std::filesystem::path& path) {
   if (io::is_noted_input(path))
     throw std::invalid_argument("--html " + path.string() + " is an input; choose another file");
+}
+
+}  // namespace
+
+void write_html_text(const std::filesystem::path& path, const io::PageText& text) {
+  refuse_input(path);
   io::write_file_atomic(path, text.pieces());
+}
+
+io::WrittenFile write_html_temp(const std::filesystem::path& path, const io::PageText& text) {
+  refuse_input(path);
+  return io::write_temp_file(path, text.pieces());
 }
 
 void write_html_page(const std::filesystem::path& path, const nlohmann::ordered_json& report,

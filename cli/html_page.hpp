@@ -9,6 +9,7 @@
 #include "core/retarget/retarget_pipeline.hpp"
 #include "core/view/report_view.hpp"
 #include "io/clip_io.hpp"
+#include "io/file_util.hpp"
 #include "io/html/html_report.hpp"
 
 namespace ikfix::cli {
@@ -34,12 +35,16 @@ core::ReportView view_of_retarget(const io::LoadedClip& source, const io::Loaded
                                   const core::LegRig& rig, const core::Terrain& terrain);
 
 // The page's text, its scripts inline when `assets_url` is empty, else from that folder
-// (relative to the page).
+// (relative to the page). `before_positions_text`: io::positions_text(view.before) made
+// beforehand, or null; it must outlive the text.
 io::PageText html_page_text(const nlohmann::ordered_json& report, const core::ReportView& view,
-                            const std::string& title, const std::string& assets_url = {});
+                            const std::string& title, const std::string& assets_url = {},
+                            const std::string* before_positions_text = nullptr);
 
 // Writes a page's text to `path` (atomically). Refuses a path that is an input this process read.
 void write_html_text(const std::filesystem::path& path, const io::PageText& text);
+// The same in two halves (io::write_temp_file, io::place_written): the temp file, on any thread.
+io::WrittenFile write_html_temp(const std::filesystem::path& path, const io::PageText& text);
 
 // html_page_text then write_html_text.
 void write_html_page(const std::filesystem::path& path, const nlohmann::ordered_json& report,

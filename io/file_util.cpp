@@ -13,6 +13,7 @@
 #include <mutex>
 #include <random>
 #include <set>
+#include <stdexcept>
 #include <system_error>
 #include <utility>
 #include <vector>
@@ -131,8 +132,11 @@ void write_file_atomic(const std::filesystem::path& path,
   });
 }
 
-void write_file_atomic(const std::filesystem::path& path,
-                       const std::function<void(const ByteSink& emit)>& produce) {
+namespace {
+
+// write_file_atomic's temp file, written: `path`'s replacement, not yet in place.
+StagedFile write_staged(const std::filesystem::path& path,
+                        const std::function<void(const ByteSink& emit)>& produce) {
   require_regular_or_new(path);
   std::error_code ec;
   const auto parent = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
@@ -160,6 +164,11 @@ void write_file_atomic(const std::filesystem::path& path,
     std::filesystem::remove(staged.temp, ec);
     throw InputError(path.string(), std::string("write failed: ") + std::strerror(error));
   }
+  return staged;
+}
+
+// Into this thread's transaction, or in place now.
+void stage_or_place(StagedFile staged) {
   if (OutputTransaction* transaction = OutputTransaction::current()) {
     transaction->stage(std::move(staged));
     return;
@@ -167,6 +176,38 @@ void write_file_atomic(const std::filesystem::path& path,
   std::vector<StagedFile> one;
   one.push_back(std::move(staged));
   place_all(one);
+}
+
+}  // namespace
+
+void write_file_atomic(const std::filesystem::path& path,
+                       const std::function<void(const ByteSink& emit)>& produce) {
+  stage_or_place(write_staged(path, produce));
+}
+
+WrittenFile::WrittenFile() = default;
+WrittenFile::WrittenFile(StagedFile file) : file_(std::make_unique<StagedFile>(std::move(file))) {}
+WrittenFile::WrittenFile(WrittenFile&&) noexcept = default;
+WrittenFile& WrittenFile::operator=(WrittenFile&&) noexcept = default;
+
+WrittenFile::~WrittenFile() {
+  if (!file_) return;
+  std::error_code ec;
+  std::filesystem::remove(file_->temp, ec);
+}
+
+WrittenFile write_temp_file(const std::filesystem::path& path,
+                            std::span<const std::string_view> pieces) {
+  return WrittenFile(write_staged(path, [&](const ByteSink& emit) {
+    for (const std::string_view data : pieces) emit(data);
+  }));
+}
+
+void place_written(WrittenFile file) {
+  if (!file.file_) throw std::logic_error("place_written: no file written");
+  StagedFile staged = std::move(*file.file_);
+  file.file_.reset();  // handed over: its temp file is no longer this one's to remove
+  stage_or_place(std::move(staged));
 }
 
 }  // namespace ikfix::io

@@ -3,6 +3,7 @@
 // Ctrl-C never leaves a half-written output and an input is never clobbered by accident.
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -38,5 +39,26 @@ using ByteSink = std::function<void(std::string_view bytes)>;
 // the temp file is removed, `path` is left as it was and the exception propagates.
 void write_file_atomic(const std::filesystem::path& path,
                        const std::function<void(const ByteSink& emit)>& produce);
+
+struct StagedFile;  // io/output_set.hpp
+// write_file_atomic in two halves, for a file made on another thread than the one whose
+// io::OutputTransaction is to take it: write_temp_file writes the temp file (any thread), and
+// place_written, on that thread, puts it in place or hands it to the transaction. A WrittenFile
+// dropped before that removes its temp file.
+class WrittenFile {
+ public:
+  WrittenFile();
+  explicit WrittenFile(StagedFile file);
+  WrittenFile(WrittenFile&&) noexcept;
+  WrittenFile& operator=(WrittenFile&&) noexcept;
+  ~WrittenFile();
+
+ private:
+  friend void place_written(WrittenFile file);
+  std::unique_ptr<StagedFile> file_;
+};
+WrittenFile write_temp_file(const std::filesystem::path& path,
+                            std::span<const std::string_view> pieces);
+void place_written(WrittenFile file);
 
 }  // namespace ikfix::io

@@ -1,5 +1,6 @@
 #include "io/html/html_report.hpp"
 
+#include <functional>
 #include <string_view>
 #include <vector>
 
@@ -65,8 +66,8 @@ struct PageParts {
 };
 
 // page.html with its markers (@TITLE@, @STYLES@, @KIND@, @DATA@, @SCRIPTS@; each once, in any
-// order) replaced: the title, the parts' assets, and `data` (moved into the page).
-PageText page(const PageParts& parts, std::string data) {
+// order) replaced: the title, the parts' assets, and the pieces `put_data` adds.
+PageText page(const PageParts& parts, const std::function<void(PageText&)>& put_data) {
   const std::string_view page_html = web_asset("page.html");
   PageText out;
   std::size_t at = 0;
@@ -87,7 +88,7 @@ PageText page(const PageParts& parts, std::string data) {
     else if (name == "@KIND@")
       out.add(parts.kind);
     else if (name == "@DATA@")
-      out.add(std::move(data));
+      put_data(out);
     else if (name == "@SCRIPTS@")
       put_assets(out, parts.scripts, parts.assets_url, true);
     else {  // not a marker: the first '@' is text, the second may open one
@@ -116,12 +117,20 @@ std::string PageText::joined() const {
 }
 
 PageText html_report_page_text(const HtmlPageInput& input) {
-  std::string data = "{\"title\":" + script_safe_json(nlohmann::ordered_json(input.title).dump()) +
+  std::string head = "{\"title\":" + script_safe_json(nlohmann::ordered_json(input.title).dump()) +
                      ",\"report\":" + script_safe_json(input.report->dump()) + ",\"view\":";
-  data += view_json(*input.view);
-  data += '}';
+  head += view_json_head(*input.view);
+  std::string tail = view_json_tail(*input.view);
+  tail += '}';
   return page({input.title, "ikfix-clip", kClipStyles, kClipScripts, input.assets_url},
-              std::move(data));
+              [&](PageText& out) {
+                out.add(std::move(head));
+                if (input.before_positions_text)
+                  out.add_static(*input.before_positions_text);
+                else
+                  out.add(positions_text(input.view->before));
+                out.add(std::move(tail));
+              });
 }
 
 std::string html_report_page(const HtmlPageInput& input) {
@@ -145,7 +154,7 @@ std::string html_index_page(const HtmlIndexInput& input) {
   text.pop_back();
   text += ",\"batch\":" + script_safe_json(input.batch_report->dump()) + "}";
   return page({input.title, "ikfix-index", kIndexStyles, kIndexScripts, input.assets_url},
-              std::move(text))
+              [&](PageText& out) { out.add(std::move(text)); })
       .joined();
 }
 

@@ -22,6 +22,9 @@ struct HtmlPageInput {
   // Empty: every script and style inline. Otherwise the URL (relative to the page) of a folder
   // holding the assets save_web_assets writes.
   std::string assets_url;
+  // Optional: positions_text(view->before) (io/html/view_json.hpp) made beforehand; it must
+  // outlive the page's text, which refers to it.
+  const std::string* before_positions_text = nullptr;
 };
 
 // A page's text as pieces in order: the embedded assets by reference (they live as long as the

@@ -29,6 +29,10 @@ inline constexpr double kPositionStep_m = 1e-5;
 // are stored without deflate (which gained ~25 % more for ~50 ms per 2,752 x 33 points).
 // Values must be finite.
 std::string delta_varints(std::span<const core::Vec3> positions, int point_count);
+// base64(delta_varints(positions, point_count)) appended to `out`, made a few frames at a time
+// (no buffer of the whole).
+void append_delta_varints_base64(std::string& out, std::span<const core::Vec3> positions,
+                                 int point_count);
 
 // A series of values on a grid of `step`, as varints: 0 for an absent (non-finite) value, else
 // 1 + the zigzag of the difference from the last present value (the first: from 0).

@@ -24,6 +24,17 @@ void put_base64(std::string& out, std::string_view name, std::string_view bytes)
   out += '"';
 }
 
+// put_base64 of delta_varints(positions), made straight into `out`.
+void put_positions_base64(std::string& out, std::string_view name,
+                          const core::ViewPositions& positions) {
+  if (out.back() != '{') out += ',';
+  out += '"';
+  out += name;
+  out += "\":\"";
+  append_delta_varints_base64(out, positions.positions, positions.point_count);
+  out += '"';
+}
+
 // Appends `json` (an object's text) without its closing brace.
 void put_open_object(std::string& out, const nlohmann::ordered_json& j) {
   out += j.dump();
@@ -83,14 +94,6 @@ void put_terrain(std::string& out, const core::TerrainMesh& mesh) {
   out += "\",\"triangles\":\"" + packed(uint32_bytes(indices)) + "\"}";
 }
 
-// {"step_m", "before", "after"}: delta_varints in base64.
-void put_positions(std::string& out, const core::ReportView& view) {
-  put_open_object(out, {{"step_m", kPositionStep_m}});
-  put_base64(out, "before", delta_varints(view.before.positions, view.before.point_count));
-  put_base64(out, "after", delta_varints(view.after.positions, view.after.point_count));
-  out += '}';
-}
-
 // Every member but "positions" (which follows them).
 nlohmann::ordered_json skeleton_json(const core::ReportView& view) {
   nlohmann::ordered_json j;
@@ -113,30 +116,44 @@ void put_source(std::string& out, const core::ViewFigure& source) {
   j["frames"] = source.positions.frame_count;
   out += script_safe_json(j.dump());
   out.pop_back();
-  put_base64(out, "positions",
-             delta_varints(source.positions.positions, source.positions.point_count));
+  put_positions_base64(out, "positions", source.positions);
   out += '}';
 }
 
-// An upper bound of the text's length, so that it is built in one block: base64 of the
+// An upper bound of view_json_tail's length, so that it is built in one block: base64 of the
 // positions' varints (at most 3 bytes a coordinate for the usual motion; more only grows the
 // string) and room for the rest.
 std::size_t expected_size(const core::ReportView& view) {
-  const std::size_t points = view.before.positions.size() + view.after.positions.size() +
-                             (view.source ? view.source->positions.positions.size() : 0);
+  const std::size_t points =
+      view.after.positions.size() + (view.source ? view.source->positions.positions.size() : 0);
   return points * 3 * 4 + (view.terrain.vertices.size() + view.terrain.triangles.size()) * 24 +
          static_cast<std::size_t>(view.after.frame_count) * 64 + 65536;
 }
 
 }  // namespace
 
-std::string view_json(const core::ReportView& view) {
+std::string positions_text(const core::ViewPositions& positions) {
   std::string out;
-  out.reserve(expected_size(view));
-  out += script_safe_json(skeleton_json(view).dump());
+  out.reserve((positions.positions.size() * 3 * 2 + 2) / 3 * 4);  // two bytes a coordinate
+  append_delta_varints_base64(out, positions.positions, positions.point_count);
+  return out;
+}
+
+std::string view_json_head(const core::ReportView& view) {
+  std::string out = script_safe_json(skeleton_json(view).dump());
   out.pop_back();  // the closing brace: positions, terrain and series follow
   out += ",\"positions\":";
-  put_positions(out, view);
+  put_open_object(out, {{"step_m", kPositionStep_m}});
+  out += ",\"before\":\"";
+  return out;
+}
+
+std::string view_json_tail(const core::ReportView& view) {
+  std::string out;
+  out.reserve(expected_size(view));
+  out += '"';
+  put_positions_base64(out, "after", view.after);
+  out += '}';
   if (view.source) {
     out += ",\"source\":";
     put_source(out, *view.source);
@@ -151,6 +168,10 @@ std::string view_json(const core::ReportView& view) {
   put_foot_series(out, view.series.feet[1]);
   out += "]}}";
   return out;
+}
+
+std::string view_json(const core::ReportView& view) {
+  return view_json_head(view) + positions_text(view.before) + view_json_tail(view);
 }
 
 }  // namespace ikfix::io

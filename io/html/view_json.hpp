@@ -13,4 +13,12 @@ namespace ikfix::io {
 // series_varints on that grid in base64 (absent values come back as null).
 std::string view_json(const core::ReportView& view);
 
+// view_json(view) is view_json_head(view) + positions_text(view.before) + view_json_tail(view):
+// the "before" positions' text (with "after"'s the largest part) apart, so that it can be made
+// beforehand, as soon as those positions are known.
+std::string view_json_head(const core::ReportView& view);
+std::string view_json_tail(const core::ReportView& view);
+// base64 of delta_varints of the positions (a "positions" member's text).
+std::string positions_text(const core::ViewPositions& positions);
+
 }  // namespace ikfix::io

@@ -7,6 +7,8 @@
 #include <string>
 
 #include "io/html/html_report.hpp"
+#include "io/html/packed_data.hpp"
+#include "io/html/view_json.hpp"
 
 namespace ikfix::io {
 namespace {
@@ -62,6 +64,25 @@ TEST(HtmlPage, NamesWithAngleBracketsStayInsideTheDataElement) {
   EXPECT_EQ(data["view"]["frames"], 2);
   EXPECT_EQ(data["view"]["pointCount"], 2);
   EXPECT_TRUE(data["view"]["series"]["feet"][0]["lowest_before_m"].contains("bytes"));
+}
+
+// The view's JSON is its head, the "before" positions' text and its tail; a page given that text
+// made beforehand is the page that makes it.
+TEST(HtmlPage, BeforePositionsTextMadeBeforehandGivesTheSamePage) {
+  const core::ReportView view = tiny_view({"Hips", "Knee"});
+  EXPECT_EQ(view_json(view),
+            view_json_head(view) + positions_text(view.before) + view_json_tail(view));
+  EXPECT_EQ(nlohmann::json::parse(view_json(view))["positions"]["before"],
+            base64(delta_varints(view.before.positions, view.before.point_count)));
+  const nlohmann::ordered_json report = {{"command", "run"}};
+  HtmlPageInput in;
+  in.title = "clip.bvh";
+  in.report = &report;
+  in.view = &view;
+  const std::string made_here = html_report_page(in);
+  const std::string text = positions_text(view.before);
+  in.before_positions_text = &text;
+  EXPECT_EQ(html_report_page(in), made_here);
 }
 
 }  // namespace

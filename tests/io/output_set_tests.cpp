@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <future>
 #include <stdexcept>
 #include <string>
 
@@ -149,6 +150,32 @@ TEST(OutputTransaction, AFailedOutputLeavesEveryOldFileAndNoTemp) {
   EXPECT_EQ(read_file(dir / "clip.bvh"), "old clip");
   EXPECT_FALSE(fs::exists(dir / "new.json"));
   EXPECT_EQ(entries(dir), 2u);
+}
+
+// A file written on another thread joins the transaction of the thread that places it; one
+// dropped unplaced leaves its path as it was and no temp file.
+TEST(OutputTransaction, AFileWrittenOnAnotherThreadJoinsThePlacingThreadsTransaction) {
+  const fs::path dir = fresh_dir("two_halves");
+  write_file_atomic(dir / "page.html", std::string_view("old page"));
+  const std::string_view pieces[] = {"new ", "page"};
+  {
+    OutputTransaction tx;
+    std::future<WrittenFile> written =
+        std::async(std::launch::async, [&] { return write_temp_file(dir / "page.html", pieces); });
+    place_written(written.get());
+    EXPECT_EQ(read_file(dir / "page.html"), "old page");  // staged: not in place before the commit
+    EXPECT_EQ(entries(dir), 2u);
+    tx.commit();
+  }
+  EXPECT_EQ(read_file(dir / "page.html"), "new page");
+  EXPECT_EQ(entries(dir), 1u);
+  {
+    OutputTransaction tx;
+    WrittenFile dropped = write_temp_file(dir / "page.html", pieces);
+    EXPECT_EQ(entries(dir), 2u);
+  }
+  EXPECT_EQ(read_file(dir / "page.html"), "new page");
+  EXPECT_EQ(entries(dir), 1u);
 }
 
 TEST(OutputTransaction, ACommitThatFailsPartwayPutsThePlacedOnesBack) {

@@ -137,6 +137,69 @@ TEST(PackedData, DeltaVarintsRoundHalvesAwayFromZeroLikeLlround) {
   EXPECT_EQ(delta_varints(positions, 2), reference_delta_varints(positions, 2));
 }
 
+// Positions for the encoders' routes: `frames` frames of `point_count` points moving smoothly
+// with noise of `noise_m` (varints of one, two and three bytes in random order), a jump on frame 3
+// (codes of 2^14 and more), and from frame `far_from` on (if any) one coordinate more than
+// 2^28 steps (2,684 m) from the origin.
+std::vector<core::Vec3> test_positions(int frames, int point_count, double noise_m, int far_from) {
+  std::vector<core::Vec3> positions;
+  std::uint64_t seed = 99;
+  auto next = [&] {  // a fixed pseudo-random sequence in [-1, 1)
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<double>(seed >> 11) / 0x1p52 - 1.0;
+  };
+  for (int f = 0; f < frames; ++f)
+    for (int p = 0; p < point_count; ++p) {
+      core::Vec3 v(0.3 * p + 2.0 * std::sin(0.01 * f + p), 1.0 + 0.4 * std::sin(0.05 * f + p),
+                   -0.004 * f + 0.1 * std::cos(0.07 * f));
+      v += core::Vec3(next(), next(), next()) * noise_m;
+      if (f == 3) v.y += 0.9;
+      if (far_from >= 0 && f >= far_from && p == point_count - 1) v.x += 2684.4 + f;
+      positions.push_back(v);
+    }
+  return positions;
+}
+
+// The encoders of a page (a block of frames at a time, 32-bit lanes while every value is under
+// 2^28 steps) give the first definition's bytes: one and several blocks, an odd and an even
+// number of coordinates a frame, a clip that leaves the narrow range part-way or from the start,
+// exact half steps and values right at the narrow range's edge.
+TEST(PackedData, DeltaVarintsMatchTheFirstDefinitionOnEveryRoute) {
+  for (const int point_count : {1, 2, 33})
+    for (const int far_from : {-1, 0, 40})
+      for (const double noise_m : {0.0, 5e-4, 2e-2}) {
+        const std::vector<core::Vec3> positions =
+            test_positions(300, point_count, noise_m, far_from);
+        const std::string reference = reference_delta_varints(positions, point_count);
+        EXPECT_EQ(delta_varints(positions, point_count), reference)
+            << point_count << " points, far from frame " << far_from << ", noise " << noise_m;
+        std::string text = "prefix";
+        append_delta_varints_base64(text, positions, point_count);
+        EXPECT_EQ(text, "prefix" + base64(reference)) << point_count << " points";
+      }
+  std::vector<core::Vec3> edges;
+  const double edge_m = 0x1p28 * kPositionStep_m;
+  for (const double x : {edge_m - kPositionStep_m, -edge_m + kPositionStep_m, 0.5 * kPositionStep_m,
+                         -0.5 * kPositionStep_m, 2.5 * kPositionStep_m, edge_m, -edge_m, 1.0})
+    edges.emplace_back(x, -x, 0.0);
+  EXPECT_EQ(delta_varints(edges, 1), reference_delta_varints(edges, 1));
+  std::string text;
+  append_delta_varints_base64(text, edges, 1);
+  EXPECT_EQ(text, base64(reference_delta_varints(edges, 1)));
+}
+
+TEST(PackedData, AppendedBase64MatchesBase64) {
+  std::string bytes;
+  for (int i = 0; i < 10000; ++i) bytes += static_cast<char>(i * 7919 % 251);
+  for (const std::size_t length :
+       {std::size_t(0), std::size_t(1), std::size_t(2), std::size_t(3071), std::size_t(3072),
+        std::size_t(3073), bytes.size()}) {
+    std::string out = "x";
+    append_base64(out, std::string_view(bytes).substr(0, length));
+    EXPECT_EQ(out, "x" + base64(bytes.substr(0, length))) << length;
+  }
+}
+
 TEST(PackedData, SeriesVarintsRoundHalfStepsAwayFromZero) {
   // 0.0625 is half a step: 1 step (1 + zigzag(1) = 3); -0.0625: -1 step, -2 from the last
   // (1 + zigzag(-2) = 4).
