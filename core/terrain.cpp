@@ -119,6 +119,10 @@ struct GroundScene {
   // The prims by horizontal bounds, for the queries near an edge; built on the first of them.
   mutable std::once_flag grid_once;
   mutable XzGrid grid;
+  // Per prim, found on first use (Terrain::Impl::alone): kUnknown, kAlone (no other prim's
+  // horizontal projection overlaps its own) or kCovered.
+  enum : std::uint8_t { kUnknown = 0, kAlone = 1, kCovered = 2 };
+  std::unique_ptr<std::atomic<std::uint8_t>[]> alone_state;
 
   const XzGrid& near_grid() const {
     std::call_once(grid_once, [this] {
@@ -268,7 +272,13 @@ struct Terrain::Impl {
   // Both write every field of `out` in place, one by one: building a GroundHit and copying
   // it reloaded the just-stored bool and int with wider loads (a failed store-to-load
   // forwarding, ~15 cycles each; measured: most of the span query's own time).
-  void resolve(const GroundScene& s, double x, double z, unsigned primary, GroundHit& out) const;
+  // Returns the prim that answered, or kInvalidId on a miss.
+  unsigned resolve(const GroundScene& s, double x, double z, unsigned primary,
+                   GroundHit& out) const;
+  // Whether no other prim of `s` has a horizontal projection overlapping prim p's (sharing an
+  // edge or a vertex is not overlapping): a ray at a point well inside p then hits p and
+  // nothing else, so p answers there without a ray. Found on first use, kept per prim.
+  bool alone(const GroundScene& s, unsigned p) const;
   // Height and normal at (x, z) on primitive record `g`, in double.
   void finish(const GroundPrim& g, double x, double z, GroundHit& out) const;
   static void miss(GroundHit& out) {
@@ -476,6 +486,7 @@ std::unique_ptr<GroundScene> Terrain::Impl::build_scene(
     std::span<const std::uint32_t> triangles) const {
   auto s = std::make_unique<GroundScene>();
   gather_prims(triangles, *s);
+  s->alone_state = std::make_unique<std::atomic<std::uint8_t>[]>(s->prims.size());
   s->scene.reset(rtcNewScene(device.get()));
   check_device(device.get(), "create a scene");
   // Robust mode: no arithmetic shortcuts, so rays on shared edges do not slip through.
@@ -561,10 +572,12 @@ unsigned Terrain::Impl::cast(const GroundScene& s, double x, double z) const {
   return ray.hit.geomID == kInvalidId ? kInvalidId : ray.hit.primID;
 }
 
-void Terrain::Impl::resolve(const GroundScene& s, double x, double z, unsigned primary,
-                            GroundHit& out) const {
-  if (primary != kInvalidId && well_inside(s.prims[primary], x, z))
-    return finish(s.prims[primary], x, z, out);
+unsigned Terrain::Impl::resolve(const GroundScene& s, double x, double z, unsigned primary,
+                                GroundHit& out) const {
+  if (primary != kInvalidId && well_inside(s.prims[primary], x, z)) {
+    finish(s.prims[primary], x, z, out);
+    return primary;
+  }
   // On or next to an edge (a step edge, the mesh border, a shared edge the float ray may
   // have slipped past), or a miss: the topmost surface within `nudge` of (x, z) decides, so
   // a step edge always gives the upper step whatever the winding or direction. Which of the
@@ -591,6 +604,51 @@ void Terrain::Impl::resolve(const GroundScene& s, double x, double z, unsigned p
     miss(out);
   else
     finish(s.prims[best], x, z, out);
+  return best;
+}
+
+namespace {
+
+// Whether triangles g and h (horizontal projections) have disjoint interiors: some edge line of
+// one has every vertex of the other on its outer side or on it (convex polygons overlap unless
+// an edge separates them). Rounding may call a pair touching at an edge overlapping (the safe
+// side: an overlapping pair is only ever answered by a ray).
+bool projections_apart(const GroundPrim& g, const GroundPrim& h) {
+  auto outside_of = [](const GroundPrim& e, const GroundPrim& o) {
+    const double ex_[3] = {e.ax, e.bx, e.cx}, ez_[3] = {e.az, e.bz, e.cz};
+    const double ox[3] = {o.ax, o.bx, o.cx}, oz[3] = {o.az, o.bz, o.cz};
+    const double sign = e.ccw ? 1.0 : -1.0;
+    for (int i = 0; i < 3; ++i) {
+      const int j = (i + 1) % 3;
+      const double ex = ex_[j] - ex_[i], ez = ez_[j] - ez_[i];
+      bool all_out = true;
+      for (int k = 0; k < 3 && all_out; ++k)
+        all_out = sign * (ex * (oz[k] - ez_[i]) - ez * (ox[k] - ex_[i])) <= 0.0;
+      if (all_out) return true;
+    }
+    return false;
+  };
+  return outside_of(g, h) || outside_of(h, g);
+}
+
+}  // namespace
+
+bool Terrain::Impl::alone(const GroundScene& s, unsigned p) const {
+  std::atomic<std::uint8_t>& state = s.alone_state[p];
+  const std::uint8_t known = state.load(std::memory_order_relaxed);
+  if (known != GroundScene::kUnknown) return known == GroundScene::kAlone;
+  // Found the same way by any thread that gets here first: a race only repeats the work.
+  const GroundPrim& g = s.prims[p];
+  const double min_x = std::min({g.ax, g.bx, g.cx}), max_x = std::max({g.ax, g.bx, g.cx});
+  const double min_z = std::min({g.az, g.bz, g.cz}), max_z = std::max({g.az, g.bz, g.cz});
+  bool apart = true;
+  s.near_grid().for_each_near(0.5 * (min_x + max_x), 0.5 * (min_z + max_z),
+                              0.5 * std::max(max_x - min_x, max_z - min_z) + nudge,
+                              [&](std::uint32_t q) {
+                                if (apart && q != p) apart = projections_apart(g, s.prims[q]);
+                              });
+  state.store(apart ? GroundScene::kAlone : GroundScene::kCovered, std::memory_order_relaxed);
+  return apart;
 }
 
 bool Terrain::Impl::holds(const GroundPrim& g, double x, double z) const {
@@ -680,15 +738,27 @@ void Terrain::Impl::query_packets(std::span<const std::array<double, 2>> xz,
     cast_points.emplace_back(tiles_->tile_of(xz[k][0], xz[k][1]), k);
   }
   if (!rect.empty()) require_served(rect);
-  for (std::size_t begin = 0; begin < cast_points.size();) {
-    const std::size_t tile = cast_points[begin].first;
-    std::size_t end = begin;
-    while (end < cast_points.size() && end - begin < N && cast_points[end].first == tile) ++end;
+  // The prim that answered the last point resolved (its scene): a point well inside it, when no
+  // other prim overlaps it (alone), is answered by it without a ray; a foot's points stay on a
+  // triangle for many frames. The ray there would hit that prim (as in resolve, a hit counts
+  // only well inside its triangle), so the answer is the same.
+  const GroundScene* hint_scene = nullptr;
+  unsigned hint = kInvalidId;
+  std::size_t lane_point[N];  // index in xz of each lane's point
+  for (std::size_t next = 0; next < cast_points.size();) {
+    const std::size_t tile = cast_points[next].first;
     const GroundScene& s = tile_scene(tile);
-    const int count = static_cast<int>(end - begin);
-    auto point = [&](int i) -> const std::array<double, 2>& {
-      return xz[cast_points[begin + i].second];
-    };
+    const bool hinted = hint_scene == &s && alone(s, hint);
+    int count = 0;
+    for (; next < cast_points.size() && count < N && cast_points[next].first == tile; ++next) {
+      const std::size_t k = cast_points[next].second;
+      if (hinted && well_inside(s.prims[hint], xz[k][0], xz[k][1]))
+        finish(s.prims[hint], xz[k][0], xz[k][1], out[k]);
+      else
+        lane_point[count++] = k;
+    }
+    if (count == 0) continue;
+    auto point = [&](int i) -> const std::array<double, 2>& { return xz[lane_point[i]]; };
     double min_x = std::numeric_limits<double>::infinity(), max_x = -min_x;
     double min_z = min_x, max_z = -min_x;
     for (int i = 0; i < N; ++i) {
@@ -729,11 +799,12 @@ void Terrain::Impl::query_packets(std::span<const std::array<double, 2>> xz,
         __builtin_prefetch(record);
         __builtin_prefetch(reinterpret_cast<const char*>(record) + 64);
       }
-    for (int i = 0; i < count; ++i)
-      resolve(s, point(i)[0], point(i)[1],
-              rays.hit.geomID[i] == kInvalidId ? kInvalidId : rays.hit.primID[i],
-              out[cast_points[begin + i].second]);
-    begin = end;
+    for (int i = 0; i < count; ++i) {
+      const unsigned answered = resolve(
+          s, point(i)[0], point(i)[1],
+          rays.hit.geomID[i] == kInvalidId ? kInvalidId : rays.hit.primID[i], out[lane_point[i]]);
+      if (answered != kInvalidId) hint_scene = &s, hint = answered;
+    }
   }
   for (std::size_t k = 1; k < xz.size(); ++k)
     if (std::memcmp(&xz[k], &xz[k - 1], sizeof xz[0]) == 0) out[k] = out[k - 1];

@@ -114,7 +114,9 @@ class Terrain {
   GroundHit ground_at(double x, double z) const;
   // Same for many points at once (faster: packet queries). xz[i] = {x, z}; out.size() == xz.size().
   // A point bit for bit equal to the one before it gets that point's answer without a ray of its
-  // own (a planted foot's run of frames); the others are cast in packets of distinct points.
+  // own (a planted foot's run of frames), and so does a point well inside the triangle that
+  // answered the point resolved before it when no other triangle overlaps that one (a foot on
+  // one face); the others are cast in packets of distinct points. Same answers as one by one.
   void ground_at(std::span<const std::array<double, 2>> xz, std::span<GroundHit> out) const;
 
   // The mesh (with TerrainOptions::crop: the part read, not the whole mesh).

@@ -1,13 +1,14 @@
 #include "core/fix/foot_clearance.hpp"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <numeric>
 #include <vector>
 
 #include "core/fix/contacts.hpp"
 #include "core/fix/fix_parallel.hpp"
-#include "core/fix/ground_track.hpp"
+#include "core/fix/ground_memo.hpp"
 #include "core/fix/smooth.hpp"
 #include "core/fix/toe_bend.hpp"
 
@@ -84,16 +85,17 @@ void FootClearanceJob::lacks(std::span<const Vec3> ankle_target_ws, const ToeBen
   // Queried point-major: a planted point stands still from frame to frame, and a run of equal
   // points is cast once (Terrain::ground_at); a point's answer is its own whatever the order.
   const std::size_t m = frames.size();
-  std::vector<Vec3> point_major(some.size());
+  std::vector<std::array<double, 2>> xz(some.size());
   for (std::size_t k = 0; k < m; ++k)
-    for (int i = 0; i < n; ++i) point_major[i * m + k] = some[k * n + i];
-  const GroundTrack ground = query_ground(*terrain, point_major, floor, runner);
+    for (int i = 0; i < n; ++i) xz[i * m + k] = {some[k * n + i].x, some[k * n + i].z};
+  std::vector<GroundHit> ground(xz.size());
+  ground_at_parallel(*terrain, xz, ground, runner);
   for (std::size_t k = 0; k < m; ++k)
     for (int i = 0; i < n; ++i) {
       const std::size_t from = k * n + i, to = static_cast<std::size_t>(frames[k]) * n + i;
-      const std::size_t queried = i * m + k;
+      const GroundHit& under = ground[i * m + k];
       points[to] = some[from];
-      lack[to] = ground.hit[queried] ? ground.height[queried] - some[from].y : -1.0;
+      lack[to] = under.hit ? under.height - some[from].y : -1.0;
     }
 }
 

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <span>
 
 #include "core/fix/contacts.hpp"
 #include "core/fix/fix_math.hpp"
@@ -34,30 +36,51 @@ class PlantFit {
                 std::vector<double>* per_frame = nullptr) const;
   // Whether the foot moved by `move_ws` fits on `frames`: no point sinks more than fit_m, and
   // its heel stands on the ground on some frame (not more than tolerance_m above it, beyond its
-  // own height in the input): a foot only its toes hold on a step edge does not fit.
-  bool fits(const Vec3& move_ws, const std::vector<int>& frames) const {
-    return excess(move_ws, frames) <= job_.fit_m && !(heel_float_ > job_.tolerance_m);
-  }
+  // own height in the input): a foot only its toes hold on a step edge does not fit. The frame
+  // that sank deepest in the last excess() or fits() is tried first: where it sinks more than
+  // fit_m, the others' points are not queried.
+  bool fits(const Vec3& move_ws, const std::vector<int>& frames) const;
 
  private:
-  double need(int f, const GroundHit* hits) const;
-  double frame_excess(int f, const GroundHit* hits, double rise) const;
+  // The ground under the moved ankle and ball of every frame of `frames` into queried_ (slots
+  // 0 and 1 of each frame in query_of_), and the plant's rise (need()'s most).
+  double query_ankle_and_ball(const Vec3& move_ws, const std::vector<int>& frames) const;
+  // The ground under the moved rigid points of frames[i] for each i in [begin, end) into
+  // queried_ (slots 2.. of each frame in query_of_); a point at its frame's ankle or ball, bit
+  // for bit, takes their answer.
+  void query_rigid_points(const Vec3& move_ws, const std::vector<int>& frames, std::size_t begin,
+                          std::size_t end) const;
+  const GroundHit& hit(std::size_t i, int slot) const {
+    return queried_[query_of_[i * per_frame_ + static_cast<std::size_t>(slot)]];
+  }
+  double need(std::size_t i, int f) const;
+  double frame_excess(std::size_t i, int f, double rise) const;
+  // The plan's turn of a planted foot to ground of normal `n` (the ground under its ankle).
+  const Quat& turn_to(const GroundHit& ankle_ground) const;
 
   const PlantPlacementJob& job_;
   int first_;
   int rigid_;
+  std::size_t per_frame_;           // queries per frame in query_of_: ankle, ball, each rigid point
   std::vector<Vec3> ankle_, ball_;  // [frame - first], locked, world metres
   std::vector<Vec3> points_;        // [frame - first][rigid point], locked, world metres
   std::vector<int> search_frames_, all_frames_;
   mutable std::vector<std::array<double, 2>> xz_;
-  mutable std::vector<GroundHit> hits_;        // per frame: ankle, ball, each rigid point
-  mutable std::vector<std::size_t> query_of_;  // hits_[i] is queried_[query_of_[i]]
+  mutable std::vector<std::size_t> query_of_;  // per frame and slot: its answer in queried_
   mutable std::vector<GroundHit> queried_;
-  mutable double heel_float_ = 0;  // the last excess(): the heel's least height over its ground
+  mutable double heel_float_ = 0;   // the last excess(): the heel's least height over its ground
+  mutable int deepest_frame_ = -1;  // the frame of the deepest excess last found
+  // turn_to's last answer and the ground normal it was made for.
+  mutable bool turn_known_ = false;
+  mutable Vec3 turn_normal_{0.0};
+  mutable Quat turn_{1, 0, 0, 0};
 };
 
 PlantFit::PlantFit(const PlantPlacementJob& job, int first, int last)
-    : job_(job), first_(first), rigid_(static_cast<int>(job.foot->points.size())) {
+    : job_(job),
+      first_(first),
+      rigid_(static_cast<int>(job.foot->points.size())),
+      per_frame_(static_cast<std::size_t>(rigid_) + 2) {
   const int frames = last - first + 1;
   points_.resize(static_cast<std::size_t>(frames) * static_cast<std::size_t>(rigid_));
   ankle_.resize(static_cast<std::size_t>(frames));
@@ -78,64 +101,83 @@ PlantFit::PlantFit(const PlantPlacementJob& job, int first, int last)
   for (int f = first; f <= last; ++f) all_frames_.push_back(f);
 }
 
-// `hits`: the ground under the moved ankle and ball of frame f. How far the plan raises a planted
-// foot: its plant's highest need over the frames given (foot_offsets.hpp keeps a plant at one
-// height, the most its ankle or ball needs to stand on its planted level over the ground).
-double PlantFit::need(int f, const GroundHit* hits) const {
+// frames[i] = f. How far the plan raises a planted foot: its plant's highest need over the
+// frames given (foot_offsets.hpp keeps a plant at one height, the most its ankle or ball needs to
+// stand on its planted level over the ground).
+double PlantFit::need(std::size_t i, int f) const {
   const double floor = job_.floor;
   auto height = [&](const GroundHit& h) { return h.hit ? h.height : floor; };
-  return std::max(height(hits[0]) + (job_.ankle_level - floor) - ankle_[f - first_].y,
-                  height(hits[1]) + (job_.toe_level - floor) - ball_[f - first_].y);
+  return std::max(height(hit(i, 0)) + (job_.ankle_level - floor) - ankle_[f - first_].y,
+                  height(hit(i, 1)) + (job_.toe_level - floor) - ball_[f - first_].y);
 }
 
-// `hits`: the ground under the moved ankle, ball and each rigid point of frame f. The foot is
-// raised by `rise` and turned to the ground under the ankle as the plan aligns it; a point's
-// excess is its depth under the ground at its (x, z) less its own depth under the floor in the
-// input, at most the height of its ground over the ankle's.
-double PlantFit::frame_excess(int f, const GroundHit* hits, double rise) const {
+const Quat& PlantFit::turn_to(const GroundHit& ankle_ground) const {
+  const Vec3 n = ankle_ground.hit ? ankle_ground.normal : kUp;
+  // Made again only for another normal (bit for bit): planted feet mostly stand on one face.
+  if (turn_known_ && std::memcmp(&n, &turn_normal_, sizeof n) == 0) return turn_;
+  turn_ = axis_angle(safe_normalize(glm::cross(kUp, n), Vec3(1, 0, 0)),
+                     std::min(angle_between(kUp, n), job_.max_foot_tilt));
+  turn_normal_ = n;
+  turn_known_ = true;
+  return turn_;
+}
+
+// frames[i] = f. The foot is raised by `rise` and turned to the ground under the ankle as the
+// plan aligns it; a point's excess is its depth under the ground at its (x, z) less its own depth
+// under the floor in the input, at most the height of its ground over the ankle's.
+double PlantFit::frame_excess(std::size_t i, int f, double rise) const {
   const double floor = job_.floor;
   auto height = [&](const GroundHit& h) { return h.hit ? h.height : floor; };
   const Vec3& ankle = ankle_[f - first_];
-  const Vec3 n = hits[0].hit ? hits[0].normal : kUp;
-  const Quat turn = axis_angle(safe_normalize(glm::cross(kUp, n), Vec3(1, 0, 0)),
-                               std::min(angle_between(kUp, n), job_.max_foot_tilt));
+  const Quat& turn = turn_to(hit(i, 0));
+  const double ankle_ground = height(hit(i, 0));
   double worst = -std::numeric_limits<double>::infinity();
-  for (int i = 0; i < rigid_; ++i) {
-    const Vec3& p = points_[static_cast<std::size_t>((f - first_) * rigid_ + i)];
+  for (int r = 0; r < rigid_; ++r) {
+    const Vec3& p = points_[static_cast<std::size_t>((f - first_) * rigid_ + r)];
     const double y = ankle.y + rise + (turn * (p - ankle)).y;
     // Only what the terrain adds counts: a point sinks no deeper than its ground stands above
     // the ground under the ankle (on flat ground the plan's own lowering is no riser's doing).
-    const double ground = height(hits[2 + i]);
-    worst = std::max(worst,
-                     std::min(ground - y - std::max(0.0, floor - p.y), ground - height(hits[0])));
-    if (job_.foot->points[i].kind == FootPointKind::Heel)
-      heel_float_ = std::min(heel_float_, y - height(hits[2 + i]) - (p.y - floor));
+    const double ground = height(hit(i, 2 + r));
+    worst =
+        std::max(worst, std::min(ground - y - std::max(0.0, floor - p.y), ground - ankle_ground));
+    if (job_.foot->points[r].kind == FootPointKind::Heel)
+      heel_float_ = std::min(heel_float_, y - ground - (p.y - floor));
   }
   return worst;
 }
 
-double PlantFit::excess(const Vec3& move_ws, const std::vector<int>& frames,
-                        std::vector<double>* per_frame) const {
-  const std::size_t per = static_cast<std::size_t>(rigid_) + 2;
+double PlantFit::query_ankle_and_ball(const Vec3& move_ws, const std::vector<int>& frames) const {
   const std::size_t n = frames.size();
   // Queried point-major (every frame's ankle, then every frame's ball, then each rigid point):
   // a locked point stands still from frame to frame, and Terrain::ground_at casts a run of
-  // equal points once. A rigid point where the ankle or the ball is (the foot model's own ankle
-  // and ball, usually) takes their answer: the same x, z bit for bit is the same query.
+  // equal points once.
   xz_.clear();
-  query_of_.resize(n * per);
+  query_of_.resize(n * per_frame_);
   for (int slot = 0; slot < 2; ++slot)
     for (std::size_t i = 0; i < n; ++i) {
       const Vec3& p = (slot == 0 ? ankle_ : ball_)[frames[i] - first_];
-      query_of_[i * per + slot] = xz_.size();
+      query_of_[i * per_frame_ + slot] = xz_.size();
       xz_.push_back({p.x + move_ws.x, p.z + move_ws.z});
     }
+  queried_.resize(xz_.size());
+  job_.terrain->ground_at(xz_, queried_);
+  double rise = -std::numeric_limits<double>::infinity();
+  for (std::size_t i = 0; i < n; ++i) rise = std::max(rise, need(i, frames[i]));
+  return rise;
+}
+
+void PlantFit::query_rigid_points(const Vec3& move_ws, const std::vector<int>& frames,
+                                  std::size_t begin, std::size_t end) const {
+  // A rigid point where the ankle or the ball is (the foot model's own ankle and ball, usually)
+  // takes their answer: the same x, z bit for bit is the same query.
+  const std::size_t first_new = xz_.size();
   for (int r = 0; r < rigid_; ++r)
-    for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t i = begin; i < end; ++i) {
       const Vec3& p = points_[static_cast<std::size_t>((frames[i] - first_) * rigid_ + r)];
       const std::array<double, 2> xz{p.x + move_ws.x, p.z + move_ws.z};
-      const std::size_t ankle_query = query_of_[i * per], ball_query = query_of_[i * per + 1];
-      std::size_t& query = query_of_[i * per + 2 + r];
+      const std::size_t ankle_query = query_of_[i * per_frame_],
+                        ball_query = query_of_[i * per_frame_ + 1];
+      std::size_t& query = query_of_[i * per_frame_ + 2 + r];
       if (xz == xz_[ankle_query])
         query = ankle_query;
       else if (xz == xz_[ball_query])
@@ -146,21 +188,45 @@ double PlantFit::excess(const Vec3& move_ws, const std::vector<int>& frames,
       }
     }
   queried_.resize(xz_.size());
-  job_.terrain->ground_at(xz_, queried_);
-  hits_.resize(query_of_.size());
-  for (std::size_t i = 0; i < query_of_.size(); ++i) hits_[i] = queried_[query_of_[i]];
-  double rise = -std::numeric_limits<double>::infinity();
-  for (std::size_t i = 0; i < frames.size(); ++i)
-    rise = std::max(rise, need(frames[i], &hits_[i * per]));
+  job_.terrain->ground_at(std::span(xz_).subspan(first_new),
+                          std::span(queried_).subspan(first_new));
+}
+
+double PlantFit::excess(const Vec3& move_ws, const std::vector<int>& frames,
+                        std::vector<double>* per_frame) const {
+  const double rise = query_ankle_and_ball(move_ws, frames);
+  query_rigid_points(move_ws, frames, 0, frames.size());
   double worst = -std::numeric_limits<double>::infinity();
   heel_float_ = std::numeric_limits<double>::infinity();
   if (per_frame) per_frame->resize(frames.size());
   for (std::size_t i = 0; i < frames.size(); ++i) {
-    const double e = frame_excess(frames[i], &hits_[i * per], rise);
+    const double e = frame_excess(i, frames[i], rise);
     if (per_frame) (*per_frame)[i] = e;
+    if (e > worst) deepest_frame_ = frames[i];
     worst = std::max(worst, e);
   }
   return worst;
+}
+
+bool PlantFit::fits(const Vec3& move_ws, const std::vector<int>& frames) const {
+  const double rise = query_ankle_and_ball(move_ws, frames);
+  // The deepest frame last time first: a move that does not fit mostly fails there too, and
+  // one frame deeper than fit_m decides (the worst is at least as deep).
+  const auto deepest = std::find(frames.begin(), frames.end(), deepest_frame_);
+  if (deepest != frames.end()) {
+    const auto i = static_cast<std::size_t>(deepest - frames.begin());
+    query_rigid_points(move_ws, frames, i, i + 1);
+    if (frame_excess(i, frames[i], rise) > job_.fit_m) return false;
+  }
+  query_rigid_points(move_ws, frames, 0, frames.size());
+  double worst = -std::numeric_limits<double>::infinity();
+  heel_float_ = std::numeric_limits<double>::infinity();
+  for (std::size_t i = 0; i < frames.size(); ++i) {
+    const double e = frame_excess(i, frames[i], rise);
+    if (e > worst) deepest_frame_ = frames[i];
+    worst = std::max(worst, e);
+  }
+  return worst <= job_.fit_m && !(heel_float_ > job_.tolerance_m);
 }
 
 // The least move (metres) along `dir_ws` (unit, horizontal), at most `max_move`, that fits on

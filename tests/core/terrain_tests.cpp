@@ -301,6 +301,42 @@ TEST(TerrainPacket, RepeatedPointsAnswerAsSingleQueries) {
     expect_same(span[i], terrain.ground_at(points[i][0], points[i][1]), "repeated");
 }
 
+// The span query answers a point well inside the triangle that answered the point before it
+// without a ray when no other triangle overlaps that one: a walk that goes from the open floor
+// under a table top (a floor triangle covered there) and over its edge, slowly enough that
+// neighbouring points share a triangle, and a walk over big, uncovered stairs treads, give
+// what single queries give, on every packet width.
+TEST(TerrainPacket, CoherentWalksUnderAndBesideAnOverlapAnswerAsSingleQueries) {
+  TerrainMesh floor = plane_mesh(0.0, 0.0, 0.0, 5.0, 1);
+  const TerrainMesh table = plane_mesh(0.0, 0.0, 1.0, 2.0, 1);
+  const auto base = static_cast<std::uint32_t>(floor.vertices.size());
+  floor.vertices.insert(floor.vertices.end(), table.vertices.begin(), table.vertices.end());
+  for (auto tri : table.triangles)
+    floor.triangles.push_back({tri[0] + base, tri[1] + base, tri[2] + base});
+  StairsParams stairs;
+  std::vector<std::array<double, 2>> walk;
+  for (int i = 0; i <= 900; ++i) walk.push_back({-4.5 + 0.01 * i, -0.7 + 0.001 * (i % 7)});
+  for (int i = 0; i <= 400; ++i) walk.push_back({0.3, 0.01 * i});  // over the stairs' risers
+  for (const int width : {4, 8, 16}) {
+    TerrainOptions options;
+    options.packet_width = width;
+    for (const bool use_stairs : {false, true}) {
+      const Terrain terrain(use_stairs ? make_stairs_terrain(stairs) : floor, options);
+      std::vector<GroundHit> span(walk.size());
+      terrain.ground_at(walk, span);
+      int on_table = 0;
+      for (std::size_t i = 0; i < walk.size(); ++i) {
+        const GroundHit single = terrain.ground_at(walk[i][0], walk[i][1]);
+        expect_same(span[i], single, use_stairs ? "stairs walk" : "table walk");
+        on_table += !use_stairs && single.height == 1.0;
+      }
+      if (!use_stairs) {
+        EXPECT_GT(on_table, 300);  // the walk does cross the table
+      }
+    }
+  }
+}
+
 TEST(TerrainPacket, AutomaticWidthAndEmptyAndMismatchedSpans) {
   const Terrain terrain(plane_mesh(0.0, 0.0, 0.0));
   const int width = terrain.packet_width();
