@@ -306,6 +306,45 @@ TEST(BvhReader, ToleratesLineEndingsWhitespaceAndCase) {
   expect_parses_like_arm(replace_all(arm, "Frame Time: 0.04", "Frame Time:\t.04"), "frame time");
 }
 
+// Document::frame_spans (eight bytes at a time) finds every value where value_span's
+// one-by-one scan does: long and short values, blanks of every kind, line endings, the last
+// value at the very end of the text, on the hand-written arm and on every real file.
+TEST(BvhReader, FrameSpansEqualOneByOneScan) {
+  auto expect_same_spans = [](const bvh::Document& doc, const std::string& what) {
+    SCOPED_TRACE(what);
+    std::vector<bvh::TextSpan> spans(static_cast<std::size_t>(doc.channel_count));
+    for (int f = 0; f < doc.frame_count; ++f) {
+      doc.frame_spans(f, spans);
+      for (int c = 0; c < doc.channel_count; ++c) {
+        const bvh::TextSpan one = doc.value_span(f, c);
+        ASSERT_EQ(spans[c].offset, one.offset) << "frame " << f << " channel " << c;
+        ASSERT_EQ(spans[c].length, one.length) << "frame " << f << " channel " << c;
+      }
+      // A prefix of the channels (the writer asks up to its last edited one).
+      std::vector<bvh::TextSpan> some(2);
+      doc.frame_spans(f, some);
+      EXPECT_EQ(some[1].offset, spans[1].offset);
+    }
+  };
+  const std::string arm = kArm;
+  const std::string long_values = replace_all(
+      arm, "1 2 3 0 0 0 90 0 0", "1.25000000000000000001 -2.5e-7 3 0 0 0 -90.123456789 0 0");
+  for (const auto& [text, what] : std::vector<std::pair<std::string, std::string>>{
+           {arm, "plain"},
+           {long_values, "long values"},
+           {replace_all(long_values, "\n", "\r\n"), "CRLF"},
+           {replace_all(long_values, " ", " \t\v\f  "), "every blank"},
+           {replace_all(long_values, "\n", "  \t\n"), "trailing blanks"},
+           {long_values.substr(0, long_values.size() - 1), "no final newline"},
+           {arm.substr(0, arm.size() - 1), "short last value at the end"}})
+    expect_same_spans(bvh::parse(text, what), what);
+  for (const auto& path : real_bvh_files()) {
+    bvh::ParseOptions tolerant;
+    tolerant.allow_extra_frame_lines = true;
+    expect_same_spans(bvh::read_file(path, tolerant), path.filename().string());
+  }
+}
+
 TEST(BvhReader, JointNamesWithSpacesAndSeveralRoots) {
   const char* text =
       "HIERARCHY\nROOT Left Hip Root\n{\n OFFSET 0 0 0\n CHANNELS 1 Zrotation\n}\n"
