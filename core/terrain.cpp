@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -182,6 +183,22 @@ struct QueryRect {
   }
 };
 
+// Per cell of a square grid over the ground, an upper bound of every height a query in the cell
+// can answer (Terrain::ground_ceiling), found on the first ask of the cell.
+struct CeilingGrid {
+  static constexpr int kCellsAlong = 256;  // at most, along the longer side
+  double origin_x = 0.0, origin_z = 0.0;   // world metres
+  double inv_cell = 1.0;                   // 1 / cell side
+  double cell = 1.0;                       // cell side, metres
+  int columns = 1, rows = 1;
+  // Per cell: 0 while unknown, else the bits of its bound (never those of +0.0: -0.0 instead).
+  std::unique_ptr<std::atomic<std::uint64_t>[]> bits;
+  // The ground triangles' horizontal boxes (Impl::ground order) grown by the reach of a query's
+  // edge search: a triangle may answer a point of a cell only where its box overlaps the cell.
+  std::vector<XzBox> boxes;
+  XzGrid near;  // over `boxes`
+};
+
 struct Terrain::Impl {
   TerrainMesh mesh;
   TerrainOptions options;
@@ -214,6 +231,12 @@ struct Terrain::Impl {
   mutable SceneTiles tiles;  // set up on the first query
   mutable std::mutex build_mutex;
   mutable std::vector<std::unique_ptr<GroundScene>> scenes;  // guarded by build_mutex
+  mutable std::once_flag ceiling_once;
+  mutable CeilingGrid ceiling;  // set up on the first ground_ceiling
+  const CeilingGrid& ceiling_grid() const;
+  void list_ceiling(CeilingGrid& c) const;
+  double cell_ceiling(const CeilingGrid& c, int column, int row) const;
+  double ground_ceiling(const CeilingGrid& c, double x, double z) const;
 
   void validate_and_bound();
   void classify();
@@ -845,6 +868,100 @@ TerrainMesh crop_terrain_mesh(const TerrainMesh& mesh, double min_x, double min_
   return out;
 }
 
+namespace {
+
+// An upper bound of the height a query at any point of [x0, x1] x [z0, z1] answers from the
+// ground triangle a, b, c (Impl::plane_height: its plane, clamped to its height range): the
+// plane is linear, so its most there is at a corner; the margin is far above the rounding of
+// either evaluation (a few ulps of the terms' sizes).
+double triangle_ceiling(const Vec3& a, const Vec3& b, const Vec3& c, double x0, double z0,
+                        double x1, double z1) {
+  const double low = std::min({a.y, b.y, c.y}), top = std::max({a.y, b.y, c.y});
+  const Vec3 n = glm::cross(b - a, c - a);
+  double most = -std::numeric_limits<double>::infinity();
+  for (const double x : {x0, x1})
+    for (const double z : {z0, z1})
+      most = std::max(most, a.y - (n.x * (x - a.x) + n.z * (z - a.z)) / n.y);
+  const double size =
+      std::abs(a.y) + (std::abs(n.x) * (std::abs(x0) + std::abs(x1) + std::abs(a.x)) +
+                       std::abs(n.z) * (std::abs(z0) + std::abs(z1) + std::abs(a.z))) /
+                          std::abs(n.y);
+  const double bound = most + 1e-9 + 1e-12 * size;
+  if (!(bound < top)) return top;  // also where the plane is too steep to tell (inf, NaN)
+  return std::max(bound, low);
+}
+
+}  // namespace
+
+void Terrain::Impl::list_ceiling(CeilingGrid& c) const {
+  // Over the part of the bounds a query may be asked without throwing (within the part held).
+  const double min_x = std::max(bounds_min.x, held.min_x),
+               max_x = std::min(bounds_max.x, held.max_x);
+  const double min_z = std::max(bounds_min.z, held.min_z),
+               max_z = std::min(bounds_max.z, held.max_z);
+  const double along = CeilingGrid::kCellsAlong;
+  c.cell = std::max({(max_x - min_x) / along, (max_z - min_z) / along, 1e-6});
+  c.inv_cell = 1.0 / c.cell;
+  c.origin_x = min_x;
+  c.origin_z = min_z;
+  auto count = [&](double extent) {
+    const double n = std::ceil(extent * c.inv_cell);
+    return n >= 1.0 ? static_cast<int>(std::min(n, along)) : 1;
+  };
+  c.columns = count(max_x - min_x);
+  c.rows = count(max_z - min_z);
+  c.bits = std::make_unique<std::atomic<std::uint64_t>[]>(static_cast<std::size_t>(c.columns) *
+                                                          static_cast<std::size_t>(c.rows));
+  // A query's edge search takes triangles within ~2.5 nudges of the point (resolve, holds).
+  const double reach = 4.0 * nudge;
+  c.boxes.resize(ground.size());
+  for (std::size_t k = 0; k < ground.size(); ++k) {
+    const auto& tri = mesh.triangles[ground[k]];
+    const Vec3 &a = mesh.vertices[tri[0]], &b = mesh.vertices[tri[1]], &d = mesh.vertices[tri[2]];
+    c.boxes[k] = {std::min({a.x, b.x, d.x}) - reach, std::min({a.z, b.z, d.z}) - reach,
+                  std::max({a.x, b.x, d.x}) + reach, std::max({a.z, b.z, d.z}) + reach};
+  }
+  c.near = XzGrid(c.boxes);
+}
+
+const CeilingGrid& Terrain::Impl::ceiling_grid() const {
+  std::call_once(ceiling_once, [this] { list_ceiling(ceiling); });
+  return ceiling;
+}
+
+double Terrain::Impl::cell_ceiling(const CeilingGrid& c, int column, int row) const {
+  const double x0 = c.origin_x + column * c.cell, x1 = x0 + c.cell;
+  const double z0 = c.origin_z + row * c.cell, z1 = z0 + c.cell;
+  double most = -std::numeric_limits<double>::infinity();
+  c.near.for_each_near(0.5 * (x0 + x1), 0.5 * (z0 + z1), 0.5 * c.cell, [&](std::uint32_t k) {
+    const XzBox& box = c.boxes[k];  // the grid visits every triangle of its cells: only those
+    if (box.max_x < x0 || box.min_x > x1 || box.max_z < z0 || box.min_z > z1) return;  // here
+    const auto& tri = mesh.triangles[ground[k]];
+    most = std::max(most, triangle_ceiling(mesh.vertices[tri[0]], mesh.vertices[tri[1]],
+                                           mesh.vertices[tri[2]], x0, z0, x1, z1));
+  });
+  return most;
+}
+
+double Terrain::Impl::ground_ceiling(const CeilingGrid& c, double x, double z) const {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  if (!may_hit(x, z)) return -kInf;  // a query there misses without a ray
+  if (x - kTerrainCropMargin < held.min_x || x + kTerrainCropMargin > held.max_x ||
+      z - kTerrainCropMargin < held.min_z || z + kTerrainCropMargin > held.max_z)
+    return kInf;  // a query there throws TerrainPartTooSmall: it must be asked
+  const int column = static_cast<int>(SceneTiles::cell((x - c.origin_x) * c.inv_cell, c.columns));
+  const int row = static_cast<int>(SceneTiles::cell((z - c.origin_z) * c.inv_cell, c.rows));
+  std::atomic<std::uint64_t>& slot =
+      c.bits[static_cast<std::size_t>(row) * static_cast<std::size_t>(c.columns) + column];
+  std::uint64_t bits = slot.load(std::memory_order_relaxed);
+  if (bits == 0) {  // found the same way by any thread that gets here first
+    const double bound = cell_ceiling(c, column, row);
+    bits = std::bit_cast<std::uint64_t>(bound == 0.0 ? -0.0 : bound);
+    slot.store(bits, std::memory_order_relaxed);
+  }
+  return std::bit_cast<double>(bits);
+}
+
 Terrain::Terrain(TerrainMesh mesh, TerrainOptions options) : impl_(std::make_unique<Impl>()) {
   const int width = options.packet_width;
   if (width != 0 && width != 1 && width != 4 && width != 8 && width != 16)
@@ -894,6 +1011,20 @@ void Terrain::require_held(double min_x, double min_z, double max_x, double max_
 double Terrain::held_margin(double x, double z) const {
   const auto& held = impl_->held;
   return std::min({x - held.min_x, held.max_x - x, z - held.min_z, held.max_z - z});
+}
+double Terrain::ground_ceiling(double x, double z) const {
+  return impl_->ground_ceiling(impl_->ceiling_grid(), x, z);
+}
+void Terrain::above_ground_ceiling(std::span<const Vec3> points_ws, std::span<char> out) const {
+  if (out.size() != points_ws.size())
+    throw std::invalid_argument(
+        "Terrain::above_ground_ceiling: " + std::to_string(points_ws.size()) + " points but " +
+        std::to_string(out.size()) + " results");
+  const CeilingGrid& c = impl_->ceiling_grid();
+  for (std::size_t i = 0; i < points_ws.size(); ++i) {
+    const Vec3& p = points_ws[i];
+    out[i] = p.y >= impl_->ground_ceiling(c, p.x, p.z) ? 1 : 0;
+  }
 }
 Vec3 Terrain::bounds_min() const { return impl_->bounds_min; }
 Vec3 Terrain::bounds_max() const { return impl_->bounds_max; }

@@ -119,6 +119,18 @@ class Terrain {
   // one face); the others are cast in packets of distinct points. Same answers as one by one.
   void ground_at(std::span<const std::array<double, 2>> xz, std::span<GroundHit> out) const;
 
+  // An upper bound of the ground's height at (x, z), world metres: ground_at(x, z) there misses
+  // or answers at most this. -infinity where every query misses (off the bounds, no ground
+  // triangle within reach), +infinity where a query would throw TerrainPartTooSmall. A point at
+  // or above it is not under the terrain: a caller that needs only the points under it skips the
+  // others' queries. The bound is that of the cell holding (x, z) of a grid of at most 256 x 256
+  // over the ground (the highest any ground triangle near the cell reaches in it), found on the
+  // first ask of the cell, without a ray. Safe to call from many threads.
+  double ground_ceiling(double x, double z) const;
+  // Per point (world metres): 1 where it lies at or above ground_ceiling there (its query
+  // misses or answers a height at most its y: it is not under the terrain), else 0.
+  // out.size() == points_ws.size().
+  void above_ground_ceiling(std::span<const Vec3> points_ws, std::span<char> out) const;
   // The mesh (with TerrainOptions::crop: the part read, not the whole mesh).
   const TerrainMesh& mesh() const;
   // Throws TerrainPartTooSmall when the rectangle [min_x, max_x] x [min_z, max_z] (world metres) is

@@ -83,19 +83,31 @@ void FootClearanceJob::lacks(std::span<const Vec3> ankle_target_ws, const ToeBen
         }
       });
   // Queried point-major: a planted point stands still from frame to frame, and a run of equal
-  // points is cast once (Terrain::ground_at); a point's answer is its own whatever the order.
+  // points is cast once (Terrain::ground_at); a point's answer is its own whatever the order. A
+  // point at or above the terrain's ceiling there is not under it: not queried, its lack left
+  // at -1 (only a positive lack is used: bend_more, run).
   const std::size_t m = frames.size();
-  std::vector<std::array<double, 2>> xz(some.size());
-  for (std::size_t k = 0; k < m; ++k)
-    for (int i = 0; i < n; ++i) xz[i * m + k] = {some[k * n + i].x, some[k * n + i].z};
+  std::vector<char> above(some.size());
+  terrain->above_ground_ceiling(some, above);
+  constexpr std::size_t kAbove = std::numeric_limits<std::size_t>::max();
+  std::vector<std::size_t> asked(some.size(), kAbove);  // [i * m + k]: its index in xz
+  std::vector<std::array<double, 2>> xz;
+  xz.reserve(some.size());
+  for (int i = 0; i < n; ++i)
+    for (std::size_t k = 0; k < m; ++k) {
+      if (above[k * n + i]) continue;
+      asked[i * m + k] = xz.size();
+      xz.push_back({some[k * n + i].x, some[k * n + i].z});
+    }
   std::vector<GroundHit> ground(xz.size());
   ground_at_parallel(*terrain, xz, ground, runner);
   for (std::size_t k = 0; k < m; ++k)
     for (int i = 0; i < n; ++i) {
       const std::size_t from = k * n + i, to = static_cast<std::size_t>(frames[k]) * n + i;
-      const GroundHit& under = ground[i * m + k];
       points[to] = some[from];
-      lack[to] = under.hit ? under.height - some[from].y : -1.0;
+      const std::size_t query = asked[i * m + k];
+      const GroundHit* under = query == kAbove ? nullptr : &ground[query];
+      lack[to] = under && under->hit ? under->height - some[from].y : -1.0;
     }
 }
 

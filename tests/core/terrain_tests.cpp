@@ -449,3 +449,65 @@ TEST(TerrainCrop, SameGroundInsideTheRectangle) {
 
 }  // namespace
 }  // namespace ikfix::core
+
+namespace ikfix::core {
+namespace {
+
+// Terrain::ground_ceiling bounds every answer of ground_at (random points, points on the stairs'
+// risers, beyond the edges), is -infinity off the terrain, +infinity where a crop's query
+// would throw, and is the ground's own height over flat cells (where it lets callers skip the
+// most points).
+TEST(TerrainCeiling, BoundsEveryAnswerAndIsTheHeightOfFlatGround) {
+  BumpsParams bumps;
+  bumps.size = 10.0;
+  bumps.cell = 0.05;
+  StairsParams stairs;
+  stairs.axis = TerrainAxis::kNegX;
+  auto points = random_points(20000, 11.0, 5);
+  for (int k = 0; k < 10; ++k) points.push_back({-(0.5 + 0.3 * k), 0.1 * k});
+  for (const TerrainMesh& mesh : {make_stairs_terrain(stairs), make_bumps_terrain(bumps),
+                                  make_slope_terrain(SlopeParams{}), plane_mesh(0.3, -0.2, 1.0)}) {
+    const Terrain terrain(mesh);
+    std::vector<Vec3> on_ground;
+    std::vector<double> ceiling;
+    for (const auto& [x, z] : points) {
+      const GroundHit hit = terrain.ground_at(x, z);
+      const double bound = terrain.ground_ceiling(x, z);
+      if (hit.hit) {
+        ASSERT_LE(hit.height, bound) << x << ", " << z;
+        on_ground.push_back(Vec3(x, hit.height, z));
+        ceiling.push_back(bound);
+      } else if (std::abs(x) > 10.0 || std::abs(z) > 10.0) {
+        EXPECT_EQ(bound, -std::numeric_limits<double>::infinity()) << x << ", " << z;
+      }
+    }
+    std::vector<char> above(on_ground.size());
+    terrain.above_ground_ceiling(on_ground, above);
+    for (std::size_t i = 0; i < on_ground.size(); ++i)
+      EXPECT_EQ(above[i] != 0, on_ground[i].y >= ceiling[i]);
+  }
+  const Terrain flat(plane_mesh(0.0, 0.0, 0.15));
+  EXPECT_EQ(flat.ground_ceiling(1.234, -5.6), 0.15);
+  std::vector<char> above(2);
+  flat.above_ground_ceiling(std::vector<Vec3>{Vec3(1.0, 0.15, 1.0), Vec3(1.0, 0.1499, 1.0)}, above);
+  EXPECT_EQ(above, (std::vector<char>{1, 0}));
+  StairsParams up_z;  // risers across z from 0.5 on, every 0.3 m
+  const Terrain steps(make_stairs_terrain(up_z));
+  EXPECT_EQ(steps.ground_ceiling(0.3, -3.0), 0.0);  // before the first riser: not the top step
+  EXPECT_EQ(steps.ground_ceiling(0.3, 1.25), steps.ground_at(0.3, 1.25).height);  // third tread
+  // A part read for a clip: beyond what it holds a query throws, so the bound cannot tell.
+  const TerrainMesh whole = make_bumps_terrain(bumps);
+  TerrainOptions options;
+  options.crop = TerrainCrop{Vec3(-5.0, -1.0, -5.0), Vec3(5.0, 1.0, 5.0), -2.0, -2.0, 2.0, 2.0};
+  for (const Vec3& v : whole.vertices) {
+    options.crop->whole_min = glm::min(options.crop->whole_min, v);
+    options.crop->whole_max = glm::max(options.crop->whole_max, v);
+  }
+  const Terrain part(crop_terrain_mesh(whole, -2.0, -2.0, 2.0, 2.0), options);
+  EXPECT_EQ(part.ground_ceiling(3.0, 0.0), std::numeric_limits<double>::infinity());
+  EXPECT_GE(part.ground_ceiling(0.5, 0.5), part.ground_at(0.5, 0.5).height);
+  EXPECT_LT(part.ground_ceiling(0.5, 0.5), std::numeric_limits<double>::infinity());
+}
+
+}  // namespace
+}  // namespace ikfix::core
