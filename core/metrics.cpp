@@ -331,57 +331,24 @@ void ankle_and_toe(const MetricsInput& in, const ClipWorld& w, int l, std::vecto
   }
 }
 
-// The row of point-major `points` (`frames` a row: a foot point) whose every position has
-// `track`'s x and z, or -1.
-int same_xz_row(const std::vector<Vec3>& track, std::span<const Vec3> points, int frames) {
+// The ground under `track` (a position per frame): that of the foot point whose every position
+// has the same x and z (point-major `points` and their `ground`; the ankle and the ball are
+// foot points), else queried.
+std::vector<GroundHit> ground_of_track(const Terrain& terrain, const std::vector<Vec3>& track,
+                                       std::span<const Vec3> points,
+                                       std::span<const GroundHit> ground, int frames) {
   const auto same_xz = [&](std::size_t first) {
     for (int f = 0; f < frames; ++f)
       if (points[first + f].x != track[f].x || points[first + f].z != track[f].z) return false;
     return true;
   };
   for (std::size_t first = 0; first + frames <= points.size(); first += frames)
-    if (same_xz(first)) return static_cast<int>(first / frames);
-  return -1;
-}
-
-// The ground under `track` (a position per frame): that of row `row` of point-major `ground`
-// (same_xz_row: a foot point at the track's x and z on every frame), else queried.
-std::vector<GroundHit> ground_of_track(const Terrain& terrain, const std::vector<Vec3>& track,
-                                       int row, std::span<const GroundHit> ground, int frames) {
-  if (row >= 0) {
-    const auto first = ground.begin() + static_cast<std::ptrdiff_t>(row) * frames;
-    return {first, first + frames};
-  }
+    if (same_xz(first)) return {ground.begin() + first, ground.begin() + first + frames};
   std::vector<std::array<double, 2>> xz(frames);
   for (int f = 0; f < frames; ++f) xz[f] = {track[f].x, track[f].z};
   std::vector<GroundHit> hits(frames);
   terrain.ground_at(xz, hits);
   return hits;
-}
-
-// The ground under each of `points` (point-major, `frames` a row). A point of a row not
-// `exact` that lies at or above the terrain's ceiling there (Terrain::ground_ceiling) is not
-// inside the terrain: it is not queried and its ground is left a miss, which solid_depth_vertical
-// reads the same way (not inside).
-std::vector<GroundHit> foot_points_ground(const Terrain& terrain, std::span<const Vec3> points,
-                                          int frames, const std::vector<char>& exact) {
-  constexpr std::size_t kAbove = std::numeric_limits<std::size_t>::max();
-  std::vector<char> above(points.size());
-  terrain.above_ground_ceiling(points, above);
-  std::vector<std::size_t> asked(points.size(), kAbove);
-  std::vector<std::array<double, 2>> xz;
-  xz.reserve(points.size());
-  for (std::size_t k = 0; k < points.size(); ++k) {
-    if (above[k] && !exact[k / frames]) continue;
-    asked[k] = xz.size();
-    xz.push_back({points[k].x, points[k].z});
-  }
-  std::vector<GroundHit> queried(xz.size());
-  terrain.ground_at(xz, queried);
-  std::vector<GroundHit> ground(points.size());
-  for (std::size_t k = 0; k < points.size(); ++k)
-    if (asked[k] != kAbove) ground[k] = queried[asked[k]];
-  return ground;
 }
 
 // Every point of leg l's foot (FootModel) against the terrain solid on every frame: the deepest
@@ -394,17 +361,13 @@ LegQueries query_leg(const MetricsInput& in, const ClipWorld& w, const ContactSe
   ankle_and_toe(in, w, l, q.pts);
   q.foot = foot;
   const std::vector<Vec3> points = posed_foot_points(in, w, q.foot);
-  // Heights are needed of the rows the tracks read (contacts) and, for the page, of every row.
-  const int track_row[2] = {same_xz_row(q.pts[0], points, frames),
-                            same_xz_row(q.pts[1], points, frames)};
-  std::vector<char> exact(static_cast<std::size_t>(q.foot.point_count()),
-                          in.lowest_above_out ? 1 : 0);
-  for (const int row : track_row)
-    if (row >= 0) exact[row] = 1;
-  const std::vector<GroundHit> ground = foot_points_ground(*in.terrain, points, frames, exact);
+  std::vector<std::array<double, 2>> xz(points.size());
+  for (std::size_t k = 0; k < points.size(); ++k) xz[k] = {points[k].x, points[k].z};
+  std::vector<GroundHit> ground(points.size());
+  in.terrain->ground_at(xz, ground);
   const std::vector<GroundHit> track_ground[2] = {
-      ground_of_track(*in.terrain, q.pts[0], track_row[0], ground, frames),
-      ground_of_track(*in.terrain, q.pts[1], track_row[1], ground, frames)};
+      ground_of_track(*in.terrain, q.pts[0], points, ground, frames),
+      ground_of_track(*in.terrain, q.pts[1], points, ground, frames)};
   q.contacts = foot_contacts_on_ground(q.pts[0], q.pts[1], track_ground[0], track_ground[1],
                                        in.clip->fps, cs);
   std::vector<SolidDepth> vertical(points.size());
