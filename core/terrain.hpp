@@ -73,7 +73,7 @@ struct TerrainOptions {
   std::optional<TerrainCrop> crop;
   // Ground triangles per ray-query scene tile (see Size below); 0: one scene over the whole
   // mesh. Answers do not depend on it.
-  std::size_t scene_tile_triangles = 2048;
+  std::size_t scene_tile_triangles = 256;
 };
 
 // Immutable after construction and safe to query from many threads at once.

@@ -1,10 +1,13 @@
 #include "io/obj_terrain.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <glm/gtc/matrix_inverse.hpp>
 #include <limits>
+#include <optional>
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
@@ -133,16 +136,34 @@ struct FileElements {
   std::string_view text;
   const ObjParts* unstored_normals = nullptr;
   std::size_t first_bad = std::numeric_limits<std::size_t>::max();  // first non-finite position
+  // Read with a rectangle to keep: per position, the rectangle's sides it lies beyond
+  // (sides_beyond), and 1 once a triangle uses it (set from any part's thread).
+  core::UnwrittenResizeVector<std::uint8_t> beyond;
+  std::vector<std::uint8_t> used;
 
   Vec3 normal(std::size_t i) const {
     return unstored_normals ? read_obj_normal(text, *unstored_normals, i) : normals[i];
   }
 };
 
-// The parts' positions to world metres, in place.
+// The sides of the horizontal rectangle `rect` that `p` lies beyond: bit 0 x < min_x, bit 1
+// x > max_x, bit 2 z < min_z, bit 3 z > max_z. A triangle's horizontal bounding box misses the
+// rectangle exactly when its three corners share a bit (all left of it, all right of it, ...).
+inline std::uint8_t sides_beyond(const Vec3& p, const core::XzBox& rect) {
+  return static_cast<std::uint8_t>(
+      static_cast<unsigned>(p.x < rect.min_x) | static_cast<unsigned>(p.x > rect.max_x) << 1 |
+      static_cast<unsigned>(p.z < rect.min_z) << 2 | static_cast<unsigned>(p.z > rect.max_z) << 3);
+}
+
+// The parts' positions to world metres, in place; with `rect`, each one's sides_beyond it (in
+// flat.beyond, over the whole file) and flat.used cleared.
 void positions_to_world(ObjParts& obj, const glm::dmat4& to_world, FileElements& flat,
-                        const core::ParallelRunner* runner) {
+                        const core::ParallelRunner* runner, const core::XzBox* rect = nullptr) {
   std::vector<std::size_t> first_bad(obj.parts.size(), flat.first_bad);
+  if (rect) {
+    core::resize_unwritten(flat.beyond, obj.position_count);
+    flat.used.assign(obj.position_count, 0);
+  }
   for_each_block(runner, static_cast<int>(obj.parts.size()), [&](int k) {
     const auto part = static_cast<std::size_t>(k);
     const std::size_t first = obj.position_offset[part];
@@ -152,6 +173,9 @@ void positions_to_world(ObjParts& obj, const glm::dmat4& to_world, FileElements&
       out = Vec3(to_world * glm::dvec4(out, 1.0));
       if (!core::is_finite(out) && first_bad[part] > first + i) first_bad[part] = first + i;
     }
+    if (rect)
+      for (std::size_t i = 0; i < positions.size(); ++i)
+        flat.beyond[first + i] = sides_beyond(positions[i], *rect);
   });
   for (const std::size_t bad : first_bad) flat.first_bad = std::min(flat.first_bad, bad);
   flat.positions_ws =
@@ -177,6 +201,51 @@ struct UsedBounds {
   Vec3 max{-std::numeric_limits<double>::infinity()};
 };
 
+// Keeps the triangles whose horizontal box touches the rectangle flat.beyond was made for (the
+// test of crop_terrain_mesh, on the same world positions: sides_beyond) and notes every
+// triangle's corners in flat.used. The corners' positions are not looked at.
+ObjTriangleFilter crop_filter_by_sides(FileElements& flat) {
+  return [beyond = flat.beyond.data(), used = flat.used.data()](
+             std::size_t, std::uint32_t ia, std::uint32_t ib, std::uint32_t ic) {
+    // Several parts' threads may mark one position: relaxed stores of the same value.
+    std::atomic_ref<std::uint8_t>(used[ia]).store(1, std::memory_order_relaxed);
+    std::atomic_ref<std::uint8_t>(used[ib]).store(1, std::memory_order_relaxed);
+    std::atomic_ref<std::uint8_t>(used[ic]).store(1, std::memory_order_relaxed);
+    return (beyond[ia] & beyond[ib] & beyond[ic]) == 0;
+  };
+}
+
+// The bounds of the positions flat.used marks, as crop_filter's per-part bounds combined in
+// file order give them, or nothing when a coordinate of one of them is -0 (the minimum of +0
+// and -0 depends on which comes first, and this goes through them in position order, not in
+// the triangles' order).
+std::optional<UsedBounds> used_position_bounds(const ObjParts& obj, const FileElements& flat,
+                                               const core::ParallelRunner* runner) {
+  std::vector<UsedBounds> bounds(obj.parts.size());
+  std::vector<char> negative_zero(obj.parts.size(), 0);
+  for_each_block(runner, static_cast<int>(obj.parts.size()), [&](int k) {
+    const auto part = static_cast<std::size_t>(k);
+    const std::size_t first = obj.position_offset[part];
+    const std::vector<Vec3>& positions = obj.parts[part].positions;
+    UsedBounds& b = bounds[part];
+    for (std::size_t i = 0; i < positions.size(); ++i) {
+      if (flat.used[first + i] == 0) continue;
+      const Vec3& p = positions[i];
+      b.min = glm::min(b.min, p);
+      b.max = glm::max(b.max, p);
+      for (int c = 0; c < 3; ++c)
+        if (p[c] == 0.0 && std::signbit(p[c])) negative_zero[part] = 1;
+    }
+  });
+  UsedBounds all;
+  for (std::size_t k = 0; k < bounds.size(); ++k) {
+    if (negative_zero[k]) return std::nullopt;
+    all.min = glm::min(all.min, bounds[k].min);
+    all.max = glm::max(all.max, bounds[k].max);
+  }
+  return all;
+}
+
 // Keeps the triangles whose horizontal box touches `rect` (the test of crop_terrain_mesh, on
 // the same world positions) and notes every triangle's corners in its part's bounds.
 ObjTriangleFilter crop_filter(const FileElements& flat, const core::XzBox& rect,
@@ -192,6 +261,29 @@ ObjTriangleFilter crop_filter(const FileElements& flat, const core::XzBox& rect,
         return !(std::max({a.x, b.x, c.x}) < rect.min_x || std::min({a.x, b.x, c.x}) > rect.max_x ||
                  std::max({a.z, b.z, c.z}) < rect.min_z || std::min({a.z, b.z, c.z}) > rect.max_z);
       };
+}
+
+// Pass 2 keeping the triangles whose horizontal box touches `rect` (flat.beyond made for it),
+// with `bounds` those of every triangle's corners, as crop_filter's per-part bounds combined in
+// file order give them: from the positions the triangles use, or, when those hold a -0, from
+// the faces read again through crop_filter. False when a face is one parse_obj would reject.
+bool read_cropped_faces(std::string_view text, ObjParts& parts, FileElements& flat,
+                        const core::XzBox& rect, UsedBounds& bounds,
+                        const core::ParallelRunner* runner, const ObjTextPages& pages) {
+  if (!parse_obj_faces(text, parts, crop_filter_by_sides(flat), runner, pages)) return false;
+  if (const std::optional<UsedBounds> used = used_position_bounds(parts, flat, runner)) {
+    bounds = *used;
+    return true;
+  }
+  for (ObjPart& part : parts.parts) part.triangles.clear();
+  std::vector<UsedBounds> per_part(parts.parts.size());
+  if (!parse_obj_faces(text, parts, crop_filter(flat, rect, per_part), runner, pages)) return false;
+  bounds = UsedBounds{};
+  for (const UsedBounds& u : per_part) {
+    bounds.min = glm::min(bounds.min, u.min);
+    bounds.max = glm::max(bounds.max, u.max);
+  }
+  return true;
 }
 
 // Corners merged into vertices (see obj_terrain_mesh), over the parts' kept triangles.
@@ -281,28 +373,28 @@ core::TerrainMesh read_obj_terrain(std::string_view text, const glm::dmat4& to_w
                                    const std::optional<core::XzBox>& keep_ws,
                                    core::TerrainCrop* crop, const ObjTextPages& pages) {
   FileElements flat;
-  std::vector<UsedBounds> used;
+  UsedBounds used;
   // Cropped: the normals of the few triangles kept are read again from the text when needed.
   std::optional<ObjParts> parts =
       parse_obj_elements(text, runner, pages, std::size_t{1} << 20, !keep_ws.has_value());
   give_back_freed_pages(text.size());  // the chunks' arrays outgrown while parsing
   if (parts) {
-    positions_to_world(*parts, to_world, flat, runner);
-    used.resize(parts->parts.size());
-    const ObjTriangleFilter keep =
-        keep_ws ? crop_filter(flat, *keep_ws, used) : ObjTriangleFilter{};
-    if (!parse_obj_faces(text, *parts, keep, runner, pages)) parts.reset();
+    positions_to_world(*parts, to_world, flat, runner, keep_ws ? &*keep_ws : nullptr);
+    const bool ok = keep_ws ? read_cropped_faces(text, *parts, flat, *keep_ws, used, runner, pages)
+                            : parse_obj_faces(text, *parts, {}, runner, pages);
+    if (!ok) parts.reset();
   }
   if (!parts) {  // parse_obj names the line and the problem, or reads what this reader refused
     parts = as_parts(parse_obj(text, file));
     flat = FileElements{};
     positions_to_world(*parts, to_world, flat, runner);
-    used.assign(1, UsedBounds{});
     if (keep_ws) {
-      const ObjTriangleFilter keep = crop_filter(flat, *keep_ws, used);
+      std::vector<UsedBounds> bounds(1);
+      const ObjTriangleFilter keep = crop_filter(flat, *keep_ws, bounds);
       std::erase_if(parts->parts[0].triangles, [&](const std::array<ObjCorner, 3>& t) {
         return !keep(0, t[0].position, t[1].position, t[2].position);
       });
+      used = bounds.front();
     }
   }
   throw_if_bad(flat, file);
@@ -310,11 +402,7 @@ core::TerrainMesh read_obj_terrain(std::string_view text, const glm::dmat4& to_w
   core::TerrainMesh mesh = merge_corners(*parts, flat, to_world);
   if (keep_ws && crop) {
     *crop = core::TerrainCrop{};
-    crop->whole_min = used.front().min, crop->whole_max = used.front().max;
-    for (const UsedBounds& u : used) {
-      crop->whole_min = glm::min(crop->whole_min, u.min);
-      crop->whole_max = glm::max(crop->whole_max, u.max);
-    }
+    crop->whole_min = used.min, crop->whole_max = used.max;
     crop->min_x = keep_ws->min_x, crop->min_z = keep_ws->min_z;
     crop->max_x = keep_ws->max_x, crop->max_z = keep_ws->max_z;
   }

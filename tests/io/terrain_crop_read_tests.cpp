@@ -116,6 +116,37 @@ TEST(TerrainCropRead, OddObjTextsCropAsTheWholeMesh) {
   }
 }
 
+// The crop's whole bounds are those of the positions the file's triangles use (a vertex no
+// face uses is not in them), with the sign of a zero bound that of the first such position in
+// the triangles' order, as the whole terrain's bounds have it (here a -0 precedes a +0 in the
+// file but follows it in the faces).
+TEST(TerrainCropRead, WholeBoundsOfAnObjCropAreTheUsedPositionsInFaceOrder) {
+  const std::string text =
+      "v 1 0 0\nv 0 0 1\nv -0 -0 -0\nv 0 0 0\nv 1 -0 1\nv 100 100 -100\n"
+      "f 4 1 2\nf 3 5 1\n";
+  const ObjGeometry geometry = parse_obj(text, "zeros.obj");
+  ObjParts as_one = as_parts(geometry);
+  const core::TerrainMesh whole = obj_terrain_mesh(as_one, glm::dmat4(1.0), "zeros.obj", nullptr);
+  const core::Terrain t(whole);
+  const core::ThreadPool pool(2);
+  for (const core::XzBox& r : {core::XzBox{-1.0, -1.0, 2.0, 2.0}, core::XzBox{0.5, 0.5, 0.6, 0.6},
+                               core::XzBox{40.0, 40.0, 41.0, 41.0}}) {
+    core::TerrainCrop crop;
+    expect_same_mesh(read_obj_terrain(text, glm::dmat4(1.0), "zeros.obj", &pool, r, &crop),
+                     core::crop_terrain_mesh(whole, r.min_x, r.min_z, r.max_x, r.max_z));
+    EXPECT_TRUE(same_bits(crop.whole_min, t.bounds_min()));
+    EXPECT_TRUE(same_bits(crop.whole_max, t.bounds_max()));
+    EXPECT_FALSE(std::signbit(crop.whole_min.x));
+    EXPECT_EQ(crop.whole_max.y, 0.0);
+  }
+  // Without a -0 the bounds come from the used positions alone: the unused far vertex is left out.
+  const std::string positive = "v 1 0 0\nv 0 2 1\nv 100 100 -100\nv 0 0 0\nf 4 1 2\n";
+  core::TerrainCrop crop;
+  read_obj_terrain(positive, glm::dmat4(1.0), "p.obj", &pool, core::XzBox{-1, -1, 2, 2}, &crop);
+  EXPECT_EQ(crop.whole_max.y, 2.0);
+  EXPECT_EQ(crop.whole_min.z, 0.0);
+}
+
 // Points inside the crop by the margin: every answer of the whole terrain, bit for bit, with
 // face or smooth normals; a query past the part read throws rather than answer wrong.
 void expect_same_answers(const core::TerrainMesh& whole, const core::XzBox& r, bool smooth) {
