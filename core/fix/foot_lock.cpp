@@ -6,22 +6,49 @@
 #include "core/fix/fix_math.hpp"
 
 namespace ikfix::core {
+namespace {
+
+Vec3 flat(Vec3 v) { return Vec3(v.x, 0.0, v.z); }
+
+// How far (metres, horizontal) a point's animation moved from frame `since` to frame `f`.
+double horizontal_distance(const std::vector<Vec3>& track, int since, int f) {
+  return glm::length(flat(track[f]) - flat(track[since]));
+}
+
+// The pivot after the run-away rule (foot_lock.hpp): `pivot` unless, since frame `since`, its
+// animation has moved `run_away` or more while the other point moved less than half that and
+// stands no higher than the held one plus `run_away`.
+int point_that_stays(int pivot, int f, int since, const std::vector<Vec3>& heel,
+                     const std::vector<Vec3>& toe, const std::vector<double>& heel_height,
+                     const std::vector<double>& toe_height, double run_away) {
+  if (pivot < 0 || run_away <= 0) return pivot;
+  const std::vector<Vec3>* track[2] = {&heel, &toe};
+  const std::vector<double>* height[2] = {&heel_height, &toe_height};
+  const int other = 1 - pivot;
+  const double held_moved = horizontal_distance(*track[pivot], since, f);
+  const double other_moved = horizontal_distance(*track[other], since, f);
+  const bool other_down = (*height[other])[f] <= (*height[pivot])[f] + run_away;
+  return held_moved >= run_away && other_moved < 0.5 * held_moved && other_down ? other : pivot;
+}
+
+}  // namespace
 
 std::vector<Vec3> foot_lock(const std::vector<char>& planted,
                             const std::vector<double>& heel_height,
                             const std::vector<double>& toe_height,
                             const std::vector<char> (&on_ground)[2], const std::vector<Vec3>& ankle,
                             const std::vector<Vec3>& toe, double unlock_radius, int blend_frames,
-                            double switch_margin, std::vector<signed char>& pivots) {
+                            double switch_margin, double run_away,
+                            std::vector<signed char>& pivots) {
   const int n = static_cast<int>(planted.size());
   std::vector<Vec3> corr(n, Vec3(0));
   pivots.assign(n, -1);
-  auto flat = [](Vec3 v) { return Vec3(v.x, 0.0, v.z); };
   const auto plants = contact_intervals(planted);
   for (std::size_t i = 0; i < plants.size(); ++i) {
     const int a = plants[i].first, b = plants[i].last;
     int pivot = -1;  // 0 heel (ankle), 1 toe
     Vec3 lock(0);
+    int hold_start = a, ran_from = -1;  // the held pivot's first frame; the point that ran away
     for (int f = a; f <= b; ++f) {
       const Vec3 previous = f > a ? corr[f - 1] : corr[std::max(0, a - 1)] * (a > 0 ? 1.0 : 0.0);
       int want = pivot;
@@ -43,11 +70,24 @@ std::vector<Vec3> foot_lock(const std::vector<char>& planted,
       if (pivot >= 0 && want != pivot && !on_ground[0].empty() && !on_ground[want][f - 1] &&
           on_ground[pivot][f])
         want = pivot;
+      // Away from the held point when it runs away; not back to one that ran away in this plant
+      // while it still moves that far within the window.
+      const int since = std::max(a, f - blend_frames);
+      if (want != pivot && want == ran_from &&
+          horizontal_distance(want == 0 ? ankle : toe, since, f) >= run_away)
+        want = pivot;
+      if (want == pivot) {
+        want = point_that_stays(pivot, f, std::max(hold_start, since), ankle, toe, heel_height,
+                                toe_height, run_away);
+        if (want != pivot) ran_from = pivot;
+      }
       if (want != pivot) {
         // Re-lock on the new pivot where it was on the frame before (target, not animation):
         // it does not move on the switch frame.
         const std::vector<Vec3>& track = want == 0 ? ankle : toe;
-        lock = flat(track[f > a ? f - 1 : f]) + previous;
+        const int from = f > a ? f - 1 : f;
+        lock = flat(track[from]) + previous;
+        hold_start = from;
         pivot = want;
       }
       const Vec3 anim = flat(pivot == 0 ? ankle[f] : toe[f]);
