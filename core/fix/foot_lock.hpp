@@ -15,11 +15,13 @@ namespace ikfix::core {
 // up, so a rolling foot turns about the point that is really on the ground. Where only one of
 // them is marked `on_ground` (non-empty: per frame, heel and toe) that one is the pivot.
 // A held pivot whose animation runs `run_away` or more (metres; 0 = never) within the last
-// `blend_frames` of its hold, while the other point moved less than half that and stands no higher
-// than the held one plus `run_away`, hands the hold to that other point for the rest of the
-// plant (a slow drift over a long plant is held as it was): a foot
-// turning in place about its ball, the heel swinging, is held at the ball (holding the heel
-// would drag the ball along and leave a correction as long as the swing to undo after the plant).
+// `blend_frames` of its hold, while the other point moved less than half that and stands at
+// most `run_away` above it (not below: a held point already lifted above the other is left to
+// the height rule and the retimed hand-over), hands the hold to that other point; it is not
+// handed back in that plant while the point that ran away still runs that far within the
+// window. A foot turning in place about its ball, the heel swinging, is then held at the ball
+// (holding the heel drags the ball along and leaves a correction as long as the swing to undo
+// after the plant); a slow drift over a long plant is held as it was.
 // `pivots` receives per frame 0 heel, 1 toe, -1 not planted.
 std::vector<Vec3> foot_lock(const std::vector<char>& planted,
                             const std::vector<double>& heel_height,
