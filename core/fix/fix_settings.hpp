@@ -63,6 +63,9 @@ struct FixSettings {
   double unlock_radius = 0.10;  // metres: a planted foot's lock is dragged beyond this
   double pivot_switch_margin =
       0.01;  // metres: heel/toe pivot switches when the other is this much lower
+  // Metres: a held pivot whose animation runs this far from its hold while the foot's other point
+  // stays hands the hold over to that point (foot_lock.hpp); 0 = never.
+  double pivot_run_away = 0.02;
   double lock_blend_time = 0.15;  // seconds to fade the lock correction out after a plant
   // Seconds before touchdown / after lift-off over which the foot eases into and out of its
   // planted offset and ground tilt (so nothing changes while it is planted).

@@ -130,7 +130,7 @@ void ClipFix::place_plants() {
     const std::vector<Vec3> lock =
         foot_lock(result.planted[l], point_height[l][0], point_height[l][1], no_points_down,
                   samples.feet[l].ankle, samples.feet[l].toe, s.unlock_radius * scale, blend_frames,
-                  s.pivot_switch_margin * scale, pivots);
+                  s.pivot_switch_margin * scale, s.pivot_run_away * scale, pivots);
     const PlantPlacementJob job{in.terrain,
                                 &samples,
                                 &samples.feet[l],

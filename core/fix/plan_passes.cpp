@@ -153,7 +153,7 @@ bool PlanPasses::plan_lock_and_offsets(int l, int pass) {
   std::vector<Vec3> new_lock =
       foot_lock(result.planted[l], pivot_height[l][0], pivot_height[l][1], on_ground[l],
                 animated_feet[l].ankle, animated_feet[l].toe, s.unlock_radius * scale, blend_frames,
-                s.pivot_switch_margin * scale, new_pivot);
+                s.pivot_switch_margin * scale, s.pivot_run_away * scale, new_pivot);
   // The pivot heights only choose the pivots, and which points are down only choose them and
   // retime their switches. With the same plants, plant settings, lock pivots and points down,
   // the lock and so every step below would come out exactly as in the last pass, and its

@@ -28,7 +28,7 @@ TEST(FootLock, HoldsTheLowerPointStillThroughAPlantAndFadesOutAfter) {
   const std::vector<char> no_points_down[2];
   std::vector<signed char> pivots;
   const auto corr = foot_lock(w.planted, w.heel_height, w.toe_height, no_points_down, w.ankle,
-                              w.toe, 1.0, 4, 0.01, pivots);
+                              w.toe, 1.0, 4, 0.01, 0.02, pivots);
   ASSERT_EQ(corr.size(), 30u);
   for (int f = 0; f < 5; ++f) EXPECT_EQ(corr[f], Vec3(0)) << f;
   for (int f = 5; f < 15; ++f) {
@@ -49,7 +49,7 @@ TEST(FootLock, SwitchesToTheToeOnlyPastTheMarginAndDragsPastTheUnlockRadius) {
   const std::vector<char> no_points_down[2];
   std::vector<signed char> pivots;
   const auto corr = foot_lock(w.planted, w.heel_height, w.toe_height, no_points_down, w.ankle,
-                              w.toe, 1.0, 4, 0.01, pivots);
+                              w.toe, 1.0, 4, 0.01, 0.02, pivots);
   for (int f = 5; f < 10; ++f) EXPECT_EQ(pivots[f], 0) << f;
   for (int f = 10; f < 15; ++f) {
     EXPECT_EQ(pivots[f], 1) << f;
@@ -58,7 +58,7 @@ TEST(FootLock, SwitchesToTheToeOnlyPastTheMarginAndDragsPastTheUnlockRadius) {
   }
   // A tiny unlock radius: the lock is dragged along, never more than the radius away.
   const auto dragged = foot_lock(w.planted, w.heel_height, w.toe_height, no_points_down, w.ankle,
-                                 w.toe, 0.02, 4, 0.01, pivots);
+                                 w.toe, 0.02, 4, 0.01, 0.02, pivots);
   for (int f = 5; f < 15; ++f) EXPECT_LE(glm::length(dragged[f]), 0.02 + 1e-12) << f;
   EXPECT_NEAR(glm::length(dragged[14]), 0.02, 1e-12);
 }
@@ -67,9 +67,61 @@ TEST(FootLock, APointCheckSeesAloneOnTheGroundIsThePivot) {
   const Walk w;
   std::vector<char> points_down[2] = {std::vector<char>(30, 0), std::vector<char>(30, 1)};
   std::vector<signed char> pivots;
-  foot_lock(w.planted, w.heel_height, w.toe_height, points_down, w.ankle, w.toe, 1.0, 4, 0.01,
+  foot_lock(w.planted, w.heel_height, w.toe_height, points_down, w.ankle, w.toe, 1.0, 4, 0.01, 0.02,
             pivots);
   for (int f = 5; f < 15; ++f) EXPECT_EQ(pivots[f], 1) << f;  // lower heel, but only the toe down
+}
+
+// A foot turning in place about its ball, planted on frames 5..24: the toe stays, the heel
+// (lower, so held first) swings 1.5 cm a frame from frame 8 on.
+struct Turn : Walk {
+  Turn() {
+    toe_height.assign(30, 0.01);
+    planted.assign(30, 0);
+    for (int f = 5; f < 25; ++f) planted[f] = 1;
+    for (int f = 0; f < frames; ++f) {
+      toe[f] = {0.15, 0.02, 0.0};
+      ankle[f] = {-0.015 * std::max(0, f - 8), 0.1, 0.0};
+    }
+  }
+};
+
+TEST(FootLock, AHeldHeelThatRunsAwayWhileTheToeStaysHandsTheHoldToTheToe) {
+  const Turn w;
+  const std::vector<char> no_points_down[2];
+  std::vector<signed char> pivots;
+  const auto corr = foot_lock(w.planted, w.heel_height, w.toe_height, no_points_down, w.ankle,
+                              w.toe, 1.0, 4, 0.01, 0.02, pivots);
+  EXPECT_EQ(pivots[5], 0);
+  // The heel has run 3 cm by frame 10 (within the 4-frame window): the toe is held from there to
+  // the end of the plant, although the heel stays the lower point.
+  int first_toe = -1;
+  for (int f = 5; f < 25; ++f)
+    if (pivots[f] == 1 && first_toe < 0) first_toe = f;
+  EXPECT_EQ(first_toe, 10);
+  for (int f = first_toe; f < 25; ++f) {
+    EXPECT_EQ(pivots[f], 1) << f;
+    EXPECT_NEAR((w.toe[f] + corr[f]).x, (w.toe[9] + corr[9]).x, 1e-12) << f;
+  }
+  // What is left to fade after the plant is the heel's run before the hand-over, not its
+  // whole swing (24 cm).
+  EXPECT_LT(glm::length(corr[24]), 0.03);
+  // Without the rule (0), the heel is held through the plant and the correction is its swing.
+  const auto held = foot_lock(w.planted, w.heel_height, w.toe_height, no_points_down, w.ankle,
+                              w.toe, 1.0, 4, 0.01, 0.0, pivots);
+  for (int f = 5; f < 25; ++f) EXPECT_EQ(pivots[f], 0) << f;
+  EXPECT_NEAR(held[24].x, 0.24, 1e-12);
+}
+
+TEST(FootLock, AFootThatSlidesWholeKeepsItsPivot) {
+  Walk w;  // heel and toe move together, 1 cm a frame: neither stays, so no hand-over
+  w.toe_height.assign(30, 0.01);
+  for (int f = 0; f < w.frames; ++f) w.planted[f] = f >= 5 && f < 25;
+  const std::vector<char> no_points_down[2];
+  std::vector<signed char> pivots;
+  foot_lock(w.planted, w.heel_height, w.toe_height, no_points_down, w.ankle, w.toe, 1.0, 4, 0.01,
+            0.02, pivots);
+  for (int f = 5; f < 25; ++f) EXPECT_EQ(pivots[f], 0) << f;
 }
 
 }  // namespace

@@ -3,7 +3,8 @@
 // A failure prints the clip, terrain, metric, worst frame and the command to reproduce it.
 // Each case also appends a row to regression_table.md in the working folder: clip | terrain |
 // slide mean before / after (m/s) | slide max before / after | planted penetration before /
-// after (m) | penetration | float | bone length change vs the input | foot jerk ratio | pelvis jerk
+// after (m) | penetration | float | bone length change vs the input | foot jerk ratio (the worse
+// ankle's) | pelvis jerk
 // ratio | largest single-frame ankle jerk before / after (m/s^3, leg@frame after) | fastest
 // leg-joint turn before / after (rad/s) | unreachable frames | max / mean pelvis drop (m) |
 // heel-lift leg-frames | worst slide (leg point@frame) | foot penetration (every foot point,
@@ -40,6 +41,8 @@ struct Limits {
   double slide_mean_goal_mps = 0.005;
   double slide_max_goal_mps = 0.02;
   double bone_length = 1e-5;
+  // Each ankle's mean jerk against the same ankle's in the input (and the hips'): a viewer sees
+  // each foot, so one ankle's pops are not averaged away by the other's calm.
   double jerk_ratio_goal = 1.2;
   // No pops at lock changes: no frame's ankle jerk above this times the input's largest.
   double jerk_spike_ratio = 3.0;
@@ -68,23 +71,31 @@ std::vector<std::string> clips() {
 // foot is kept out of the terrain and plants are placed where the foot fits (issue 16): boxing's
 // left heel 8.9 mm inside a riser on a planted frame and its right ankle sliding 14.6 cm/s where a
 // raised plant meets the next; cmu_01_03's toe tip 3.2 cm inside a riser (a plant with no place
-// that fits on the step it climbs); cmu_131_01 (both files), which stops at the first riser, with
-// its ankle jerk 1.22x the input's over the clip; Kenney's knee at 37.0 rad/s as its plant moves
-// up onto a step. Each limit is the value measured, rounded up in its third digit.
+// that fits on the step it climbs); Kenney's knee at 37.0 rad/s as its plant moves up onto a
+// step. Ankle jerk, measured per ankle since the mean of both hid one ankle's pops:
+// cmu_131_01 (both files), its left ankle 1.21x the input's on the stairs and 1.22x on the bumps
+// (1.10x on flat ground), where its stop shuffles the feet; CesiumMan on the bumps, its left
+// ankle 1.26x (not yet looked into). Each limit is the value measured,
+// rounded up in its third digit.
 struct KnownMiss {
   double rotation_speed_rad_s = 0;  // 0: the goal holds
-  double foot_jerk_ratio = 0;
+  double foot_jerk_ratio = 0;       // the worse ankle's
   double foot_jerk_max_mps3 = 0;
   double slide_max_mps = 0;
   double foot_penetration_m = 0;  // nearest-surface, any frame and planted
 };
 KnownMiss known_miss(const std::string& clip, const std::string& terrain) {
+  const bool cmu_131 = clip == "cmu_131_01_start_walk_stop_max.bvh" ||
+                       clip == "cmu_131_01_start_walk_stop_max_metres.bvh";
+  if (terrain == "bumps") {
+    if (cmu_131) return {0, 1.22, 0, 0, 0};
+    if (clip == "gltf/CesiumMan.glb") return {0, 1.26, 0, 0, 0};
+    return {};
+  }
   if (terrain != "stairs") return {};
   if (clip == "boxing_toes.bvh") return {0, 0, 0, 0.146, 0.00892};
   if (clip == "cmu_01_03_climb_hang_swing.bvh") return {0, 0, 0, 0, 0.0324};
-  if (clip == "cmu_131_01_start_walk_stop_max.bvh" ||
-      clip == "cmu_131_01_start_walk_stop_max_metres.bvh")
-    return {0, 1.23, 0, 0, 0};
+  if (cmu_131) return {0, 1.21, 0, 0, 0};
   if (clip == "fbx/kenney_character_maya_7700.fbx") return {37.1, 0, 0, 0, 0};
   return {};
 }
@@ -180,8 +191,11 @@ TEST_P(Regression, FixedClipMeetsTheQualityBar) {
       bone_change_vs_input(clip, out, run_report["unit"]["metres_per_unit"].get<double>(),
                            run_report["legs"]["pelvis"].get<std::string>());
   expect_le("bone_length_change_vs_input", bone_change, lim.bone_length, nlohmann::json::object());
-  const double foot_jerk = after["jerk"]["foot_mean_mps3"].get<double>() /
-                           std::max(1e-9, before["jerk"]["foot_mean_mps3"].get<double>());
+  double foot_jerk = 0;  // the worse ankle's ratio
+  for (int l = 0; l < 2; ++l)
+    foot_jerk = std::max(
+        foot_jerk, after["per_leg"][l]["foot_jerk_mean_mps3"].get<double>() /
+                       std::max(1e-9, before["per_leg"][l]["foot_jerk_mean_mps3"].get<double>()));
   const double pelvis_jerk = after["jerk"]["pelvis_mean_mps3"].get<double>() /
                              std::max(1e-9, before["jerk"]["pelvis_mean_mps3"].get<double>());
   expect_le("foot_jerk_ratio", foot_jerk, std::max(lim.jerk_ratio_goal, miss.foot_jerk_ratio),
