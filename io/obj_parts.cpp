@@ -10,6 +10,7 @@
 
 #include "core/parallel.hpp"
 #include "io/decimal.hpp"
+#include "io/obj_lean_lines.hpp"
 #include "io/parallel_blocks.hpp"
 
 namespace ikfix::io {
@@ -40,10 +41,16 @@ inline const char* find_eol(const char* p, const char* end) {
 // Line-level reading shared by both passes (parse_obj's grammar, obj_reader.hpp).
 class LineReader {
  public:
-  LineReader(std::string_view text, std::size_t base, const ObjTextPages* pages)
-      : begin_(text.data()), p_(begin_), end_(p_ + text.size()), base_(base), pages_(pages) {
+  LineReader(std::string_view text, std::size_t base, const ObjTextPages* pages, bool lean)
+      : begin_(text.data()),
+        p_(begin_),
+        end_(p_ + text.size()),
+        base_(base),
+        pages_(pages),
+        lean_(lean) {
     released_ = p_;
     announced_ = p_;
+    next_check_ = p_;
     release_behind(false);
   }
 
@@ -53,16 +60,24 @@ class LineReader {
   static constexpr std::size_t kReleaseStep = std::size_t{16} << 20;
   static constexpr std::size_t kAheadStep = std::size_t{4} << 20;
   void release_behind(bool all) {
-    if (!pages_) return;
+    if (!pages_ || (!all && p_ < next_check_)) return;
     if (p_ >= announced_ && p_ < end_ && pages_->ahead) {
       announced_ = p_ + std::min<std::size_t>(kAheadStep, static_cast<std::size_t>(end_ - p_));
       pages_->ahead(base_ + static_cast<std::size_t>(p_ - begin_),
                     base_ + static_cast<std::size_t>(announced_ - begin_));
     }
-    if (!pages_->done || (!all && static_cast<std::size_t>(p_ - released_) < kReleaseStep)) return;
-    pages_->done(base_ + static_cast<std::size_t>(released_ - begin_),
-                 base_ + static_cast<std::size_t>(p_ - begin_));
-    released_ = p_;
+    if (pages_->done && (all || static_cast<std::size_t>(p_ - released_) >= kReleaseStep)) {
+      pages_->done(base_ + static_cast<std::size_t>(released_ - begin_),
+                   base_ + static_cast<std::size_t>(p_ - begin_));
+      released_ = p_;
+    }
+    // Nothing is due before the end of the text announced or the next release step.
+    const char* due = pages_->ahead ? announced_ : end_;
+    if (pages_->done)
+      due =
+          std::min(due, released_ + std::min<std::size_t>(
+                                        kReleaseStep, static_cast<std::size_t>(end_ - released_)));
+    next_check_ = due;
   }
   void skip_blank() {
     while (p_ < end_ && is_blank(*p_)) ++p_;
@@ -125,9 +140,11 @@ class LineReader {
   const char* p_;
   const char* end_;
   const char* released_;
-  std::size_t base_;       // the chunk's first byte in the whole text
-  const char* announced_;  // the end of the text announced to `ahead`
+  std::size_t base_;        // the chunk's first byte in the whole text
+  const char* announced_;   // the end of the text announced to `ahead`
+  const char* next_check_;  // release_behind has nothing to do before this point
   const ObjTextPages* pages_;
+  bool lean_;  // lines of the forms obj_lean reads are read by it
 };
 
 // Bytes of text per element line for which pass 1 reserves room ("v -1.234567 0.123456
@@ -138,8 +155,8 @@ constexpr std::size_t kElementLineBytes = 32;
 class ElementParser : LineReader {
  public:
   ElementParser(std::string_view text, std::size_t base, ObjPart& part, const ObjTextPages* pages,
-                bool store_normals)
-      : LineReader(text, base, pages), part_(part), store_normals_(store_normals) {
+                bool store_normals, bool lean)
+      : LineReader(text, base, pages, lean), part_(part), store_normals_(store_normals) {
     part_.face_begin = text.size();
     // Room for a chunk of element lines at once (address space: pages are backed when
     // written), so the arrays are rarely moved while they grow.
@@ -149,6 +166,7 @@ class ElementParser : LineReader {
 
   bool run() {
     while (p_ < end_) {
+      if (lean_ && read_lean_element()) continue;
       const char* line = p_;
       skip_blank();
       const std::string_view keyword = word();
@@ -176,6 +194,31 @@ class ElementParser : LineReader {
   }
 
  private:
+  // A "v X Y Z" or "vn X Y Z" line of obj_lean::read_xyz's form; false (nothing read) for any
+  // other line.
+  bool read_lean_element() {
+    if (end_ - p_ < 3 || p_[0] != 'v') return false;
+    const bool normal = p_[1] == 'n';
+    if (normal ? p_[2] != ' ' : p_[1] != ' ') return false;
+    double v[3];
+    const char* at = p_ + (normal ? 2 : 1);
+    const char* next = normal && !store_normals_ ? obj_lean::read_xyz<false>(at, end_, v)
+                                                 : obj_lean::read_xyz(at, end_, v);
+    if (!next) return false;
+    if (!normal) {
+      part_.positions.emplace_back(v[0], v[1], v[2]);
+    } else {
+      ++part_.normals_read;
+      if (store_normals_)
+        part_.normals.emplace_back(v[0], v[1], v[2]);
+      else
+        part_.normal_lines.push_back(static_cast<std::uint32_t>(p_ - begin_));
+    }
+    p_ = next;
+    release_behind(false);
+    return true;
+  }
+
   bool read_normal(const char* line) {
     ++part_.normals_read;
     if (store_normals_) return read_vector(part_.normals.emplace_back(), false);
@@ -214,7 +257,7 @@ class ElementParser : LineReader {
 // One "vn" statement read again (parse_obj_elements checked it).
 class NormalReader : LineReader {
  public:
-  NormalReader(std::string_view text, std::size_t line) : LineReader(text, 0, nullptr) {
+  NormalReader(std::string_view text, std::size_t line) : LineReader(text, 0, nullptr, false) {
     p_ += line;
   }
   core::Vec3 read() {
@@ -231,8 +274,8 @@ class NormalReader : LineReader {
 class FaceParser : LineReader {
  public:
   FaceParser(std::string_view text, std::size_t base, const ObjParts& all, std::size_t part,
-             const ObjTriangleFilter& keep, const ObjTextPages* pages)
-      : LineReader(text, base, pages),
+             const ObjTriangleFilter& keep, const ObjTextPages* pages, bool lean)
+      : LineReader(text, base, pages, lean),
         part_(part),
         positions_total_(all.position_count),
         positions_(all.position_offset[part] + all.parts[part].positions_before_faces),
@@ -241,6 +284,7 @@ class FaceParser : LineReader {
 
   bool run(std::vector<std::array<ObjCorner, 3>>& out) {
     while (p_ < end_) {
+      if (lean_ && read_lean_face(out)) continue;
       skip_blank();
       const std::string_view keyword = word();
       if (keyword == "v") {
@@ -261,6 +305,28 @@ class FaceParser : LineReader {
   bool every_corner_has_normal = true;
 
  private:
+  // A face line of obj_lean::read_face's form whose indices are in range; false (nothing read)
+  // for any other line.
+  bool read_lean_face(std::vector<std::array<ObjCorner, 3>>& out) {
+    if (static_cast<std::size_t>(end_ - p_) < obj_lean::kFaceRoom || p_[0] != 'f') return false;
+    std::uint32_t position[3], normal[3];
+    const char* next = obj_lean::read_face(p_ + 1, end_, position, normal);
+    if (!next) return false;
+    std::array<ObjCorner, 3> tri;
+    for (int k = 0; k < 3; ++k) {
+      if (position[k] > positions_total_ || normal[k] > normals_) return false;
+      tri[k].position = position[k] - 1;
+      tri[k].normal = static_cast<std::int32_t>(normal[k]) - 1;  // -1: none
+    }
+    if ((normal[0] == 0) | (normal[1] == 0) | (normal[2] == 0)) every_corner_has_normal = false;
+    ++triangles;
+    if (!keep_ || keep_(part_, tri[0].position, tri[1].position, tri[2].position))
+      out.push_back(tri);
+    p_ = next;
+    release_behind(false);
+    return true;
+  }
+
   bool read_position(ObjCorner& c) {
     bool negative = false;
     std::uint64_t value = 0;
@@ -349,7 +415,7 @@ std::vector<std::size_t> chunk_starts(std::string_view text, int chunks) {
 std::optional<ObjParts> parse_obj_elements(std::string_view text,
                                            const core::ParallelRunner* runner,
                                            const ObjTextPages& pages, std::size_t min_chunk_bytes,
-                                           bool store_normals) {
+                                           bool store_normals, bool lean) {
   if (text.size() > std::numeric_limits<std::uint32_t>::max()) return std::nullopt;
   const int blocks = block_count(runner, static_cast<long long>(text.size()),
                                  static_cast<long long>(std::max<std::size_t>(min_chunk_bytes, 1)));
@@ -362,7 +428,7 @@ std::optional<ObjParts> parse_obj_elements(std::string_view text,
   for_each_block(runner, static_cast<int>(chunks), [&](int k) {
     const auto i = static_cast<std::size_t>(k);
     ElementParser parser(text.substr(starts[i], starts[i + 1] - starts[i]), starts[i], out.parts[i],
-                         &pages, store_normals);
+                         &pages, store_normals, lean);
     ok[i] = parser.run();
   });
   for (std::size_t k = 0; k < chunks; ++k) {
@@ -377,7 +443,7 @@ std::optional<ObjParts> parse_obj_elements(std::string_view text,
 }
 
 bool parse_obj_faces(std::string_view text, ObjParts& parts, const ObjTriangleFilter& keep,
-                     const core::ParallelRunner* runner, const ObjTextPages& pages) {
+                     const core::ParallelRunner* runner, const ObjTextPages& pages, bool lean) {
   const std::size_t chunks = parts.parts.size();
   std::vector<char> ok(chunks, 0);
   std::vector<std::size_t> triangles(chunks, 0);
@@ -387,7 +453,7 @@ bool parse_obj_faces(std::string_view text, ObjParts& parts, const ObjTriangleFi
     ObjPart& part = parts.parts[i];
     const std::size_t end = i + 1 < chunks ? parts.part_begin[i + 1] : text.size();
     const std::size_t begin = parts.part_begin[i] + part.face_begin;
-    FaceParser parser(text.substr(begin, end - begin), begin, parts, i, keep, &pages);
+    FaceParser parser(text.substr(begin, end - begin), begin, parts, i, keep, &pages, lean);
     ok[i] = parser.run(part.triangles);
     triangles[i] = parser.triangles;
     all_normals[i] = parser.every_corner_has_normal;

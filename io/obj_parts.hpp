@@ -58,12 +58,14 @@ struct ObjTextPages {
 // problem; a text this reader is stricter on still gets read there). Chunks are at least
 // `min_chunk_bytes` long (smaller ones cost a thread more than they save). Without
 // `store_normals`, the normals are checked and counted but only where their lines are is kept
-// (4 bytes each instead of 24): read_obj_normal reads one when it is needed.
+// (4 bytes each instead of 24): read_obj_normal reads one when it is needed. With `lean`, the
+// common line forms are read by io/obj_lean_lines (the same result, faster; false: every line
+// by the general reader, for tests).
 std::optional<ObjParts> parse_obj_elements(std::string_view text,
                                            const core::ParallelRunner* runner,
                                            const ObjTextPages& pages = {},
                                            std::size_t min_chunk_bytes = std::size_t{1} << 20,
-                                           bool store_normals = true);
+                                           bool store_normals = true, bool lean = true);
 
 // Normal `index` (0-based over the file) of `text` read by parse_obj_elements without
 // storing normals: the same bits it would have stored.
@@ -77,9 +79,11 @@ using ObjTriangleFilter =
 // Pass 2, on pass 1's result: every face, fan-triangulated as parse_obj does, with indices made
 // absolute and checked against the whole file's counts; a triangle `keep` refuses (when given)
 // is counted (triangle_count, every_corner_has_normal) but not stored. `keep` is called from
-// the runner's threads. False when a face is one parse_obj would reject.
+// the runner's threads. False when a face is one parse_obj would reject. `lean`: as in
+// parse_obj_elements.
 bool parse_obj_faces(std::string_view text, ObjParts& parts, const ObjTriangleFilter& keep,
-                     const core::ParallelRunner* runner, const ObjTextPages& pages = {});
+                     const core::ParallelRunner* runner, const ObjTextPages& pages = {},
+                     bool lean = true);
 
 // Both passes, no filter: the geometry parse_obj(text) returns, bit for bit.
 std::optional<ObjParts> parse_obj_parts(std::string_view text, const core::ParallelRunner* runner,

@@ -1,0 +1,223 @@
+// The lean OBJ line readers (io/obj_lean_lines) against the general reader: every line form,
+// common or not, well-formed or malformed, gives the same parts (or the same refusal) with the
+// lean readers as without them, and the same geometry or error message as parse_obj.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/parallel.hpp"
+#include "io/error.hpp"
+#include "io/obj_lean_lines.hpp"
+#include "io/obj_parts.hpp"
+#include "io/obj_terrain.hpp"
+
+namespace ikfix::io {
+namespace {
+
+// `line` with room after it for the lean readers' loads.
+std::string padded(const std::string& line) { return line + std::string(128, '\n'); }
+
+TEST(ObjLeanLines, FaceFormsGiveTheirIndices) {
+  std::uint32_t p[3], n[3];
+  const std::string plain = padded(" 1 22 333\nf");
+  ASSERT_EQ(obj_lean::read_face(plain.data(), plain.data() + plain.size(), p, n),
+            plain.data() + 10);
+  EXPECT_EQ(p[0], 1u);
+  EXPECT_EQ(p[1], 22u);
+  EXPECT_EQ(p[2], 333u);
+  EXPECT_EQ(n[0], 0u);
+  EXPECT_EQ(n[1], 0u);
+  EXPECT_EQ(n[2], 0u);
+  const std::string mixed = padded(" 4//5 6/7/8 9999999/1\r\nf");
+  ASSERT_EQ(obj_lean::read_face(mixed.data(), mixed.data() + mixed.size(), p, n),
+            mixed.data() + 23);
+  EXPECT_EQ(p[0], 4u);
+  EXPECT_EQ(p[1], 6u);
+  EXPECT_EQ(p[2], 9999999u);
+  EXPECT_EQ(n[0], 5u);
+  EXPECT_EQ(n[1], 8u);
+  EXPECT_EQ(n[2], 0u);
+  for (const char* other : {" 1 2 3 4\n", " -1 2 3\n", " 1  2 3\n", " 1 2 3 \n", " 1 2 3#\n",
+                            " 0 1 2\n", " 1//0 2 3\n", " 12345678 1 2\n", " 1/ 2 3\n",
+                            " 1/1/ 2 3\n", " 1 2\n", " 1 2 3x\n", " +1 2 3\n", "\t1 2 3\n"}) {
+    const std::string text = padded(other);
+    EXPECT_EQ(obj_lean::read_face(text.data(), text.data() + text.size(), p, n), nullptr) << other;
+  }
+}
+
+TEST(ObjLeanLines, VectorFormsGiveReadDoubleBits) {
+  double v[3];
+  const std::string text = " -10.000000000 0.125 3e2\nv";
+  const char* end = text.data() + text.size();
+  ASSERT_EQ(obj_lean::read_xyz(text.data(), end, v), end - 1);
+  EXPECT_EQ(v[0], -10.0);
+  EXPECT_EQ(v[1], 0.125);
+  EXPECT_EQ(v[2], 300.0);
+  for (const char* other :
+       {" 1 2 3 4\n", " 1  2 3\n", " +1 2 3\n", " 1 2\n", " 1 2 x\n", " inf 0 0\n", " nan 0 0\n",
+        " 1e999 0 0\n", " 1 2 3 # c\n", " 1 2 3", " 1 2 3\t\n"}) {
+    const std::string line = other;
+    EXPECT_EQ(obj_lean::read_xyz(line.data(), line.data() + line.size(), v), nullptr) << other;
+  }
+}
+
+TEST(ObjLeanLines, CheckedNumbersEndWhereReadDoubleEnds) {
+  for (const char* number :
+       {"0", "-0.5", "1234567.123456789012", ".5", "5.", "-10.000000000", "0.0000001"}) {
+    const std::string text = padded(number);
+    double value = 0;
+    const auto r = read_double(text.data(), text.data() + text.size(), value);
+    EXPECT_EQ(obj_lean::skip_plain_number(text.data()), r.ptr) << number;
+  }
+  for (const char* other :
+       {"-", ".", "x", "12345678.5", "1.1234567890123456789", "1.123456789012345678", "+1", ""}) {
+    const std::string text = padded(other);
+    EXPECT_EQ(obj_lean::skip_plain_number(text.data()), nullptr) << other;
+  }
+}
+
+ObjGeometry joined(const ObjParts& parts) {
+  ObjGeometry out;
+  out.every_corner_has_normal = parts.every_corner_has_normal;
+  for (const ObjPart& part : parts.parts) {
+    out.positions.insert(out.positions.end(), part.positions.begin(), part.positions.end());
+    out.normals.insert(out.normals.end(), part.normals.begin(), part.normals.end());
+    out.triangles.insert(out.triangles.end(), part.triangles.begin(), part.triangles.end());
+  }
+  return out;
+}
+
+bool same(const ObjGeometry& a, const ObjGeometry& b) {
+  const auto bytes_equal = [](const auto& x, const auto& y) {
+    return x.size() == y.size() &&
+           (x.empty() || std::memcmp(x.data(), y.data(), x.size() * sizeof x[0]) == 0);
+  };
+  return a.every_corner_has_normal == b.every_corner_has_normal &&
+         bytes_equal(a.positions, b.positions) && bytes_equal(a.normals, b.normals) &&
+         bytes_equal(a.triangles, b.triangles);
+}
+
+// Both passes with or without the lean readers (nothing when a pass refuses the text).
+std::optional<ObjGeometry> read_parts(const std::string& text, bool lean,
+                                      const core::ParallelRunner* runner, std::size_t chunk) {
+  std::optional<ObjParts> parts = parse_obj_elements(text, runner, {}, chunk, true, lean);
+  if (!parts || !parse_obj_faces(text, *parts, {}, runner, {}, lean)) return std::nullopt;
+  return joined(*parts);
+}
+
+// The error parse_obj gives for `text`, or "" when it reads it.
+std::string parse_obj_error(const std::string& text) {
+  try {
+    parse_obj(text, "t.obj");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// `line` among well-formed lines (so the lean readers have room around it), read with and
+// without the lean readers on 1 and 3 threads: the same parts or refusal, and what parse_obj
+// gives; a refused text gives the terrain reader parse_obj's error message.
+void expect_lean_as_general(const std::string& line) {
+  std::string text = "v 0 0 0\nv 1 0 0\nv 0 0 1\nv 1 0.5 1\nvn 0 1 0\nvn 0 0.6 0.8\n";
+  for (int i = 0; i < 8; ++i) text += "v 1.5 -2.25 " + std::to_string(i) + "\nvn 0 1 0\n";
+  text += line;
+  for (int i = 0; i < 8; ++i) text += "f 1//1 2//2 3//1\nf 4 2 3\n";
+  const std::string error = parse_obj_error(text);
+  const core::ThreadPool pool(3);
+  for (const core::ParallelRunner* runner : {static_cast<const core::ParallelRunner*>(nullptr),
+                                             static_cast<const core::ParallelRunner*>(&pool)})
+    for (const std::size_t chunk : {std::size_t{1} << 20, std::size_t{40}}) {
+      const auto lean = read_parts(text, true, runner, chunk);
+      const auto general = read_parts(text, false, runner, chunk);
+      ASSERT_EQ(lean.has_value(), general.has_value()) << line;
+      if (lean) {
+        EXPECT_TRUE(same(*lean, *general)) << line;
+      }
+      if (lean && error.empty()) {
+        EXPECT_TRUE(same(*lean, parse_obj(text, "t.obj"))) << line;
+      }
+      if (!error.empty()) {
+        EXPECT_FALSE(lean.has_value()) << line;
+      }
+      // Normals checked, not stored: the same positions and normals' lines.
+      const auto lean_unstored = parse_obj_elements(text, runner, {}, chunk, false, true);
+      const auto general_unstored = parse_obj_elements(text, runner, {}, chunk, false, false);
+      ASSERT_EQ(lean_unstored.has_value(), general_unstored.has_value()) << line;
+      if (!lean_unstored) continue;
+      ASSERT_EQ(lean_unstored->parts.size(), general_unstored->parts.size());
+      for (std::size_t k = 0; k < lean_unstored->parts.size(); ++k) {
+        EXPECT_EQ(lean_unstored->parts[k].normal_lines, general_unstored->parts[k].normal_lines);
+        EXPECT_EQ(lean_unstored->parts[k].normals_read, general_unstored->parts[k].normals_read);
+      }
+      EXPECT_TRUE(same(joined(*lean_unstored), joined(*general_unstored))) << line;
+    }
+  if (error.empty()) return;
+  try {
+    read_obj_terrain(text, glm::dmat4(1.0), "t.obj", &pool, std::nullopt, nullptr);
+    ADD_FAILURE() << "read: " << line;
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), error) << line;
+  }
+}
+
+TEST(ObjLeanLines, EveryFaceFormReadsAsTheGeneralReader) {
+  for (const char* face : {"f 1 2 3\n",           "f 1//1 2//2 3//1\n", "f 1/1/1 2/2/2 3/1/2\n",
+                           "f 1/1 2/3 3/9\n",     "f 1 2//1 3/1/1\n",   "f 1 2 3 4\n",
+                           "f -1 -2 -3\n",        "f 1 -2//-1 3\n",     "f 1  2 3\n",
+                           "f\t1 2 3\n",          "f 1 2 3 \n",         "f 1 2 3# c\n",
+                           "f 1 2 3\r\n",         "f 1 2 3\r",          "f +1 2 3\n",
+                           "f 01 002 0000003\n",  "f 00000001 2 3\n",   "f 0 1 2\n",
+                           "f 1 2 99\n",          "f 1 2 20\n",         "f 1//19 2//1 3//1\n",
+                           "f 1//10 2//1 3//1\n", "f 1//0 2//1 3//1\n", "f 1/ 2 3\n",
+                           "f 1/x/1 2 3\n",       "f 1//1x 2 3\n",      "f 1 2\n",
+                           "f 1 2 3x\n",          "f 1 2 3/\n",         "f 1 2 3//\n",
+                           "f 1/0/1 2 3\n",       "f 1/-1/1 2 3\n",     "f 1/12345678/1 2 3\n",
+                           "f 1//12345678 2 3\n"}) {
+    SCOPED_TRACE(face);
+    expect_lean_as_general(face);
+  }
+}
+
+TEST(ObjLeanLines, EveryVectorFormReadsAsTheGeneralReader) {
+  for (const char* vector : {"v 1 2 3\n",
+                             "v -1.5 2.25 -3\n",
+                             "v 1 2 3 1\n",
+                             "v 1 2 3 0.5 0.5 0.5\n",
+                             "v +1 2 3\n",
+                             "v 1e3 2 3\n",
+                             "v 1  2 3\n",
+                             "v 1 2\n",
+                             "v 1 2 x\n",
+                             "v inf 0 0\n",
+                             "v nan 0 0\n",
+                             "v 1e999 0 0\n",
+                             "v 1 2 3 # c\n",
+                             "v 1 2 3\r\n",
+                             "v 1 2 3\r",
+                             "v .5 -.5 5.\n",
+                             "v 1.23456789012345678901 0 -0\n",
+                             "v 0x1p3 0 0\n",
+                             "vn 0 1 0\n",
+                             "vn 0 1 0 0\n",
+                             "vn 0 1\n",
+                             "vn -0 -1 0.000001\n",
+                             "vn 0.1234567890123456789 1 0\n",
+                             "vn 1e2 . 0\n",
+                             "vn 12345678.5 1 0\n",
+                             "vn - 1 0\n",
+                             "vn 0 1 0x\n",
+                             "vn 0 1 inf\n",
+                             "v\t1 2 3\n",
+                             "vn  0 1 0\n",
+                             "vt 0.5 0.5\n"}) {
+    SCOPED_TRACE(vector);
+    expect_lean_as_general(vector);
+  }
+}
+
+}  // namespace
+}  // namespace ikfix::io
