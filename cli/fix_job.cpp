@@ -388,20 +388,22 @@ FixJobResult fix_or_check(const FixJob& given, bool check) {
 
 }  // namespace
 
-void start_terrain(FixJob& job, const TerrainOptions& options, int /*threads*/) {
+void start_terrain(FixJob& job, const TerrainOptions& options, int threads) {
   // Reserved here, before the clip is read and checked against what is left (deterministic).
   io::reserve_terrain_memory(options.path);
   if (!io::terrain_worth_cropping(options.path)) {
-    job.pending_terrain = std::async(std::launch::deferred, [options] {
-                            return &load_terrain_for_process(options, std::nullopt);
+    job.pending_terrain = std::async(std::launch::deferred, [options, threads] {
+                            return &load_terrain_for_process(options, std::nullopt, threads);
                           }).share();
     return;
   }
   job.footprint = std::make_shared<std::promise<std::optional<core::XzBox>>>();
   std::shared_future<std::optional<core::XzBox>> footprint = job.footprint->get_future().share();
-  job.whole_terrain = [options] { return &load_terrain_for_process(options, std::nullopt); };
-  job.pending_terrain = std::async(std::launch::deferred, [options, footprint] {
-                          return &load_terrain_for_process(options, footprint.get());
+  job.whole_terrain = [options, threads] {
+    return &load_terrain_for_process(options, std::nullopt, threads);
+  };
+  job.pending_terrain = std::async(std::launch::deferred, [options, footprint, threads] {
+                          return &load_terrain_for_process(options, footprint.get(), threads);
                         }).share();
 }
 

@@ -56,7 +56,8 @@ void add_fix_options(CLI::App& cmd, FixOptions& o) {
 }
 
 std::unique_ptr<core::Terrain> load_terrain(const TerrainOptions& o,
-                                            const std::optional<core::XzBox>& footprint_ws) {
+                                            const std::optional<core::XzBox>& footprint_ws,
+                                            int threads) {
   const double scale = core::metres_per_unit_from_name(o.unit);
   if (!(scale > 0)) throw std::invalid_argument("--terrain-unit: '" + o.unit + "' is not a unit");
   const core::Vec3 offset =
@@ -69,7 +70,7 @@ std::unique_ptr<core::Terrain> load_terrain(const TerrainOptions& o,
         core::XzBox{footprint_ws->min_x - offset.x - 1e-3, footprint_ws->min_z - offset.z - 1e-3,
                     footprint_ws->max_x - offset.x + 1e-3, footprint_ws->max_z - offset.z + 1e-3};
   }
-  io::TerrainRead read = io::load_terrain_part(o.path, scale, o.up[0], keep);
+  io::TerrainRead read = io::load_terrain_part(o.path, scale, o.up[0], keep, threads);
   if (!o.offset.empty())
     for (auto& v : read.mesh.vertices) v += offset;
   core::TerrainOptions terrain_options;
@@ -91,13 +92,14 @@ std::unique_ptr<core::Terrain> load_terrain(const TerrainOptions& o,
 }
 
 const core::Terrain& load_terrain_for_process(const TerrainOptions& options,
-                                              const std::optional<core::XzBox>& footprint_ws) {
+                                              const std::optional<core::XzBox>& footprint_ws,
+                                              int threads) {
   io::reserve_terrain_memory(options.path);
   // Intentionally never freed (see the header), but listed where a leak checker (LeakSanitizer
   // in `make sanitize`) finds it reachable from a global, not lost.
   static std::mutex mutex;
   static auto* const kept = new std::vector<const core::Terrain*>();
-  std::unique_ptr<core::Terrain> terrain = load_terrain(options, footprint_ws);
+  std::unique_ptr<core::Terrain> terrain = load_terrain(options, footprint_ws, threads);
   const std::lock_guard lock(mutex);
   kept->push_back(terrain.get());
   return *terrain.release();

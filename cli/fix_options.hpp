@@ -40,16 +40,19 @@ void add_verify_assimp_option(CLI::App& cmd);
 
 // Loads and builds the terrain once; throws io::InputError naming the file. With `footprint_ws`
 // (world metres, core::clip_footprint), only the triangles touching it are read when the
-// format allows (io::load_terrain_part): the answers there are the whole terrain's.
+// format allows (io::load_terrain_part): the answers there are the whole terrain's. `threads`:
+// what an OBJ file is read on (io::load_terrain_part; 0: one per core).
 std::unique_ptr<core::Terrain> load_terrain(
-    const TerrainOptions& options, const std::optional<core::XzBox>& footprint_ws = std::nullopt);
+    const TerrainOptions& options, const std::optional<core::XzBox>& footprint_ws = std::nullopt,
+    int threads = 0);
 
 // load_terrain for a command that runs once per process (run, check, batch, retarget): the
 // terrain is kept until the process exits, never destroyed. Destroying it releases its Embree
 // device, which starts a TBB thread and waits for it: ~1 ms of an idle `ikfix run` and ~45 ms
 // under load (`perf stat -r 40`, 2026-11-30), for memory the OS takes back at exit anyway.
 const core::Terrain& load_terrain_for_process(
-    const TerrainOptions& options, const std::optional<core::XzBox>& footprint_ws = std::nullopt);
+    const TerrainOptions& options, const std::optional<core::XzBox>& footprint_ws = std::nullopt,
+    int threads = 0);
 
 core::FixSettings to_settings(const FixOptions& options);
 

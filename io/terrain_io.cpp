@@ -149,13 +149,15 @@ bool has_obj_extension(const std::filesystem::path& path) {
 
 // OBJ files through our own reader: the same result as the Assimp path (corners merged by
 // identical position and normal, in face order; normals kept when every corner has one), but
-// with the file's numbers in double. The file is mapped and read on every hardware thread; its
-// pages are dropped from memory as the reader goes (a 10 M-triangle level is ~900 MB of text).
+// with the file's numbers in double. The file is mapped and read on `threads` threads (0: one
+// per hardware thread, at most 8); its pages are dropped from memory as the reader goes (a
+// 10 M-triangle level is ~900 MB of text).
 TerrainRead load_obj_terrain(const std::filesystem::path& path, const std::string& file,
-                             const dmat4& to_world, const std::optional<core::XzBox>& keep_ws) {
+                             const dmat4& to_world, const std::optional<core::XzBox>& keep_ws,
+                             int threads) {
   const MappedFile mapped(path);
-  const int threads =
-      static_cast<int>(std::min(8u, std::max(1u, std::thread::hardware_concurrency())));
+  if (threads <= 0)
+    threads = static_cast<int>(std::min(8u, std::max(1u, std::thread::hardware_concurrency())));
   std::optional<core::ThreadPool> pool;
   if (threads > 1 && mapped.text().size() >= (2u << 20)) pool.emplace(threads);
   const core::ParallelRunner* runner = pool ? &*pool : nullptr;
@@ -206,7 +208,8 @@ core::TerrainMesh load_terrain_mesh(const std::filesystem::path& path, double me
 }
 
 TerrainRead load_terrain_part(const std::filesystem::path& path, double metres_per_unit,
-                              char up_axis, const std::optional<core::XzBox>& keep_ws) {
+                              char up_axis, const std::optional<core::XzBox>& keep_ws,
+                              int threads) {
   const std::string file = path.string();
   if (!(metres_per_unit > 0.0) || !std::isfinite(metres_per_unit))
     throw InputError(file, "metres per unit must be a finite number > 0, got " +
@@ -237,7 +240,7 @@ TerrainRead load_terrain_part(const std::filesystem::path& path, double metres_p
     return load_prepared_terrain(path, keep_ws);
   }
   if (has_obj_extension(path)) {
-    TerrainRead read = load_obj_terrain(path, file, to_world, keep_ws);
+    TerrainRead read = load_obj_terrain(path, file, to_world, keep_ws, threads);
     if (!read.crop && read.mesh.triangles.empty())
       throw InputError(file, "no triangles in the file (points and lines are ignored)");
     return read;

@@ -88,6 +88,28 @@ TEST(TerrainCropRead, ObjDropsFarTrianglesAsCropTerrainMeshDoes) {
   ASSERT_TRUE(cm.crop.has_value());
 }
 
+// An OBJ file large enough to be read on a pool (2 MB or more), on as many threads as --threads
+// asks: the same part and bounds on each.
+TEST(TerrainCropRead, ObjReadOnAnyNumberOfThreadsGivesTheSamePart) {
+  const auto path = test::scratch_dir("crop_read_threads") / "bumps.obj";
+  core::BumpsParams params;
+  params.size = 10.0;
+  params.cell = 0.05;
+  save_obj(path, core::make_bumps_terrain(params));
+  ASSERT_GE(std::filesystem::file_size(path), std::uintmax_t{2} << 20);
+  const core::XzBox rect{-1.0, -3.0, 2.5, 1.0};
+  const TerrainRead one = load_terrain_part(path, 1.0, 'y', rect, 1);
+  ASSERT_TRUE(one.crop.has_value());
+  for (const int threads : {2, 3, 0}) {
+    SCOPED_TRACE(threads);
+    const TerrainRead read = load_terrain_part(path, 1.0, 'y', rect, threads);
+    expect_same_mesh(read.mesh, one.mesh);
+    ASSERT_TRUE(read.crop.has_value());
+    EXPECT_TRUE(same_bits(read.crop->whole_min, one.crop->whole_min));
+    EXPECT_TRUE(same_bits(read.crop->whole_max, one.crop->whole_max));
+  }
+}
+
 // Odd OBJ texts (negative indices, polygons, comments, CRLF, faces before and after their
 // vertices, no newline at the end) cropped while read: the crop of parse_obj's mesh.
 TEST(TerrainCropRead, OddObjTextsCropAsTheWholeMesh) {
