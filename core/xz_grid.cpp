@@ -47,31 +47,41 @@ XzGrid::XzGrid(std::span<const XzBox> boxes, double per_cell) {
   double cells = std::clamp(items / per_cell, 1.0, kMaxCells);
   for (shape(cells); cells > 1.0 && entries() > kMaxEntriesPerItem * items; shape(cells))
     cells = std::max(1.0, cells / 4.0);
-  // Two passes (count, then fill): one array for all cells, no per-cell allocation.
+  // Two passes (count, then fill): one array for all cells, no per-cell allocation. Each box's
+  // cells are found once, in the count pass.
   cell_start_.assign(static_cast<std::size_t>(columns_) * rows_ + 1, 0);
-  auto each_cell = [&](const XzBox& b, auto&& body) {
-    for (int cz = cell_z(b.min_z); cz <= cell_z(b.max_z); ++cz)
-      for (int cx = cell_x(b.min_x); cx <= cell_x(b.max_x); ++cx)
-        body(static_cast<std::size_t>(cz) * columns_ + cx);
+  struct Cells {
+    int x0, x1, z0, z1;
   };
-  for (const XzBox& b : boxes) each_cell(b, [&](std::size_t c) { ++cell_start_[c + 1]; });
+  std::vector<Cells> cells_of(boxes.size());
+  auto each_cell = [&](const Cells& b, auto&& body) {
+    for (int cz = b.z0; cz <= b.z1; ++cz)
+      for (int cx = b.x0; cx <= b.x1; ++cx) body(static_cast<std::size_t>(cz) * columns_ + cx);
+  };
+  for (std::size_t i = 0; i < boxes.size(); ++i) {
+    const XzBox& b = boxes[i];
+    cells_of[i] = {cell_x(b.min_x), cell_x(b.max_x), cell_z(b.min_z), cell_z(b.max_z)};
+    each_cell(cells_of[i], [&](std::size_t c) { ++cell_start_[c + 1]; });
+  }
   for (std::size_t c = 1; c < cell_start_.size(); ++c) cell_start_[c] += cell_start_[c - 1];
   items_.resize(cell_start_.back());
   std::vector<std::uint32_t> fill(cell_start_.begin(), cell_start_.end() - 1);
   for (std::size_t i = 0; i < boxes.size(); ++i)
-    each_cell(boxes[i], [&](std::size_t c) { items_[fill[c]++] = static_cast<std::uint32_t>(i); });
+    each_cell(cells_of[i],
+              [&](std::size_t c) { items_[fill[c]++] = static_cast<std::uint32_t>(i); });
 }
 
 // NaN (a coordinate or extent beyond the double range) goes to cell 0, as does anything before
-// the grid; anything past it to the last cell.
+// the grid; anything past it to the last cell. Truncation is floor for the values >= 1 it is
+// used on (below 1 both give cell 0), without floor's rounding sequence.
 int XzGrid::cell_x(double x) const {
-  const double c = std::floor((x - min_x_) * inv_cell_);
-  return c > 0.0 ? static_cast<int>(std::min(c, static_cast<double>(columns_ - 1))) : 0;
+  const double c = (x - min_x_) * inv_cell_;
+  return c >= 1.0 ? static_cast<int>(std::min(c, static_cast<double>(columns_ - 1))) : 0;
 }
 
 int XzGrid::cell_z(double z) const {
-  const double c = std::floor((z - min_z_) * inv_cell_);
-  return c > 0.0 ? static_cast<int>(std::min(c, static_cast<double>(rows_ - 1))) : 0;
+  const double c = (z - min_z_) * inv_cell_;
+  return c >= 1.0 ? static_cast<int>(std::min(c, static_cast<double>(rows_ - 1))) : 0;
 }
 
 }  // namespace ikfix::core
