@@ -81,13 +81,42 @@ inline std::uint32_t read_index(const char*& p) {
   return static_cast<std::uint32_t>(decimal_detail::digits_value(chunk, digits));
 }
 
-// One face corner at `p` ("a", "a/t", "a//n", "a/t/n"; the texture index read, not kept): the
-// 1-based position and normal indices (normal 0: none); false when it is not one of these
-// forms or an index is 0.
-inline bool read_corner(const char*& p, std::uint32_t& position, std::uint32_t& normal) {
-  position = read_index(p);
-  normal = 0;
-  if (position == 0) return false;
+// A face line's corners as read_face finds them: the positions' indices read, the normals'
+// only located (most faces of a large file lie outside the part kept, and a normal index is
+// then only checked: Face::normal_in_range).
+struct Face {
+  std::uint32_t position[3];     // 1-based
+  std::uint64_t normal_text[3];  // eight bytes from the normal index's first digit
+  int normal_digits[3];          // 1-7; 0: the corner has no normal
+
+  // Normal k's 1-based index (the corner has one).
+  std::uint32_t normal(int k) const {
+    return static_cast<std::uint32_t>(
+        decimal_detail::digits_value(normal_text[k], normal_digits[k]));
+  }
+  // Whether normal k (the corner has one) lies in [1, count], `count` having `count_digits`
+  // decimal digits: read only when it has as many digits as `count`.
+  bool normal_in_range(int k, std::uint64_t count, int count_digits) const {
+    const int digits = normal_digits[k];
+    const std::uint64_t digit_bytes = (std::uint64_t{1} << (8 * digits)) - 1;
+    if (((normal_text[k] ^ 0x3030303030303030ull) & digit_bytes) == 0) return false;  // 0
+    return digits < count_digits || (digits == count_digits && normal(k) <= count);
+  }
+};
+
+// Decimal digits of `value` (1 for 0).
+inline int decimal_digits(std::uint64_t value) {
+  int digits = 1;
+  for (; value >= 10; value /= 10) ++digits;
+  return digits;
+}
+
+// One face corner at `p` ("a", "a/t", "a//n", "a/t/n"; the texture index read, not kept):
+// corner k of `face`; false when it is not one of these forms or its position index is 0.
+inline bool read_corner(const char*& p, Face& face, int k) {
+  face.position[k] = read_index(p);
+  face.normal_digits[k] = 0;
+  if (face.position[k] == 0) return false;
   if (*p != '/') return true;
   ++p;
   if (*p != '/') {  // a texture index, then maybe a normal
@@ -97,20 +126,24 @@ inline bool read_corner(const char*& p, std::uint32_t& position, std::uint32_t& 
     if (*p != '/') return true;
   }
   ++p;
-  normal = read_index(p);
-  return normal != 0;
+  const std::uint64_t chunk = decimal_detail::load8(p);
+  const int digits = decimal_detail::leading_digits(chunk);
+  if (digits == 0 || digits == 8) return false;
+  face.normal_text[k] = chunk;
+  face.normal_digits[k] = digits;
+  p += digits;
+  return true;
 }
 
 // After an "f" keyword: " A B C" and the line's end, the corners separated by one space, the
-// third followed by the line break. Returns the next line's start with the corners' 1-based
-// indices (normal 0: the corner has none), or null. Needs kFaceRoom readable bytes from `p`
-// (`end`: the text's end, for a CRLF at the edge).
-inline const char* read_face(const char* p, const char* end, std::uint32_t position[3],
-                             std::uint32_t normal[3]) {
+// third followed by the line break. Returns the next line's start with the corners in `face`,
+// or null. Needs kFaceRoom readable bytes from `p` (`end`: the text's end, for a CRLF at the
+// edge).
+inline const char* read_face(const char* p, const char* end, Face& face) {
   for (int k = 0; k < 3; ++k) {
     if (*p != ' ') return nullptr;
     ++p;
-    if (!read_corner(p, position[k], normal[k])) return nullptr;
+    if (!read_corner(p, face, k)) return nullptr;
   }
   if (!is_line_end(*p)) return nullptr;
   return past_line_end(p, end);

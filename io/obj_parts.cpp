@@ -1,6 +1,7 @@
 #include "io/obj_parts.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -274,13 +275,16 @@ class NormalReader : LineReader {
 class FaceParser : LineReader {
  public:
   FaceParser(std::string_view text, std::size_t base, const ObjParts& all, std::size_t part,
-             const ObjTriangleFilter& keep, const ObjTextPages* pages, bool lean)
+             const ObjTriangleFilter& keep, const ObjSidesFilter* sides, const ObjTextPages* pages,
+             bool lean)
       : LineReader(text, base, pages, lean),
         part_(part),
         positions_total_(all.position_count),
         positions_(all.position_offset[part] + all.parts[part].positions_before_faces),
         normals_(all.normal_offset[part] + all.parts[part].normals_before_faces),
-        keep_(keep) {}
+        normals_digits_(obj_lean::decimal_digits(normals_)),
+        keep_(keep),
+        sides_(sides) {}
 
   bool run(std::vector<std::array<ObjCorner, 3>>& out) {
     while (p_ < end_) {
@@ -290,7 +294,7 @@ class FaceParser : LineReader {
       if (keyword == "v") {
         ++positions_;
       } else if (keyword == "vn") {
-        ++normals_;
+        normals_digits_ = obj_lean::decimal_digits(++normals_);
       } else if (keyword == "f" && !read_face(out)) {
         return false;
       }
@@ -306,25 +310,45 @@ class FaceParser : LineReader {
 
  private:
   // A face line of obj_lean::read_face's form whose indices are in range; false (nothing read)
-  // for any other line.
+  // for any other line. The normals' indices are read only for a triangle kept.
   bool read_lean_face(std::vector<std::array<ObjCorner, 3>>& out) {
     if (static_cast<std::size_t>(end_ - p_) < obj_lean::kFaceRoom || p_[0] != 'f') return false;
-    std::uint32_t position[3], normal[3];
-    const char* next = obj_lean::read_face(p_ + 1, end_, position, normal);
+    obj_lean::Face face;
+    const char* next = obj_lean::read_face(p_ + 1, end_, face);
     if (!next) return false;
-    std::array<ObjCorner, 3> tri;
+    bool all_normals = true;
     for (int k = 0; k < 3; ++k) {
-      if (position[k] > positions_total_ || normal[k] > normals_) return false;
-      tri[k].position = position[k] - 1;
-      tri[k].normal = static_cast<std::int32_t>(normal[k]) - 1;  // -1: none
+      if (face.position[k] > positions_total_) return false;
+      if (face.normal_digits[k] == 0)
+        all_normals = false;
+      else if (!face.normal_in_range(k, normals_, normals_digits_))
+        return false;
     }
-    if ((normal[0] == 0) | (normal[1] == 0) | (normal[2] == 0)) every_corner_has_normal = false;
+    every_corner_has_normal = every_corner_has_normal && all_normals;
     ++triangles;
-    if (!keep_ || keep_(part_, tri[0].position, tri[1].position, tri[2].position))
-      out.push_back(tri);
+    if (keeps(face.position[0] - 1, face.position[1] - 1, face.position[2] - 1)) {
+      std::array<ObjCorner, 3>& tri = out.emplace_back();
+      for (int k = 0; k < 3; ++k) {
+        tri[k].position = face.position[k] - 1;
+        if (face.normal_digits[k] != 0)
+          tri[k].normal = static_cast<std::int32_t>(face.normal(k)) - 1;
+      }
+    }
     p_ = next;
     release_behind(false);
     return true;
+  }
+
+  // Whether the triangle of 0-based positions a, b, c is kept (sides_ or keep_, else every one).
+  bool keeps(std::uint32_t a, std::uint32_t b, std::uint32_t c) {
+    if (sides_) {
+      // Several parts' threads may mark one position: relaxed stores of the same value.
+      std::atomic_ref<std::uint8_t>(sides_->used[a]).store(1, std::memory_order_relaxed);
+      std::atomic_ref<std::uint8_t>(sides_->used[b]).store(1, std::memory_order_relaxed);
+      std::atomic_ref<std::uint8_t>(sides_->used[c]).store(1, std::memory_order_relaxed);
+      return (sides_->beyond[a] & sides_->beyond[b] & sides_->beyond[c]) == 0;
+    }
+    return !keep_ || keep_(part_, a, b, c);
   }
 
   bool read_position(ObjCorner& c) {
@@ -382,8 +406,7 @@ class FaceParser : LineReader {
     for (std::size_t k = 1; k + 1 < corners_.size(); ++k) {
       ++triangles;
       const std::array<ObjCorner, 3> tri{corners_[0], corners_[k], corners_[k + 1]};
-      if (!keep_ || keep_(part_, tri[0].position, tri[1].position, tri[2].position))
-        out.push_back(tri);
+      if (keeps(tri[0].position, tri[1].position, tri[2].position)) out.push_back(tri);
     }
     return true;
   }
@@ -392,7 +415,9 @@ class FaceParser : LineReader {
   std::size_t positions_total_;
   std::size_t positions_;  // positions before the line read (whole file)
   std::size_t normals_;    // normals before the line read (whole file)
+  int normals_digits_;     // decimal digits of normals_
   const ObjTriangleFilter& keep_;
+  const ObjSidesFilter* sides_;
   std::vector<ObjCorner> corners_;
 };
 
@@ -443,7 +468,8 @@ std::optional<ObjParts> parse_obj_elements(std::string_view text,
 }
 
 bool parse_obj_faces(std::string_view text, ObjParts& parts, const ObjTriangleFilter& keep,
-                     const core::ParallelRunner* runner, const ObjTextPages& pages, bool lean) {
+                     const core::ParallelRunner* runner, const ObjTextPages& pages, bool lean,
+                     const ObjSidesFilter* sides) {
   const std::size_t chunks = parts.parts.size();
   std::vector<char> ok(chunks, 0);
   std::vector<std::size_t> triangles(chunks, 0);
@@ -453,7 +479,7 @@ bool parse_obj_faces(std::string_view text, ObjParts& parts, const ObjTriangleFi
     ObjPart& part = parts.parts[i];
     const std::size_t end = i + 1 < chunks ? parts.part_begin[i + 1] : text.size();
     const std::size_t begin = parts.part_begin[i] + part.face_begin;
-    FaceParser parser(text.substr(begin, end - begin), begin, parts, i, keep, &pages, lean);
+    FaceParser parser(text.substr(begin, end - begin), begin, parts, i, keep, sides, &pages, lean);
     ok[i] = parser.run(part.triangles);
     triangles[i] = parser.triangles;
     all_normals[i] = parser.every_corner_has_normal;

@@ -76,14 +76,23 @@ core::Vec3 read_obj_normal(std::string_view text, const ObjParts& parts, std::si
 using ObjTriangleFilter =
     std::function<bool(std::size_t part, std::uint32_t a, std::uint32_t b, std::uint32_t c)>;
 
+// A footprint test done in the face pass itself (no call per triangle): a triangle is kept
+// unless its three corners' `beyond` bytes share a bit, and every corner of every triangle read
+// is marked 1 in `used` (one byte per position of the whole file; several threads may mark
+// one: relaxed atomic stores of the same value).
+struct ObjSidesFilter {
+  const std::uint8_t* beyond = nullptr;
+  std::uint8_t* used = nullptr;
+};
+
 // Pass 2, on pass 1's result: every face, fan-triangulated as parse_obj does, with indices made
-// absolute and checked against the whole file's counts; a triangle `keep` refuses (when given)
-// is counted (triangle_count, every_corner_has_normal) but not stored. `keep` is called from
-// the runner's threads. False when a face is one parse_obj would reject. `lean`: as in
-// parse_obj_elements.
+// absolute and checked against the whole file's counts; a triangle `sides` or else `keep`
+// refuses (when given) is counted (triangle_count, every_corner_has_normal) but not stored.
+// `keep` is called from the runner's threads. False when a face is one parse_obj would reject.
+// `lean`: as in parse_obj_elements.
 bool parse_obj_faces(std::string_view text, ObjParts& parts, const ObjTriangleFilter& keep,
                      const core::ParallelRunner* runner, const ObjTextPages& pages = {},
-                     bool lean = true);
+                     bool lean = true, const ObjSidesFilter* sides = nullptr);
 
 // Both passes, no filter: the geometry parse_obj(text) returns, bit for bit.
 std::optional<ObjParts> parse_obj_parts(std::string_view text, const core::ParallelRunner* runner,

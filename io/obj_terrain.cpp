@@ -1,7 +1,6 @@
 #include "io/obj_terrain.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -201,20 +200,6 @@ struct UsedBounds {
   Vec3 max{-std::numeric_limits<double>::infinity()};
 };
 
-// Keeps the triangles whose horizontal box touches the rectangle flat.beyond was made for (the
-// test of crop_terrain_mesh, on the same world positions: sides_beyond) and notes every
-// triangle's corners in flat.used. The corners' positions are not looked at.
-ObjTriangleFilter crop_filter_by_sides(FileElements& flat) {
-  return [beyond = flat.beyond.data(), used = flat.used.data()](
-             std::size_t, std::uint32_t ia, std::uint32_t ib, std::uint32_t ic) {
-    // Several parts' threads may mark one position: relaxed stores of the same value.
-    std::atomic_ref<std::uint8_t>(used[ia]).store(1, std::memory_order_relaxed);
-    std::atomic_ref<std::uint8_t>(used[ib]).store(1, std::memory_order_relaxed);
-    std::atomic_ref<std::uint8_t>(used[ic]).store(1, std::memory_order_relaxed);
-    return (beyond[ia] & beyond[ib] & beyond[ic]) == 0;
-  };
-}
-
 // The bounds of the positions flat.used marks, as crop_filter's per-part bounds combined in
 // file order give them, or nothing when a coordinate of one of them is -0 (the minimum of +0
 // and -0 depends on which comes first, and this goes through them in position order, not in
@@ -263,14 +248,16 @@ ObjTriangleFilter crop_filter(const FileElements& flat, const core::XzBox& rect,
       };
 }
 
-// Pass 2 keeping the triangles whose horizontal box touches `rect` (flat.beyond made for it),
-// with `bounds` those of every triangle's corners, as crop_filter's per-part bounds combined in
+// Pass 2 keeping the triangles whose horizontal box touches `rect` (flat.beyond made for it:
+// the test of crop_terrain_mesh on the same world positions, by sides, ObjSidesFilter), with
+// `bounds` those of every triangle's corners, as crop_filter's per-part bounds combined in
 // file order give them: from the positions the triangles use, or, when those hold a -0, from
 // the faces read again through crop_filter. False when a face is one parse_obj would reject.
 bool read_cropped_faces(std::string_view text, ObjParts& parts, FileElements& flat,
                         const core::XzBox& rect, UsedBounds& bounds,
                         const core::ParallelRunner* runner, const ObjTextPages& pages) {
-  if (!parse_obj_faces(text, parts, crop_filter_by_sides(flat), runner, pages)) return false;
+  const ObjSidesFilter sides{flat.beyond.data(), flat.used.data()};
+  if (!parse_obj_faces(text, parts, {}, runner, pages, true, &sides)) return false;
   if (const std::optional<UsedBounds> used = used_position_bounds(parts, flat, runner)) {
     bounds = *used;
     return true;

@@ -22,9 +22,21 @@ std::string padded(const std::string& line) { return line + std::string(128, '\n
 
 TEST(ObjLeanLines, FaceFormsGiveTheirIndices) {
   std::uint32_t p[3], n[3];
+  // read_face's corners as 1-based indices (normal 0: none), each normal checked in range.
+  const auto read_face = [&](const char* q, const char* end, std::uint32_t* pos,
+                             std::uint32_t* nrm) -> const char* {
+    obj_lean::Face face;
+    const char* next = obj_lean::read_face(q, end, face);
+    if (!next) return nullptr;
+    for (int k = 0; k < 3; ++k) {
+      pos[k] = face.position[k];
+      nrm[k] = face.normal_digits[k] == 0 ? 0 : face.normal(k);
+      if (face.normal_digits[k] != 0 && !face.normal_in_range(k, 10000000, 8)) return nullptr;
+    }
+    return next;
+  };
   const std::string plain = padded(" 1 22 333\nf");
-  ASSERT_EQ(obj_lean::read_face(plain.data(), plain.data() + plain.size(), p, n),
-            plain.data() + 10);
+  ASSERT_EQ(read_face(plain.data(), plain.data() + plain.size(), p, n), plain.data() + 10);
   EXPECT_EQ(p[0], 1u);
   EXPECT_EQ(p[1], 22u);
   EXPECT_EQ(p[2], 333u);
@@ -32,8 +44,7 @@ TEST(ObjLeanLines, FaceFormsGiveTheirIndices) {
   EXPECT_EQ(n[1], 0u);
   EXPECT_EQ(n[2], 0u);
   const std::string mixed = padded(" 4//5 6/7/8 9999999/1\r\nf");
-  ASSERT_EQ(obj_lean::read_face(mixed.data(), mixed.data() + mixed.size(), p, n),
-            mixed.data() + 23);
+  ASSERT_EQ(read_face(mixed.data(), mixed.data() + mixed.size(), p, n), mixed.data() + 23);
   EXPECT_EQ(p[0], 4u);
   EXPECT_EQ(p[1], 6u);
   EXPECT_EQ(p[2], 9999999u);
@@ -44,8 +55,31 @@ TEST(ObjLeanLines, FaceFormsGiveTheirIndices) {
                             " 0 1 2\n", " 1//0 2 3\n", " 12345678 1 2\n", " 1/ 2 3\n",
                             " 1/1/ 2 3\n", " 1 2\n", " 1 2 3x\n", " +1 2 3\n", "\t1 2 3\n"}) {
     const std::string text = padded(other);
-    EXPECT_EQ(obj_lean::read_face(text.data(), text.data() + text.size(), p, n), nullptr) << other;
+    EXPECT_EQ(read_face(text.data(), text.data() + text.size(), p, n), nullptr) << other;
   }
+}
+
+TEST(ObjLeanLines, NormalIndicesAreCheckedAgainstTheCountWithoutReadingMost) {
+  const auto in_range = [](const char* index, std::uint64_t count) {
+    const std::string text = padded(std::string(" 1//") + index + " 2 3\n");
+    obj_lean::Face face;
+    EXPECT_NE(obj_lean::read_face(text.data(), text.data() + text.size(), face), nullptr);
+    return face.normal_in_range(0, count, obj_lean::decimal_digits(count));
+  };
+  EXPECT_TRUE(in_range("1", 1));
+  EXPECT_TRUE(in_range("99", 100));
+  EXPECT_TRUE(in_range("100", 100));
+  EXPECT_TRUE(in_range("007", 100));
+  EXPECT_FALSE(in_range("101", 100));
+  EXPECT_FALSE(in_range("0", 100));
+  EXPECT_FALSE(in_range("000", 100));
+  EXPECT_FALSE(in_range("0007", 100));  // more digits than the count: not read here
+  EXPECT_FALSE(in_range("1", 0));
+  EXPECT_TRUE(in_range("9999999", 10000000));
+  EXPECT_EQ(obj_lean::decimal_digits(0), 1);
+  EXPECT_EQ(obj_lean::decimal_digits(9), 1);
+  EXPECT_EQ(obj_lean::decimal_digits(10), 2);
+  EXPECT_EQ(obj_lean::decimal_digits(1002001), 7);
 }
 
 TEST(ObjLeanLines, VectorFormsGiveReadDoubleBits) {
@@ -164,18 +198,79 @@ void expect_lean_as_general(const std::string& line) {
   }
 }
 
+// The footprint test by sides in the face pass (lean lines or not) keeps and marks what the
+// same test as a filter function keeps and marks.
+TEST(ObjLeanLines, SidesFilterKeepsWhatItsFunctionKeeps) {
+  std::string text;
+  for (int i = 0; i < 40; ++i) text += "v " + std::to_string(i) + " 0 0\nvn 0 1 0\n";
+  for (int i = 1; i + 2 <= 40; ++i) {
+    const std::string a = std::to_string(i), b = std::to_string(i + 1), c = std::to_string(i + 2);
+    text += i % 4 == 0   ? "f " + a + "//" + a + " " + b + "//" + b + " " + c + "//" + c + "\n"
+            : i % 4 == 1 ? "f " + a + " " + b + " " + c + "\n"
+            : i % 4 == 2 ? "f -1 -2 " + a + " " + b + "\n"
+                         : "f " + a + "/1/1 " + c + "/2/" + b + " " + b + "\n";
+  }
+  std::vector<std::uint8_t> beyond(40);
+  for (std::size_t i = 0; i < beyond.size(); ++i)  // 0-14 left of the rectangle, 30-39 above
+    beyond[i] = static_cast<std::uint8_t>(i < 15 ? 1 : i < 30 ? 0 : 4 | (i % 2 ? 2 : 0));
+  const core::ThreadPool pool(3);
+  for (const bool lean : {true, false}) {
+    SCOPED_TRACE(lean);
+    auto by_sides = parse_obj_elements(text, &pool, {}, 64);
+    auto by_function = parse_obj_elements(text, &pool, {}, 64);
+    ASSERT_TRUE(by_sides && by_function);
+    std::vector<std::uint8_t> used_sides(40, 0), used_function(40, 0);
+    const ObjSidesFilter sides{beyond.data(), used_sides.data()};
+    ASSERT_TRUE(parse_obj_faces(text, *by_sides, {}, &pool, {}, lean, &sides));
+    const ObjTriangleFilter keep = [&](std::size_t, std::uint32_t a, std::uint32_t b,
+                                       std::uint32_t c) {
+      used_function[a] = used_function[b] = used_function[c] = 1;
+      return (beyond[a] & beyond[b] & beyond[c]) == 0;
+    };
+    ASSERT_TRUE(parse_obj_faces(text, *by_function, keep, nullptr, {}, lean));
+    EXPECT_TRUE(same(joined(*by_sides), joined(*by_function)));
+    EXPECT_EQ(used_sides, used_function);
+    EXPECT_EQ(by_sides->triangle_count, by_function->triangle_count);
+    EXPECT_LT(joined(*by_sides).triangles.size(), by_sides->triangle_count);
+  }
+}
+
 TEST(ObjLeanLines, EveryFaceFormReadsAsTheGeneralReader) {
-  for (const char* face : {"f 1 2 3\n",           "f 1//1 2//2 3//1\n", "f 1/1/1 2/2/2 3/1/2\n",
-                           "f 1/1 2/3 3/9\n",     "f 1 2//1 3/1/1\n",   "f 1 2 3 4\n",
-                           "f -1 -2 -3\n",        "f 1 -2//-1 3\n",     "f 1  2 3\n",
-                           "f\t1 2 3\n",          "f 1 2 3 \n",         "f 1 2 3# c\n",
-                           "f 1 2 3\r\n",         "f 1 2 3\r",          "f +1 2 3\n",
-                           "f 01 002 0000003\n",  "f 00000001 2 3\n",   "f 0 1 2\n",
-                           "f 1 2 99\n",          "f 1 2 20\n",         "f 1//19 2//1 3//1\n",
-                           "f 1//10 2//1 3//1\n", "f 1//0 2//1 3//1\n", "f 1/ 2 3\n",
-                           "f 1/x/1 2 3\n",       "f 1//1x 2 3\n",      "f 1 2\n",
-                           "f 1 2 3x\n",          "f 1 2 3/\n",         "f 1 2 3//\n",
-                           "f 1/0/1 2 3\n",       "f 1/-1/1 2 3\n",     "f 1/12345678/1 2 3\n",
+  for (const char* face : {"f 1 2 3\n",
+                           "f 1//1 2//2 3//1\n",
+                           "f 1/1/1 2/2/2 3/1/2\n",
+                           "f 1/1 2/3 3/9\n",
+                           "f 1 2//1 3/1/1\n",
+                           "f 1 2 3 4\n",
+                           "f -1 -2 -3\n",
+                           "f 1 -2//-1 3\n",
+                           "f 1  2 3\n",
+                           "f\t1 2 3\n",
+                           "f 1 2 3 \n",
+                           "f 1 2 3# c\n",
+                           "f 1 2 3\r\n",
+                           "f 1 2 3\r",
+                           "f +1 2 3\n",
+                           "f 01 002 0000003\n",
+                           "f 00000001 2 3\n",
+                           "f 0 1 2\n",
+                           "f 1 2 99\n",
+                           "f 1 2 20\n",
+                           "f 1//19 2//1 3//1\n",
+                           "f 1//01 2//002 3//0000001\n",
+                           "f 1//00 2 3\n",
+                           "f 1//10 2//1 3//1\n",
+                           "f 1//0 2//1 3//1\n",
+                           "f 1/ 2 3\n",
+                           "f 1/x/1 2 3\n",
+                           "f 1//1x 2 3\n",
+                           "f 1 2\n",
+                           "f 1 2 3x\n",
+                           "f 1 2 3/\n",
+                           "f 1 2 3//\n",
+                           "f 1/0/1 2 3\n",
+                           "f 1/-1/1 2 3\n",
+                           "f 1/12345678/1 2 3\n",
                            "f 1//12345678 2 3\n"}) {
     SCOPED_TRACE(face);
     expect_lean_as_general(face);
