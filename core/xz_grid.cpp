@@ -36,33 +36,33 @@ XzGrid::XzGrid(std::span<const XzBox> boxes, double per_cell) {
     columns_ = cells_along(width, kMaxCells);
     rows_ = cells_along(depth, kMaxCells / columns_);
   };
-  auto entries = [&] {
-    double total = 0.0;
-    for (const XzBox& b : boxes)
-      total +=
-          (cell_x(b.max_x) - cell_x(b.min_x) + 1.0) * (cell_z(b.max_z) - cell_z(b.min_z) + 1.0);
-    return total;
-  };
-  const double items = static_cast<double>(boxes.size());
-  double cells = std::clamp(items / per_cell, 1.0, kMaxCells);
-  for (shape(cells); cells > 1.0 && entries() > kMaxEntriesPerItem * items; shape(cells))
-    cells = std::max(1.0, cells / 4.0);
-  // Two passes (count, then fill): one array for all cells, no per-cell allocation. Each box's
-  // cells are found once, in the count pass.
-  cell_start_.assign(static_cast<std::size_t>(columns_) * rows_ + 1, 0);
   struct Cells {
     int x0, x1, z0, z1;
   };
   std::vector<Cells> cells_of(boxes.size());
+  // Every box's cells in the current shape, and the entries they make.
+  auto find_cells = [&] {
+    double total = 0.0;
+    for (std::size_t i = 0; i < boxes.size(); ++i) {
+      const XzBox& b = boxes[i];
+      const Cells c{cell_x(b.min_x), cell_x(b.max_x), cell_z(b.min_z), cell_z(b.max_z)};
+      cells_of[i] = c;
+      total += (c.x1 - c.x0 + 1.0) * (c.z1 - c.z0 + 1.0);
+    }
+    return total;
+  };
+  const double items = static_cast<double>(boxes.size());
+  double cells = std::clamp(items / per_cell, 1.0, kMaxCells);
+  for (shape(cells); find_cells() > kMaxEntriesPerItem * items && cells > 1.0; shape(cells))
+    cells = std::max(1.0, cells / 4.0);
+  // Two passes (count, then fill) over the cells found for the shape kept: one array for all
+  // cells, no per-cell allocation.
+  cell_start_.assign(static_cast<std::size_t>(columns_) * rows_ + 1, 0);
   auto each_cell = [&](const Cells& b, auto&& body) {
     for (int cz = b.z0; cz <= b.z1; ++cz)
       for (int cx = b.x0; cx <= b.x1; ++cx) body(static_cast<std::size_t>(cz) * columns_ + cx);
   };
-  for (std::size_t i = 0; i < boxes.size(); ++i) {
-    const XzBox& b = boxes[i];
-    cells_of[i] = {cell_x(b.min_x), cell_x(b.max_x), cell_z(b.min_z), cell_z(b.max_z)};
-    each_cell(cells_of[i], [&](std::size_t c) { ++cell_start_[c + 1]; });
-  }
+  for (const Cells& c : cells_of) each_cell(c, [&](std::size_t cell) { ++cell_start_[cell + 1]; });
   for (std::size_t c = 1; c < cell_start_.size(); ++c) cell_start_[c] += cell_start_[c - 1];
   items_.resize(cell_start_.back());
   std::vector<std::uint32_t> fill(cell_start_.begin(), cell_start_.end() - 1);
