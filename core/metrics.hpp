@@ -37,6 +37,9 @@ struct PlantMetrics {
   // differences between frames where that point is planted (see measure_clip).
   double mean_slide_mps = 0, max_slide_mps = 0;
   double mean_float_m = 0;       // lowest point above its planted level
+  // Mean height of the foot's lowest point (every FootModel point) above the terrain: the gap a
+  // viewer sees under a planted foot (0 where a point is inside).
+  double ground_gap_m = 0;
   double max_penetration_m = 0;  // heel/toe/ankle joint below the terrain surface
   // Deepest point of the foot (every FootModel point) inside the terrain solid, metres, by
   // nearest-surface depth (see FootPenetration).
@@ -76,8 +79,10 @@ struct ClipMetrics {
   Worst planted_penetration;   // same, planted frames only
   Worst slide;                 // m/s, planted points
   Worst float_height;          // m, per plant mean float
+  Worst ground_gap;            // m, per plant PlantMetrics::ground_gap_m
   double mean_slide_mps = 0;   // over all planted point-frames
   double mean_float_m = 0;     // over all plants
+  double mean_ground_gap_m = 0;  // over all plants
   Worst bone_length_change;    // relative to the rest pose (every bone, every frame; the
                                // segments ending at the pelvis and its ancestors move with the
                                // root motion and are not counted)
