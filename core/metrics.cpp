@@ -329,7 +329,7 @@ struct LegQueries {
   std::vector<Vec3> pts[2];  // ankle, toe joint: world positions per frame
   FootContacts contacts;
   FootModel foot;
-  FootDepthMaxima deepest;  // every FootModel point against the terrain solid
+  FootDepthMaxima deepest;           // every FootModel point against the terrain solid
   std::vector<double> lowest_above;  // per frame (see the function of that name)
 };
 
