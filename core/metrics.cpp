@@ -227,9 +227,23 @@ ContactSettings scaled_contact_settings(const MetricsInput& in, const ClipWorld&
 
 // Running sums of the clip-wide means.
 struct PlantSums {
-  double slide = 0, float_m = 0;
+  double slide = 0, float_m = 0, ground_gap_m = 0;
   int slide_count = 0, plant_count = 0;
 };
+
+// The mean over a plant's frames of the foot's lowest point above the terrain (`lowest_above`
+// per frame, NaN without ground; a point inside the terrain counts as 0): how high a viewer sees
+// the planted foot stand off the ground. 0 when no frame has ground.
+double plant_ground_gap(std::span<const double> lowest_above, const Interval& iv) {
+  double sum = 0;
+  int count = 0;
+  for (int f = iv.first; f <= iv.last; ++f) {
+    if (std::isnan(lowest_above[f])) continue;
+    sum += std::max(0.0, lowest_above[f]);
+    ++count;
+  }
+  return count ? sum / count : 0.0;
+}
 
 // One plant `iv` of leg l: penetration, slide of the foot's pivot, mean float height.
 PlantMetrics measure_plant(const std::vector<Vec3> (&pts)[2], const FootContacts& contacts,
@@ -295,17 +309,18 @@ std::vector<Vec3> posed_foot_points(const MetricsInput& in, const ClipWorld& w,
   return out;
 }
 
-// Leg l's part of MetricsInput::lowest_above_out from its foot points (point-major) and the
-// ground under them.
-void lowest_above(std::span<const Vec3> points, std::span<const GroundHit> ground, int l,
-                  int frames, std::vector<double>& out) {
-  double* leg = out.data() + static_cast<std::size_t>(l) * frames;
+// Per frame, the height of the foot's lowest point (of `points`, point-major, with ground under
+// it) above the terrain; NaN on a frame where no point has ground under it.
+std::vector<double> lowest_above(std::span<const Vec3> points, std::span<const GroundHit> ground,
+                                 int frames) {
+  std::vector<double> out(frames, std::numeric_limits<double>::quiet_NaN());
   for (std::size_t k = 0; k < points.size(); ++k) {
     if (!ground[k].hit) continue;
     const double above = points[k].y - ground[k].height;
-    double& lowest = leg[k % frames];
+    double& lowest = out[k % frames];
     if (std::isnan(lowest) || above < lowest) lowest = above;
   }
+  return out;
 }
 
 // What measure_leg computes per leg before it offers anything to the clip's metrics: the parts
@@ -314,7 +329,8 @@ struct LegQueries {
   std::vector<Vec3> pts[2];  // ankle, toe joint: world positions per frame
   FootContacts contacts;
   FootModel foot;
-  FootDepthMaxima deepest;  // every FootModel point against the terrain solid
+  FootDepthMaxima deepest;           // every FootModel point against the terrain solid
+  std::vector<double> lowest_above;  // per frame (see the function of that name)
 };
 
 // The ankle's and toe joint's world positions on every frame (the toe: the toe joint, else the
@@ -372,7 +388,10 @@ LegQueries query_leg(const MetricsInput& in, const ClipWorld& w, const ContactSe
                                        in.clip->fps, cs);
   std::vector<SolidDepth> vertical(points.size());
   solid_depth_vertical(points, ground, vertical);
-  if (in.lowest_above_out) lowest_above(points, ground, l, frames, *in.lowest_above_out);
+  q.lowest_above = lowest_above(points, ground, frames);
+  if (in.lowest_above_out)
+    std::copy(q.lowest_above.begin(), q.lowest_above.end(),
+              in.lowest_above_out->begin() + static_cast<std::ptrdiff_t>(l) * frames);
   q.deepest = foot_depth_maxima(*in.terrain, points, vertical, frames, q.contacts.planted,
                                 contact_intervals(q.contacts.planted));
   return q;
@@ -433,8 +452,13 @@ void measure_leg(const MetricsInput& in, const ClipWorld& w, const LegQueries& q
   for (int p = 0; p < 2; ++p)
     for (int f = 0; f < frames; ++f)
       m.penetration.offer(std::max(0.0, -q.contacts.above[p][f]), f, l, p == 0 ? "ankle" : "toe");
-  for (const Interval& iv : contact_intervals(q.contacts.planted))
+  for (const Interval& iv : contact_intervals(q.contacts.planted)) {
     lm.plants.push_back(measure_plant(q.pts, q.contacts, iv, l, fps, lm, m, sums));
+    PlantMetrics& pm = lm.plants.back();
+    pm.ground_gap_m = plant_ground_gap(q.lowest_above, iv);
+    m.ground_gap.offer(pm.ground_gap_m, (iv.first + iv.last) / 2, l, "foot");
+    sums.ground_gap_m += pm.ground_gap_m;
+  }
   offer_foot_penetration(q.foot, q.deepest, l, lm, m);
   measure_knee(in, w, l, lm, m);
   const std::vector<double> jerk = jerk_per_frame(q.pts[0], fps);
@@ -478,6 +502,7 @@ ClipMetrics measure_clip(const MetricsInput& in) {
   for (int l = 0; l < 2; ++l) measure_leg(in, w, queries[l], l, m, sums);
   m.mean_slide_mps = sums.slide_count ? sums.slide / sums.slide_count : 0.0;
   m.mean_float_m = sums.plant_count ? sums.float_m / sums.plant_count : 0.0;
+  m.mean_ground_gap_m = sums.plant_count ? sums.ground_gap_m / sums.plant_count : 0.0;
   return m;
 }
 

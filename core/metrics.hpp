@@ -36,7 +36,10 @@ struct PlantMetrics {
   // Horizontal speed of the pivot: the slowest point (heel or toe) that is itself planted, from
   // differences between frames where that point is planted (see measure_clip).
   double mean_slide_mps = 0, max_slide_mps = 0;
-  double mean_float_m = 0;       // lowest point above its planted level
+  double mean_float_m = 0;  // lowest point above its planted level
+  // Mean height of the foot's lowest point (every FootModel point) above the terrain: the gap a
+  // viewer sees under a planted foot (0 where a point is inside).
+  double ground_gap_m = 0;
   double max_penetration_m = 0;  // heel/toe/ankle joint below the terrain surface
   // Deepest point of the foot (every FootModel point) inside the terrain solid, metres, by
   // nearest-surface depth (see FootPenetration).
@@ -73,17 +76,19 @@ struct ClipMetrics {
   LegMetrics legs[2];
   Worst penetration;  // any frame, heel (ankle) or toe joint below the terrain
   FootPenetration foot_penetration;
-  Worst planted_penetration;   // same, planted frames only
-  Worst slide;                 // m/s, planted points
-  Worst float_height;          // m, per plant mean float
-  double mean_slide_mps = 0;   // over all planted point-frames
-  double mean_float_m = 0;     // over all plants
-  Worst bone_length_change;    // relative to the rest pose (every bone, every frame; the
-                               // segments ending at the pelvis and its ancestors move with the
-                               // root motion and are not counted)
-  Worst knee_limit_violation;  // radians outside [min_knee_angle, pi]
-  Worst rotation_speed;        // rad/s, frame-to-frame change of a leg joint's local rotation
-  double foot_jerk_mean = 0;   // m/s^3, mean over both ankles
+  Worst planted_penetration;     // same, planted frames only
+  Worst slide;                   // m/s, planted points
+  Worst float_height;            // m, per plant mean float
+  Worst ground_gap;              // m, per plant PlantMetrics::ground_gap_m
+  double mean_slide_mps = 0;     // over all planted point-frames
+  double mean_float_m = 0;       // over all plants
+  double mean_ground_gap_m = 0;  // over all plants
+  Worst bone_length_change;      // relative to the rest pose (every bone, every frame; the
+                                 // segments ending at the pelvis and its ancestors move with the
+                                 // root motion and are not counted)
+  Worst knee_limit_violation;    // radians outside [min_knee_angle, pi]
+  Worst rotation_speed;          // rad/s, frame-to-frame change of a leg joint's local rotation
+  double foot_jerk_mean = 0;     // m/s^3, mean over both ankles
   double pelvis_jerk_mean = 0;
   Worst foot_jerk_max;    // m/s^3, either ankle's largest single-frame jerk, its frame and leg
   Worst pelvis_jerk_max;  // m/s^3, the pelvis's largest single-frame jerk, its frame

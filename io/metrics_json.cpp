@@ -56,6 +56,9 @@ Json metrics_json(const core::ClipMetrics& m) {
   out["slide"] = slide;
   Json fl{{"mean_m", round9(m.mean_float_m)}, {"worst_plant_m", round9(m.float_height.value)}};
   fl.update(where(m.float_height));
+  Json gap{{"mean_m", round9(m.mean_ground_gap_m)}, {"worst_plant_m", round9(m.ground_gap.value)}};
+  gap.update(where(m.ground_gap));
+  fl["ground_gap"] = gap;
   out["float"] = fl;
   out["bone_length_change"] = {{"max", m.bone_length_change.value},
                                {"frame", m.bone_length_change.frame},
@@ -87,6 +90,7 @@ Json metrics_json(const core::ClipMetrics& m) {
                         {"mean_slide_mps", round9(p.mean_slide_mps)},
                         {"max_slide_mps", round9(p.max_slide_mps)},
                         {"mean_float_m", round9(p.mean_float_m)},
+                        {"ground_gap_m", round9(p.ground_gap_m)},
                         {"max_penetration_m", round9(p.max_penetration_m)},
                         {"max_foot_penetration_m", round9(p.max_foot_penetration_m)}});
     legs.push_back({{"side", lm.side},

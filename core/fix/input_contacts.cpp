@@ -17,7 +17,7 @@ InputContacts input_contacts(const FootTrack& foot, double fps, const ContactSet
     const auto& track = *points[p];
     std::vector<double> ys(frames);
     for (int f = 0; f < frames; ++f) ys[f] = track[f].y;
-    const double level = percentile(std::move(ys), 0.05);
+    const double level = percentile(std::move(ys), kPlantedLevelQuantile);
     out.planted_level[p] = level;
     heights[p].resize(frames);
     speeds[p].resize(frames);

@@ -9,10 +9,13 @@
 
 namespace ikfix::core {
 
+// A foot point's planted level: this quantile of its height over the whole clip.
+inline constexpr double kPlantedLevelQuantile = 0.05;
+
 struct InputContacts {
   bool given = false;                   // the plants are the caller's (contacts_override)
   std::vector<char> planted;            // per frame
-  double planted_level[2] = {0, 0};     // ankle, toe: world Y when planted (5th percentile)
+  double planted_level[2] = {0, 0};     // ankle, toe: world Y when planted (kPlantedLevelQuantile)
   std::vector<double> point_height[2];  // ankle, toe per frame: metres above planted_level
 };
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "core/fix/fix_math.hpp"
+#include "core/fix/input_contacts.hpp"
 #include "core/fk.hpp"
 #include "core/retarget/limb_reach.hpp"
 #include "core/retarget/rest_alignment.hpp"
@@ -10,6 +12,10 @@
 
 namespace ikfix::core {
 namespace {
+
+// A target rest pose whose lowest foot point is this many leg lengths above y = 0 or less stands
+// on y = 0 (clip_floor's rule for a clip's own floor).
+constexpr double kRestOnGroundLegs = 0.15;
 
 std::vector<Transform> rest_world(const Skeleton& sk, const ClipSpace& space) {
   std::vector<Transform> world(sk.joint_count());
@@ -189,23 +195,73 @@ std::vector<Transform> transfer_frames(const FrameTransfer& x, const Clip& sclip
   return hips_parent_world;
 }
 
-// Ground: shift the hips so the target's feet meet the ground where the source's do (scaled).
-// The world shift (0, offset, 0) is expressed in the hips' parent space, the same parent
-// transform the transfer used (arm reach changes only the arms).
-void shift_to_ground(const RetargetInput& in, const std::vector<char> (&source_contacts)[2],
-                     int t_hips, const std::vector<Transform>& hips_parent_world,
-                     RetargetResult& result) {
+// Whether the target's rest pose stands on y = 0: its lowest foot point (lowest_foot_point) at
+// or above it by at most `kRestOnGroundLegs` leg lengths (a rest pose placed elsewhere, e.g. a
+// BVH rest around its hips, tells nothing of the floor).
+bool rest_stands_on_ground(const RetargetInput& in, std::span<const Transform> rest_ws,
+                           double leg_length) {
+  double lowest = 1e300;
+  for (const Leg& leg : in.target_legs.legs)
+    lowest = std::min(lowest, lowest_foot_point(*in.target, leg, rest_ws));
+  return lowest >= 0.0 && lowest <= kRestOnGroundLegs * leg_length;
+}
+
+// The vertical shift that stands a rest-on-ground target on y = 0 as its rest pose does: at the
+// level the foot stage plants them at (kPlantedLevelQuantile of their height over the clip),
+// each leg's ankle and ball (toe joint) are no higher than at rest, the one with the least room
+// exactly there. A lower shift (the lowest planted point at its rest height on the median
+// planted frame) sank the CMU walk's first plant, on its ball, 3 cm into the floor on Kenney, and
+// the foot stage's lifting it out nearly doubled the left ankle's jerk; a higher one (every
+// point at or above its rest height) floated the feet 4 cm, since the legs of a transfer stand
+// at different heights (Kenney's left ankle 3 cm below its right).
+double rest_ground_offset(const RetargetInput& in, std::span<const Transform> rest_ws,
+                          const Clip& clip) {
+  std::vector<double> ys[2][2];
+  std::vector<Transform> world(in.target->joint_count());
+  for (int f = 0; f < clip.frame_count; ++f) {
+    forward_kinematics(*in.target, clip.frame(f), in.target_space.to_world(), world);
+    for (int l = 0; l < 2; ++l) {
+      const Leg& leg = in.target_legs.legs[l];
+      ys[l][0].push_back(world[leg.ankle].translation.y);
+      if (leg.toe >= 0) ys[l][1].push_back(world[leg.toe].translation.y);
+    }
+  }
+  double offset = 1e300;
+  for (int l = 0; l < 2; ++l) {
+    const Leg& leg = in.target_legs.legs[l];
+    const int joints[2] = {leg.ankle, leg.toe};
+    for (int p = 0; p < 2; ++p)
+      if (!ys[l][p].empty())
+        offset = std::min(offset, rest_ws[joints[p]].translation.y -
+                                      percentile(std::move(ys[l][p]), kPlantedLevelQuantile));
+  }
+  return offset;
+}
+
+// Ground: shift the hips so the target's feet meet the ground: as at rest for a target whose
+// rest stands on y = 0 (rest_ground_offset), else where the source's do, scaled. The world
+// shift (0, offset, 0) is expressed in the hips' parent space, the same parent transform the
+// transfer used (arm reach changes only the arms). Returns the source's level (world Y, metres).
+double shift_to_ground(const RetargetInput& in, const std::vector<char> (&source_contacts)[2],
+                       int t_hips, const std::vector<Transform>& hips_parent_world,
+                       RetargetResult& result) {
   const double source_level =
       contact_level(*in.source, in.source_legs, in.source_space, *in.source_clip, source_contacts);
   const double target_level =
       contact_level(*in.target, in.target_legs, in.target_space, result.clip, source_contacts);
-  result.ground_offset_m = result.scale * source_level - target_level;
+  const auto rest_ws = rest_world(*in.target, in.target_space);
+  result.target_rest_on_ground = rest_stands_on_ground(in, rest_ws, result.target_leg_length_m);
+  result.ground_offset_m = result.target_rest_on_ground
+                               ? rest_ground_offset(in, rest_ws, result.clip)
+                               : result.scale * source_level - target_level;
+  result.ground_level_m = target_level + result.ground_offset_m;
   for (int f = 0; f < result.clip.frame_count; ++f) {
     const Transform& parent_world = hips_parent_world[f];
     const Vec3 world_pos = transform_point(parent_world, result.clip.at(f, t_hips).translation) +
                            Vec3(0.0, result.ground_offset_m, 0.0);
     result.clip.at(f, t_hips).translation = transform_point(inverse(parent_world), world_pos);
   }
+  return source_level;
 }
 
 }  // namespace
@@ -250,10 +306,14 @@ RetargetResult retarget_clip(const RetargetInput& in,
                         result.scale,
                         in.settings.arm_reach};
   const std::vector<Transform> hips_parent_world = transfer_frames(x, sclip, result.clip);
-  shift_to_ground(in, source_contacts, x.t_hips, hips_parent_world, result);
-  // Toe tips no lower than the source's, in target lengths (toe_reach.hpp).
+  const double source_level =
+      shift_to_ground(in, source_contacts, x.t_hips, hips_parent_world, result);
+  // Toe tips no lower than the source's, in target lengths above the target's ground level
+  // (toe_reach.hpp).
   const std::vector<ToeChain> toes = toe_chains(map, src, in.source_legs, tgt, in.target_legs);
-  const ToeReachJob toe_reach{&src, &sclip, x.s_to_world, &tgt, x.t_to_world, toes, result.scale};
+  const ToeReachJob toe_reach{
+      &src,         &sclip, x.s_to_world, &tgt,
+      x.t_to_world, toes,   result.scale, result.ground_level_m - result.scale * source_level};
   result.raised_toe_frames = toe_reach.run(result.clip);
   return result;
 }

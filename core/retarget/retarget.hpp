@@ -52,7 +52,14 @@ struct RetargetResult {
   std::string scale_method;        // "leg length" or "user"
   double source_leg_length_m = 0;  // thigh + shin, rest, longer leg
   double target_leg_length_m = 0;
-  double ground_offset_m = 0;   // vertical shift that put the target's feet on the ground
+  double ground_offset_m = 0;  // vertical shift that put the target's feet on the ground
+  // Where the target's lowest planted foot point stands after the ground shift (world Y,
+  // metres; median over the source's contacts, before the foot stage). A target whose rest pose
+  // stands on y = 0 (`target_rest_on_ground`) is shifted so its ankles and balls are planted
+  // no higher than at rest, the nearest exactly there; any other stands where the source's
+  // feet do, scaled (`scale` times the source's level).
+  double ground_level_m = 0;
+  bool target_rest_on_ground = false;
   int raised_toe_frames = 0;    // toe-frames turned up so the tip stands as high as the source's
   double facing_angle_rad = 0;  // rotation of the target's rest frame onto the source's
   std::vector<BoneAlignment> alignment;

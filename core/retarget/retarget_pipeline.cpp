@@ -182,6 +182,11 @@ void fix_target_feet(const RetargetPipelineInput& in, const Terrain* ground,
   fi.settings.contacts_override =
       std::array<std::vector<char>, 2>{out.source_contacts[0], out.source_contacts[1]};
   fi.settings.given_plants_on_ground = true;
+  // The ground shift stood a rest-on-ground target's feet on y = 0 (retarget.hpp): that is its
+  // floor. Estimated from the motion instead, the floor would follow the feet's lowest frames
+  // (a long toe dipping in a swing) and lift every plant off the terrain.
+  const bool rest_floor = out.transfer.target_rest_on_ground && !fi.settings.floor_height;
+  if (rest_floor) fi.settings.floor_height = 0.0;
   std::array<std::vector<double>, 2> clearance = swing_clearance(in, out);
   if (static_cast<int>(clearance[0].size()) == out.transfer.clip.frame_count)
     fi.settings.swing_clearance = clearance;
@@ -190,6 +195,7 @@ void fix_target_feet(const RetargetPipelineInput& in, const Terrain* ground,
   for (int j = 0; j < static_cast<int>(out.animated.size()); ++j)
     out.animated[j] = out.animated[j] || fixed.changed_joints[j];
   out.diagnostics = std::move(fixed.diagnostics);
+  if (rest_floor) out.diagnostics.floor_method = "target rest";
   out.feet_fixed = true;
 }
 

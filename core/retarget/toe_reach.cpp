@@ -54,7 +54,7 @@ std::optional<Quat> raised_toe(const ToeChain& chain, const Transform& toe_ws,
 }
 
 // Per chain and frame: the lowest the target tip may go (world Y): the source tip's height in
-// target lengths (the ground shift put the target's ground at `scale` times the source's).
+// target lengths above the target's ground level (ToeReachJob::level_offset_m).
 std::vector<std::vector<double>> lowest_tips(const ToeReachJob& job) {
   std::vector<std::vector<double>> lowest(job.toes.size());
   std::vector<Transform> world(job.source->joint_count());
@@ -62,7 +62,8 @@ std::vector<std::vector<double>> lowest_tips(const ToeReachJob& job) {
     forward_kinematics(*job.source, job.source_clip->frame(f), job.source_to_world, world);
     for (std::size_t c = 0; c < job.toes.size(); ++c) {
       const ToeChain& t = job.toes[c];
-      lowest[c].push_back(job.scale * transform_point(world[t.source_toe], t.source_tip_ls).y);
+      lowest[c].push_back(job.scale * transform_point(world[t.source_toe], t.source_tip_ls).y +
+                          job.level_offset_m);
     }
   }
   return lowest;

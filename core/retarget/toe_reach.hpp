@@ -3,9 +3,10 @@
 // much longer than the source's (Kenney's 21 cm against CMU's 6 cm), pitched down as far as the
 // source's on a foot standing on its toes, puts its tip through the floor that the source's tip
 // only touches. This pass turns such a toe up about its ball, in the toe's vertical plane, just
-// enough for its tip to stand as high as the source's tip does, in target lengths (after the
-// ground shift the target's ground is `scale` times the source's, so a source tip on the ground
-// keeps the target's on it); a toe whose tip is already that high is left as transferred.
+// enough for its tip to stand as high as the source's tip does, in target lengths above the
+// target's ground level (the ground shift's mapping, ToeReachJob::level_offset_m, so a source
+// tip on the ground keeps the target's on it); a toe whose tip is already that high is left as
+// transferred.
 #include <optional>
 #include <span>
 #include <vector>
@@ -42,6 +43,9 @@ struct ToeReachJob {
   Transform target_to_world;
   std::span<const ToeChain> toes;
   double scale = 1.0;  // target lengths per source length (the root scale)
+  // Target height (world metres) of a source height y: scale * y + level_offset_m (the ground
+  // shift's mapping: the target's ground level minus scale times the source's).
+  double level_offset_m = 0.0;
 
   // Rewrites the toes' local rotations in `target_clip` where their tips are too low; returns
   // the number of toe-frames turned up.

@@ -1,5 +1,6 @@
 // check's whole-foot penetration: every FootModel point against the terrain solid, by vertical
-// and nearest-surface depth, the worst named by frame, leg and point; the sole of a skin.
+// and nearest-surface depth, the worst named by frame, leg and point; the sole of a skin. The
+// planted feet's ground gap: the lowest foot point above the terrain.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -117,6 +118,33 @@ TEST(MetricsFootPenetration, SoleVerticesOfASkin) {
   EXPECT_EQ(m.foot_penetration.nearest.frame, 10);
   // Without the skin only the rigid points are measured: all above the ground.
   EXPECT_EQ(measure(h, clip, flat).foot_penetration.nearest.frame, -1);
+}
+
+// Standing 3 cm above flat ground: float (from each point's own planted level) sees nothing, the
+// ground gap sees the balls and toe tips (2 cm up at rest) 5 cm above the terrain.
+TEST(MetricsGroundGap, FeetStandingAboveTheGround) {
+  const Humanoid h = humanoid();
+  const Terrain flat(make_flat_terrain(FlatParams{}));
+  const ClipMetrics m = measure(h, standing(h, 20, Vec3(0, 0.03, 0)), flat);
+  EXPECT_NEAR(m.mean_float_m, 0.0, 1e-12);
+  EXPECT_NEAR(m.mean_ground_gap_m, 0.05, 1e-9);
+  EXPECT_NEAR(m.ground_gap.value, 0.05, 1e-9);
+  EXPECT_EQ(m.ground_gap.point, "foot");
+  for (int l = 0; l < 2; ++l) {
+    ASSERT_EQ(m.legs[l].plants.size(), 1u);
+    EXPECT_NEAR(m.legs[l].plants[0].ground_gap_m, 0.05, 1e-9);
+  }
+}
+
+// A point inside the terrain counts as touching it (0), not as a negative gap: balls and tips
+// 3 cm under the ground.
+TEST(MetricsGroundGap, APointInsideIsZero) {
+  const Humanoid h = humanoid();
+  const Terrain flat(make_flat_terrain(FlatParams{}));
+  const ClipMetrics m = measure(h, standing(h, 20, Vec3(0, -0.05, 0)), flat);
+  EXPECT_EQ(m.mean_ground_gap_m, 0.0);
+  ASSERT_FALSE(m.legs[0].plants.empty());
+  EXPECT_EQ(m.legs[0].plants[0].ground_gap_m, 0.0);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "core/fix/foot_contacts.hpp"
 #include "core/fix/footfix.hpp"
 #include "core/fk.hpp"
+#include "core/metrics.hpp"
 #include "core/retarget/retarget_pipeline.hpp"
 #include "core/terrain_gen.hpp"
 #include "io/clip_io.hpp"
@@ -318,6 +319,67 @@ TEST(RetargetTransfer, GivenPlantsOnGroundAndSwingClearance) {
   }
   EXPECT_GT(plant_frames, frames / 2);
   EXPECT_GT(swing_frames, frames / 4);
+}
+
+// Kenney (P1, its FBX character file) stands on y = 0 at rest, its toe tip 5 mm up: the ground
+// shift plants its ankles and balls as high as at rest, not at the CMU source's level scaled
+// (its joints 5 cm above its floor, 7 cm in Kenney's lengths), and the foot stage keeps y = 0
+// as the floor, so the planted feet touch the ground (mean ground gap 3.3 cm before this rule).
+// A rest pose placed around its hips (P5's BVH, feet 0.85 m below y = 0) keeps the source's
+// level, scaled.
+TEST(RetargetTransfer, RestOnGroundTargetStandsAtItsRestHeight) {
+  IKFIX_REQUIRE_SHARED_DATA();
+  std::vector<std::pair<std::string, std::string>> names = {
+      {"Hips", "Hips"},         {"LowerBack", "Spine"}, {"Spine", "Chest"},
+      {"Spine1", "UpperChest"}, {"Neck", "Neck"},       {"Head", "Head"}};
+  for (std::string side : {"Left", "Right"}) {
+    for (std::string j : {"Shoulder", "Arm", "ForeArm", "Hand", "UpLeg", "Leg", "Foot"})
+      names.push_back({side + j, side + j});
+    names.push_back({side + "ToeBase", side + "Toes"});
+  }
+  Retargeted r;
+  r.source = io::load_clip(anim("bvh/cmu_02_01_walk.bvh"));
+  r.target = io::load_character(retarget_file("kenney_rest.fbx"));
+  r.map = test::map_from_names(r.source.skeleton, r.target.skeleton, pairs_by_cmu_source(names));
+  core::RetargetPipelineInput in;
+  in.transfer.source = &r.source.skeleton;
+  in.transfer.source_clip = &r.source.clip;
+  in.transfer.source_space = r.source.space;
+  in.transfer.source_legs = test::legs_of(r.source);
+  in.transfer.target = &r.target.skeleton;
+  in.transfer.target_space = r.target.space;
+  in.transfer.target_legs = test::legs_of(r.target);
+  in.transfer.map = &r.map;
+  r.result = core::retarget_and_fix(in);
+  const core::RetargetResult& t = r.result.transfer;
+  EXPECT_TRUE(t.target_rest_on_ground);
+  EXPECT_EQ(r.result.diagnostics.floor_method, "target rest");
+  std::printf("Kenney ground level %.4f m, offset %.4f m\n", t.ground_level_m, t.ground_offset_m);
+  core::FlatParams flat;
+  flat.size = 400.0;
+  const core::Terrain ground(core::make_flat_terrain(flat));
+  core::MetricsInput mi;
+  mi.skeleton = &r.target.skeleton;
+  mi.clip = &r.result.clip;
+  mi.space = r.target.space;
+  mi.rig = test::legs_of(r.target);
+  mi.terrain = &ground;
+  EXPECT_LE(core::measure_clip(mi).mean_ground_gap_m, 0.01);
+
+  const Retargeted p5 =
+      run(anim("bvh/cmu_02_01_walk.bvh"), retarget_file("cmu_131_max_armsdown_rest.bvh"),
+          pairs_by_cmu_source({{"Hips", "Hips"},
+                               {"LeftUpLeg", "LeftHip"},
+                               {"RightUpLeg", "RightHip"},
+                               {"LeftLeg", "LeftKnee"},
+                               {"RightLeg", "RightKnee"},
+                               {"LeftFoot", "LeftAnkle"},
+                               {"RightFoot", "RightAnkle"},
+                               {"LeftToeBase", "LeftToe"},
+                               {"RightToeBase", "RightToe"}}),
+          false);
+  EXPECT_FALSE(p5.result.transfer.target_rest_on_ground);
+  EXPECT_GT(p5.result.transfer.ground_level_m, 0.02);  // the CMU source's 5 cm, scaled
 }
 
 }  // namespace
