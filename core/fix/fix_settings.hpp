@@ -71,12 +71,11 @@ struct FixSettings {
   // planted offset and ground tilt (so nothing changes while it is planted).
   double plant_ease_time = 0.08;
 
-  // Seconds (Gaussian sigma) for the root following terrain. The raw rise is a staircase (one
-  // level per plant, on stairs and slopes alike), so the hips bob up at each plant (pelvis jerk
-  // several times the input's on the bundled walk: tests/bench/README.md). A sigma of 0.25 s
-  // smooths that away but lets planted feet slide where the body comes late to a plant (a salsa
-  // foot at 10 cm/s even on flat ground), so it stays at 0.12 s until the rise is planned as a
-  // curve through the plants rather than smoothed after.
+  // Seconds (Gaussian sigma) for the body's rise that the plan follows (the swing cap, the heel
+  // lift): the raw rise is a staircase (one level per plant, on stairs and slopes alike). A sigma
+  // of 0.25 s lets planted feet slide where the body comes late to a plant (a salsa foot at
+  // 10 cm/s even on flat ground), so it stays short; the pelvis itself follows a smoother trend
+  // of it (pelvis_trend_smoothing), which moves no foot target.
   double body_smoothing = 0.12;
   double foot_smoothing = 0.02;       // seconds, swing-foot height offsets
   double clearance_smoothing = 0.05;  // seconds: how early a swing foot starts rising over an edge
@@ -89,9 +88,13 @@ struct FixSettings {
   // Fraction of leg length: the least a swing ankle's target stays below its hip (raised with the
   // body) where the foot's planned rise over the body's would lift it higher; 0 = no limit.
   double min_swing_ankle_drop = 0.4;
-  // Seconds (Gaussian sigma) for the pelvis drop; its dilation grows with it, so a longer one
-  // crouches a little longer around each frame that needs it, and a shorter one jerks the hips.
-  double pelvis_smoothing = 0.06;
+  // Seconds (Gaussian sigma): the pelvis follows the body's rise smoothed this much (a ramp up
+  // stairs and slopes instead of a bob up at each plant), and is lowered below that trend where
+  // a leg would not reach, smoothed by pelvis_smoothing; its dilation grows with it, so a longer
+  // one crouches longer around each frame that needs it, and a shorter one jerks the hips (the
+  // bundled walk's pelvis jerk on the stairs and slope against these: tests/bench/README.md).
+  double pelvis_trend_smoothing = 0.20;
+  double pelvis_smoothing = 0.10;
   double max_pelvis_drop = 0.35;  // fraction of leg length
   // Radians: how far a foot beyond its leg's reach may turn up about its ball (heel up, as a
   // person goes on tiptoe before crouching) before the pelvis drops for the rest; 0 = never.

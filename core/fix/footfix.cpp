@@ -300,6 +300,7 @@ void ClipFix::drop_pelvis() {
                           s.max_reach,
                           leg_length,
                           s.max_pelvis_drop,
+                          s.pelvis_trend_smoothing * fps,
                           s.pelvis_smoothing * fps,
                           in.runner};
   drop = job.run(diag);

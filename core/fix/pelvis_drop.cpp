@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <span>
 #include <string>
 
 #include "core/fix/fix_parallel.hpp"
@@ -49,6 +50,22 @@ void warn_where_limited(double max_pelvis_drop, FixDiagnostics& diag) {
                           " frames (" + where + ")");
 }
 
+// The pelvis's rise per frame (metres): the body's rise smoothed with sigma `trend_frames` (the
+// staircase of one level per plant becomes a ramp), lowered by the smoothed dilation of how far
+// each frame's `ceiling` (the highest rise at which both legs reach) is below that trend. With a
+// kernel no wider than the dilation, the result never rises above a frame's ceiling.
+std::vector<double> pelvis_rise(std::span<const double> body, std::span<const double> ceiling,
+                                double trend_frames, double smoothing_frames) {
+  const int frames = static_cast<int>(body.size());
+  std::vector<double> trend(frames), below(frames), dilated(frames), lowered(frames);
+  gaussian_smooth(body, trend_frames, trend);
+  for (int f = 0; f < frames; ++f) below[f] = std::max(0.0, trend[f] - ceiling[f]);
+  dilate_max(below, gaussian_radius(smoothing_frames), dilated);
+  gaussian_smooth(dilated, smoothing_frames, lowered);
+  for (int f = 0; f < frames; ++f) trend[f] -= lowered[f];
+  return trend;
+}
+
 }  // namespace
 
 bool PelvisDropJob::validate() const {
@@ -61,7 +78,7 @@ bool PelvisDropJob::validate() const {
 std::vector<double> PelvisDropJob::run(FixDiagnostics& diag) const {
   const int frames = static_cast<int>(body.size());
   const double max_drop = max_pelvis_drop * leg_length;
-  std::vector<double> drop_raw(frames), drop_dilated(frames), drop(frames);
+  std::vector<double> drop_raw(frames);
   parallel_ranges(runner, frames, kMinLightFramesPerRange, [&](int begin, int end) {
     for (int f = begin; f < end; ++f) {
       double d = 0;
@@ -74,12 +91,13 @@ std::vector<double> PelvisDropJob::run(FixDiagnostics& diag) const {
     }
   });
   clamp_to_limit(drop_raw, max_drop, diag);
-  dilate_max(drop_raw, gaussian_radius(smoothing_frames), drop_dilated);
-  gaussian_smooth(drop_dilated, smoothing_frames, drop);
+  std::vector<double> ceiling(frames);
+  for (int f = 0; f < frames; ++f) ceiling[f] = body[f] - drop_raw[f];
+  std::vector<double> drop = pelvis_rise(body, ceiling, trend_frames, smoothing_frames);
   for (int f = 0; f < frames; ++f) {
-    drop[f] = std::min(drop[f], max_drop);
+    drop[f] = std::min(body[f] - drop[f], max_drop);
     diag.max_pelvis_drop_m = std::max(diag.max_pelvis_drop_m, drop[f]);
-    diag.mean_pelvis_drop_m += drop[f] / frames;
+    diag.mean_pelvis_drop_m += std::max(0.0, drop[f]) / frames;
   }
   warn_where_limited(max_pelvis_drop, diag);
   return drop;

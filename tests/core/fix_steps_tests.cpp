@@ -8,11 +8,13 @@
 
 #include "core/fix/clip_floor.hpp"
 #include "core/fix/fix_parallel.hpp"
+#include "core/fix/heel_lift.hpp"
 #include "core/fix/input_contacts.hpp"
 #include "core/fix/pelvis_drop.hpp"
 #include "core/fix/pivot_repair_step.hpp"
 #include "core/fix/plan_passes.hpp"
 #include "core/fix/sample_legs.hpp"
+#include "core/fix/smooth.hpp"
 #include "core/fix/swing_clearance.hpp"
 #include "core/fk.hpp"
 #include "core/legs.hpp"
@@ -239,8 +241,9 @@ TEST(PelvisDrop, JustEnoughForTheTargetsWithinTheLimitAndNotedWhereItBites) {
       const double down = f < frames / 2 ? 0.5 * w.leg_length : 1.5 * w.leg_length;
       targets[l].push_back(hip - Vec3(0, down, 0));
     }
-  const PelvisDropJob job{
-      &w.samples, &w.in.rig, body, {targets[0], targets[1]}, 1.0, w.leg_length, 0.35, 2.0, nullptr};
+  const PelvisDropJob job{&w.samples, &w.in.rig,    body, {targets[0], targets[1]},
+                          1.0,        w.leg_length, 0.35, 0.0,
+                          2.0,        nullptr};
   ASSERT_TRUE(job.validate());
   FixDiagnostics diag;
   const std::vector<double> drop = job.run(diag);
@@ -252,6 +255,54 @@ TEST(PelvisDrop, JustEnoughForTheTargetsWithinTheLimitAndNotedWhereItBites) {
   ASSERT_FALSE(diag.pelvis_limit.empty());
   EXPECT_EQ(diag.pelvis_limit.back().last, frames - 1);
   ASSERT_EQ(diag.warnings.size(), 1u);
+}
+
+// Mean absolute third difference per frame: jerk up to the frame rate's cube.
+double mean_third_difference(const std::vector<double>& x) {
+  double sum = 0;
+  for (std::size_t i = 3; i < x.size(); ++i)
+    sum += std::abs(x[i] - 3 * x[i - 1] + 3 * x[i - 2] - x[i - 3]);
+  return sum / static_cast<double>(x.size() - 3);
+}
+
+TEST(PelvisDrop, PelvisFollowsARampUpTheStairsAndStillLetsEveryLegReach) {
+  WalkOnStairs w;
+  const int frames = w.walk.clip.frame_count;
+  // The body's rise as step 4 makes it on stairs: one level per plant (a step every 18 frames,
+  // 30 cm), smoothed a little; where a plant changes, one leg's target is out of reach.
+  std::vector<double> stairs(frames), body(frames);
+  for (int f = 0; f < frames; ++f) stairs[f] = 0.3 * (f / 18);
+  gaussian_smooth(stairs, 3.6, body);
+  std::vector<Vec3> targets[2];
+  for (int l = 0; l < 2; ++l)
+    for (int f = 0; f < frames; ++f) {
+      const Vec3 hip = w.samples.at(f, w.in.rig.legs[l].hip).translation + Vec3(0, body[f], 0);
+      const bool far = l == 0 && f % 18 <= 2;
+      targets[l].push_back(hip - Vec3(0, (far ? 1.2 : 0.5) * w.leg_length, 0));
+    }
+  auto pelvis = [&](double trend_frames, std::vector<double>& rise) {
+    const PelvisDropJob job{&w.samples, &w.in.rig,    body, {targets[0], targets[1]},
+                            1.0,        w.leg_length, 0.35, trend_frames,
+                            3.0,        nullptr};
+    FixDiagnostics diag;
+    const std::vector<double> drop = job.run(diag);
+    rise.resize(frames);
+    for (int f = 0; f < frames; ++f) {
+      rise[f] = body[f] - drop[f];
+      for (int l = 0; l < 2; ++l) {  // every leg reaches its target from the pelvis's height
+        const Vec3 hip = w.samples.at(f, w.in.rig.legs[l].hip).translation + Vec3(0, rise[f], 0);
+        EXPECT_LE(
+            pelvis_drop_needed(hip, targets[l][f], leg_reach(w.samples, 1.0, w.leg_length, l, f)),
+            1e-9)
+            << "frame " << f << " leg " << l;
+      }
+    }
+  };
+  std::vector<double> stepped, ramp;
+  pelvis(0.0, stepped);
+  pelvis(6.0, ramp);
+  // Following the staircase itself, the hips bob up at each plant; the trend smooths that away.
+  EXPECT_LT(mean_third_difference(ramp), 0.5 * mean_third_difference(stepped));
 }
 
 }  // namespace
