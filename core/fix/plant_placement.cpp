@@ -36,7 +36,9 @@ class PlantFit {
                 std::vector<double>* per_frame = nullptr) const;
   // Whether the foot moved by `move_ws` fits on `frames`: no point sinks more than fit_m, and
   // its heel stands on the ground on some frame (not more than tolerance_m above it, beyond its
-  // own height in the input): a foot only its toes hold on a step edge does not fit. The frame
+  // own height in the input and the plant's rise on the clip floor, where the plan sets a plant
+  // on its leg's planted level whatever the terrain): a foot only its toes hold on a step edge
+  // does not fit. The frame
   // that sank deepest in the last excess() or fits() is tried first: where it sinks more than
   // fit_m, the others' points are not queried.
   bool fits(const Vec3& move_ws, const std::vector<int>& frames) const;
@@ -54,6 +56,7 @@ class PlantFit {
     return queried_[query_of_[i * per_frame_ + static_cast<std::size_t>(slot)]];
   }
   double need(std::size_t i, int f) const;
+  double flat_need(int f) const;
   double frame_excess(std::size_t i, int f, double rise) const;
   // The plan's turn of a planted foot to ground of normal `n` (the ground under its ankle).
   const Quat& turn_to(const GroundHit& ankle_ground) const;
@@ -69,6 +72,7 @@ class PlantFit {
   mutable std::vector<std::size_t> query_of_;  // per frame and slot: its answer in queried_
   mutable std::vector<GroundHit> queried_;
   mutable double heel_float_ = 0;   // the last excess(): the heel's least height over its ground
+  mutable double flat_rise_ = 0;    // the last query: the plant's rise were all ground the floor
   mutable int deepest_frame_ = -1;  // the frame of the deepest excess last found
   // turn_to's last answer and the ground normal it was made for.
   mutable bool turn_known_ = false;
@@ -111,6 +115,12 @@ double PlantFit::need(std::size_t i, int f) const {
                   height(hit(i, 1)) + (job_.toe_level - floor) - ball_[f - first_].y);
 }
 
+// need() were the ground the clip floor everywhere: the plan's raise of a plant that is not the
+// terrain's doing (its levels are the leg's, over all its plants).
+double PlantFit::flat_need(int f) const {
+  return std::max(job_.ankle_level - ankle_[f - first_].y, job_.toe_level - ball_[f - first_].y);
+}
+
 const Quat& PlantFit::turn_to(const GroundHit& ankle_ground) const {
   const Vec3 n = ankle_ground.hit ? ankle_ground.normal : kUp;
   // Made again only for another normal (bit for bit): planted feet mostly stand on one face.
@@ -141,7 +151,7 @@ double PlantFit::frame_excess(std::size_t i, int f, double rise) const {
     worst =
         std::max(worst, std::min(ground - y - std::max(0.0, floor - p.y), ground - ankle_ground));
     if (job_.foot->points[r].kind == FootPointKind::Heel)
-      heel_float_ = std::min(heel_float_, y - ground - (p.y - floor));
+      heel_float_ = std::min(heel_float_, y - ground - (p.y - floor) - flat_rise_);
   }
   return worst;
 }
@@ -162,7 +172,11 @@ double PlantFit::query_ankle_and_ball(const Vec3& move_ws, const std::vector<int
   queried_.resize(xz_.size());
   job_.terrain->ground_at(xz_, queried_);
   double rise = -std::numeric_limits<double>::infinity();
-  for (std::size_t i = 0; i < n; ++i) rise = std::max(rise, need(i, frames[i]));
+  flat_rise_ = -std::numeric_limits<double>::infinity();
+  for (std::size_t i = 0; i < n; ++i) {
+    rise = std::max(rise, need(i, frames[i]));
+    flat_rise_ = std::max(flat_rise_, flat_need(frames[i]));
+  }
   return rise;
 }
 

@@ -15,7 +15,9 @@
 // floor, at most as much as that ground stands above the ground under the ankle (what the
 // terrain's steps add, not what the plan's lowering onto flat ground does), is its excess. A
 // placement fits where no excess is above fit_m and the heel stands on the ground on some frame of
-// the plant (a foot held only by its toes on a step edge does not).
+// the plant (a foot held only by its toes on a step edge does not), its height over the ground
+// counted beyond what the plant's rise would be were the ground the clip floor (the plan sets
+// each plant on its leg's planted level, terrain or not).
 #include <span>
 #include <vector>
 

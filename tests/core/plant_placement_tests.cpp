@@ -132,6 +132,28 @@ TEST(PlantPlacement, APlantWithItsTipInARiserMovesBackByTheLeastThatFits) {
         << f;
 }
 
+// The plan sets every plant of a leg on the leg's planted level: a plant standing lower than
+// that in the input is raised on flat ground too. That raise is no sign of a foot held by its
+// toes on a step edge: the plant still moves back where it fits (cmu_01_03 on the stairs, its
+// plant 1.1 cm under the leg's level, was reported blocked with its toe tip 3.2 cm in a riser).
+TEST(PlantPlacement, APlantThePlanRaisesStillMovesBack) {
+  const WalkPlants w;
+  const Interval plant = some_plant(w);
+  const Terrain stairs = riser_under_tip(w, plant, 0.03);
+  PlantPlacementJob job = w.job(stairs);
+  job.ankle_level += 0.02;  // the leg's levels 2 cm above this plant's: raised by the plan
+  job.toe_level += 0.02;
+  const PlantPlacement placed = job.run();
+  const auto it = std::find_if(placed.plants.begin(), placed.plants.end(),
+                               [&](const PlacedPlant& p) { return p.first == plant.first; });
+  ASSERT_NE(it, placed.plants.end());
+  EXPECT_FALSE(it->blocked);
+  EXPECT_TRUE(it->backwards);
+  const double move = glm::length(it->move_ws);
+  EXPECT_GE(move, 0.03 + job.margin_m - 0.001);
+  EXPECT_LE(move, 0.03 + job.margin_m + 0.011);
+}
+
 TEST(PlantPlacement, APlantWithNoRoomToMoveIsBlocked) {
   const WalkPlants w;
   const Interval plant = some_plant(w);
