@@ -56,6 +56,7 @@ class PlantFit {
     return queried_[query_of_[i * per_frame_ + static_cast<std::size_t>(slot)]];
   }
   double need(std::size_t i, int f) const;
+  double ankle_ground(std::size_t i, int f) const;
   double flat_need(int f) const;
   double frame_excess(std::size_t i, int f, double rise) const;
   // The plan's turn of a planted foot to ground of normal `n` (the ground under its ankle).
@@ -111,7 +112,7 @@ PlantFit::PlantFit(const PlantPlacementJob& job, int first, int last)
 double PlantFit::need(std::size_t i, int f) const {
   const double floor = job_.floor;
   auto height = [&](const GroundHit& h) { return h.hit ? h.height : floor; };
-  return std::max(height(hit(i, 0)) + (job_.ankle_level - floor) - ankle_[f - first_].y,
+  return std::max(ankle_ground(i, f) + (job_.ankle_level - floor) - ankle_[f - first_].y,
                   height(hit(i, 1)) + (job_.toe_level - floor) - ball_[f - first_].y);
 }
 
@@ -119,6 +120,21 @@ double PlantFit::need(std::size_t i, int f) const {
 // terrain's doing (its levels are the leg's, over all its plants).
 double PlantFit::flat_need(int f) const {
   return std::max(job_.ankle_level - ankle_[f - first_].y, job_.toe_level - ball_[f - first_].y);
+}
+
+// frames[i] = f. The ground the foot stands on under its ankle, world Y: the ground there, or the
+// ball's where the ankle's is above it by more than the steepest ground the plan turns a foot
+// to: the ankle is then over the step above the one the ball stands on (a foot pointing down the
+// stairs, its heel against the riser behind) and which of the two the plan stands it on turns on
+// where the lock holds it within a millimetre. Taking the lower keeps a heel inside that riser
+// visible; a plant straddling the edge moves wholly onto one step.
+double PlantFit::ankle_ground(std::size_t i, int f) const {
+  const double floor = job_.floor;
+  auto height = [&](const GroundHit& h) { return h.hit ? h.height : floor; };
+  const double ankle = height(hit(i, 0)), ball = height(hit(i, 1));
+  const Vec3 d = ball_[f - first_] - ankle_[f - first_];
+  const double steepest = std::tan(job_.max_foot_tilt) * std::hypot(d.x, d.z) + job_.tolerance_m;
+  return ankle - ball > steepest ? ball : ankle;
 }
 
 const Quat& PlantFit::turn_to(const GroundHit& ankle_ground) const {
@@ -140,7 +156,7 @@ double PlantFit::frame_excess(std::size_t i, int f, double rise) const {
   auto height = [&](const GroundHit& h) { return h.hit ? h.height : floor; };
   const Vec3& ankle = ankle_[f - first_];
   const Quat& turn = turn_to(hit(i, 0));
-  const double ankle_ground = height(hit(i, 0));
+  const double ankle_ground = this->ankle_ground(i, f);
   double worst = -std::numeric_limits<double>::infinity();
   for (int r = 0; r < rigid_; ++r) {
     const Vec3& p = points_[static_cast<std::size_t>((f - first_) * rigid_ + r)];

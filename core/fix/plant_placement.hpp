@@ -10,7 +10,8 @@
 // Inside or outside is told by vertical queries (the terrain is a height field): on each planted
 // frame each foot point (ankle, heel, ball, toe tip), held where the foot lock holds it, is
 // raised as the plan will raise the foot (one height for the plant: the most its ankle or ball
-// needs to stand on its planted level over the ground under it) and turned to the ground under
+// needs to stand on its planted level over the ground under it; the ground under the ankle is
+// the ball's where the ankle is over a step above the ball's) and turned to the ground under
 // the ankle; its depth under the ground at its (x, z) beyond what the input had under its own
 // floor, at most as much as that ground stands above the ground under the ankle (what the
 // terrain's steps add, not what the plan's lowering onto flat ground does), is its excess. A

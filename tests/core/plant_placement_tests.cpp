@@ -154,6 +154,50 @@ TEST(PlantPlacement, APlantThePlanRaisesStillMovesBack) {
   EXPECT_LE(move, 0.03 + job.margin_m + 0.011);
 }
 
+// A foot pointing down the stairs with its ankle just over the step behind it (the first riser
+// 2 mm in front of the ankle on every frame of the plant, cut to its first frames, heel down)
+// and its ball on the step below: which
+// step the plan stands it on turns on where its lock holds the ankle within millimetres, and on
+// the lower one the heel is inside the riser (boxing_toes on the stairs: 8.9 mm on a planted
+// frame). The plant moves forwards, down onto the lower step, by at least what the heel lies
+// past the riser.
+TEST(PlantPlacement, APlantStraddlingAStepEdgeMovesWhollyOntoOneStep) {
+  const WalkPlants w;
+  Interval plant = some_plant(w);
+  std::vector<char> planted = w.contacts.planted;
+  for (int f = plant.first + 3; f <= plant.last; ++f) planted[f] = 0;
+  plant.last = plant.first + 2;
+  const Vec3 along = w.samples.feet[0].toe[plant.first] - w.samples.feet[0].ankle[plant.first];
+  const bool along_x = std::abs(along.x) > std::abs(along.z);
+  const double sign = (along_x ? along.x : along.z) > 0 ? 1.0 : -1.0;
+  StairsParams stairs;
+  stairs.steps = 3;
+  // Rising backwards, against the foot: coordinates along the stairs' axis are -sign times the
+  // foot's.
+  stairs.axis = along_x ? (sign > 0 ? TerrainAxis::kNegX : TerrainAxis::kPosX)
+                        : (sign > 0 ? TerrainAxis::kNegZ : TerrainAxis::kPosZ);
+  auto back = [&](const Vec3& p) { return -sign * (along_x ? p.x : p.z); };
+  double ankle_least = 1e300, heel_most = -1e300;
+  for (int f = plant.first; f <= plant.last; ++f) {
+    ankle_least = std::min(ankle_least, back(w.samples.feet[0].ankle[f]));
+    for (const RigidFootPoint& p : w.foot.points)
+      if (p.kind == FootPointKind::Heel)
+        heel_most = std::max(heel_most, back(pose_rigid_point(p, w.samples.at(f, p.joint))));
+  }
+  stairs.start = ankle_least - 0.002;
+  const Terrain terrain(make_stairs_terrain(stairs));
+  PlantPlacementJob job = w.job(terrain);
+  job.planted = planted;
+  const PlantPlacement placed = job.run();
+  const auto it = std::find_if(placed.plants.begin(), placed.plants.end(),
+                               [&](const PlacedPlant& p) { return p.first == plant.first; });
+  ASSERT_NE(it, placed.plants.end());
+  EXPECT_FALSE(it->blocked);
+  EXPECT_FALSE(it->backwards);
+  EXPECT_GT(glm::dot(it->move_ws, along), 0.0);
+  EXPECT_GE(glm::length(it->move_ws), heel_most - stairs.start);
+}
+
 TEST(PlantPlacement, APlantWithNoRoomToMoveIsBlocked) {
   const WalkPlants w;
   const Interval plant = some_plant(w);
