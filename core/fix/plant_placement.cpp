@@ -315,7 +315,7 @@ PlacedPlant place_plant(const PlantPlacementJob& job, const Interval& plant,
 // (zero before the first) to the plant after (zero after the last) over at most `ease` frames,
 // just before the plant after (just after the plant before, for the swing that ends the clip).
 std::vector<Vec3> eased_offsets(const std::vector<Interval>& plants, const std::vector<Vec3>& moves,
-                                int frames, int ease) {
+                                int frames, const std::vector<int>& ease_of) {
   std::vector<Vec3> out(static_cast<std::size_t>(frames), Vec3(0.0));
   const int n = static_cast<int>(plants.size());
   for (int i = 0; i < n; ++i)
@@ -327,12 +327,38 @@ std::vector<Vec3> eased_offsets(const std::vector<Interval>& plants, const std::
     const Vec3 to = g < n ? moves[g] : Vec3(0.0);
     const int length = gap_end - gap_first;
     if (length <= 0) continue;
+    const int ease = g < n ? ease_of[g] : ease_of.empty() ? 1 : ease_of[g - 1];
     const int window = std::min(length, std::max(1, ease));
     const int start = g < n ? gap_end - window : gap_first;
     for (int f = gap_first; f < gap_end; ++f) {
       const double t = std::clamp(static_cast<double>(f - start + 1) / (window + 1), 0.0, 1.0);
       out[f] = from + (to - from) * smootherstep(t);
     }
+  }
+  return out;
+}
+
+// Per plant: the frames of the swing before it its move may be eased over, at most `ease`: a
+// move forwards starts only after the swing foot last stood beyond where the moved plant puts it
+// (a run cycle's foot that sweeps past its plant and back before it lands would be thrown beyond
+// reach, the knee snapping straight).
+std::vector<int> ease_windows(const std::vector<Interval>& plants,
+                              const std::vector<PlacedPlant>& placed, std::span<const Vec3> ankle,
+                              int ease) {
+  std::vector<int> out(plants.size(), ease);
+  for (const PlacedPlant& p : placed) {
+    if (p.blocked || p.backwards) continue;
+    const auto it = std::find_if(plants.begin(), plants.end(),
+                                 [&](const Interval& i) { return i.first == p.first; });
+    const auto g = static_cast<std::size_t>(it - plants.begin());
+    const int gap_first = g > 0 ? plants[g - 1].last + 1 : 0;
+    const double length = glm::length(p.move_ws);
+    const Vec3 d = p.move_ws / length;
+    for (int f = p.first - 1; f >= std::max(gap_first, p.first - ease); --f)
+      if (glm::dot(ankle[f] - ankle[p.first], d) > length) {
+        out[g] = std::max(1, p.first - f - 1);
+        break;
+      }
   }
   return out;
 }
@@ -359,7 +385,9 @@ PlantPlacement PlantPlacementJob::run() const {
     }
     result.plants.push_back(placed);
   }
-  if (any_move) result.offset_ws = eased_offsets(plants, moves, frames, ease_frames);
+  if (any_move)
+    result.offset_ws = eased_offsets(plants, moves, frames,
+                                     ease_windows(plants, result.plants, feet->ankle, ease_frames));
   return result;
 }
 

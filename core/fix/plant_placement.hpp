@@ -4,7 +4,8 @@
 // heel over a step behind) is placed where it fits: the whole plant moved horizontally along the
 // foot's direction, backwards or forwards (up onto the step), by the least distance that clears
 // every foot point, the same move on every frame of the plant (a plant never slides), eased in
-// during the swing before it and out during the swing after. A plant that fits nowhere within
+// during the swing before it (a forward move only after the swing foot last stood beyond where
+// the move puts it) and out during the swing after. A plant that fits nowhere within
 // `max_move_m` is left where it is and its frames are reported blocked.
 //
 // Inside or outside is told by vertical queries (the terrain is a height field): on each planted

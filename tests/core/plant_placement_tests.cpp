@@ -198,6 +198,50 @@ TEST(PlantPlacement, APlantStraddlingAStepEdgeMovesWhollyOntoOneStep) {
   EXPECT_GE(glm::length(it->move_ws), heel_most - stairs.start);
 }
 
+// A swing foot that stood beyond where a forward move puts its plant (a run cycle's foot sweeps
+// past its plant and back before it lands; Kenney's on the stairs, its knee snapping straight at
+// 37 rad/s) is not pushed farther: the move is eased in only after the last such frame.
+TEST(PlantPlacement, AForwardMoveEasesInOnlyAfterTheSwingFootLastStoodBeyondIt) {
+  const WalkPlants w;
+  Interval plant = some_plant(w);
+  std::vector<char> planted = w.contacts.planted;
+  for (int f = plant.first + 3; f <= plant.last; ++f) planted[f] = 0;
+  const Vec3 along = w.samples.feet[0].toe[plant.first] - w.samples.feet[0].ankle[plant.first];
+  const bool along_x = std::abs(along.x) > std::abs(along.z);
+  const double sign = (along_x ? along.x : along.z) > 0 ? 1.0 : -1.0;
+  StairsParams stairs;
+  stairs.steps = 3;
+  stairs.axis = along_x ? (sign > 0 ? TerrainAxis::kNegX : TerrainAxis::kPosX)
+                        : (sign > 0 ? TerrainAxis::kNegZ : TerrainAxis::kPosZ);
+  double ankle_least = 1e300;
+  for (int f = plant.first; f <= plant.first + 2; ++f)
+    ankle_least = std::min(ankle_least, -sign * (along_x ? w.samples.feet[0].ankle[f].x
+                                                         : w.samples.feet[0].ankle[f].z));
+  stairs.start = ankle_least - 0.002;
+  const Terrain terrain(make_stairs_terrain(stairs));
+  PlantPlacementJob job = w.job(terrain);
+  job.planted = planted;
+  const PlantPlacement plain = job.run();
+  const auto it = std::find_if(plain.plants.begin(), plain.plants.end(),
+                               [&](const PlacedPlant& p) { return p.first == plant.first; });
+  ASSERT_NE(it, plain.plants.end());
+  ASSERT_FALSE(it->backwards);
+  const int beyond = plant.first - 3;  // within the 9 frames the move is eased over
+  const Vec3 before = plain.offset_ws[plant.first - job.ease_frames - 1];
+  ASSERT_NE(plain.offset_ws[beyond], before);
+  // The same input with its swing foot 5 cm beyond the moved plant on that frame.
+  FootTrack swept = w.samples.feet[0];
+  swept.ankle[beyond] =
+      swept.ankle[plant.first] + it->move_ws * (1.0 + 0.05 / glm::length(it->move_ws));
+  job.feet = &swept;
+  const PlantPlacement placed = job.run();
+  ASSERT_EQ(placed.plants.size(), plain.plants.size());
+  for (int f = plant.first - job.ease_frames; f <= beyond; ++f)
+    EXPECT_EQ(placed.offset_ws[f], before) << f;
+  EXPECT_NE(placed.offset_ws[beyond + 1], before);
+  for (int f = plant.first; f <= plant.first + 2; ++f) EXPECT_EQ(placed.offset_ws[f], it->move_ws);
+}
+
 TEST(PlantPlacement, APlantWithNoRoomToMoveIsBlocked) {
   const WalkPlants w;
   const Interval plant = some_plant(w);

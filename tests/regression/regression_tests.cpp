@@ -67,9 +67,7 @@ std::vector<std::string> clips() {
 }
 
 // A case that misses goals is held here to what it measures so it cannot get worse (a ratchet,
-// not a goal; regression_table.md marks it "not yet"). One stairs case misses since the whole
-// foot is kept out of the terrain and plants are placed where the foot fits (issue 16): Kenney's
-// knee at 37.0 rad/s as its plant moves up onto a step. Ankle jerk, measured per ankle since the
+// not a goal; regression_table.md marks it "not yet"). Ankle jerk, measured per ankle since the
 // mean of both hid one ankle's pops: cmu_131_01 (both files), its left ankle 1.21x the input's on
 // the stairs and 1.22x on the bumps (1.10x on flat ground), where its stop shuffles the feet;
 // CesiumMan on the bumps, its left ankle 1.26x (not yet looked into). Each limit is the value
@@ -91,7 +89,6 @@ KnownMiss known_miss(const std::string& clip, const std::string& terrain) {
   }
   if (terrain != "stairs") return {};
   if (cmu_131) return {0, 1.21, 0, 0, 0};
-  if (clip == "fbx/kenney_character_maya_7700.fbx") return {37.1, 0, 0, 0, 0};
   return {};
 }
 
