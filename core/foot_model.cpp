@@ -20,6 +20,17 @@ std::optional<Vec3> ankle_tip_ls(const Skeleton& sk, const Leg& leg) {
   return sk.end_sites[leg.ankle];
 }
 
+// The toe bone's end in the toe's frame: its end site, else its one child when that child is a
+// leaf joint (a clip's FBX keeps Blender's or MotionBuilder's "*_end" bones as joints), posed
+// with the toe as an end site is; none for a toe with no end, or with children of its own.
+std::optional<Vec3> toe_end_ls(const Skeleton& sk, int toe) {
+  if (sk.end_sites[toe]) return sk.end_sites[toe];
+  const std::vector<int> children = sk.children(toe);
+  if (children.size() == 1 && sk.children(children[0]).empty())
+    return sk.rest[children[0]].translation;
+  return std::nullopt;
+}
+
 // The weight of `v` on the ankle and the joints below it.
 double foot_weight(const SkinnedVertex& v, const Skeleton& sk, int ankle) {
   double w = 0;
@@ -115,8 +126,8 @@ FootModel build_foot_model(const Skeleton& sk, const Leg& leg, const Transform& 
   std::vector<Transform> rest(sk.joint_count());
   forward_kinematics(sk, sk.rest, to_world, rest);
   const Transform& ankle_ws = rest[leg.ankle];
-  // The ball: the toe joint, else the ankle's end site; the tip: the toe's end site, else
-  // estimated along the foot's horizontal direction.
+  // The ball: the toe joint, else the ankle's end site; the tip: the toe's end (toe_end_ls),
+  // else estimated along the foot's horizontal direction.
   const int tip_joint = leg.toe >= 0 ? leg.toe : leg.ankle;
   std::optional<Vec3> ball_ws;
   if (leg.toe >= 0) {
@@ -125,8 +136,9 @@ FootModel build_foot_model(const Skeleton& sk, const Leg& leg, const Transform& 
     ball_ws = transform_point(ankle_ws, *tip);
   }
   std::optional<Vec3> tip_ws;
-  if (leg.toe >= 0 && sk.end_sites[leg.toe]) {
-    tip_ws = transform_point(rest[leg.toe], *sk.end_sites[leg.toe]);
+  const std::optional<Vec3> toe_end = leg.toe >= 0 ? toe_end_ls(sk, leg.toe) : std::nullopt;
+  if (toe_end) {
+    tip_ws = transform_point(rest[leg.toe], *toe_end);
     foot.tip_source = ToeTipSource::EndSite;
   } else if (ball_ws) {
     const Vec3 d = *ball_ws - ankle_ws.translation;

@@ -30,7 +30,9 @@ struct RigidFootPoint {
 
 // Where the toe tip comes from.
 enum class ToeTipSource : std::uint8_t {
-  EndSite,    // the toe's end site (BVH End Site; FBX/glTF "*_end" leaf folded into it)
+  EndSite,    // the toe's end site (BVH End Site; FBX/glTF "*_end" leaf folded into it), or
+              // the toe's one child when that child is a leaf joint (an "*_end" bone a clip
+              // keeps as a joint): the toe bone's end either way
   Estimated,  // no end site: the ball plus the foot's forward direction times
               // kEstimatedToeFraction of the foot's horizontal length (ankle to ball)
   None,       // neither a toe joint nor an end site: the foot is its ankle and heel

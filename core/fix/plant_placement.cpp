@@ -36,7 +36,9 @@ class PlantFit {
                 std::vector<double>* per_frame = nullptr) const;
   // Whether the foot moved by `move_ws` fits on `frames`: no point sinks more than fit_m, and
   // its heel stands on the ground on some frame (not more than tolerance_m above it, beyond its
-  // own height in the input): a foot only its toes hold on a step edge does not fit. The frame
+  // own height in the input and the plant's rise on the clip floor, where the plan sets a plant
+  // on its leg's planted level whatever the terrain): a foot only its toes hold on a step edge
+  // does not fit. The frame
   // that sank deepest in the last excess() or fits() is tried first: where it sinks more than
   // fit_m, the others' points are not queried.
   bool fits(const Vec3& move_ws, const std::vector<int>& frames) const;
@@ -54,6 +56,8 @@ class PlantFit {
     return queried_[query_of_[i * per_frame_ + static_cast<std::size_t>(slot)]];
   }
   double need(std::size_t i, int f) const;
+  double ankle_ground(std::size_t i, int f) const;
+  double flat_need(int f) const;
   double frame_excess(std::size_t i, int f, double rise) const;
   // The plan's turn of a planted foot to ground of normal `n` (the ground under its ankle).
   const Quat& turn_to(const GroundHit& ankle_ground) const;
@@ -69,6 +73,7 @@ class PlantFit {
   mutable std::vector<std::size_t> query_of_;  // per frame and slot: its answer in queried_
   mutable std::vector<GroundHit> queried_;
   mutable double heel_float_ = 0;   // the last excess(): the heel's least height over its ground
+  mutable double flat_rise_ = 0;    // the last query: the plant's rise were all ground the floor
   mutable int deepest_frame_ = -1;  // the frame of the deepest excess last found
   // turn_to's last answer and the ground normal it was made for.
   mutable bool turn_known_ = false;
@@ -107,8 +112,29 @@ PlantFit::PlantFit(const PlantPlacementJob& job, int first, int last)
 double PlantFit::need(std::size_t i, int f) const {
   const double floor = job_.floor;
   auto height = [&](const GroundHit& h) { return h.hit ? h.height : floor; };
-  return std::max(height(hit(i, 0)) + (job_.ankle_level - floor) - ankle_[f - first_].y,
+  return std::max(ankle_ground(i, f) + (job_.ankle_level - floor) - ankle_[f - first_].y,
                   height(hit(i, 1)) + (job_.toe_level - floor) - ball_[f - first_].y);
+}
+
+// need() were the ground the clip floor everywhere: the plan's raise of a plant that is not the
+// terrain's doing (its levels are the leg's, over all its plants).
+double PlantFit::flat_need(int f) const {
+  return std::max(job_.ankle_level - ankle_[f - first_].y, job_.toe_level - ball_[f - first_].y);
+}
+
+// frames[i] = f. The ground the foot stands on under its ankle, world Y: the ground there, or the
+// ball's where the ankle's is above it by more than the steepest ground the plan turns a foot
+// to: the ankle is then over the step above the one the ball stands on (a foot pointing down the
+// stairs, its heel against the riser behind) and which of the two the plan stands it on turns on
+// where the lock holds it within a millimetre. Taking the lower keeps a heel inside that riser
+// visible; a plant straddling the edge moves wholly onto one step.
+double PlantFit::ankle_ground(std::size_t i, int f) const {
+  const double floor = job_.floor;
+  auto height = [&](const GroundHit& h) { return h.hit ? h.height : floor; };
+  const double ankle = height(hit(i, 0)), ball = height(hit(i, 1));
+  const Vec3 d = ball_[f - first_] - ankle_[f - first_];
+  const double steepest = std::tan(job_.max_foot_tilt) * std::hypot(d.x, d.z) + job_.tolerance_m;
+  return ankle - ball > steepest ? ball : ankle;
 }
 
 const Quat& PlantFit::turn_to(const GroundHit& ankle_ground) const {
@@ -130,7 +156,7 @@ double PlantFit::frame_excess(std::size_t i, int f, double rise) const {
   auto height = [&](const GroundHit& h) { return h.hit ? h.height : floor; };
   const Vec3& ankle = ankle_[f - first_];
   const Quat& turn = turn_to(hit(i, 0));
-  const double ankle_ground = height(hit(i, 0));
+  const double ankle_ground = this->ankle_ground(i, f);
   double worst = -std::numeric_limits<double>::infinity();
   for (int r = 0; r < rigid_; ++r) {
     const Vec3& p = points_[static_cast<std::size_t>((f - first_) * rigid_ + r)];
@@ -141,7 +167,7 @@ double PlantFit::frame_excess(std::size_t i, int f, double rise) const {
     worst =
         std::max(worst, std::min(ground - y - std::max(0.0, floor - p.y), ground - ankle_ground));
     if (job_.foot->points[r].kind == FootPointKind::Heel)
-      heel_float_ = std::min(heel_float_, y - ground - (p.y - floor));
+      heel_float_ = std::min(heel_float_, y - ground - (p.y - floor) - flat_rise_);
   }
   return worst;
 }
@@ -162,7 +188,11 @@ double PlantFit::query_ankle_and_ball(const Vec3& move_ws, const std::vector<int
   queried_.resize(xz_.size());
   job_.terrain->ground_at(xz_, queried_);
   double rise = -std::numeric_limits<double>::infinity();
-  for (std::size_t i = 0; i < n; ++i) rise = std::max(rise, need(i, frames[i]));
+  flat_rise_ = -std::numeric_limits<double>::infinity();
+  for (std::size_t i = 0; i < n; ++i) {
+    rise = std::max(rise, need(i, frames[i]));
+    flat_rise_ = std::max(flat_rise_, flat_need(frames[i]));
+  }
   return rise;
 }
 
@@ -285,7 +315,7 @@ PlacedPlant place_plant(const PlantPlacementJob& job, const Interval& plant,
 // (zero before the first) to the plant after (zero after the last) over at most `ease` frames,
 // just before the plant after (just after the plant before, for the swing that ends the clip).
 std::vector<Vec3> eased_offsets(const std::vector<Interval>& plants, const std::vector<Vec3>& moves,
-                                int frames, int ease) {
+                                int frames, const std::vector<int>& ease_of) {
   std::vector<Vec3> out(static_cast<std::size_t>(frames), Vec3(0.0));
   const int n = static_cast<int>(plants.size());
   for (int i = 0; i < n; ++i)
@@ -297,12 +327,38 @@ std::vector<Vec3> eased_offsets(const std::vector<Interval>& plants, const std::
     const Vec3 to = g < n ? moves[g] : Vec3(0.0);
     const int length = gap_end - gap_first;
     if (length <= 0) continue;
+    const int ease = g < n ? ease_of[g] : ease_of.empty() ? 1 : ease_of[g - 1];
     const int window = std::min(length, std::max(1, ease));
     const int start = g < n ? gap_end - window : gap_first;
     for (int f = gap_first; f < gap_end; ++f) {
       const double t = std::clamp(static_cast<double>(f - start + 1) / (window + 1), 0.0, 1.0);
       out[f] = from + (to - from) * smootherstep(t);
     }
+  }
+  return out;
+}
+
+// Per plant: the frames of the swing before it its move may be eased over, at most `ease`: a
+// move forwards starts only after the swing foot last stood beyond where the moved plant puts it
+// (a run cycle's foot that sweeps past its plant and back before it lands would be thrown beyond
+// reach, the knee snapping straight).
+std::vector<int> ease_windows(const std::vector<Interval>& plants,
+                              const std::vector<PlacedPlant>& placed, std::span<const Vec3> ankle,
+                              int ease) {
+  std::vector<int> out(plants.size(), ease);
+  for (const PlacedPlant& p : placed) {
+    if (p.blocked || p.backwards) continue;
+    const auto it = std::find_if(plants.begin(), plants.end(),
+                                 [&](const Interval& i) { return i.first == p.first; });
+    const auto g = static_cast<std::size_t>(it - plants.begin());
+    const int gap_first = g > 0 ? plants[g - 1].last + 1 : 0;
+    const double length = glm::length(p.move_ws);
+    const Vec3 d = p.move_ws / length;
+    for (int f = p.first - 1; f >= std::max(gap_first, p.first - ease); --f)
+      if (glm::dot(ankle[f] - ankle[p.first], d) > length) {
+        out[g] = std::max(1, p.first - f - 1);
+        break;
+      }
   }
   return out;
 }
@@ -329,7 +385,9 @@ PlantPlacement PlantPlacementJob::run() const {
     }
     result.plants.push_back(placed);
   }
-  if (any_move) result.offset_ws = eased_offsets(plants, moves, frames, ease_frames);
+  if (any_move)
+    result.offset_ws = eased_offsets(plants, moves, frames,
+                                     ease_windows(plants, result.plants, feet->ankle, ease_frames));
   return result;
 }
 

@@ -4,18 +4,22 @@
 // heel over a step behind) is placed where it fits: the whole plant moved horizontally along the
 // foot's direction, backwards or forwards (up onto the step), by the least distance that clears
 // every foot point, the same move on every frame of the plant (a plant never slides), eased in
-// during the swing before it and out during the swing after. A plant that fits nowhere within
+// during the swing before it (a forward move only after the swing foot last stood beyond where
+// the move puts it) and out during the swing after. A plant that fits nowhere within
 // `max_move_m` is left where it is and its frames are reported blocked.
 //
 // Inside or outside is told by vertical queries (the terrain is a height field): on each planted
 // frame each foot point (ankle, heel, ball, toe tip), held where the foot lock holds it, is
 // raised as the plan will raise the foot (one height for the plant: the most its ankle or ball
-// needs to stand on its planted level over the ground under it) and turned to the ground under
+// needs to stand on its planted level over the ground under it; the ground under the ankle is
+// the ball's where the ankle is over a step above the ball's) and turned to the ground under
 // the ankle; its depth under the ground at its (x, z) beyond what the input had under its own
 // floor, at most as much as that ground stands above the ground under the ankle (what the
 // terrain's steps add, not what the plan's lowering onto flat ground does), is its excess. A
 // placement fits where no excess is above fit_m and the heel stands on the ground on some frame of
-// the plant (a foot held only by its toes on a step edge does not).
+// the plant (a foot held only by its toes on a step edge does not), its height over the ground
+// counted beyond what the plant's rise would be were the ground the clip floor (the plan sets
+// each plant on its leg's planted level, terrain or not).
 #include <span>
 #include <vector>
 

@@ -86,6 +86,32 @@ TEST(FootModel, ToeTipEstimatedWithoutAnEndSite) {
   expect_near(at_rest[3], Vec3(0.1, 0.02, 0.12 + kEstimatedToeFraction * 0.12), "toe tip");
 }
 
+// A clip's FBX keeps its "*_end" bones as joints (cmu_07_01_walk_skeleton.fbx's
+// RightToeBase_end, 6.0 cm past the ball, where the estimate gave 4.4 cm and `ikfix check` saw
+// the tip 2.1 mm shallower than Blender did): the toe's one leaf child is its end, an end site.
+// A toe child with children of its own is no end.
+TEST(FootModel, ToeTipAtTheToesOneLeafChildJoint) {
+  auto joints = test::humanoid(test::mixamo);
+  for (auto& j : joints)
+    if (j.name == "mixamorig:LeftToeBase") j.end.reset();
+  joints.push_back({"mixamorig:LeftToeBase_end", "mixamorig:LeftToeBase", Vec3(0, 0, 0.06), {}});
+  Rig r{test::build(joints), {}};
+  const Skeleton& s = r.skeleton;
+  r.left = Leg{s.find("mixamorig:LeftUpLeg"), s.find("mixamorig:LeftLeg"),
+               s.find("mixamorig:LeftFoot"), s.find("mixamorig:LeftToeBase")};
+  const FootModel foot = build_foot_model(s, r.left, Transform{});
+  EXPECT_EQ(foot.tip_source, ToeTipSource::EndSite);
+  EXPECT_NEAR(foot.toe_length_m, 0.06, 1e-12);
+  std::vector<Vec3> at_rest;
+  pose_foot_points(foot, nullptr, world_of(s, s.rest), at_rest);
+  expect_near(at_rest[3], Vec3(0.1, 0.02, 0.18), "toe tip");
+
+  joints.push_back({"grandchild", "mixamorig:LeftToeBase_end", Vec3(0, 0, 0.01), {}});
+  const Skeleton deeper = test::build(joints);
+  const FootModel estimated = build_foot_model(deeper, r.left, Transform{});
+  EXPECT_EQ(estimated.tip_source, ToeTipSource::Estimated);
+}
+
 TEST(FootModel, NoToeAndNoEndSiteIsAnkleAndHeel) {
   Rig r = humanoid_rig();
   r.left.toe = -1;  // the toe joint not part of the leg, and the ankle has no end site

@@ -132,6 +132,116 @@ TEST(PlantPlacement, APlantWithItsTipInARiserMovesBackByTheLeastThatFits) {
         << f;
 }
 
+// The plan sets every plant of a leg on the leg's planted level: a plant standing lower than
+// that in the input is raised on flat ground too. That raise is no sign of a foot held by its
+// toes on a step edge: the plant still moves back where it fits (cmu_01_03 on the stairs, its
+// plant 1.1 cm under the leg's level, was reported blocked with its toe tip 3.2 cm in a riser).
+TEST(PlantPlacement, APlantThePlanRaisesStillMovesBack) {
+  const WalkPlants w;
+  const Interval plant = some_plant(w);
+  const Terrain stairs = riser_under_tip(w, plant, 0.03);
+  PlantPlacementJob job = w.job(stairs);
+  job.ankle_level += 0.02;  // the leg's levels 2 cm above this plant's: raised by the plan
+  job.toe_level += 0.02;
+  const PlantPlacement placed = job.run();
+  const auto it = std::find_if(placed.plants.begin(), placed.plants.end(),
+                               [&](const PlacedPlant& p) { return p.first == plant.first; });
+  ASSERT_NE(it, placed.plants.end());
+  EXPECT_FALSE(it->blocked);
+  EXPECT_TRUE(it->backwards);
+  const double move = glm::length(it->move_ws);
+  EXPECT_GE(move, 0.03 + job.margin_m - 0.001);
+  EXPECT_LE(move, 0.03 + job.margin_m + 0.011);
+}
+
+// A foot pointing down the stairs with its ankle just over the step behind it (the first riser
+// 2 mm in front of the ankle on every frame of the plant, cut to its first frames, heel down)
+// and its ball on the step below: which
+// step the plan stands it on turns on where its lock holds the ankle within millimetres, and on
+// the lower one the heel is inside the riser (boxing_toes on the stairs: 8.9 mm on a planted
+// frame). The plant moves forwards, down onto the lower step, by at least what the heel lies
+// past the riser.
+TEST(PlantPlacement, APlantStraddlingAStepEdgeMovesWhollyOntoOneStep) {
+  const WalkPlants w;
+  Interval plant = some_plant(w);
+  std::vector<char> planted = w.contacts.planted;
+  for (int f = plant.first + 3; f <= plant.last; ++f) planted[f] = 0;
+  plant.last = plant.first + 2;
+  const Vec3 along = w.samples.feet[0].toe[plant.first] - w.samples.feet[0].ankle[plant.first];
+  const bool along_x = std::abs(along.x) > std::abs(along.z);
+  const double sign = (along_x ? along.x : along.z) > 0 ? 1.0 : -1.0;
+  StairsParams stairs;
+  stairs.steps = 3;
+  // Rising backwards, against the foot: coordinates along the stairs' axis are -sign times the
+  // foot's.
+  stairs.axis = along_x ? (sign > 0 ? TerrainAxis::kNegX : TerrainAxis::kPosX)
+                        : (sign > 0 ? TerrainAxis::kNegZ : TerrainAxis::kPosZ);
+  auto back = [&](const Vec3& p) { return -sign * (along_x ? p.x : p.z); };
+  double ankle_least = 1e300, heel_most = -1e300;
+  for (int f = plant.first; f <= plant.last; ++f) {
+    ankle_least = std::min(ankle_least, back(w.samples.feet[0].ankle[f]));
+    for (const RigidFootPoint& p : w.foot.points)
+      if (p.kind == FootPointKind::Heel)
+        heel_most = std::max(heel_most, back(pose_rigid_point(p, w.samples.at(f, p.joint))));
+  }
+  stairs.start = ankle_least - 0.002;
+  const Terrain terrain(make_stairs_terrain(stairs));
+  PlantPlacementJob job = w.job(terrain);
+  job.planted = planted;
+  const PlantPlacement placed = job.run();
+  const auto it = std::find_if(placed.plants.begin(), placed.plants.end(),
+                               [&](const PlacedPlant& p) { return p.first == plant.first; });
+  ASSERT_NE(it, placed.plants.end());
+  EXPECT_FALSE(it->blocked);
+  EXPECT_FALSE(it->backwards);
+  EXPECT_GT(glm::dot(it->move_ws, along), 0.0);
+  EXPECT_GE(glm::length(it->move_ws), heel_most - stairs.start);
+}
+
+// A swing foot that stood beyond where a forward move puts its plant (a run cycle's foot sweeps
+// past its plant and back before it lands; Kenney's on the stairs, its knee snapping straight at
+// 37 rad/s) is not pushed farther: the move is eased in only after the last such frame.
+TEST(PlantPlacement, AForwardMoveEasesInOnlyAfterTheSwingFootLastStoodBeyondIt) {
+  const WalkPlants w;
+  Interval plant = some_plant(w);
+  std::vector<char> planted = w.contacts.planted;
+  for (int f = plant.first + 3; f <= plant.last; ++f) planted[f] = 0;
+  const Vec3 along = w.samples.feet[0].toe[plant.first] - w.samples.feet[0].ankle[plant.first];
+  const bool along_x = std::abs(along.x) > std::abs(along.z);
+  const double sign = (along_x ? along.x : along.z) > 0 ? 1.0 : -1.0;
+  StairsParams stairs;
+  stairs.steps = 3;
+  stairs.axis = along_x ? (sign > 0 ? TerrainAxis::kNegX : TerrainAxis::kPosX)
+                        : (sign > 0 ? TerrainAxis::kNegZ : TerrainAxis::kPosZ);
+  double ankle_least = 1e300;
+  for (int f = plant.first; f <= plant.first + 2; ++f)
+    ankle_least = std::min(ankle_least, -sign * (along_x ? w.samples.feet[0].ankle[f].x
+                                                         : w.samples.feet[0].ankle[f].z));
+  stairs.start = ankle_least - 0.002;
+  const Terrain terrain(make_stairs_terrain(stairs));
+  PlantPlacementJob job = w.job(terrain);
+  job.planted = planted;
+  const PlantPlacement plain = job.run();
+  const auto it = std::find_if(plain.plants.begin(), plain.plants.end(),
+                               [&](const PlacedPlant& p) { return p.first == plant.first; });
+  ASSERT_NE(it, plain.plants.end());
+  ASSERT_FALSE(it->backwards);
+  const int beyond = plant.first - 3;  // within the 9 frames the move is eased over
+  const Vec3 before = plain.offset_ws[plant.first - job.ease_frames - 1];
+  ASSERT_NE(plain.offset_ws[beyond], before);
+  // The same input with its swing foot 5 cm beyond the moved plant on that frame.
+  FootTrack swept = w.samples.feet[0];
+  swept.ankle[beyond] =
+      swept.ankle[plant.first] + it->move_ws * (1.0 + 0.05 / glm::length(it->move_ws));
+  job.feet = &swept;
+  const PlantPlacement placed = job.run();
+  ASSERT_EQ(placed.plants.size(), plain.plants.size());
+  for (int f = plant.first - job.ease_frames; f <= beyond; ++f)
+    EXPECT_EQ(placed.offset_ws[f], before) << f;
+  EXPECT_NE(placed.offset_ws[beyond + 1], before);
+  for (int f = plant.first; f <= plant.first + 2; ++f) EXPECT_EQ(placed.offset_ws[f], it->move_ws);
+}
+
 TEST(PlantPlacement, APlantWithNoRoomToMoveIsBlocked) {
   const WalkPlants w;
   const Interval plant = some_plant(w);

@@ -67,16 +67,11 @@ std::vector<std::string> clips() {
 }
 
 // A case that misses goals is held here to what it measures so it cannot get worse (a ratchet,
-// not a goal; regression_table.md marks it "not yet"). Five stairs cases miss since the whole
-// foot is kept out of the terrain and plants are placed where the foot fits (issue 16): boxing's
-// left heel 8.9 mm inside a riser on a planted frame and its right ankle sliding 14.6 cm/s where a
-// raised plant meets the next; cmu_01_03's toe tip 3.2 cm inside a riser (a plant with no place
-// that fits on the step it climbs); Kenney's knee at 37.0 rad/s as its plant moves up onto a
-// step. Ankle jerk, measured per ankle since the mean of both hid one ankle's pops:
-// cmu_131_01 (both files), its left ankle 1.21x the input's on the stairs and 1.22x on the bumps
-// (1.10x on flat ground), where its stop shuffles the feet; CesiumMan on the bumps, its left
-// ankle 1.26x (not yet looked into). Each limit is the value measured,
-// rounded up in its third digit.
+// not a goal; regression_table.md marks it "not yet"). Ankle jerk, measured per ankle since the
+// mean of both hid one ankle's pops: cmu_131_01 (both files), its left ankle 1.21x the input's on
+// the stairs and 1.22x on the bumps (1.10x on flat ground), where its stop shuffles the feet;
+// CesiumMan on the bumps, its left ankle 1.26x (not yet looked into). Each limit is the value
+// measured, rounded up in its third digit.
 struct KnownMiss {
   double rotation_speed_rad_s = 0;  // 0: the goal holds
   double foot_jerk_ratio = 0;       // the worse ankle's
@@ -93,10 +88,7 @@ KnownMiss known_miss(const std::string& clip, const std::string& terrain) {
     return {};
   }
   if (terrain != "stairs") return {};
-  if (clip == "boxing_toes.bvh") return {0, 0, 0, 0.146, 0.00892};
-  if (clip == "cmu_01_03_climb_hang_swing.bvh") return {0, 0, 0, 0, 0.0324};
   if (cmu_131) return {0, 1.21, 0, 0, 0};
-  if (clip == "fbx/kenney_character_maya_7700.fbx") return {37.1, 0, 0, 0, 0};
   return {};
 }
 
