@@ -13,6 +13,7 @@
 #include "io/obj_lean_lines.hpp"
 #include "io/obj_parts.hpp"
 #include "io/obj_terrain.hpp"
+#include "obj_test_support.hpp"
 
 namespace ikfix::io {
 namespace {
@@ -113,17 +114,6 @@ TEST(ObjLeanLines, CheckedNumbersEndWhereReadDoubleEnds) {
   }
 }
 
-ObjGeometry joined(const ObjParts& parts) {
-  ObjGeometry out;
-  out.every_corner_has_normal = parts.every_corner_has_normal;
-  for (const ObjPart& part : parts.parts) {
-    out.positions.insert(out.positions.end(), part.positions.begin(), part.positions.end());
-    out.normals.insert(out.normals.end(), part.normals.begin(), part.normals.end());
-    out.triangles.insert(out.triangles.end(), part.triangles.begin(), part.triangles.end());
-  }
-  return out;
-}
-
 bool same(const ObjGeometry& a, const ObjGeometry& b) {
   const auto bytes_equal = [](const auto& x, const auto& y) {
     return x.size() == y.size() &&
@@ -139,7 +129,7 @@ std::optional<ObjGeometry> read_parts(const std::string& text, bool lean,
                                       const core::ParallelRunner* runner, std::size_t chunk) {
   std::optional<ObjParts> parts = parse_obj_elements(text, runner, {}, chunk, true, lean);
   if (!parts || !parse_obj_faces(text, *parts, {}, runner, {}, lean)) return std::nullopt;
-  return joined(*parts);
+  return joined_parts(*parts);
 }
 
 // The error parse_obj gives for `text`, or "" when it reads it.
@@ -187,7 +177,7 @@ void expect_lean_as_general(const std::string& line) {
         EXPECT_EQ(lean_unstored->parts[k].normal_lines, general_unstored->parts[k].normal_lines);
         EXPECT_EQ(lean_unstored->parts[k].normals_read, general_unstored->parts[k].normals_read);
       }
-      EXPECT_TRUE(same(joined(*lean_unstored), joined(*general_unstored))) << line;
+      EXPECT_TRUE(same(joined_parts(*lean_unstored), joined_parts(*general_unstored))) << line;
     }
   if (error.empty()) return;
   try {
@@ -228,10 +218,10 @@ TEST(ObjLeanLines, SidesFilterKeepsWhatItsFunctionKeeps) {
       return (beyond[a] & beyond[b] & beyond[c]) == 0;
     };
     ASSERT_TRUE(parse_obj_faces(text, *by_function, keep, nullptr, {}, lean));
-    EXPECT_TRUE(same(joined(*by_sides), joined(*by_function)));
+    EXPECT_TRUE(same(joined_parts(*by_sides), joined_parts(*by_function)));
     EXPECT_EQ(used_sides, used_function);
     EXPECT_EQ(by_sides->triangle_count, by_function->triangle_count);
-    EXPECT_LT(joined(*by_sides).triangles.size(), by_sides->triangle_count);
+    EXPECT_LT(joined_parts(*by_sides).triangles.size(), by_sides->triangle_count);
   }
 }
 

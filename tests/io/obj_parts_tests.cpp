@@ -16,6 +16,7 @@
 #include "io/obj_parts.hpp"
 #include "io/obj_terrain.hpp"
 #include "io/terrain_io.hpp"
+#include "obj_test_support.hpp"
 #include "test_data.hpp"
 #include "test_scratch.hpp"
 
@@ -24,17 +25,6 @@ namespace {
 
 bool same_bits(const core::Vec3& a, const core::Vec3& b) {
   return std::memcmp(&a, &b, sizeof a) == 0;
-}
-
-ObjGeometry concatenated(const ObjParts& parts) {
-  ObjGeometry out;
-  out.every_corner_has_normal = parts.every_corner_has_normal;
-  for (const ObjPart& part : parts.parts) {
-    out.positions.insert(out.positions.end(), part.positions.begin(), part.positions.end());
-    out.normals.insert(out.normals.end(), part.normals.begin(), part.normals.end());
-    out.triangles.insert(out.triangles.end(), part.triangles.begin(), part.triangles.end());
-  }
-  return out;
 }
 
 void expect_same_geometry(const ObjGeometry& got, const ObjGeometry& want) {
@@ -60,11 +50,11 @@ void expect_parts_match(const std::string& text) {
   for (const std::size_t chunk : {std::size_t{1} << 20, std::size_t{64}, std::size_t{7}}) {
     const auto parts = parse_obj_parts(text, &pool, chunk);
     ASSERT_TRUE(parts.has_value()) << "chunk " << chunk;
-    expect_same_geometry(concatenated(*parts), want);
+    expect_same_geometry(joined_parts(*parts), want);
   }
   const auto serial = parse_obj_parts(text, nullptr);
   ASSERT_TRUE(serial.has_value());
-  expect_same_geometry(concatenated(*serial), want);
+  expect_same_geometry(joined_parts(*serial), want);
 }
 
 TEST(ObjParts, BundledTerrainsParseAsParseObjDoes) {
@@ -113,13 +103,13 @@ TEST(ObjParts, UnstoredNormalsReadBackAsStored) {
     ASSERT_TRUE(stored.has_value() && unstored.has_value());
     ASSERT_EQ(unstored->normal_count, stored->normal_count);
     ASSERT_EQ(unstored->normal_count, 601u);
-    const ObjGeometry all = concatenated(*stored);
+    const ObjGeometry all = joined_parts(*stored);
     for (std::size_t i = 0; i < all.normals.size(); ++i)
       ASSERT_TRUE(same_bits(read_obj_normal(text, *unstored, i), all.normals[i])) << i;
     ASSERT_TRUE(parse_obj_faces(text, *stored, {}, &pool));
     ASSERT_TRUE(parse_obj_faces(text, *unstored, {}, &pool));
-    expect_same_geometry(concatenated(*unstored), [&] {
-      ObjGeometry want = concatenated(*stored);
+    expect_same_geometry(joined_parts(*unstored), [&] {
+      ObjGeometry want = joined_parts(*stored);
       want.normals.clear();
       return want;
     }());
