@@ -58,11 +58,11 @@ double heel_lift_to_height(const Vec3& ankle, const Vec3& ball, double height, d
   return std::clamp(phi - std::acos(c / radius), 0.0, max_angle);
 }
 
-double drop_with_heel_lift(const ReachProblem& leg, double max_angle) {
+double drop_with_heel_lift(const ReachProblem& leg, double max_angle, double enough) {
   const Vec3 axis = heel_lift_axis(leg.ankle, leg.ball);
   double best = pelvis_drop_needed(leg.hip, leg.ankle, leg.reach);
   if (!(max_angle > 0) || axis == Vec3(0)) return best;  // zero or unit: no square root needed
-  for (int k = 1; k <= kGridSteps; ++k)
+  for (int k = 1; k <= kGridSteps && !(best <= enough); ++k)
     best = std::min(best, drop_at(leg, axis, max_angle * k / kGridSteps));
   return best;
 }
@@ -132,9 +132,12 @@ HeelLiftPlan plan_heel_lifts(const std::vector<ReachProblem> (&legs)[2], double 
       const bool short_of_reach =
           pelvis_drop_needed(leg[0]->hip, leg[0]->ankle, leg[0]->reach) > 0 ||
           pelvis_drop_needed(leg[1]->hip, leg[1]->ankle, leg[1]->reach) > 0;
-      const double drop = short_of_reach ? std::max(drop_with_heel_lift(*leg[0], limit(0, f)),
-                                                    drop_with_heel_lift(*leg[1], limit(1, f)))
-                                         : 0.0;
+      // The larger of the legs' least drops: the second leg's scan may stop at the first's.
+      double drop = 0.0;
+      if (short_of_reach) {
+        const double first = drop_with_heel_lift(*leg[0], limit(0, f));
+        drop = std::max(first, drop_with_heel_lift(*leg[1], limit(1, f), first));
+      }
       for (int l = 0; l < 2; ++l) {
         const HeelLift lift = heel_lift_for_drop(*leg[l], drop, limit(l, f));
         raw[l][f] = lift.angle;

@@ -43,8 +43,11 @@ Vec3 lifted_ankle(const Vec3& ankle, const Vec3& ball, const HeelLift& lift);
 // toe-held foot whose heel, over a step edge, would be below the tread it is over.
 double heel_lift_to_height(const Vec3& ankle, const Vec3& ball, double height, double max_angle);
 
-// Least pelvis drop the leg still needs with any heel lift up to `max_angle`.
-double drop_with_heel_lift(const ReachProblem& leg, double max_angle);
+// Least pelvis drop the leg still needs with any heel lift up to `max_angle`. The scan stops
+// once some lift needs a drop at or below `enough` and returns that drop, which may then be
+// above the least: for a caller that takes the larger of the answer and `enough` (the other
+// leg's drop), the result is the same. With the default 0 the answer is always the least.
+double drop_with_heel_lift(const ReachProblem& leg, double max_angle, double enough = 0.0);
 
 // Smallest heel lift (<= `max_angle`) after which the leg needs at most `allowed_drop`; the lift
 // that needs least drop when none within the limit is enough; zero angle when the leg already

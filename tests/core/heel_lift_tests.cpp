@@ -60,6 +60,24 @@ TEST(HeelLift, RemovesTheNeedForAPelvisDropWhenTheToesCanReach) {
   EXPECT_GT(pelvis_drop_needed(leg.hip, less, leg.reach), 0.0);
 }
 
+// The scan may stop at `enough`: the larger of the answer and `enough` is what the full scan
+// gives with it, whether the least drop is below `enough` or above it.
+TEST(HeelLift, DropScanStoppingAtEnoughKeepsTheLargerOfTheTwo) {
+  const double max_angle = 30.0 * kDeg;
+  for (const double below : {0.88, 0.95, 1.0, 1.05}) {
+    const ReachProblem leg = standing_leg(below);
+    const double least = drop_with_heel_lift(leg, max_angle);
+    for (const double enough : {0.0, 0.005, 0.02, 0.05, 0.2}) {
+      const double stopped = drop_with_heel_lift(leg, max_angle, enough);
+      EXPECT_GE(stopped, least) << below << " " << enough;
+      EXPECT_EQ(std::max(enough, stopped), std::max(enough, least)) << below << " " << enough;
+      if (least > enough) {
+        EXPECT_EQ(stopped, least);
+      }
+    }
+  }
+}
+
 TEST(HeelLift, OnlyPartlyHelpsWhenTheTargetIsFarBelow) {
   const ReachProblem leg = standing_leg(1.0);  // 15 cm beyond reach: more than tiptoes give
   const double before = pelvis_drop_needed(leg.hip, leg.ankle, leg.reach);
