@@ -100,11 +100,13 @@ PlantSlideAt worst_plant_slide_at(const std::vector<Vec3>& heel, const std::vect
 
 namespace {
 
-// A bone whose length is measured: joint `joint` against its parent, `rest_m` long at rest.
+// A bone whose length is measured: joint `joint` against its parent, `rest_m` long at rest, its
+// change relative to `scale_m` (bone_length_scale_m).
 struct Bone {
   int joint = 0;
   int parent = 0;
   double rest_m = 0;
+  double scale_m = 0;
 };
 
 // Bone lengths against the rest pose. The pelvis and its ancestors carry the root motion (an
@@ -122,8 +124,8 @@ std::vector<Bone> measured_bones(const MetricsInput& in) {
     const int p = sk.parents[j];
     if (p < 0 || carries_root_motion[j]) continue;
     const double rest = glm::length(rest_world[j].translation - rest_world[p].translation);
-    if (!(rest > 1e-9)) continue;
-    bones.push_back({j, p, rest});
+    if (!std::isfinite(rest)) continue;
+    bones.push_back({j, p, rest, bone_length_scale_m(rest)});
   }
   return bones;
 }
@@ -138,7 +140,7 @@ struct ClipWorld {
   std::vector<int> joints;       // the kept joints, ascending
   std::vector<int> slot_of;      // per joint: its slot in a frame of `world`, -1 when not kept
   int kept = 0;
-  // [bone * frames + frame]: |world length - rest| / rest of bones[bone] (measured_bones).
+  // [bone * frames + frame]: |world length - rest| / scale of bones[bone] (measured_bones).
   std::vector<double> bone_change;
 
   ClipWorld(const Skeleton& sk, const Clip& clip, const Transform& to_world,
@@ -164,7 +166,7 @@ struct ClipWorld {
           bone_change[b * frames + f] =
               std::abs(glm::length(all[bone.joint].translation - all[bone.parent].translation) -
                        bone.rest_m) /
-              bone.rest_m;
+              bone.scale_m;
         }
       }
     });

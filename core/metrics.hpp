@@ -85,7 +85,8 @@ struct ClipMetrics {
   double mean_ground_gap_m = 0;  // over all plants
   Worst bone_length_change;      // relative to the rest pose (every bone, every frame; the
                                  // segments ending at the pelvis and its ancestors move with the
-                                 // root motion and are not counted)
+                                 // root motion and are not counted; a bone under 1 mm at rest is
+                                 // measured against 1 mm)
   Worst knee_limit_violation;    // radians outside [min_knee_angle, pi]
   Worst rotation_speed;          // rad/s, frame-to-frame change of a leg joint's local rotation
   double foot_jerk_mean = 0;     // m/s^3, mean over both ankles
@@ -94,6 +95,12 @@ struct ClipMetrics {
   Worst pelvis_jerk_max;  // m/s^3, the pelvis's largest single-frame jerk, its frame
   int non_finite = 0;     // NaN/Inf values in the clip
 };
+
+// What a bone's length change is relative to: its rest length `rest_m`, or 1 mm for a shorter
+// bone. A zero-length segment (an FBX finger base at its hand's head) is a few float roundings
+// long at rest, so its change relative to that is noise; against a millimetre it still shows
+// when the bone really grows.
+inline double bone_length_scale_m(double rest_m) { return rest_m > 1e-3 ? rest_m : 1e-3; }
 
 struct MetricsInput {
   const Skeleton* skeleton = nullptr;

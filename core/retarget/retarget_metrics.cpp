@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "core/fk.hpp"
+#include "core/metrics.hpp"
 
 namespace ikfix::core {
 namespace {
@@ -130,7 +131,8 @@ void measure_directions(const BoneMap& map, const WorldPoses& s, const WorldPose
   q.direction_error_mean_rad = count ? sum / double(count) : 0.0;
 }
 
-// M8: largest relative change of a bone's length in the output against the target's rest. A
+// M8: largest relative change of a bone's length in the output against the target's rest
+// (bone_length_scale_m: against 1 mm for a bone shorter than that). A
 // joint whose local translation the clip moves (the hips under a root control, or a root) hangs
 // on no bone: skipped.
 double max_bone_length_change(const Clip& clip, const WorldPoses& t) {
@@ -147,9 +149,8 @@ double max_bone_length_change(const Clip& clip, const WorldPoses& t) {
       const int p = t.sk.parents[j];
       if (p < 0 || moves[j]) continue;
       const double rest = glm::length(t.rest[j].translation - t.rest[p].translation);
-      if (rest < 1e-9) continue;
       const double now = glm::length(t.at(f, j).translation - t.at(f, p).translation);
-      change = std::max(change, std::abs(now - rest) / rest);
+      change = std::max(change, std::abs(now - rest) / bone_length_scale_m(rest));
     }
   return change;
 }

@@ -1,5 +1,6 @@
 // check's bone-length metric: a real bone that stretches is found; the pelvis moving away from
-// the armature node above it (root motion in FBX/glTF files) is not a bone and is not counted.
+// the armature node above it (root motion in FBX/glTF files) is not a bone and is not counted; a
+// zero-length segment's float noise is no change, its growth is.
 #include <gtest/gtest.h>
 
 #include "core/metrics.hpp"
@@ -16,8 +17,12 @@ struct ArmatureRig {
 
 // The synthetic humanoid, its hips under an "Armature" node at the origin, as Blender and
 // Maya export them.
-ArmatureRig armature_humanoid() {
+// `zero_length_tip`: a leaf joint "Tip" 1e-7 m from its parent at rest (an FBX finger base at
+// its hand's head, the gap a float rounding).
+ArmatureRig armature_humanoid(bool zero_length_tip = false) {
   auto joints = test::humanoid(test::mixamo);
+  if (zero_length_tip)
+    joints.push_back(test::Joint{"Tip", joints.back().name, Vec3(1e-7, 0.0, 0.0), std::nullopt});
   joints.front().parent = "Armature";
   joints.insert(joints.begin(), test::Joint{"Armature", "", Vec3(0.0), std::nullopt});
   ArmatureRig a{test::build(joints), {}};
@@ -73,6 +78,26 @@ TEST(MetricsBoneLength, AStretchedShinIsStillFound) {
   EXPECT_NEAR(m.bone_length_change.value, 0.1, 1e-9);
   EXPECT_EQ(m.bone_length_change.frame, 7);
   EXPECT_EQ(m.bone_length_change.point, "mixamorig:RightFoot");
+}
+
+TEST(MetricsBoneLength, AZeroLengthSegmentsFloatNoiseIsNoChange) {
+  const ArmatureRig a = armature_humanoid(true);
+  Clip clip = walking_in_rest_pose(a.skeleton, a.rig.pelvis, 20, 0.05);
+  clip.at(3, a.skeleton.find("Tip")).translation = Vec3(6e-6, 0.0, 0.0);  // 60x its rest length
+  const Terrain ground(make_flat_terrain(FlatParams{.size = 40.0}));
+  const ClipMetrics m = measure(a, clip, ground);
+  EXPECT_LT(m.bone_length_change.value, 0.01) << "worst: " << m.bone_length_change.point;
+}
+
+TEST(MetricsBoneLength, AZeroLengthSegmentThatGrowsIsFoundAgainstAMillimetre) {
+  const ArmatureRig a = armature_humanoid(true);
+  Clip clip = walking_in_rest_pose(a.skeleton, a.rig.pelvis, 20, 0.05);
+  clip.at(4, a.skeleton.find("Tip")).translation = Vec3(0.0, 0.05, 0.0);
+  const Terrain ground(make_flat_terrain(FlatParams{.size = 40.0}));
+  const ClipMetrics m = measure(a, clip, ground);
+  EXPECT_NEAR(m.bone_length_change.value, (0.05 - 1e-7) / 1e-3, 1e-6);
+  EXPECT_EQ(m.bone_length_change.frame, 4);
+  EXPECT_EQ(m.bone_length_change.point, "Tip");
 }
 
 }  // namespace
