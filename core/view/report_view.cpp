@@ -216,12 +216,19 @@ std::vector<int> view_tip_owners(const Skeleton& skeleton, const LegRig& rig) {
   return owners;
 }
 
+std::vector<int> view_parents(const Skeleton& skeleton, int pelvis) {
+  std::vector<int> parents = skeleton.parents;
+  for (int j = pelvis; j >= 0 && j < static_cast<int>(parents.size()); j = skeleton.parents[j])
+    parents[j] = -1;
+  return parents;
+}
+
 ReportView build_report_view(ReportViewInput in) {
   const Skeleton& skeleton = *in.skeleton;
   ReportView view;
   view.fps = in.after->fps;
   view.joint_names = skeleton.names;
-  view.parents = skeleton.parents;
+  view.parents = view_parents(skeleton, in.rig.pelvis);
   view.pelvis = in.rig.pelvis;
   const std::vector<int> tip_owners = view_tip_owners(skeleton, in.rig);
   for (int leg = 0, tip = 0; leg < 2; ++leg) {

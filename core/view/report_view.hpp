@@ -60,7 +60,7 @@ struct ViewFigure {
 struct ReportView {
   double fps = 30;
   std::vector<std::string> joint_names;
-  std::vector<int> parents;  // per joint; the tips' parents are their toe joints
+  std::vector<int> parents;  // per joint (view_parents); the tips' parents are their toe joints
   int pelvis = -1;
   ViewFoot feet[2];
   ViewPositions before, after;
@@ -95,6 +95,11 @@ struct ReportViewInput {
   double terrain_margin_m = 1.0;              // around the footprint
   std::size_t max_terrain_triangles = 40000;  // above that the crop is resampled on a grid
 };
+
+// The parent of each joint as the page draws bones: the skeleton's, except that the pelvis and
+// its ancestors have none. The segments ending at them carry the root motion (an FBX or glTF
+// pelvis walks away from the group node above it), so drawn they would be a metres-long bone.
+std::vector<int> view_parents(const Skeleton& skeleton, int pelvis);
 
 // World positions of every joint, then the end sites of `tip_owners` (in that order).
 ViewPositions view_positions(const Skeleton& skeleton, const Clip& clip, const ClipSpace& space,

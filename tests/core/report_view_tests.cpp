@@ -76,6 +76,23 @@ TEST(ReportView, PositionsAreWorldMetresOfJointsThenFootTips) {
   EXPECT_NEAR(p.at(1, 9).y, 1.0 - 0.95, 1e-12);
 }
 
+TEST(ReportView, NoBoneIsDrawnToThePelvisFromTheGroupNodesAboveIt) {
+  Skeleton s = legs_skeleton();
+  // "Take" -> "Group" -> Hips: the group nodes an FBX export puts above the pelvis.
+  s.names.insert(s.names.begin(), {"Take", "Group"});
+  for (int& p : s.parents) p += 2;
+  s.parents.insert(s.parents.begin(), {-1, 0});
+  s.parents[2] = 1;
+  s.rest.insert(s.rest.begin(), 2, Transform{});
+  s.end_sites.insert(s.end_sites.begin(), 2, std::nullopt);
+  const std::vector<int> parents = view_parents(s, 2);
+  EXPECT_EQ(parents[0], -1);
+  EXPECT_EQ(parents[1], -1);
+  EXPECT_EQ(parents[2], -1);  // Hips
+  EXPECT_EQ(parents[3], 2);   // LHip still hangs from Hips
+  EXPECT_EQ(parents[10], 9);  // RToe from RAnkle
+}
+
 TEST(ReportView, SeriesMeasureTheFootAboveTheGroundBeforeAndAfter) {
   const Skeleton s = legs_skeleton();
   const Terrain ground = flat_ground(0.0);
