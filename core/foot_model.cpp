@@ -63,16 +63,44 @@ std::vector<int> spread(const std::vector<int>& band, const std::vector<Vec3>& p
   return kept;
 }
 
-// The sole's vertices (see FootModel::sole_vertices) at rest; `rest_world` FK of the rest pose.
-std::vector<int> sole_vertices(const Skeleton& sk, const Leg& leg, const Skin& skin,
-                               std::span<const Transform> rest_world) {
-  std::vector<int> foot;
-  std::vector<Vec3> pos;
+// The weight of `v` on joint `j` alone.
+double joint_weight(const SkinnedVertex& v, int j) {
+  double w = 0;
+  for (int i = 0; i < 4; ++i)
+    if (v.joint[i] == j) w += v.weight[i];
+  return w;
+}
+
+// The foot's skinned vertices and their rest positions: those weighing at least half on the
+// ankle and below. An ankle nothing is skinned to (a leg whose ankle is its shin bone's end, as
+// in a 2-bone Blender leg) has its foot mesh on the shin bone: then the shin's vertices at or
+// below the ankle at rest.
+void foot_vertices(const Skeleton& sk, const Leg& leg, const Skin& skin,
+                   std::span<const Transform> rest_world, std::vector<int>& foot,
+                   std::vector<Vec3>& pos) {
   for (int v = 0; v < static_cast<int>(skin.vertices.size()); ++v)
     if (foot_weight(skin.vertices[v], sk, leg.ankle) >= 0.5) {
       foot.push_back(v);
       pos.push_back(skinned_position(skin.vertices[v], rest_world));
     }
+  const int shin = sk.parents[leg.ankle];
+  if (!foot.empty() || shin < 0) return;
+  const double ankle_y = rest_world[leg.ankle].translation.y;
+  for (int v = 0; v < static_cast<int>(skin.vertices.size()); ++v) {
+    if (joint_weight(skin.vertices[v], shin) < 0.5) continue;
+    const Vec3 p = skinned_position(skin.vertices[v], rest_world);
+    if (p.y > ankle_y) continue;
+    foot.push_back(v);
+    pos.push_back(p);
+  }
+}
+
+// The sole's vertices (see FootModel::sole_vertices) at rest; `rest_world` FK of the rest pose.
+std::vector<int> sole_vertices(const Skeleton& sk, const Leg& leg, const Skin& skin,
+                               std::span<const Transform> rest_world) {
+  std::vector<int> foot;
+  std::vector<Vec3> pos;
+  foot_vertices(sk, leg, skin, rest_world, foot, pos);
   if (foot.empty()) return {};
   double lowest = pos[0].y;
   for (const Vec3& p : pos) lowest = std::min(lowest, p.y);

@@ -53,8 +53,9 @@ struct FootModel {
   double toe_length_m = 0;   // ball to tip at rest, metres (0 without a tip)
   double sole_height_m = 0;  // at rest: the sole's height below the ankle, metres (>= 0)
   // Indices into Skin::vertices of the sole: vertices whose influences on the ankle and its
-  // descendants weigh at least half, lying within the lowest band of the foot at rest (see
-  // build_foot_model). Empty without a skin.
+  // descendants weigh at least half (when none do, the shin's vertices at or below the ankle at
+  // rest), lying within the lowest band of the foot at rest (see build_foot_model). Empty
+  // without a skin.
   std::vector<int> sole_vertices;
 
   int point_count() const { return static_cast<int>(points.size() + sole_vertices.size()); }

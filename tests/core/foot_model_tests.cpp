@@ -175,6 +175,22 @@ TEST(FootModel, SoleVerticesAreTheLowestOnTheFootAndArePosedByBlendSkinning) {
   EXPECT_GT(posed[5].y, 0.005 + 0.01);  // the toe's sole vertex rose with the toe
 }
 
+TEST(FootModel, AFootMeshOnTheShinBoneHasItsSoleThere) {
+  // A 2-bone leg's foot mesh (Blender's barbarian): nothing skinned to the ankle and below, the
+  // foot's vertices on the shin bone under the ankle (y 0.09 at rest).
+  const Rig r = humanoid_rig();
+  const std::vector<Transform> rest_ws = world_of(r.skeleton, r.skeleton.rest);
+  const int shin = r.left.knee;
+  Skin skin;
+  skin.vertices.push_back(vertex_on(rest_ws, shin, Vec3(0.1, 0.0, 0.05)));    // 0 sole
+  skin.vertices.push_back(vertex_on(rest_ws, shin, Vec3(0.1, 0.3, 0.0)));     // 1 the calf
+  skin.vertices.push_back(vertex_on(rest_ws, shin, Vec3(0.1, 0.06, 0.1)));    // 2 instep
+  skin.vertices.push_back(vertex_on(rest_ws, shin, Vec3(0.1, 0.01, -0.03)));  // 3 sole
+  const FootModel foot = build_foot_model(r.skeleton, r.left, Transform{}, &skin);
+  EXPECT_EQ(foot.sole_vertices, (std::vector<int>{0, 3}));
+  EXPECT_NEAR(foot.sole_height_m, 0.09, 1e-12);
+}
+
 TEST(FootModel, ManySoleVerticesAreSpreadOverTheSole) {
   const Rig r = humanoid_rig();
   const std::vector<Transform> rest_ws = world_of(r.skeleton, r.skeleton.rest);

@@ -70,7 +70,11 @@ std::vector<std::string> clips() {
 // not a goal; regression_table.md marks it "not yet"). Ankle jerk, measured per ankle since the
 // mean of both hid one ankle's pops: cmu_131_01 (both files), its left ankle 1.21x the input's on
 // the stairs and 1.22x on the bumps (1.10x on flat ground), where its stop shuffles the feet;
-// CesiumMan on the bumps, its left ankle 1.26x (not yet looked into). Each limit is the value
+// CesiumMan on the bumps, its left ankle 1.26x (not yet looked into). The barbarian's foot mesh
+// hangs mostly on its shin bone (its legs have no foot bone): when the fix bends a knee onto a
+// step or a slope the foot mesh tilts with the shin and its sole goes into the ground (left sole
+// 13.4 cm on the stairs, 3.4 cm on the slope, right sole 6 mm on the bumps; Blender shows the
+// same), which the fix cannot yet see before it solves the leg. Each limit is the value
 // measured, rounded up in its third digit.
 struct KnownMiss {
   double rotation_speed_rad_s = 0;  // 0: the goal holds
@@ -82,6 +86,12 @@ struct KnownMiss {
 KnownMiss known_miss(const std::string& clip, const std::string& terrain) {
   const bool cmu_131 = clip == "cmu_131_01_start_walk_stop_max.bvh" ||
                        clip == "cmu_131_01_start_walk_stop_max_metres.bvh";
+  if (clip == "fbx/barbarian_blender_7400.fbx") {
+    if (terrain == "stairs") return {0, 0, 0, 0, 0.134};
+    if (terrain == "slope") return {0, 0, 0, 0, 0.0336};
+    if (terrain == "bumps") return {0, 0, 0, 0, 0.00606};
+    return {};
+  }
   if (terrain == "bumps") {
     if (cmu_131) return {0, 1.22, 0, 0, 0};
     if (clip == "gltf/CesiumMan.glb") return {0, 1.26, 0, 0, 0};
