@@ -69,9 +69,11 @@ std::vector<std::string> clips() {
 // A case that misses goals is held here to what it measures so it cannot get worse (a ratchet,
 // not a goal; regression_table.md marks it "not yet"). Ankle jerk, measured per ankle since the
 // mean of both hid one ankle's pops: cmu_131_01 (both files), its left ankle 1.21x the input's on
-// the stairs and 1.22x on the bumps (1.10x on flat ground), where its stop shuffles the feet;
-// CesiumMan on the bumps, its left ankle 1.26x (not yet looked into). Each limit is the value
-// measured, rounded up in its third digit.
+// the stairs (1.09x on flat ground), where its stop shuffles the feet and its last step drops
+// 12 cm onto a lower tread in 13 frames; CesiumMan on the bumps, its left ankle 1.26x (not yet
+// looked into). Each limit is the value measured, rounded up in its third digit. cmu_131_01 on
+// the bumps (1.22x, a planted foot turned to each bump face its rising heel crossed) meets the
+// goal since a plant keeps one ground normal (plant_normal.hpp): 1.15x.
 struct KnownMiss {
   double rotation_speed_rad_s = 0;  // 0: the goal holds
   double foot_jerk_ratio = 0;       // the worse ankle's
@@ -83,7 +85,6 @@ KnownMiss known_miss(const std::string& clip, const std::string& terrain) {
   const bool cmu_131 = clip == "cmu_131_01_start_walk_stop_max.bvh" ||
                        clip == "cmu_131_01_start_walk_stop_max_metres.bvh";
   if (terrain == "bumps") {
-    if (cmu_131) return {0, 1.22, 0, 0, 0};
     if (clip == "gltf/CesiumMan.glb") return {0, 1.26, 0, 0, 0};
     return {};
   }
