@@ -22,4 +22,9 @@ inline double percentile(std::vector<double> values, double q) {
 // 0 at t = 0, 1 at t = 1, flat at both ends; t in [0, 1].
 inline double smoothstep(double t) { return t * t * (3.0 - 2.0 * t); }
 
+// 0 at t = 0, 1 at t = 1, with velocity and acceleration zero at both ends (C2); t in [0, 1].
+// Where a path eases between two holds, smoothstep's acceleration steps at the ends would show
+// as spikes of jerk.
+inline double smootherstep(double t) { return t * t * t * (t * (t * 6.0 - 15.0) + 10.0); }
+
 }  // namespace ikfix::core

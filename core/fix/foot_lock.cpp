@@ -132,7 +132,7 @@ std::vector<Vec3> foot_lock(const std::vector<char>& planted,
     const int span = std::min(blend_frames, next - b - 1);
     for (int f = b + 1; f < next; ++f) {
       const double t = span > 0 ? std::min(1.0, static_cast<double>(f - b) / (span + 1)) : 1.0;
-      corr[f] = corr[b] * (1.0 - smoothstep(t));
+      corr[f] = corr[b] * (1.0 - smootherstep(t));
     }
   }
   return corr;

@@ -1,8 +1,9 @@
 #pragma once
 // Step 3, foot lock: during a plant the pivot (heel while it is down, then the toe) stays where
-// it landed; after the plant the horizontal correction fades out over the blend window.
-// The rest of the foot lock lives beside it: pivot_timing (when the pivot switches),
-// pivot_hold (holding the pivot on the final targets), pivot_repair (after the passes).
+// it landed; after the plant the horizontal correction fades out over the blend window
+// (smootherstep: no step in acceleration, no pop of jerk). The rest of the foot lock lives beside
+// it: pivot_timing (when the pivot switches), pivot_hold (holding the pivot on the final targets),
+// pivot_repair (after the passes).
 #include <vector>
 
 #include "core/math.hpp"

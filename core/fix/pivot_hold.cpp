@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/fix/fix_math.hpp"
+
 namespace ikfix::core {
 
 std::vector<Vec3> hold_pivots(const std::vector<signed char>& pivots, const std::vector<Vec3>& heel,
@@ -9,7 +11,6 @@ std::vector<Vec3> hold_pivots(const std::vector<signed char>& pivots, const std:
   const int n = static_cast<int>(pivots.size());
   std::vector<Vec3> corr(n, Vec3(0));
   auto flat = [](Vec3 v) { return Vec3(v.x, 0.0, v.z); };
-  auto smoothstep = [](double t) { return t * t * (3.0 - 2.0 * t); };
   int f = 0;
   while (f < n) {
     if (pivots[f] < 0) {
@@ -43,7 +44,7 @@ std::vector<Vec3> hold_pivots(const std::vector<signed char>& pivots, const std:
     const int span = std::min(blend_frames, next - last - 1);
     for (int g = last + 1; g < next; ++g) {
       const double t = span > 0 ? std::min(1.0, static_cast<double>(g - last) / (span + 1)) : 1.0;
-      corr[g] = corr[last] * (1.0 - smoothstep(t));
+      corr[g] = corr[last] * (1.0 - smootherstep(t));
     }
   }
   return corr;

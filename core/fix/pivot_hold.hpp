@@ -14,8 +14,8 @@ namespace ikfix::core {
 // 0 heel (`heel[f]`), 1 toe (`toe[f]`), -1 not planted. On a switch the new pivot is held where
 // it was on the frame before (corrected), so it does not move on the switch frame either. If the
 // correction would exceed `drag_radius` it is dragged along instead (the animation really walked
-// away). After a plant the correction fades out (smoothstep) over `blend_frames` or until the next
-// plant.
+// away). After a plant the correction fades out (smootherstep: no step in acceleration) over
+// `blend_frames` or until the next plant.
 std::vector<Vec3> hold_pivots(const std::vector<signed char>& pivots, const std::vector<Vec3>& heel,
                               const std::vector<Vec3>& toe, int blend_frames, double drag_radius);
 

@@ -12,6 +12,7 @@
 #include "core/fix/foot_offsets.hpp"
 #include "core/fix/foot_targets.hpp"
 #include "core/fix/pivot_hold.hpp"
+#include "core/fix/plant_normal.hpp"
 #include "core/fix/same_bits.hpp"
 #include "core/fix/smooth.hpp"
 #include "core/metrics.hpp"
@@ -174,9 +175,13 @@ bool PlanPasses::plan_lock_and_offsets(int l, int pass) {
   // plants alone: made again only when they changed since.
   std::vector<double> weight;
   if (plants_changed) weight = plant_ease_weight(result.planted[l], ease_frames);
-  const std::vector<char> remake = frames_to_remake(
+  std::vector<char> remake = frames_to_remake(
       every_frame, new_lock, lock_correction[l], plants_changed ? &weight : nullptr,
       align_weight[l], result.planted[l], align_planted[l], clearance_given[l]);
+  // A planted frame's tilt is made from its plant's first frame: a plant is made again whole.
+  remake_whole_plants(
+      remake, result.planted[l],
+      every_frame ? std::span<const char>() : std::span<const char>(align_planted[l]));
   if (plants_changed) {
     align_weight[l] = std::move(weight);
     align_planted[l] = result.planted[l];
@@ -212,6 +217,7 @@ bool PlanPasses::plan_lock_and_offsets(int l, int pass) {
     tilt_axis[l].assign(frames, Vec3(1, 0, 0));
     ground_turn[l].assign(frames, identity_quat());
   }
+  const std::vector<int> plant_first = plant_first_frames(result.planted[l]);
   if (s.align_feet) {
     int previous = -1;  // last aligned frame
     for (int f = 0; f < frames; ++f) {
@@ -227,10 +233,11 @@ bool PlanPasses::plan_lock_and_offsets(int l, int pass) {
         previous = f;
         continue;
       }
-      const Vec3 n = ground[l][0].normal[f];
+      // A planted foot is turned to its plant's one ground (plant_normal.hpp).
+      const Vec3 n = ground[l][0].normal[plant_first[f]];
       // A planted heel stays on one face, so its normal and weight repeat: the same inputs
       // give the same tilt and turn without the atan2 and sincos.
-      if (previous >= 0 && same_bits(n, ground[l][0].normal[previous]) &&
+      if (previous >= 0 && same_bits(n, ground[l][0].normal[plant_first[previous]]) &&
           same_bits(align_weight[l][f], align_weight[l][previous])) {
         ground_tilt[l][f] = ground_tilt[l][previous];
         tilt_axis[l][f] = tilt_axis[l][previous];

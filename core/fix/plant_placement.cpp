@@ -21,9 +21,6 @@ constexpr double kFitPrecision = 0.0005;
 // every frame of the plant.
 constexpr int kSearchFrames = 48;
 
-// 0 at t = 0, 1 at t = 1, with zero velocity and acceleration at both ends; t in [0, 1].
-double smootherstep(double t) { return t * t * t * (t * (t * 6.0 - 15.0) + 10.0); }
-
 // One plant's foot points and the vertical queries that tell how deep they would sink.
 class PlantFit {
  public:

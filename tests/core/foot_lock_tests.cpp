@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "core/fix/foot_lock.hpp"
@@ -41,6 +43,38 @@ TEST(FootLock, HoldsTheLowerPointStillThroughAPlantAndFadesOutAfter) {
   // The fade after the plant: monotone towards zero, zero after the blend window.
   for (int f = 15; f < 19; ++f) EXPECT_LT(std::abs(corr[f].x), std::abs(corr[f - 1].x)) << f;
   for (int f = 19; f < 30; ++f) EXPECT_EQ(corr[f], Vec3(0)) << f;
+}
+
+// The largest third forward difference (metres per frame cubed) of x over frames [from, to].
+double max_third_difference(const std::vector<Vec3>& c, int from, int to) {
+  double worst = 0;
+  for (int f = from; f + 3 <= to; ++f)
+    worst = std::max(worst, std::abs(c[f + 3].x - 3.0 * c[f + 2].x + 3.0 * c[f + 1].x - c[f].x));
+  return worst;
+}
+
+TEST(FootLock, TheFadeAfterAPlantHasNoStepInAcceleration) {
+  // The heel walks 1 cm a frame until frame 10 and stands from there; planted on frames 5..14,
+  // so the lock leaves 5 cm to fade over 40 frames, reaching zero on frame 55.
+  const int n = 80;
+  std::vector<char> planted(n, 0);
+  std::vector<Vec3> ankle(n), toe(n);
+  for (int f = 0; f < n; ++f) {
+    planted[f] = f >= 5 && f < 15;
+    ankle[f] = {0.01 * std::min(f, 10), 0.1, 0.0};
+    toe[f] = ankle[f] + Vec3(0.15, -0.08, 0.0);
+  }
+  const std::vector<double> heel_height(n, 0.0), toe_height(n, 0.05);
+  const std::vector<char> no_points_down[2];
+  std::vector<signed char> pivots;
+  const auto corr = foot_lock(planted, heel_height, toe_height, no_points_down, ankle, toe, 1.0, 40,
+                              0.01, 0.02, pivots);
+  ASSERT_NEAR(corr[14].x, -0.05, 1e-12);
+  EXPECT_EQ(corr[55], Vec3(0));
+  // A C2 ease (smootherstep) of 5 cm over 41 frames: its third derivative is at most
+  // 60 * 5 cm / 41^3, and so is every third difference across both ends. An ease whose
+  // acceleration steps at its ends (smoothstep: 6 * 5 cm / 41^2) shows half that step there.
+  EXPECT_LE(max_third_difference(corr, 10, 60), 1.05 * 60.0 * 0.05 / (41.0 * 41.0 * 41.0));
 }
 
 TEST(FootLock, SwitchesToTheToeOnlyPastTheMarginAndDragsPastTheUnlockRadius) {

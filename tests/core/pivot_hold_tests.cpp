@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "core/fix/foot_contacts.hpp"
@@ -48,6 +50,29 @@ TEST(HoldPivots, CorrectionIsDraggedBeyondTheRadius) {
   const auto corr = hold_pivots(pivots, foot.heel, foot.toe, 2, 0.05);
   for (const Vec3& c : corr) EXPECT_LE(glm::length(c), 0.05 + 1e-12);
   EXPECT_NEAR(glm::length(corr[19]), 0.05, 1e-12);
+}
+
+TEST(HoldPivots, TheFadeAfterAPlantHasNoStepInAcceleration) {
+  // The heel walks 1 cm a frame until frame 10 and stands from there; held on frames 5..14, so
+  // the hold leaves 5 cm to fade over 40 frames (zero from frame 55).
+  const int n = 80;
+  std::vector<signed char> pivots(n, -1);
+  std::vector<Vec3> heel(n), toe(n);
+  for (int f = 0; f < n; ++f) {
+    if (f >= 5 && f < 15) pivots[f] = 0;
+    heel[f] = {0.01 * std::min(f, 10), 0.08, 0.0};
+    toe[f] = heel[f] + Vec3(0.0, -0.06, 0.2);
+  }
+  const auto corr = hold_pivots(pivots, heel, toe, 40, 1.0);
+  ASSERT_NEAR(corr[14].x, -0.05, 1e-12);
+  EXPECT_EQ(corr[55], Vec3(0));
+  // Every third difference within a C2 ease's bound, 60 * 5 cm / 41^3 (smoothstep's
+  // acceleration steps, 6 * 5 cm / 41^2, show half of that at each end).
+  double worst = 0;
+  for (int f = 10; f + 3 <= 60; ++f)
+    worst = std::max(
+        worst, std::abs(corr[f + 3].x - 3.0 * corr[f + 2].x + 3.0 * corr[f + 1].x - corr[f].x));
+  EXPECT_LE(worst, 1.05 * 60.0 * 0.05 / (41.0 * 41.0 * 41.0));
 }
 
 TEST(FootContacts, PlantedOnSlopeIsMeasuredAboveTheTerrain) {
