@@ -107,6 +107,49 @@ inline bool plain_decimal(const char* first, std::uint64_t& mantissa, int& digit
 }
 }  // namespace decimal_detail
 
+// The common "[-]d{0,7}[.d{0,15}]" with 1-19 digits and a mantissa of at most 2^53, read eight
+// bytes at a time: its end, with its value and the decimals it shows (0-15), bit for bit what
+// read_double gives when the number is not followed by an exponent ('e', 'E'), which the caller
+// checks: the character at the end is not looked at. Null for any other text (a '+' sign,
+// longer runs of digits, no digit at all), which read_double then decides. Needs 33 readable
+// bytes from `first`.
+inline const char* read_plain_decimal(const char* first, double& value, int& decimals) {
+  using decimal_detail::digits_value;
+  using decimal_detail::leading_digits;
+  using decimal_detail::load8;
+  const bool negative = *first == '-';
+  const char* p = first + negative;
+  // At most eight digits in all (text files' usual "-12.3456"): the whole part's digits and
+  // the fraction's gathered into one eight-byte chunk, converted at once.
+  const std::uint64_t a = load8(p);
+  const int whole = leading_digits(a);
+  int fraction = 0;
+  std::uint64_t chunk = a;
+  const char* end = p + whole;
+  if (whole < 8 && *end == '.') {
+    const std::uint64_t b = load8(end + 1);
+    fraction = leading_digits(b);
+    chunk = (a & ((std::uint64_t{1} << (8 * whole)) - 1)) | (b << (8 * whole));
+    end += 1 + fraction;
+  }
+  const int digits = whole + fraction;
+  std::uint64_t mantissa = 0;
+  if (digits == 0) return nullptr;
+  if (whole < 8 && fraction < 8 && digits <= 8) {
+    mantissa = digits_value(chunk, digits);
+    decimals = fraction;
+  } else {
+    int long_digits = 0;  // more than eight: the general eight-byte reading
+    if (!decimal_detail::plain_decimal(p, mantissa, long_digits, decimals, end) ||
+        mantissa > (std::uint64_t{1} << 53))
+      return nullptr;
+  }
+  // Clinger's fast path, as in read_double.
+  const double magnitude = static_cast<double>(mantissa) / decimal_detail::kPow10[decimals];
+  value = negative ? -magnitude : magnitude;
+  return end;
+}
+
 // Same contract as std::from_chars(first, last, value) for chars_format::general. When
 // `decimals` is not null it receives decimals_shown() of the text read.
 inline std::from_chars_result read_double(const char* first, const char* last, double& value,

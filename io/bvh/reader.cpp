@@ -143,6 +143,31 @@ inline bool read_plain_number(const char* first, const char* end, double& value,
   return true;
 }
 
+// A frame line's values from `p` on while each is what io::read_plain_decimal reads, followed
+// by a blank or a line break: into `values`, `decimals` raised, `p` moved past them. Returns how
+// many were read (at most `count`); the caller reads the rest (and any error) the general way,
+// with the same values and decimals. No bounds checks: blanks are skipped up to a line break or
+// the text's final '\0' (`text_end`) at the latest, and a number is read only with 33 bytes of
+// the text left.
+[[gnu::noinline]] int read_plain_values(const char*& p, const char* text_end, double* values,
+                                        int* decimals, int count) {
+  const char* q = p;
+  int c = 0;
+  for (; c < count; ++c) {
+    while (is_blank(*q)) ++q;
+    if (text_end - q < 33) break;
+    double v;
+    int shown;
+    const char* stop = io::read_plain_decimal(q, v, shown);
+    if (!stop || !(is_blank(*stop) || is_eol(*stop))) break;
+    values[c] = v;
+    decimals[c] = std::max(decimals[c], shown);
+    q = stop;
+  }
+  p = q;
+  return c;
+}
+
 // One open '{' block while reading the hierarchy.
 struct OpenBlock {
   int joint;  // the joint, or the joint whose End Site this is
@@ -159,11 +184,18 @@ class Parser {
         options_(options),
         begin_(doc.text.data()),
         p_(doc.text.data()),
-        end_(doc.text.data() + doc.text.size()) {}
+        end_(doc.text.data() + doc.text.size()),
+        text_end_(end_) {}
   // A parser for the frame lines in [begin, end) of doc.text (whole lines), `line` being the
   // line number at `begin`; only read_frame_block may be called on it.
   Parser(Document& doc, const ParseOptions& options, const char* begin, const char* end, int line)
-      : doc_(doc), options_(options), begin_(doc.text.data()), p_(begin), end_(end), line_(line) {}
+      : doc_(doc),
+        options_(options),
+        begin_(doc.text.data()),
+        p_(begin),
+        end_(end),
+        text_end_(doc.text.data() + doc.text.size()),
+        line_(line) {}
 
   void run() {
     if (doc_.text.size() >= std::numeric_limits<std::uint32_t>::max())
@@ -549,7 +581,9 @@ class Parser {
     // lives in a register instead of being re-read through `this` after every store.
     const char* p = p_;
     const char* const end = end_;
-    for (int c = 0; c < count; ++c) {
+    *first_value = static_cast<std::uint32_t>(p - begin_);  // the cursor is on the first value
+    const int plain = decimals ? read_plain_values(p, text_end_, values, decimals, count) : 0;
+    for (int c = plain; c < count; ++c) {
       while (p < end && is_blank(*p)) ++p;
       if (p == end || is_eol(*p)) {
         p_ = p;
@@ -568,7 +602,6 @@ class Parser {
       }
       values[c] = v;
       if (decimals && shown > decimals[c]) decimals[c] = shown;
-      if (c == 0) *first_value = static_cast<std::uint32_t>(p - begin_);
       p = stop;
     }
     p_ = p;
@@ -796,6 +829,7 @@ class Parser {
   const char* begin_;
   const char* p_;
   const char* end_;
+  const char* text_end_;  // the end of doc.text (end_ is a block's end in a block parser)
   int line_ = 1;
   int motion_line_ = 0;
   long long lf_ = 0, crlf_ = 0, cr_ = 0;
