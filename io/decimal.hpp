@@ -115,32 +115,35 @@ inline bool plain_decimal(const char* first, std::uint64_t& mantissa, int& digit
 // bytes from `first`.
 inline const char* read_plain_decimal(const char* first, double& value, int& decimals) {
   using decimal_detail::digits_value;
-  using decimal_detail::leading_digits;
   using decimal_detail::load8;
   const bool negative = *first == '-';
   const char* p = first + negative;
-  // At most eight digits in all (text files' usual "-12.3456"): the whole part's digits and
-  // the fraction's gathered into one eight-byte chunk, converted at once.
+  // Seven characters or fewer after the sign (text files' usual "-12.3456"), all in one
+  // eight-byte chunk: the non-digit bytes' flags give the point and the end at once (ASCII bytes
+  // never carry into the next byte's flag, so the flag after a '.' is exact too), and the two
+  // parts' digits, the point taken out, are converted together.
   const std::uint64_t a = load8(p);
-  const int whole = leading_digits(a);
-  int fraction = 0;
-  std::uint64_t chunk = a;
-  const char* end = p + whole;
-  if (whole < 8 && *end == '.') {
-    const std::uint64_t b = load8(end + 1);
-    fraction = leading_digits(b);
-    chunk = (a & ((std::uint64_t{1} << (8 * whole)) - 1)) | (b << (8 * whole));
-    end += 1 + fraction;
-  }
-  const int digits = whole + fraction;
+  const std::uint64_t x = a ^ 0x3030303030303030ull;
+  const std::uint64_t non_digit = ((x + 0x7676767676767676ull) | x) & 0x8080808080808080ull;
   std::uint64_t mantissa = 0;
-  if (digits == 0) return nullptr;
-  if (whole < 8 && fraction < 8 && digits <= 8) {
-    mantissa = digits_value(chunk, digits);
-    decimals = fraction;
+  const char* end = nullptr;
+  const int point = non_digit == 0 ? 8 : __builtin_ctzll(non_digit) >> 3;
+  const std::uint64_t after_first = non_digit & (non_digit - 1);
+  if (point < 8 && p[point] != '.') {
+    if (point == 0) return nullptr;
+    mantissa = digits_value(a, point);
+    decimals = 0;
+    end = p + point;
+  } else if (point < 8 && after_first != 0) {
+    const int stop = __builtin_ctzll(after_first) >> 3;  // after the fraction
+    if (stop == 1) return nullptr;                       // "." alone
+    const std::uint64_t below_point = (std::uint64_t{1} << (8 * point)) - 1;
+    mantissa = digits_value((a & below_point) | ((a >> 8) & ~below_point), stop - 1);
+    decimals = stop - 1 - point;
+    end = p + stop;
   } else {
-    int long_digits = 0;  // more than eight: the general eight-byte reading
-    if (!decimal_detail::plain_decimal(p, mantissa, long_digits, decimals, end) ||
+    int digits = 0;  // longer: the general eight-byte reading
+    if (!decimal_detail::plain_decimal(p, mantissa, digits, decimals, end) || digits == 0 ||
         mantissa > (std::uint64_t{1} << 53))
       return nullptr;
   }
