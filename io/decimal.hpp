@@ -229,21 +229,26 @@ inline double fixed_units_value(double value, int decimals, std::uint64_t units)
   return (value < 0 || (value == 0 && __builtin_signbit(value))) ? -magnitude : magnitude;
 }
 
-// Room write_fixed_units needs after `first`.
+// Room write_fixed_units needs after `first` (it writes past the text it returns: see there).
 inline constexpr std::size_t kFixedUnitsRoom = 48;
 
 // The text of `units` (from fixed_units) with `decimals` decimals and the sign of `value`;
 // `first` must have room for kFixedUnitsRoom characters. Returns the end.
 inline char* write_fixed_units(char* first, double value, int decimals, std::uint64_t units) {
   // Digits of `units`, at least decimals + 1 of them, right to left, two per division (the
-  // divisions form one dependent chain: half as long).
+  // divisions form one dependent chain: half as long), ending at digits + kDigitsEnd.
   static constexpr char kPairs[] =
       "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445"
       "46474849"
       "50515253545556575859606162636465666768697071727374757677787980818283848586878889909192939495"
       "96979899";
-  char digits[40];
-  char* p = digits + sizeof digits;
+  // Both parts are copied kCopy bytes at a time (a few moves instead of a memcpy call each): at
+  // most 16 digits before the point (units < 4e15) and 23 in all, so each copy stays inside
+  // `digits` and inside the room after `first` (1 + 16 + 1 + 24 <= kFixedUnitsRoom).
+  constexpr int kDigitsEnd = 40, kCopy = 24;
+  char digits[kDigitsEnd + kCopy];
+  std::memset(digits + kDigitsEnd, '0', kCopy);  // what the copies read past the digits
+  char* p = digits + kDigitsEnd;
   while (units >= 100) {
     const std::size_t pair = static_cast<std::size_t>(units % 100);
     units /= 100;
@@ -258,16 +263,16 @@ inline char* write_fixed_units(char* first, double value, int decimals, std::uin
   } else {
     *--p = static_cast<char>('0' + units);
   }
-  while (digits + sizeof digits - p < decimals + 1) *--p = '0';
-  const int count = static_cast<int>(digits + sizeof digits - p);
+  while (digits + kDigitsEnd - p < decimals + 1) *--p = '0';
+  const int count = static_cast<int>(digits + kDigitsEnd - p);
   char* out = first;
   if (value < 0 || (value == 0 && __builtin_signbit(value))) *out++ = '-';
   const int integer_digits = count - decimals;
-  std::memcpy(out, p, static_cast<std::size_t>(integer_digits));
+  std::memcpy(out, p, kCopy);
   out += integer_digits;
   if (decimals > 0) {
     *out++ = '.';
-    std::memcpy(out, p + integer_digits, static_cast<std::size_t>(decimals));
+    std::memcpy(out, p + integer_digits, kCopy);
     out += decimals;
   }
   return out;
