@@ -107,6 +107,52 @@ inline bool plain_decimal(const char* first, std::uint64_t& mantissa, int& digit
 }
 }  // namespace decimal_detail
 
+// The common "[-]d{0,7}[.d{0,15}]" with 1-19 digits and a mantissa of at most 2^53, read eight
+// bytes at a time: its end, with its value and the decimals it shows (0-15), bit for bit what
+// read_double gives when the number is not followed by an exponent ('e', 'E'), which the caller
+// checks: the character at the end is not looked at. Null for any other text (a '+' sign,
+// longer runs of digits, no digit at all), which read_double then decides. Needs 33 readable
+// bytes from `first`.
+inline const char* read_plain_decimal(const char* first, double& value, int& decimals) {
+  using decimal_detail::digits_value;
+  using decimal_detail::load8;
+  const bool negative = *first == '-';
+  const char* p = first + negative;
+  // Seven characters or fewer after the sign (text files' usual "-12.3456"), all in one
+  // eight-byte chunk: the non-digit bytes' flags give the point and the end at once (ASCII bytes
+  // never carry into the next byte's flag, so the flag after a '.' is exact too), and the two
+  // parts' digits, the point taken out, are converted together.
+  const std::uint64_t a = load8(p);
+  const std::uint64_t x = a ^ 0x3030303030303030ull;
+  const std::uint64_t non_digit = ((x + 0x7676767676767676ull) | x) & 0x8080808080808080ull;
+  std::uint64_t mantissa = 0;
+  const char* end = nullptr;
+  const int point = non_digit == 0 ? 8 : __builtin_ctzll(non_digit) >> 3;
+  const std::uint64_t after_first = non_digit & (non_digit - 1);
+  if (point < 8 && p[point] != '.') {
+    if (point == 0) return nullptr;
+    mantissa = digits_value(a, point);
+    decimals = 0;
+    end = p + point;
+  } else if (point < 8 && after_first != 0) {
+    const int stop = __builtin_ctzll(after_first) >> 3;  // after the fraction
+    if (stop == 1) return nullptr;                       // "." alone
+    const std::uint64_t below_point = (std::uint64_t{1} << (8 * point)) - 1;
+    mantissa = digits_value((a & below_point) | ((a >> 8) & ~below_point), stop - 1);
+    decimals = stop - 1 - point;
+    end = p + stop;
+  } else {
+    int digits = 0;  // longer: the general eight-byte reading
+    if (!decimal_detail::plain_decimal(p, mantissa, digits, decimals, end) || digits == 0 ||
+        mantissa > (std::uint64_t{1} << 53))
+      return nullptr;
+  }
+  // Clinger's fast path, as in read_double.
+  const double magnitude = static_cast<double>(mantissa) / decimal_detail::kPow10[decimals];
+  value = negative ? -magnitude : magnitude;
+  return end;
+}
+
 // Same contract as std::from_chars(first, last, value) for chars_format::general. When
 // `decimals` is not null it receives decimals_shown() of the text read.
 inline std::from_chars_result read_double(const char* first, const char* last, double& value,
@@ -183,21 +229,26 @@ inline double fixed_units_value(double value, int decimals, std::uint64_t units)
   return (value < 0 || (value == 0 && __builtin_signbit(value))) ? -magnitude : magnitude;
 }
 
-// Room write_fixed_units needs after `first`.
+// Room write_fixed_units needs after `first` (it writes past the text it returns: see there).
 inline constexpr std::size_t kFixedUnitsRoom = 48;
 
 // The text of `units` (from fixed_units) with `decimals` decimals and the sign of `value`;
 // `first` must have room for kFixedUnitsRoom characters. Returns the end.
 inline char* write_fixed_units(char* first, double value, int decimals, std::uint64_t units) {
   // Digits of `units`, at least decimals + 1 of them, right to left, two per division (the
-  // divisions form one dependent chain: half as long).
+  // divisions form one dependent chain: half as long), ending at digits + kDigitsEnd.
   static constexpr char kPairs[] =
       "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445"
       "46474849"
       "50515253545556575859606162636465666768697071727374757677787980818283848586878889909192939495"
       "96979899";
-  char digits[40];
-  char* p = digits + sizeof digits;
+  // Both parts are copied kCopy bytes at a time (a few moves instead of a memcpy call each): at
+  // most 16 digits before the point (units < 4e15) and 23 in all, so each copy stays inside
+  // `digits` and inside the room after `first` (1 + 16 + 1 + 24 <= kFixedUnitsRoom).
+  constexpr int kDigitsEnd = 40, kCopy = 24;
+  char digits[kDigitsEnd + kCopy];
+  std::memset(digits + kDigitsEnd, '0', kCopy);  // what the copies read past the digits
+  char* p = digits + kDigitsEnd;
   while (units >= 100) {
     const std::size_t pair = static_cast<std::size_t>(units % 100);
     units /= 100;
@@ -212,16 +263,16 @@ inline char* write_fixed_units(char* first, double value, int decimals, std::uin
   } else {
     *--p = static_cast<char>('0' + units);
   }
-  while (digits + sizeof digits - p < decimals + 1) *--p = '0';
-  const int count = static_cast<int>(digits + sizeof digits - p);
+  while (digits + kDigitsEnd - p < decimals + 1) *--p = '0';
+  const int count = static_cast<int>(digits + kDigitsEnd - p);
   char* out = first;
   if (value < 0 || (value == 0 && __builtin_signbit(value))) *out++ = '-';
   const int integer_digits = count - decimals;
-  std::memcpy(out, p, static_cast<std::size_t>(integer_digits));
+  std::memcpy(out, p, kCopy);
   out += integer_digits;
   if (decimals > 0) {
     *out++ = '.';
-    std::memcpy(out, p + integer_digits, static_cast<std::size_t>(decimals));
+    std::memcpy(out, p + integer_digits, kCopy);
     out += decimals;
   }
   return out;

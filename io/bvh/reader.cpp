@@ -143,6 +143,35 @@ inline bool read_plain_number(const char* first, const char* end, double& value,
   return true;
 }
 
+// A frame line's values from `p` (on the first one) while each is what io::read_plain_decimal
+// reads, followed by a blank or a line break: into `values`, `decimals` raised, `p` moved past
+// them. Returns how many were read (at most `count`); the caller reads the rest (and any error)
+// the general way, with the same values and decimals. No bounds checks: a number is read only
+// where it starts at or before `last`, 33 bytes before the end of the text, and blanks are
+// skipped up to a line break or the text's final '\0' at the latest.
+[[gnu::noinline]] int read_plain_values(const char*& p, const char* last, double* values,
+                                        int* decimals, int count) {
+  const char* q = p;
+  int c = 0;
+  while (c < count && q <= last) {
+    double v;
+    int shown;
+    const char* stop = io::read_plain_decimal(q, v, shown);
+    if (!stop) break;
+    const char after = *stop;
+    if (!(is_blank(after) || is_eol(after))) break;
+    values[c] = v;
+    decimals[c] = std::max(decimals[c], shown);
+    ++c;
+    // The next value, mostly after one space (stop + 1 is at most the text's final '\0').
+    q = stop + 1;
+    if (after != ' ' || static_cast<unsigned char>(*q) <= ' ')
+      for (q = stop; is_blank(*q);) ++q;
+  }
+  p = q;
+  return c;
+}
+
 // One open '{' block while reading the hierarchy.
 struct OpenBlock {
   int joint;  // the joint, or the joint whose End Site this is
@@ -152,6 +181,12 @@ struct OpenBlock {
   bool has_children = false;
 };
 
+// The last position of `text` with the 33 bytes io::read_plain_decimal reads after it; null in
+// a shorter text.
+inline const char* last_plain_number(const std::string& text) {
+  return text.size() >= 33 ? text.data() + text.size() - 33 : nullptr;
+}
+
 class Parser {
  public:
   Parser(Document& doc, const ParseOptions& options)
@@ -159,11 +194,18 @@ class Parser {
         options_(options),
         begin_(doc.text.data()),
         p_(doc.text.data()),
-        end_(doc.text.data() + doc.text.size()) {}
+        end_(doc.text.data() + doc.text.size()),
+        plain_last_(last_plain_number(doc.text)) {}
   // A parser for the frame lines in [begin, end) of doc.text (whole lines), `line` being the
   // line number at `begin`; only read_frame_block may be called on it.
   Parser(Document& doc, const ParseOptions& options, const char* begin, const char* end, int line)
-      : doc_(doc), options_(options), begin_(doc.text.data()), p_(begin), end_(end), line_(line) {}
+      : doc_(doc),
+        options_(options),
+        begin_(doc.text.data()),
+        p_(begin),
+        end_(end),
+        plain_last_(last_plain_number(doc.text)),
+        line_(line) {}
 
   void run() {
     if (doc_.text.size() >= std::numeric_limits<std::uint32_t>::max())
@@ -549,7 +591,10 @@ class Parser {
     // lives in a register instead of being re-read through `this` after every store.
     const char* p = p_;
     const char* const end = end_;
-    for (int c = 0; c < count; ++c) {
+    *first_value = static_cast<std::uint32_t>(p - begin_);  // the cursor is on the first value
+    const int plain =
+        decimals && plain_last_ ? read_plain_values(p, plain_last_, values, decimals, count) : 0;
+    for (int c = plain; c < count; ++c) {
       while (p < end && is_blank(*p)) ++p;
       if (p == end || is_eol(*p)) {
         p_ = p;
@@ -568,7 +613,6 @@ class Parser {
       }
       values[c] = v;
       if (decimals && shown > decimals[c]) decimals[c] = shown;
-      if (c == 0) *first_value = static_cast<std::uint32_t>(p - begin_);
       p = stop;
     }
     p_ = p;
@@ -796,6 +840,9 @@ class Parser {
   const char* begin_;
   const char* p_;
   const char* end_;
+  // Where read_plain_values may read a number at the latest (null: nowhere), in doc.text (end_
+  // is a block's end in a block parser).
+  const char* plain_last_;
   int line_ = 1;
   int motion_line_ = 0;
   long long lf_ = 0, crlf_ = 0, cr_ = 0;

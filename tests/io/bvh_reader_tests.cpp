@@ -519,6 +519,62 @@ TEST(BvhReader, FrameValuesReadExactlyInEveryForm) {
   }
 }
 
+// The same forms in every slot of a line with many bytes after it (where the reader reads
+// numbers eight bytes at a time), between the blanks and before the line breaks a frame line may
+// have: each value as std::from_chars gives it, each channel's decimals as its text shows them;
+// a malformed value among them is the same error as anywhere.
+TEST(BvhReader, FrameValuesReadExactlyWhateverTheBlanks) {
+  const std::vector<std::string> forms = {
+      "0",        "-0",        "5.",          "-5.",       ".5",      "-.5",      "0012.50",
+      "-17.3198", "9.3722",    "-103.167999", "0.658012",  "1234567", "-7654321", "12345678",
+      "1e3",      "-2.5E-2",   "+3",          "+.25",      "-1.5e+2", "123.4567", "0.000000000001",
+      "1.",       "-999999.9", "12345678.25", "0.1234567", "-.0"};
+  const std::vector<std::string> blanks = {" ", "  ", "\t", " \t ", "\t\t", "   "};
+  for (std::size_t k = 0; k < forms.size(); ++k) {
+    std::vector<std::string> used;
+    // The line of this k's values, slot 4 replaced by `fourth` when given.
+    auto line_of = [&](const std::string& fourth) {
+      std::string line;
+      used.clear();
+      for (std::size_t c = 0; c < 9; ++c) {
+        if (c > 0) line += blanks[(k + c) % blanks.size()];
+        used.push_back(c == 4 && !fourth.empty() ? fourth : forms[(k + c) % forms.size()]);
+        line += used.back();
+      }
+      return line;
+    };
+    const std::string bad = line_of("1.5x");
+    const std::string line = line_of("");
+    for (const char* eol : {"\n", "\r\n", " \n", "\t\r\n"}) {
+      SCOPED_TRACE(line + eol);
+      const auto doc = bvh::parse(arm_with("1 2 3 0 0 0 90 0 0\n", line + eol), "arm.bvh");
+      for (int c = 0; c < 9; ++c) {
+        const std::string& form = used[static_cast<std::size_t>(c)];
+        const std::string_view shown =
+            form[0] == '+' ? std::string_view(form).substr(1) : std::string_view(form);
+        double expected = 0.0;
+        std::from_chars(shown.data(), shown.data() + shown.size(), expected);
+        EXPECT_EQ(std::bit_cast<std::uint64_t>(doc.value(0, c)),
+                  std::bit_cast<std::uint64_t>(expected))
+            << form;
+        EXPECT_EQ(doc.value_view(0, c), form);
+        // The other frames' values are integers: the channel shows this value's decimals.
+        EXPECT_EQ(doc.channel_decimals[static_cast<std::size_t>(c)],
+                  ikfix::io::decimals_shown(shown))
+            << form;
+      }
+    }
+    try {
+      bvh::parse(arm_with("1 2 3 0 0 0 90 0 0\n", bad + "\n"), "arm.bvh");
+      ADD_FAILURE() << "no error: " << bad;
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.line(), 19) << bad;
+      EXPECT_NE(std::string(e.what()).find("value '1.5x' is not a number"), std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 // What ends a value is a blank, a line break or the end of the file; a stray NUL byte is not.
 TEST(BvhReader, NulByteInAFrameLineIsAnError) {
   const std::string text = arm_with("0 0 0 0 0 90 0 0 0", std::string("0 0 0 0 0 90\0 0 0 0", 19));

@@ -150,6 +150,25 @@ TEST(Decimal, ReadsLikeFromCharsOnRandomDecimals) {
   }
 }
 
+// read_plain_decimal at the start of `text` (33 readable bytes): when it takes the number, the
+// same value (bit for bit), end and decimals as std::from_chars and decimals_shown, unless an
+// exponent follows (the caller's check).
+void expect_plain_read_like_from_chars(const std::string& text, const std::string& shown) {
+  ASSERT_GE(text.size(), 33u);
+  double plain = 12345.0, standard = 12345.0;
+  int decimals = -1;
+  const char* end = ikfix::io::read_plain_decimal(text.data(), plain, decimals);
+  if (!end || *end == 'e' || *end == 'E') return;
+  const auto b = std::from_chars(text.data(), text.data() + text.size(), standard);
+  ASSERT_EQ(b.ec, std::errc()) << shown;
+  ASSERT_EQ(end - text.data(), b.ptr - text.data()) << shown;
+  ASSERT_EQ(std::memcmp(&plain, &standard, sizeof plain), 0)
+      << shown << ": " << plain << " vs " << standard;
+  ASSERT_EQ(decimals, decimals_shown(std::string_view(text.data(),
+                                                      static_cast<std::size_t>(end - text.data()))))
+      << shown;
+}
+
 // read_double on `number` followed by `after` inside a buffer long enough for the eight-byte
 // fast path (which reads past the number's end): same result and end as std::from_chars.
 void expect_same_read_in_buffer(const std::string& number, const std::string& after) {
@@ -164,6 +183,7 @@ void expect_same_read_in_buffer(const std::string& number, const std::string& af
     ASSERT_EQ(std::memcmp(&fast, &standard, sizeof fast), 0)
         << number << after << ": " << fast << " vs " << standard;
   }
+  expect_plain_read_like_from_chars(text, number + after);
 }
 
 const std::vector<std::string> kAfterNumber = {
@@ -239,6 +259,23 @@ TEST(Decimal, EightByteReadsLikeFromCharsOnEdgeCases) {
   for (int i = 0; i < 300000; ++i) {
     const double v = unit(rng) * std::pow(10.0, exponent(rng));
     expect_same_read_in_buffer(standard_fixed(v, decimals(rng)), kAfterNumber[i % 14]);
+  }
+}
+
+TEST(Decimal, PlainReadTakesTheCommonFormsAndLeavesTheRest) {
+  const std::string room(40, ' ');
+  double v = 0.0;
+  int decimals = -1;
+  for (const char* s : {"0", "-17", "9.3722", "-17.3198", "-0.0000", ".0083333", "5.", "-.5",
+                        "0.658012", "-103.167999", "1234.12345678901"}) {
+    const std::string text = s + room;
+    ASSERT_NE(ikfix::io::read_plain_decimal(text.data(), v, decimals), nullptr) << s;
+    expect_plain_read_like_from_chars(text, s);
+  }
+  for (const char* s : {"", "-", ".", "-.", "+1", "--1", "x", "12345678", "1234567.1234567812345",
+                        "9999999.999999999999", "00000000000000000001"}) {
+    const std::string text = s + room;
+    EXPECT_EQ(ikfix::io::read_plain_decimal(text.data(), v, decimals), nullptr) << s;
   }
 }
 
