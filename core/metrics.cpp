@@ -138,6 +138,7 @@ struct ClipWorld {
   std::vector<int> joints;       // the kept joints, ascending
   std::vector<int> slot_of;      // per joint: its slot in a frame of `world`, -1 when not kept
   int kept = 0;
+  std::size_t frame_count = 0;
   // [bone * frames + frame]: |world length - rest| / rest of bones[bone] (measured_bones).
   std::vector<double> bone_change;
 
@@ -147,27 +148,43 @@ struct ClipWorld {
       : joints(kept_joints.begin(), kept_joints.end()),
         slot_of(sk.joint_count(), -1),
         kept(static_cast<int>(kept_joints.size())),
+        frame_count(static_cast<std::size_t>(clip.frame_count)),
         bone_change(bones.size() * static_cast<std::size_t>(clip.frame_count)) {
     for (int k = 0; k < kept; ++k) slot_of[kept_joints[k]] = k;
     world.resize(static_cast<std::size_t>(clip.frame_count) * kept);
     const int joints = sk.joint_count();
-    const std::size_t frames = static_cast<std::size_t>(clip.frame_count);
+    std::vector<int> every_joint(joints);
+    for (int j = 0; j < joints; ++j) every_joint[j] = j;
+    // Every joint, each its own slot: the frame-pair FK gives the bits one frame's FK gives.
+    const JointSubset all_joints(sk, every_joint);
     parallel_ranges(runner, clip.frame_count, kFramesPerRange, [&](int begin, int end) {
-      std::vector<Transform> all(joints);
-      for (int f = begin; f < end; ++f) {
-        forward_kinematics(sk, clip.frame(f), to_world, all);
-        if (with_world) with_world(f, all);
-        for (int k = 0; k < kept; ++k)
-          world[static_cast<std::size_t>(f) * kept + k] = all[kept_joints[k]];
-        for (std::size_t b = 0; b < bones.size(); ++b) {
-          const Bone& bone = bones[b];
-          bone_change[b * frames + f] =
-              std::abs(glm::length(all[bone.joint].translation - all[bone.parent].translation) -
-                       bone.rest_m) /
-              bone.rest_m;
-        }
+      std::vector<Transform> all(2 * static_cast<std::size_t>(joints));
+      const std::span<Transform> first(all.data(), joints), second(all.data() + joints, joints);
+      int f = begin;
+      for (; f + 1 < end; f += 2) {
+        forward_kinematics_pair(all_joints, clip.frame(f), clip.frame(f + 1), to_world, first,
+                                second);
+        keep_frame(f, first, bones, with_world);
+        keep_frame(f + 1, second, bones, with_world);
+      }
+      if (f < end) {
+        forward_kinematics(sk, clip.frame(f), to_world, first);
+        keep_frame(f, first, bones, with_world);
       }
     });
+  }
+  // Frame f's world transforms of every joint (`all`): the kept joints' and the bones' changes.
+  void keep_frame(int f, std::span<const Transform> all, std::span<const Bone> bones,
+                  const MetricsInput::WorldVisitor& with_world) {
+    if (with_world) with_world(f, all);
+    for (int k = 0; k < kept; ++k) world[static_cast<std::size_t>(f) * kept + k] = all[joints[k]];
+    for (std::size_t b = 0; b < bones.size(); ++b) {
+      const Bone& bone = bones[b];
+      bone_change[b * frame_count + f] =
+          std::abs(glm::length(all[bone.joint].translation - all[bone.parent].translation) -
+                   bone.rest_m) /
+          bone.rest_m;
+    }
   }
   const Transform& transform(int f, int j) const {
     return world[static_cast<std::size_t>(f) * kept + slot_of[j]];
