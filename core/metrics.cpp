@@ -27,9 +27,14 @@ double mean_jerk(const std::vector<double>& jerk) {
   return sum / (n - 4);
 }
 
+// Worst::offer for a point named by a literal: the name becomes a string only when taken.
+void offer(Worst& worst, double v, int f, int l, const char* point) {
+  if (worst.frame < 0 || v > worst.value) worst = Worst{v, f, l, point};
+}
+
 // The largest of jerk_per_frame, offered to `worst` with its frame, leg and point.
 void offer_max_jerk(const std::vector<double>& jerk, int leg, const char* point, Worst& worst) {
-  for (int f = 2; f + 2 < static_cast<int>(jerk.size()); ++f) worst.offer(jerk[f], f, leg, point);
+  for (int f = 2; f + 2 < static_cast<int>(jerk.size()); ++f) offer(worst, jerk[f], f, leg, point);
 }
 
 }  // namespace
@@ -277,7 +282,7 @@ PlantMetrics measure_plant(const std::vector<Vec3> (&pts)[2], const FootContacts
     fl += std::min(contacts.height[0][f], contacts.height[1][f]);
     for (int p = 0; p < 2; ++p) {
       pm.max_penetration_m = std::max(pm.max_penetration_m, -above[p][f]);
-      m.planted_penetration.offer(std::max(0.0, -above[p][f]), f, l, p == 0 ? "ankle" : "toe");
+      offer(m.planted_penetration, std::max(0.0, -above[p][f]), f, l, p == 0 ? "ankle" : "toe");
     }
     // Sliding is the speed of the foot's pivot: of the points on the ground, the one that
     // moves least (a foot rolling over its toe slides only if the toe moves).
@@ -286,7 +291,7 @@ PlantMetrics measure_plant(const std::vector<Vec3> (&pts)[2], const FootContacts
     if (pivot >= 0) {
       pm.mean_slide_mps += slide;
       pm.max_slide_mps = std::max(pm.max_slide_mps, slide);
-      m.slide.offer(slide, f, l, pivot == 0 ? "ankle" : "toe");
+      offer(m.slide, slide, f, l, pivot == 0 ? "ankle" : "toe");
       sums.slide += slide;
       ++sums.slide_count;
       ++count;
@@ -442,7 +447,7 @@ void measure_knee(const MetricsInput& in, const ClipWorld& w, int l, LegMetrics&
     const double angle = angle_between(a, b);
     lm.knee_angle_min_rad = std::min(lm.knee_angle_min_rad, angle);
     lm.knee_angle_max_rad = std::max(lm.knee_angle_max_rad, angle);
-    m.knee_limit_violation.offer(std::max(0.0, in.min_knee_angle - angle), f, l, "knee");
+    offer(m.knee_limit_violation, std::max(0.0, in.min_knee_angle - angle), f, l, "knee");
   }
 }
 
@@ -468,7 +473,7 @@ void measure_leg(const MetricsInput& in, const ClipWorld& w, const LegQueries& q
   lm.side = kLegSideNames[l];
   for (int p = 0; p < 2; ++p)
     for (int f = 0; f < frames; ++f)
-      m.penetration.offer(std::max(0.0, -q.contacts.above[p][f]), f, l, p == 0 ? "ankle" : "toe");
+      offer(m.penetration, std::max(0.0, -q.contacts.above[p][f]), f, l, p == 0 ? "ankle" : "toe");
   for (const Interval& iv : contact_intervals(q.contacts.planted)) {
     lm.plants.push_back(measure_plant(q.pts, q.contacts, iv, l, fps, lm, m, sums));
     PlantMetrics& pm = lm.plants.back();
