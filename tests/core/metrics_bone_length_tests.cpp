@@ -2,6 +2,8 @@
 // the armature node above it (root motion in FBX/glTF files) is not a bone and is not counted.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "core/metrics.hpp"
 #include "core/terrain_gen.hpp"
 #include "retarget_test_rigs.hpp"
@@ -73,6 +75,26 @@ TEST(MetricsBoneLength, AStretchedShinIsStillFound) {
   EXPECT_NEAR(m.bone_length_change.value, 0.1, 1e-9);
   EXPECT_EQ(m.bone_length_change.frame, 7);
   EXPECT_EQ(m.bone_length_change.point, "mixamorig:RightFoot");
+}
+
+// The clip's non-finite count: each transform with an infinite or NaN number counts once,
+// whichever of its ten numbers it is (an odd frame count: the last frame's FK alone).
+TEST(MetricsBoneLength, EachTransformWithANonFiniteNumberCountsOnce) {
+  const ArmatureRig a = armature_humanoid();
+  Clip clip = walking_in_rest_pose(a.skeleton, a.rig.pelvis, 21, 0.05);
+  const int head = a.skeleton.find("mixamorig:Head");
+  ASSERT_GE(head, 0);
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  clip.at(3, head).translation.y = nan;
+  clip.at(5, head).scale.z = inf;
+  clip.at(5, head).rotation.x = nan;  // the same transform: counted once
+  clip.at(9, head).rotation.w = -inf;
+  clip.at(20, head).translation.x = 1e308;  // large, finite
+  const Terrain ground(make_flat_terrain(FlatParams{.size = 40.0}));
+  EXPECT_EQ(measure(a, clip, ground).non_finite, 3);
+  EXPECT_EQ(measure(a, walking_in_rest_pose(a.skeleton, a.rig.pelvis, 21, 0.05), ground).non_finite,
+            0);
 }
 
 }  // namespace
