@@ -458,14 +458,21 @@ void measure_knee(const MetricsInput& in, const ClipWorld& w, int l, LegMetrics&
   }
 }
 
-// Angular speed (rad/s) of the leg's local rotations.
+// Angular speed (rad/s) of the leg's local rotations. Only the worst is kept, so a frame whose
+// speed cannot exceed it is not measured: rotation_angle is 2 atan2(v, |w|) <= 2 v / |w| (atan x
+// <= x), and that bound, widened far beyond the last bits' rounding, at or below the worst
+// means the offer would not take the frame.
 void measure_rotation_speed(const MetricsInput& in, int l, ClipMetrics& m) {
   const Leg& leg = in.rig.legs[l];
   const Clip& clip = *in.clip;
+  Worst& worst = m.rotation_speed;
   for (int j : {leg.hip, leg.knee, leg.ankle})
     for (int f = 1; f < clip.frame_count; ++f) {
       const Quat d = glm::inverse(clip.at(f - 1, j).rotation) * clip.at(f, j).rotation;
-      m.rotation_speed.offer(rotation_angle(d) * clip.fps, f, l, in.skeleton->names[j]);
+      const double bound =
+          2.0 * std::sqrt(d.x * d.x + d.y * d.y + d.z * d.z) / std::abs(d.w) * clip.fps * 1.000001;
+      if (worst.frame >= 0 && bound <= worst.value) continue;
+      worst.offer(rotation_angle(d) * clip.fps, f, l, in.skeleton->names[j]);
     }
 }
 
