@@ -328,10 +328,18 @@ std::vector<Vec3> posed_foot_points(const MetricsInput& in, const ClipWorld& w,
   const int n = foot.point_count();
   std::vector<Vec3> out(static_cast<std::size_t>(n) * frames);
   std::vector<Vec3> posed;
-  // A frame's world transforms, of the kept joints only (the foot's points hang from those).
+  // The joints the foot's points hang from (kept by the ClipWorld): only theirs are read.
+  std::vector<int> hung_from;
+  for (const RigidFootPoint& p : foot.points) hung_from.push_back(p.joint);
+  for (int v : foot.sole_vertices)
+    for (int i = 0; i < 4; ++i)
+      if (in.skin->vertices[v].joint[i] >= 0) hung_from.push_back(in.skin->vertices[v].joint[i]);
+  std::sort(hung_from.begin(), hung_from.end());
+  hung_from.erase(std::unique(hung_from.begin(), hung_from.end()), hung_from.end());
+  // A frame's world transforms, of those joints only.
   std::vector<Transform> frame_world(in.skeleton->joint_count());
   for (int f = 0; f < frames; ++f) {
-    for (int j : w.joints) frame_world[j] = w.transform(f, j);
+    for (int j : hung_from) frame_world[j] = w.transform(f, j);
     pose_foot_points(foot, in.skin, frame_world, posed);
     for (int i = 0; i < n; ++i) out[static_cast<std::size_t>(i) * frames + f] = posed[i];
   }
