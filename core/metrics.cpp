@@ -27,9 +27,14 @@ double mean_jerk(const std::vector<double>& jerk) {
   return sum / (n - 4);
 }
 
+// Worst::offer for a point named by a literal: the name becomes a string only when taken.
+void offer(Worst& worst, double v, int f, int l, const char* point) {
+  if (worst.frame < 0 || v > worst.value) worst = Worst{v, f, l, point};
+}
+
 // The largest of jerk_per_frame, offered to `worst` with its frame, leg and point.
 void offer_max_jerk(const std::vector<double>& jerk, int leg, const char* point, Worst& worst) {
-  for (int f = 2; f + 2 < static_cast<int>(jerk.size()); ++f) worst.offer(jerk[f], f, leg, point);
+  for (int f = 2; f + 2 < static_cast<int>(jerk.size()); ++f) offer(worst, jerk[f], f, leg, point);
 }
 
 }  // namespace
@@ -140,6 +145,7 @@ struct ClipWorld {
   std::vector<int> joints;       // the kept joints, ascending
   std::vector<int> slot_of;      // per joint: its slot in a frame of `world`, -1 when not kept
   int kept = 0;
+  std::size_t frame_count = 0;
   // [bone * frames + frame]: |world length - rest| / scale of bones[bone] (measured_bones).
   std::vector<double> bone_change;
 
@@ -149,27 +155,43 @@ struct ClipWorld {
       : joints(kept_joints.begin(), kept_joints.end()),
         slot_of(sk.joint_count(), -1),
         kept(static_cast<int>(kept_joints.size())),
+        frame_count(static_cast<std::size_t>(clip.frame_count)),
         bone_change(bones.size() * static_cast<std::size_t>(clip.frame_count)) {
     for (int k = 0; k < kept; ++k) slot_of[kept_joints[k]] = k;
     world.resize(static_cast<std::size_t>(clip.frame_count) * kept);
     const int joints = sk.joint_count();
-    const std::size_t frames = static_cast<std::size_t>(clip.frame_count);
+    std::vector<int> every_joint(joints);
+    for (int j = 0; j < joints; ++j) every_joint[j] = j;
+    // Every joint, each its own slot: the frame-pair FK gives the bits one frame's FK gives.
+    const JointSubset all_joints(sk, every_joint);
     parallel_ranges(runner, clip.frame_count, kFramesPerRange, [&](int begin, int end) {
-      std::vector<Transform> all(joints);
-      for (int f = begin; f < end; ++f) {
-        forward_kinematics(sk, clip.frame(f), to_world, all);
-        if (with_world) with_world(f, all);
-        for (int k = 0; k < kept; ++k)
-          world[static_cast<std::size_t>(f) * kept + k] = all[kept_joints[k]];
-        for (std::size_t b = 0; b < bones.size(); ++b) {
-          const Bone& bone = bones[b];
-          bone_change[b * frames + f] =
-              std::abs(glm::length(all[bone.joint].translation - all[bone.parent].translation) -
-                       bone.rest_m) /
-              bone.scale_m;
-        }
+      std::vector<Transform> all(2 * static_cast<std::size_t>(joints));
+      const std::span<Transform> first(all.data(), joints), second(all.data() + joints, joints);
+      int f = begin;
+      for (; f + 1 < end; f += 2) {
+        forward_kinematics_pair(all_joints, clip.frame(f), clip.frame(f + 1), to_world, first,
+                                second);
+        keep_frame(f, first, bones, with_world);
+        keep_frame(f + 1, second, bones, with_world);
+      }
+      if (f < end) {
+        forward_kinematics(sk, clip.frame(f), to_world, first);
+        keep_frame(f, first, bones, with_world);
       }
     });
+  }
+  // Frame f's world transforms of every joint (`all`): the kept joints' and the bones' changes.
+  void keep_frame(int f, std::span<const Transform> all, std::span<const Bone> bones,
+                  const MetricsInput::WorldVisitor& with_world) {
+    if (with_world) with_world(f, all);
+    for (int k = 0; k < kept; ++k) world[static_cast<std::size_t>(f) * kept + k] = all[joints[k]];
+    for (std::size_t b = 0; b < bones.size(); ++b) {
+      const Bone& bone = bones[b];
+      bone_change[b * frame_count + f] =
+          std::abs(glm::length(all[bone.joint].translation - all[bone.parent].translation) -
+                   bone.rest_m) /
+          bone.scale_m;
+    }
   }
   const Transform& transform(int f, int j) const {
     return world[static_cast<std::size_t>(f) * kept + slot_of[j]];
@@ -197,10 +219,17 @@ std::vector<int> followed_joints(const MetricsInput& in, const FootModel (&feet)
   return joints;
 }
 
+// The transforms with an infinite or NaN number. x - x is 0 for a finite x and NaN for an
+// infinite or NaN one, so a transform's sum of them is 0 exactly when all ten are finite: one
+// test a transform instead of ten.
 int count_non_finite(const Clip& clip) {
   int n = 0;
-  for (const Transform& t : clip.locals)
-    if (!is_finite(t.translation) || !is_finite(t.rotation) || !is_finite(t.scale)) ++n;
+  for (const Transform& t : clip.locals) {
+    const Vec3 d = (t.translation - t.translation) + (t.scale - t.scale);
+    const double q = (t.rotation.x - t.rotation.x) + (t.rotation.y - t.rotation.y) +
+                     (t.rotation.z - t.rotation.z) + (t.rotation.w - t.rotation.w);
+    if (!(d.x + d.y + d.z + q == 0.0)) ++n;
+  }
   return n;
 }
 
@@ -262,7 +291,7 @@ PlantMetrics measure_plant(const std::vector<Vec3> (&pts)[2], const FootContacts
     fl += std::min(contacts.height[0][f], contacts.height[1][f]);
     for (int p = 0; p < 2; ++p) {
       pm.max_penetration_m = std::max(pm.max_penetration_m, -above[p][f]);
-      m.planted_penetration.offer(std::max(0.0, -above[p][f]), f, l, p == 0 ? "ankle" : "toe");
+      offer(m.planted_penetration, std::max(0.0, -above[p][f]), f, l, p == 0 ? "ankle" : "toe");
     }
     // Sliding is the speed of the foot's pivot: of the points on the ground, the one that
     // moves least (a foot rolling over its toe slides only if the toe moves).
@@ -271,7 +300,7 @@ PlantMetrics measure_plant(const std::vector<Vec3> (&pts)[2], const FootContacts
     if (pivot >= 0) {
       pm.mean_slide_mps += slide;
       pm.max_slide_mps = std::max(pm.max_slide_mps, slide);
-      m.slide.offer(slide, f, l, pivot == 0 ? "ankle" : "toe");
+      offer(m.slide, slide, f, l, pivot == 0 ? "ankle" : "toe");
       sums.slide += slide;
       ++sums.slide_count;
       ++count;
@@ -301,10 +330,18 @@ std::vector<Vec3> posed_foot_points(const MetricsInput& in, const ClipWorld& w,
   const int n = foot.point_count();
   std::vector<Vec3> out(static_cast<std::size_t>(n) * frames);
   std::vector<Vec3> posed;
-  // A frame's world transforms, of the kept joints only (the foot's points hang from those).
+  // The joints the foot's points hang from (kept by the ClipWorld): only theirs are read.
+  std::vector<int> hung_from;
+  for (const RigidFootPoint& p : foot.points) hung_from.push_back(p.joint);
+  for (int v : foot.sole_vertices)
+    for (int i = 0; i < 4; ++i)
+      if (in.skin->vertices[v].joint[i] >= 0) hung_from.push_back(in.skin->vertices[v].joint[i]);
+  std::sort(hung_from.begin(), hung_from.end());
+  hung_from.erase(std::unique(hung_from.begin(), hung_from.end()), hung_from.end());
+  // A frame's world transforms, of those joints only.
   std::vector<Transform> frame_world(in.skeleton->joint_count());
   for (int f = 0; f < frames; ++f) {
-    for (int j : w.joints) frame_world[j] = w.transform(f, j);
+    for (int j : hung_from) frame_world[j] = w.transform(f, j);
     pose_foot_points(foot, in.skin, frame_world, posed);
     for (int i = 0; i < n; ++i) out[static_cast<std::size_t>(i) * frames + f] = posed[i];
   }
@@ -427,18 +464,25 @@ void measure_knee(const MetricsInput& in, const ClipWorld& w, int l, LegMetrics&
     const double angle = angle_between(a, b);
     lm.knee_angle_min_rad = std::min(lm.knee_angle_min_rad, angle);
     lm.knee_angle_max_rad = std::max(lm.knee_angle_max_rad, angle);
-    m.knee_limit_violation.offer(std::max(0.0, in.min_knee_angle - angle), f, l, "knee");
+    offer(m.knee_limit_violation, std::max(0.0, in.min_knee_angle - angle), f, l, "knee");
   }
 }
 
-// Angular speed (rad/s) of the leg's local rotations.
+// Angular speed (rad/s) of the leg's local rotations. Only the worst is kept, so a frame whose
+// speed cannot exceed it is not measured: rotation_angle is 2 atan2(v, |w|) <= 2 v / |w| (atan x
+// <= x), and that bound, widened far beyond the last bits' rounding, at or below the worst
+// means the offer would not take the frame.
 void measure_rotation_speed(const MetricsInput& in, int l, ClipMetrics& m) {
   const Leg& leg = in.rig.legs[l];
   const Clip& clip = *in.clip;
+  Worst& worst = m.rotation_speed;
   for (int j : {leg.hip, leg.knee, leg.ankle})
     for (int f = 1; f < clip.frame_count; ++f) {
       const Quat d = glm::inverse(clip.at(f - 1, j).rotation) * clip.at(f, j).rotation;
-      m.rotation_speed.offer(rotation_angle(d) * clip.fps, f, l, in.skeleton->names[j]);
+      const double bound =
+          2.0 * std::sqrt(d.x * d.x + d.y * d.y + d.z * d.z) / std::abs(d.w) * clip.fps * 1.000001;
+      if (worst.frame >= 0 && bound <= worst.value) continue;
+      worst.offer(rotation_angle(d) * clip.fps, f, l, in.skeleton->names[j]);
     }
 }
 
@@ -453,7 +497,7 @@ void measure_leg(const MetricsInput& in, const ClipWorld& w, const LegQueries& q
   lm.side = kLegSideNames[l];
   for (int p = 0; p < 2; ++p)
     for (int f = 0; f < frames; ++f)
-      m.penetration.offer(std::max(0.0, -q.contacts.above[p][f]), f, l, p == 0 ? "ankle" : "toe");
+      offer(m.penetration, std::max(0.0, -q.contacts.above[p][f]), f, l, p == 0 ? "ankle" : "toe");
   for (const Interval& iv : contact_intervals(q.contacts.planted)) {
     lm.plants.push_back(measure_plant(q.pts, q.contacts, iv, l, fps, lm, m, sums));
     PlantMetrics& pm = lm.plants.back();

@@ -64,7 +64,10 @@ class PlantFit {
   int rigid_;
   std::size_t per_frame_;           // queries per frame in query_of_: ankle, ball, each rigid point
   std::vector<Vec3> ankle_, ball_;  // [frame - first], locked, world metres
-  std::vector<Vec3> points_;        // [frame - first][rigid point], locked, world metres
+  // [frame - first]: the most the ground under the ankle may stand over the ball's for the foot
+  // to stand on it (ankle_ground), metres: the moves only shift the foot, so once per frame.
+  std::vector<double> steepest_;
+  std::vector<Vec3> points_;  // [frame - first][rigid point], locked, world metres
   std::vector<int> search_frames_, all_frames_;
   mutable std::vector<std::array<double, 2>> xz_;
   mutable std::vector<std::size_t> query_of_;  // per frame and slot: its answer in queried_
@@ -87,10 +90,14 @@ PlantFit::PlantFit(const PlantPlacementJob& job, int first, int last)
   points_.resize(static_cast<std::size_t>(frames) * static_cast<std::size_t>(rigid_));
   ankle_.resize(static_cast<std::size_t>(frames));
   ball_.resize(static_cast<std::size_t>(frames));
+  steepest_.resize(static_cast<std::size_t>(frames));
+  const double tan_tilt = std::tan(job.max_foot_tilt);
   for (int f = first; f <= last; ++f) {
     const Vec3 lock = job.lock_ws.empty() ? Vec3(0.0) : job.lock_ws[f];
     ankle_[f - first] = job.feet->ankle[f] + lock;
     ball_[f - first] = job.feet->toe[f] + lock;
+    const Vec3 d = ball_[f - first] - ankle_[f - first];
+    steepest_[f - first] = tan_tilt * std::hypot(d.x, d.z) + job.tolerance_m;
     for (int i = 0; i < rigid_; ++i) {
       const RigidFootPoint& p = job.foot->points[i];
       points_[static_cast<std::size_t>((f - first) * rigid_ + i)] =
@@ -129,9 +136,7 @@ double PlantFit::ankle_ground(std::size_t i, int f) const {
   const double floor = job_.floor;
   auto height = [&](const GroundHit& h) { return h.hit ? h.height : floor; };
   const double ankle = height(hit(i, 0)), ball = height(hit(i, 1));
-  const Vec3 d = ball_[f - first_] - ankle_[f - first_];
-  const double steepest = std::tan(job_.max_foot_tilt) * std::hypot(d.x, d.z) + job_.tolerance_m;
-  return ankle - ball > steepest ? ball : ankle;
+  return ankle - ball > steepest_[f - first_] ? ball : ankle;
 }
 
 const Quat& PlantFit::turn_to(const GroundHit& ankle_ground) const {

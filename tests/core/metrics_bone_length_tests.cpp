@@ -3,6 +3,8 @@
 // zero-length segment's float noise is no change, its growth is.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "core/metrics.hpp"
 #include "core/terrain_gen.hpp"
 #include "retarget_test_rigs.hpp"
@@ -98,6 +100,56 @@ TEST(MetricsBoneLength, AZeroLengthSegmentThatGrowsIsFoundAgainstAMillimetre) {
   EXPECT_NEAR(m.bone_length_change.value, (0.05 - 1e-7) / 1e-3, 1e-6);
   EXPECT_EQ(m.bone_length_change.frame, 4);
   EXPECT_EQ(m.bone_length_change.point, "Tip");
+}
+
+// The clip's non-finite count: each transform with an infinite or NaN number counts once,
+// whichever of its ten numbers it is (an odd frame count: the last frame's FK alone).
+TEST(MetricsBoneLength, EachTransformWithANonFiniteNumberCountsOnce) {
+  const ArmatureRig a = armature_humanoid();
+  Clip clip = walking_in_rest_pose(a.skeleton, a.rig.pelvis, 21, 0.05);
+  const int head = a.skeleton.find("mixamorig:Head");
+  ASSERT_GE(head, 0);
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  clip.at(3, head).translation.y = nan;
+  clip.at(5, head).scale.z = inf;
+  clip.at(5, head).rotation.x = nan;  // the same transform: counted once
+  clip.at(9, head).rotation.w = -inf;
+  clip.at(20, head).translation.x = 1e308;  // large, finite
+  const Terrain ground(make_flat_terrain(FlatParams{.size = 40.0}));
+  EXPECT_EQ(measure(a, clip, ground).non_finite, 3);
+  EXPECT_EQ(measure(a, walking_in_rest_pose(a.skeleton, a.rig.pelvis, 21, 0.05), ground).non_finite,
+            0);
+}
+
+// The fastest leg-joint turn is the one every frame's angle gives (frames whose bound shows they
+// cannot be the worst are skipped): turns of every size, a half turn and near ties included.
+TEST(MetricsRotationSpeed, TheWorstIsTheOneEveryFrameGives) {
+  const ArmatureRig a = armature_humanoid();
+  Clip clip = walking_in_rest_pose(a.skeleton, a.rig.pelvis, 40, 0.05);
+  const double steps[] = {0.02, 0.5, 0.1, 0.5000001, 0.3, 3.1, 0.2, 3.1000002, 0.01, 1.0};
+  double angle[2] = {0, 0};
+  for (int f = 1; f < clip.frame_count; ++f)
+    for (int l = 0; l < 2; ++l) {
+      angle[l] += steps[(f * (l + 3)) % 10] * (f % 3 == 0 ? -1.0 : 1.0);
+      const Leg& leg = a.rig.legs[l];
+      clip.at(f, f % 2 ? leg.knee : leg.hip).rotation = axis_angle(Vec3(1, 0, 0), angle[l]);
+      clip.at(f, leg.ankle).rotation = axis_angle(Vec3(0, 0, 1), 0.3 * angle[l] * l);
+    }
+  Worst every;
+  for (int l = 0; l < 2; ++l)
+    for (int j : {a.rig.legs[l].hip, a.rig.legs[l].knee, a.rig.legs[l].ankle})
+      for (int f = 1; f < clip.frame_count; ++f) {
+        const Quat d = glm::inverse(clip.at(f - 1, j).rotation) * clip.at(f, j).rotation;
+        every.offer(rotation_angle(d) * clip.fps, f, l, a.skeleton.names[j]);
+      }
+  const Terrain ground(make_flat_terrain(FlatParams{.size = 40.0}));
+  const Worst got = measure(a, clip, ground).rotation_speed;
+  EXPECT_GT(every.value, 60.0);
+  EXPECT_EQ(got.value, every.value);
+  EXPECT_EQ(got.frame, every.frame);
+  EXPECT_EQ(got.leg, every.leg);
+  EXPECT_EQ(got.point, every.point);
 }
 
 }  // namespace
