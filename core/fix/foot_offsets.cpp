@@ -9,17 +9,17 @@
 namespace ikfix::core {
 namespace {
 
-// Solves m x = r in place (m: k x k row-major, symmetric positive definite; Gaussian
-// elimination, no pivoting needed).
-void solve_dense(std::vector<double>& m, std::vector<double>& r, int k) {
+// Solves m x = r in place (m: k x k row-major, symmetric positive definite, nonzero only within
+// `band` of the diagonal; Gaussian elimination without pivoting, which keeps the band).
+void solve_banded(std::vector<double>& m, std::vector<double>& r, int k, int band) {
   for (int i = 0; i < k; ++i)
-    for (int j = i + 1; j < k; ++j) {
+    for (int j = i + 1; j < std::min(k, i + band + 1); ++j) {
       const double q = m[j * k + i] / m[i * k + i];
-      for (int c = i; c < k; ++c) m[j * k + c] -= q * m[i * k + c];
+      for (int c = i; c < std::min(k, i + band + 1); ++c) m[j * k + c] -= q * m[i * k + c];
       r[j] -= q * r[i];
     }
   for (int i = k; i-- > 0;) {
-    for (int c = i + 1; c < k; ++c) r[i] -= m[i * k + c] * r[c];
+    for (int c = i + 1; c < std::min(k, i + band + 1); ++c) r[i] -= m[i * k + c] * r[c];
     r[i] /= m[i * k + i];
   }
 }
@@ -59,9 +59,9 @@ bool least_jerk_above(std::vector<double>& x, int v0, int k, const std::vector<d
     for (int i = 0; i < k; ++i)
       if (held[i]) y[i] = low[v0 + i];
     // Normal equations of the jerk terms over the free frames.
-    std::vector<int> free;
+    std::vector<int> free, slot_of(k, -1);
     for (int i = 0; i < k; ++i)
-      if (!held[i]) free.push_back(i);
+      if (!held[i]) slot_of[i] = static_cast<int>(free.size()), free.push_back(i);
     const int m = static_cast<int>(free.size());
     std::vector<double> h(m * m, 0.0), g(m, 0.0);
     auto value = [&](int f) { return f >= v0 && f < v0 + k ? y[f - v0] : x[f]; };
@@ -72,10 +72,7 @@ bool least_jerk_above(std::vector<double>& x, int v0, int k, const std::vector<d
       int at[4] = {-1, -1, -1, -1};
       for (int t = 0; t < 4; ++t) {
         const int i = f + kTap[t] - v0;
-        const int slot =
-            i >= 0 && i < k && !held[i]
-                ? static_cast<int>(std::find(free.begin(), free.end(), i) - free.begin())
-                : -1;
+        const int slot = i >= 0 && i < k ? slot_of[i] : -1;
         if (slot >= 0)
           at[t] = slot, c[t] = kWeight[t];
         else
@@ -88,7 +85,8 @@ bool least_jerk_above(std::vector<double>& x, int v0, int k, const std::vector<d
           if (at[u] >= 0) h[at[t] * m + at[u]] += c[t] * c[u];
       }
     }
-    if (m > 0) solve_dense(h, g, m);
+    // A jerk term spans 5 frames: the free frames' matrix is nonzero within 4 of its diagonal.
+    if (m > 0) solve_banded(h, g, m, 4);
     for (int s = 0; s < m; ++s) y[free[s]] = g[s];
     int worst = -1;
     for (int i = 0; i < k; ++i)
