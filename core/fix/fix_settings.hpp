@@ -85,6 +85,10 @@ struct FixSettings {
   // lift-off: 15 cm at this speed.
   double max_clearance_rise_speed = 1.0;
   double clearance_rise_lead = 0.15;
+  // Seconds after a lift-off toward a higher plant whose offsets are re-made with the least jerk
+  // that still clears what the swing needs (foot_offsets.hpp): the rise eased out of the plant
+  // instead of starting at full speed and braking.
+  double swing_rise_in = 0.3;
   // Fraction of leg length: the least a swing ankle's target stays below its hip (raised with the
   // body) where the foot's planned rise over the body's would lift it higher; 0 = no limit.
   double min_swing_ankle_drop = 0.4;

@@ -13,11 +13,17 @@ namespace ikfix::core {
 // A plant with any `keep_constant` frame keeps the constant offset.
 // `ground_rel`: the ground under the foot above the clip floor (used where nothing is planted);
 // `ease`: 1 in plants, easing to 0 in the swing (plant_ease_weight). Smoothing and clearance
-// widths are sigmas in frames; `max_rise_per_frame` in metres.
+// widths are sigmas in frames; `max_rise_per_frame` in metres. After each lift-off toward a
+// higher plant, the swing's first `rise_in_frames` frames (ending at least 3 frames before the
+// touchdown) are re-made with the least sum of squared jerk (the central third difference
+// metrics measure) that keeps them at `need`, the plant and the later frames held: the foot
+// leaves the ground curving up, where the swing's rise would otherwise start at the rate the
+// need asks a few frames later and then brake hard. Below 2 leaves the offsets as they are.
 std::vector<double> foot_offsets(const std::vector<char>& planted, const std::vector<double>& need,
                                  const std::vector<double>& ground_rel,
                                  const std::vector<double>& ease, double smoothing_frames,
                                  double clearance_frames, double max_rise_per_frame,
-                                 bool follow_need, const std::vector<char>& keep_constant);
+                                 bool follow_need, const std::vector<char>& keep_constant,
+                                 int rise_in_frames = 0);
 
 }  // namespace ikfix::core

@@ -40,6 +40,16 @@ Vec3 heel_lift_axis(const Vec3& ankle, const Vec3& ball) {
   return glm::normalize(glm::cross(flat, Vec3(0, 1, 0)));
 }
 
+double heel_lift_weight(const Vec3& ankle, const Vec3& ball) {
+  // Cosine of the ankle-to-ball line's angle with the horizontal below which the lift fades.
+  constexpr double kFullLiftCosine = 0.5;
+  const Vec3 back = ankle - ball;
+  const double length = glm::length(back);
+  if (!(length > 0)) return 0.0;
+  const double t = std::clamp(std::hypot(back.x, back.z) / (length * kFullLiftCosine), 0.0, 1.0);
+  return t * t * t * (t * (6.0 * t - 15.0) + 10.0);
+}
+
 Vec3 lifted_ankle(const Vec3& ankle, const Vec3& ball, const HeelLift& lift) {
   if (!(lift.angle > 0) || glm::length(lift.axis) == 0.0) return ankle;
   return ball + axis_angle(lift.axis, lift.angle) * (ankle - ball);
@@ -121,10 +131,18 @@ HeelLiftPlan plan_heel_lifts(const std::vector<ReachProblem> (&legs)[2], double 
     plan.angle[l].assign(frames, 0.0);
   }
   if (!(max_angle > 0) || legs[1].size() != frames) return plan;
-  auto limit = [&](int l, std::size_t f) {
+  std::vector<double> weight[2];
+  for (int l = 0; l < 2; ++l) {
+    weight[l].resize(frames);
+    for (std::size_t f = 0; f < frames; ++f)
+      weight[l][f] = heel_lift_weight(legs[l][f].ankle, legs[l][f].ball);
+  }
+  // Without the pose's weight (the smoothed fraction's bound) and with it (the planned lift's).
+  auto unweighted_limit = [&](int l, std::size_t f) {
     return allowed[l].size() == frames ? max_angle * std::clamp(allowed[l][f], 0.0, 1.0)
                                        : max_angle;
   };
+  auto limit = [&](int l, std::size_t f) { return unweighted_limit(l, f) * weight[l][f]; };
   // Frames are independent until the smoothing below.
   parallel_ranges(runner, static_cast<int>(frames), 64, [&](int begin, int end) {
     for (std::size_t f = static_cast<std::size_t>(begin); f < static_cast<std::size_t>(end); ++f) {
@@ -146,12 +164,16 @@ HeelLiftPlan plan_heel_lifts(const std::vector<ReachProblem> (&legs)[2], double 
     }
   });
   auto smooth_leg = [&](int l) {
+    // The lift as a fraction of the pose's weight (a raw lift is 0 where the weight is), then
+    // the weight back on the smoothed fraction: never less than a frame asked for.
     std::vector<double> dilated(frames);
+    for (std::size_t f = 0; f < frames; ++f)
+      if (raw[l][f] > 0) raw[l][f] /= weight[l][f];
     dilate_max(raw[l], gaussian_radius(smoothing_frames), dilated);
     gaussian_smooth(dilated, smoothing_frames, plan.angle[l]);
     // The smoother's running sums leave ~1e-17 where no lift was asked for: that is none.
     for (std::size_t f = 0; f < frames; ++f) {
-      const double a = std::clamp(plan.angle[l][f], 0.0, limit(l, f));
+      const double a = std::clamp(plan.angle[l][f], 0.0, unweighted_limit(l, f)) * weight[l][f];
       plan.angle[l][f] = a < kNoLift ? 0.0 : a;
     }
   };

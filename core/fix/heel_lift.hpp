@@ -37,6 +37,14 @@ Vec3 heel_lift_axis(const Vec3& ankle, const Vec3& ball);
 // The ankle after turning the foot by `lift` about `ball`.
 Vec3 lifted_ankle(const Vec3& ankle, const Vec3& ball, const HeelLift& lift);
 
+// How much of a heel lift a foot posed so takes, in [0, 1]: 1 while the ankle-to-ball line is
+// within 60 degrees of horizontal, easing (smootherstep, C2) to 0 as the ankle comes straight
+// above or below the ball. There the lift's axis (heel_lift_axis) turns half a turn as the ankle
+// passes over the ball (a swing foot kicked back): the weight makes the lifted ankle a continuous
+// function of the pose, where the unweighted lift would throw it across the ball in one frame.
+// Lifting such a foot barely raises its ankle anyway.
+double heel_lift_weight(const Vec3& ankle, const Vec3& ball);
+
 // Smallest heel lift angle (radians, in [0, max_angle]) that puts the ankle at world height
 // `height` or above when the foot turns about `ball` (axis heel_lift_axis): 0 when the ankle is
 // there already, `max_angle` when even that is not enough (or there is no heel to lift). For a
@@ -62,6 +70,8 @@ HeelLift heel_lift_for_drop(const ReachProblem& leg, double allowed_drop, double
 // `allowed[leg][frame]` in [0, 1] scales the limit per frame (empty: 1 everywhere): 0 where the
 // heel must not rise (it is the planted pivot, and turning about the ball would slide it), eased
 // around such frames; the smoothed lift is scaled by it too, so it holds after smoothing.
+// The limit is also scaled by each frame's heel_lift_weight, and the lift is smoothed as a
+// fraction of that weight and multiplied back by it, so the weight's continuity carries over.
 // Per frame in [0, 1]: 0 on every `held` frame (a heel that must stay down), rising smoothly
 // (dilated, then Gaussian sigma `smoothing_frames`) to 1 away from them: the `allowed` above.
 std::vector<double> heel_lift_allowance(const std::vector<char>& held, double smoothing_frames);

@@ -59,6 +59,7 @@ PlanPasses::PlanPasses(const PlanPassesInputs& inputs, FixResult& result_, FootT
   blend_frames = std::max(1, static_cast<int>(std::lround(s.lock_blend_time * fps)));
   ease_frames = std::max(1, static_cast<int>(std::lround(s.plant_ease_time * fps)));
   rise_lead_frames = static_cast<int>(std::lround(s.clearance_rise_lead * fps));
+  rise_in_frames = static_cast<int>(std::lround(s.swing_rise_in * fps));
   body.resize(frames);
   body_raw.resize(frames);
   for (int l = 0; l < 2; ++l)
@@ -274,10 +275,10 @@ bool PlanPasses::plan_lock_and_offsets(int l, int pass) {
   const bool nothing_remade = std::find(remake.begin(), remake.end(), 1) == remake.end();
   if (every_frame || plants_changed || !nothing_remade ||
       offsets_keep_constant[l] != keep_constant[l]) {
-    planned_offset[l] =
-        foot_offsets(result.planted[l], need, ground_rel, align_weight[l], s.foot_smoothing * fps,
-                     s.clearance_smoothing * fps, s.max_clearance_rise_speed / fps,
-                     contacts_given[l] && s.given_plants_on_ground, keep_constant[l]);
+    planned_offset[l] = foot_offsets(
+        result.planted[l], need, ground_rel, align_weight[l], s.foot_smoothing * fps,
+        s.clearance_smoothing * fps, s.max_clearance_rise_speed / fps,
+        contacts_given[l] && s.given_plants_on_ground, keep_constant[l], rise_in_frames);
     offsets_keep_constant[l] = keep_constant[l];
   }
   return true;

@@ -80,7 +80,7 @@ class PlanPasses {
   std::vector<Vec3> toe_target_ws[2];
   std::vector<Vec3> pivot_hold[2];  // the planned feet's pivot holds (added to both points)
   int off_terrain[2] = {0, 0};      // frames with a foot point off the terrain
-  int blend_frames = 1, ease_frames = 1, rise_lead_frames = 0;
+  int blend_frames = 1, ease_frames = 1, rise_lead_frames = 0, rise_in_frames = 0;
   // Ground under each foot's planned and checked heel and toe, remembered across passes: only
   // the points that moved are cast. A checked heel outside pivot holds is where it was planned.
   enum { kPlannedHeel, kCheckedHeel, kPlannedToe, kCheckedToe };

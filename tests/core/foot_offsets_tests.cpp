@@ -55,6 +55,35 @@ TEST(FootOffsets, SwingRisesWithinTheRateLimitWhereTheFloorLifts) {
   EXPECT_GT(off[45], 0.1);  // already up before the step
 }
 
+// Lifting off toward a plant 45 cm higher whose step edges the foot must clear at once (the
+// bundled walk up the stairs): the frames after lift-off take the least jerk that stays at the
+// need, instead of rising at the rate the need asks a few frames later and braking hard.
+TEST(FootOffsets, LiftOffTowardAHigherPlantEasesOutWithLittleJerk) {
+  const int n = 60;
+  std::vector<char> planted(n, 0), keep(n, 0);
+  std::vector<double> need(n, 0.0), ground(n, 0.0);
+  for (int f = 5; f <= 25; ++f) planted[f] = 1;
+  for (int f = 40; f < n; ++f) planted[f] = 1, need[f] = 0.45;
+  const double steps[] = {0.0, 0.06, 0.11, 0.10, 0.25, 0.25, 0.39, 0.39, 0.39, 0.41};
+  for (int f = 26; f < 40; ++f) need[f] = f - 26 < 10 ? steps[f - 26] : 0.43;
+  auto offsets = [&](int rise_in_frames) {
+    return foot_offsets(planted, need, ground, plant_ease_weight(planted, 2), 0.6, 1.5, 0.033,
+                        false, keep, rise_in_frames);
+  };
+  // The largest jerk (central third difference, as metrics measure it) around lift-off.
+  auto largest_jerk = [](const std::vector<double>& x) {
+    double out = 0;
+    for (int f = 22; f < 38; ++f)
+      out = std::max(out, std::abs(x[f + 2] - 2 * x[f + 1] + 2 * x[f - 1] - x[f - 2]) / 2);
+    return out;
+  };
+  const auto eased = offsets(9), sharp = offsets(0);
+  for (int f = 0; f < n; ++f) EXPECT_GE(eased[f], need[f] - 1e-12) << f;
+  for (int f = 0; f <= 25; ++f) EXPECT_EQ(eased[f], sharp[f]) << f;  // the plant is not moved
+  for (int f = 36; f < n; ++f) EXPECT_EQ(eased[f], sharp[f]) << f;   // nor the swing's end
+  EXPECT_LT(largest_jerk(eased), 0.5 * largest_jerk(sharp));
+}
+
 TEST(FootOffsets, WithoutPlantsTheOffsetFollowsTheSmoothedGround) {
   Plan p;
   std::fill(p.planted.begin(), p.planted.end(), 0);

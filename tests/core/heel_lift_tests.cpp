@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -182,6 +183,65 @@ TEST(HeelLift, TheLegThatDoesNotSetTheDropLiftsOnlyAsFarAsItMust) {
   EXPECT_LE(glm::length(hip - lifted_ankle(shallow.ankle, shallow.ball,
                                            {plan.angle[1][0], plan.axis[1][0]})),
             shallow.reach + 1e-9);
+}
+
+TEST(HeelLift, WeightIsFullForAFlatFootAndFadesToNoneWithTheAnkleOverTheBall) {
+  const ReachProblem flat = standing_leg(0.9);
+  EXPECT_EQ(heel_lift_weight(flat.ankle, flat.ball), 1.0);
+  EXPECT_EQ(heel_lift_weight({0, 0.1, 0}, {0, 0.02, 0}), 0.0);   // straight above
+  EXPECT_EQ(heel_lift_weight({0, 0.02, 0}, {0, 0.02, 0}), 0.0);  // no foot
+  double last = 1.0;
+  for (int deg = 60; deg <= 90; ++deg) {  // the ankle-to-ball line's angle with the horizontal
+    const double a = deg * kDeg;
+    const Vec3 ball(0.2, 0.03, -0.1);
+    const double w = heel_lift_weight(ball + 0.08 * Vec3(0.0, std::sin(a), std::cos(a)), ball);
+    EXPECT_LE(w, last) << deg;
+    // The same over the ball's other side and below it.
+    EXPECT_NEAR(w, heel_lift_weight(ball + 0.08 * Vec3(0.0, std::sin(a), -std::cos(a)), ball),
+                1e-12);
+    EXPECT_NEAR(w, heel_lift_weight(ball + 0.08 * Vec3(0.0, -std::sin(a), std::cos(a)), ball),
+                1e-12);
+    last = w;
+  }
+}
+
+// A swing foot kicked back: its ankle turns over the ball (pitch 30 to 150 degrees, the ball
+// fixed) while the leg is short of reach on every frame, so a lift is planned all along. The
+// lift's axis turns half a turn as the ankle passes over the ball; the lifted ankle must still
+// move as smoothly as the ankle does, not jump across the ball in one frame (CesiumMan on the
+// bumps: 2 cm in one frame, its ankle jerk 1.25x the input's).
+TEST(HeelLift, LiftedAnkleStaysContinuousAsTheAnklePassesOverTheBall) {
+  const int frames = 61;
+  const double max_angle = 20.0 * kDeg;
+  const Vec3 ball(0.1, 0.03, 0.2);
+  std::vector<ReachProblem> legs[2];
+  for (int f = 0; f < frames; ++f) {
+    const double pitch = (30.0 + 2.0 * f) * kDeg;
+    ReachProblem leg;
+    leg.ball = ball;
+    leg.ankle = ball + 0.08 * Vec3(0.0, std::sin(pitch), -std::cos(pitch));
+    leg.hip = leg.ankle + Vec3(0.0, 0.88, 0.05);
+    leg.reach = 0.85;
+    legs[0].push_back(leg);
+    legs[1].push_back(standing_leg(0.8));
+  }
+  const HeelLiftPlan plan = plan_heel_lifts(legs, max_angle, 3.0, kAnywhere);
+  EXPECT_GT(plan.angle[0][0], 5.0 * kDeg);  // lifted well before the crossing
+  std::vector<Vec3> lifted(frames);
+  for (int f = 0; f < frames; ++f)
+    lifted[f] = lifted_ankle(legs[0][f].ankle, ball, {plan.angle[0][f], plan.axis[0][f]});
+  // The ankle moves 2.8 mm a frame; the lift's own change adds at most a few millimetres to a
+  // frame's step (the lift fades over several frames), not the 5 cm of a lift's axis flipped.
+  for (int f = 1; f < frames; ++f) {
+    const Vec3 input_step = legs[0][f].ankle - legs[0][f - 1].ankle;
+    EXPECT_LT(glm::length(lifted[f] - lifted[f - 1] - input_step), 0.005) << f;
+  }
+  // Third difference (metres per frame cubed): what a jump of the lifted ankle makes large.
+  double lifted_jerk = 0;
+  for (int f = 3; f < frames; ++f)
+    lifted_jerk = std::max(lifted_jerk, glm::length(lifted[f] - 3.0 * lifted[f - 1] +
+                                                    3.0 * lifted[f - 2] - lifted[f - 3]));
+  EXPECT_LT(lifted_jerk, 0.002);
 }
 
 TEST(HeelLiftToHeight, SmallestTurnThatPutsTheAnkleAtTheHeight) {
