@@ -3,6 +3,7 @@
 #include <embree3/rtcore.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <bit>
 #include <cmath>
@@ -184,19 +185,19 @@ struct QueryRect {
 };
 
 // Per cell of a square grid over the ground, an upper bound of every height a query in the cell
-// can answer (Terrain::ground_ceiling), found on the first ask of the cell.
+// can answer (Terrain::ground_ceiling). The cells divide each scene tile (SceneTiles) into
+// per_tile x per_tile, so a cell's candidate triangles are its tile's list; they are found a
+// block of up to kBlock x kBlock cells of one tile at a time, on the first ask of a cell there.
 struct CeilingGrid {
-  static constexpr int kCellsAlong = 256;  // at most, along the longer side
-  double origin_x = 0.0, origin_z = 0.0;   // world metres
+  static constexpr int kCellsAlong = 256;  // about this many, along the longer side
+  static constexpr int kBlock = 8;         // cells along a block's side, at most
+  double origin_x = 0.0, origin_z = 0.0;   // world metres: the scene tiles' origin
   double inv_cell = 1.0;                   // 1 / cell side
-  double cell = 1.0;                       // cell side, metres
-  int columns = 1, rows = 1;
+  double cell = 1.0;                       // cell side, metres: a scene tile's side / per_tile
+  int per_tile = 1;                        // cells along a scene tile's side
+  int columns = 1, rows = 1;               // scene tile columns (rows) x per_tile
   // Per cell: 0 while unknown, else the bits of its bound (never those of +0.0: -0.0 instead).
   std::unique_ptr<std::atomic<std::uint64_t>[]> bits;
-  // The ground triangles' horizontal boxes (Impl::ground order) grown by the reach of a query's
-  // edge search: a triangle may answer a point of a cell only where its box overlaps the cell.
-  std::vector<XzBox> boxes;
-  XzGrid near;  // over `boxes`
 };
 
 struct Terrain::Impl {
@@ -235,7 +236,7 @@ struct Terrain::Impl {
   mutable CeilingGrid ceiling;  // set up on the first ground_ceiling
   const CeilingGrid& ceiling_grid() const;
   void list_ceiling(CeilingGrid& c) const;
-  double cell_ceiling(const CeilingGrid& c, int column, int row) const;
+  void fill_ceiling_block(const CeilingGrid& c, int column, int row) const;
   double ground_ceiling(const CeilingGrid& c, double x, double z) const;
 
   void validate_and_bound();
@@ -440,30 +441,35 @@ void Terrain::Impl::list_tiles(SceneTiles& t) const {
   t.inv_size = 1.0 / t.size;
   t.origin_x = min_x, t.origin_z = min_z;
   // Each triangle's first and last column and row of tiles (its box grown by the margin), then
-  // two passes (count, fill): the triangles of each tile ascending.
-  std::vector<std::array<std::uint16_t, 4>> reach(ground.size());  // column, row, column, row
+  // two passes (count, fill): the triangles of each tile ascending. Most triangles lie in one
+  // tile, which is counted and filled without walking a rectangle of tiles.
+  const std::size_t n = ground.size();
+  auto reach = std::make_unique_for_overwrite<std::array<std::uint16_t, 4>[]>(n);  // c, r, c, r
   const std::size_t tile_count = static_cast<std::size_t>(t.columns) * t.rows;
   t.start.assign(tile_count + 1, 0);
   const auto cols = static_cast<std::size_t>(t.columns);
   auto each_tile = [cols](const std::array<std::uint16_t, 4>& r, auto&& body) {
+    if (r[0] == r[2] && r[1] == r[3]) return body(r[1] * cols + r[0]);
     for (std::size_t row = r[1]; row <= r[3]; ++row)
       for (std::size_t col = r[0]; col <= r[2]; ++col) body(row * cols + col);
   };
-  for (std::size_t k = 0; k < ground.size(); ++k) {
+  for (std::size_t k = 0; k < n; ++k) {
     const auto& tri = mesh.triangles[ground[k]];
     const Vec3& a = mesh.vertices[tri[0]];
     const Vec3& b = mesh.vertices[tri[1]];
     const Vec3& c = mesh.vertices[tri[2]];
-    reach[k] = {static_cast<std::uint16_t>(t.column_of(std::min({a.x, b.x, c.x}) - t.margin)),
-                static_cast<std::uint16_t>(t.row_of(std::min({a.z, b.z, c.z}) - t.margin)),
-                static_cast<std::uint16_t>(t.column_of(std::max({a.x, b.x, c.x}) + t.margin)),
-                static_cast<std::uint16_t>(t.row_of(std::max({a.z, b.z, c.z}) + t.margin))};
+    const double lo_x = std::min(std::min(a.x, b.x), c.x), hi_x = std::max(std::max(a.x, b.x), c.x);
+    const double lo_z = std::min(std::min(a.z, b.z), c.z), hi_z = std::max(std::max(a.z, b.z), c.z);
+    reach[k] = {static_cast<std::uint16_t>(t.column_of(lo_x - t.margin)),
+                static_cast<std::uint16_t>(t.row_of(lo_z - t.margin)),
+                static_cast<std::uint16_t>(t.column_of(hi_x + t.margin)),
+                static_cast<std::uint16_t>(t.row_of(hi_z + t.margin))};
     each_tile(reach[k], [&](std::size_t tile) { ++t.start[tile + 1]; });
   }
   for (std::size_t k = 1; k < t.start.size(); ++k) t.start[k] += t.start[k - 1];
   t.triangles.resize(t.start.back());
   std::vector<std::uint32_t> fill(t.start.begin(), t.start.end() - 1);
-  for (std::size_t k = 0; k < ground.size(); ++k)
+  for (std::size_t k = 0; k < n; ++k)
     each_tile(reach[k], [&](std::size_t tile) { t.triangles[fill[tile]++] = ground[k]; });
   t.built = std::make_unique<std::atomic<const GroundScene*>[]>(tile_count);
   for (std::size_t k = 0; k < tile_count; ++k) t.built[k].store(nullptr);
@@ -894,34 +900,20 @@ double triangle_ceiling(const Vec3& a, const Vec3& b, const Vec3& c, double x0, 
 }  // namespace
 
 void Terrain::Impl::list_ceiling(CeilingGrid& c) const {
-  // Over the part of the bounds a query may be asked without throwing (within the part held).
-  const double min_x = std::max(bounds_min.x, held.min_x),
-               max_x = std::min(bounds_max.x, held.max_x);
-  const double min_z = std::max(bounds_min.z, held.min_z),
-               max_z = std::min(bounds_max.z, held.max_z);
+  // Over the scene tiles, which cover the part of the bounds a query may be asked without
+  // throwing (within the part held).
+  const SceneTiles& t = scene_tiles();
   const double along = CeilingGrid::kCellsAlong;
-  c.cell = std::max({(max_x - min_x) / along, (max_z - min_z) / along, 1e-6});
+  const double wanted = std::max({t.columns * t.size / along, t.rows * t.size / along, 1e-6});
+  c.per_tile = static_cast<int>(std::clamp(std::ceil(t.size / wanted), 1.0, along));
+  c.cell = t.size / c.per_tile;
   c.inv_cell = 1.0 / c.cell;
-  c.origin_x = min_x;
-  c.origin_z = min_z;
-  auto count = [&](double extent) {
-    const double n = std::ceil(extent * c.inv_cell);
-    return n >= 1.0 ? static_cast<int>(std::min(n, along)) : 1;
-  };
-  c.columns = count(max_x - min_x);
-  c.rows = count(max_z - min_z);
+  c.origin_x = t.origin_x;
+  c.origin_z = t.origin_z;
+  c.columns = t.columns * c.per_tile;
+  c.rows = t.rows * c.per_tile;
   c.bits = std::make_unique<std::atomic<std::uint64_t>[]>(static_cast<std::size_t>(c.columns) *
                                                           static_cast<std::size_t>(c.rows));
-  // A query's edge search takes triangles within ~2.5 nudges of the point (resolve, holds).
-  const double reach = 4.0 * nudge;
-  c.boxes.resize(ground.size());
-  for (std::size_t k = 0; k < ground.size(); ++k) {
-    const auto& tri = mesh.triangles[ground[k]];
-    const Vec3 &a = mesh.vertices[tri[0]], &b = mesh.vertices[tri[1]], &d = mesh.vertices[tri[2]];
-    c.boxes[k] = {std::min({a.x, b.x, d.x}) - reach, std::min({a.z, b.z, d.z}) - reach,
-                  std::max({a.x, b.x, d.x}) + reach, std::max({a.z, b.z, d.z}) + reach};
-  }
-  c.near = XzGrid(c.boxes);
 }
 
 const CeilingGrid& Terrain::Impl::ceiling_grid() const {
@@ -929,18 +921,61 @@ const CeilingGrid& Terrain::Impl::ceiling_grid() const {
   return ceiling;
 }
 
-double Terrain::Impl::cell_ceiling(const CeilingGrid& c, int column, int row) const {
-  const double x0 = c.origin_x + column * c.cell, x1 = x0 + c.cell;
-  const double z0 = c.origin_z + row * c.cell, z1 = z0 + c.cell;
-  double most = -std::numeric_limits<double>::infinity();
-  c.near.for_each_near(0.5 * (x0 + x1), 0.5 * (z0 + z1), 0.5 * c.cell, [&](std::uint32_t k) {
-    const XzBox& box = c.boxes[k];  // the grid visits every triangle of its cells: only those
-    if (box.max_x < x0 || box.min_x > x1 || box.max_z < z0 || box.min_z > z1) return;  // here
-    const auto& tri = mesh.triangles[ground[k]];
-    most = std::max(most, triangle_ceiling(mesh.vertices[tri[0]], mesh.vertices[tri[1]],
-                                           mesh.vertices[tri[2]], x0, z0, x1, z1));
-  });
-  return most;
+// The bounds of the block of cells holding cell (column, row): up to kBlock x kBlock cells of
+// its scene tile, the highest any ground triangle near a cell reaches in it. A triangle may
+// answer a point of a cell only where its horizontal box grown by the reach of a query's edge
+// search overlaps the cell; every such triangle is in the tile's list (grown by a larger
+// margin). Found the same way by any thread that gets here first.
+void Terrain::Impl::fill_ceiling_block(const CeilingGrid& c, int column, int row) const {
+  const SceneTiles& t = scene_tiles();
+  const int tile_column = column / c.per_tile, tile_row = row / c.per_tile;
+  const int x0 =
+      tile_column * c.per_tile + (column % c.per_tile) / CeilingGrid::kBlock * CeilingGrid::kBlock;
+  const int z0 =
+      tile_row * c.per_tile + (row % c.per_tile) / CeilingGrid::kBlock * CeilingGrid::kBlock;
+  const int x1 = std::min(x0 + CeilingGrid::kBlock, (tile_column + 1) * c.per_tile) - 1;
+  const int z1 = std::min(z0 + CeilingGrid::kBlock, (tile_row + 1) * c.per_tile) - 1;
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  std::array<double, CeilingGrid::kBlock * CeilingGrid::kBlock> most;
+  most.fill(-kInf);
+  // A query's edge search takes triangles within ~2.5 nudges of the point (resolve, holds).
+  const double reach = 4.0 * nudge;
+  const std::size_t tile =
+      std::size_t{static_cast<std::uint32_t>(tile_row)} * static_cast<std::size_t>(t.columns) +
+      static_cast<std::size_t>(tile_column);
+  // The cells [from, to] of [lo, hi] that the range [low, high] (metres) may overlap, one more
+  // on each side than the rounding of the division could miss (each is tested exactly).
+  auto span = [&c](double low, double high, double origin, int lo, int hi) {
+    const double a = std::floor((low - origin) * c.inv_cell) - 1.0;
+    const double b = std::floor((high - origin) * c.inv_cell) + 1.0;
+    return std::pair<int, int>{static_cast<int>(std::max(a, static_cast<double>(lo))),
+                               static_cast<int>(std::min(b, static_cast<double>(hi)))};
+  };
+  for (std::uint32_t k = t.start[tile]; k < t.start[tile + 1]; ++k) {
+    const auto& tri = mesh.triangles[t.triangles[k]];
+    const Vec3 &a = mesh.vertices[tri[0]], &b = mesh.vertices[tri[1]], &d = mesh.vertices[tri[2]];
+    const XzBox box{std::min({a.x, b.x, d.x}) - reach, std::min({a.z, b.z, d.z}) - reach,
+                    std::max({a.x, b.x, d.x}) + reach, std::max({a.z, b.z, d.z}) + reach};
+    const auto [cx0, cx1] = span(box.min_x, box.max_x, c.origin_x, x0, x1);
+    const auto [cz0, cz1] = span(box.min_z, box.max_z, c.origin_z, z0, z1);
+    for (int cz = cz0; cz <= cz1; ++cz) {
+      const double lz = c.origin_z + cz * c.cell, hz = lz + c.cell;
+      if (box.max_z < lz || box.min_z > hz) continue;
+      for (int cx = cx0; cx <= cx1; ++cx) {
+        const double lx = c.origin_x + cx * c.cell, hx = lx + c.cell;
+        if (box.max_x < lx || box.min_x > hx) continue;
+        double& m = most[static_cast<std::size_t>(cz - z0) * CeilingGrid::kBlock + (cx - x0)];
+        m = std::max(m, triangle_ceiling(a, b, d, lx, lz, hx, hz));
+      }
+    }
+  }
+  for (int cz = z0; cz <= z1; ++cz)
+    for (int cx = x0; cx <= x1; ++cx) {
+      const double bound =
+          most[static_cast<std::size_t>(cz - z0) * CeilingGrid::kBlock + (cx - x0)];
+      c.bits[static_cast<std::size_t>(cz) * static_cast<std::size_t>(c.columns) + cx].store(
+          std::bit_cast<std::uint64_t>(bound == 0.0 ? -0.0 : bound), std::memory_order_relaxed);
+    }
 }
 
 double Terrain::Impl::ground_ceiling(const CeilingGrid& c, double x, double z) const {
@@ -954,10 +989,9 @@ double Terrain::Impl::ground_ceiling(const CeilingGrid& c, double x, double z) c
   std::atomic<std::uint64_t>& slot =
       c.bits[static_cast<std::size_t>(row) * static_cast<std::size_t>(c.columns) + column];
   std::uint64_t bits = slot.load(std::memory_order_relaxed);
-  if (bits == 0) {  // found the same way by any thread that gets here first
-    const double bound = cell_ceiling(c, column, row);
-    bits = std::bit_cast<std::uint64_t>(bound == 0.0 ? -0.0 : bound);
-    slot.store(bits, std::memory_order_relaxed);
+  if (bits == 0) {
+    fill_ceiling_block(c, column, row);
+    bits = slot.load(std::memory_order_relaxed);
   }
   return std::bit_cast<double>(bits);
 }

@@ -123,9 +123,11 @@ class Terrain {
   // or answers at most this. -infinity where every query misses (off the bounds, no ground
   // triangle within reach), +infinity where a query would throw TerrainPartTooSmall. A point at
   // or above it is not under the terrain: a caller that needs only the points under it skips the
-  // others' queries. The bound is that of the cell holding (x, z) of a grid of at most 256 x 256
-  // over the ground (the highest any ground triangle near the cell reaches in it), found on the
-  // first ask of the cell, without a ray. Safe to call from many threads.
+  // others' queries. The bound is that of the cell holding (x, z) of a grid over the ground
+  // whose cells divide the scene tiles (about 256 cells along the longer side, more when there
+  // are more tiles): the highest any ground triangle near the cell reaches in it, found from its
+  // tile's triangles for a block of up to 8 x 8 cells on the first ask of one, without a ray.
+  // Safe to call from many threads.
   double ground_ceiling(double x, double z) const;
   // Per point (world metres): 1 where it lies at or above ground_ceiling there (its query
   // misses or answers a height at most its y: it is not under the terrain), else 0.

@@ -163,18 +163,31 @@ void positions_to_world(ObjParts& obj, const glm::dmat4& to_world, FileElements&
     core::resize_unwritten(flat.beyond, obj.position_count);
     flat.used.assign(obj.position_count, 0);
   }
+  // The identity (metres, Y up: the common case) gives each finite coordinate plus zeros
+  // (glm sums x * 1 + y * 0 + z * 0 + 1 * 0), which only turns -0 into +0: the same bits
+  // without the product. One pass per part, through local pointers (the sides are bytes, which
+  // may alias anything: written through the vectors, every size would be loaded again).
+  const bool identity = to_world == glm::dmat4(1.0);
+  const core::XzBox keep = rect ? *rect : core::XzBox{};
   for_each_block(runner, static_cast<int>(obj.parts.size()), [&](int k) {
     const auto part = static_cast<std::size_t>(k);
     const std::size_t first = obj.position_offset[part];
-    std::vector<Vec3>& positions = obj.parts[part].positions;
-    for (std::size_t i = 0; i < positions.size(); ++i) {
-      Vec3& out = positions[i];
-      out = Vec3(to_world * glm::dvec4(out, 1.0));
-      if (!core::is_finite(out) && first_bad[part] > first + i) first_bad[part] = first + i;
+    Vec3* const positions = obj.parts[part].positions.data();
+    const std::size_t count = obj.parts[part].positions.size();
+    std::uint8_t* const beyond = rect ? flat.beyond.data() + first : nullptr;
+    std::size_t bad = first_bad[part];
+    for (std::size_t i = 0; i < count; ++i) {
+      Vec3 out = positions[i];
+      if (identity && core::is_finite(out)) {
+        out = Vec3(out.x + 0.0, out.y + 0.0, out.z + 0.0);
+      } else {
+        out = Vec3(to_world * glm::dvec4(out, 1.0));
+        if (!core::is_finite(out) && bad > first + i) bad = first + i;
+      }
+      positions[i] = out;
+      if (beyond) beyond[i] = sides_beyond(out, keep);
     }
-    if (rect)
-      for (std::size_t i = 0; i < positions.size(); ++i)
-        flat.beyond[first + i] = sides_beyond(positions[i], *rect);
+    first_bad[part] = bad;
   });
   for (const std::size_t bad : first_bad) flat.first_bad = std::min(flat.first_bad, bad);
   flat.positions_ws =

@@ -240,6 +240,15 @@ class TileWriter {
   std::vector<char> data_;
 };
 
+// The bits set in `x`, inline (std::popcount is a library call on the baseline x86-64 this is
+// built for).
+inline std::uint32_t bits_set(std::uint64_t x) {
+  x -= (x >> 1) & 0x5555555555555555ull;
+  x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+  return static_cast<std::uint32_t>((x * 0x0101010101010101ull) >> 56);
+}
+
 // A kept triangle's mesh index and its place in the list of kept triangles.
 struct IndexSlot {
   std::uint32_t index, slot;
@@ -500,22 +509,33 @@ class PreparedReader {
   }
 
   // Calls visit(t) for each of `kept` in ascending mesh index; a triangle kept twice is
-  // corrupt. Through a table over the kept indices' range when it is dense (a part of a mesh
-  // numbered row by row), else sorted.
+  // corrupt. Through a bit per index of the kept indices' range when it is dense enough (a part
+  // of a mesh numbered row by row): each kept triangle's rank is the bits set before its own.
+  // Else sorted.
   template <typename Visit>
   void for_each_in_mesh_order(const std::vector<KeptTriangle>& kept, Visit&& visit) const {
     std::uint32_t lo = kUnset, hi = 0;
     for (const KeptTriangle& t : kept) lo = std::min(lo, t.index), hi = std::max(hi, t.index);
     if (kept.empty()) return;
-    if (std::size_t{hi - lo} < 8 * kept.size()) {
-      std::vector<std::uint32_t> slot_of(std::size_t{hi - lo} + 1, kUnset);
-      for (std::size_t k = 0; k < kept.size(); ++k) {
-        std::uint32_t& slot = slot_of[kept[k].index - lo];
-        if (slot != kUnset) corrupt("a triangle stored twice");
-        slot = static_cast<std::uint32_t>(k);
+    if (std::size_t{hi - lo} / 64 < 4 * kept.size()) {
+      std::vector<std::uint64_t> present(std::size_t{hi - lo} / 64 + 1, 0);
+      for (const KeptTriangle& t : kept) {
+        const std::uint32_t i = t.index - lo;
+        const std::uint64_t bit = std::uint64_t{1} << (i & 63u);
+        if (present[i >> 6] & bit) corrupt("a triangle stored twice");
+        present[i >> 6] |= bit;
       }
-      for (const std::uint32_t slot : slot_of)
-        if (slot != kUnset) visit(kept[slot]);
+      std::vector<std::uint32_t> before(present.size());  // bits set in the words before
+      std::uint32_t count = 0;
+      for (std::size_t w = 0; w < present.size(); ++w)
+        before[w] = count, count += bits_set(present[w]);
+      std::vector<std::uint32_t> order(kept.size());
+      for (std::size_t k = 0; k < kept.size(); ++k) {
+        const std::uint32_t i = kept[k].index - lo;
+        const std::uint64_t lower = (std::uint64_t{1} << (i & 63u)) - 1;
+        order[before[i >> 6] + bits_set(present[i >> 6] & lower)] = static_cast<std::uint32_t>(k);
+      }
+      for (const std::uint32_t k : order) visit(kept[k]);
       return;
     }
     std::vector<IndexSlot> order(kept.size());

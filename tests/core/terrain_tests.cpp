@@ -509,5 +509,42 @@ TEST(TerrainCeiling, BoundsEveryAnswerAndIsTheHeightOfFlatGround) {
   EXPECT_LT(part.ground_ceiling(0.5, 0.5), std::numeric_limits<double>::infinity());
 }
 
+// The ceiling's cells divide the scene tiles and are found a block at a time from a tile's
+// triangles: whatever the tile size (one tile for the whole mesh, a triangle or two per tile,
+// the default), every answer lies at or under its cell's bound, each bound is the same in
+// whichever order the cells are first asked, and flat ground gets its own height.
+TEST(TerrainCeiling, SameBoundsWhateverTheTilesAndTheOrderOfAsks) {
+  BumpsParams bumps;
+  bumps.size = 6.0;
+  bumps.cell = 0.07;
+  const TerrainMesh mesh = make_bumps_terrain(bumps);
+  const auto points = random_points(4000, 3.5, 17);
+  for (const std::size_t per_tile : {std::size_t{0}, std::size_t{2}, std::size_t{256}}) {
+    TerrainOptions options;
+    options.scene_tile_triangles = per_tile;
+    const Terrain forward(mesh, options), backward(mesh, options);
+    std::vector<double> later(points.size());
+    for (std::size_t i = points.size(); i-- > 0;)
+      later[i] = backward.ground_ceiling(points[i][0], points[i][1]);
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      const auto [x, z] = points[i];
+      const double bound = forward.ground_ceiling(x, z);
+      EXPECT_EQ(std::memcmp(&bound, &later[i], sizeof bound), 0)
+          << per_tile << ": " << x << ", " << z;
+      const GroundHit hit = forward.ground_at(x, z);
+      if (hit.hit) {
+        ASSERT_LE(hit.height, bound) << per_tile << ": " << x << ", " << z;
+      } else if (std::abs(x) > 3.0 || std::abs(z) > 3.0) {
+        EXPECT_EQ(bound, -std::numeric_limits<double>::infinity()) << x << ", " << z;
+      }
+    }
+    TerrainOptions flat_options;
+    flat_options.scene_tile_triangles = per_tile;
+    const Terrain flat(plane_mesh(0.0, 0.0, -0.25, 10.0, 16), flat_options);
+    for (const auto& [x, z] : random_points(200, 9.9, 3))
+      EXPECT_EQ(flat.ground_ceiling(x, z), -0.25);
+  }
+}
+
 }  // namespace
 }  // namespace ikfix::core
