@@ -13,6 +13,14 @@
 namespace ikfix::io::fbx {
 namespace {
 
+// A whole number in int64's range into `out`; false for fractions, NaN and values a cast would
+// make undefined (|d| >= 2^63).
+bool whole_int64(double d, std::int64_t& out) {
+  if (d != std::trunc(d) || !(d >= -0x1p63 && d < 0x1p63)) return false;
+  out = static_cast<std::int64_t>(d);
+  return true;
+}
+
 [[noreturn]] void fail_at(const Document& doc, std::uint64_t offset, const std::string& cause) {
   if (doc.encoding == Encoding::ascii && offset != kNoSource && offset <= doc.data.size()) {
     const int line =
@@ -167,9 +175,8 @@ std::vector<Out> convert_ascii_array(const Document& doc, const Property& p) {
       if (!parse_integer(tok, v)) {
         double d = 0;
         // A whole number outside int64 (3.6e19) cannot be converted: refused as not an integer.
-        if (!parse_number(tok, d) || d != std::trunc(d) || !(std::abs(d) < 0x1p63))
+        if (!parse_number(tok, d) || !whole_int64(d, v))
           fail_at(doc, at, "expected an integer, found '" + std::string(tok) + "'");
-        v = static_cast<std::int64_t>(d);
       }
       out.push_back(v);
     } else {
@@ -230,16 +237,17 @@ Node* Node::child(std::string_view child_name) {
 std::int64_t as_int(const Document& doc, const Property& p) {
   if (p.value) {
     const auto v = convert_value_array<double>(*p.value);
-    if (v.size() != 1) fail_at(doc, kNoSource, "expected an integer property");
-    return static_cast<std::int64_t>(v[0]);
+    std::int64_t whole = 0;
+    if (v.size() != 1 || !whole_int64(v[0], whole))
+      fail_at(doc, kNoSource, "expected an integer property");
+    return whole;
   }
   if (doc.encoding == Encoding::ascii) {
     std::int64_t v = 0;
     const std::string_view s = text_of(doc, p);
     if (p.type == 'L' && parse_integer(s, v)) return v;
     double d = 0;
-    if (p.type == 'D' && parse_number(s, d) && d == std::trunc(d))
-      return static_cast<std::int64_t>(d);
+    if (p.type == 'D' && parse_number(s, d) && whole_int64(d, v)) return v;
     fail_at(doc, p.offset, "expected an integer, found '" + std::string(s.substr(0, 40)) + "'");
   }
   const char* b = doc.data.data() + p.offset;
@@ -253,13 +261,13 @@ std::int64_t as_int(const Document& doc, const Property& p) {
     case 'L':
       return load_le<std::int64_t>(b);
     case 'F': {
-      const float f = load_le<float>(b);
-      if (f == std::trunc(f)) return static_cast<std::int64_t>(f);
+      std::int64_t whole = 0;
+      if (whole_int64(load_le<float>(b), whole)) return whole;
       break;
     }
     case 'D': {
-      const double d = load_le<double>(b);
-      if (d == std::trunc(d)) return static_cast<std::int64_t>(d);
+      std::int64_t whole = 0;
+      if (whole_int64(load_le<double>(b), whole)) return whole;
       break;
     }
     default:
@@ -338,8 +346,9 @@ std::vector<std::int64_t> as_ints(const Document& doc, const Property& p) {
   if (p.type == 'f' || p.type == 'd') {
     std::vector<std::int64_t> out;
     for (double d : convert_binary_array<double>(doc, p)) {
-      if (d != std::trunc(d)) fail_at(doc, p.offset, "expected an integer array");
-      out.push_back(static_cast<std::int64_t>(d));
+      std::int64_t whole = 0;
+      if (!whole_int64(d, whole)) fail_at(doc, p.offset, "expected an integer array");
+      out.push_back(whole);
     }
     return out;
   }
