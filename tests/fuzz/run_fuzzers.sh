@@ -2,6 +2,9 @@
 # Runs the libFuzzer harnesses of a build made with -DIKFIX_FUZZ=ON (`make sanitize` builds one),
 # two at a time, each for SECONDS, and fails on any crash, sanitizer report, hang over 20 s or
 # allocation over the limits.
+# FUZZ_SEED=N fixes libFuzzer's random seed, so a run explores the same inputs in the same order
+# for the same code (CI sets it: a red CI then means the change, not the draw); unset, each run
+# draws its own seed and explores further.
 #   tests/fuzz/run_fuzzers.sh BUILD_DIR SECONDS [HARNESS...]   (default: all six)
 # Corpora live in BUILD_DIR/fuzz/corpus/<harness> (kept between runs, never committed), seeded
 # each time from data/ and, when present, ../shared/data; findings go to
@@ -70,6 +73,7 @@ run_one() {
   local dict="$root/tests/fuzz/dict/$name.dict" args=()
   mkdir -p "$findings"
   [ -f "$dict" ] && args+=("-dict=$dict")
+  [ -n "${FUZZ_SEED:-}" ] && args+=("-seed=$FUZZ_SEED")
   "$build/fuzz/fuzz_$name" "$work/corpus/$name" "${args[@]}" -max_total_time="$seconds" \
     -timeout=20 -rss_limit_mb=2048 -malloc_limit_mb=1024 -max_len="$(max_len "$name")" \
     -artifact_prefix="$findings/" -print_final_stats=1 >"$work/logs/$name.log" 2>&1
