@@ -21,6 +21,14 @@ inline const char* past_line_end(const char* p, const char* end) {
   return p + (*p == '\r' && p + 1 < end && p[1] == '\n' ? 2 : 1);
 }
 
+// Bit 7 of each byte of `chunk` that is not a digit, exact up to and including the first such
+// byte, and exact for every byte when all eight are ASCII (only a byte of 0x80 or more carries
+// into the next one, and it is marked itself).
+inline std::uint64_t non_digit_bytes(std::uint64_t chunk) {
+  const std::uint64_t x = chunk ^ 0x3030303030303030ull;
+  return ((x + 0x7676767676767676ull) | x) & 0x8080808080808080ull;
+}
+
 // The end of the number read_double reads at `p`, found without computing it, when it is an
 // optional '-' and then what decimal_detail::plain_decimal reads, with 1-19 digits (always a
 // finite value); null for any other text (read_double then decides). Needs 32 readable bytes.
@@ -42,14 +50,6 @@ inline const char* skip_plain_number(const char* p) {
     digits += after;
   }
   return digits >= 1 && digits <= 19 ? p : nullptr;
-}
-
-// Bit 7 of each byte of `chunk` that is not a digit, exact up to and including the first such
-// byte, and exact for every byte when all eight are ASCII (only a byte of 0x80 or more carries
-// into the next one, and it is marked itself).
-inline std::uint64_t non_digit_bytes(std::uint64_t chunk) {
-  const std::uint64_t x = chunk ^ 0x3030303030303030ull;
-  return ((x + 0x7676767676767676ull) | x) & 0x8080808080808080ull;
 }
 
 // A number of the form an optional '-', 1-7 digits, '.', then digits up to 8-15 characters after

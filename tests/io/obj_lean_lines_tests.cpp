@@ -101,7 +101,8 @@ TEST(ObjLeanLines, VectorFormsGiveReadDoubleBits) {
 
 TEST(ObjLeanLines, CheckedNumbersEndWhereReadDoubleEnds) {
   for (const char* number :
-       {"0", "-0.5", "1234567.123456789012", ".5", "5.", "-10.000000000", "0.0000001"}) {
+       {"0", "-0.5", "1234567.123456789012", ".5", "5.", "-10.000000000", "0.0000001", "-0.0049315",
+        "1234567.", "1234567.1234567", "1234567.12345678", "12.3456789012345"}) {
     const std::string text = padded(number);
     double value = 0;
     const auto r = read_double(text.data(), text.data() + text.size(), value);
