@@ -168,6 +168,31 @@ inline bool has_negative_zero(const Vec3& p) {
          (p.z == 0.0 && std::signbit(p.z));
 }
 
+// Positions [0, count) under the identity, in place, each one's sides_beyond `keep` and their
+// bounds added to `b`, up to the first position that is not finite: returns its index (count
+// when there is none). The same bits as positions_to_world's general loop, with the bounds in
+// six doubles (glm::min and glm::max: (y < x) ? y : x, as std::min and std::max).
+std::size_t identity_to_world(Vec3* positions, std::size_t count, std::uint8_t* beyond,
+                              const core::XzBox& keep, UsedBounds& b) {
+  double lo_x = b.min.x, lo_y = b.min.y, lo_z = b.min.z;
+  double hi_x = b.max.x, hi_y = b.max.y, hi_z = b.max.z;
+  std::size_t i = 0;
+  for (; i < count; ++i) {
+    Vec3& p = positions[i];
+    if (!core::is_finite(p)) break;
+    const double x = p.x + 0.0, y = p.y + 0.0, z = p.z + 0.0;
+    p = Vec3(x, y, z);
+    beyond[i] = static_cast<std::uint8_t>(
+        static_cast<unsigned>(x < keep.min_x) | static_cast<unsigned>(x > keep.max_x) << 1 |
+        static_cast<unsigned>(z < keep.min_z) << 2 | static_cast<unsigned>(z > keep.max_z) << 3);
+    lo_x = std::min(lo_x, x), lo_y = std::min(lo_y, y), lo_z = std::min(lo_z, z);
+    hi_x = std::max(hi_x, x), hi_y = std::max(hi_y, y), hi_z = std::max(hi_z, z);
+  }
+  b.min = Vec3(lo_x, lo_y, lo_z);
+  b.max = Vec3(hi_x, hi_y, hi_z);
+  return i;
+}
+
 // The parts' positions to world metres, in place; with `rect`, each one's sides_beyond it (in
 // flat.beyond, over the whole file), flat.used cleared and flat.every_position set.
 void positions_to_world(ObjParts& obj, const glm::dmat4& to_world, FileElements& flat,
@@ -194,7 +219,9 @@ void positions_to_world(ObjParts& obj, const glm::dmat4& to_world, FileElements&
     std::size_t bad = first_bad[part];
     UsedBounds b;
     bool zero = false;  // a -0 coordinate (none from x + 0.0)
-    for (std::size_t i = 0; i < count; ++i) {
+    std::size_t i = 0;
+    if (identity && beyond) i = identity_to_world(positions, count, beyond, keep, b);
+    for (; i < count; ++i) {
       Vec3 out = positions[i];
       if (identity && core::is_finite(out)) {
         out = Vec3(out.x + 0.0, out.y + 0.0, out.z + 0.0);
