@@ -21,6 +21,14 @@ inline const char* past_line_end(const char* p, const char* end) {
   return p + (*p == '\r' && p + 1 < end && p[1] == '\n' ? 2 : 1);
 }
 
+// Bit 7 of each byte of `chunk` that is not a digit, exact up to and including the first such
+// byte, and exact for every byte when all eight are ASCII (only a byte of 0x80 or more carries
+// into the next one, and it is marked itself).
+inline std::uint64_t non_digit_bytes(std::uint64_t chunk) {
+  const std::uint64_t x = chunk ^ 0x3030303030303030ull;
+  return ((x + 0x7676767676767676ull) | x) & 0x8080808080808080ull;
+}
+
 // The end of the number read_double reads at `p`, found without computing it, when it is an
 // optional '-' and then what decimal_detail::plain_decimal reads, with 1-19 digits (always a
 // finite value); null for any other text (read_double then decides). Needs 32 readable bytes.
@@ -44,6 +52,45 @@ inline const char* skip_plain_number(const char* p) {
   return digits >= 1 && digits <= 19 ? p : nullptr;
 }
 
+// A number of the form an optional '-', 1-7 digits, '.', then digits up to 8-15 characters after
+// the sign in all (the "-10.000000000" of generated files), read as two eight-byte groups of
+// digits: its end, with its value bit for bit what read_double gives when the number is not
+// followed by an exponent (the caller checks the character at the end). Null for any other
+// text (shorter or longer numbers, no digit before the point), which read_double then reads.
+// Needs 17 readable bytes from `p`.
+inline const char* read_long_plain(const char* p, double& value) {
+  using decimal_detail::digits_value;
+  using decimal_detail::load8;
+  const bool negative = *p == '-';
+  p += negative;
+  const std::uint64_t low = load8(p);
+  const std::uint64_t low_flags = non_digit_bytes(low);
+  if (low_flags == 0) return nullptr;
+  const int point = __builtin_ctzll(low_flags) >> 3;
+  // The point is the only non-digit of the first eight bytes (a second one: a short number).
+  if (point == 0 || p[point] != '.' || (low_flags & (low_flags - 1)) != 0) return nullptr;
+  const std::uint64_t high = load8(p + 8);
+  const std::uint64_t high_flags = non_digit_bytes(high);
+  if (high_flags == 0) return nullptr;
+  const int tail = __builtin_ctzll(high_flags) >> 3;  // digits in the second eight bytes: 0-7
+  // The seven digits of the first eight bytes without the point, then the first of the next.
+  const std::uint64_t below_point = (std::uint64_t{1} << (8 * point)) - 1;
+  const std::uint64_t first = (low & below_point) | ((low >> 8) & ~below_point) | (high << 56);
+  std::uint64_t mantissa = 0;
+  if (tail == 0) {
+    mantissa = digits_value(first, 7);
+  } else {
+    mantissa = digits_value(first, 8);
+    if (tail > 1)
+      mantissa = mantissa * decimal_detail::kPow10Int[tail - 1] + digits_value(high >> 8, tail - 1);
+  }
+  // 8-14 digits: below 2^53, so Clinger's fast path as in read_double.
+  const int decimals = 7 - point + tail;
+  const double magnitude = static_cast<double>(mantissa) / decimal_detail::kPow10[decimals];
+  value = negative ? -magnitude : magnitude;
+  return p + 8 + tail;
+}
+
 // After a vector statement's keyword: " X Y Z" and the line's end, each number preceded by one
 // space and read as read_double reads it (finite; no '+' sign), the third followed by the line
 // break. Returns the next line's start with the numbers in `v`, or null. Reads nothing past
@@ -55,6 +102,12 @@ inline const char* read_xyz(const char* p, const char* end, double v[3]) {
     if (p == end || *p != ' ') return nullptr;
     if (!kValues && end - (p + 1) >= 32) {
       if (const char* past = skip_plain_number(p + 1)) {
+        p = past;
+        continue;
+      }
+    }
+    if (kValues && end - (p + 1) >= 32) {
+      if (const char* past = read_long_plain(p + 1, v[k])) {
         p = past;
         continue;
       }

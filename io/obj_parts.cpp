@@ -509,6 +509,12 @@ core::Vec3 read_obj_normal(std::string_view text, const ObjParts& parts, std::si
   const auto part = static_cast<std::size_t>(after - parts.normal_offset.begin()) - 1;
   const std::size_t begin = parts.part_begin[part];
   const std::size_t line = parts.parts[part].normal_lines[index - parts.normal_offset[part]];
+  // A line of the lean form (most): read as pass 1 checked it, else by the general reader.
+  const char* at = text.data() + begin + line;
+  const char* end = text.data() + text.size();
+  double v[3];
+  if (end - at >= 3 && at[0] == 'v' && at[1] == 'n' && obj_lean::read_xyz(at + 2, end, v))
+    return core::Vec3(v[0], v[1], v[2]);
   return NormalReader(text.substr(begin), line).read();
 }
 

@@ -127,6 +127,12 @@ class PartedElements {
   int shift_ = 0;
 };
 
+// Bounds of positions (of the triangles' corners: per part, written by that part's thread only).
+struct UsedBounds {
+  Vec3 min{std::numeric_limits<double>::infinity()};
+  Vec3 max{-std::numeric_limits<double>::infinity()};
+};
+
 // Positions in world metres and normals in file units, over the whole file.
 struct FileElements {
   PartedElements positions_ws;
@@ -139,6 +145,9 @@ struct FileElements {
   // (sides_beyond), and 1 once a triangle uses it (set from any part's thread).
   core::UnwrittenResizeVector<std::uint8_t> beyond;
   std::vector<std::uint8_t> used;
+  // Read with a rectangle: the bounds of every position, or nothing when a coordinate of one
+  // is -0 (see used_position_bounds).
+  std::optional<UsedBounds> every_position;
 
   Vec3 normal(std::size_t i) const {
     return unstored_normals ? read_obj_normal(text, *unstored_normals, i) : normals[i];
@@ -154,8 +163,38 @@ inline std::uint8_t sides_beyond(const Vec3& p, const core::XzBox& rect) {
       static_cast<unsigned>(p.z < rect.min_z) << 2 | static_cast<unsigned>(p.z > rect.max_z) << 3);
 }
 
+inline bool has_negative_zero(const Vec3& p) {
+  return (p.x == 0.0 && std::signbit(p.x)) || (p.y == 0.0 && std::signbit(p.y)) ||
+         (p.z == 0.0 && std::signbit(p.z));
+}
+
+// Positions [0, count) under the identity, in place, each one's sides_beyond `keep` and their
+// bounds added to `b`, up to the first position that is not finite: returns its index (count
+// when there is none). The same bits as positions_to_world's general loop, with the bounds in
+// six doubles (glm::min and glm::max: (y < x) ? y : x, as std::min and std::max).
+std::size_t identity_to_world(Vec3* positions, std::size_t count, std::uint8_t* beyond,
+                              const core::XzBox& keep, UsedBounds& b) {
+  double lo_x = b.min.x, lo_y = b.min.y, lo_z = b.min.z;
+  double hi_x = b.max.x, hi_y = b.max.y, hi_z = b.max.z;
+  std::size_t i = 0;
+  for (; i < count; ++i) {
+    Vec3& p = positions[i];
+    if (!core::is_finite(p)) break;
+    const double x = p.x + 0.0, y = p.y + 0.0, z = p.z + 0.0;
+    p = Vec3(x, y, z);
+    beyond[i] = static_cast<std::uint8_t>(
+        static_cast<unsigned>(x < keep.min_x) | static_cast<unsigned>(x > keep.max_x) << 1 |
+        static_cast<unsigned>(z < keep.min_z) << 2 | static_cast<unsigned>(z > keep.max_z) << 3);
+    lo_x = std::min(lo_x, x), lo_y = std::min(lo_y, y), lo_z = std::min(lo_z, z);
+    hi_x = std::max(hi_x, x), hi_y = std::max(hi_y, y), hi_z = std::max(hi_z, z);
+  }
+  b.min = Vec3(lo_x, lo_y, lo_z);
+  b.max = Vec3(hi_x, hi_y, hi_z);
+  return i;
+}
+
 // The parts' positions to world metres, in place; with `rect`, each one's sides_beyond it (in
-// flat.beyond, over the whole file) and flat.used cleared.
+// flat.beyond, over the whole file), flat.used cleared and flat.every_position set.
 void positions_to_world(ObjParts& obj, const glm::dmat4& to_world, FileElements& flat,
                         const core::ParallelRunner* runner, const core::XzBox* rect = nullptr) {
   std::vector<std::size_t> first_bad(obj.parts.size(), flat.first_bad);
@@ -169,6 +208,8 @@ void positions_to_world(ObjParts& obj, const glm::dmat4& to_world, FileElements&
   // may alias anything: written through the vectors, every size would be loaded again).
   const bool identity = to_world == glm::dmat4(1.0);
   const core::XzBox keep = rect ? *rect : core::XzBox{};
+  std::vector<UsedBounds> bounds(obj.parts.size());
+  std::vector<char> negative_zero(obj.parts.size(), 0);
   for_each_block(runner, static_cast<int>(obj.parts.size()), [&](int k) {
     const auto part = static_cast<std::size_t>(k);
     const std::size_t first = obj.position_offset[part];
@@ -176,20 +217,39 @@ void positions_to_world(ObjParts& obj, const glm::dmat4& to_world, FileElements&
     const std::size_t count = obj.parts[part].positions.size();
     std::uint8_t* const beyond = rect ? flat.beyond.data() + first : nullptr;
     std::size_t bad = first_bad[part];
-    for (std::size_t i = 0; i < count; ++i) {
+    UsedBounds b;
+    bool zero = false;  // a -0 coordinate (none from x + 0.0)
+    std::size_t i = 0;
+    if (identity && beyond) i = identity_to_world(positions, count, beyond, keep, b);
+    for (; i < count; ++i) {
       Vec3 out = positions[i];
       if (identity && core::is_finite(out)) {
         out = Vec3(out.x + 0.0, out.y + 0.0, out.z + 0.0);
       } else {
         out = Vec3(to_world * glm::dvec4(out, 1.0));
         if (!core::is_finite(out) && bad > first + i) bad = first + i;
+        zero = zero || has_negative_zero(out);
       }
       positions[i] = out;
-      if (beyond) beyond[i] = sides_beyond(out, keep);
+      if (beyond) {
+        beyond[i] = sides_beyond(out, keep);
+        b.min = glm::min(b.min, out);
+        b.max = glm::max(b.max, out);
+      }
     }
     first_bad[part] = bad;
+    bounds[part] = b;
+    negative_zero[part] = zero;
   });
   for (const std::size_t bad : first_bad) flat.first_bad = std::min(flat.first_bad, bad);
+  if (rect && std::find(negative_zero.begin(), negative_zero.end(), 1) == negative_zero.end()) {
+    UsedBounds all;
+    for (const UsedBounds& b : bounds) {
+      all.min = glm::min(all.min, b.min);
+      all.max = glm::max(all.max, b.max);
+    }
+    flat.every_position = all;
+  }
   flat.positions_ws =
       PartedElements(obj, &ObjPart::positions, obj.position_offset, obj.position_count);
 }
@@ -207,18 +267,16 @@ void find_normals(ObjParts& obj, FileElements& flat, std::string_view text = {})
   flat.normals = PartedElements(obj, &ObjPart::normals, obj.normal_offset, obj.normal_count);
 }
 
-// Horizontal bounds of the triangles' corners, per part (written by that part's thread only).
-struct UsedBounds {
-  Vec3 min{std::numeric_limits<double>::infinity()};
-  Vec3 max{-std::numeric_limits<double>::infinity()};
-};
-
 // The bounds of the positions flat.used marks, as crop_filter's per-part bounds combined in
 // file order give them, or nothing when a coordinate of one of them is -0 (the minimum of +0
 // and -0 depends on which comes first, and this goes through them in position order, not in
 // the triangles' order).
 std::optional<UsedBounds> used_position_bounds(const ObjParts& obj, const FileElements& flat,
                                                const core::ParallelRunner* runner) {
+  // Every position used (the common case): the bounds of every position, found with them.
+  if (flat.every_position &&
+      (flat.used.empty() || std::memchr(flat.used.data(), 0, flat.used.size()) == nullptr))
+    return flat.every_position;
   std::vector<UsedBounds> bounds(obj.parts.size());
   std::vector<char> negative_zero(obj.parts.size(), 0);
   for_each_block(runner, static_cast<int>(obj.parts.size()), [&](int k) {

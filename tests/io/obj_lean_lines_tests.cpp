@@ -101,7 +101,8 @@ TEST(ObjLeanLines, VectorFormsGiveReadDoubleBits) {
 
 TEST(ObjLeanLines, CheckedNumbersEndWhereReadDoubleEnds) {
   for (const char* number :
-       {"0", "-0.5", "1234567.123456789012", ".5", "5.", "-10.000000000", "0.0000001"}) {
+       {"0", "-0.5", "1234567.123456789012", ".5", "5.", "-10.000000000", "0.0000001", "-0.0049315",
+        "1234567.", "1234567.1234567", "1234567.12345678", "12.3456789012345"}) {
     const std::string text = padded(number);
     double value = 0;
     const auto r = read_double(text.data(), text.data() + text.size(), value);
@@ -111,6 +112,44 @@ TEST(ObjLeanLines, CheckedNumbersEndWhereReadDoubleEnds) {
        {"-", ".", "x", "12345678.5", "1.1234567890123456789", "1.123456789012345678", "+1", ""}) {
     const std::string text = padded(other);
     EXPECT_EQ(obj_lean::skip_plain_number(text.data()), nullptr) << other;
+  }
+}
+
+TEST(ObjLeanLines, LongPlainNumbersGiveReadDoubleBits) {
+  std::vector<std::string> numbers = {
+      "-10.000000000", "0.000049332",     "12.34567",   "1234567.",         "1234567.1",
+      "-0.000000000",  "1.1234567890123", "9.99999999", "-1234567.1234567", "0.1234567"};
+  std::uint64_t state = 0x9e3779b97f4a7c15ull;  // a fixed sequence: the same test every run
+  for (int k = 0; k < 20000; ++k) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    const int whole = 1 + static_cast<int>((state >> 20) % 7);
+    const int decimals = static_cast<int>((state >> 30) % 15);
+    std::string number = (state >> 63) != 0 ? "-" : "";
+    std::uint64_t digits = state;
+    for (int d = 0; d < whole + decimals;
+         ++d, digits = digits * 2862933555777941757ull + 3037000493ull) {
+      if (d == whole) number += '.';
+      number += static_cast<char>('0' + (digits >> 60) % 10);
+    }
+    numbers.push_back(number);
+  }
+  int read = 0;
+  for (const std::string& number : numbers) {
+    const std::string text = number + " 1" + std::string(32, ' ');
+    double value = 0, expected = 0;
+    const auto r = read_double(text.data(), text.data() + text.size(), expected);
+    if (const char* end = obj_lean::read_long_plain(text.data(), value)) {
+      ++read;
+      EXPECT_EQ(end, r.ptr) << number;
+      EXPECT_EQ(std::memcmp(&value, &expected, sizeof value), 0) << number;
+    }
+  }
+  EXPECT_GT(read, 10000);
+  for (const char* other : {"-", ".5", "1.5", "-1234.5", "12345678.5", "1.234567890123456",
+                            "1.5e3 ", "12345678", "+1.23456789", "1..2345678"}) {
+    const std::string text = std::string(other) + std::string(32, ' ');
+    double value = 0;
+    EXPECT_EQ(obj_lean::read_long_plain(text.data(), value), nullptr) << other;
   }
 }
 

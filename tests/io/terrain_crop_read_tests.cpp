@@ -169,6 +169,31 @@ TEST(TerrainCropRead, WholeBoundsOfAnObjCropAreTheUsedPositionsInFaceOrder) {
   EXPECT_EQ(crop.whole_min.z, 0.0);
 }
 
+// Every position used by a face: the crop's whole bounds are those of every position (found
+// while they are moved to world metres), the whole terrain's bits, under the identity, a unit
+// and up-axis change and a scaled move.
+TEST(TerrainCropRead, WholeBoundsWhenEveryPositionIsUsed) {
+  const std::string text =
+      "v 1 0.5 0\nv 0 -2 1\nv -0 -0 -0\nv 3.25 0 -1\nv -1 7 0.125\n"
+      "f 1 2 3\nf 3 4 5\nf 2 5 4\n";
+  const glm::dmat4 z_up_cm = glm::dmat4(0.01, 0, 0, 0, 0, 0, -0.01, 0, 0, 0.01, 0, 0, 0, 0, 0, 1);
+  const glm::dmat4 moved = glm::dmat4(2, 0, 0, 0, 0, 0.5, 0, 0, 0, 0, 2, 0, -0.5, 1, 0.25, 1);
+  const core::ThreadPool pool(2);
+  for (const glm::dmat4& to_world : {glm::dmat4(1.0), z_up_cm, moved}) {
+    ObjParts as_one = as_parts(parse_obj(text, "used.obj"));
+    const core::TerrainMesh whole = obj_terrain_mesh(as_one, to_world, "used.obj", nullptr);
+    const core::Terrain t(whole);
+    for (const core::XzBox& r : {core::XzBox{-1.0, -1.0, 2.0, 2.0}, core::XzBox{0.0, 0.0, 0.1, 0.1},
+                                 core::XzBox{40.0, 40.0, 41.0, 41.0}}) {
+      core::TerrainCrop crop;
+      expect_same_mesh(read_obj_terrain(text, to_world, "used.obj", &pool, r, &crop),
+                       core::crop_terrain_mesh(whole, r.min_x, r.min_z, r.max_x, r.max_z));
+      EXPECT_TRUE(same_bits(crop.whole_min, t.bounds_min()));
+      EXPECT_TRUE(same_bits(crop.whole_max, t.bounds_max()));
+    }
+  }
+}
+
 // Points inside the crop by the margin: every answer of the whole terrain, bit for bit, with
 // face or smooth normals; a query past the part read throws rather than answer wrong.
 void expect_same_answers(const core::TerrainMesh& whole, const core::XzBox& r, bool smooth) {
