@@ -63,6 +63,12 @@ struct LegDiagnostics {
   int toe_clearance_frames = 0;
   int foot_raise_frames = 0;
   double max_foot_raise_m = 0;
+  // Step 6b (core/fix/shin_sole_clearance.hpp), for a foot skinned to the shin: frames whose
+  // ankle target was raised so the sole posed with the solved shin stays out, the largest
+  // raise, and the passes run. -1 frames: the foot is not on the shin (not reported).
+  int shin_sole_raise_frames = -1;
+  double max_shin_sole_raise_m = 0;
+  int shin_sole_passes = 0;
 };
 
 struct FixDiagnostics {

@@ -74,8 +74,8 @@ double joint_weight(const SkinnedVertex& v, int j) {
 // The foot's skinned vertices and their rest positions: those weighing at least half on the
 // ankle and below. An ankle nothing is skinned to (a leg whose ankle is its shin bone's end, as
 // in a 2-bone Blender leg) has its foot mesh on the shin bone: then the shin's vertices at or
-// below the ankle at rest.
-void foot_vertices(const Skeleton& sk, const Leg& leg, const Skin& skin,
+// below the ankle at rest. Returns whether the vertices are the shin's.
+bool foot_vertices(const Skeleton& sk, const Leg& leg, const Skin& skin,
                    std::span<const Transform> rest_world, std::vector<int>& foot,
                    std::vector<Vec3>& pos) {
   for (int v = 0; v < static_cast<int>(skin.vertices.size()); ++v)
@@ -84,7 +84,7 @@ void foot_vertices(const Skeleton& sk, const Leg& leg, const Skin& skin,
       pos.push_back(skinned_position(skin.vertices[v], rest_world));
     }
   const int shin = sk.parents[leg.ankle];
-  if (!foot.empty() || shin < 0) return;
+  if (!foot.empty() || shin < 0) return false;
   const double ankle_y = rest_world[leg.ankle].translation.y;
   for (int v = 0; v < static_cast<int>(skin.vertices.size()); ++v) {
     if (joint_weight(skin.vertices[v], shin) < 0.5) continue;
@@ -93,14 +93,16 @@ void foot_vertices(const Skeleton& sk, const Leg& leg, const Skin& skin,
     foot.push_back(v);
     pos.push_back(p);
   }
+  return !foot.empty();
 }
 
 // The sole's vertices (see FootModel::sole_vertices) at rest; `rest_world` FK of the rest pose.
+// `on_shin`: whether they are the shin's (FootModel::sole_on_shin).
 std::vector<int> sole_vertices(const Skeleton& sk, const Leg& leg, const Skin& skin,
-                               std::span<const Transform> rest_world) {
+                               std::span<const Transform> rest_world, bool& on_shin) {
   std::vector<int> foot;
   std::vector<Vec3> pos;
-  foot_vertices(sk, leg, skin, rest_world, foot, pos);
+  on_shin = foot_vertices(sk, leg, skin, rest_world, foot, pos);
   if (foot.empty()) return {};
   double lowest = pos[0].y;
   for (const Vec3& p : pos) lowest = std::min(lowest, p.y);
@@ -149,6 +151,8 @@ const char* toe_tip_source_name(ToeTipSource source) {
 FootModel build_foot_model(const Skeleton& sk, const Leg& leg, const Transform& to_world,
                            const Skin* skin) {
   FootModel foot;
+  foot.hip = leg.hip;
+  foot.knee = leg.knee;
   foot.ankle = leg.ankle;
   foot.toe = leg.toe;
   std::vector<Transform> rest(sk.joint_count());
@@ -174,7 +178,7 @@ FootModel build_foot_model(const Skeleton& sk, const Leg& leg, const Transform& 
     tip_ws = *ball_ws + forward * (kEstimatedToeFraction * std::hypot(d.x, d.z));
     foot.tip_source = ToeTipSource::Estimated;
   }
-  if (skin) foot.sole_vertices = sole_vertices(sk, leg, *skin, rest);
+  if (skin) foot.sole_vertices = sole_vertices(sk, leg, *skin, rest, foot.sole_on_shin);
   double sole_y = ankle_ws.translation.y;
   if (ball_ws) sole_y = std::min(sole_y, ball_ws->y);
   if (tip_ws) sole_y = std::min(sole_y, tip_ws->y);

@@ -46,6 +46,8 @@ inline constexpr double kEstimatedToeFraction = 0.4;
 // One leg's foot. Rigid points come first in the order ankle, heel, ball (when the leg has a toe
 // joint or the ankle an end site), toe tip (unless None); the sole's vertices after them.
 struct FootModel {
+  int hip = -1;
+  int knee = -1;
   int ankle = -1;
   int toe = -1;  // -1: no toe joint
   std::vector<RigidFootPoint> points;
@@ -57,6 +59,10 @@ struct FootModel {
   // rest), lying within the lowest band of the foot at rest (see build_foot_model). Empty
   // without a skin.
   std::vector<int> sole_vertices;
+  // Whether the sole came from the shin (the ankle has no skinned vertices): its vertices turn
+  // with the shin bone, not with the ankle's rotation, so where they go depends on the leg's
+  // solve (shin_sole_clearance.hpp).
+  bool sole_on_shin = false;
 
   int point_count() const { return static_cast<int>(points.size() + sole_vertices.size()); }
   FootPointKind kind(int i) const {

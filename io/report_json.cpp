@@ -42,15 +42,19 @@ Json leg_json(const core::LegDiagnostics& leg) {
                      {"direction", {round9(m.direction_x), 0.0, round9(m.direction_z)}},
                      {"along", m.along},
                      {"excess_m", round9(m.excess_m)}});
+  Json clearance = {{"toe_bend_frames", leg.toe_clearance_frames},
+                    {"raised_frames", leg.foot_raise_frames},
+                    {"max_raise_m", round9(leg.max_foot_raise_m)}};
+  if (leg.shin_sole_raise_frames >= 0)
+    clearance["shin_sole"] = {{"raised_frames", leg.shin_sole_raise_frames},
+                              {"max_raise_m", round9(leg.max_shin_sole_raise_m)},
+                              {"passes", leg.shin_sole_passes}};
   return {{"side", leg.side},
           {"frames_in_contact", leg.frames_in_contact},
           {"contacts", leg.contact_count},
           {"plants", plants},
           {"plant_moves", moves},
-          {"foot_clearance",
-           {{"toe_bend_frames", leg.toe_clearance_frames},
-            {"raised_frames", leg.foot_raise_frames},
-            {"max_raise_m", round9(leg.max_foot_raise_m)}}},
+          {"foot_clearance", clearance},
           {"max_correction_m", round9(leg.max_correction_m)},
           {"max_correction_frame", leg.max_correction_frame},
           {"max_penetration_m", round9(leg.max_penetration_m)},

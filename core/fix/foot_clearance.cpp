@@ -153,11 +153,12 @@ int FootClearanceJob::bend_more(const std::vector<Vec3>& points, const std::vect
   return bent;
 }
 
-// The raise per frame that covers `need` (>= 0): one amount over each plant (its largest
-// need), the swing's need under a dilated, smoothed envelope brought down to each plant's raise
-// by touchdown (land_softly), ramped at the rise speed and started before lift-off where needed
-// (as swing_clearance does).
-std::vector<double> FootClearanceJob::rise_needed(std::span<const double> need) const {
+// One amount over each plant, the swing's need under a dilated, smoothed envelope brought down
+// to each plant's raise by touchdown (land_softly), ramped at the rise speed and started before
+// lift-off where needed (as swing_clearance does).
+std::vector<double> clearance_rise(std::span<const double> need, std::span<const char> planted,
+                                   double smoothing_frames, double max_rise_per_frame,
+                                   int lead_frames) {
   const int frames = static_cast<int>(need.size());
   std::vector<double> per_frame(need.begin(), need.end());
   const std::vector<Interval> plants =
@@ -167,12 +168,12 @@ std::vector<double> FootClearanceJob::rise_needed(std::span<const double> need) 
     for (int f = plant.first; f <= plant.last; ++f) most = std::max(most, need[f]);
     for (int f = plant.first; f <= plant.last; ++f) per_frame[f] = most;
   }
-  const std::vector<double> smooth = envelope(per_frame, rise_smoothing_frames);
+  const std::vector<double> smooth = envelope(per_frame, smoothing_frames);
   std::vector<double> rise(frames);
   for (int f = 0; f < frames; ++f)
     rise[f] = planted[f] ? per_frame[f] : std::max(per_frame[f], smooth[f]);
-  land_softly(plants, per_frame, planted, max_rise_per_frame, rise_smoothing_frames, rise);
-  raise_to_rate_limit(rise, max_rise_per_frame, planted_except_last(planted, rise_lead_frames));
+  land_softly(plants, per_frame, planted, max_rise_per_frame, smoothing_frames, rise);
+  raise_to_rate_limit(rise, max_rise_per_frame, planted_except_last(planted, lead_frames));
   return rise;
 }
 
@@ -206,7 +207,8 @@ FootClearance FootClearanceJob::run(std::span<Vec3> ankle_target_ws, std::span<V
     lacking = lacking || need[f] > 0;
   }
   if (!lacking) return out;
-  const std::vector<double> rise = rise_needed(need);
+  const std::vector<double> rise =
+      clearance_rise(need, planted, rise_smoothing_frames, max_rise_per_frame, rise_lead_frames);
   for (int f = 0; f < frames; ++f) {
     if (!(rise[f] > 0)) continue;
     ankle_target_ws[f].y += rise[f];

@@ -9,6 +9,7 @@
 // planted foot rises by one amount over its whole plant, so it never moves while planted, and
 // never for a point inside a riser or a wall (max_planted_rise): that is the placement's.
 #include <span>
+#include <vector>
 
 #include "core/fix/output_foot.hpp"
 #include "core/fix/toe_bend_step.hpp"
@@ -29,6 +30,14 @@ struct FootClearance {
   int lifted_frames = 0;  // frames whose foot was raised
   double max_lift_m = 0;  // the largest raise, metres
 };
+
+// The raise per frame (metres) that covers `need` (>= 0 per frame, metres): one amount over each
+// plant of `planted` (its largest need), the swing's need under a dilated envelope smoothed with
+// sigma `smoothing_frames`, brought down to each plant's raise by touchdown, ramped at
+// `max_rise_per_frame` and started up to `lead_frames` before lift-off where needed.
+std::vector<double> clearance_rise(std::span<const double> need, std::span<const char> planted,
+                                   double smoothing_frames, double max_rise_per_frame,
+                                   int lead_frames);
 
 struct FootClearanceJob {
   const OutputFoot* foot = nullptr;
@@ -61,7 +70,6 @@ struct FootClearanceJob {
              std::vector<double>& lack) const;
   int bend_more(const std::vector<Vec3>& points, const std::vector<double>& lack,
                 ToeBend& toe_bend) const;
-  std::vector<double> rise_needed(std::span<const double> need) const;
 };
 
 }  // namespace ikfix::core

@@ -20,6 +20,7 @@
 #include "core/fix/plan_passes.hpp"
 #include "core/fix/plant_placement.hpp"
 #include "core/fix/sample_legs.hpp"
+#include "core/fix/shin_sole_clearance.hpp"
 #include "core/fix/swing_clearance.hpp"
 #include "core/fix/toe_bend_step.hpp"
 #include "core/fix/write_back.hpp"
@@ -41,9 +42,11 @@ class ClipFix {
   void bend_toes();
   void clear_feet();
   void drop_pelvis();
+  void clear_shin_soles();
   void write_back();
 
  private:
+  WriteBackJob write_back_job(const OutputMeasureJob* measure) const;
   void for_each_leg(const std::function<void(int)>& per_leg) const {
     ikfix::core::for_each_leg(leg_runner, per_leg);
   }
@@ -258,7 +261,9 @@ void ClipFix::bend_toes() {
 void ClipFix::clear_feet() {
   for_each_leg([&](int l) {
     const Leg& leg = in.rig.legs[l];
-    const FootModel model = build_foot_model(*in.skeleton, leg, to_world, in.skin);
+    FootModel model = build_foot_model(*in.skeleton, leg, to_world, in.skin);
+    // A sole on the shin turns with the shin, which only the leg solve decides: step 6b's.
+    if (model.sole_on_shin) model.sole_vertices.clear();
     const OutputFoot foot(&model, in.skin, &samples, &motion, in.skeleton, to_world);
     const bool can_bend =
         s.align_feet && leg.toe >= 0 && in.skeleton->parents[leg.toe] == leg.ankle;
@@ -306,6 +311,61 @@ void ClipFix::drop_pelvis() {
   drop = job.run(diag);
 }
 
+// The write-back's job (write_back.hpp) over the current targets; `measure` may be null for
+// its solves alone (step 6b).
+WriteBackJob ClipFix::write_back_job(const OutputMeasureJob* measure) const {
+  return WriteBackJob{in.skeleton,
+                      &samples,
+                      &in.rig,
+                      &s,
+                      to_world,
+                      leg_length,
+                      samples.knee_limit_angle,
+                      plan->body,
+                      drop,
+                      samples.feet,
+                      {result.ankle_target_ws[0], result.ankle_target_ws[1]},
+                      {plan->foot_rotation[0], plan->foot_rotation[1]},
+                      toe_bend,
+                      measure,
+                      in.runner};
+}
+
+// 6b. A foot skinned to the shin out of the terrain, posed with the solved shin
+// (shin_sole_clearance.hpp). Legs whose foot is not on the shin are left alone.
+void ClipFix::clear_shin_soles() {
+  FootModel models[2];
+  std::optional<OutputFoot> feet[2];
+  ShinSoleClearanceJob job;
+  const WriteBackJob solves = write_back_job(nullptr);
+  job.solves = &solves;
+  job.terrain = in.terrain;
+  job.rise_smoothing_frames = s.clearance_smoothing * fps;
+  job.max_rise_per_frame = s.max_clearance_rise_speed / fps;
+  job.runner = in.runner;
+  for (int l = 0; l < 2; ++l) {
+    job.planted[l] = result.planted[l];
+    job.rise_lead_frames[l] = contacts_given[l] ? 0 : plan->rise_lead_frames;
+    if (!in.skin) continue;
+    models[l] = build_foot_model(*in.skeleton, in.rig.legs[l], to_world, in.skin);
+    if (!models[l].sole_on_shin) continue;
+    feet[l].emplace(&models[l], in.skin, &samples, &motion, in.skeleton, to_world, in.rig.pelvis);
+    job.foot[l] = &*feet[l];
+    job.model[l] = &models[l];
+  }
+  if (!job.foot[0] && !job.foot[1]) return;
+  std::span<Vec3> ankle[2] = {result.ankle_target_ws[0], result.ankle_target_ws[1]};
+  std::span<Vec3> toe[2] = {plan->toe_target_ws[0], plan->toe_target_ws[1]};
+  ShinSoleClearance cleared[2];
+  job.run(ankle, toe, cleared);
+  for (int l = 0; l < 2; ++l) {
+    if (!job.foot[l]) continue;
+    diag.legs[l].shin_sole_raise_frames = cleared[l].lifted_frames;
+    diag.legs[l].max_shin_sole_raise_m = cleared[l].max_lift_m;
+    diag.legs[l].shin_sole_passes = cleared[l].passes;
+  }
+}
+
 // 7-10. Per frame: pelvis, leg IK, foot orientation, local rotations written back
 // (write_back.hpp), each frame measured as it is written (output_measure.hpp).
 void ClipFix::write_back() {
@@ -320,21 +380,7 @@ void ClipFix::write_back() {
                                 plan->ground,
                                 {planted_level[0], planted_level[1]},
                                 floor});
-  const WriteBackJob job{in.skeleton,
-                         &samples,
-                         &in.rig,
-                         &s,
-                         to_world,
-                         leg_length,
-                         samples.knee_limit_angle,
-                         plan->body,
-                         drop,
-                         samples.feet,
-                         {result.ankle_target_ws[0], result.ankle_target_ws[1]},
-                         {plan->foot_rotation[0], plan->foot_rotation[1]},
-                         toe_bend,
-                         &measure,
-                         in.runner};
+  const WriteBackJob job = write_back_job(&measure);
   SolveRecord solves;
   std::vector<OutputMeasure> measured;
   job.run(motion, result.changed_joints, result.changed_rotations, solves, measured);
@@ -399,6 +445,7 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   fix.bend_toes();                  // toe bend
   fix.clear_feet();                 // 5c. every foot point out of the terrain
   fix.drop_pelvis();                // 6. pelvis drop
+  fix.clear_shin_soles();           // 6b. a foot skinned to the shin, posed with the solved shin
   fix.write_back();                 // 7-10. leg solve, write-back, output measurement
   return result;
 }

@@ -3,6 +3,23 @@
 namespace ikfix::core {
 namespace {
 
+// Per joint of `sk`: whether it is `top` or below it (none when top < 0). Parents come before
+// their children, so one pass from `top` marks them.
+std::vector<char> joints_under(const Skeleton& sk, int top) {
+  std::vector<char> under(sk.joint_count(), 0);
+  if (top >= 0)
+    for (int j = top; j < sk.joint_count(); ++j) {
+      const int parent = sk.parents[j];
+      under[j] = j == top || (parent >= 0 && under[parent]) ? 1 : 0;
+    }
+  return under;
+}
+
+// `p` carried rigidly from `from` to `to`.
+Vec3 carry_point(const Transform& from, const Transform& to, const Vec3& p) {
+  return transform_point(to, inverse_transform_point(from, p));
+}
+
 // The weight of `v` on the joints marked in `under`.
 double weight_under(const SkinnedVertex& v, const std::vector<char>& under) {
   double w = 0;
@@ -14,27 +31,32 @@ double weight_under(const SkinnedVertex& v, const std::vector<char>& under) {
 }  // namespace
 
 OutputFoot::OutputFoot(const FootModel* foot, const Skin* skin, const LegSamples* samples,
-                       const Clip* input, const Skeleton* skeleton, const Transform& to_world)
+                       const Clip* input, const Skeleton* skeleton, const Transform& to_world,
+                       int pelvis)
     : foot_(foot),
       skin_(skin),
       samples_(samples),
       input_(input),
       skeleton_(skeleton),
       to_world_(to_world) {
-  under_toe_.assign(skeleton->joint_count(), 0);
-  // The toe and every joint below it, in one pass (parents come before children).
-  if (foot->toe >= 0)
-    for (int j = foot->toe; j < skeleton->joint_count(); ++j) {
-      const int parent = skeleton->parents[j];
-      under_toe_[j] = j == foot->toe || (parent >= 0 && under_toe_[parent]) ? 1 : 0;
-    }
+  // From the outermost part in: a joint takes the innermost part it is under.
+  const int tops[] = {pelvis, foot->hip, foot->knee, foot->ankle, foot->toe};
+  const Part parts[] = {kBody, kThigh, kShin, kAnkle, kToe};
+  part_.assign(skeleton->joint_count(), kStill);
+  for (int k = 0; k < 5; ++k) {
+    const std::vector<char> under = joints_under(*skeleton, tops[k]);
+    for (int j = 0; j < skeleton->joint_count(); ++j)
+      if (under[j]) part_[j] = parts[k];
+  }
+  std::vector<char> under_toe(skeleton->joint_count());
+  for (int j = 0; j < skeleton->joint_count(); ++j) under_toe[j] = part_[j] == kToe;
   point_on_toe_.assign(foot->point_count(), 0);
   for (std::size_t i = 0; i < foot->points.size(); ++i)
     point_on_toe_[i] = foot->points[i].kind == FootPointKind::ToeTip && foot->toe >= 0 &&
                        foot->points[i].joint == foot->toe;
   for (std::size_t k = 0; k < foot->sole_vertices.size(); ++k)
     point_on_toe_[foot->points.size() + k] =
-        weight_under(skin->vertices[foot->sole_vertices[k]], under_toe_) >= 0.5;
+        weight_under(skin->vertices[foot->sole_vertices[k]], under_toe) >= 0.5;
 }
 
 // The input's world transform of `joint` on frame f: the samples' for the fix's subset, else
@@ -61,22 +83,41 @@ void OutputFoot::pose(int f, const PlannedFoot& planned, std::vector<Vec3>& out)
         Transform{planned.ankle_target_ws + carry * (toe_in.translation - ankle_in.translation),
                   bend * (carry * toe_in.rotation), toe_in.scale};
   }
+  const Transform ankle[2] = {ankle_in, ankle_new}, toe[2] = {toe_in, toe_new};
   std::size_t i = 0;
   for (const RigidFootPoint& p : foot_->points)
     out[i++] = pose_rigid_point(p, p.joint == foot_->toe ? toe_new : ankle_new);
   for (int v : foot_->sole_vertices) {
-    // Each influence carried rigidly by the foot part it hangs on (toe or ankle).
+    // Each influence carried rigidly by the part it hangs on.
     const SkinnedVertex& sv = skin_->vertices[v];
     Vec3 p(0.0);
     for (int k = 0; k < 4; ++k) {
-      if (sv.joint[k] < 0 || sv.weight[k] == 0.0) continue;
-      const bool toe_part = under_toe_[sv.joint[k]] != 0;
-      const Vec3 at_input = transform_point(input_world(f, sv.joint[k]), sv.local[k]);
-      const Transform& from = toe_part ? toe_in : ankle_in;
-      const Transform& to = toe_part ? toe_new : ankle_new;
-      p += sv.weight[k] * transform_point(to, inverse_transform_point(from, at_input));
+      const int j = sv.joint[k];
+      if (j < 0 || sv.weight[k] == 0.0) continue;
+      const Vec3 at_input = transform_point(input_world(f, j), sv.local[k]);
+      p += sv.weight[k] * carried(planned, j, at_input, ankle, toe);
     }
     out[i++] = p;
+  }
+}
+
+// Without a solved leg, every joint but the toe's is carried with the ankle (the steps before
+// the solve); `ankle` and `toe`: the input's and the new transforms.
+Vec3 OutputFoot::carried(const PlannedFoot& planned, int joint, const Vec3& at_input,
+                         const Transform (&ankle)[2], const Transform (&toe)[2]) const {
+  const Part part = static_cast<Part>(part_[joint]);
+  if (part == kToe) return carry_point(toe[0], toe[1], at_input);
+  const SolvedLeg* leg = planned.leg;
+  if (!leg || part == kAnkle) return carry_point(ankle[0], ankle[1], at_input);
+  switch (part) {
+    case kShin:
+      return carry_point(leg->shin_in, leg->shin_out, at_input);
+    case kThigh:
+      return carry_point(leg->thigh_in, leg->thigh_out, at_input);
+    case kBody:
+      return at_input + leg->pelvis_shift_ws;
+    default:
+      return at_input;
   }
 }
 

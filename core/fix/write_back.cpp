@@ -8,22 +8,39 @@
 #include "core/fk.hpp"
 
 namespace ikfix::core {
-namespace {
-
-// Each leg's rest hip->ankle direction in the pelvis's frame (the hip cones).
-void hip_cones_at_rest(const Skeleton& sk, const JointSubset& subset, const LegRig& rig,
-                       const Transform& to_world, Vec3 (&hip_cone_rest)[2]) {
+void WriteBackJob::hip_cones(Vec3 (&hip_cone_rest)[2]) const {
+  const JointSubset& subset = samples->subset;
   std::vector<Transform> rest(subset.size());
-  forward_kinematics(subset, sk.rest, to_world, rest);
+  forward_kinematics(subset, skeleton->rest, to_world, rest);
   auto R = [&](int j) -> const Transform& { return rest[subset.slot_of[j]]; };
   for (int l = 0; l < 2; ++l) {
-    const Leg& leg = rig.legs[l];
+    const Leg& leg = rig->legs[l];
     const Vec3 down = safe_normalize(R(leg.ankle).translation - R(leg.hip).translation, Vec3(0));
-    hip_cone_rest[l] = glm::inverse(R(rig.pelvis).rotation) * down;
+    hip_cone_rest[l] = glm::inverse(R(rig->pelvis).rotation) * down;
   }
 }
 
-}  // namespace
+void WriteBackJob::solve_frame(int f, const Vec3 (&hip_cone_rest)[2], const KneeLimit& knee_limit,
+                               LegPose (&poses)[2], LegSolveArgs (&args)[2],
+                               LegSolveResult (&solved)[2]) const {
+  auto W = [&](int j) -> const Transform& { return samples->at(f, j); };
+  const Vec3 pelvis_shift_ws(0, body[f] - drop[f], 0);
+  for (int l = 0; l < 2; ++l) {
+    const Leg& leg = rig->legs[l];
+    poses[l] = LegPose{W(leg.hip).translation, W(leg.knee).translation, W(leg.ankle).translation,
+                       W(leg.hip).rotation, W(leg.knee).rotation, W(leg.ankle).rotation,
+                       W(rig->pelvis).rotation * hip_cone_rest[l], Vec3(0),
+                       // outward: from the other hip to this one (made by the solve if it needs it)
+                       &W(rig->legs[1 - l].hip).translation};
+    Vec3 forward = planned_feet[l].toe[f] - planned_feet[l].ankle[f];
+    forward.y = 0;
+    forward = safe_normalize(forward, Vec3(0));
+    args[l] = LegSolveArgs{&poses[l], poses[l].hip_ws + pelvis_shift_ws, ankle_target_ws[l][f],
+                           knee_pole(poses[l], forward, leg_length)};
+  }
+  // Both legs solved together: their FABRIK passes interleave (solve_leg_pair).
+  solve_leg_pair(args, *settings, knee_limit, solved);
+}
 
 void WriteBackJob::run(Clip& motion, std::vector<char>& changed_joints,
                        std::vector<char>& changed_rotations, SolveRecord& solves,
@@ -31,7 +48,7 @@ void WriteBackJob::run(Clip& motion, std::vector<char>& changed_joints,
   const int frames = motion.frame_count;
   const int joints = skeleton->joint_count();
   Vec3 hip_cone_rest[2] = {Vec3(0), Vec3(0)};
-  hip_cones_at_rest(*skeleton, samples->subset, *rig, to_world, hip_cone_rest);
+  hip_cones(hip_cone_rest);
   for (int l = 0; l < 2; ++l) {
     solves.iterations[l].assign(frames, 0);
     solves.reasons[l].assign(frames, "");
@@ -62,8 +79,8 @@ void WriteBackJob::write_range(int begin, int end, Clip& motion, const Vec3 (&hi
   const int slots = subset.size();
   const int joints = sk.joint_count();
   const int pelvis = rig->pelvis;
-  const KneeLimit knee_limit(knee_limit_angle);
   auto W = [&](int f, int j) -> const Transform& { return samples->at(f, j); };
+  const KneeLimit knee_limit(knee_limit_angle);
   const std::vector<Quat>(&ankle_rotation_inverse)[2] = samples->ankle_rotation_inverse;
   // Inverse rotations made once where one value serves several uses (glm::inverse of the same
   // value gives the same bits): the world's, for every frame of a root pelvis, and each frame
@@ -100,25 +117,10 @@ void WriteBackJob::write_range(int begin, int end, Clip& motion, const Vec3 (&hi
     hip_parent_inverse[0] = parent_rotation_inverse(rig->legs[0].hip);
     hip_parent_inverse[1] =
         hips_share_parent ? hip_parent_inverse[0] : parent_rotation_inverse(rig->legs[1].hip);
-    // Both legs solved together: their FABRIK passes interleave (solve_leg_pair).
     LegPose poses[2];
     LegSolveArgs solve_args[2];
-    for (int l = 0; l < 2; ++l) {
-      const Leg& leg = rig->legs[l];
-      poses[l] =
-          LegPose{W(f, leg.hip).translation, W(f, leg.knee).translation,
-                  W(f, leg.ankle).translation, W(f, leg.hip).rotation, W(f, leg.knee).rotation,
-                  W(f, leg.ankle).rotation, W(f, pelvis).rotation * hip_cone_rest[l], Vec3(0),
-                  // outward: from the other hip to this one (made by the solve if it needs it)
-                  &W(f, rig->legs[1 - l].hip).translation};
-      Vec3 forward = planned_feet[l].toe[f] - planned_feet[l].ankle[f];
-      forward.y = 0;
-      forward = safe_normalize(forward, Vec3(0));
-      solve_args[l] = LegSolveArgs{&poses[l], poses[l].hip_ws + pelvis_shift_ws,
-                                   ankle_target_ws[l][f], knee_pole(poses[l], forward, leg_length)};
-    }
     LegSolveResult solved[2];
-    solve_leg_pair(solve_args, s, knee_limit, solved);
+    solve_frame(f, hip_cone_rest, knee_limit, poses, solve_args, solved);
     for (int l = 0; l < 2; ++l) {
       const Leg& leg = rig->legs[l];
       const LegPose& pose = poses[l];

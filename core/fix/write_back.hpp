@@ -8,6 +8,7 @@
 
 #include "core/clip.hpp"
 #include "core/fix/fix_settings.hpp"
+#include "core/fix/leg_solve.hpp"
 #include "core/fix/output_measure.hpp"
 #include "core/fix/sample_legs.hpp"
 #include "core/fix/toe_bend_step.hpp"
@@ -26,10 +27,18 @@ struct WriteBackJob {
   std::span<const double> drop;             // per frame: pelvis drop, metres (step 6)
   const FootTrack* planned_feet = nullptr;  // [2]: the locked feet (their forward direction)
   std::span<const Vec3> ankle_target_ws[2];
-  std::span<const Quat> foot_rotation[2];  // per leg and frame: the ankle's new world rotation
-  const ToeBend* toe_bend = nullptr;       // [2]
-  const OutputMeasureJob* measure = nullptr;
+  std::span<const Quat> foot_rotation[2];     // per leg and frame: the ankle's new world rotation
+  const ToeBend* toe_bend = nullptr;          // [2]
+  const OutputMeasureJob* measure = nullptr;  // null: only the solves (solve_frame) are asked
   const ParallelRunner* runner = nullptr;
+
+  // Each leg's rest hip->ankle direction in the pelvis's frame (the hip cones of LegPose).
+  void hip_cones(Vec3 (&hip_cone_rest)[2]) const;
+  // Frame f's two leg solves, as run() makes them: the animated legs in `poses`, the solves'
+  // arguments in `args` (the hip shifted by the body rise less the pelvis drop), their results
+  // in `solved`. `knee_limit`: KneeLimit(knee_limit_angle).
+  void solve_frame(int f, const Vec3 (&hip_cone_rest)[2], const KneeLimit& knee_limit,
+                   LegPose (&poses)[2], LegSolveArgs (&args)[2], LegSolveResult (&solved)[2]) const;
 
   // Writes the fixed pelvis and legs over `motion` (which holds the input: each joint's input
   // rotation is read just before it is replaced). Flags every joint whose local transform
