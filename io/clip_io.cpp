@@ -58,38 +58,53 @@ void resolve_units(LoadedClip& loaded, const ClipLoadOptions& options,
   loaded.space.to_world_rotation = up_axis_rotation(loaded.up_axis);
 }
 
+// The channels of `joints` (flags per channel of `doc`); empty when `joints` is.
+std::vector<char> channels_of_joints(const bvh::Document& doc, const std::vector<int>& joints) {
+  if (joints.empty()) return {};
+  std::vector<char> made(static_cast<std::size_t>(doc.channel_count), 0);
+  for (int j : joints) {
+    const bvh::Joint& joint = doc.joints[static_cast<std::size_t>(j)];
+    std::fill_n(made.begin() + joint.first_value, joint.channels.size(), char{1});
+  }
+  return made;
+}
+
 LoadedClip load_bvh(const std::filesystem::path& path, const ClipLoadOptions& options) {
+  LoadedClip loaded;
+  loaded.path = path;
+  loaded.format = "bvh";
+  // The skeleton and the space come from the hierarchy, so the caller is asked which joints it
+  // reads before the frame lines are: only their channels' numbers are made (the others' text
+  // is checked but not converted).
+  std::vector<int> wanted;
   bvh::ParseOptions parse_options;
   parse_options.allow_extra_frame_lines = true;
   parse_options.runner = options.runner;
   parse_options.max_joints = max_joints();
+  parse_options.channels_to_read = [&](const bvh::Document& hierarchy) {
+    loaded.skeleton = bvh::skeleton(hierarchy);
+    // BVH never states its unit or up axis: Y up by convention, unit guessed from the height.
+    resolve_units(loaded, options, std::nullopt, "");
+    if (options.joints_to_read) wanted = options.joints_to_read(loaded);
+    for (int j : wanted)
+      if (j < 0 || j >= loaded.skeleton.joint_count())
+        throw std::invalid_argument("joints_to_read: joint " + std::to_string(j) + " of " +
+                                    std::to_string(loaded.skeleton.joint_count()));
+    return channels_of_joints(hierarchy, wanted);
+  };
   auto doc = std::make_shared<bvh::Document>(bvh::read_file(path, parse_options));
-  LoadedClip loaded;
-  loaded.path = path;
-  loaded.format = "bvh";
-  loaded.skeleton = bvh::skeleton(*doc);
   if (doc->extra_frame_lines > 0)
     loaded.warnings.push_back(
         std::to_string(doc->extra_frame_lines) + " frame line(s) beyond the declared 'Frames: " +
         std::to_string(doc->frame_count) + "' were ignored (and are kept in the output)");
-  // BVH never states its unit or up axis: Y up by convention, unit guessed from the height.
-  resolve_units(loaded, options, std::nullopt, "");
   loaded.document = doc;
   if (options.take && *options.take != "0")
     throw InputError(path.string(), "BVH files hold one take (0); no take '" + *options.take + "'");
-  // The motion last, once the caller can tell from the skeleton and space which joints it reads.
-  const std::vector<int> wanted =
-      options.joints_to_read ? options.joints_to_read(loaded) : std::vector<int>{};
   if (wanted.empty()) {
     loaded.clip = bvh::clip(*doc, options.runner);
   } else {
     loaded.joints_read.assign(loaded.skeleton.joint_count(), 0);
-    for (int j : wanted) {
-      if (j < 0 || j >= loaded.skeleton.joint_count())
-        throw std::invalid_argument("joints_to_read: joint " + std::to_string(j) + " of " +
-                                    std::to_string(loaded.skeleton.joint_count()));
-      loaded.joints_read[j] = 1;
-    }
+    for (int j : wanted) loaded.joints_read[j] = 1;
     loaded.clip = bvh::clip_of_joints(*doc, loaded.joints_read, options.runner);
   }
   // Decoded. A large file's values are released: the writer then reads the few it compares

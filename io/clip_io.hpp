@@ -29,9 +29,11 @@ struct ClipLoadOptions {
   const core::ParallelRunner* runner = nullptr;
   // For a caller that reads only some joints' motion (`ikfix run` writing the same format: the
   // legs and their ancestors). Called once the skeleton, units and axes are known, with the
-  // LoadedClip as it will be returned but no motion yet; returns the joints whose motion to
-  // read. Used by the BVH reader (the Euler -> quaternion conversion of the other joints is
-  // skipped; they hold bvh::unread_transform(), NaN, in every frame) and recorded in
+  // LoadedClip as it will be returned but no motion yet (a BVH's: before its frame lines are
+  // read, so without its document and warnings); returns the joints whose motion to read. Used
+  // by the BVH reader (only their channels' numbers are made from the text, the Euler ->
+  // quaternion conversion of the other joints is skipped; they hold bvh::unread_transform(),
+  // NaN, in every frame) and recorded in
   // LoadedClip::joints_read; other formats read every joint and ignore it. Unset, or an empty
   // list: every joint. load_takes and load_character ignore it.
   std::function<std::vector<int>(const LoadedClip&)> joints_to_read = nullptr;

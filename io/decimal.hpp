@@ -153,6 +153,31 @@ inline const char* read_plain_decimal(const char* first, double& value, int& dec
   return end;
 }
 
+// What read_plain_decimal accepts, without making its value: null exactly where it returns
+// null, else the same end and decimals. For text that is checked and kept but not used as a
+// number (a BVH channel nobody reads). Needs 33 readable bytes from `first`.
+inline const char* scan_plain_decimal(const char* first, int& decimals) {
+  const char* p = first + (*first == '-');
+  const std::uint64_t a = decimal_detail::load8(p);
+  const std::uint64_t x = a ^ 0x3030303030303030ull;
+  const std::uint64_t non_digit = ((x + 0x7676767676767676ull) | x) & 0x8080808080808080ull;
+  const int point = non_digit == 0 ? 8 : __builtin_ctzll(non_digit) >> 3;
+  const std::uint64_t after_first = non_digit & (non_digit - 1);
+  if (point < 8 && p[point] != '.') {
+    if (point == 0) return nullptr;
+    decimals = 0;
+    return p + point;
+  }
+  if (point < 8 && after_first != 0) {
+    const int stop = __builtin_ctzll(after_first) >> 3;
+    if (stop == 1) return nullptr;
+    decimals = stop - 1 - point;
+    return p + stop;
+  }
+  double unused;  // longer: read_plain_decimal's own checks decide (digits, the 2^53 bound)
+  return read_plain_decimal(first, unused, decimals);
+}
+
 // Same contract as std::from_chars(first, last, value) for chars_format::general. When
 // `decimals` is not null it receives decimals_shown() of the text read.
 inline std::from_chars_result read_double(const char* first, const char* last, double& value,

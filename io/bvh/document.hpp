@@ -83,6 +83,11 @@ struct Document {
   // threads.) `values` may be released (emptied) once the clip is decoded (io::load_clip does, to
   // save 8 bytes per value): value() then reads the number again from its text, the same bits.
   core::UnwrittenResizeVector<double> values;
+  // Per channel, whether `values` holds its numbers: empty when every channel's does (the
+  // default). ParseOptions::channels_to_read leaves the others' numbers unmade (NaN in `values`;
+  // their text is checked as strictly and their decimals counted); value() reads those from
+  // their text.
+  std::vector<char> channels_read;
   // Per frame: the offset in `text` of its first value. A frame's values are the first
   // channel_count runs of non-blank characters from there (the reader accepts no other), so
   // their spans are found again by re-scanning the line (frame_spans) instead of being kept:
@@ -108,9 +113,14 @@ struct Document {
   void frame_spans(int frame, std::span<TextSpan> out) const;
   // One value's text (a scan of its frame line up to it).
   TextSpan value_span(int frame, int channel) const;
+  // Whether `values` holds channel `channel`'s numbers.
+  bool holds_values(int channel) const {
+    return !values.empty() &&
+           (channels_read.empty() || channels_read[static_cast<std::size_t>(channel)] != 0);
+  }
   double value(int frame, int channel) const {
     const std::size_t index = static_cast<std::size_t>(frame) * channel_count + channel;
-    return values.empty() ? read_value_text(value_view(frame, channel)) : values[index];
+    return holds_values(channel) ? values[index] : read_value_text(value_view(frame, channel));
   }
   std::string_view value_view(int frame, int channel) const {
     return view(value_span(frame, channel));

@@ -148,15 +148,23 @@ inline bool read_plain_number(const char* first, const char* end, double& value,
 // them. Returns how many were read (at most `count`); the caller reads the rest (and any error)
 // the general way, with the same values and decimals. No bounds checks: a number is read only
 // where it starts at or before `last`, 33 bytes before the end of the text, and blanks are
-// skipped up to a line break or the text's final '\0' at the latest.
+// skipped up to a line break or the text's final '\0' at the latest. kSome: only channels with
+// made[c] != 0 are converted, the others are scanned (the same texts accepted) and hold NaN.
+template <bool kSome>
 [[gnu::noinline]] int read_plain_values(const char*& p, const char* last, double* values,
-                                        int* decimals, int count) {
+                                        int* decimals, const char* made, int count) {
   const char* q = p;
   int c = 0;
   while (c < count && q <= last) {
     double v;
     int shown;
-    const char* stop = io::read_plain_decimal(q, v, shown);
+    const char* stop;
+    if (kSome && !made[c]) {
+      stop = io::scan_plain_decimal(q, shown);
+      v = std::numeric_limits<double>::quiet_NaN();
+    } else {
+      stop = io::read_plain_decimal(q, v, shown);
+    }
     if (!stop) break;
     const char after = *stop;
     if (!(is_blank(after) || is_eol(after))) break;
@@ -205,6 +213,7 @@ class Parser {
         p_(begin),
         end_(end),
         plain_last_(last_plain_number(doc.text)),
+        made_(doc.channels_read.empty() ? nullptr : doc.channels_read.data()),
         line_(line) {}
 
   void run() {
@@ -218,6 +227,7 @@ class Parser {
                   std::to_string(options_.max_joints) + " (--max-joints)");
     read_motion_header();
     check_memory();
+    choose_channels();
     read_frames();
     set_line_endings();
     doc_.positions = detect_position_convention(doc_);
@@ -593,7 +603,9 @@ class Parser {
     const char* const end = end_;
     *first_value = static_cast<std::uint32_t>(p - begin_);  // the cursor is on the first value
     const int plain =
-        decimals && plain_last_ ? read_plain_values(p, plain_last_, values, decimals, count) : 0;
+        !decimals || !plain_last_ ? 0
+        : made_ ? read_plain_values<true>(p, plain_last_, values, decimals, made_, count)
+                : read_plain_values<false>(p, plain_last_, values, decimals, nullptr, count);
     for (int c = plain; c < count; ++c) {
       while (p < end && is_blank(*p)) ++p;
       if (p == end || is_eol(*p)) {
@@ -611,7 +623,7 @@ class Parser {
           bad_value(line, status != NumberStatus::ok ? status : NumberStatus::invalid);
         }
       }
-      values[c] = v;
+      values[c] = made_ && !made_[c] ? std::numeric_limits<double>::quiet_NaN() : v;
       if (decimals && shown > decimals[c]) decimals[c] = shown;
       p = stop;
     }
@@ -835,6 +847,23 @@ class Parser {
       doc_.line_endings = LineEndings::cr;
   }
 
+  // ParseOptions::channels_to_read: which channels' numbers read_frame_line makes (made_).
+  void choose_channels() {
+    if (!options_.channels_to_read) return;
+    std::vector<char> made = options_.channels_to_read(doc_);
+    if (made.empty()) return;
+    if (made.size() != static_cast<std::size_t>(doc_.channel_count))
+      throw std::invalid_argument(
+          "bvh::ParseOptions::channels_to_read: " + std::to_string(made.size()) + " flags for " +
+          std::to_string(doc_.channel_count) + " channels");
+    for (const Joint& joint : doc_.joints)
+      for (std::size_t n = 0; n < joint.channels.size(); ++n)
+        if (is_position(joint.channels[n])) made[joint.first_value + n] = 1;
+    if (std::find(made.begin(), made.end(), 0) == made.end()) return;
+    doc_.channels_read = std::move(made);
+    made_ = doc_.channels_read.data();
+  }
+
   Document& doc_;
   const ParseOptions& options_;
   const char* begin_;
@@ -843,6 +872,8 @@ class Parser {
   // Where read_plain_values may read a number at the latest (null: nowhere), in doc.text (end_
   // is a block's end in a block parser).
   const char* plain_last_;
+  // Per channel, whether its numbers are made (Document::channels_read); null: every channel's.
+  const char* made_ = nullptr;
   int line_ = 1;
   int motion_line_ = 0;
   long long lf_ = 0, crlf_ = 0, cr_ = 0;

@@ -9,9 +9,11 @@
 // wrong number of values, non-finite or out-of-range values, fewer frame lines than "Frames:"
 // says, more frame lines (unless ParseOptions::allow_extra_frame_lines), Frame Time <= 0.
 #include <filesystem>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/clip.hpp"
 #include "core/parallel.hpp"
@@ -33,6 +35,13 @@ struct ParseOptions {
   // More joints than this (ROOT and JOINT entries) is an InputError once the hierarchy is read,
   // before the motion is. 0: no limit.
   int max_joints = 0;
+  // For a caller that uses only some channels' numbers: called once the hierarchy and the
+  // MOTION header are read, before the frame lines, with the Document so far; returns per
+  // channel (channel_count flags) whether to make its numbers. The others' values are read as
+  // strictly (the same errors) and their decimals counted, but not converted: Document::values
+  // holds NaN there and Document::channels_read records the flags. Position channels are always
+  // made (detect_position_convention reads them). Unset, or an empty result: every channel.
+  std::function<std::vector<char>(const Document&)> channels_to_read;
 };
 
 // Parses `text` (copied into the Document). `source_name` names the file in error messages.

@@ -288,7 +288,8 @@ class BlockEncoder {
         plan_(plan),
         layout_(layout),
         output_(output),
-        text_(doc.text.data()) {}
+        text_(doc.text.data()),
+        values_(holds_every_slot(doc, plan) ? doc.values.data() : nullptr) {}
 
   void encode_block(int k) {
     BlockScratch b;
@@ -446,9 +447,14 @@ class BlockEncoder {
   // The file's value of `channel` at frame f (the frame being encoded, whose spans `b` holds):
   // see Document::values.
   double original(int f, int channel, const BlockScratch& b) const {
-    return doc_.values.empty()
-               ? read_value_text(doc_.view(b.spans[static_cast<std::size_t>(channel)]))
-               : doc_.values[static_cast<std::size_t>(f) * doc_.channel_count + channel];
+    return values_ ? values_[static_cast<std::size_t>(f) * doc_.channel_count + channel]
+                   : read_value_text(doc_.view(b.spans[static_cast<std::size_t>(channel)]));
+  }
+
+  // Whether Document::values holds the numbers of every channel the plan may replace.
+  static bool holds_every_slot(const Document& doc, const EditPlan& plan) {
+    return std::all_of(plan.slots.begin(), plan.slots.end(),
+                       [&](int channel) { return doc.holds_values(channel); });
   }
 
   // Appends doc.text[from, to) to `out`; on one block, a long stretch of kept text (frames that
@@ -470,6 +476,8 @@ class BlockEncoder {
   const BlockLayout& layout_;
   OrderedOutput& output_;
   const char* text_;
+  // Document::values when it holds every slot's numbers (see original()), else null.
+  const double* values_;
 };
 
 // Hands the output text to `sink` in order, as it is encoded (`sink` null: appends it to

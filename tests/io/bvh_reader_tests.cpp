@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "counting_runner.hpp"
 #include "io/bvh/bvh.hpp"
 #include "io/decimal.hpp"
 #include "io/error.hpp"
@@ -573,6 +574,85 @@ TEST(BvhReader, FrameValuesReadExactlyWhateverTheBlanks) {
           << e.what();
     }
   }
+}
+
+// ParseOptions::channels_to_read: the channels not asked for hold NaN in Document::values, but
+// their text is checked as strictly (the same error), their decimals are counted and value()
+// still gives their numbers (from the text); position channels are always made.
+bvh::ParseOptions only_channels(std::vector<char> flags) {
+  bvh::ParseOptions options;
+  options.channels_to_read = [flags](const bvh::Document& hierarchy) {
+    EXPECT_TRUE(hierarchy.values.empty());  // asked before the frame lines
+    return flags;
+  };
+  return options;
+}
+
+void expect_same_but_unmade(const bvh::Document& all, const bvh::Document& some) {
+  ASSERT_EQ(some.values.size(), all.values.size());
+  EXPECT_EQ(some.channel_decimals, all.channel_decimals);
+  for (int f = 0; f < all.frame_count; ++f)
+    for (int c = 0; c < all.channel_count; ++c) {
+      const double made = some.values[static_cast<std::size_t>(f) * all.channel_count + c];
+      if (some.channels_read[static_cast<std::size_t>(c)])
+        EXPECT_EQ(std::bit_cast<std::uint64_t>(made),
+                  std::bit_cast<std::uint64_t>(all.value(f, c)));
+      else
+        EXPECT_TRUE(std::isnan(made));
+      EXPECT_EQ(std::bit_cast<std::uint64_t>(some.value(f, c)),
+                std::bit_cast<std::uint64_t>(all.value(f, c)));
+    }
+}
+
+TEST(BvhReader, ChannelsNotAskedForAreCheckedButNotMade) {
+  const std::vector<std::string> lines = {"1 2 3 0 0 0 90 0 0",
+                                          "9.3722 -17.3198 .5 -0 5. 1e3 "
+                                          "+3 -2.5E-2 12345678.25",
+                                          "0.1234567 -.5 0012.50 -999999.9 1. 0.000000000001 "
+                                          "1234567 -7654321 123.4567"};
+  const std::vector<char> flags = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+  for (const std::string& line : lines) {
+    SCOPED_TRACE(line);
+    const std::string text = arm_with("0 0 0 0 0 90 0 0 0", line);
+    const auto all = bvh::parse(text, "arm.bvh");
+    const auto some = bvh::parse(text, "arm.bvh", only_channels(flags));
+    EXPECT_EQ(some.channels_read, (std::vector<char>{1, 1, 1, 1, 0, 0, 0, 1, 0}));
+    expect_same_but_unmade(all, some);
+  }
+  // Every flag set (positions count as set), or none given: nothing recorded.
+  EXPECT_TRUE(bvh::parse(kArm, "arm.bvh", only_channels({0, 0, 0, 1, 1, 1, 1, 1, 1}))
+                  .channels_read.empty());
+  EXPECT_TRUE(bvh::parse(kArm, "arm.bvh", only_channels({})).channels_read.empty());
+  EXPECT_THROW(bvh::parse(kArm, "arm.bvh", only_channels({1, 0})), std::invalid_argument);
+  for (const char* bad : {"1.5x", "+-1", "nan", "1e999", "-", "."}) {
+    try {
+      bvh::parse(arm_with("0 0 0 0 0 90 0 0 0", std::string("0 0 0 0 0 90 ") + bad + " 0 0"),
+                 "arm.bvh", only_channels(flags));
+      ADD_FAILURE() << "no error: " << bad;
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.line(), 20) << bad;
+      EXPECT_NE(std::string(e.what()).find(std::string("'") + bad + "'"), std::string::npos)
+          << e.what();
+    }
+  }
+}
+
+TEST(BvhReader, RealFileWithSomeChannelsReadsTheSame) {
+  IKFIX_REQUIRE_SHARED_DATA();
+  const auto path = ikfix::test::shared_data_dir() / "anim" / "bvh" / "cmu_01_01_forward_jumps.bvh";
+  const auto all = bvh::read_file(path);
+  std::vector<char> flags(static_cast<std::size_t>(all.channel_count), 0);
+  for (std::size_t c = 0; c < flags.size(); c += 4) flags[c] = 1;
+  const auto some = bvh::read_file(path, only_channels(flags));
+  ASSERT_FALSE(some.channels_read.empty());
+  expect_same_but_unmade(all, some);
+  // The frame lines on several threads: the same.
+  const ikfix::test::CountingRunner runner(2);
+  bvh::ParseOptions threaded = only_channels(flags);
+  threaded.runner = &runner;
+  const auto blocks = bvh::read_file(path, threaded);
+  EXPECT_GT(runner.loops(), 0);
+  expect_same_but_unmade(all, blocks);
 }
 
 // What ends a value is a blank, a line break or the end of the file; a stray NUL byte is not.

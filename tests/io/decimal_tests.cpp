@@ -152,12 +152,18 @@ TEST(Decimal, ReadsLikeFromCharsOnRandomDecimals) {
 
 // read_plain_decimal at the start of `text` (33 readable bytes): when it takes the number, the
 // same value (bit for bit), end and decimals as std::from_chars and decimals_shown, unless an
-// exponent follows (the caller's check).
+// exponent follows (the caller's check). scan_plain_decimal takes the same texts, with the same
+// end and decimals.
 void expect_plain_read_like_from_chars(const std::string& text, const std::string& shown) {
   ASSERT_GE(text.size(), 33u);
   double plain = 12345.0, standard = 12345.0;
   int decimals = -1;
   const char* end = ikfix::io::read_plain_decimal(text.data(), plain, decimals);
+  int scanned = -1;
+  ASSERT_EQ(ikfix::io::scan_plain_decimal(text.data(), scanned), end) << shown;
+  if (end) {
+    ASSERT_EQ(scanned, decimals) << shown;
+  }
   if (!end || *end == 'e' || *end == 'E') return;
   const auto b = std::from_chars(text.data(), text.data() + text.size(), standard);
   ASSERT_EQ(b.ec, std::errc()) << shown;
