@@ -1,5 +1,6 @@
 // Step 5d (swing_ease.hpp) on a synthetic foot over flat ground: a swing whose planned height
-// climbs at once from lift-off, with and without the foot moving ahead as it leaves.
+// climbs at once from lift-off. (Its guard against a slide the check would see is exercised by
+// the regression suite: boxing_toes and cmu_60_02 slid 0.15-0.2 m/s without it.)
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,7 +15,7 @@ namespace {
 constexpr int kFrames = 60;
 constexpr double kFps = 30;
 
-// Plants 0..19 (ankle at 0.1 m) and 40..59 (0.3 m); the swing between climbs 1 cm a frame
+// Plants 0..19 (ankle at 0.1 m) and 40..59; the swing between climbs `climb` metres a frame
 // from its first frame, ahead at `speed` m/s (the toe 12 cm ahead of the ankle, 6 cm lower).
 struct Foot {
   std::vector<char> planted = std::vector<char>(kFrames, 0);
@@ -22,10 +23,10 @@ struct Foot {
   std::vector<GroundHit> ground = std::vector<GroundHit>(kFrames, GroundHit{true, 0.0});
   std::vector<Vec3> ankle, toe;
   ContactSettings contacts;
-  explicit Foot(double speed) {
+  explicit Foot(double speed = 0, double climb = 0.01) {
     for (int f = 0; f < kFrames; ++f) {
       planted[f] = f < 20 || f >= 40;
-      const double y = f < 20 ? 0.1 : f >= 40 ? 0.3 : 0.1 + 0.01 * (f - 19);
+      const double y = 0.1 + climb * std::clamp(f - 19, 0, 20);
       const double z = speed / kFps * std::clamp(f - 19, 0, 20);
       ankle.push_back(Vec3(0, y, z));
       toe.push_back(Vec3(0, y - 0.06, z + 0.12));
@@ -68,16 +69,6 @@ TEST(SwingEase, ASwingThatClimbsAtOnceStartsUpBeforeItsLiftOff) {
 TEST(SwingEase, ASwingTheFixDidNotChangeIsLeft) {
   Foot foot(0.0);
   for (int f = 0; f < kFrames; ++f) foot.input_ankle[f] = foot.ankle[f].y;  // the animation's own
-  const std::vector<Vec3> ankle = foot.ankle;
-  EXPECT_EQ(foot.job().run(foot.ankle, foot.toe), 0);
-  EXPECT_EQ(foot.ankle, ankle);
-}
-
-TEST(SwingEase, NoEaseWhereTheCheckWouldSeeTheFootSlide) {
-  // Leaving at 0.15 m/s, under the check's speed threshold (0.2): it climbs at 0.3 m/s, so the
-  // check sees it move; eased, it would climb slower right after lift-off, low and slow enough
-  // to count planted while it moves ahead.
-  Foot foot(0.15);
   const std::vector<Vec3> ankle = foot.ankle;
   EXPECT_EQ(foot.job().run(foot.ankle, foot.toe), 0);
   EXPECT_EQ(foot.ankle, ankle);
