@@ -303,7 +303,7 @@ void ClipFix::ease_swings() {
                            under_toe,
                            &contact_settings,
                            fps,
-                           contacts_given[l] ? 0 : plan->rise_lead_frames,
+                           plan->rise_lead_frames,  // given plants too: as if detected
                            2 * plan->rise_in_frames,
                            kSwingEaseMinChange * scale};
     job.run(result.ankle_target_ws[l], plan->toe_target_ws[l]);
