@@ -4,110 +4,11 @@
 
 #include "core/fix/contacts.hpp"
 #include "core/fix/fix_math.hpp"
+#include "core/fix/least_jerk.hpp"
 #include "core/fix/smooth.hpp"
 
 namespace ikfix::core {
 namespace {
-
-// Solves m x = r in place (m: k x k row-major, symmetric positive definite, nonzero only within
-// `band` of the diagonal; Gaussian elimination without pivoting, which keeps the band).
-void solve_banded(std::vector<double>& m, std::vector<double>& r, int k, int band) {
-  for (int i = 0; i < k; ++i)
-    for (int j = i + 1; j < std::min(k, i + band + 1); ++j) {
-      const double q = m[j * k + i] / m[i * k + i];
-      for (int c = i; c < std::min(k, i + band + 1); ++c) m[j * k + c] -= q * m[i * k + c];
-      r[j] -= q * r[i];
-    }
-  for (int i = k; i-- > 0;) {
-    for (int c = i + 1; c < std::min(k, i + band + 1); ++c) r[i] -= m[i * k + c] * r[c];
-    r[i] /= m[i * k + i];
-  }
-}
-
-// The held frame of x[v0 .. v0+k) (y there, x elsewhere) that the sum of squared jerk pulls
-// up hardest, or -1 when none is pulled up.
-int frame_to_release(const std::vector<double>& x, int v0, int k, const std::vector<double>& y,
-                     const std::vector<char>& held) {
-  auto value = [&](int f) { return f >= v0 && f < v0 + k ? y[f - v0] : x[f]; };
-  int release = -1;
-  double pull = -1e-12;
-  for (int i = 0; i < k; ++i) {
-    if (!held[i]) continue;
-    double grad = 0;
-    const int f0 = v0 + i;
-    // Jerk at f = 0.5 x[f+2] - x[f+1] + x[f-1] - 0.5 x[f-2]: x[f0]'s weight in it.
-    for (int f = f0 - 2; f <= f0 + 2; ++f) {
-      if (f == f0) continue;
-      const int d = f0 - f;
-      const double w = d == 2 ? 0.5 : d == 1 ? -1.0 : d == -1 ? 1.0 : -0.5;
-      const double j = 0.5 * value(f + 2) - value(f + 1) + value(f - 1) - 0.5 * value(f - 2);
-      grad += 2.0 * w * j;
-    }
-    if (grad < pull) pull = grad, release = i;
-  }
-  return release;
-}
-
-// The least sum of squared jerk (the central third difference metrics.cpp measures) over
-// x[v0 .. v0+k) with x >= low there and every other frame of x held: a primal active set
-// (frames held at `low` while the unheld solve would go below it, released when the jerk would
-// pull them up). False (x unchanged) if it does not settle.
-bool least_jerk_above(std::vector<double>& x, int v0, int k, const std::vector<double>& low) {
-  std::vector<char> held(k, 0);
-  for (int round = 0; round < 4 * k; ++round) {
-    std::vector<double> y(x.begin() + v0, x.begin() + v0 + k);
-    for (int i = 0; i < k; ++i)
-      if (held[i]) y[i] = low[v0 + i];
-    // Normal equations of the jerk terms over the free frames.
-    std::vector<int> free, slot_of(k, -1);
-    for (int i = 0; i < k; ++i)
-      if (!held[i]) slot_of[i] = static_cast<int>(free.size()), free.push_back(i);
-    const int m = static_cast<int>(free.size());
-    std::vector<double> h(m * m, 0.0), g(m, 0.0);
-    auto value = [&](int f) { return f >= v0 && f < v0 + k ? y[f - v0] : x[f]; };
-    for (int f = v0 - 2; f < v0 + k + 2; ++f) {
-      static constexpr int kTap[4] = {-2, -1, 1, 2};
-      static constexpr double kWeight[4] = {-0.5, 1.0, -1.0, 0.5};
-      double fixed = 0, c[4] = {0, 0, 0, 0};
-      int at[4] = {-1, -1, -1, -1};
-      for (int t = 0; t < 4; ++t) {
-        const int i = f + kTap[t] - v0;
-        const int slot = i >= 0 && i < k ? slot_of[i] : -1;
-        if (slot >= 0)
-          at[t] = slot, c[t] = kWeight[t];
-        else
-          fixed += kWeight[t] * value(f + kTap[t]);
-      }
-      for (int t = 0; t < 4; ++t) {
-        if (at[t] < 0) continue;
-        g[at[t]] -= c[t] * fixed;
-        for (int u = 0; u < 4; ++u)
-          if (at[u] >= 0) h[at[t] * m + at[u]] += c[t] * c[u];
-      }
-    }
-    // A jerk term spans 5 frames: the free frames' matrix is nonzero within 4 of its diagonal.
-    if (m > 0) solve_banded(h, g, m, 4);
-    for (int s = 0; s < m; ++s) y[free[s]] = g[s];
-    int worst = -1;
-    for (int i = 0; i < k; ++i)
-      if (!held[i] && y[i] < low[v0 + i] &&
-          (worst < 0 || y[i] - low[v0 + i] < y[worst] - low[v0 + worst]))
-        worst = i;
-    if (worst >= 0) {
-      held[worst] = 1;
-      continue;
-    }
-    // A held frame whose jerk would pull it up (gradient below 0) is released.
-    const int release = frame_to_release(x, v0, k, y, held);
-    if (release >= 0) {
-      held[release] = 0;
-      continue;
-    }
-    std::copy(y.begin(), y.end(), x.begin() + v0);
-    return true;
-  }
-  return false;
-}
 
 // Each lift-off toward a higher plant: the swing's first frames (up to `frames`, ending at
 // least three frames before the touchdown) re-made with the least jerk that keeps every frame at

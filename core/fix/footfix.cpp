@@ -22,6 +22,7 @@
 #include "core/fix/sample_legs.hpp"
 #include "core/fix/shin_sole_clearance.hpp"
 #include "core/fix/swing_clearance.hpp"
+#include "core/fix/swing_ease.hpp"
 #include "core/fix/toe_bend_step.hpp"
 #include "core/fix/write_back.hpp"
 
@@ -41,6 +42,7 @@ class ClipFix {
   void lift_heels();
   void bend_toes();
   void clear_feet();
+  void ease_swings();
   void drop_pelvis();
   void clear_shin_soles();
   void write_back();
@@ -220,7 +222,6 @@ void ClipFix::clear_swing_feet() {
                                 contacts_given[l] ? 0 : plan->rise_lead_frames};
     job.run(result.ankle_target_ws[l], plan->toe_target_ws[l]);
   });
-  plan->release_ground_memos();  // the last step that asks them
 }
 
 // 5b. Heel lift before pelvis drop (heel_lift_step.hpp).
@@ -287,6 +288,32 @@ void ClipFix::clear_feet() {
     leg_diag.foot_raise_frames = cleared.lifted_frames;
     leg_diag.max_foot_raise_m = cleared.max_lift_m;
   });
+}
+
+// 5d. Swings the fix changed eased out of and into their plants (swing_ease.hpp). Each leg
+// moves only its own targets: the legs side by side.
+void ClipFix::ease_swings() {
+  for_each_leg([&](int l) {
+    std::vector<double> input_ankle(frames);
+    for (int f = 0; f < frames; ++f)
+      input_ankle[f] = samples.at(f, in.rig.legs[l].ankle).translation.y;
+    // Only what the heel lift turned has moved horizontally since step 5a asked the memos.
+    GroundMemo(&memo)[4] = plan->ground_memo[l];
+    const auto under_heel = memo[PlanPasses::kCheckedHeel].query(
+        *in.terrain, result.ankle_target_ws[l], &memo[PlanPasses::kPlannedHeel]);
+    const auto under_toe = memo[PlanPasses::kCheckedToe].query(*in.terrain, plan->toe_target_ws[l]);
+    const SwingEaseJob job{result.planted[l],
+                           input_ankle,
+                           under_heel,
+                           under_toe,
+                           &contact_settings,
+                           fps,
+                           plan->rise_lead_frames,  // given plants too: as if detected
+                           2 * plan->rise_in_frames,
+                           kSwingEaseMinChange * scale};
+    job.run(result.ankle_target_ws[l], plan->toe_target_ws[l]);
+  });
+  plan->release_ground_memos();  // the last step that asks them
 }
 
 // 6. Pelvis drop (pelvis_drop.hpp), with the body rise's extremes for the report.
@@ -444,6 +471,7 @@ FixResult fix_clip_in_place(const FixInput& in, Clip& motion) {
   fix.lift_heels();                 // 5b. heel lift
   fix.bend_toes();                  // toe bend
   fix.clear_feet();                 // 5c. every foot point out of the terrain
+  fix.ease_swings();                // 5d. swings the fix changed leave and meet plants smoothly
   fix.drop_pelvis();                // 6. pelvis drop
   fix.clear_shin_soles();           // 6b. a foot skinned to the shin, posed with the solved shin
   fix.write_back();                 // 7-10. leg solve, write-back, output measurement
