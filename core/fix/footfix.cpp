@@ -302,15 +302,12 @@ void ClipFix::ease_swings() {
     const auto under_heel = memo[PlanPasses::kCheckedHeel].query(
         *in.terrain, result.ankle_target_ws[l], &memo[PlanPasses::kPlannedHeel]);
     const auto under_toe = memo[PlanPasses::kCheckedToe].query(*in.terrain, plan->toe_target_ws[l]);
-    const SwingEaseJob job{result.planted[l],
-                           input_ankle,
-                           under_heel,
-                           under_toe,
-                           &contact_settings,
-                           fps,
-                           plan->rise_lead_frames,  // given plants too: as if detected
-                           2 * plan->rise_in_frames,
-                           kSwingEaseMinChange * scale};
+    const SwingEaseJob job{
+        result.planted[l], input_ankle, under_heel, under_toe, &contact_settings, fps,
+        // Given plants ease as detected ones, except those held on the
+        // ground on every frame (a retarget's source contacts).
+        contacts_given[l] && s.given_plants_on_ground ? 0 : plan->rise_lead_frames,
+        2 * plan->rise_in_frames, kSwingEaseMinChange * scale};
     job.run(result.ankle_target_ws[l], plan->toe_target_ws[l]);
   });
   plan->release_ground_memos();  // the last step that asks them
