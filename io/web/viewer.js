@@ -214,9 +214,37 @@
     figure.footMesh.instanceMatrix.needsUpdate = true;
   }
 
-  // Orbit camera around a target that follows the pelvis: drag to turn, wheel to zoom.
-  function makeOrbit(camera, canvas, onChange) {
-    const orbit = { azimuth: -0.6, elevation: 0.3, distance: 3.2, target: new THREE.Vector3() };
+  // The points of the body: the pelvis and every point below it in the hierarchy (group nodes
+  // above the pelvis, such as an FBX take's node at the origin, are not part of it); every point
+  // when there is no pelvis.
+  function bodyPoints(parents, pelvis) {
+    const inBody = parents.map(() => pelvis < 0);
+    if (pelvis >= 0) {
+      inBody[pelvis] = true;
+      // Parents come before their children in the view's order.
+      parents.forEach((parent, p) => { if (parent >= 0 && inBody[parent]) inBody[p] = true; });
+    }
+    return parents.map((_, p) => p).filter((p) => inBody[p]);
+  }
+
+  // Height (m) of a body on one frame: its highest point less its lowest. At least 0.3 m, so
+  // that a clip of collapsed joints still gets a usable camera.
+  function figureHeight(positions, pointCount, points, frame) {
+    let low = Infinity, high = -Infinity;
+    for (const p of points) {
+      const y = positions[(frame * pointCount + p) * 3 + 1];
+      if (Number.isFinite(y)) { low = Math.min(low, y); high = Math.max(high, y); }
+    }
+    return high > low ? Math.max(0.3, high - low) : 1.8;
+  }
+
+  // Orbit camera around a target that follows the pelvis: drag to turn, wheel to zoom. It starts
+  // far enough for the whole figure to fit the 45 degree view with room for a step either side
+  // (1.8 figure heights: 3.2 m for a 1.8 m person; 8.5 m for a 4.7 m giant), and zooms out to 20
+  // times that.
+  function makeOrbit(camera, canvas, onChange, height) {
+    const start = 1.8 * height;
+    const orbit = { azimuth: -0.6, elevation: 0.3, distance: start, target: new THREE.Vector3() };
     let drag = null;
     canvas.addEventListener('pointerdown', (e) => { drag = { x: e.clientX, y: e.clientY }; canvas.setPointerCapture(e.pointerId); });
     canvas.addEventListener('pointerup', () => { drag = null; });
@@ -229,7 +257,7 @@
     });
     canvas.addEventListener('wheel', (e) => {
       e.preventDefault();
-      orbit.distance = Math.min(60, Math.max(0.5, orbit.distance * Math.exp(e.deltaY * 0.001)));
+      orbit.distance = Math.min(20 * start, Math.max(0.05 * start, orbit.distance * Math.exp(e.deltaY * 0.001)));
       onChange();
     }, { passive: false });
     orbit.apply = () => {
@@ -260,13 +288,19 @@
     scene.add(viewer.terrain.group);
     viewer.before = makeFigure(view, COLORS.before, 0.35, 0.018);
     viewer.after = makeFigure(view, COLORS.after, 1, 0.02);
+    viewer.body = bodyPoints(view.parents, view.pelvis);
+    viewer.height = figureHeight(decoded.after, view.pointCount, viewer.body, 0);
     scene.add(viewer.before.group, viewer.after.group);
     if (view.source) {  // retarget: the source clip with the character
       viewer.source = makeFigure({ parents: view.source.parents, pointCount: view.source.pointCount, feet: [] },
         COLORS.source, 0.85, 0.016);
       scene.add(viewer.source.group);
     }
-    viewer.orbit = makeOrbit(camera, canvas, () => { viewer.dirty = true; });
+    // The source stands beside the character, apart by two thirds of the taller one's height.
+    viewer.besideOffset = 0.67 * Math.max(viewer.height,
+      view.source ? figureHeight(decoded.source, view.source.pointCount,
+        bodyPoints(view.source.parents, -1), 0) : 0);
+    viewer.orbit = makeOrbit(camera, canvas, () => { viewer.dirty = true; }, viewer.height);
     viewer.resize = () => {
       const w = container.clientWidth, h = container.clientHeight;
       renderer.setSize(w, h, false);
@@ -521,7 +555,7 @@
     state.placeSource = (how) => {
       const g = state.viewer.source.group;
       g.visible = how !== 'hidden';
-      g.position.x = how === 'beside' ? 1.2 : 0;
+      g.position.x = how === 'beside' ? state.viewer.besideOffset : 0;
       state.viewer.dirty = true;
     };
     state.showBefore = (on) => { state.viewer.before.group.visible = on; state.viewer.dirty = true; };
@@ -609,6 +643,26 @@
     state.changed = true;
   }
 
+  // How many of the fixed body's points on the current frame the camera shows: in front of it
+  // and inside its frame (normalized device coordinates within [-1, 1]).
+  function figureInView(state, view) {
+    const v = state.viewer;
+    v.orbit.apply();
+    v.camera.updateMatrixWorld();
+    let shown = 0, total = 0;
+    const hidden = [];
+    for (const p of v.body) {
+      pointAt(state.decoded.after, view.pointCount, state.frame, p, tmp.a);
+      if (!Number.isFinite(tmp.a.x)) continue;
+      ++total;
+      const ahead = tmp.b.copy(tmp.a).applyMatrix4(v.camera.matrixWorldInverse).z < -v.camera.near;
+      tmp.a.project(v.camera);
+      if (ahead && Math.abs(tmp.a.x) <= 1 && Math.abs(tmp.a.y) <= 1) ++shown;
+      else hidden.push(view.jointNames[p]);
+    }
+    return { shown, total, hidden, height: v.height, distance: v.orbit.distance };
+  }
+
   function installHook(state, view) {
     window.ikfixViewer = {
       frameCount: view.frames,
@@ -617,6 +671,7 @@
       setFrame(i) { state.setFrame(i); drawNow(state, view); },
       jointPosition: state.jointPosition,
       firstFrameMs: state.firstFrameMs,
+      figureInView: () => figureInView(state, view),
     };
   }
 

@@ -101,6 +101,12 @@ async function checkOpened(opened, shot, label) {
   const variance = await canvasVariance(opened.page);
   console.log(`${label}: canvas variance ${variance.toFixed(1)}`);
   if (!(variance > 20)) fail(`${label}: the canvas looks blank (variance ${variance})`);
+  const view = await opened.page.evaluate(() => window.ikfixViewer.figureInView());
+  console.log(`${label}: ${view.shown} of ${view.total} joints in view, figure ${view.height.toFixed(2)} m, ` +
+    `camera ${view.distance.toFixed(2)} m away`);
+  if (!(view.total > 0 && view.shown === view.total))
+    fail(`${label}: the camera shows ${view.shown} of the figure's ${view.total} joints on the first frame ` +
+      `(not ${view.hidden.join(', ')})`);
   await opened.page.screenshot({ path: shot });
   console.log(`${label}: screenshot ${shot}`);
 }
