@@ -58,9 +58,10 @@ inline int leading_digits(std::uint64_t chunk) {
 
 // The value of the first `n` (1-8) characters of `chunk`, all digits.
 inline std::uint64_t digits_value(std::uint64_t chunk, int n) {
-  // The n digits moved to the top bytes and '0's shifted in below: the same 8-digit number.
-  if (n < 8) chunk = (chunk << (8 * (8 - n))) | (0x3030303030303030ull >> (8 * n));
-  std::uint64_t v = chunk - 0x3030303030303030ull;
+  // Each byte less '0', then the n digits moved to the top bytes with zeros shifted in below:
+  // the same 8-digit number. A byte past the digits may borrow from the bytes above it, which
+  // the shift drops; the digits themselves (at least '0') borrow nothing.
+  std::uint64_t v = (chunk - 0x3030303030303030ull) << (8 * (8 - n));
   v = (v * 10 + (v >> 8)) & 0x00ff00ff00ff00ffull;         // pairs
   v = (v * 100 + (v >> 16)) & 0x0000ffff0000ffffull;       // groups of four
   return (v * 10000 + (v >> 32)) & 0x00000000ffffffffull;  // all eight

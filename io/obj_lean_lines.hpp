@@ -136,20 +136,25 @@ inline std::uint32_t read_index(const char*& p) {
 
 // A face line's corners as read_face finds them: the positions' indices read, the normals'
 // only located (most faces of a large file lie outside the part kept, and a normal index is
-// then only checked: Face::normal_in_range).
+// then only checked: Face::normal_in_range), or found to be written as the position's.
 struct Face {
   std::uint32_t position[3];     // 1-based
   std::uint64_t normal_text[3];  // eight bytes from the normal index's first digit
   int normal_digits[3];          // 1-7; 0: the corner has no normal
+  // The normal index is the position's own digits ("a//a", "a/t/a": a terrain's vertices
+  // usually have one normal each), so its value is position[k] (not 0) without reading it.
+  bool normal_is_position[3];
 
   // Normal k's 1-based index (the corner has one).
   std::uint32_t normal(int k) const {
+    if (normal_is_position[k]) return position[k];
     return static_cast<std::uint32_t>(
         decimal_detail::digits_value(normal_text[k], normal_digits[k]));
   }
   // Whether normal k (the corner has one) lies in [1, count], `count` having `count_digits`
   // decimal digits: read only when it has as many digits as `count`.
   bool normal_in_range(int k, std::uint64_t count, int count_digits) const {
+    if (normal_is_position[k]) return position[k] <= count;
     const int digits = normal_digits[k];
     const std::uint64_t digit_bytes = (std::uint64_t{1} << (8 * digits)) - 1;
     if (((normal_text[k] ^ 0x3030303030303030ull) & digit_bytes) == 0) return false;  // 0
@@ -167,9 +172,15 @@ inline int decimal_digits(std::uint64_t value) {
 // One face corner at `p` ("a", "a/t", "a//n", "a/t/n"; the texture index read, not kept):
 // corner k of `face`; false when it is not one of these forms or its position index is 0.
 inline bool read_corner(const char*& p, Face& face, int k) {
-  face.position[k] = read_index(p);
+  const std::uint64_t position = decimal_detail::load8(p);
+  const int position_digits = decimal_detail::leading_digits(position);
+  if (position_digits == 0 || position_digits == 8) return false;
+  face.position[k] =
+      static_cast<std::uint32_t>(decimal_detail::digits_value(position, position_digits));
   face.normal_digits[k] = 0;
+  face.normal_is_position[k] = false;
   if (face.position[k] == 0) return false;
+  p += position_digits;
   if (*p != '/') return true;
   ++p;
   if (*p != '/') {  // a texture index, then maybe a normal
@@ -180,6 +191,16 @@ inline bool read_corner(const char*& p, Face& face, int k) {
   }
   ++p;
   const std::uint64_t chunk = decimal_detail::load8(p);
+  // The position's digits again, then a non-digit: the same index, read already.
+  const std::uint64_t digit_bytes = (std::uint64_t{1} << (8 * position_digits)) - 1;
+  if (((chunk ^ position) & digit_bytes) == 0 &&
+      static_cast<unsigned char>(p[position_digits] - '0') > 9) {
+    face.normal_text[k] = chunk;
+    face.normal_digits[k] = position_digits;
+    face.normal_is_position[k] = true;
+    p += position_digits;
+    return true;
+  }
   const int digits = decimal_detail::leading_digits(chunk);
   if (digits == 0 || digits == 8) return false;
   face.normal_text[k] = chunk;

@@ -12,6 +12,7 @@
 #include "core/parallel.hpp"
 #include "io/decimal.hpp"
 #include "io/obj_lean_lines.hpp"
+#include "io/obj_line_shape.hpp"
 #include "io/parallel_blocks.hpp"
 
 namespace ikfix::io {
@@ -200,24 +201,48 @@ class ElementParser : LineReader {
   bool read_lean_element() {
     if (end_ - p_ < 3 || p_[0] != 'v') return false;
     const bool normal = p_[1] == 'n';
-    if (normal ? p_[2] != ' ' : p_[1] != ' ') return false;
     double v[3];
-    const char* at = p_ + (normal ? 2 : 1);
-    const char* next = normal && !store_normals_ ? obj_lean::read_xyz<false>(at, end_, v)
-                                                 : obj_lean::read_xyz(at, end_, v);
-    if (!next) return false;
-    if (!normal) {
-      part_.positions.emplace_back(v[0], v[1], v[2]);
-    } else {
-      ++part_.normals_read;
-      if (store_normals_)
-        part_.normals.emplace_back(v[0], v[1], v[2]);
-      else
-        part_.normal_lines.push_back(static_cast<std::uint32_t>(p_ - begin_));
+    const char* next = read_shaped_element(normal, v);
+    if (!next) {
+      if (normal ? p_[2] != ' ' : p_[1] != ' ') return false;
+      const char* at = p_ + (normal ? 2 : 1);
+      const bool values = !normal || store_normals_;
+      next = values ? obj_lean::read_xyz(at, end_, v) : obj_lean::read_xyz<false>(at, end_, v);
+      if (!next) return false;
+      const auto length = static_cast<int>(next - p_);
+      if (!values) {
+        if (checked_normal_shape_.worth_learning()) checked_normal_shape_.learn(p_, length);
+      } else {
+        (normal ? normal_shape_ : position_shape_).learn(p_, length, normal ? 2 : 1);
+      }
     }
+    add_element(normal, v);
     p_ = next;
     release_behind(false);
     return true;
+  }
+
+  // A line at p_ of the shape of the last line of its kind read_xyz read (obj_lean::VectorShape;
+  // for a normal only checked, obj_lean::LineShape): its next line, with its numbers in `v`
+  // (unless only checked), as read_xyz reads them; null for any other line.
+  const char* read_shaped_element(bool normal, double v[3]) {
+    if (end_ - p_ < obj_lean::VectorShape::kRoom) return nullptr;
+    if (normal && !store_normals_)
+      return checked_normal_shape_.matches(p_) ? p_ + checked_normal_shape_.length() : nullptr;
+    return (normal ? normal_shape_ : position_shape_).read(p_, v);
+  }
+
+  // The element of the line at p_ (`v` unread for a normal not stored).
+  void add_element(bool normal, const double v[3]) {
+    if (!normal) {
+      part_.positions.emplace_back(v[0], v[1], v[2]);
+      return;
+    }
+    ++part_.normals_read;
+    if (store_normals_)
+      part_.normals.emplace_back(v[0], v[1], v[2]);
+    else
+      part_.normal_lines.push_back(static_cast<std::uint32_t>(p_ - begin_));
   }
 
   bool read_normal(const char* line) {
@@ -253,6 +278,9 @@ class ElementParser : LineReader {
 
   ObjPart& part_;
   bool store_normals_;
+  // Of the last line of each kind read_xyz read.
+  obj_lean::VectorShape position_shape_, normal_shape_;
+  obj_lean::LineShape checked_normal_shape_;  // "vn" lines checked, not stored
 };
 
 // One "vn" statement read again (parse_obj_elements checked it).
@@ -313,9 +341,11 @@ class FaceParser : LineReader {
   // for any other line. The normals' indices are read only for a triangle kept.
   bool read_lean_face(std::vector<std::array<ObjCorner, 3>>& out) {
     if (static_cast<std::size_t>(end_ - p_) < obj_lean::kFaceRoom || p_[0] != 'f') return false;
+    if (read_shaped_face(out)) return true;
     obj_lean::Face face;
     const char* next = obj_lean::read_face(p_ + 1, end_, face);
     if (!next) return false;
+    shape_.learn(p_, next, face);
     bool all_normals = true;
     for (int k = 0; k < 3; ++k) {
       if (face.position[k] > positions_total_) return false;
@@ -339,14 +369,40 @@ class FaceParser : LineReader {
     return true;
   }
 
+  // A face line of the last shape read_face read (obj_lean::FaceShape) whose indices are in
+  // range, as read_lean_face reads it; false (nothing read) for any other line.
+  bool read_shaped_face(std::vector<std::array<ObjCorner, 3>>& out) {
+    std::uint32_t position[3];
+    const char* next = shape_.read(p_, position);
+    if (!next) return false;
+    const bool normals = shape_.normals();
+    const std::size_t limit = normals ? std::min(positions_total_, normals_) : positions_total_;
+    if (std::max({position[0], position[1], position[2]}) > limit) return false;
+    every_corner_has_normal = every_corner_has_normal && normals;
+    ++triangles;
+    if (keeps(position[0] - 1, position[1] - 1, position[2] - 1)) {
+      std::array<ObjCorner, 3>& tri = out.emplace_back();
+      for (int k = 0; k < 3; ++k) {
+        tri[k].position = position[k] - 1;
+        if (normals) tri[k].normal = static_cast<std::int32_t>(position[k]) - 1;
+      }
+    }
+    p_ = next;
+    release_behind(false);
+    return true;
+  }
+
   // Whether the triangle of 0-based positions a, b, c is kept (sides_ or keep_, else every one).
   bool keeps(std::uint32_t a, std::uint32_t b, std::uint32_t c) {
     if (sides_) {
-      // Several parts' threads may mark one position: relaxed stores of the same value.
-      std::atomic_ref<std::uint8_t>(sides_->used[a]).store(1, std::memory_order_relaxed);
-      std::atomic_ref<std::uint8_t>(sides_->used[b]).store(1, std::memory_order_relaxed);
-      std::atomic_ref<std::uint8_t>(sides_->used[c]).store(1, std::memory_order_relaxed);
-      return (sides_->beyond[a] & sides_->beyond[b] & sides_->beyond[c]) == 0;
+      // Several parts' threads may mark one position: relaxed stores of the same value. (The
+      // arrays held in locals: a byte store may alias anything, sides_ included.)
+      std::uint8_t* const used = sides_->used;
+      const std::uint8_t* const beyond = sides_->beyond;
+      std::atomic_ref<std::uint8_t>(used[a]).store(1, std::memory_order_relaxed);
+      std::atomic_ref<std::uint8_t>(used[b]).store(1, std::memory_order_relaxed);
+      std::atomic_ref<std::uint8_t>(used[c]).store(1, std::memory_order_relaxed);
+      return (beyond[a] & beyond[b] & beyond[c]) == 0;
     }
     return !keep_ || keep_(part_, a, b, c);
   }
@@ -419,6 +475,7 @@ class FaceParser : LineReader {
   const ObjTriangleFilter& keep_;
   const ObjSidesFilter* sides_;
   std::vector<ObjCorner> corners_;
+  obj_lean::FaceShape shape_;  // of the last face line read_face read
 };
 
 // Chunk boundaries: about equal byte ranges, each ending just past a line break (or at the end).

@@ -268,6 +268,27 @@ TEST(Decimal, EightByteReadsLikeFromCharsOnEdgeCases) {
   }
 }
 
+// digits_value reads the first n bytes whatever follows them: bytes below '0' (a space, a
+// point, a line break, a NUL) or above '9' after the digits change nothing.
+TEST(Decimal, DigitsValueIgnoresTheBytesAfterTheDigits) {
+  std::mt19937_64 random(18);
+  for (int trial = 0; trial < 20000; ++trial) {
+    const int n = 1 + trial % 8;
+    char bytes[8];
+    std::uint64_t expected = 0;
+    for (int i = 0; i < 8; ++i) {
+      const auto r = random();
+      bytes[i] = i < n ? static_cast<char>('0' + r % 10) : static_cast<char>(r % 256);
+      if (i < n) expected = expected * 10 + (r % 10);
+    }
+    std::uint64_t chunk;
+    std::memcpy(&chunk, bytes, sizeof chunk);
+    ASSERT_EQ(ikfix::io::decimal_detail::digits_value(chunk, n), expected) << n;
+  }
+  EXPECT_EQ(ikfix::io::decimal_detail::digits_value(0x0000000000003930ull, 2), 9u);  // "09", NULs
+  EXPECT_EQ(ikfix::io::decimal_detail::digits_value(0x2020202020203030ull, 2), 0u);  // "00", spaces
+}
+
 TEST(Decimal, PlainReadTakesTheCommonFormsAndLeavesTheRest) {
   const std::string room(40, ' ');
   double v = 0.0;

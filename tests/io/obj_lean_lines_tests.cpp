@@ -83,6 +83,28 @@ TEST(ObjLeanLines, NormalIndicesAreCheckedAgainstTheCountWithoutReadingMost) {
   EXPECT_EQ(obj_lean::decimal_digits(1002001), 7);
 }
 
+// A normal index written with its position's digits ("a//a") is found so and takes the
+// position's value and range check; one written otherwise is read as before.
+TEST(ObjLeanLines, NormalIndicesWrittenAsThePositionsAreThePositions) {
+  const std::string text = padded(" 12//12 3//30 45//045\nf");
+  obj_lean::Face face;
+  ASSERT_EQ(obj_lean::read_face(text.data(), text.data() + text.size(), face), text.data() + 22);
+  EXPECT_TRUE(face.normal_is_position[0]);
+  EXPECT_FALSE(face.normal_is_position[1]);
+  EXPECT_FALSE(face.normal_is_position[2]);
+  EXPECT_EQ(face.normal(0), 12u);
+  EXPECT_EQ(face.normal(1), 30u);
+  EXPECT_EQ(face.normal(2), 45u);
+  EXPECT_FALSE(face.normal_in_range(0, 11, 2));
+  EXPECT_TRUE(face.normal_in_range(0, 12, 2));
+  EXPECT_FALSE(face.normal_in_range(2, 45, 2));  // "045": more digits than the count
+  EXPECT_TRUE(face.normal_in_range(2, 100, 3));
+  const std::string longer = padded(" 12//123 3 4\n");
+  ASSERT_NE(obj_lean::read_face(longer.data(), longer.data() + longer.size(), face), nullptr);
+  EXPECT_FALSE(face.normal_is_position[0]);
+  EXPECT_EQ(face.normal(0), 123u);
+}
+
 TEST(ObjLeanLines, VectorFormsGiveReadDoubleBits) {
   double v[3];
   const std::string text = " -10.000000000 0.125 3e2\nv";
