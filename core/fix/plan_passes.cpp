@@ -266,13 +266,22 @@ bool PlanPasses::plan_lock_and_offsets(int l, int pass) {
     }
   }
 
-  // 5. Foot offsets: how far the foot moves up or down to stand on the terrain.
+  plan_offsets(l, remake, every_frame || plants_changed);
+  return true;
+}
+
+// 5. Foot offsets of leg l: how far the foot moves up or down to stand on the terrain, made
+// again only when an input changed (`remade_inputs`: the plants changed or every frame was
+// remade); only the frames in `remake` can have a new need or ground.
+void PlanPasses::plan_offsets(int l, const std::vector<char>& remake, bool remade_inputs) {
   std::vector<double>& need = swing_need[l];
-  std::vector<double> ground_rel(frames);
+  std::vector<double>& ground_rel = offsets_ground[l];
   need.resize(frames);
+  ground_rel.resize(frames);
+  bool need_changed = false;
   for (int f = 0; f < frames; ++f) {
-    ground_rel[f] = std::max(ground[l][0].height[f], ground[l][1].height[f]) - floor;
     if (!remake[f]) continue;
+    const double rel = std::max(ground[l][0].height[f], ground[l][1].height[f]) - floor;
     const double ankle_need =
         ground[l][0].height[f] + (planted_level[l][0] - floor) - feet[l].ankle[f].y;
     // The toe as it will be: turned with the foot to the ground's tilt. Raising the foot
@@ -280,21 +289,23 @@ bool PlanPasses::plan_lock_and_offsets(int l, int pass) {
     const double toe_need =
         ground[l][1].height[f] + (planted_level[l][1] - floor) -
         (feet[l].ankle[f].y + (ground_turn[l][f] * (feet[l].toe[f] - feet[l].ankle[f])).y);
-    need[f] = std::max(ankle_need, toe_need);
+    double frame_need = std::max(ankle_need, toe_need);
     if (clearance_given[l] && !result.planted[l][f])
-      need[f] += std::max(0.0, (*s.swing_clearance)[l][f]);
+      frame_need += std::max(0.0, (*s.swing_clearance)[l][f]);
+    need_changed =
+        need_changed || !same_bits(frame_need, need[f]) || !same_bits(rel, ground_rel[f]);
+    need[f] = frame_need;
+    ground_rel[f] = rel;
   }
   // The offsets are made from the plants, the need, the ground and the plants kept constant:
   // when none of them changed (a new plan only for other pivots), they are the last ones.
-  if (every_frame || plants_changed || !nothing_remade ||
-      offsets_keep_constant[l] != keep_constant[l]) {
+  if (remade_inputs || need_changed || offsets_keep_constant[l] != keep_constant[l]) {
     planned_offset[l] = foot_offsets(
         result.planted[l], need, ground_rel, align_weight[l], s.foot_smoothing * fps,
         s.clearance_smoothing * fps, s.max_clearance_rise_speed / fps,
         contacts_given[l] && s.given_plants_on_ground, keep_constant[l], rise_in_frames);
     offsets_keep_constant[l] = keep_constant[l];
   }
-  return true;
 }
 
 // Swing cap, targets, pivot holds and the check of leg l (steps 8 and the agreement with the
@@ -437,6 +448,7 @@ void PlanPasses::release_pass_state() {
     ground_turn[l] = {};
     swing_need[l] = {};
     planned_offset[l] = {};
+    offsets_ground[l] = {};
     unheld_ankle_target[l] = {};
     unheld_toe_target[l] = {};
     targets_stale[l] = {};

@@ -116,6 +116,7 @@ class PlanPasses {
   bool restore_best();
   bool next_series_or_best();
   bool plan_lock_and_offsets(int l, int pass);
+  void plan_offsets(int l, const std::vector<char>& remake, bool remade_inputs);
   void plan_targets_and_check(int l);
   void make_targets(int l, std::vector<double>&& offset);
 
@@ -176,6 +177,7 @@ class PlanPasses {
   std::vector<double>
       swing_need[2];  // per frame, the least offset that keeps the foot out of the ground
   std::vector<double> planned_offset[2];  // step 5's foot offsets, before the swing rise is capped
+  std::vector<double> offsets_ground[2];  // the ground (over the floor) the offsets were made on
   // Step 8's targets before the pivot holds, as the last pass made them, and the frames whose
   // inputs changed since (remade by step 3, or a new offset): only those are made again.
   std::vector<Vec3> unheld_ankle_target[2], unheld_toe_target[2];
