@@ -49,17 +49,66 @@ std::vector<double> jerk_per_frame(const std::vector<Vec3>& p, double fps) {
   return jerk;
 }
 
+namespace {
+
+// The frames planted_point_speed differences at frame f of `plant` (a <= f <= b, a < b); false
+// when the point has no speed of its own there.
+bool planted_point_frames(const std::vector<char>& planted, const Interval& plant, int f, int& a,
+                          int& b) {
+  if (!planted[f]) return false;
+  const bool before = f > plant.first && planted[f - 1];
+  const bool after = f < plant.last && planted[f + 1];
+  if (!before && !after) return false;
+  a = before ? f - 1 : f;
+  b = after ? f + 1 : f;
+  return true;
+}
+
+// Squared horizontal steps (per frame difference of 1 and 2) below which a point's speed is
+// certainly below `worst` (with a relative margin of 1e-8, far above the few ulps by which
+// hypot and the sum of squares differ); -1 (nothing is below) for a worst near 0 or huge.
+struct SlideBound {
+  double sq_limit[3] = {-1, -1, -1};
+  SlideBound(double worst, double fps) {
+    if (!(worst > 1e-100 && worst < 1e100 && fps > 0 && fps < 1e100)) return;
+    for (int n = 1; n <= 2; ++n) sq_limit[n] = worst * worst * (n * n) / (fps * fps) * (1 - 1e-8);
+  }
+};
+
+// plant_slide, or -1 where it is certainly below the bound's worst: a point of the foot
+// moving slower than that is found without hypot (a step too small to square without
+// underflow is far below any worst the bound allows).
+double plant_slide_unless_below(const std::vector<Vec3>& heel, const std::vector<Vec3>& toe,
+                                const std::vector<char> (&point_planted)[2], const Interval& plant,
+                                int f, double fps, const SlideBound& bound, int& pivot) {
+  double slide = -1;
+  int slide_pivot = -1;
+  for (int p = 0; p < 2; ++p) {
+    int a = 0, b = 0;
+    if (!planted_point_frames(point_planted[p], plant, f, a, b)) continue;
+    const std::vector<Vec3>& point = p == 0 ? heel : toe;
+    const Vec3 d = point[b] - point[a];
+    if (d.x * d.x + d.z * d.z < bound.sq_limit[b - a]) return -1;
+    const double speed = std::hypot(d.x, d.z) * fps / (b - a);
+    if (slide < 0 || speed < slide) {
+      slide = speed;
+      slide_pivot = p;
+    }
+  }
+  if (slide_pivot >= 0) pivot = slide_pivot;
+  return slide;
+}
+
+}  // namespace
+
 double planted_point_speed(const std::vector<Vec3>& point, const std::vector<char>& planted,
                            const Interval& plant, int f, double fps) {
-  if (!planted[f]) return -1;
   // A point slides only while it is itself on the ground: differences are taken between frames
   // where this point is planted inside this plant (central inside, one-sided at the point's
   // first and last frame), so a heel lifting off or a toe touching down is not measured as
   // sliding. A point down for one frame alone has no speed of its own.
-  const bool before = f > plant.first && planted[f - 1];
-  const bool after = f < plant.last && planted[f + 1];
-  if (!before && !after) return -1;
-  const int a = before ? f - 1 : f, b = after ? f + 1 : f;
+  int a = 0, b = 0;
+  if (!planted_point_frames(planted, plant, f, a, b)) return -1;
   const Vec3 d = point[b] - point[a];
   return std::hypot(d.x, d.z) * fps / (b - a);
 }
@@ -79,14 +128,19 @@ double plant_slide(const std::vector<Vec3>& heel, const std::vector<Vec3>& toe,
   return slide;
 }
 
+// Both worst-slide searches measure only frames that may beat the worst so far.
 double worst_plant_slide(const std::vector<Vec3>& heel, const std::vector<Vec3>& toe,
                          const std::vector<char>& planted,
                          const std::vector<char> (&point_planted)[2], double fps) {
   double worst = 0;
+  SlideBound bound(worst, fps);
   int pivot = -1;
   for (const Interval& iv : contact_intervals(planted))
-    for (int f = iv.first; f <= iv.last; ++f)
-      worst = std::max(worst, plant_slide(heel, toe, point_planted, iv, f, fps, pivot));
+    for (int f = iv.first; f <= iv.last; ++f) {
+      const double slide =
+          plant_slide_unless_below(heel, toe, point_planted, iv, f, fps, bound, pivot);
+      if (slide > worst) bound = SlideBound(worst = slide, fps);
+    }
   return worst;
 }
 
@@ -94,11 +148,16 @@ PlantSlideAt worst_plant_slide_at(const std::vector<Vec3>& heel, const std::vect
                                   const std::vector<char>& planted,
                                   const std::vector<char> (&point_planted)[2], double fps) {
   PlantSlideAt worst;
+  SlideBound bound(worst.speed, fps);
   for (const Interval& iv : contact_intervals(planted))
     for (int f = iv.first; f <= iv.last; ++f) {
       int point = -1;
-      const double slide = plant_slide(heel, toe, point_planted, iv, f, fps, point);
-      if (slide > worst.speed) worst = {slide, f, point};
+      const double slide =
+          plant_slide_unless_below(heel, toe, point_planted, iv, f, fps, bound, point);
+      if (slide > worst.speed) {
+        worst = {slide, f, point};
+        bound = SlideBound(slide, fps);
+      }
     }
   return worst;
 }

@@ -7,7 +7,8 @@
 namespace ikfix::core {
 namespace {
 
-double percentile(std::vector<double> v, double q) {
+// The q-quantile of v (its elements reordered).
+double percentile_in_place(std::vector<double>& v, double q) {
   if (v.empty()) return 0;
   const auto k = static_cast<std::size_t>(q * static_cast<double>(v.size() - 1));
   std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
@@ -42,19 +43,27 @@ FootContacts foot_contacts_on_ground(const std::vector<Vec3>& heel, const std::v
   for (int p = 0; p < 2; ++p) {
     const auto& track = *pts[p];
     const std::span<const GroundHit> hits = ground[p];
-    c.above[p].resize(frames);
-    for (int f = 0; f < frames; ++f)
-      c.above[p][f] = track[f].y - (hits[f].hit ? hits[f].height : 0.0);
-    const double level = percentile(c.above[p], 0.05);
-    c.height[p].resize(frames);
-    c.speed[p].resize(frames);
+    // Each series is appended in frame order (not zero-filled first, then written); `height`
+    // holds a copy of `above` to find the percentile in, then the heights over it.
+    std::vector<double>& above = c.above[p];
+    std::vector<double>& height = c.height[p];
+    std::vector<double>& speed = c.speed[p];
+    above.reserve(frames);
+    height.reserve(frames);
+    speed.reserve(frames);
     for (int f = 0; f < frames; ++f) {
-      c.height[p][f] = c.above[p][f] - level;
+      const double a = track[f].y - (hits[f].hit ? hits[f].height : 0.0);
+      above.push_back(a);
+      height.push_back(a);
+    }
+    const double level = percentile_in_place(height, 0.05);
+    for (int f = 0; f < frames; ++f) {
+      height[f] = above[f] - level;
       const int a = std::max(0, f - 1), b = std::min(frames - 1, f + 1);
       // b - a is 1 or 2, and halving by a product is exact like the division (the same bits)
       // without a divide per frame.
-      c.speed[p][f] =
-          b > a ? glm::length(track[b] - track[a]) * fps * (b - a == 2 ? 0.5 : 1.0) : 0.0;
+      speed.push_back(b > a ? glm::length(track[b] - track[a]) * fps * (b - a == 2 ? 0.5 : 1.0)
+                            : 0.0);
     }
   }
   // One sweep for the foot and each point alone (instead of three detect_contacts calls).

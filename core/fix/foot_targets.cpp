@@ -3,11 +3,12 @@
 namespace ikfix::core {
 
 void FootTargetsJob::run(std::vector<Vec3>& ankle_target_ws, std::vector<Quat>& foot_rotation,
-                         std::vector<Vec3>& toe_target_ws) const {
+                         std::vector<Vec3>& toe_target_ws, std::span<const char> only) const {
   const int frames = static_cast<int>(offset.size());
   ankle_target_ws.resize(frames);
   foot_rotation.resize(frames);
   for (int f = 0; f < frames; ++f) {
+    if (!only.empty() && !only[f]) continue;
     const Quat& animated_rot = input_ankle_rotation[f];
     Quat ankle_rot = animated_rot;
     Vec3 target = feet->ankle[f] + Vec3(0, offset[f], 0);
@@ -31,8 +32,9 @@ void FootTargetsJob::run(std::vector<Vec3>& ankle_target_ws, std::vector<Quat>& 
   }
   toe_target_ws.resize(frames);
   for (int f = 0; f < frames; ++f)
-    toe_target_ws[f] = ankle_target_ws[f] + foot_rotation[f] * ankle_rotation_inverse[f] *
-                                                (feet->toe[f] - feet->ankle[f]);
+    if (only.empty() || only[f])
+      toe_target_ws[f] = ankle_target_ws[f] + foot_rotation[f] * ankle_rotation_inverse[f] *
+                                                  (feet->toe[f] - feet->ankle[f]);
 }
 
 }  // namespace ikfix::core

@@ -25,8 +25,10 @@ struct FootTargetsJob {
   // Per frame: the ankle target, the foot's new world rotation, and the toe carried rigidly by
   // it. The toe stays at or above its own level over the ground under it: where the ground
   // under the toe differs from the ankle's slope (bumps, a step edge), the tilt is reduced.
+  // Each frame is made from that frame's inputs alone. `only` (empty: every frame): the frames
+  // to make; the others keep the outputs' values (the outputs must then hold every frame).
   void run(std::vector<Vec3>& ankle_target_ws, std::vector<Quat>& foot_rotation,
-           std::vector<Vec3>& toe_target_ws) const;
+           std::vector<Vec3>& toe_target_ws, std::span<const char> only = {}) const;
 };
 
 }  // namespace ikfix::core

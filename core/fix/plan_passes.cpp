@@ -149,6 +149,11 @@ bool PlanPasses::next_series_or_best() {
 // Foot lock, ground and offsets of leg l (steps 3 and 5), unless its plan inputs are the last
 // pass's. Returns whether it planned the leg again.
 bool PlanPasses::plan_lock_and_offsets(int l, int pass) {
+  // The lock is made from the plants, the pivot heights and the points down: none of them new
+  // since the last lock (the leg's plan was not checked again), it would come out as it did,
+  // and the test below would find the plan settled.
+  if (pass > 0 && !plan_inputs_changed[l] && !heights_taken[l]) return false;
+  heights_taken[l] = false;
   // Foot lock: during a plant the pivot (heel while it is down, then the toe) stays where it
   // landed; after the plant the horizontal correction fades out over the blend window.
   std::vector<signed char> new_pivot;
@@ -192,11 +197,20 @@ bool PlanPasses::plan_lock_and_offsets(int l, int pass) {
   for (int p = 0; p < 2; ++p) retimed_by[l][p] = on_ground[l][p];
   feet[l].ankle.resize(frames);
   feet[l].toe.resize(frames);
+  targets_stale[l].resize(frames, 1);
+  bool nothing_remade = true;
   for (int f = 0; f < frames; ++f) {
     if (!remake[f]) continue;
+    nothing_remade = false;
+    targets_stale[l][f] = 1;
     feet[l].ankle[f] = animated_feet[l].ankle[f] + lock_correction[l][f];
     feet[l].toe[f] = animated_feet[l].toe[f] + lock_correction[l][f];
   }
+  // No frame made again and the offsets' other inputs as they were (only the pivots changed):
+  // the ground, tilt, need and offsets below would come out exactly as they are.
+  if (nothing_remade && !every_frame && !plants_changed &&
+      offsets_keep_constant[l] == keep_constant[l])
+    return true;
 
   // 3. Ground under heel (ankle) and toe of the foot (the memos cast rays only for the points
   // that moved, and give the others' answers as they were).
@@ -252,13 +266,22 @@ bool PlanPasses::plan_lock_and_offsets(int l, int pass) {
     }
   }
 
-  // 5. Foot offsets: how far the foot moves up or down to stand on the terrain.
+  plan_offsets(l, remake, every_frame || plants_changed);
+  return true;
+}
+
+// 5. Foot offsets of leg l: how far the foot moves up or down to stand on the terrain, made
+// again only when an input changed (`remade_inputs`: the plants changed or every frame was
+// remade); only the frames in `remake` can have a new need or ground.
+void PlanPasses::plan_offsets(int l, const std::vector<char>& remake, bool remade_inputs) {
   std::vector<double>& need = swing_need[l];
-  std::vector<double> ground_rel(frames);
+  std::vector<double>& ground_rel = offsets_ground[l];
   need.resize(frames);
+  ground_rel.resize(frames);
+  bool need_changed = false;
   for (int f = 0; f < frames; ++f) {
-    ground_rel[f] = std::max(ground[l][0].height[f], ground[l][1].height[f]) - floor;
     if (!remake[f]) continue;
+    const double rel = std::max(ground[l][0].height[f], ground[l][1].height[f]) - floor;
     const double ankle_need =
         ground[l][0].height[f] + (planted_level[l][0] - floor) - feet[l].ankle[f].y;
     // The toe as it will be: turned with the foot to the ground's tilt. Raising the foot
@@ -266,22 +289,23 @@ bool PlanPasses::plan_lock_and_offsets(int l, int pass) {
     const double toe_need =
         ground[l][1].height[f] + (planted_level[l][1] - floor) -
         (feet[l].ankle[f].y + (ground_turn[l][f] * (feet[l].toe[f] - feet[l].ankle[f])).y);
-    need[f] = std::max(ankle_need, toe_need);
+    double frame_need = std::max(ankle_need, toe_need);
     if (clearance_given[l] && !result.planted[l][f])
-      need[f] += std::max(0.0, (*s.swing_clearance)[l][f]);
+      frame_need += std::max(0.0, (*s.swing_clearance)[l][f]);
+    need_changed =
+        need_changed || !same_bits(frame_need, need[f]) || !same_bits(rel, ground_rel[f]);
+    need[f] = frame_need;
+    ground_rel[f] = rel;
   }
   // The offsets are made from the plants, the need, the ground and the plants kept constant:
   // when none of them changed (a new plan only for other pivots), they are the last ones.
-  const bool nothing_remade = std::find(remake.begin(), remake.end(), 1) == remake.end();
-  if (every_frame || plants_changed || !nothing_remade ||
-      offsets_keep_constant[l] != keep_constant[l]) {
+  if (remade_inputs || need_changed || offsets_keep_constant[l] != keep_constant[l]) {
     planned_offset[l] = foot_offsets(
         result.planted[l], need, ground_rel, align_weight[l], s.foot_smoothing * fps,
         s.clearance_smoothing * fps, s.max_clearance_rise_speed / fps,
         contacts_given[l] && s.given_plants_on_ground, keep_constant[l], rise_in_frames);
     offsets_keep_constant[l] = keep_constant[l];
   }
-  return true;
 }
 
 // Swing cap, targets, pivot holds and the check of leg l (steps 8 and the agreement with the
@@ -325,29 +349,26 @@ void PlanPasses::plan_targets_and_check(int l) {
   if (!replanned[l] && offset.size() == foot_offset[l].size() &&
       std::memcmp(offset.data(), foot_offset[l].data(), offset.size() * sizeof(double)) == 0)
     return;
-  foot_offset[l] = std::move(offset);
-
-  // 8. Foot targets and orientation (foot_targets.hpp).
-  const FootTargetsJob targets{
-      &feet[l],       foot_offset[l],      input_ankle_rotation[l], ankle_rotation_inverse[l],
-      s.align_feet,   align_weight[l],     ground_tilt[l],          tilt_axis[l],
-      ground_turn[l], ground[l][1].height, planted_level[l][1],     floor};
-  targets.run(result.ankle_target_ws[l], foot_rotation[l], toe_target_ws[l]);
+  make_targets(l, std::move(offset));
 
   // The foot was turned about the ankle: hold the planted pivot (heel or toe) exactly where it
   // is on the final foot, so neither the tilt nor a heel->toe switch moves it.
   {
-    std::vector<Vec3>& toe_target = toe_target_ws[l];
+    const std::vector<Vec3>& ankle_free = unheld_ankle_target[l];
+    const std::vector<Vec3>& toe_free = unheld_toe_target[l];
     // The lock's pivots, retimed to this pass's targets (which the body may have changed).
     pivot[l] = lock_pivot[l];
-    retime_pivot_switches(pivot[l], result.ankle_target_ws[l], toe_target, on_ground[l],
-                          touchdown_rule[l]);
-    pivot_hold[l] = hold_pivots(pivot[l], result.ankle_target_ws[l], toe_target, blend_frames,
-                                s.unlock_radius * scale);
+    retime_pivot_switches(pivot[l], ankle_free, toe_free, on_ground[l], touchdown_rule[l]);
+    pivot_hold[l] =
+        hold_pivots(pivot[l], ankle_free, toe_free, blend_frames, s.unlock_radius * scale);
     const std::vector<Vec3>& hold = pivot_hold[l];
+    std::vector<Vec3>& ankle_target = result.ankle_target_ws[l];
+    std::vector<Vec3>& toe_target = toe_target_ws[l];
+    ankle_target.resize(frames);
+    toe_target.resize(frames);
     for (int f = 0; f < frames; ++f) {
-      result.ankle_target_ws[l][f] += hold[f];
-      toe_target[f] += hold[f];
+      ankle_target[f] = ankle_free[f] + hold[f];
+      toe_target[f] = toe_free[f] + hold[f];
     }
   }
 
@@ -382,6 +403,28 @@ void PlanPasses::plan_targets_and_check(int l) {
                         seen_on_ground[l].point_planted, fps);
 }
 
+// 8. Foot targets and orientation (foot_targets.hpp), before the pivot holds: made again only
+// on the frames whose inputs changed since the last made them (each frame's targets are made
+// from its own inputs: the locked feet, tilt, weight and toe ground step 3 remade there, and
+// its offset).
+void PlanPasses::make_targets(int l, std::vector<double>&& offset) {
+  std::vector<char>& stale = targets_stale[l];
+  stale.resize(frames, 1);
+  if (foot_offset[l].size() != offset.size()) {
+    std::fill(stale.begin(), stale.end(), char{1});
+  } else {
+    for (int f = 0; f < frames; ++f)
+      if (!same_bits(offset[f], foot_offset[l][f])) stale[f] = 1;
+  }
+  foot_offset[l] = std::move(offset);
+  const FootTargetsJob targets{
+      &feet[l],       foot_offset[l],      input_ankle_rotation[l], ankle_rotation_inverse[l],
+      s.align_feet,   align_weight[l],     ground_tilt[l],          tilt_axis[l],
+      ground_turn[l], ground[l][1].height, planted_level[l][1],     floor};
+  targets.run(unheld_ankle_target[l], foot_rotation[l], unheld_toe_target[l], stale);
+  std::fill(stale.begin(), stale.end(), char{0});
+}
+
 void PlanPasses::release_pass_state() {
   body_raw = {};
   for (int l = 0; l < 2; ++l) {
@@ -405,6 +448,10 @@ void PlanPasses::release_pass_state() {
     ground_turn[l] = {};
     swing_need[l] = {};
     planned_offset[l] = {};
+    offsets_ground[l] = {};
+    unheld_ankle_target[l] = {};
+    unheld_toe_target[l] = {};
+    targets_stale[l] = {};
     offsets_keep_constant[l] = {};
     seen_on_ground[l] = {};
     support[l] = {};
@@ -485,6 +532,7 @@ void PlanPasses::run() {
       // heights taken over already, and they are the pivot heights as they stand.
       if (seen.height[0].empty()) continue;
       for (int p = 0; p < 2; ++p) {
+        heights_taken[l] = true;
         pivot_height[l][p] = std::move(seen.height[p]);
         on_ground[l][p] = std::move(seen.point_planted[p]);
         seen.height[p].clear();  // (a moved-from vector need not be empty)

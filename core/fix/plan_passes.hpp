@@ -116,7 +116,9 @@ class PlanPasses {
   bool restore_best();
   bool next_series_or_best();
   bool plan_lock_and_offsets(int l, int pass);
+  void plan_offsets(int l, const std::vector<char>& remake, bool remade_inputs);
   void plan_targets_and_check(int l);
+  void make_targets(int l, std::vector<double>&& offset);
 
   const FixInput& in;
   const FixSettings& s;
@@ -151,6 +153,8 @@ class PlanPasses {
   // Per leg: whether the last pass changed an input of its plan other than the pivot heights
   // (plants grew, a given plant was made to keep its constant offset).
   bool plan_inputs_changed[2] = {false, false};
+  // Per leg: pivot heights and points down taken from a check since the leg's last lock.
+  bool heights_taken[2] = {true, true};
   std::vector<signed char> lock_pivot[2];  // the foot lock's pivots in the last pass
   std::vector<char> retimed_by[2][2];      // the points down its pivot switches were retimed by
   int series_count = 1;
@@ -173,6 +177,11 @@ class PlanPasses {
   std::vector<double>
       swing_need[2];  // per frame, the least offset that keeps the foot out of the ground
   std::vector<double> planned_offset[2];  // step 5's foot offsets, before the swing rise is capped
+  std::vector<double> offsets_ground[2];  // the ground (over the floor) the offsets were made on
+  // Step 8's targets before the pivot holds, as the last pass made them, and the frames whose
+  // inputs changed since (remade by step 3, or a new offset): only those are made again.
+  std::vector<Vec3> unheld_ankle_target[2], unheld_toe_target[2];
+  std::vector<char> targets_stale[2];
   std::vector<char> offsets_keep_constant[2];  // the plants kept constant they were made with
   FootContacts seen_on_ground[2];              // what the check sees of this pass's plan
   double plan_slide[2] = {0,

@@ -8,6 +8,7 @@
 
 #include "core/fix/clip_floor.hpp"
 #include "core/fix/fix_parallel.hpp"
+#include "core/fix/foot_targets.hpp"
 #include "core/fix/heel_lift.hpp"
 #include "core/fix/input_contacts.hpp"
 #include "core/fix/pelvis_drop.hpp"
@@ -195,6 +196,47 @@ struct WalkOnStairs {
             nullptr};
   }
 };
+
+TEST(FootTargets, OnlyTheFlaggedFramesAreMadeAsAWholeRunMakesThem) {
+  const int frames = 6;
+  FootTrack feet;
+  std::vector<double> offset, weight, tilt, toe_ground;
+  std::vector<Vec3> axis;
+  std::vector<Quat> rotation, inverse, turn;
+  for (int f = 0; f < frames; ++f) {
+    feet.ankle.push_back(Vec3(0.1 * f, 0.08 + 0.01 * f, 0.02 * f));
+    feet.toe.push_back(feet.ankle.back() + Vec3(0.02, -0.06, 0.14));
+    offset.push_back(0.03 * f - 0.05);
+    weight.push_back(f % 3 == 0 ? 0.0 : 0.5 + 0.1 * f);
+    tilt.push_back(0.05 * f);
+    axis.push_back(Vec3(1, 0, 0));
+    turn.push_back(axis_angle(axis.back(), tilt.back()));
+    rotation.push_back(axis_angle(Vec3(0, 1, 0), 0.2 * f));
+    inverse.push_back(glm::inverse(rotation.back()));
+    toe_ground.push_back(0.01 * f);
+  }
+  const FootTargetsJob job{&feet, offset, rotation, inverse,    true, weight,
+                           tilt,  axis,   turn,     toe_ground, 0.02, 0.0};
+  std::vector<Vec3> ankle, toe;
+  std::vector<Quat> foot;
+  job.run(ankle, foot, toe);
+  // Outputs holding other values: only the flagged frames are written, as the whole run's.
+  const std::vector<char> only = {0, 1, 0, 0, 1, 1};
+  std::vector<Vec3> ankle_part(frames, Vec3(7.0)), toe_part(frames, Vec3(8.0));
+  std::vector<Quat> foot_part(frames, Quat(0.5, 0.5, 0.5, 0.5));
+  job.run(ankle_part, foot_part, toe_part, only);
+  for (int f = 0; f < frames; ++f) {
+    if (only[f]) {
+      EXPECT_EQ(std::memcmp(&ankle_part[f], &ankle[f], sizeof(Vec3)), 0) << f;
+      EXPECT_EQ(std::memcmp(&toe_part[f], &toe[f], sizeof(Vec3)), 0) << f;
+      EXPECT_EQ(std::memcmp(&foot_part[f], &foot[f], sizeof(Quat)), 0) << f;
+    } else {
+      EXPECT_EQ(ankle_part[f], Vec3(7.0)) << f;
+      EXPECT_EQ(toe_part[f], Vec3(8.0)) << f;
+      EXPECT_EQ(foot_part[f], Quat(0.5, 0.5, 0.5, 0.5)) << f;
+    }
+  }
+}
 
 TEST(PlanPasses, PlantsOnlyGrowPivotsOnlyInPlantsAndTheSameInputsPlanTheSame) {
   WalkOnStairs a;

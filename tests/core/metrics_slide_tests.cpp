@@ -1,7 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstring>
 #include <vector>
 
+#include "core/fix/contacts.hpp"
 #include "core/metrics.hpp"
 
 namespace ikfix::core {
@@ -142,6 +145,44 @@ TEST(WorstPlantSlideAt, SaysWhereAndOnWhichPoint) {
   EXPECT_EQ(none.speed, 0.0);
   EXPECT_EQ(none.frame, -1);
   EXPECT_EQ(none.point, -1);
+}
+
+// The worst searches skip frames whose bound shows they cannot beat the worst so far: on
+// speeds that differ in the last bits, both still give plant_slide's bits at the frame (and
+// point) that a measure of every frame finds.
+TEST(WorstPlantSlide, TheSameBitsAsEveryFrameMeasured) {
+  const int frames = 400;
+  std::vector<Vec3> heel, toe;
+  std::vector<char> planted(frames, 0), point_planted[2];
+  point_planted[0].assign(frames, 0);
+  point_planted[1].assign(frames, 0);
+  double x = 0;
+  for (int f = 0; f < frames; ++f) {
+    // Steps that grow and shrink, some equal to the last bit, some a few ulps apart.
+    const double step = 1e-3 * (1.0 + 0.5 * std::sin(0.37 * f)) + (f % 7 == 0 ? 1e-18 : 0.0);
+    x += f % 11 == 0 ? step * (1 + 4e-16) : step;
+    heel.push_back({x, 0.0, 0.3 * x});
+    toe.push_back({x * (1 + 1e-3 * std::cos(0.21 * f)), 0.0, 0.1});
+    planted[f] = f % 50 < 40 ? 1 : 0;
+    point_planted[0][f] = f % 25 < 20 ? 1 : 0;
+    point_planted[1][f] = f % 13 < 9 ? 1 : 0;
+  }
+  double every = 0;
+  PlantSlideAt every_at;
+  for (const Interval& iv : contact_intervals(planted))
+    for (int f = iv.first; f <= iv.last; ++f) {
+      int pivot = -1;
+      const double slide = plant_slide(heel, toe, point_planted, iv, f, kFps, pivot);
+      every = std::max(every, slide);
+      if (slide > every_at.speed) every_at = {slide, f, pivot};
+    }
+  ASSERT_GT(every, 0.0);
+  const double worst = worst_plant_slide(heel, toe, planted, point_planted, kFps);
+  EXPECT_EQ(std::memcmp(&worst, &every, sizeof worst), 0) << worst << " " << every;
+  const PlantSlideAt at = worst_plant_slide_at(heel, toe, planted, point_planted, kFps);
+  EXPECT_EQ(std::memcmp(&at.speed, &every_at.speed, sizeof at.speed), 0);
+  EXPECT_EQ(at.frame, every_at.frame);
+  EXPECT_EQ(at.point, every_at.point);
 }
 
 }  // namespace
