@@ -61,20 +61,29 @@ struct HeelLiftGrid {
   int known = 0;                        // drop[1 .. known] are made
 };
 
+// The half-angle sines and cosines of the grid's angles for one limit (`max_angle`), made on
+// first use and kept while the limit stays: the scans of frames with the same limit (most: the
+// full one) share them. The same numbers axis_angle makes from those angles.
+struct HeelLiftTurns {
+  double max_angle = -1;
+  int known = 0;  // [1 .. known] are made
+  std::array<double, HeelLiftGrid::kSteps + 1> sin_half, cos_half;
+};
+
 // Least pelvis drop the leg still needs with any heel lift up to `max_angle`. The scan stops
 // once some lift needs a drop at or below `enough` and returns that drop, which may then be
 // above the least: for a caller that takes the larger of the answer and `enough` (the other
 // leg's drop), the result is the same. With the default 0 the answer is always the least.
 // The drops scanned go into `grid` when given.
 double drop_with_heel_lift(const ReachProblem& leg, double max_angle, double enough = 0.0,
-                           HeelLiftGrid* grid = nullptr);
+                           HeelLiftGrid* grid = nullptr, HeelLiftTurns* turns = nullptr);
 
 // Smallest heel lift (<= `max_angle`) after which the leg needs at most `allowed_drop`; the lift
 // that needs least drop when none within the limit is enough; zero angle when the leg already
 // reaches with `allowed_drop`. `grid`, when given, holds drops drop_with_heel_lift found for
-// this leg and `max_angle`.
+// this leg and `max_angle`. `turns`, in both, when given: the grid's turns kept across calls.
 HeelLift heel_lift_for_drop(const ReachProblem& leg, double allowed_drop, double max_angle,
-                            const HeelLiftGrid* grid = nullptr);
+                            const HeelLiftGrid* grid = nullptr, HeelLiftTurns* turns = nullptr);
 
 // Heel lift per frame for both legs ([leg][frame]): on each frame the pelvis drop both legs
 // still need once each may lift its heel, then for each leg the smallest lift that suffices for
