@@ -11,13 +11,31 @@ namespace {
 // The drop needed as a function of the lift angle is smooth but need not be monotone (turning
 // about the ball also moves the ankle horizontally, towards or away from the hip), so the
 // limit's range is scanned on a grid first and refined by bisection where it first suffices.
-constexpr int kGridSteps = 64;
+constexpr int kGridSteps = HeelLiftGrid::kSteps;
 constexpr int kBisections = 30;
 constexpr double kNoLift = 1e-9;  // radians
 
 double drop_at(const ReachProblem& leg, const Vec3& axis, double angle) {
   return pelvis_drop_needed(leg.hip, lifted_ankle(leg.ankle, leg.ball, HeelLift{angle, axis}),
                             leg.reach);
+}
+
+// drop_at the grid angle max_angle k / kGridSteps (`axis` a unit vector), its turn's sine and
+// cosine from `turns` when given (made there once for this max_angle): the same bits.
+double drop_at_grid(const ReachProblem& leg, const Vec3& axis, double max_angle, int k,
+                    HeelLiftTurns* turns) {
+  const double angle = max_angle * k / kGridSteps;
+  if (!turns || !(angle > 0)) return drop_at(leg, axis, angle);
+  if (turns->max_angle != max_angle) turns->max_angle = max_angle, turns->known = 0;
+  for (; turns->known < k; ++turns->known) {
+    const int j = turns->known + 1;
+    const double half = max_angle * j / kGridSteps * 0.5;
+    turns->sin_half[j] = std::sin(half);
+    turns->cos_half[j] = std::cos(half);
+  }
+  const double s = turns->sin_half[k];
+  const Quat turn(turns->cos_half[k], axis.x * s, axis.y * s, axis.z * s);
+  return pelvis_drop_needed(leg.hip, leg.ball + turn * (leg.ankle - leg.ball), leg.reach);
 }
 
 }  // namespace
@@ -68,16 +86,22 @@ double heel_lift_to_height(const Vec3& ankle, const Vec3& ball, double height, d
   return std::clamp(phi - std::acos(c / radius), 0.0, max_angle);
 }
 
-double drop_with_heel_lift(const ReachProblem& leg, double max_angle, double enough) {
+double drop_with_heel_lift(const ReachProblem& leg, double max_angle, double enough,
+                           HeelLiftGrid* grid, HeelLiftTurns* turns) {
   const Vec3 axis = heel_lift_axis(leg.ankle, leg.ball);
   double best = pelvis_drop_needed(leg.hip, leg.ankle, leg.reach);
+  if (grid) grid->known = 0;
   if (!(max_angle > 0) || axis == Vec3(0)) return best;  // zero or unit: no square root needed
-  for (int k = 1; k <= kGridSteps && !(best <= enough); ++k)
-    best = std::min(best, drop_at(leg, axis, max_angle * k / kGridSteps));
+  for (int k = 1; k <= kGridSteps && !(best <= enough); ++k) {
+    const double drop = drop_at_grid(leg, axis, max_angle, k, turns);
+    if (grid) grid->drop[k] = drop, grid->known = k;
+    best = std::min(best, drop);
+  }
   return best;
 }
 
-HeelLift heel_lift_for_drop(const ReachProblem& leg, double allowed_drop, double max_angle) {
+HeelLift heel_lift_for_drop(const ReachProblem& leg, double allowed_drop, double max_angle,
+                            const HeelLiftGrid* grid, HeelLiftTurns* turns) {
   HeelLift out;
   const Vec3 axis = heel_lift_axis(leg.ankle, leg.ball);
   const bool has_axis = axis != Vec3(0);  // zero or unit: no square root needed
@@ -87,7 +111,8 @@ HeelLift heel_lift_for_drop(const ReachProblem& leg, double allowed_drop, double
   double best_angle = 0, best_drop = 1e300;
   for (int k = 1; k <= kGridSteps; ++k) {
     const double hi = max_angle * k / kGridSteps;
-    const double drop = drop_at(leg, axis, hi);
+    const double drop =
+        grid && k <= grid->known ? grid->drop[k] : drop_at_grid(leg, axis, max_angle, k, turns);
     if (drop <= allowed_drop) {
       // The first grid angle that suffices; the smallest one lies between it and the last
       // that did not.
@@ -145,19 +170,23 @@ HeelLiftPlan plan_heel_lifts(const std::vector<ReachProblem> (&legs)[2], double 
   auto limit = [&](int l, std::size_t f) { return unweighted_limit(l, f) * weight[l][f]; };
   // Frames are independent until the smoothing below.
   parallel_ranges(runner, static_cast<int>(frames), 64, [&](int begin, int end) {
+    HeelLiftTurns turns[2];  // each leg's grid turns, kept while its limit stays
     for (std::size_t f = static_cast<std::size_t>(begin); f < static_cast<std::size_t>(end); ++f) {
       const ReachProblem* leg[2] = {&legs[0][f], &legs[1][f]};
       const bool short_of_reach =
           pelvis_drop_needed(leg[0]->hip, leg[0]->ankle, leg[0]->reach) > 0 ||
           pelvis_drop_needed(leg[1]->hip, leg[1]->ankle, leg[1]->reach) > 0;
       // The larger of the legs' least drops: the second leg's scan may stop at the first's.
+      // Each leg's scanned drops, read again by its lift's scan (the same leg and limit).
       double drop = 0.0;
+      HeelLiftGrid grid[2];
       if (short_of_reach) {
-        const double first = drop_with_heel_lift(*leg[0], limit(0, f));
-        drop = std::max(first, drop_with_heel_lift(*leg[1], limit(1, f), first));
+        const double first = drop_with_heel_lift(*leg[0], limit(0, f), 0.0, &grid[0], &turns[0]);
+        drop =
+            std::max(first, drop_with_heel_lift(*leg[1], limit(1, f), first, &grid[1], &turns[1]));
       }
       for (int l = 0; l < 2; ++l) {
-        const HeelLift lift = heel_lift_for_drop(*leg[l], drop, limit(l, f));
+        const HeelLift lift = heel_lift_for_drop(*leg[l], drop, limit(l, f), &grid[l], &turns[l]);
         raw[l][f] = lift.angle;
         plan.axis[l][f] = lift.axis;
       }

@@ -5,6 +5,7 @@
 // toe joint, which stays where it is, so a planted ball does not move), heel up, within a limit,
 // so that the pelvis has to drop only for what is left. All positions are world metres, Y up;
 // angles radians.
+#include <array>
 #include <vector>
 
 #include "core/math.hpp"
@@ -51,16 +52,38 @@ double heel_lift_weight(const Vec3& ankle, const Vec3& ball);
 // toe-held foot whose heel, over a step edge, would be below the tread it is over.
 double heel_lift_to_height(const Vec3& ankle, const Vec3& ball, double height, double max_angle);
 
+// The pelvis drops a scan of one leg found on its grid of lift angles (`drop[k]` at
+// max_angle k / kSteps, metres), for the next scan of the same leg and limit to read instead of
+// making them again: the same numbers, bit for bit.
+struct HeelLiftGrid {
+  static constexpr int kSteps = 64;
+  std::array<double, kSteps + 1> drop;  // only [1 .. known] are read
+  int known = 0;                        // drop[1 .. known] are made
+};
+
+// The half-angle sines and cosines of the grid's angles for one limit (`max_angle`), made on
+// first use and kept while the limit stays: the scans of frames with the same limit (most: the
+// full one) share them. The same numbers axis_angle makes from those angles.
+struct HeelLiftTurns {
+  double max_angle = -1;
+  int known = 0;  // [1 .. known] are made
+  std::array<double, HeelLiftGrid::kSteps + 1> sin_half, cos_half;
+};
+
 // Least pelvis drop the leg still needs with any heel lift up to `max_angle`. The scan stops
 // once some lift needs a drop at or below `enough` and returns that drop, which may then be
 // above the least: for a caller that takes the larger of the answer and `enough` (the other
 // leg's drop), the result is the same. With the default 0 the answer is always the least.
-double drop_with_heel_lift(const ReachProblem& leg, double max_angle, double enough = 0.0);
+// The drops scanned go into `grid` when given.
+double drop_with_heel_lift(const ReachProblem& leg, double max_angle, double enough = 0.0,
+                           HeelLiftGrid* grid = nullptr, HeelLiftTurns* turns = nullptr);
 
 // Smallest heel lift (<= `max_angle`) after which the leg needs at most `allowed_drop`; the lift
 // that needs least drop when none within the limit is enough; zero angle when the leg already
-// reaches with `allowed_drop`.
-HeelLift heel_lift_for_drop(const ReachProblem& leg, double allowed_drop, double max_angle);
+// reaches with `allowed_drop`. `grid`, when given, holds drops drop_with_heel_lift found for
+// this leg and `max_angle`. `turns`, in both, when given: the grid's turns kept across calls.
+HeelLift heel_lift_for_drop(const ReachProblem& leg, double allowed_drop, double max_angle,
+                            const HeelLiftGrid* grid = nullptr, HeelLiftTurns* turns = nullptr);
 
 // Heel lift per frame for both legs ([leg][frame]): on each frame the pelvis drop both legs
 // still need once each may lift its heel, then for each leg the smallest lift that suffices for

@@ -6,21 +6,32 @@
 namespace ikfix::core {
 namespace {
 
-// Solves m x = r in place (m: k x k, symmetric positive definite, nonzero only within `band` of
-// the diagonal, stored by rows of 2 band + 1: element (row, col) at row (2 band + 1) + col - row
-// + band; Gaussian elimination without pivoting, which keeps the band).
-void solve_banded(std::vector<double>& m, std::vector<double>& r, int k, int band) {
+// Forward elimination of m x = r (m: k x k, symmetric positive definite, nonzero only within
+// `band` of the diagonal, stored by rows of 2 band + 1: element (row, col) at row (2 band + 1) +
+// col - row + band; Gaussian elimination without pivoting, which keeps the band). Rows before
+// `from` are taken as eliminated already: an eliminated row depends only on the rows above it
+// as given, so rows kept from an earlier system whose rows up to there were the same are the
+// ones this would make, bit for bit, and the rows from `from` on get the same operations.
+void eliminate(std::vector<double>& m, std::vector<double>& r, int k, int band, int from) {
   const int width = 2 * band + 1;
   auto at = [&](int row, int col) -> double& { return m[row * width + col - row + band]; };
-  for (int i = 0; i < k; ++i)
-    for (int j = i + 1; j < std::min(k, i + band + 1); ++j) {
+  for (int i = std::max(0, from - band); i < k; ++i)
+    for (int j = std::max(i + 1, from); j < std::min(k, i + band + 1); ++j) {
       const double q = at(j, i) / at(i, i);
       for (int c = i; c < std::min(k, i + band + 1); ++c) at(j, c) -= q * at(i, c);
       r[j] -= q * r[i];
     }
+}
+
+// The solution of the system `eliminate` left (m, r) into `x` (k values), m and r unchanged.
+void back_substitute(const std::vector<double>& m, const std::vector<double>& r, int k, int band,
+                     double* x) {
+  const int width = 2 * band + 1;
+  auto at = [&](int row, int col) { return m[row * width + col - row + band]; };
   for (int i = k; i-- > 0;) {
-    for (int c = i + 1; c < std::min(k, i + band + 1); ++c) r[i] -= at(i, c) * r[c];
-    r[i] /= at(i, i);
+    double v = r[i];
+    for (int c = i + 1; c < std::min(k, i + band + 1); ++c) v -= at(i, c) * x[c];
+    x[i] = v / at(i, i);
   }
 }
 
@@ -60,12 +71,19 @@ int frame_to_release(const std::vector<double>& win, int k, const std::vector<ch
 
 // The normal equations of the jerk terms over the free frames of the run (`slot_of`: each
 // frame's index among them, -1 when held), the others at their values in `win`: the banded
-// matrix into `h` (rows of 2 kBand + 1), the right-hand side into `g`.
+// matrix into `h` (rows of 2 kBand + 1), the right-hand side into `g`; only their rows from
+// slot `from` on (the run's frame `from_frame`, or past the end when from == m), the rows before
+// left as they are.
 void normal_equations(const std::vector<double>& win, int k, const std::vector<int>& slot_of, int m,
-                      std::vector<double>& h, std::vector<double>& g) {
-  h.assign(static_cast<std::size_t>(m) * (2 * kBand + 1), 0.0);
-  g.assign(m, 0.0);
-  for (int f = kPad - 2; f < kPad + k + 2; ++f) {
+                      int from, int from_frame, std::vector<double>& h, std::vector<double>& g) {
+  constexpr int kWidth = 2 * kBand + 1;
+  h.resize(static_cast<std::size_t>(m) * kWidth);
+  g.resize(m);
+  std::fill(h.begin() + static_cast<std::ptrdiff_t>(from) * kWidth, h.end(), 0.0);
+  std::fill(g.begin() + from, g.end(), 0.0);
+  if (from >= m) return;
+  // A term centred on f reaches the run's frames f - kPad - 2 .. f - kPad + 2.
+  for (int f = std::max(kPad - 2, from_frame + kPad - 2); f < kPad + k + 2; ++f) {
     double fixed = 0, c[4] = {0, 0, 0, 0};
     int at[4] = {-1, -1, -1, -1};
     for (int t = 0; t < 4; ++t) {
@@ -77,10 +95,10 @@ void normal_equations(const std::vector<double>& win, int k, const std::vector<i
         fixed += kWeight[t] * win[f + kTap[t]];
     }
     for (int t = 0; t < 4; ++t) {
-      if (at[t] < 0) continue;
+      if (at[t] < from) continue;
       g[at[t]] -= c[t] * fixed;
       for (int u = 0; u < 4; ++u)
-        if (at[u] >= 0) h[at[t] * (2 * kBand + 1) + at[u] - at[t] + kBand] += c[t] * c[u];
+        if (at[u] >= 0) h[at[t] * kWidth + at[u] - at[t] + kBand] += c[t] * c[u];
     }
   }
 }
@@ -90,22 +108,30 @@ void normal_equations(const std::vector<double>& win, int k, const std::vector<i
 bool least_jerk_above(std::vector<double>& x, int v0, int k, std::span<const double> low,
                       std::span<const double> high) {
   std::vector<char> held(k, kFree);
-  std::vector<double> win(x.begin() + (v0 - kPad), x.begin() + (v0 + k + kPad)), h, g;
+  std::vector<double> win(x.begin() + (v0 - kPad), x.begin() + (v0 + k + kPad)), h, g, solved;
   std::vector<int> free, slot_of(k);
+  // Each round changes one frame's hold: the free frames more than kBand before it share no
+  // jerk term with it, so their rows of the system, eliminated (h, g), are the last round's.
+  int changed = -1;
   for (int round = 0; round < 4 * k; ++round) {
     double* y = win.data() + kPad;  // the run's frames
     std::copy(x.begin() + v0, x.begin() + v0 + k, y);
     for (int i = 0; i < k; ++i)
       if (held[i] != kFree) y[i] = held[i] == kAtLow ? low[v0 + i] : high[v0 + i];
     free.clear();
+    int kept = 0;
     for (int i = 0; i < k; ++i) {
       slot_of[i] = held[i] ? -1 : static_cast<int>(free.size());
-      if (!held[i]) free.push_back(i);
+      if (held[i]) continue;
+      if (changed >= 0 && i < changed - kBand) ++kept;
+      free.push_back(i);
     }
     const int m = static_cast<int>(free.size());
-    normal_equations(win, k, slot_of, m, h, g);
-    if (m > 0) solve_banded(h, g, m, kBand);
-    for (int s = 0; s < m; ++s) y[free[s]] = g[s];
+    normal_equations(win, k, slot_of, m, kept, kept < m ? free[kept] : k, h, g);
+    eliminate(h, g, m, kBand, kept);
+    solved.resize(m);
+    back_substitute(h, g, m, kBand, solved.data());
+    for (int s = 0; s < m; ++s) y[free[s]] = solved[s];
     // The free frame furthest outside its bounds is held at the bound it crosses.
     int worst = -1;
     char bound = kFree;
@@ -119,12 +145,14 @@ bool least_jerk_above(std::vector<double>& x, int v0, int k, std::span<const dou
     }
     if (worst >= 0) {
       held[worst] = bound;
+      changed = worst;
       continue;
     }
     // A held frame the jerk would pull off its bound is released.
     const int release = frame_to_release(win, k, held);
     if (release >= 0) {
       held[release] = kFree;
+      changed = release;
       continue;
     }
     std::copy(y, y + k, x.begin() + v0);

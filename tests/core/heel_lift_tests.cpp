@@ -79,6 +79,65 @@ TEST(HeelLift, DropScanStoppingAtEnoughKeepsTheLargerOfTheTwo) {
   }
 }
 
+// The drop scan's grid, handed to the lift's scan, gives the lift it finds alone bit for bit,
+// and is read: a drop made smaller there makes that grid angle the first that suffices.
+TEST(HeelLift, LiftScanReadsTheDropScansGrid) {
+  const double max_angle = 30.0 * kDeg;
+  for (const double below : {0.88, 0.95, 1.0, 1.05}) {
+    const ReachProblem leg = standing_leg(below);
+    for (const double enough : {0.0, 0.02, 0.2}) {
+      HeelLiftGrid grid;
+      const double drop = drop_with_heel_lift(leg, max_angle, enough, &grid);
+      EXPECT_EQ(drop, drop_with_heel_lift(leg, max_angle, enough));
+      if (pelvis_drop_needed(leg.hip, leg.ankle, leg.reach) > enough) {
+        EXPECT_GT(grid.known, 0);
+      }
+      const double allowed = std::max(drop, enough);
+      const HeelLift alone = heel_lift_for_drop(leg, allowed, max_angle);
+      const HeelLift read = heel_lift_for_drop(leg, allowed, max_angle, &grid);
+      EXPECT_EQ(read.angle, alone.angle) << below << " " << enough;
+      EXPECT_EQ(read.axis, alone.axis);
+    }
+  }
+  const ReachProblem far = standing_leg(1.0);
+  HeelLiftGrid grid;
+  drop_with_heel_lift(far, max_angle, 0.0, &grid);
+  ASSERT_EQ(grid.known, HeelLiftGrid::kSteps);
+  grid.drop[1] = -1.0;  // the first grid angle now suffices for no drop at all
+  const HeelLift lift = heel_lift_for_drop(far, 0.0, max_angle, &grid);
+  EXPECT_LE(lift.angle, max_angle / HeelLiftGrid::kSteps);
+  EXPECT_GT(heel_lift_for_drop(far, 0.0, max_angle).angle, 2.0 * max_angle / HeelLiftGrid::kSteps);
+}
+
+// The grid's turns kept across scans (frames with the same limit, then another limit) give the
+// drops and lifts made without them bit for bit, and are read while the limit stays.
+TEST(HeelLift, ScansWithKeptTurnsGiveTheSameBits) {
+  HeelLiftTurns turns;
+  for (const double max_angle : {30.0 * kDeg, 30.0 * kDeg, 12.5 * kDeg, 30.0 * kDeg})
+    for (const double below : {0.88, 0.95, 1.0, 1.05}) {
+      ReachProblem leg = standing_leg(below);
+      leg.ball.x += 0.01 * below;  // a foot turned a little off the hip's plane
+      for (const double enough : {0.0, 0.02}) {
+        HeelLiftGrid grid;
+        const double drop = drop_with_heel_lift(leg, max_angle, enough, &grid, &turns);
+        EXPECT_EQ(drop, drop_with_heel_lift(leg, max_angle, enough));
+        const double allowed = std::max(drop, enough);
+        EXPECT_EQ(heel_lift_for_drop(leg, allowed, max_angle, nullptr, &turns).angle,
+                  heel_lift_for_drop(leg, allowed, max_angle).angle);
+      }
+    }
+  const ReachProblem far = standing_leg(1.0);
+  const double max_angle = 30.0 * kDeg;
+  drop_with_heel_lift(far, max_angle, 0.0, nullptr, &turns);
+  ASSERT_EQ(turns.max_angle, max_angle);
+  turns.sin_half.fill(0.0);  // no turn at any grid angle: no drop saved
+  turns.cos_half.fill(1.0);
+  turns.known = HeelLiftGrid::kSteps;
+  const double no_lift = pelvis_drop_needed(far.hip, far.ankle, far.reach);
+  EXPECT_LT(drop_with_heel_lift(far, max_angle), no_lift - 0.02);
+  EXPECT_NEAR(drop_with_heel_lift(far, max_angle, 0.0, nullptr, &turns), no_lift, 1e-12);
+}
+
 TEST(HeelLift, OnlyPartlyHelpsWhenTheTargetIsFarBelow) {
   const ReachProblem leg = standing_leg(1.0);  // 15 cm beyond reach: more than tiptoes give
   const double before = pelvis_drop_needed(leg.hip, leg.ankle, leg.reach);

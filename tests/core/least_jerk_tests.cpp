@@ -45,6 +45,41 @@ TEST(LeastJerk, ARunStaysAboveItsFloorAndLeavesEveryOtherFrame) {
   EXPECT_LT(largest_jerk(x, 8, 31), 0.5 * largest_jerk(before, 8, 31));
 }
 
+// The sum of squared jerk's derivative by x[i] (every jerk term that reads x[i]).
+double jerk_gradient(const std::vector<double>& x, int i) {
+  double grad = 0;
+  for (int f = i - 2; f <= i + 2; ++f) {
+    const int d = i - f;
+    const double w = d == 2 ? 0.5 : d == 1 ? -1.0 : d == -1 ? 1.0 : d == -2 ? -0.5 : 0.0;
+    grad += 2.0 * w * jerk_at(x, f);
+  }
+  return grad;
+}
+
+// A bumpy floor makes the solve hold and release frames over many rounds, each re-solving only
+// the rows its change reaches: the result is still the least-jerk path, every free frame of the
+// run with no pull left on it, every frame at its floor pulled down onto it.
+TEST(LeastJerk, ARunOverABumpyFloorEndsAtTheLeastJerkPath) {
+  std::vector<double> x(60);
+  for (int f = 0; f < 60; ++f)
+    x[f] = 0.1 * std::sin(0.7 * f) + 0.05 * ((f * 37) % 11) / 11.0 + (f >= 30 ? 0.2 : 0.0);
+  const std::vector<double> low = x;
+  ASSERT_TRUE(least_jerk_above(x, 6, 46, low));
+  int at_floor = 0, free_frames = 0;
+  for (int i = 6; i < 52; ++i) {
+    ASSERT_GE(x[i], low[i]) << i;
+    if (x[i] == low[i]) {
+      ++at_floor;
+      EXPECT_GT(jerk_gradient(x, i), -1e-9) << i;
+    } else {
+      ++free_frames;
+      EXPECT_NEAR(jerk_gradient(x, i), 0.0, 1e-9) << i;
+    }
+  }
+  EXPECT_GE(at_floor, 3);
+  EXPECT_GE(free_frames, 20);
+}
+
 TEST(LeastJerk, ACeilingKeepsAPathBeforeASteepDropFromSwingingUp) {
   // High (0.5) up to frame 29, then a plant 0.1 lower from frame 30: a run ending at the drop.
   std::vector<double> x(50, 0.5);

@@ -66,6 +66,20 @@ TEST(SwingEase, ASwingThatClimbsAtOnceStartsUpBeforeItsLiftOff) {
   EXPECT_LT(largest_jerk(foot.ankle, 14, 27), 0.5 * largest_jerk(ankle, 14, 27));
 }
 
+// The same climb, the foot moving ahead from lift-off at 0.15 m/s: eased, it would rise slowly
+// enough there for the check to count its first swing frames planted, sliding. That half of
+// the swing (the first max_frames / 2 frames from the lead) is left as it was; the landing
+// half is eased as on the spot.
+TEST(SwingEase, AnEaseTheCheckWouldSeeSlideIsLeft) {
+  Foot still(0.0), ahead(0.15);
+  const std::vector<Vec3> ankle = ahead.ankle;
+  const int eased = still.job().run(still.ankle, still.toe);
+  const int kept = ahead.job().run(ahead.ankle, ahead.toe);
+  EXPECT_GT(kept, 0);
+  EXPECT_LT(kept, eased);
+  for (int f = 16; f < 25; ++f) EXPECT_EQ(ahead.ankle[f].y, ankle[f].y) << f;
+}
+
 TEST(SwingEase, ASwingTheFixDidNotChangeIsLeft) {
   Foot foot(0.0);
   for (int f = 0; f < kFrames; ++f) foot.input_ankle[f] = foot.ankle[f].y;  // the animation's own
