@@ -145,8 +145,14 @@ std::vector<int> outline(const std::vector<int>& region, const std::vector<Vec3>
   std::vector<int> kept;
   for (const Vec3& d : sphere_directions(kOutlineDirections)) {
     std::size_t best = 0;
-    for (std::size_t i = 1; i < region.size(); ++i)
-      if (glm::dot(pos[i], d) > glm::dot(pos[best], d)) best = i;
+    double farthest = glm::dot(pos[0], d);
+    for (std::size_t i = 1; i < region.size(); ++i) {
+      const double out = glm::dot(pos[i], d);
+      if (out > farthest) {
+        farthest = out;
+        best = i;
+      }
+    }
     kept.push_back(region[best]);
   }
   std::sort(kept.begin(), kept.end());

@@ -122,15 +122,17 @@ void ClipFix::find_input_contacts() {
   });
 }
 
-// The input's sole vertices of leg l's `foot` on every frame, frame-major (the sole_ws of
-// plant_placement.hpp): the foot posed where the input has it. Empty without a sole.
+// The input's sole vertices of leg l's `foot` on every planted frame (the only ones placement
+// reads; the others are left zero), frame-major (the sole_ws of plant_placement.hpp): the foot
+// posed where the input has it. Empty without a sole.
 std::vector<Vec3> ClipFix::input_sole(const FootModel& foot, int l) const {
   const std::size_t count = foot.sole_vertices.size();
   if (count == 0) return {};
   const OutputFoot posed(&foot, in.skin, &samples, &motion, in.skeleton, to_world);
   const std::size_t rigid = foot.points.size();
-  std::vector<Vec3> out(static_cast<std::size_t>(frames) * count), points;
+  std::vector<Vec3> out(static_cast<std::size_t>(frames) * count, Vec3(0.0)), points;
   for (int f = 0; f < frames; ++f) {
+    if (!result.planted[l][f]) continue;
     const Transform& ankle = samples.at(f, in.rig.legs[l].ankle);
     posed.pose(f, PlannedFoot{ankle.translation, ankle.rotation}, points);
     std::copy(points.begin() + static_cast<std::ptrdiff_t>(rigid), points.end(),
