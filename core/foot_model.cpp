@@ -13,6 +13,10 @@ namespace {
 constexpr int kMaxSoleVertices = 32;
 // The sole band: vertices at most this fraction of the ankle's height above the foot's lowest.
 constexpr double kSoleBandFraction = 0.25;
+// The foot's outline: all of its vertices below the ankle when there are at most this many, else
+// those farthest out along each of kOutlineDirections directions (vertices of its convex hull).
+constexpr int kMaxOutlineVertices = 64;
+constexpr int kOutlineDirections = 64;
 
 // The ankle's tip when it has no toe joint: its end site (the ball of a foot without toes).
 std::optional<Vec3> ankle_tip_ls(const Skeleton& sk, const Leg& leg) {
@@ -71,10 +75,24 @@ double joint_weight(const SkinnedVertex& v, int j) {
   return w;
 }
 
+// `v` carried by joint `j` alone (one of its influences) in the pose `world`.
+Vec3 on_joint(const SkinnedVertex& v, int j, std::span<const Transform> world) {
+  for (int i = 0; i < 4; ++i)
+    if (v.joint[i] == j) return transform_point(world[j], v.local[i]);
+  return skinned_position(v, world);
+}
+
+// The top of the foot's region at rest (world Y): the ankle and a quarter of the foot's height
+// below it above it (kSoleBandFraction), so that the vertices around the ankle joint, which
+// the rest pose may hold a little above it, count with the foot. `lowest`: its lowest vertex.
+double region_top(double ankle_y, double lowest) {
+  return ankle_y + kSoleBandFraction * std::max(0.0, ankle_y - lowest);
+}
+
 // The foot's skinned vertices and their rest positions: those weighing at least half on the
 // ankle and below. An ankle nothing is skinned to (a leg whose ankle is its shin bone's end, as
-// in a 2-bone Blender leg) has its foot mesh on the shin bone: then the shin's vertices at or
-// below the ankle at rest. Returns whether the vertices are the shin's.
+// in a 2-bone Blender leg) has its foot mesh on the shin bone: then the shin's vertices up to
+// region_top at rest, where the shin carries them. Returns whether the vertices are the shin's.
 bool foot_vertices(const Skeleton& sk, const Leg& leg, const Skin& skin,
                    std::span<const Transform> rest_world, std::vector<int>& foot,
                    std::vector<Vec3>& pos) {
@@ -86,36 +104,94 @@ bool foot_vertices(const Skeleton& sk, const Leg& leg, const Skin& skin,
   const int shin = sk.parents[leg.ankle];
   if (!foot.empty() || shin < 0) return false;
   const double ankle_y = rest_world[leg.ankle].translation.y;
+  std::vector<int> on_shin;
+  std::vector<Vec3> shin_pos;
+  double lowest = ankle_y;
   for (int v = 0; v < static_cast<int>(skin.vertices.size()); ++v) {
     if (joint_weight(skin.vertices[v], shin) < 0.5) continue;
-    const Vec3 p = skinned_position(skin.vertices[v], rest_world);
-    if (p.y > ankle_y) continue;
-    foot.push_back(v);
-    pos.push_back(p);
+    // Where the shin carries it: a rest pose that is not the bind pose would blend a vertex
+    // shared with a bone off the leg (a foot controller at the root) somewhere else.
+    on_shin.push_back(v);
+    shin_pos.push_back(on_joint(skin.vertices[v], shin, rest_world));
+    lowest = std::min(lowest, shin_pos.back().y);
   }
+  const double top = region_top(ankle_y, lowest);
+  for (std::size_t i = 0; i < on_shin.size(); ++i)
+    if (shin_pos[i].y <= top) {
+      foot.push_back(on_shin[i]);
+      pos.push_back(shin_pos[i]);
+    }
   return !foot.empty();
 }
 
-// The sole's vertices (see FootModel::sole_vertices) at rest; `rest_world` FK of the rest pose.
-// `on_shin`: whether they are the shin's (FootModel::sole_on_shin).
+// Directions spread evenly over the sphere (a Fibonacci lattice), the same on every call.
+std::vector<Vec3> sphere_directions(int n) {
+  std::vector<Vec3> out;
+  const double golden = kPi * (3.0 - std::sqrt(5.0));
+  for (int i = 0; i < n; ++i) {
+    const double y = 1.0 - 2.0 * (i + 0.5) / n;
+    const double r = std::sqrt(std::max(0.0, 1.0 - y * y));
+    out.emplace_back(r * std::cos(golden * i), y, r * std::sin(golden * i));
+  }
+  return out;
+}
+
+// The outline of `region` (indices with rest positions `pos`): all of it when small, else the
+// vertex farthest out along each direction of sphere_directions (ascending, no repeats). A
+// rigid foot's deepest point into a plane (a tread, a riser, a slope) is one of its hull's
+// vertices, so these stand for the vertices between them.
+std::vector<int> outline(const std::vector<int>& region, const std::vector<Vec3>& pos) {
+  if (static_cast<int>(region.size()) <= kMaxOutlineVertices) return region;
+  std::vector<int> kept;
+  for (const Vec3& d : sphere_directions(kOutlineDirections)) {
+    std::size_t best = 0;
+    double farthest = glm::dot(pos[0], d);
+    for (std::size_t i = 1; i < region.size(); ++i) {
+      const double out = glm::dot(pos[i], d);
+      if (out > farthest) {
+        farthest = out;
+        best = i;
+      }
+    }
+    kept.push_back(region[best]);
+  }
+  std::sort(kept.begin(), kept.end());
+  kept.erase(std::unique(kept.begin(), kept.end()), kept.end());
+  return kept;
+}
+
+// The foot's skinned vertices (see FootModel::sole_vertices) at rest; `rest_world` FK of the
+// rest pose. `on_shin`: whether they are the shin's (FootModel::sole_on_shin); `lowest` (left
+// as it is without foot vertices): the lowest foot vertex's height at rest, world metres.
 std::vector<int> sole_vertices(const Skeleton& sk, const Leg& leg, const Skin& skin,
-                               std::span<const Transform> rest_world, bool& on_shin) {
+                               std::span<const Transform> rest_world, bool& on_shin,
+                               double& lowest) {
   std::vector<int> foot;
   std::vector<Vec3> pos;
   on_shin = foot_vertices(sk, leg, skin, rest_world, foot, pos);
   if (foot.empty()) return {};
-  double lowest = pos[0].y;
+  lowest = pos[0].y;
   for (const Vec3& p : pos) lowest = std::min(lowest, p.y);
   const double ankle_y = rest_world[leg.ankle].translation.y;
   const double band = lowest + kSoleBandFraction * std::max(0.0, ankle_y - lowest);
-  std::vector<int> in_band;
-  std::vector<Vec3> band_pos;
-  for (std::size_t i = 0; i < foot.size(); ++i)
+  std::vector<int> in_band, below_ankle;
+  std::vector<Vec3> band_pos, below_pos;
+  for (std::size_t i = 0; i < foot.size(); ++i) {
     if (pos[i].y <= band) {
       in_band.push_back(foot[i]);
       band_pos.push_back(pos[i]);
     }
-  return spread(in_band, band_pos);
+    if (pos[i].y <= region_top(ankle_y, lowest)) {
+      below_ankle.push_back(foot[i]);
+      below_pos.push_back(pos[i]);
+    }
+  }
+  const std::vector<int> sole = spread(in_band, band_pos);
+  std::vector<int> out = sole;
+  for (int v : outline(below_ankle, below_pos))
+    if (!std::binary_search(sole.begin(), sole.end(), v)) out.push_back(v);
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 }  // namespace
@@ -178,12 +254,11 @@ FootModel build_foot_model(const Skeleton& sk, const Leg& leg, const Transform& 
     tip_ws = *ball_ws + forward * (kEstimatedToeFraction * std::hypot(d.x, d.z));
     foot.tip_source = ToeTipSource::Estimated;
   }
-  if (skin) foot.sole_vertices = sole_vertices(sk, leg, *skin, rest, foot.sole_on_shin);
   double sole_y = ankle_ws.translation.y;
+  if (skin) foot.sole_vertices = sole_vertices(sk, leg, *skin, rest, foot.sole_on_shin, sole_y);
+  sole_y = std::min(sole_y, ankle_ws.translation.y);
   if (ball_ws) sole_y = std::min(sole_y, ball_ws->y);
   if (tip_ws) sole_y = std::min(sole_y, tip_ws->y);
-  for (int v : foot.sole_vertices)
-    sole_y = std::min(sole_y, skinned_position(skin->vertices[v], rest).y);
   foot.sole_height_m = ankle_ws.translation.y - sole_y;
   const Vec3 heel_ws(ankle_ws.translation.x, sole_y, ankle_ws.translation.z);
   foot.points.push_back({FootPointKind::Ankle, leg.ankle, Vec3(0.0)});

@@ -2,7 +2,8 @@
 // The foot as a viewer sees it: every point of a leg's foot that must stay out of the terrain,
 // not only the ankle and ball joints the solver drives. A foot is its ankle, heel (on the sole
 // under the ankle), ball (toe joint), toe tip (the toe bone's end) and, for a character with a
-// skinned mesh, its sole (the lowest vertices skinned to the foot and toe bones).
+// skinned mesh, its sole (the vertices skinned to the foot and toe bones below the ankle: the
+// lowest, and the outline of the rest).
 #include <cstdint>
 #include <span>
 #include <string>
@@ -54,10 +55,12 @@ struct FootModel {
   ToeTipSource tip_source = ToeTipSource::None;
   double toe_length_m = 0;   // ball to tip at rest, metres (0 without a tip)
   double sole_height_m = 0;  // at rest: the sole's height below the ankle, metres (>= 0)
-  // Indices into Skin::vertices of the sole: vertices whose influences on the ankle and its
-  // descendants weigh at least half (when none do, the shin's vertices at or below the ankle at
-  // rest), lying within the lowest band of the foot at rest (see build_foot_model). Empty
-  // without a skin.
+  // Indices into Skin::vertices (ascending) of the foot's skinned vertices measured, named
+  // "sole": the foot's vertices are those whose influences on the ankle and its descendants
+  // weigh at least half (when none do, the shin's vertices at or below the ankle at rest); of
+  // them, the lowest band at rest spread over the sole, and the outline of those below the
+  // ankle at rest (its front, sides and back, which a riser or a slope reaches before the
+  // sole; see build_foot_model). Empty without a skin.
   std::vector<int> sole_vertices;
   // Whether the sole came from the shin (the ankle has no skinned vertices): its vertices turn
   // with the shin bone, not with the ankle's rotation, so where they go depends on the leg's
@@ -73,6 +76,9 @@ struct FootModel {
 // Builds the foot of `leg` from the skeleton's rest pose placed in the world by `to_world` (the
 // clip's ClipSpace::to_world()). `skin` may be null. Heel: the ankle projected straight down to
 // the sole height at rest (the lowest of ball, toe tip and sole vertices, never above the ankle).
+// Sole vertices: the lowest quarter of the foot's height below the ankle, at most 32 spread over
+// it (farthest-point sampling); then every other vertex of the foot below the ankle when at most
+// 64 are, else the one farthest out along each of 64 directions spread over the sphere.
 FootModel build_foot_model(const Skeleton& skeleton, const Leg& leg, const Transform& to_world,
                            const Skin* skin = nullptr);
 

@@ -36,6 +36,7 @@ class ClipFix {
   ClipFix(const FixInput& in, Clip& motion, FixResult& result);
   void find_input_contacts();
   void place_plants();
+  std::vector<Vec3> input_sole(const FootModel& foot, int l) const;
   void plan_feet();
   void repair_pivot_holds();
   void clear_swing_feet();
@@ -121,6 +122,25 @@ void ClipFix::find_input_contacts() {
   });
 }
 
+// The input's sole vertices of leg l's `foot` on every planted frame (the only ones placement
+// reads; the others are left zero), frame-major (the sole_ws of plant_placement.hpp): the foot
+// posed where the input has it. Empty without a sole.
+std::vector<Vec3> ClipFix::input_sole(const FootModel& foot, int l) const {
+  const std::size_t count = foot.sole_vertices.size();
+  if (count == 0) return {};
+  const OutputFoot posed(&foot, in.skin, &samples, &motion, in.skeleton, to_world);
+  const std::size_t rigid = foot.points.size();
+  std::vector<Vec3> out(static_cast<std::size_t>(frames) * count, Vec3(0.0)), points;
+  for (int f = 0; f < frames; ++f) {
+    if (!result.planted[l][f]) continue;
+    const Transform& ankle = samples.at(f, in.rig.legs[l].ankle);
+    posed.pose(f, PlannedFoot{ankle.translation, ankle.rotation}, points);
+    std::copy(points.begin() + static_cast<std::ptrdiff_t>(rigid), points.end(),
+              out.begin() + static_cast<std::ptrdiff_t>(f * count));
+  }
+  return out;
+}
+
 // Plants placed where the whole foot fits (plant_placement.hpp): the moved foot points are what
 // the plan starts from. Each leg reads and moves only its own: the legs side by side.
 void ClipFix::place_plants() {
@@ -128,7 +148,8 @@ void ClipFix::place_plants() {
   if (!s.place_plants) return;
   const int blend_frames = std::max(1, static_cast<int>(std::lround(s.lock_blend_time * fps)));
   for_each_leg([&](int l) {
-    const FootModel foot = build_foot_model(*in.skeleton, in.rig.legs[l], to_world);
+    const FootModel foot = build_foot_model(*in.skeleton, in.rig.legs[l], to_world, in.skin);
+    const std::vector<Vec3> sole = input_sole(foot, l);
     // The lock as the plan's first pass makes it: the plants are tested where it holds them.
     std::vector<signed char> pivots;
     const std::vector<char> no_points_down[2];
@@ -136,19 +157,21 @@ void ClipFix::place_plants() {
         foot_lock(result.planted[l], point_height[l][0], point_height[l][1], no_points_down,
                   samples.feet[l].ankle, samples.feet[l].toe, s.unlock_radius * scale, blend_frames,
                   s.pivot_switch_margin * scale, s.pivot_run_away * scale, pivots);
-    const PlantPlacementJob job{in.terrain,
-                                &samples,
-                                &samples.feet[l],
-                                lock,
-                                &foot,
-                                result.planted[l],
-                                floor,
-                                planted_level[l][0],
-                                planted_level[l][1],
-                                s.max_foot_tilt,
-                                s.plant_block_depth,
-                                s.max_plant_move * scale,
-                                static_cast<int>(std::lround(s.plant_move_ease_time * fps))};
+    PlantPlacementJob job;
+    job.terrain = in.terrain;
+    job.samples = &samples;
+    job.feet = &samples.feet[l];
+    job.lock_ws = lock;
+    job.foot = &foot;
+    job.planted = result.planted[l];
+    job.floor = floor;
+    job.ankle_level = planted_level[l][0];
+    job.toe_level = planted_level[l][1];
+    job.max_foot_tilt = s.max_foot_tilt;
+    job.tolerance_m = s.plant_block_depth;
+    job.max_move_m = s.max_plant_move * scale;
+    job.ease_frames = static_cast<int>(std::lround(s.plant_move_ease_time * fps));
+    job.sole_ws = sole;
     placement[l] = job.run();
     apply_plant_placement(placement[l], samples.feet[l]);
   });

@@ -20,6 +20,8 @@ constexpr double kFitPrecision = 0.0005;
 // Planted frames a move is searched on (spread over the plant); a move found is then checked on
 // every frame of the plant.
 constexpr int kSearchFrames = 48;
+// Directions searched, evenly around, for a foot with no ball (place_any_direction).
+constexpr int kFreeDirections = 16;
 
 // One plant's foot points and the vertical queries that tell how deep they would sink.
 class PlantFit {
@@ -44,11 +46,11 @@ class PlantFit {
   // The ground under the moved ankle and ball of every frame of `frames` into queried_ (slots
   // 0 and 1 of each frame in query_of_), and the plant's rise (need()'s most).
   double query_ankle_and_ball(const Vec3& move_ws, const std::vector<int>& frames) const;
-  // The ground under the moved rigid points of frames[i] for each i in [begin, end) into
+  // The ground under the moved foot points of frames[i] for each i in [begin, end) into
   // queried_ (slots 2.. of each frame in query_of_); a point at its frame's ankle or ball, bit
   // for bit, takes their answer.
-  void query_rigid_points(const Vec3& move_ws, const std::vector<int>& frames, std::size_t begin,
-                          std::size_t end) const;
+  void query_foot_points(const Vec3& move_ws, const std::vector<int>& frames, std::size_t begin,
+                         std::size_t end) const;
   const GroundHit& hit(std::size_t i, int slot) const {
     return queried_[query_of_[i * per_frame_ + static_cast<std::size_t>(slot)]];
   }
@@ -61,13 +63,13 @@ class PlantFit {
 
   const PlantPlacementJob& job_;
   int first_;
-  int rigid_;
-  std::size_t per_frame_;           // queries per frame in query_of_: ankle, ball, each rigid point
+  int count_;                       // foot points per frame: the rigid ones, then the sole's
+  std::size_t per_frame_;           // queries per frame in query_of_: ankle, ball, each foot point
   std::vector<Vec3> ankle_, ball_;  // [frame - first], locked, world metres
   // [frame - first]: the most the ground under the ankle may stand over the ball's for the foot
   // to stand on it (ankle_ground), metres: the moves only shift the foot, so once per frame.
   std::vector<double> steepest_;
-  std::vector<Vec3> points_;  // [frame - first][rigid point], locked, world metres
+  std::vector<Vec3> points_;  // [frame - first][foot point], locked, world metres
   std::vector<int> search_frames_, all_frames_;
   mutable std::vector<std::array<double, 2>> xz_;
   mutable std::vector<std::size_t> query_of_;  // per frame and slot: its answer in queried_
@@ -84,10 +86,13 @@ class PlantFit {
 PlantFit::PlantFit(const PlantPlacementJob& job, int first, int last)
     : job_(job),
       first_(first),
-      rigid_(static_cast<int>(job.foot->points.size())),
-      per_frame_(static_cast<std::size_t>(rigid_) + 2) {
+      count_(job.sole_ws.empty() ? static_cast<int>(job.foot->points.size())
+                                 : job.foot->point_count()),
+      per_frame_(static_cast<std::size_t>(count_) + 2) {
   const int frames = last - first + 1;
-  points_.resize(static_cast<std::size_t>(frames) * static_cast<std::size_t>(rigid_));
+  const int rigid = static_cast<int>(job.foot->points.size());
+  const auto sole = static_cast<std::size_t>(count_ - rigid);
+  points_.resize(static_cast<std::size_t>(frames) * static_cast<std::size_t>(count_));
   ankle_.resize(static_cast<std::size_t>(frames));
   ball_.resize(static_cast<std::size_t>(frames));
   steepest_.resize(static_cast<std::size_t>(frames));
@@ -98,11 +103,13 @@ PlantFit::PlantFit(const PlantPlacementJob& job, int first, int last)
     ball_[f - first] = job.feet->toe[f] + lock;
     const Vec3 d = ball_[f - first] - ankle_[f - first];
     steepest_[f - first] = tan_tilt * std::hypot(d.x, d.z) + job.tolerance_m;
-    for (int i = 0; i < rigid_; ++i) {
+    Vec3* out = &points_[static_cast<std::size_t>((f - first) * count_)];
+    for (int i = 0; i < rigid; ++i) {
       const RigidFootPoint& p = job.foot->points[i];
-      points_[static_cast<std::size_t>((f - first) * rigid_ + i)] =
-          pose_rigid_point(p, job.samples->at(f, p.joint)) + lock;
+      out[i] = pose_rigid_point(p, job.samples->at(f, p.joint)) + lock;
     }
+    for (std::size_t k = 0; k < sole; ++k)
+      out[rigid + static_cast<int>(k)] = job.sole_ws[static_cast<std::size_t>(f) * sole + k] + lock;
   }
   const int stride = std::max(1, (frames + kSearchFrames - 1) / kSearchFrames);
   for (int f = first; f <= last; f += stride) search_frames_.push_back(f);
@@ -160,15 +167,15 @@ double PlantFit::frame_excess(std::size_t i, int f, double rise) const {
   const Quat& turn = turn_to(hit(i, 0));
   const double ankle_ground = this->ankle_ground(i, f);
   double worst = -std::numeric_limits<double>::infinity();
-  for (int r = 0; r < rigid_; ++r) {
-    const Vec3& p = points_[static_cast<std::size_t>((f - first_) * rigid_ + r)];
+  for (int r = 0; r < count_; ++r) {
+    const Vec3& p = points_[static_cast<std::size_t>((f - first_) * count_ + r)];
     const double y = ankle.y + rise + (turn * (p - ankle)).y;
     // Only what the terrain adds counts: a point sinks no deeper than its ground stands above
     // the ground under the ankle (on flat ground the plan's own lowering is no riser's doing).
     const double ground = height(hit(i, 2 + r));
     worst =
         std::max(worst, std::min(ground - y - std::max(0.0, floor - p.y), ground - ankle_ground));
-    if (job_.foot->points[r].kind == FootPointKind::Heel)
+    if (job_.foot->kind(r) == FootPointKind::Heel)
       heel_float_ = std::min(heel_float_, y - ground - (p.y - floor) - flat_rise_);
   }
   return worst;
@@ -176,7 +183,7 @@ double PlantFit::frame_excess(std::size_t i, int f, double rise) const {
 
 double PlantFit::query_ankle_and_ball(const Vec3& move_ws, const std::vector<int>& frames) const {
   const std::size_t n = frames.size();
-  // Queried point-major (every frame's ankle, then every frame's ball, then each rigid point):
+  // Queried point-major (every frame's ankle, then every frame's ball, then each foot point):
   // a locked point stands still from frame to frame, and Terrain::ground_at casts a run of
   // equal points once.
   xz_.clear();
@@ -198,14 +205,14 @@ double PlantFit::query_ankle_and_ball(const Vec3& move_ws, const std::vector<int
   return rise;
 }
 
-void PlantFit::query_rigid_points(const Vec3& move_ws, const std::vector<int>& frames,
-                                  std::size_t begin, std::size_t end) const {
-  // A rigid point where the ankle or the ball is (the foot model's own ankle and ball, usually)
-  // takes their answer: the same x, z bit for bit is the same query.
+void PlantFit::query_foot_points(const Vec3& move_ws, const std::vector<int>& frames,
+                                 std::size_t begin, std::size_t end) const {
+  // A point where the ankle or the ball is (the foot model's own ankle and ball, usually) takes
+  // their answer: the same x, z bit for bit is the same query.
   const std::size_t first_new = xz_.size();
-  for (int r = 0; r < rigid_; ++r)
+  for (int r = 0; r < count_; ++r)
     for (std::size_t i = begin; i < end; ++i) {
-      const Vec3& p = points_[static_cast<std::size_t>((frames[i] - first_) * rigid_ + r)];
+      const Vec3& p = points_[static_cast<std::size_t>((frames[i] - first_) * count_ + r)];
       const std::array<double, 2> xz{p.x + move_ws.x, p.z + move_ws.z};
       const std::size_t ankle_query = query_of_[i * per_frame_],
                         ball_query = query_of_[i * per_frame_ + 1];
@@ -227,7 +234,7 @@ void PlantFit::query_rigid_points(const Vec3& move_ws, const std::vector<int>& f
 double PlantFit::excess(const Vec3& move_ws, const std::vector<int>& frames,
                         std::vector<double>* per_frame) const {
   const double rise = query_ankle_and_ball(move_ws, frames);
-  query_rigid_points(move_ws, frames, 0, frames.size());
+  query_foot_points(move_ws, frames, 0, frames.size());
   double worst = -std::numeric_limits<double>::infinity();
   heel_float_ = std::numeric_limits<double>::infinity();
   if (per_frame) per_frame->resize(frames.size());
@@ -247,10 +254,10 @@ bool PlantFit::fits(const Vec3& move_ws, const std::vector<int>& frames) const {
   const auto deepest = std::find(frames.begin(), frames.end(), deepest_frame_);
   if (deepest != frames.end()) {
     const auto i = static_cast<std::size_t>(deepest - frames.begin());
-    query_rigid_points(move_ws, frames, i, i + 1);
+    query_foot_points(move_ws, frames, i, i + 1);
     if (frame_excess(i, frames[i], rise) > job_.fit_m) return false;
   }
-  query_rigid_points(move_ws, frames, 0, frames.size());
+  query_foot_points(move_ws, frames, 0, frames.size());
   double worst = -std::numeric_limits<double>::infinity();
   heel_float_ = std::numeric_limits<double>::infinity();
   for (std::size_t i = 0; i < frames.size(); ++i) {
@@ -281,6 +288,40 @@ double least_fitting_move(const PlantFit& fit, const Vec3& dir_ws, double max_mo
   return -1.0;
 }
 
+// The foot's horizontal direction (unit) on frame f: ankle to ball, else (a foot with no ball,
+// its mesh on the shin) ankle to the middle of its sole vertices; zero when neither has length.
+Vec3 foot_direction(const PlantPlacementJob& job, int f) {
+  Vec3 along = job.feet->toe[f] - job.feet->ankle[f];
+  const std::size_t sole = job.foot->sole_vertices.size();
+  if (!(std::hypot(along.x, along.z) > 1e-6) && !job.sole_ws.empty() && sole > 0) {
+    Vec3 middle(0.0);
+    for (std::size_t k = 0; k < sole; ++k)
+      middle += job.sole_ws[static_cast<std::size_t>(f) * sole + k];
+    along = middle / static_cast<double>(sole) - job.feet->ankle[f];
+  }
+  const double length = std::hypot(along.x, along.z);
+  return length > 1e-6 ? Vec3(along.x / length, 0.0, along.z / length) : Vec3(0.0);
+}
+
+// A plant of a foot with no ball (its direction from the mesh is no heel-to-toe line) moved by
+// the least fitting move of kFreeDirections directions around; `forward_ws` (unit or zero)
+// tells backwards from forwards. False when none fits.
+bool place_any_direction(const PlantFit& fit, const PlantPlacementJob& job, const Vec3& forward_ws,
+                         PlacedPlant& placed) {
+  double best = -1.0;
+  for (int k = 0; k < kFreeDirections; ++k) {
+    const double angle = 2.0 * kPi * k / kFreeDirections;
+    const Vec3 dir(std::cos(angle), 0.0, std::sin(angle));
+    const double limit = best >= 0 ? best - kSearchStep : job.max_move_m;
+    const double move = least_fitting_move(fit, dir, limit, job.margin_m);
+    if (move < 0 || (best >= 0 && !(move < best))) continue;
+    best = move;
+    placed.move_ws = dir * move;
+    placed.backwards = !(glm::dot(dir, forward_ws) > 0);
+  }
+  return best >= 0;
+}
+
 // Places one plant (see the header); its `move_ws` stays zero when it needs no move.
 PlacedPlant place_plant(const PlantPlacementJob& job, const Interval& plant,
                         std::vector<double>& excess_per_frame) {
@@ -308,6 +349,9 @@ PlacedPlant place_plant(const PlantPlacementJob& job, const Interval& plant,
       placed.move_ws = -dir * back;
       return placed;
     }
+  } else if (!job.sole_ws.empty() &&
+             place_any_direction(fit, job, foot_direction(job, plant.first), placed)) {
+    return placed;
   }
   placed.blocked = true;
   return placed;

@@ -6,20 +6,22 @@
 // every foot point, the same move on every frame of the plant (a plant never slides), eased in
 // during the swing before it (a forward move only after the swing foot last stood beyond where
 // the move puts it) and out during the swing after. A plant that fits nowhere within
-// `max_move_m` is left where it is and its frames are reported blocked.
+// `max_move_m` is left where it is and its frames are reported blocked. A foot with no ball (no
+// toe joint nor end site: a 2-bone leg whose foot mesh hangs on the shin) has no heel-to-toe
+// line: its plant moves by the least fitting move of 16 directions around.
 //
 // Inside or outside is told by vertical queries (the terrain is a height field): on each planted
-// frame each foot point (ankle, heel, ball, toe tip), held where the foot lock holds it, is
-// raised as the plan will raise the foot (one height for the plant: the most its ankle or ball
-// needs to stand on its planted level over the ground under it; the ground under the ankle is
-// the ball's where the ankle is over a step above the ball's) and turned to the ground under
-// the ankle; its depth under the ground at its (x, z) beyond what the input had under its own
-// floor, at most as much as that ground stands above the ground under the ankle (what the
-// terrain's steps add, not what the plan's lowering onto flat ground does), is its excess. A
-// placement fits where no excess is above fit_m and the heel stands on the ground on some frame of
-// the plant (a foot held only by its toes on a step edge does not), its height over the ground
-// counted beyond what the plant's rise would be were the ground the clip floor (the plan sets
-// each plant on its leg's planted level, terrain or not).
+// frame each foot point (ankle, heel, ball, toe tip; the skin's sole vertices when given), held
+// where the foot lock holds it, is raised as the plan will raise the foot (one height for the
+// plant: the most its ankle or ball needs to stand on its planted level over the ground under
+// it; the ground under the ankle is the ball's where the ankle is over a step above the ball's)
+// and turned to the ground under the ankle; its depth under the ground at its (x, z) beyond what
+// the input had under its own floor, at most as much as that ground stands above the ground
+// under the ankle (what the terrain's steps add, not what the plan's lowering onto flat ground
+// does), is its excess. A placement fits where no excess is above fit_m and the heel stands on
+// the ground on some frame of the plant (a foot held only by its toes on a step edge does not),
+// its height over the ground counted beyond what the plant's rise would be were the ground the
+// clip floor (the plan sets each plant on its leg's planted level, terrain or not).
 #include <span>
 #include <vector>
 
@@ -54,7 +56,7 @@ struct PlantPlacementJob {
   // Per frame: the foot lock's horizontal correction of the input's foot points (foot_lock.hpp,
   // as the plan's first pass makes it), so that a plant is tested where the lock holds it.
   std::span<const Vec3> lock_ws;
-  const FootModel* foot = nullptr;        // the leg's foot: its rigid points are queried
+  const FootModel* foot = nullptr;        // the leg's foot: its points are queried
   std::span<const char> planted;          // per frame (the input contacts)
   double floor = 0;                       // the clip floor, world Y
   double ankle_level = 0, toe_level = 0;  // the planted levels of ankle and ball, world Y
@@ -64,6 +66,9 @@ struct PlantPlacementJob {
   int ease_frames = 1;        // frames of the swing the move is eased over, at most
   double fit_m = 0.002;       // a placement fits where no excess is above this
   double margin_m = 0.01;     // clearance kept beyond the least fitting move
+  // Per frame, the input's sole vertices (foot->sole_vertices, world metres), frame-major:
+  // sole_ws[f * foot->sole_vertices.size() + k]. Empty: only the rigid points are queried.
+  std::span<const Vec3> sole_ws;
 
   // Finds each plant's placement and the per-frame offsets. Never throws except what the terrain
   // queries throw.

@@ -153,16 +153,17 @@ TEST(FootModel, SoleVerticesAreTheLowestOnTheFootAndArePosedByBlendSkinning) {
   skin.vertices.push_back(vertex_on_two(rest_ws, shin, ankle, 0.6, Vec3(0.1, 0.01, 0.0)));  // 4
   skin.vertices.push_back(vertex_on_two(rest_ws, ankle, toe, 0.5, Vec3(0.1, 0.01, 0.1)));   // 5
   const FootModel foot = build_foot_model(r.skeleton, r.left, Transform{}, &skin);
-  // The foot's lowest is 0.0; the band reaches a quarter of the way up to the ankle (0.0225).
-  EXPECT_EQ(foot.sole_vertices, (std::vector<int>{0, 1, 5}));
+  // The foot's lowest is 0.0; the band reaches a quarter of the way up to the ankle (0.0225);
+  // the instep, above the band but below the ankle, is the foot's outline.
+  EXPECT_EQ(foot.sole_vertices, (std::vector<int>{0, 1, 2, 5}));
   EXPECT_NEAR(foot.sole_height_m, 0.09, 1e-12);
-  EXPECT_EQ(foot.point_count(), 4 + 3);
+  EXPECT_EQ(foot.point_count(), 4 + 4);
   EXPECT_EQ(foot.kind(5), FootPointKind::Sole);
   std::vector<Vec3> at_rest;
   pose_foot_points(foot, &skin, rest_ws, at_rest);
   expect_near(at_rest[1], Vec3(0.1, 0.0, 0.0), "heel on the sole");
   expect_near(at_rest[4], Vec3(0.1, 0.0, -0.03), "sole vertex 0");
-  expect_near(at_rest[6], Vec3(0.1, 0.01, 0.1), "sole vertex 5");
+  expect_near(at_rest[7], Vec3(0.1, 0.01, 0.1), "sole vertex 5");
   // The toe bent up 30 degrees: vertex 5 moves half way between its place on the ankle and its
   // place on the bent toe (linear blend skinning).
   std::vector<Transform> locals = r.skeleton.rest;
@@ -171,7 +172,7 @@ TEST(FootModel, SoleVerticesAreTheLowestOnTheFootAndArePosedByBlendSkinning) {
   std::vector<Vec3> posed;
   pose_foot_points(foot, &skin, world, posed);
   const Vec3 on_toe = transform_point(world[toe], skin.vertices[5].local[1]);
-  expect_near(posed[6], 0.5 * (Vec3(0.1, 0.01, 0.1) + on_toe), "blended vertex");
+  expect_near(posed[7], 0.5 * (Vec3(0.1, 0.01, 0.1) + on_toe), "blended vertex");
   EXPECT_GT(posed[5].y, 0.005 + 0.01);  // the toe's sole vertex rose with the toe
 }
 
@@ -186,8 +187,16 @@ TEST(FootModel, AFootMeshOnTheShinBoneHasItsSoleThere) {
   skin.vertices.push_back(vertex_on(rest_ws, shin, Vec3(0.1, 0.3, 0.0)));     // 1 the calf
   skin.vertices.push_back(vertex_on(rest_ws, shin, Vec3(0.1, 0.06, 0.1)));    // 2 instep
   skin.vertices.push_back(vertex_on(rest_ws, shin, Vec3(0.1, 0.01, -0.03)));  // 3 sole
+  // 4: the front of the foot at the ankle's height, half on a foot controller hanging from the
+  // root whose rest pose is not where it was bound (0.5 m higher): blended at rest it would
+  // stand 25 cm up the calf; the shin carries it at the ankle.
+  SkinnedVertex front = vertex_on_two(rest_ws, shin, 0, 0.505, Vec3(0.1, 0.09, 0.12));
+  front.local[1] += Vec3(0.0, 0.5, 0.0);
+  skin.vertices.push_back(front);
   const FootModel foot = build_foot_model(r.skeleton, r.left, Transform{}, &skin);
-  EXPECT_EQ(foot.sole_vertices, (std::vector<int>{0, 3}));
+  // The band (0 and 3), then the outline of the rest below the ankle: the instep (2), whose
+  // front reaches a riser before the sole does, and the front vertex (4).
+  EXPECT_EQ(foot.sole_vertices, (std::vector<int>{0, 2, 3, 4}));
   EXPECT_NEAR(foot.sole_height_m, 0.09, 1e-12);
 }
 
@@ -201,7 +210,10 @@ TEST(FootModel, ManySoleVerticesAreSpreadOverTheSole) {
           rest_ws, r.left.ankle, Vec3(0.07 + 0.015 * k, 0.001 * ((i + k) % 3), -0.04 + 0.01 * i)));
   const FootModel a = build_foot_model(r.skeleton, r.left, Transform{}, &skin);
   const FootModel b = build_foot_model(r.skeleton, r.left, Transform{}, &skin);
-  EXPECT_EQ(a.sole_vertices.size(), 32u);
+  // The band's 32, and of the other 68 below the ankle (more than 64) those farthest out along
+  // 64 directions.
+  EXPECT_GT(a.sole_vertices.size(), 32u);
+  EXPECT_LE(a.sole_vertices.size(), 32u + 64u);
   EXPECT_EQ(a.sole_vertices, b.sole_vertices);
   EXPECT_TRUE(std::is_sorted(a.sole_vertices.begin(), a.sole_vertices.end()));
   // Spread over the sole: the lowest vertex (where the sampling starts) and the one farthest
@@ -220,6 +232,42 @@ TEST(FootModel, ManySoleVerticesAreSpreadOverTheSole) {
       nearest = std::min(nearest, std::hypot(rest[k].x - p.x, rest[k].z - p.z));
     EXPECT_LT(nearest, 0.025);
   }
+}
+
+}  // namespace
+}  // namespace ikfix::core
+
+namespace ikfix::core {
+namespace {
+
+// A foot with more vertices below the ankle than the outline keeps: the ones farthest out in
+// every direction are kept (the toe's front, the heel's back, both sides), so that a plane
+// (a riser, a tread) reaches one of them first.
+TEST(FootModel, ALargeFootMeshKeepsItsOutline) {
+  const Rig r = humanoid_rig();
+  const std::vector<Transform> rest_ws = world_of(r.skeleton, r.skeleton.rest);
+  Skin skin;
+  // A 10 x 26 x 8 cm box of vertices around the foot, on the ankle, 11 x 27 x 9 of them.
+  for (int i = 0; i <= 10; ++i)
+    for (int j = 0; j <= 26; ++j)
+      for (int k = 0; k <= 8; ++k)
+        skin.vertices.push_back(
+            vertex_on(rest_ws, r.left.ankle, Vec3(0.05 + 0.01 * i, 0.01 * k, -0.08 + 0.01 * j)));
+  const FootModel foot = build_foot_model(r.skeleton, r.left, Transform{}, &skin);
+  std::vector<Vec3> rest;
+  pose_foot_points(foot, &skin, rest_ws, rest);
+  double front = -1e9, back = 1e9, outer = -1e9, inner = 1e9;
+  for (int i = static_cast<int>(foot.points.size()); i < foot.point_count(); ++i) {
+    front = std::max(front, rest[i].z);
+    back = std::min(back, rest[i].z);
+    outer = std::max(outer, rest[i].x);
+    inner = std::min(inner, rest[i].x);
+  }
+  EXPECT_NEAR(front, 0.18, 1e-9);
+  EXPECT_NEAR(back, -0.08, 1e-9);
+  EXPECT_NEAR(outer, 0.15, 1e-9);
+  EXPECT_NEAR(inner, 0.05, 1e-9);
+  EXPECT_LE(foot.sole_vertices.size(), 32u + 64u);
 }
 
 }  // namespace

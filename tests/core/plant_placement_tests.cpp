@@ -268,5 +268,52 @@ TEST(PlantPlacement, APlantWithNoRoomToMoveIsBlocked) {
   EXPECT_GE(leg.max_shortfall_m, deepest - 1e-12);
 }
 
+// A skinned foot whose mesh reaches past its toe tip (a shoe's toe cap): with the riser just
+// beyond the tip, the rigid points fit where they are, but the front vertex, 4 cm further along
+// the toe, cuts the riser; given the sole's vertices (sole_ws), the plant moves back until the
+// vertex is out.
+TEST(PlantPlacement, APlantWhoseSkinnedToeCutsARiserMovesBack) {
+  const WalkPlants w;
+  const Interval plant = some_plant(w);
+  const Terrain stairs = riser_under_tip(w, plant, -0.01);  // 1 cm beyond the tip's reach
+  const RigidFootPoint& tip = w.foot.points.back();
+  ASSERT_EQ(tip.kind, FootPointKind::ToeTip);
+  Skin skin;
+  SkinnedVertex front;
+  front.joint[0] = tip.joint;
+  front.weight[0] = 1.0;
+  front.local[0] = tip.offset_ls * (1.0 + 0.04 / w.foot.toe_length_m);
+  skin.vertices.push_back(front);
+  FootModel foot = w.foot;
+  foot.sole_vertices = {0};
+  const int frames = w.walk.clip.frame_count;
+  std::vector<Vec3> sole_ws(frames);
+  std::vector<Transform> world(w.walk.skeleton.joint_count());
+  for (int f = 0; f < frames; ++f) {
+    world[tip.joint] = w.samples.at(f, tip.joint);
+    sole_ws[f] = skinned_position(front, world);
+  }
+  PlantPlacementJob job = w.job(stairs);
+  job.foot = &foot;
+  const auto find = [&](const PlantPlacement& placed) {
+    return std::find_if(placed.plants.begin(), placed.plants.end(),
+                        [&](const PlacedPlant& p) { return p.first == plant.first; });
+  };
+  const PlantPlacement rigid_only = job.run();
+  EXPECT_EQ(find(rigid_only), rigid_only.plants.end()) << "the rigid points alone fit";
+  job.sole_ws = sole_ws;
+  const PlantPlacement placed = job.run();
+  const auto it = find(placed);
+  ASSERT_NE(it, placed.plants.end());
+  EXPECT_FALSE(it->blocked);
+  EXPECT_TRUE(it->backwards);
+  // The vertex reaches about 3 cm into the riser (4 cm past the tip, the riser 1 cm beyond it,
+  // less what the toe's slope takes off along the ground): moved back that, at most 5 cm.
+  const double move = glm::length(it->move_ws);
+  EXPECT_GT(move, 0.015 + job.margin_m);
+  EXPECT_LT(move, 0.05 + job.margin_m);
+  for (int f = plant.first; f <= plant.last; ++f) EXPECT_EQ(placed.offset_ws[f], it->move_ws) << f;
+}
+
 }  // namespace
 }  // namespace ikfix::core
