@@ -169,10 +169,15 @@ TEST(AssimpModule, ImportPastTheTimeoutIsOneCleanError) {
 }
 
 // A real Collada clip whose import needs more than --max-memory: the child's address space
-// limit stops it, and the error says so on one line.
+// limit stops it, and the error says so on one line. The clip is read from a copy of its own, so
+// that no other test reading the shared file at the same time (ctest -j) counts as a process
+// left behind.
 TEST(AssimpModule, ImportAboveTheMemoryLimitIsOneCleanError) {
   IKFIX_REQUIRE_SHARED_DATA();
-  const fs::path dae = shared_data_dir() / "anim" / "dae" / "anims_with_full_rotations.dae";
+  const fs::path dir = temp_dir("assimp_memory_limit");
+  const fs::path dae = dir / "full_rotations_memory_limit.dae";
+  fs::copy_file(shared_data_dir() / "anim" / "dae" / "anims_with_full_rotations.dae", dae,
+                fs::copy_options::overwrite_existing);
   const CommandResult r = run_ikfix("inspect " + quoted(dae) + " --max-memory 1M");
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_EQ(count_lines(r.output), 1) << r.output;
@@ -183,6 +188,7 @@ TEST(AssimpModule, ImportAboveTheMemoryLimitIsOneCleanError) {
   EXPECT_EQ(processes_naming(dae.string()), 0);
   // The same file within the default limit reads.
   EXPECT_EQ(run_ikfix("inspect " + quoted(dae)).exit_code, 0);
+  fs::remove_all(dir);
 }
 
 // Errors from inside an Assimp import still reach the CLI as one line naming the file.
