@@ -193,16 +193,6 @@ std::optional<ObjGeometry> read_parts(const std::string& text, bool lean,
   return joined_parts(*parts);
 }
 
-// The error parse_obj gives for `text`, or "" when it reads it.
-std::string parse_obj_error(const std::string& text) {
-  try {
-    parse_obj(text, "t.obj");
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
-
 // `line` among well-formed lines (so the lean readers have room around it), read with and
 // without the lean readers on 1 and 3 threads: the same parts or refusal, and what parse_obj
 // gives; a refused text gives the terrain reader parse_obj's error message.
@@ -240,13 +230,7 @@ void expect_lean_as_general(const std::string& line) {
       }
       EXPECT_TRUE(same(joined_parts(*lean_unstored), joined_parts(*general_unstored))) << line;
     }
-  if (error.empty()) return;
-  try {
-    read_obj_terrain(text, glm::dmat4(1.0), "t.obj", &pool, std::nullopt, nullptr);
-    ADD_FAILURE() << "read: " << line;
-  } catch (const InputError& e) {
-    EXPECT_EQ(std::string(e.what()), error) << line;
-  }
+  expect_terrain_refuses_as_parse_obj(text, error, &pool, line);
 }
 
 // The footprint test by sides in the face pass (lean lines or not) keeps and marks what the

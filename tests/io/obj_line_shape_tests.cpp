@@ -163,16 +163,6 @@ TEST(ObjLineShape, FaceShapesReadPositionsAndCheckTheNormalsRepeatThem) {
   }
 }
 
-// The error parse_obj gives for `text`, or "" when it reads it.
-std::string parse_obj_error(const std::string& text) {
-  try {
-    parse_obj(text, "t.obj");
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
-
 // Runs of lines of one shape with `line` among them, read by both passes on 1 and 3 threads,
 // normals stored or only checked: what parse_obj gives, or its refusal.
 void expect_runs_as_general(const std::string& line) {
@@ -224,13 +214,7 @@ void expect_runs_as_general(const std::string& line) {
       EXPECT_EQ(got.every_corner_has_normal, expected.every_corner_has_normal) << line;
     }
   }
-  if (error.empty()) return;
-  try {
-    read_obj_terrain(text, glm::dmat4(1.0), "t.obj", &pool, std::nullopt, nullptr);
-    ADD_FAILURE() << "read: " << line;
-  } catch (const InputError& e) {
-    EXPECT_EQ(std::string(e.what()), error) << line;
-  }
+  expect_terrain_refuses_as_parse_obj(text, error, &pool, line);
 }
 
 TEST(ObjLineShape, RunsOfOneShapeReadAsTheGeneralReader) {
