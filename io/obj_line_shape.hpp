@@ -121,6 +121,12 @@ class FaceShape {
       offset_[k] = at;
       digits_[k] = 0;
       while (static_cast<unsigned char>(p[at + digits_[k]] - '0') <= 9) ++digits_[k];
+      // Only "a" or "a//a" corners (1-7 digits) are this shape; "a/t/a", which read_face also
+      // reads with the position's normal, is not.
+      const char* after = p + at + digits_[k];
+      const bool corner_form =
+          normals_ ? after[0] == '/' && after[1] == '/' : after[0] == (k < 2 ? ' ' : '\n');
+      if (digits_[k] < 1 || digits_[k] > 7 || !corner_form) return shape_.clear();
       digit_bytes_[k] = (std::uint64_t{1} << (8 * digits_[k])) - 1;
       at += digits_[k] + (normals_ ? 2 + digits_[k] : 0) + 1;
     }
