@@ -230,8 +230,12 @@ struct Terrain::Impl {
   // thread may still be querying it.
   mutable std::once_flag tiles_once;
   mutable SceneTiles tiles;  // set up on the first query
-  mutable std::mutex build_mutex;
-  mutable std::vector<std::unique_ptr<GroundScene>> scenes;  // guarded by build_mutex
+  // A tile's scene is built under the mutex of its stripe (tile % kBuildStripes), so that
+  // threads whose queries reach different tiles build them at the same time.
+  static constexpr std::size_t kBuildStripes = 64;
+  mutable std::array<std::mutex, kBuildStripes> build_mutex;
+  mutable std::mutex scenes_mutex;
+  mutable std::vector<std::unique_ptr<GroundScene>> scenes;  // guarded by scenes_mutex
   mutable std::once_flag ceiling_once;
   mutable CeilingGrid ceiling;  // set up on the first ground_ceiling
   const CeilingGrid& ceiling_grid() const;
@@ -239,12 +243,21 @@ struct Terrain::Impl {
   void fill_ceiling_block(const CeilingGrid& c, int column, int row) const;
   double ground_ceiling(const CeilingGrid& c, double x, double z) const;
 
+  // Checks the mesh and finds its bounds (and the whole mesh's, with a crop) and its ground
+  // triangles (check_and_classify); the errors in the order: vertices, normals, triangles, crop.
   void validate_and_bound();
-  void classify();
+  // Checks each triangle's vertex indices and lists it in `ground` when a vertical ray can land
+  // on it (neither zero-area nor vertical), in one pass.
+  void check_and_classify();
+  // Throws when a whole mesh has no ground triangle.
+  void require_ground() const;
   void make_device_and_vertices();
   // The tiles, listed on first use.
   const SceneTiles& scene_tiles() const;
   void list_tiles(SceneTiles& t) const;
+  // Per mesh vertex: the column and row of t's tiles holding its x and z less t.margin, then
+  // plus t.margin.
+  std::vector<std::array<std::uint16_t, 4>> vertex_tiles(const SceneTiles& t) const;
   // The scene of tile `tile`, built on first use.
   const GroundScene& tile_scene(std::size_t tile) const;
   // Throws TerrainPartTooSmall unless every point of `rect` lies kTerrainCropMargin inside the
@@ -333,27 +346,22 @@ void Terrain::Impl::validate_and_bound() {
     throw std::invalid_argument("terrain mesh has " + std::to_string(mesh.vertex_normals.size()) +
                                 " vertex normals for " + std::to_string(mesh.vertices.size()) +
                                 " vertices");
-  for (std::size_t i = 0; i < mesh.vertices.size(); ++i)
-    if (!is_finite(mesh.vertices[i]))
+  bounds_min = Vec3(std::numeric_limits<double>::infinity());
+  bounds_max = Vec3(-std::numeric_limits<double>::infinity());
+  if (options.crop && mesh.vertices.empty()) bounds_min = bounds_max = options.crop->whole_min;
+  for (std::size_t i = 0; i < mesh.vertices.size(); ++i) {  // checked and bounded in one pass
+    const Vec3& v = mesh.vertices[i];
+    if (!is_finite(v))
       throw std::invalid_argument("terrain mesh vertex " + std::to_string(i) + " is not finite");
+    bounds_min = glm::min(bounds_min, v);
+    bounds_max = glm::max(bounds_max, v);
+  }
   for (std::size_t i = 0; i < mesh.vertex_normals.size(); ++i)
     if (!is_finite(mesh.vertex_normals[i]))
       throw std::invalid_argument("terrain mesh vertex normal " + std::to_string(i) +
                                   " is not finite");
-  const std::size_t vertex_count = mesh.vertices.size();
-  for (std::size_t t = 0; t < mesh.triangles.size(); ++t)
-    for (const std::uint32_t index : mesh.triangles[t])
-      if (index >= vertex_count)
-        throw std::invalid_argument("terrain mesh triangle " + std::to_string(t) + " uses vertex " +
-                                    std::to_string(index) + " of " + std::to_string(vertex_count));
+  check_and_classify();
 
-  bounds_min = Vec3(std::numeric_limits<double>::infinity());
-  bounds_max = Vec3(-std::numeric_limits<double>::infinity());
-  if (options.crop && mesh.vertices.empty()) bounds_min = bounds_max = options.crop->whole_min;
-  for (const Vec3& v : mesh.vertices) {
-    bounds_min = glm::min(bounds_min, v);
-    bounds_max = glm::max(bounds_max, v);
-  }
   if (options.crop) {  // the part read lies within the whole mesh: take the whole one's frame
     const TerrainCrop& c = *options.crop;
     if (!is_finite(c.whole_min) || !is_finite(c.whole_max) ||
@@ -382,10 +390,15 @@ void Terrain::Impl::validate_and_bound() {
   coherent_span = std::max(bounds_max.x - bounds_min.x, bounds_max.z - bounds_min.z) / 16.0;
 }
 
-void Terrain::Impl::classify() {
+void Terrain::Impl::check_and_classify() {
+  const std::size_t vertex_count = mesh.vertices.size();
   ground.reserve(mesh.triangles.size());
   for (std::size_t t = 0; t < mesh.triangles.size(); ++t) {
     const auto& tri = mesh.triangles[t];
+    for (const std::uint32_t index : tri)
+      if (index >= vertex_count)
+        throw std::invalid_argument("terrain mesh triangle " + std::to_string(t) + " uses vertex " +
+                                    std::to_string(index) + " of " + std::to_string(vertex_count));
     const Vec3 n = glm::cross(mesh.vertices[tri[1]] - mesh.vertices[tri[0]],
                               mesh.vertices[tri[2]] - mesh.vertices[tri[0]]);
     const double len = glm::length(n);
@@ -393,6 +406,9 @@ void Terrain::Impl::classify() {
     if (std::abs(n.y) <= kVerticalNormalY * len) continue;  // vertical: riser, cliff wall
     ground.push_back(static_cast<std::uint32_t>(t));
   }
+}
+
+void Terrain::Impl::require_ground() const {
   if (ground.empty() && !options.crop)
     throw std::invalid_argument(
         "terrain mesh has no triangle to stand on (all are zero-area or vertical)");
@@ -442,51 +458,75 @@ void Terrain::Impl::list_tiles(SceneTiles& t) const {
   t.origin_x = min_x, t.origin_z = min_z;
   // Each triangle's first and last column and row of tiles (its box grown by the margin), then
   // two passes (count, fill): the triangles of each tile ascending. Most triangles lie in one
-  // tile, which is counted and filled without walking a rectangle of tiles.
+  // tile: when its three vertices lie in the same one (their x and z less and plus the margin),
+  // it is counted and filled without finding its box or walking a rectangle of tiles.
   const std::size_t n = ground.size();
-  auto reach = std::make_unique_for_overwrite<std::array<std::uint16_t, 4>[]>(n);  // c, r, c, r
+  const std::vector<std::array<std::uint16_t, 4>> vertex_reach = vertex_tiles(t);
   const std::size_t tile_count = static_cast<std::size_t>(t.columns) * t.rows;
-  t.start.assign(tile_count + 1, 0);
   const auto cols = static_cast<std::size_t>(t.columns);
-  auto each_tile = [cols](const std::array<std::uint16_t, 4>& r, auto&& body) {
-    if (r[0] == r[2] && r[1] == r[3]) return body(r[1] * cols + r[0]);
-    for (std::size_t row = r[1]; row <= r[3]; ++row)
-      for (std::size_t col = r[0]; col <= r[2]; ++col) body(row * cols + col);
-  };
-  for (std::size_t k = 0; k < n; ++k) {
-    const auto& tri = mesh.triangles[ground[k]];
-    const Vec3& a = mesh.vertices[tri[0]];
-    const Vec3& b = mesh.vertices[tri[1]];
-    const Vec3& c = mesh.vertices[tri[2]];
-    const double lo_x = std::min(std::min(a.x, b.x), c.x), hi_x = std::max(std::max(a.x, b.x), c.x);
-    const double lo_z = std::min(std::min(a.z, b.z), c.z), hi_z = std::max(std::max(a.z, b.z), c.z);
-    reach[k] = {static_cast<std::uint16_t>(t.column_of(lo_x - t.margin)),
-                static_cast<std::uint16_t>(t.row_of(lo_z - t.margin)),
-                static_cast<std::uint16_t>(t.column_of(hi_x + t.margin)),
-                static_cast<std::uint16_t>(t.row_of(hi_z + t.margin))};
-    each_tile(reach[k], [&](std::size_t tile) { ++t.start[tile + 1]; });
+  constexpr std::uint32_t kSeveral = std::numeric_limits<std::uint32_t>::max();
+  std::vector<std::uint32_t> home(vertex_reach.size());  // the vertex's one tile, or kSeveral
+  for (std::size_t v = 0; v < home.size(); ++v) {
+    const auto& r = vertex_reach[v];
+    home[v] =
+        r[0] == r[2] && r[1] == r[3] ? static_cast<std::uint32_t>(r[1] * cols + r[0]) : kSeveral;
   }
+  // Calls body(tile) for each tile that ground triangle k reaches.
+  auto each_tile = [&](std::size_t k, auto&& body) {
+    const auto& tri = mesh.triangles[ground[k]];
+    const std::uint32_t one = home[tri[0]];
+    if (one != kSeveral && one == home[tri[1]] && one == home[tri[2]]) return body(one);
+    const auto &a = vertex_reach[tri[0]], &b = vertex_reach[tri[1]], &c = vertex_reach[tri[2]];
+    const std::size_t c0 = std::min(std::min(a[0], b[0]), c[0]);
+    const std::size_t c1 = std::max(std::max(a[2], b[2]), c[2]);
+    const std::size_t r1 = std::max(std::max(a[3], b[3]), c[3]);
+    for (std::size_t row = std::min(std::min(a[1], b[1]), c[1]); row <= r1; ++row)
+      for (std::size_t col = c0; col <= c1; ++col) body(row * cols + col);
+  };
+  t.start.assign(tile_count + 1, 0);
+  for (std::size_t k = 0; k < n; ++k) each_tile(k, [&](std::size_t tile) { ++t.start[tile + 1]; });
   for (std::size_t k = 1; k < t.start.size(); ++k) t.start[k] += t.start[k - 1];
   t.triangles.resize(t.start.back());
   std::vector<std::uint32_t> fill(t.start.begin(), t.start.end() - 1);
   for (std::size_t k = 0; k < n; ++k)
-    each_tile(reach[k], [&](std::size_t tile) { t.triangles[fill[tile]++] = ground[k]; });
+    each_tile(k, [&](std::size_t tile) { t.triangles[fill[tile]++] = ground[k]; });
   t.built = std::make_unique<std::atomic<const GroundScene*>[]>(tile_count);
   for (std::size_t k = 0; k < tile_count; ++k) t.built[k].store(nullptr);
+}
+
+std::vector<std::array<std::uint16_t, 4>> Terrain::Impl::vertex_tiles(const SceneTiles& t) const {
+  // column_of and row_of are non-decreasing (a rounded difference, a product by a positive
+  // number, a clamped truncation), so the tile of a triangle's smallest x less the margin is the
+  // smallest of its vertices' ones: the same tiles as from the triangle's box, each vertex
+  // converted once instead of once per triangle using it.
+  std::vector<std::array<std::uint16_t, 4>> out(mesh.vertices.size());
+  for (std::size_t v = 0; v < mesh.vertices.size(); ++v) {
+    const Vec3& p = mesh.vertices[v];
+    out[v] = {static_cast<std::uint16_t>(t.column_of(p.x - t.margin)),
+              static_cast<std::uint16_t>(t.row_of(p.z - t.margin)),
+              static_cast<std::uint16_t>(t.column_of(p.x + t.margin)),
+              static_cast<std::uint16_t>(t.row_of(p.z + t.margin))};
+  }
+  return out;
 }
 
 const GroundScene& Terrain::Impl::tile_scene(std::size_t tile) const {
   const SceneTiles& t = scene_tiles();
   const GroundScene* s = t.built[tile].load(std::memory_order_acquire);
   if (s) return *s;
-  const std::lock_guard<std::mutex> lock(build_mutex);
+  const std::lock_guard<std::mutex> lock(build_mutex[tile % kBuildStripes]);
   s = t.built[tile].load(std::memory_order_acquire);
   if (s) return *s;
   const std::span<const std::uint32_t> triangles(t.triangles.data() + t.start[tile],
                                                  t.start[tile + 1] - t.start[tile]);
-  scenes.push_back(build_scene(triangles));
-  t.built[tile].store(scenes.back().get(), std::memory_order_release);
-  return *scenes.back();
+  std::unique_ptr<GroundScene> scene = build_scene(triangles);
+  s = scene.get();
+  {
+    const std::lock_guard<std::mutex> own(scenes_mutex);
+    scenes.push_back(std::move(scene));
+  }
+  t.built[tile].store(s, std::memory_order_release);
+  return *s;
 }
 
 void Terrain::Impl::gather_prims(std::span<const std::uint32_t> triangles, GroundScene& s) const {
@@ -1006,7 +1046,7 @@ Terrain::Terrain(TerrainMesh mesh, TerrainOptions options) : impl_(std::make_uni
   impl_->smooth = options.smooth_normals && !impl_->mesh.vertex_normals.empty();
   impl_->validate_and_bound();
   impl_->set_held();
-  impl_->classify();
+  impl_->require_ground();
   impl_->make_device_and_vertices();
 }
 

@@ -378,6 +378,57 @@ TEST(TerrainThreads, SameAnswerOnEveryThread) {
       expect_same(results[t][i], reference[i], "thread");
 }
 
+// Threads whose first queries lie in different tiles build those tiles' scenes at the same
+// time: every answer is the one of a terrain queried on one thread.
+TEST(TerrainThreads, TilesBuiltAtOnceAnswerAsOnOneThread) {
+  BumpsParams p;
+  p.cell = 0.1;
+  const TerrainMesh mesh = make_bumps_terrain(p);
+  const auto points = random_points(6000, 10.0, 11);
+  const Terrain serial(mesh);
+  std::vector<GroundHit> reference(points.size());
+  serial.ground_at(points, reference);
+  const Terrain terrain(mesh);
+  constexpr int kThreads = 4;
+  std::vector<std::vector<GroundHit>> results(kThreads, std::vector<GroundHit>(points.size()));
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {  // each from its own quarter of the points on
+      const std::size_t start = points.size() * static_cast<std::size_t>(t) / kThreads;
+      for (std::size_t k = 0; k < points.size(); ++k) {
+        const std::size_t i = (start + k) % points.size();
+        results[t][i] = terrain.ground_at(points[i][0], points[i][1]);
+      }
+    });
+  for (auto& thread : threads) thread.join();
+  for (int t = 0; t < kThreads; ++t)
+    for (std::size_t i = 0; i < points.size(); ++i)
+      expect_same(results[t][i], reference[i], "thread");
+}
+
+// Errors come in the order: vertices, normals, triangles (whatever comes later in the mesh).
+TEST(TerrainMeshValidation, ErrorsInTheOrderVerticesNormalsTriangles) {
+  auto error_of = [](TerrainMesh mesh) {
+    try {
+      const Terrain terrain(std::move(mesh));
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  TerrainMesh mesh = plane_mesh(0, 0, 0, 1, 2);
+  mesh.triangles[0][1] = 99;
+  EXPECT_NE(error_of(mesh).find("triangle 0 uses vertex 99"), std::string::npos);
+  mesh.vertex_normals.assign(mesh.vertices.size(), Vec3(0, 1, 0));
+  mesh.vertex_normals.back().x = std::nan("");
+  EXPECT_NE(error_of(mesh).find("vertex normal"), std::string::npos) << error_of(mesh);
+  mesh.vertices.back().z = std::numeric_limits<double>::infinity();
+  const std::string vertex = error_of(mesh);
+  EXPECT_NE(vertex.find("vertex " + std::to_string(mesh.vertices.size() - 1) + " is not finite"),
+            std::string::npos)
+      << vertex;
+}
+
 TEST(TerrainMeshValidation, RejectsBadMeshes) {
   EXPECT_THROW(Terrain(TerrainMesh{}), std::invalid_argument);
 
