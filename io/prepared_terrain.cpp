@@ -6,14 +6,17 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "io/error.hpp"
 #include "io/file_util.hpp"
 #include "io/mapped_file.hpp"
+#include "io/parallel_blocks.hpp"
 
 namespace ikfix::io {
 
@@ -334,6 +337,12 @@ struct TileData {
 struct KeptTriangle {
   std::uint32_t index, tile, v0, v1, v2;
 };
+// The first `size` of `items` (allocated for every triangle of the tiles read, not cleared).
+struct KeptTriangles {
+  std::unique_ptr<KeptTriangle[]> items;
+  std::size_t size = 0;
+  std::span<const KeptTriangle> view() const { return {items.get(), size}; }
+};
 
 // A mapped prepared terrain, its header and tile table checked; a tile's data is checked when
 // it is read.
@@ -345,13 +354,15 @@ class PreparedReader {
     tiles_ = tile_table();
   }
 
-  TerrainRead read(const std::optional<core::XzBox>& keep) {
+  std::size_t file_bytes() const { return bytes_.size(); }
+
+  TerrainRead read(const std::optional<core::XzBox>& keep, const core::ParallelRunner* runner) {
     TerrainRead out;
     if (!keep) {
       whole(out.mesh);
       return out;
     }
-    crop(*keep, out.mesh);
+    crop(*keep, out.mesh, runner);
     core::TerrainCrop c;
     c.whole_min = Vec3(h_.bounds_min[0], h_.bounds_min[1], h_.bounds_min[2]);
     c.whole_max = Vec3(h_.bounds_max[0], h_.bounds_max[1], h_.bounds_max[2]);
@@ -483,9 +494,10 @@ class PreparedReader {
 
   // crop_terrain_mesh(whole, keep): the triangles touching `keep`, in mesh order, vertices
   // numbered by first use.
-  void crop(const core::XzBox& keep, core::TerrainMesh& mesh) {
+  void crop(const core::XzBox& keep, core::TerrainMesh& mesh, const core::ParallelRunner* runner) {
     std::vector<TileData> read;
-    const std::vector<KeptTriangle> kept = kept_triangles(keep, read);
+    const KeptTriangles kept_items = kept_triangles(keep, read, runner);
+    const std::span<const KeptTriangle> kept = kept_items.view();
     std::uint32_t lo = kUnset, hi = 0;
     for (const TileData& d : read) lo = std::min(lo, d.min_id), hi = std::max(hi, d.max_id);
     VertexRemap remap(lo, hi, 3 * kept.size());
@@ -513,7 +525,7 @@ class PreparedReader {
   // of a mesh numbered row by row): each kept triangle's rank is the bits set before its own.
   // Else sorted.
   template <typename Visit>
-  void for_each_in_mesh_order(const std::vector<KeptTriangle>& kept, Visit&& visit) const {
+  void for_each_in_mesh_order(std::span<const KeptTriangle> kept, Visit&& visit) const {
     std::uint32_t lo = kUnset, hi = 0;
     for (const KeptTriangle& t : kept) lo = std::min(lo, t.index), hi = std::max(hi, t.index);
     if (kept.empty()) return;
@@ -549,36 +561,60 @@ class PreparedReader {
   }
 
   // The triangles whose horizontal box touches `keep`, from the tiles whose bounds touch it
-  // (appended to `read`, checked). A tile whose bounds lie inside `keep` is taken whole
-  // without looking at its triangles' corners.
-  std::vector<KeptTriangle> kept_triangles(const core::XzBox& keep, std::vector<TileData>& read) {
-    auto touches = [&](const TileEntry& t) {
-      return t.triangle_count > 0 && t.max_x >= keep.min_x && t.min_x <= keep.max_x &&
-             t.max_z >= keep.min_z && t.min_z <= keep.max_z;
+  // (appended to `read`, checked), in the tiles' order: the tiles are read on `runner`'s
+  // threads, each into its own stretch of the result, and an error is the one of the first tile
+  // that has one, as in a loop over the tiles.
+  KeptTriangles kept_triangles(const core::XzBox& keep, std::vector<TileData>& read,
+                               const core::ParallelRunner* runner) {
+    std::vector<const TileEntry*> touched;
+    std::vector<std::size_t> first{0};  // per touched tile, where its triangles go in `kept`
+    for (const TileEntry& t : tiles_)
+      if (t.triangle_count > 0 && t.max_x >= keep.min_x && t.min_x <= keep.max_x &&
+          t.max_z >= keep.min_z && t.min_z <= keep.max_z)
+        touched.push_back(&t), first.push_back(first.back() + t.triangle_count);
+    KeptTriangles kept;
+    kept.items = std::make_unique_for_overwrite<KeptTriangle[]>(first.back());
+    read.resize(touched.size());
+    auto read_tile = [&](std::size_t k, KeptTriangle* out) {
+      read[k] = tile_data(*touched[k]);
+      return keep_from_tile(keep, *touched[k], read[k], static_cast<std::uint32_t>(k), out);
     };
-    std::size_t most = 0;
-    for (const TileEntry& t : tiles_) most += touches(t) ? t.triangle_count : 0;
-    std::vector<KeptTriangle> kept;
-    kept.reserve(most);
-    for (const TileEntry& t : tiles_) {
-      if (!touches(t)) continue;
-      const bool inside = t.min_x >= keep.min_x && t.max_x <= keep.max_x && t.min_z >= keep.min_z &&
-                          t.max_z <= keep.max_z;
-      const auto slot = static_cast<std::uint32_t>(read.size());
-      const TileData& d = read.emplace_back(tile_data(t));
-      for (std::uint32_t k = 0; k < d.triangle_count; ++k) {
-        const TriangleRecord r = checked_record(d, k);
-        if (!inside) {
-          const Vec3 a = TileData::vec3(d.positions, r.v0), b = TileData::vec3(d.positions, r.v1),
-                     c = TileData::vec3(d.positions, r.v2);
-          if (std::max({a.x, b.x, c.x}) < keep.min_x || std::min({a.x, b.x, c.x}) > keep.max_x ||
-              std::max({a.z, b.z, c.z}) < keep.min_z || std::min({a.z, b.z, c.z}) > keep.max_z)
-            continue;
-        }
-        kept.push_back({r.index, slot, r.v0, r.v1, r.v2});
-      }
+    if (!runner || runner->threads() < 2) {
+      for (std::size_t k = 0; k < touched.size(); ++k)
+        kept.size += read_tile(k, kept.items.get() + kept.size);
+      return kept;
+    }
+    std::vector<std::size_t> count(touched.size());
+    for_each_block(runner, static_cast<int>(touched.size()),
+                   [&](int k) { count[k] = read_tile(k, kept.items.get() + first[k]); });
+    for (std::size_t k = 0; k < touched.size(); ++k) {  // closes the gaps, moving down
+      const KeptTriangle* from = kept.items.get() + first[k];
+      std::copy(from, from + count[k], kept.items.get() + kept.size);
+      kept.size += count[k];
     }
     return kept;
+  }
+
+  // Writes to `out` the triangles of tile `t` (read as `d`, slot `slot` of the tiles read) whose
+  // horizontal box touches `keep`, checked; returns how many. A tile whose bounds lie inside
+  // `keep` is taken whole without looking at its triangles' corners.
+  std::size_t keep_from_tile(const core::XzBox& keep, const TileEntry& t, const TileData& d,
+                             std::uint32_t slot, KeptTriangle* out) const {
+    const bool inside = t.min_x >= keep.min_x && t.max_x <= keep.max_x && t.min_z >= keep.min_z &&
+                        t.max_z <= keep.max_z;
+    std::size_t n = 0;
+    for (std::uint32_t k = 0; k < d.triangle_count; ++k) {
+      const TriangleRecord r = checked_record(d, k);
+      if (!inside) {
+        const Vec3 a = TileData::vec3(d.positions, r.v0), b = TileData::vec3(d.positions, r.v1),
+                   c = TileData::vec3(d.positions, r.v2);
+        if (std::max({a.x, b.x, c.x}) < keep.min_x || std::min({a.x, b.x, c.x}) > keep.max_x ||
+            std::max({a.z, b.z, c.z}) < keep.min_z || std::min({a.z, b.z, c.z}) > keep.max_z)
+          continue;
+      }
+      out[n++] = {r.index, slot, r.v0, r.v1, r.v2};
+    }
+    return n;
   }
 
   std::string file_;
@@ -647,9 +683,13 @@ void save_prepared_terrain(const std::filesystem::path& path, const core::Terrai
 }
 
 TerrainRead load_prepared_terrain(const std::filesystem::path& path,
-                                  const std::optional<core::XzBox>& keep_ws) {
+                                  const std::optional<core::XzBox>& keep_ws, int threads) {
   PreparedReader reader(path);
-  return reader.read(keep_ws);
+  if (threads <= 0)
+    threads = static_cast<int>(std::min(8u, std::max(1u, std::thread::hardware_concurrency())));
+  std::optional<core::ThreadPool> pool;  // a small file's crop costs less than starting threads
+  if (threads > 1 && keep_ws && reader.file_bytes() >= (2u << 20)) pool.emplace(threads);
+  return reader.read(keep_ws, pool ? &*pool : nullptr);
 }
 
 }  // namespace ikfix::io

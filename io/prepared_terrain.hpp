@@ -29,9 +29,11 @@ void save_prepared_terrain(const std::filesystem::path& path, const core::Terrai
 // tiles whose bounds touch `keep_ws` (each tile holds its triangles and the vertices they use).
 // Throws InputError naming `path` with one line when the file is not a prepared terrain, is of
 // another format version (stale: prepare it again), is truncated, or fails a checksum or an
-// index check in what it reads (corrupt).
+// index check in what it reads (corrupt). A crop of a file of 2 MB or more reads its tiles on
+// `threads` threads (0: one per hardware thread, at most 8); the result and any error are the
+// same whatever the number.
 TerrainRead load_prepared_terrain(const std::filesystem::path& path,
-                                  const std::optional<core::XzBox>& keep_ws);
+                                  const std::optional<core::XzBox>& keep_ws, int threads = 1);
 
 // The 64-bit checksum the format uses over `size` bytes (exposed for the tests).
 std::uint64_t prepared_checksum(const void* data, std::size_t size);

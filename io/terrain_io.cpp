@@ -237,7 +237,7 @@ TerrainRead load_terrain_part(const std::filesystem::path& path, double metres_p
       throw InputError(file,
                        "a prepared terrain is in metres, Y up: give the unit and up axis to "
                        "`ikfix terrain prepare`, not here");
-    return load_prepared_terrain(path, keep_ws);
+    return load_prepared_terrain(path, keep_ws, threads);
   }
   if (has_obj_extension(path)) {
     TerrainRead read = load_obj_terrain(path, file, to_world, keep_ws, threads);

@@ -263,13 +263,17 @@ TEST(PreparedTerrain, RoundTripsTheWholeMeshAndCropsByTiles) {
     expect_same_mesh(all.mesh, mesh);
     EXPECT_FALSE(all.crop.has_value());
     for (const core::XzBox& r : kRects) {
-      const TerrainRead part = load_prepared_terrain(path, r);
-      expect_same_mesh(part.mesh,
-                       core::crop_terrain_mesh(mesh, r.min_x, r.min_z, r.max_x, r.max_z));
-      ASSERT_TRUE(part.crop.has_value());
-      const core::Terrain t(mesh);
-      EXPECT_TRUE(same_bits(part.crop->whole_min, t.bounds_min()));
-      EXPECT_TRUE(same_bits(part.crop->whole_max, t.bounds_max()));
+      const core::TerrainMesh want =
+          core::crop_terrain_mesh(mesh, r.min_x, r.min_z, r.max_x, r.max_z);
+      for (const int threads : {1, 2, 3}) {  // tiles read on several threads: the same part
+        SCOPED_TRACE(threads);
+        const TerrainRead part = load_prepared_terrain(path, r, threads);
+        expect_same_mesh(part.mesh, want);
+        ASSERT_TRUE(part.crop.has_value());
+        const core::Terrain t(mesh);
+        EXPECT_TRUE(same_bits(part.crop->whole_min, t.bounds_min()));
+        EXPECT_TRUE(same_bits(part.crop->whole_max, t.bounds_max()));
+      }
     }
   }
 }
@@ -391,6 +395,66 @@ TEST(PreparedTerrain, CropChecksTheTilesItReads) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("truncated"), std::string::npos) << e.what();
   }
+}
+
+// Tiles read on several threads report the error a loop over them gives: that of the first
+// damaged tile in the table's order, though a later tile's check may end first.
+TEST(PreparedTerrain, CropOnThreadsReportsTheFirstDamagedTile) {
+  const auto dir = test::scratch_dir("prepared_damaged_tiles");
+  core::BumpsParams params;
+  params.size = 20.0;
+  params.cell = 0.1;
+  const auto good = dir / "good.ikterrain";
+  save_prepared_terrain(good, core::make_bumps_terrain(params));  // 80 k triangles
+  std::string bytes = read_file(good);
+  std::uint32_t grid[2];  // tile columns, rows (bytes 48-55)
+  std::memcpy(grid, bytes.data() + 48, sizeof grid);
+  const std::size_t tiles = std::size_t{grid[0]} * grid[1];
+  ASSERT_GE(tiles, 8u);
+  auto entry = [&](std::size_t k) { return 256 + 56 * k; };  // TileEntry: 56 bytes
+  auto u64_at = [&](std::size_t at) {
+    std::uint64_t v;
+    std::memcpy(&v, bytes.data() + at, sizeof v);
+    return v;
+  };
+  // The last tile: a triangle record's first corner out of range, its checksums made right
+  // again (the tile's, the table's, the header's), so only the index check finds it.
+  const std::size_t last = entry(tiles - 1);
+  std::uint32_t counts[2];  // vertex, triangle count
+  std::memcpy(counts, bytes.data() + last + 40, sizeof counts);
+  ASSERT_GT(counts[1], 0u);
+  std::uint32_t normals = 0;  // has normals (bytes 40-43)
+  std::memcpy(&normals, bytes.data() + 40, sizeof normals);
+  const std::uint64_t data = u64_at(last + 32);
+  const std::uint64_t size = (4 * std::uint64_t{counts[0]} + 7) / 8 * 8 +
+                             (normals ? 48 : 24) * std::uint64_t{counts[0]} +
+                             16 * std::uint64_t{counts[1]};
+  const std::uint32_t far_corner = counts[0] + 5;
+  std::memcpy(bytes.data() + data + size - 12, &far_corner, sizeof far_corner);
+  const std::uint64_t tile_sum = prepared_checksum(bytes.data() + data, size);
+  std::memcpy(bytes.data() + last + 48, &tile_sum, sizeof tile_sum);
+  const std::uint64_t table_sum = prepared_checksum(bytes.data() + 256, 56 * tiles);
+  std::memcpy(bytes.data() + 152, &table_sum, sizeof table_sum);
+  std::memset(bytes.data() + 160, 0, 8);
+  const std::uint64_t header_sum = prepared_checksum(bytes.data(), 256);
+  std::memcpy(bytes.data() + 160, &header_sum, sizeof header_sum);
+  const auto path = dir / "damaged.ikterrain";
+  auto error_with = [&](int threads) {
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+    try {
+      load_prepared_terrain(path, core::XzBox{-20.0, -20.0, 20.0, 20.0}, threads);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  for (const int threads : {1, 4})
+    EXPECT_NE(error_with(threads).find("(an index out of range)"), std::string::npos) << threads;
+  // Then the first tile's data flipped too: its checksum fails first, on any number of threads.
+  const std::uint64_t first = u64_at(entry(0) + 32);
+  bytes[first + 8] = static_cast<char>(bytes[first + 8] ^ 0x10);
+  for (const int threads : {1, 2, 4})
+    EXPECT_NE(error_with(threads).find("(tile checksum)"), std::string::npos) << threads;
 }
 
 }  // namespace
