@@ -56,6 +56,14 @@ void land_softly(const std::vector<Interval>& plants, std::span<const double> ne
 
 }  // namespace
 
+bool all_above_mesh(const Terrain& terrain, std::span<const Vec3> points_ws) {
+  if (!(terrain.held_margin(0.0, 0.0) == std::numeric_limits<double>::infinity())) return false;
+  const double top = terrain.bounds_max().y;
+  for (const Vec3& p : points_ws)
+    if (!(p.y >= top)) return false;
+  return true;
+}
+
 bool FootClearanceJob::validate() const {
   return foot && terrain && foot_rotation.size() == planted.size() && max_rise_per_frame > 0 &&
          rise_lead_frames >= 0 && max_planted_rise >= 0 && bend_smoothing_frames >= 0 &&
@@ -88,7 +96,10 @@ void FootClearanceJob::lacks(std::span<const Vec3> ankle_target_ws, const ToeBen
   // at -1 (only a positive lack is used: bend_more, run).
   const std::size_t m = frames.size();
   std::vector<char> above(some.size());
-  terrain->above_ground_ceiling(some, above);
+  if (!all_above_mesh(*terrain, some))
+    terrain->above_ground_ceiling(some, above);
+  else
+    std::fill(above.begin(), above.end(), char{1});
   constexpr std::size_t kAbove = std::numeric_limits<std::size_t>::max();
   std::vector<std::size_t> asked(some.size(), kAbove);  // [i * m + k]: its index in xz
   std::vector<std::array<double, 2>> xz;
@@ -187,7 +198,10 @@ FootClearance FootClearanceJob::run(std::span<Vec3> ankle_target_ws, std::span<V
   std::vector<Vec3> points;
   std::vector<double> lack;
   lacks(ankle_target_ws, toe_bend, every, points, lack);
-  if (can_bend && max_toe_bend > 0) {
+  // With no point under the terrain, bend_more bends nothing: it only makes the axes of a bend
+  // not made yet (an empty toe_bend). Nothing else below changes then either.
+  const bool any_under = std::any_of(lack.begin(), lack.end(), [](double d) { return d > 0; });
+  if (can_bend && max_toe_bend > 0 && (any_under || toe_bend.angle.empty())) {
     const std::vector<double> angle_before = toe_bend.angle;  // empty: no bend yet
     out.bent_frames = bend_more(points, lack, toe_bend);
     // Posed again only where the bend changed (a zero bend, whatever its axis, poses the same).

@@ -39,6 +39,14 @@ std::vector<double> clearance_rise(std::span<const double> need, std::span<const
                                    double smoothing_frames, double max_rise_per_frame,
                                    int lead_frames);
 
+// Whether every point lies at or above the terrain's highest vertex (bounds_max().y) on a
+// terrain held whole: each is then at or above ground_ceiling there too (every ground answer
+// lies within the vertex heights: the terrain clamps a triangle's plane to its height range,
+// and no query can throw TerrainPartTooSmall), so none is under the terrain, known without a
+// lookup of the ceiling's cells. False for a terrain read in part (its ceiling is +infinity
+// where a query would throw, which the caller must see).
+bool all_above_mesh(const Terrain& terrain, std::span<const Vec3> points_ws);
+
 struct FootClearanceJob {
   const OutputFoot* foot = nullptr;
   const Terrain* terrain = nullptr;

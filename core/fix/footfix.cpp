@@ -145,7 +145,8 @@ std::vector<Vec3> ClipFix::input_sole(const FootModel& foot, int l) const {
 // the plan starts from. Each leg reads and moves only its own: the legs side by side.
 void ClipFix::place_plants() {
   for (int l = 0; l < 2; ++l) input_ankle[l] = samples.feet[l].ankle;
-  if (!s.place_plants) return;
+  // On level ground no plant can need a move (no_plant_can_move): nothing to place.
+  if (!s.place_plants || no_plant_can_move(*in.terrain, floor, s.plant_block_depth)) return;
   const int blend_frames = std::max(1, static_cast<int>(std::lround(s.lock_blend_time * fps)));
   for_each_leg([&](int l) {
     const FootModel foot = build_foot_model(*in.skeleton, in.rig.legs[l], to_world, in.skin);

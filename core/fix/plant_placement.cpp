@@ -411,6 +411,15 @@ std::vector<int> ease_windows(const std::vector<Interval>& plants,
 
 }  // namespace
 
+bool no_plant_can_move(const Terrain& terrain, double floor_y, double tolerance_m) {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  if (!(terrain.held_margin(0.0, 0.0) == kInf) || !std::isfinite(floor_y)) return false;
+  const double highest = std::max(terrain.bounds_max().y, floor_y);
+  const double lowest = std::min(terrain.bounds_min().y, floor_y);
+  // Rounding is monotone: a difference of heights within [lowest, highest] is at most this.
+  return highest - lowest <= tolerance_m;
+}
+
 PlantPlacement PlantPlacementJob::run() const {
   PlantPlacement result;
   const int frames = static_cast<int>(planted.size());

@@ -75,6 +75,16 @@ struct PlantPlacementJob {
   PlantPlacement run() const;
 };
 
+// Whether no plant on `terrain` can have an excess above `tolerance_m` (PlantPlacementJob::run
+// would then move and block nothing), for a clip whose floor is `floor_y` (world Y), known
+// without a query. A point's excess is at most its ground's height less the ground under the
+// ankle; every ground answer lies within the mesh's vertex heights (bounds_min/max().y: the
+// terrain clamps a triangle's plane to its height range) and a missed query counts as the floor, so
+// the excess is at most the highest of these less the lowest: true when that is at most
+// `tolerance_m` (level ground, its floor at most that far) and no query can throw (the terrain is
+// held whole, no part read: TerrainPartTooSmall).
+bool no_plant_can_move(const Terrain& terrain, double floor_y, double tolerance_m);
+
 // Adds `placement`'s offsets to `feet` (the input's foot points the plan starts from).
 void apply_plant_placement(const PlantPlacement& placement, FootTrack& feet);
 

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -133,6 +135,35 @@ TEST(FootClearance, ASwingToeTipInsideARiserClearsTheTread) {
   EXPECT_NEAR(done.max_lift_m, 0.13, 1e-9);
 }
 
+// A foot wholly above the ground: nothing bends or rises, a bend given stays as it was bit for
+// bit, and a bend not made yet is made (zero angles, the toe's axes) as when a point is under.
+TEST(FootClearance, AFootAboveTheGroundKeepsItsBendOrGetsItsAxes) {
+  const Biped biped;
+  LeftFoot left(biped);
+  FlatParams low;
+  low.height = -0.2;
+  const Terrain below(make_flat_terrain(low));
+  const std::vector<char> planted(kFrames, 1);
+  const FootClearanceJob job = left.job(below, planted);
+  ToeBend fresh;
+  const FootClearance none = job.run(left.ankle_target, left.toe_target, fresh);
+  EXPECT_EQ(none.bent_frames, 0);
+  EXPECT_EQ(none.lifted_frames, 0);
+  ASSERT_EQ(fresh.angle.size(), static_cast<std::size_t>(kFrames));
+  ASSERT_EQ(fresh.axis.size(), static_cast<std::size_t>(kFrames));
+  for (int f = 0; f < kFrames; ++f) {
+    EXPECT_EQ(fresh.angle[f], 0.0);
+    EXPECT_LT(glm::length(fresh.axis[f] - Vec3(-1, 0, 0)), 1e-12) << f;  // toe along +z
+  }
+  ToeBend given;
+  given.angle.assign(kFrames, 0.1);
+  given.axis.assign(kFrames, Vec3(0, 0, 1));
+  const ToeBend before = given;
+  job.run(left.ankle_target, left.toe_target, given);
+  EXPECT_EQ(given.angle, before.angle);
+  EXPECT_EQ(given.axis, before.axis);
+}
+
 TEST(FootClearance, PlantedToesBendUpASlopeWithoutMovingTheFoot) {
   const Biped biped;
   LeftFoot left(biped);
@@ -195,6 +226,44 @@ TEST(FootClearance, TheSameBitsWhateverTheThreads) {
   }
   EXPECT_EQ(std::memcmp(ankles[0].data(), ankles[1].data(), ankles[0].size() * sizeof(Vec3)), 0);
   EXPECT_EQ(bends[0], bends[1]);
+}
+
+}  // namespace
+}  // namespace ikfix::core
+
+namespace ikfix::core {
+namespace {
+
+// all_above_mesh: true only where every point stands at or above the highest vertex of a terrain
+// held whole; then no point is under the ground (each answer there is at most its height).
+TEST(FootClearance, AllAboveMeshOnlyAtOrAboveTheHighestVertex) {
+  SlopeParams slope;
+  slope.angle_deg = 20.0;
+  const Terrain ramp(make_slope_terrain(slope));
+  const double top = ramp.bounds_max().y;
+  std::vector<Vec3> points = {Vec3(0.3, top, 0.2), Vec3(-4.0, top + 1.0, 3.0),
+                              Vec3(4.0, top + 0.01, 4.5)};
+  EXPECT_TRUE(all_above_mesh(ramp, points));
+  std::vector<std::array<double, 2>> xz;
+  for (const Vec3& p : points) xz.push_back({p.x, p.z});
+  std::vector<GroundHit> hits(xz.size());
+  ramp.ground_at(xz, hits);
+  for (std::size_t i = 0; i < points.size(); ++i)
+    EXPECT_TRUE(!hits[i].hit || hits[i].height <= points[i].y) << i;
+  // One point a hair below the top (near the ramp's high end): the ceiling's cells must be
+  // asked.
+  points.push_back(Vec3(0.0, std::nextafter(top, -1.0), 9.9));
+  EXPECT_FALSE(all_above_mesh(ramp, points));
+  points.back().y = std::nan("");
+  EXPECT_FALSE(all_above_mesh(ramp, points));
+  // A part read for the clip: a query past it would throw, which the caller must see.
+  const TerrainMesh whole = make_flat_terrain({});
+  TerrainOptions part;
+  part.crop = TerrainCrop{Vec3(-10, 0, -10), Vec3(10, 0, 10), -2.0, -2.0, 2.0, 2.0};
+  const Terrain cropped(crop_terrain_mesh(whole, -2.0, -2.0, 2.0, 2.0), part);
+  EXPECT_FALSE(all_above_mesh(cropped, std::vector<Vec3>{Vec3(0.0, 1.0, 0.0)}));
+  EXPECT_TRUE(all_above_mesh(Terrain(make_flat_terrain({})),
+                             std::vector<Vec3>{Vec3(0.0, 0.0, 0.0), Vec3(30.0, 0.5, 0.0)}));
 }
 
 }  // namespace

@@ -93,6 +93,90 @@ TEST(PlantPlacement, NothingMovesOnFlatGround) {
   EXPECT_TRUE(placed.blocked_excess_m.empty());
 }
 
+// no_plant_can_move: true only where the ground's heights and the clip floor lie within the
+// tolerance of each other on a terrain held whole.
+TEST(PlantPlacement, NoPlantCanMoveOnlyOnLevelGroundNearTheFloor) {
+  const double tolerance = FixSettings{}.plant_block_depth;
+  const Terrain flat(make_flat_terrain({}));
+  EXPECT_TRUE(no_plant_can_move(flat, 0.0, tolerance));
+  EXPECT_TRUE(no_plant_can_move(flat, 0.5 * tolerance, tolerance));
+  // A query that misses counts as the floor: a floor away from the ground may make an excess.
+  EXPECT_FALSE(no_plant_can_move(flat, 2.0 * tolerance, tolerance));
+  EXPECT_FALSE(no_plant_can_move(flat, -2.0 * tolerance, tolerance));
+  EXPECT_FALSE(no_plant_can_move(flat, std::nan(""), tolerance));
+  FlatParams raised;
+  raised.height = 0.25;
+  EXPECT_TRUE(no_plant_can_move(Terrain(make_flat_terrain(raised)), 0.25, tolerance));
+  EXPECT_FALSE(no_plant_can_move(Terrain(make_flat_terrain(raised)), 0.0, tolerance));
+  StairsParams step;
+  step.steps = 1;
+  step.step_height = 2.0 * tolerance;
+  EXPECT_FALSE(no_plant_can_move(Terrain(make_stairs_terrain(step)), 0.0, tolerance));
+  SlopeParams slope;
+  slope.angle_deg = 1.0;
+  EXPECT_FALSE(no_plant_can_move(Terrain(make_slope_terrain(slope)), 0.0, tolerance));
+  // A part read for the clip: a query past it would throw, which the caller must see.
+  const TerrainMesh whole = make_flat_terrain({});
+  TerrainOptions part;
+  part.crop = TerrainCrop{Vec3(-10, 0, -10), Vec3(10, 0, 10), -2.0, -2.0, 2.0, 2.0};
+  const Terrain cropped(crop_terrain_mesh(whole, -2.0, -2.0, 2.0, 2.0), part);
+  EXPECT_FALSE(no_plant_can_move(cropped, 0.0, tolerance));
+}
+
+// What no_plant_can_move relies on: every ground answer lies within the mesh's vertex heights,
+// at edges and on steep faces too.
+TEST(PlantPlacement, GroundAnswersLieWithinTheVertexHeights) {
+  BumpsParams bumps;
+  bumps.size = 4.0;
+  bumps.cell = 0.37;
+  SlopeParams steep;
+  steep.angle_deg = 75.0;
+  const Terrain bumpy(make_bumps_terrain(bumps)), ramp(make_slope_terrain(steep));
+  for (const Terrain* terrain : {&bumpy, &ramp}) {
+    std::vector<std::array<double, 2>> xz;
+    for (int i = -60; i <= 60; ++i)
+      for (int k = -60; k <= 60; ++k) xz.push_back({i * 0.0371, k * 0.0371});
+    std::vector<GroundHit> hits(xz.size());
+    terrain->ground_at(xz, hits);
+    for (const GroundHit& h : hits) {
+      if (!h.hit) continue;
+      EXPECT_GE(h.height, terrain->bounds_min().y);
+      EXPECT_LE(h.height, terrain->bounds_max().y);
+    }
+  }
+}
+
+// Where no_plant_can_move holds, the placement moves and blocks nothing, even with a riser
+// (lower than the tolerance) under the toe tip; where a plant moves, it does not hold.
+TEST(PlantPlacement, NoPlantCanMoveAgreesWithThePlacement) {
+  const WalkPlants w;
+  const Interval plant = some_plant(w);
+  for (const double height : {0.5, 0.9, 2.0, 6.0}) {
+    StairsParams stairs;
+    stairs.steps = 1;
+    stairs.step_height = height * FixSettings{}.plant_block_depth;
+    const Vec3 along = w.samples.feet[0].toe[plant.first] - w.samples.feet[0].ankle[plant.first];
+    const bool along_x = std::abs(along.x) > std::abs(along.z);
+    const double sign = (along_x ? along.x : along.z) > 0 ? 1.0 : -1.0;
+    stairs.axis = along_x ? (sign > 0 ? TerrainAxis::kPosX : TerrainAxis::kNegX)
+                          : (sign > 0 ? TerrainAxis::kPosZ : TerrainAxis::kNegZ);
+    const Vec3 tip = w.tip(plant.last);
+    stairs.start = sign * (along_x ? tip.x : tip.z) - 0.03;
+    const Terrain terrain(make_stairs_terrain(stairs));
+    const PlantPlacementJob job = w.job(terrain);
+    const PlantPlacement placed = job.run();
+    const bool skip = no_plant_can_move(terrain, job.floor, job.tolerance_m);
+    EXPECT_EQ(skip, height <= 1.0) << height;
+    if (skip) {
+      EXPECT_TRUE(placed.plants.empty()) << height;
+      EXPECT_TRUE(placed.offset_ws.empty()) << height;
+    }
+    if (height > 2.0) {
+      EXPECT_FALSE(placed.plants.empty()) << height;
+    }
+  }
+}
+
 TEST(PlantPlacement, APlantWithItsTipInARiserMovesBackByTheLeastThatFits) {
   const WalkPlants w;
   const Interval plant = some_plant(w);
