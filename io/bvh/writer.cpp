@@ -54,6 +54,8 @@ struct JointPlan {
   std::array<int, 3> axes{0, 1, 2};     // listed rotation axes first, then the missing ones
   std::array<int, 3> rotation_value{};  // channel index within a frame of each listed rotation
   std::array<int, 3> position_value{-1, -1, -1};  // channel index per axis, -1 when absent
+  // Per listed rotation: whether an approximate angle prints as the exact one (its decimals).
+  std::array<io::CertainRounding, 3> rotation_rounding{};
 };
 
 [[noreturn]] void refuse(const Document& doc, const std::string& cause) {
@@ -168,6 +170,10 @@ EditPlan plan_edits(const Document& doc, std::span<const bool> changed) {
   plan.slot_of.assign(doc.channel_count, -1);
   for (std::size_t s = 0; s < plan.slots.size(); ++s)
     plan.slot_of[plan.slots[s]] = static_cast<int>(s);
+  for (JointPlan& joint : plan.joints)
+    for (int n = 0; n < joint.rotation_count; ++n)
+      joint.rotation_rounding[n] = io::CertainRounding(
+          kApproxEulerErrorDeg, plan.decimals[plan.slot_of[joint.rotation_value[n]]]);
   return plan;
 }
 
@@ -369,8 +375,10 @@ class BlockEncoder {
     for (int n = 0; n < joint.rotation_count; ++n)
       reference[n] = original(f, joint.rotation_value[n], b);
     // Edited rotations are mostly unit to the last bit (norm exactly 1), and q / 1 is q.
-    const std::array<double, 3> angles =
-        euler_from_quat_deg(norm == 1.0 ? t.rotation : t.rotation / norm, joint.axes, reference);
+    const core::Quat q = norm == 1.0 ? t.rotation : t.rotation / norm;
+    std::array<double, 3> angles;
+    if (!certain_approx_angles(joint, q, reference, angles))
+      angles = euler_from_quat_deg(q, joint.axes, reference);
     for (int n = 0; n < 3; ++n) {
       if (n < joint.rotation_count) {
         b.row[plan_.slot_of[joint.rotation_value[n]]] = angles[n];
@@ -380,6 +388,21 @@ class BlockEncoder {
                          "rotation, which the joint's CHANNELS do not have");
       }
     }
+  }
+
+  // approx_euler_from_quat_deg's angles, when they print as euler_from_quat_deg's would in each
+  // of the joint's three rotation channels (the rounding to the slot's decimals is certain
+  // within kApproxEulerErrorDeg): put_value then writes the same text from either. The libm
+  // calls of the exact angles (three atan2 and a hypot, ~450 instructions) are left to the
+  // values near a rounding tie.
+  bool certain_approx_angles(const JointPlan& joint, const core::Quat& q,
+                             const std::array<double, 3>& reference,
+                             std::array<double, 3>& angles) const {
+    if (joint.rotation_count != 3 || !approx_euler_from_quat_deg(q, joint.axes, reference, angles))
+      return false;
+    return joint.rotation_rounding[0].certain(angles[0]) &&
+           joint.rotation_rounding[1].certain(angles[1]) &&
+           joint.rotation_rounding[2].certain(angles[2]);
   }
 
   // The joint's values at frame f into the row. An untouched rotation (the reader's own, bit
