@@ -134,13 +134,21 @@ bool approx_euler_from_quat_deg(const core::Quat& q_in, const std::array<int, 3>
   const int i = axes[0], j = axes[1], k = axes[2];
   if (i == j || j == k || i == k) return false;
   const double s = ((j - i + 3) % 3 == 1) ? 1.0 : -1.0;
-  const Matrix m = to_matrix(q);
-  const double sin_b = std::clamp(s * m.r[i][k], -1.0, 1.0);
+  // The five entries of to_matrix(q) the angles need, each from its own formula: m[a][b] =
+  // 2 (q_a q_b -+ w q_c) off the diagonal, 1 - 2 (q_b^2 + q_c^2) on it.
+  const double v[3] = {q.x, q.y, q.z};
+  const double qi = v[i], qj = v[j], qk = v[k];
+  const double s_ik = 2.0 * (s * qi * qk + q.w * qj);   // s * m[i][k]
+  const double s_ij = 2.0 * (s * qi * qj - q.w * qk);   // s * m[i][j]
+  const double s_jk = 2.0 * (s * qj * qk - q.w * qi);   // s * m[j][k]
+  const double m_ii = 1.0 - 2.0 * (qj * qj + qk * qk);  // m[i][i]
+  const double m_kk = 1.0 - 2.0 * (qi * qi + qj * qj);  // m[k][k]
+  const double sin_b = std::clamp(s_ik, -1.0, 1.0);
   // std::hypot's to ~2 ulp.
-  const double cos_b = std::sqrt(m.r[i][i] * m.r[i][i] + m.r[i][j] * m.r[i][j]);
+  const double cos_b = std::sqrt(m_ii * m_ii + s_ij * s_ij);
   if (!(cos_b > kNearGimbalCos * (1.0 + 1e-9))) return false;
-  const double rad[3] = {atan2_near(-s * m.r[j][k], m.r[k][k]), atan2_near(sin_b, cos_b),
-                         atan2_near(-s * m.r[i][j], m.r[i][i])};
+  const double rad[3] = {atan2_near(-s_jk, m_kk), atan2_near(sin_b, cos_b),
+                         atan2_near(-s_ij, m_ii)};
   double distance = 0.0;
   for (int n = 0; n < 3; ++n) {
     out_deg[n] = rad[n] * kDegPerRad;
