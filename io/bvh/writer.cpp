@@ -87,6 +87,16 @@ void check_write_inputs(const Document& doc, const core::Clip& edited,
                     " joints");
 }
 
+// Whether the transform's ten numbers are all finite, in one test: x * 0 is a zero for a finite
+// x and NaN for an infinite or NaN one, so the sum is NaN exactly when one of them is not finite.
+inline bool all_finite(const core::Transform& t) {
+  const double zeros[3] = {
+      t.translation.x * 0.0 + t.translation.y * 0.0 + t.translation.z * 0.0,
+      t.rotation.w * 0.0 + t.rotation.x * 0.0 + t.rotation.y * 0.0 + t.rotation.z * 0.0,
+      t.scale.x * 0.0 + t.scale.y * 0.0 + t.scale.z * 0.0};
+  return zeros[0] + zeros[1] + zeros[2] == 0.0;
+}
+
 // What to compute for the edited joints, and where their values go.
 struct EditPlan {
   std::vector<JointPlan> joints;
@@ -338,8 +348,7 @@ class BlockEncoder {
 
   // Refuses a transform BVH cannot store: non-finite, or scaled.
   void check_transform(const JointPlan& joint, const core::Transform& t, int f) const {
-    if (!core::is_finite(t.translation) || !core::is_finite(t.rotation) ||
-        !core::is_finite(t.scale))
+    if (!all_finite(t))
       refuse(doc_, where(doc_, joint.joint, f) + ": edited transform is not finite");
     if (std::abs(t.scale.x - 1.0) > kUnrepresentableRel ||
         std::abs(t.scale.y - 1.0) > kUnrepresentableRel ||
