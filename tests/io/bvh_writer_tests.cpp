@@ -309,8 +309,9 @@ TEST(BvhWriter, AnyOfTheTenNumbersNotFiniteIsRefusedAndOnlyThat) {
   Flags limb(2);
   limb[1] = true;
   const double max = std::numeric_limits<double>::max();
+  const double inf = std::numeric_limits<double>::infinity();
   for (int component = 0; component < 10; ++component)
-    for (double value : {std::nan(""), -std::nan(""), INFINITY, -INFINITY, max, -max}) {
+    for (double value : {std::nan(""), -std::nan(""), inf, -inf, max, -max}) {
       const bool rotation = component >= 3 && component < 7;
       if (rotation && std::isfinite(value)) continue;  // a huge quaternion is a rotation
       auto bad = clip;
