@@ -36,8 +36,8 @@ std::string_view named_command(int argc, char** argv) {
   return {};
 }
 
-// Adds the command `named` alone when it is one of ikfix's (its options are all a run parses:
-// the others' cost ~2.3 M instructions to build), else every command (help, errors).
+// Adds the command `named` alone when it is one of ikfix's (its options are all one command
+// parses: building the others' is wasted), else every command (help, errors).
 void add_commands(CLI::App& app, int& exit_code, std::string_view named) {
   using Add = void (*)(CLI::App&, int&);
   static constexpr std::pair<std::string_view, Add> kCommands[] = {

@@ -401,9 +401,9 @@ class BlockEncoder {
 
   // approx_euler_from_quat_deg's angles, when they print as euler_from_quat_deg's would in each
   // of the joint's three rotation channels (the rounding to the slot's decimals is certain
-  // within kApproxEulerErrorDeg): put_value then writes the same text from either. The libm
-  // calls of the exact angles (three atan2 and a hypot, ~450 instructions) are left to the
-  // values near a rounding tie.
+  // within kApproxEulerErrorDeg): put_value then writes the same text from either. The exact
+  // angles' libm calls (three atan2 and a hypot) are left to the values near a rounding tie and
+  // the close calls.
   bool certain_approx_angles(const JointPlan& joint, const core::Quat& q,
                              const std::array<double, 3>& reference,
                              std::array<double, 3>& angles) const {
