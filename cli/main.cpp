@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <string_view>
+#include <utility>
 
 #include "cli/clip_options.hpp"
 #include "cli/cmd_batch.hpp"
@@ -20,6 +21,36 @@
 #include "io/assimp/import_process.hpp"
 #include "io/clip_facts.hpp"
 #include "io/memory_budget.hpp"
+
+namespace {
+
+// The command argv names, when it is known before parsing: the first argument that is not an
+// option, since every option before the command is a flag (none takes a value). Empty when
+// there is none or after "--".
+std::string_view named_command(int argc, char** argv) {
+  for (int n = 1; n < argc; ++n) {
+    const std::string_view arg(argv[n]);
+    if (arg == "--") return {};
+    if (arg.empty() || arg[0] != '-') return arg;
+  }
+  return {};
+}
+
+// Adds the command `named` alone when it is one of ikfix's (its options are all one command
+// parses: building the others' is wasted), else every command (help, errors).
+void add_commands(CLI::App& app, int& exit_code, std::string_view named) {
+  using Add = void (*)(CLI::App&, int&);
+  static constexpr std::pair<std::string_view, Add> kCommands[] = {
+      {"run", ikfix::cli::add_run_command},         {"check", ikfix::cli::add_check_command},
+      {"inspect", ikfix::cli::add_inspect_command}, {"terrain", ikfix::cli::add_terrain_command},
+      {"batch", ikfix::cli::add_batch_command},     {"report", ikfix::cli::add_report_command},
+      {"map", ikfix::cli::add_map_command},         {"retarget", ikfix::cli::add_retarget_command}};
+  for (const auto& [name, add] : kCommands)
+    if (name == named) return add(app, exit_code);
+  for (const auto& [name, add] : kCommands) add(app, exit_code);
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   // A child started to import one file through Assimp (io/assimp/import_process.hpp): nothing
@@ -50,14 +81,7 @@ int main(int argc, char** argv) {
   });
 
   int exit_code = ikfix::cli::kExitOk;
-  ikfix::cli::add_run_command(app, exit_code);
-  ikfix::cli::add_check_command(app, exit_code);
-  ikfix::cli::add_inspect_command(app, exit_code);
-  ikfix::cli::add_terrain_command(app, exit_code);
-  ikfix::cli::add_batch_command(app, exit_code);
-  ikfix::cli::add_report_command(app, exit_code);
-  ikfix::cli::add_map_command(app, exit_code);
-  ikfix::cli::add_retarget_command(app, exit_code);
+  add_commands(app, exit_code, named_command(argc, argv));
 
   try {
     app.parse(argc, argv);

@@ -248,6 +248,40 @@ inline bool fixed_units(double value, int decimals, std::uint64_t& units) {
   return true;
 }
 
+// Whether every value within `error` of a value has the same fixed_units as it (and fixed_units
+// succeeds for each): not where a rounding tie, or fixed_units' own tie band or magnitude limit,
+// lies within `error` (plus a margin) of it. For a value known only to within `error`: its
+// printed text is then certain, and so is the sign where units > 0. The decimals' constants are
+// made once, for a writer that tests many values against the same decimals.
+class CertainRounding {
+ public:
+  CertainRounding() = default;
+  CertainRounding(double error, int decimals)
+      : usable_(decimals >= 0 && decimals <= 22),
+        scale_(usable_ ? decimal_detail::kPow10[decimals] : 0.0),
+        // The value's spread and fixed_units' tie band (1e-9), with room to spare.
+        band_(error * scale_ * (1.0 + 1e-6) + 4e-9) {}
+
+  bool certain(double value) const {
+    const double hi = (value < 0 ? -value : value) * scale_;  // within hi * 2^-53 of the product
+    if (!usable_ || !(hi < 3.9e15)) return false;
+    constexpr double kTwo52 = 4503599627370496.0;
+    const double n = (hi + kTwo52) - kTwo52;  // the nearest integer; hi - n is exact
+    const double r = hi - n;
+    const double band = band_ + hi * 2.4e-16;  // and hi's own rounding
+    return r < 0.5 - band && r > -0.5 + band;
+  }
+
+ private:
+  bool usable_ = false;
+  double scale_ = 0.0;
+  double band_ = 0.0;
+};
+
+inline bool fixed_units_certain(double value, double error, int decimals) {
+  return CertainRounding(error, decimals).certain(value);
+}
+
 // What read_double gives for the text write_fixed prints from fixed_units' `units` (the sign
 // taken from `value`): units / 10^decimals, negated for a negative value, without the text.
 inline double fixed_units_value(double value, int decimals, std::uint64_t units) {

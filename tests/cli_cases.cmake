@@ -33,6 +33,11 @@ endfunction()
 # Positive: help, version, each run flag.
 ikfix_cli_case(help 0 "Usage" --help)
 ikfix_cli_case(run_help 0 "--terrain" run --help)
+# main builds only the command argv names (the first argument that is not a flag): every other
+# argument list builds them all, so the top-level help still lists each command.
+ikfix_cli_case(help_lists_every_command 0
+               "run.*check.*inspect.*terrain.*batch.*report.*map.*retarget" -q --help)
+ikfix_cli_case(check_help_after_a_flag 0 "Measure a clip.*--terrain" -v check --help)
 ikfix_cli_case(version 0 "ikfix [0-9]" --version)
 ikfix_cli_case(run_basic 0 "unreachable" run ${WALK} --terrain ${STAIRS} -o @OUT@)
 ikfix_cli_case(run_report 0 "" run ${WALK} --terrain ${STAIRS} -o @OUT@ --report ${IKFIX_CLI_DIR}/r.json)

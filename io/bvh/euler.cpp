@@ -89,6 +89,78 @@ Candidate make_candidate(double a_rad, double b_rad, double c_rad,
 }  // namespace
 
 namespace {
+// approx_atan2, inlined into approx_euler_from_quat_deg's three calls.
+[[gnu::always_inline]] inline double atan2_near(double y, double x) {
+  // atan(k / 8), k = 0..8, correctly rounded.
+  static constexpr double kAtanEighths[9] = {0.0,
+                                             0.12435499454676144,
+                                             0.24497866312686414,
+                                             0.35877067027057225,
+                                             0.4636476090008061,
+                                             0.5585993153435624,
+                                             0.6435011087932844,
+                                             0.7188299996216245,
+                                             0.7853981633974483};
+  const double ax = std::abs(x), ay = std::abs(y);
+  const bool steep = ay > ax;
+  const double t = steep ? ax / ay : ay / ax;  // [0, 1], NaN for 0 / 0
+  if (!(t <= 1.0)) return std::numeric_limits<double>::quiet_NaN();
+  // atan(t) = atan(c) + atan(u) for the nearest eighth c, u = (t - c) / (1 + t c), |u| <= 1/16:
+  // the series cut after u^11 leaves less than u^13 / 13 < 2e-17; the roundings (t, u, the
+  // sums, the turns below) stay under ~1e-15 rad.
+  const int k = static_cast<int>(t * 8.0 + 0.5);
+  const double c = k * 0.125;
+  const double u = (t - c) / (1.0 + t * c);
+  const double u2 = u * u;
+  const double series =
+      u + u * u2 *
+              (-1.0 / 3.0 +
+               u2 * (1.0 / 5.0 + u2 * (-1.0 / 7.0 + u2 * (1.0 / 9.0 + u2 * (-1.0 / 11.0)))));
+  double r = kAtanEighths[k] + series;  // atan(min / max), [0, pi/4]
+  if (steep) r = 0.5 * core::kPi - r;
+  if (x < 0.0) r = core::kPi - r;
+  return std::copysign(r, y);
+}
+}  // namespace
+
+double approx_atan2(double y, double x) { return atan2_near(y, x); }
+
+bool approx_euler_from_quat_deg(const core::Quat& q_in, const std::array<int, 3>& axes,
+                                const std::array<double, 3>& reference_deg,
+                                std::array<double, 3>& out_deg) {
+  // Every test below keeps a margin far above the angles' error, so that the exact function's
+  // own test (on its own angles) takes the same way; else false.
+  const Quat q = glm::length(q_in) == 1.0 ? q_in : glm::normalize(q_in);
+  const int i = axes[0], j = axes[1], k = axes[2];
+  if (i == j || j == k || i == k) return false;
+  const double s = ((j - i + 3) % 3 == 1) ? 1.0 : -1.0;
+  // The five entries of to_matrix(q) the angles need, each from its own formula: m[a][b] =
+  // 2 (q_a q_b -+ w q_c) off the diagonal, 1 - 2 (q_b^2 + q_c^2) on it.
+  const double v[3] = {q.x, q.y, q.z};
+  const double qi = v[i], qj = v[j], qk = v[k];
+  const double s_ik = 2.0 * (s * qi * qk + q.w * qj);   // s * m[i][k]
+  const double s_ij = 2.0 * (s * qi * qj - q.w * qk);   // s * m[i][j]
+  const double s_jk = 2.0 * (s * qj * qk - q.w * qi);   // s * m[j][k]
+  const double m_ii = 1.0 - 2.0 * (qj * qj + qk * qk);  // m[i][i]
+  const double m_kk = 1.0 - 2.0 * (qi * qi + qj * qj);  // m[k][k]
+  const double sin_b = std::clamp(s_ik, -1.0, 1.0);
+  // std::hypot's to ~2 ulp.
+  const double cos_b = std::sqrt(m_ii * m_ii + s_ij * s_ij);
+  if (!(cos_b > kNearGimbalCos * (1.0 + 1e-9))) return false;
+  const double rad[3] = {atan2_near(-s_jk, m_kk), atan2_near(sin_b, cos_b),
+                         atan2_near(-s_ij, m_ii)};
+  double distance = 0.0;
+  for (int n = 0; n < 3; ++n) {
+    out_deg[n] = rad[n] * kDegPerRad;
+    const double gap = reference_deg[n] - out_deg[n];
+    distance += gap * gap;
+  }
+  // The first branch sure, as in euler_from_quat_deg: then every gap is under 90 degrees, where
+  // nearest_equivalent_deg keeps the angle. (NaN angles fail here too.)
+  return distance < kFirstBranchSurely - 1.0;
+}
+
+namespace {
 // Angle (rad) between q and the rotation the angles describe.
 double rotation_error(const Quat& q, const std::array<int, 3>& axes,
                       const std::array<double, 3>& deg) {

@@ -21,6 +21,23 @@ core::Quat quat_from_euler_deg(const std::array<int, 3>& axes, const std::array<
 std::array<double, 3> euler_from_quat_deg(const core::Quat& q, const std::array<int, 3>& axes,
                                           const std::array<double, 3>& reference_deg);
 
+// Bound (degrees) on how far approx_euler_from_quat_deg's angles lie from
+// euler_from_quat_deg's: its own error is below 1e-13 degrees; the rest is margin.
+inline constexpr double kApproxEulerErrorDeg = 1e-9;
+
+// euler_from_quat_deg's angles to within kApproxEulerErrorDeg, without libm: true in its
+// common case (three rotation axes, the middle angle away from +-90, the first branch sure: the
+// angles within 90 degrees of their references), false where one of its choices is too close
+// to call (then only euler_from_quat_deg decides). For a writer that prints the angles rounded:
+// where the rounding is certain within the bound (io::fixed_units_certain), the text is
+// euler_from_quat_deg's.
+bool approx_euler_from_quat_deg(const core::Quat& q, const std::array<int, 3>& axes,
+                                const std::array<double, 3>& reference_deg,
+                                std::array<double, 3>& out_deg);
+
+// atan2(y, x) to within 1e-15 rad, without libm; NaN when both are zero (or either is NaN).
+double approx_atan2(double y, double x);
+
 // `degrees` + 360*n for the integer n that brings it closest to `reference`.
 double nearest_equivalent_deg(double degrees, double reference);
 

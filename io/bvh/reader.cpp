@@ -1014,6 +1014,61 @@ inline void rotate_by_channel(core::Quat& q, ChannelKind kind, double degrees) {
 
 namespace {
 
+// What convert does for one joint read, made once for every frame.
+struct JointConversion {
+  int joint = 0;
+  int first_value = 0;
+  int count = 0;
+  ChannelKind kinds[6] = {};
+  // The translation before the channels are added: the OFFSET, with the axes that have a
+  // position channel zeroed when the channels hold the whole translation.
+  core::Vec3 base{0.0};
+};
+
+std::vector<JointConversion> joint_conversions(const Document& doc, const char* read) {
+  const bool channels_only = doc.positions == PositionConvention::channels_only;
+  std::vector<JointConversion> plans;
+  for (int j = 0; j < doc.joint_count(); ++j) {
+    if (read && !read[j]) continue;
+    const Joint& joint = doc.joints[j];
+    JointConversion& plan = plans.emplace_back();
+    plan.joint = j;
+    plan.first_value = joint.first_value;
+    plan.count = static_cast<int>(joint.channels.size());
+    plan.base = joint.offset;
+    for (int n = 0; n < plan.count; ++n) {
+      plan.kinds[n] = joint.channels[n];
+      if (channels_only && is_position(plan.kinds[n])) plan.base[axis_of(plan.kinds[n])] = 0.0;
+    }
+  }
+  return plans;
+}
+
+// One joint's transform from its values in a frame's row.
+inline void convert_joint(const JointConversion& plan, const double* row, core::Transform& t) {
+  t = core::Transform{};
+  t.translation = plan.base;
+  const double* v = row + plan.first_value;
+  for (int n = 0; n < plan.count; ++n) {
+    const ChannelKind kind = plan.kinds[n];
+    switch (kind) {
+      case ChannelKind::Xposition:
+        t.translation.x += v[n];
+        break;
+      case ChannelKind::Yposition:
+        t.translation.y += v[n];
+        break;
+      case ChannelKind::Zposition:
+        t.translation.z += v[n];
+        break;
+      default:
+        // A zero angle is the identity (skipping it changes at most the sign of a zero).
+        if (v[n] != 0.0) rotate_by_channel(t.rotation, kind, v[n]);
+        break;
+    }
+  }
+}
+
 // Per frame and joint as documented for clip(); joints with read[j] == 0 (when `read` is given)
 // get unread_transform().
 core::Clip convert(const Document& doc, const char* read, const core::ParallelRunner* runner) {
@@ -1025,8 +1080,11 @@ core::Clip convert(const Document& doc, const char* read, const core::ParallelRu
   // (a resize would first fill all of them on this one).
   core::resize_unwritten(c.locals, static_cast<std::size_t>(c.frame_count) * c.joint_count);
   const int channels = doc.channel_count;
+  const std::vector<JointConversion> plans = joint_conversions(doc, read);
+  std::vector<int> unread_joints;
+  for (int j = 0; j < c.joint_count; ++j)
+    if (read && !read[j]) unread_joints.push_back(j);
   const core::Transform unread = unread_transform();
-  const bool channels_only = doc.positions == PositionConvention::channels_only;
   // Each frame reads its own row of values and writes its own row of locals.
   constexpr int kMinFramesPerBlock = 64;
   const int blocks = io::block_count(runner, c.frame_count, kMinFramesPerBlock);
@@ -1036,39 +1094,8 @@ core::Clip convert(const Document& doc, const char* read, const core::ParallelRu
     for (int f = first; f < last; ++f) {
       const double* row = doc.values.data() + static_cast<std::size_t>(f) * channels;
       core::Transform* out = c.locals.data() + static_cast<std::size_t>(f) * c.joint_count;
-      for (int j = 0; j < c.joint_count; ++j) {
-        core::Transform& t = out[j];
-        if (read && !read[j]) {
-          t = unread;
-          continue;
-        }
-        const Joint& joint = doc.joints[j];
-        t = core::Transform{};
-        t.translation = joint.offset;
-        if (channels_only)
-          for (std::size_t n = 0; n < joint.channels.size(); ++n)
-            if (is_position(joint.channels[n])) t.translation[axis_of(joint.channels[n])] = 0.0;
-        const double* v = row + joint.first_value;
-        const std::size_t count = joint.channels.size();
-        for (std::size_t n = 0; n < count; ++n) {
-          const ChannelKind kind = joint.channels[n];
-          switch (kind) {
-            case ChannelKind::Xposition:
-              t.translation.x += v[n];
-              break;
-            case ChannelKind::Yposition:
-              t.translation.y += v[n];
-              break;
-            case ChannelKind::Zposition:
-              t.translation.z += v[n];
-              break;
-            default:
-              // A zero angle is the identity (skipping it changes at most the sign of a zero).
-              if (v[n] != 0.0) rotate_by_channel(t.rotation, kind, v[n]);
-              break;
-          }
-        }
-      }
+      for (int j : unread_joints) out[j] = unread;
+      for (const JointConversion& plan : plans) convert_joint(plan, row, out[plan.joint]);
     }
   });
   return c;

@@ -54,6 +54,8 @@ struct JointPlan {
   std::array<int, 3> axes{0, 1, 2};     // listed rotation axes first, then the missing ones
   std::array<int, 3> rotation_value{};  // channel index within a frame of each listed rotation
   std::array<int, 3> position_value{-1, -1, -1};  // channel index per axis, -1 when absent
+  // Per listed rotation: whether an approximate angle prints as the exact one (its decimals).
+  std::array<io::CertainRounding, 3> rotation_rounding{};
 };
 
 [[noreturn]] void refuse(const Document& doc, const std::string& cause) {
@@ -83,6 +85,16 @@ void check_write_inputs(const Document& doc, const core::Clip& edited,
     refuse(doc, std::to_string(changed_rotations.size()) + " rotation change flags for " +
                     std::to_string(frame_count) + " frames x " + std::to_string(joint_count) +
                     " joints");
+}
+
+// Whether the transform's ten numbers are all finite, in one test: x * 0 is a zero for a finite
+// x and NaN for an infinite or NaN one, so the sum is NaN exactly when one of them is not finite.
+inline bool all_finite(const core::Transform& t) {
+  const double zeros[3] = {
+      t.translation.x * 0.0 + t.translation.y * 0.0 + t.translation.z * 0.0,
+      t.rotation.w * 0.0 + t.rotation.x * 0.0 + t.rotation.y * 0.0 + t.rotation.z * 0.0,
+      t.scale.x * 0.0 + t.scale.y * 0.0 + t.scale.z * 0.0};
+  return zeros[0] + zeros[1] + zeros[2] == 0.0;
 }
 
 // What to compute for the edited joints, and where their values go.
@@ -168,6 +180,10 @@ EditPlan plan_edits(const Document& doc, std::span<const bool> changed) {
   plan.slot_of.assign(doc.channel_count, -1);
   for (std::size_t s = 0; s < plan.slots.size(); ++s)
     plan.slot_of[plan.slots[s]] = static_cast<int>(s);
+  for (JointPlan& joint : plan.joints)
+    for (int n = 0; n < joint.rotation_count; ++n)
+      joint.rotation_rounding[n] = io::CertainRounding(
+          kApproxEulerErrorDeg, plan.decimals[plan.slot_of[joint.rotation_value[n]]]);
   return plan;
 }
 
@@ -332,8 +348,7 @@ class BlockEncoder {
 
   // Refuses a transform BVH cannot store: non-finite, or scaled.
   void check_transform(const JointPlan& joint, const core::Transform& t, int f) const {
-    if (!core::is_finite(t.translation) || !core::is_finite(t.rotation) ||
-        !core::is_finite(t.scale))
+    if (!all_finite(t))
       refuse(doc_, where(doc_, joint.joint, f) + ": edited transform is not finite");
     if (std::abs(t.scale.x - 1.0) > kUnrepresentableRel ||
         std::abs(t.scale.y - 1.0) > kUnrepresentableRel ||
@@ -369,8 +384,10 @@ class BlockEncoder {
     for (int n = 0; n < joint.rotation_count; ++n)
       reference[n] = original(f, joint.rotation_value[n], b);
     // Edited rotations are mostly unit to the last bit (norm exactly 1), and q / 1 is q.
-    const std::array<double, 3> angles =
-        euler_from_quat_deg(norm == 1.0 ? t.rotation : t.rotation / norm, joint.axes, reference);
+    const core::Quat q = norm == 1.0 ? t.rotation : t.rotation / norm;
+    std::array<double, 3> angles;
+    if (!certain_approx_angles(joint, q, reference, angles))
+      angles = euler_from_quat_deg(q, joint.axes, reference);
     for (int n = 0; n < 3; ++n) {
       if (n < joint.rotation_count) {
         b.row[plan_.slot_of[joint.rotation_value[n]]] = angles[n];
@@ -380,6 +397,21 @@ class BlockEncoder {
                          "rotation, which the joint's CHANNELS do not have");
       }
     }
+  }
+
+  // approx_euler_from_quat_deg's angles, when they print as euler_from_quat_deg's would in each
+  // of the joint's three rotation channels (the rounding to the slot's decimals is certain
+  // within kApproxEulerErrorDeg): put_value then writes the same text from either. The exact
+  // angles' libm calls (three atan2 and a hypot) are left to the values near a rounding tie and
+  // the close calls.
+  bool certain_approx_angles(const JointPlan& joint, const core::Quat& q,
+                             const std::array<double, 3>& reference,
+                             std::array<double, 3>& angles) const {
+    if (joint.rotation_count != 3 || !approx_euler_from_quat_deg(q, joint.axes, reference, angles))
+      return false;
+    return joint.rotation_rounding[0].certain(angles[0]) &&
+           joint.rotation_rounding[1].certain(angles[1]) &&
+           joint.rotation_rounding[2].certain(angles[2]);
   }
 
   // The joint's values at frame f into the row. An untouched rotation (the reader's own, bit

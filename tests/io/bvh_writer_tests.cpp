@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -297,6 +298,37 @@ TEST(BvhWriter, RefusesWhatBvhCannotHold) {
   bad.frame_count = 1;
   bad.locals.resize(2);
   expect_refusal(bad, limb, "edited clip has");
+}
+
+TEST(BvhWriter, AnyOfTheTenNumbersNotFiniteIsRefusedAndOnlyThat) {
+  // The writer tests the ten numbers of a transform at once (each times zero, summed): every
+  // component and kind of non-finite value is refused as not finite, and the largest finite
+  // numbers pass that test (a translation or scale this joint cannot hold is refused for that).
+  const auto doc = bvh::parse(kOneJoint, "one.bvh");
+  const auto clip = bvh::clip(doc);
+  Flags limb(2);
+  limb[1] = true;
+  const double max = std::numeric_limits<double>::max();
+  const double inf = std::numeric_limits<double>::infinity();
+  for (int component = 0; component < 10; ++component)
+    for (double value : {std::nan(""), -std::nan(""), inf, -inf, max, -max}) {
+      const bool rotation = component >= 3 && component < 7;
+      if (rotation && std::isfinite(value)) continue;  // a huge quaternion is a rotation
+      auto bad = clip;
+      ikfix::core::Transform& t = bad.at(1, 1);
+      double* numbers[10] = {&t.translation.x, &t.translation.y, &t.translation.z, &t.rotation.w,
+                             &t.rotation.x,    &t.rotation.y,    &t.rotation.z,    &t.scale.x,
+                             &t.scale.y,       &t.scale.z};
+      *numbers[component] = value;
+      try {
+        bvh::write(doc, bad, limb);
+        ADD_FAILURE() << "component " << component << " = " << value << " was written";
+      } catch (const InputError& e) {
+        const bool said_not_finite = std::string(e.what()).find("not finite") != std::string::npos;
+        EXPECT_EQ(said_not_finite, !std::isfinite(value))
+            << component << " = " << value << ": " << e.what();
+      }
+    }
 }
 
 TEST(BvhWriter, JointsWithFewerRotationChannels) {
