@@ -203,28 +203,24 @@ std::vector<int> followed_joints(const MetricsInput& in, const FootModel (&feet)
   return joints;
 }
 
-// The transforms with an infinite or NaN number. x - x is 0 for a finite x and NaN for an
-// infinite or NaN one, so a transform's sum of them is 0 exactly when all ten are finite: one
-// test a transform instead of ten.
-int count_non_finite(const Clip& clip) {
-  int n = 0;
-  for (const Transform& t : clip.locals) {
-    const Vec3 d = (t.translation - t.translation) + (t.scale - t.scale);
-    const double q = (t.rotation.x - t.rotation.x) + (t.rotation.y - t.rotation.y) +
-                     (t.rotation.z - t.rotation.z) + (t.rotation.w - t.rotation.w);
-    if (!(d.x + d.y + d.z + q == 0.0)) ++n;
-  }
-  return n;
-}
-
-// Bone lengths against the rest pose (measured_bones), offered bone by bone, frame by frame.
+// Bone lengths against the rest pose (measured_bones): the worst change, bone by bone, frame by
+// frame, as Worst::offer takes it (the first offer, then only a larger value), the joint's name
+// made a string once.
 void measure_bone_lengths(const MetricsInput& in, std::span<const MeasuredBone> bones,
                           const ClipWorld& w, ClipMetrics& m) {
   const std::size_t frames = static_cast<std::size_t>(in.clip->frame_count);
-  for (std::size_t b = 0; b < bones.size(); ++b)
-    for (std::size_t f = 0; f < frames; ++f)
-      m.bone_length_change.offer(w.bone_change[b * frames + f], static_cast<int>(f), -1,
-                                 in.skeleton->names[bones[b].joint]);
+  double worst = 0;
+  std::size_t worst_at = 0;  // bone * frames + frame
+  bool offered = false;
+  for (std::size_t k = 0; k < bones.size() * frames; ++k)
+    if (!offered || w.bone_change[k] > worst) {
+      worst = w.bone_change[k];
+      worst_at = k;
+      offered = true;
+    }
+  if (offered)
+    m.bone_length_change.offer(worst, static_cast<int>(worst_at % frames), -1,
+                               in.skeleton->names[bones[worst_at / frames].joint]);
 }
 
 // Contact thresholds scaled from the reference leg length to the clip's longest leg (at frame 0).

@@ -1,6 +1,7 @@
 #include "core/metrics_world.hpp"
 
 #include <cmath>
+#include <cstring>
 
 #include "core/lanes.hpp"
 
@@ -108,6 +109,19 @@ ClipWorld::ClipWorld(const Skeleton& sk, const Clip& clip, const Transform& to_w
       }
     }
   });
+}
+
+int count_non_finite(const Clip& clip) {
+  static_assert(sizeof(Transform) == 5 * sizeof(Lanes), "a Transform is ten doubles");
+  int n = 0;
+  for (const Transform& t : clip.locals) {
+    Lanes part[5];
+    std::memcpy(part, &t, sizeof part);
+    const Lanes zero = ((part[0] - part[0]) + (part[1] - part[1])) +
+                       ((part[2] - part[2]) + (part[3] - part[3])) + (part[4] - part[4]);
+    if (!(zero[0] + zero[1] == 0.0)) ++n;
+  }
+  return n;
 }
 
 }  // namespace ikfix::core

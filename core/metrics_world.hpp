@@ -46,4 +46,9 @@ struct ClipWorld {
   const Vec3& at(int f, int j) const { return transform(f, j).translation; }
 };
 
+// How many of the clip's transforms have an infinite or NaN number. x - x is 0 for a finite x
+// and NaN for an infinite or NaN one, so the sum of a transform's ten is 0 exactly when all ten
+// are finite: one test a transform (its ten numbers taken two at a time) instead of ten.
+int count_non_finite(const Clip& clip);
+
 }  // namespace ikfix::core
