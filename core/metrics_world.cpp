@@ -115,10 +115,13 @@ int count_non_finite(const Clip& clip) {
   static_assert(sizeof(Transform) == 5 * sizeof(Lanes), "a Transform is ten doubles");
   int n = 0;
   for (const Transform& t : clip.locals) {
-    Lanes part[5];
-    std::memcpy(part, &t, sizeof part);
-    const Lanes zero = ((part[0] - part[0]) + (part[1] - part[1])) +
-                       ((part[2] - part[2]) + (part[3] - part[3])) + (part[4] - part[4]);
+    const char* bytes = reinterpret_cast<const char*>(&t);
+    const auto part = [bytes](int i) {
+      Lanes v;  // loaded where it is used: no copy of the transform is kept
+      std::memcpy(&v, bytes + i * sizeof(Lanes), sizeof v);
+      return v - v;
+    };
+    const Lanes zero = ((part(0) + part(1)) + (part(2) + part(3))) + part(4);
     if (!(zero[0] + zero[1] == 0.0)) ++n;
   }
   return n;
