@@ -9,14 +9,12 @@
 #include "core/fix/foot_contacts.hpp"
 #include "core/fk.hpp"
 #include "core/foot_depth_maxima.hpp"
+#include "core/metrics_world.hpp"
 #include "core/parallel.hpp"
 #include "core/terrain_solid.hpp"
 
 namespace ikfix::core {
 namespace {
-
-// Frames of forward kinematics a thread is worth starting for.
-constexpr int kFramesPerRange = 256;
 
 // Mean of jerk_per_frame over the frames that have one, units per second cubed.
 double mean_jerk(const std::vector<double>& jerk) {
@@ -164,26 +162,17 @@ PlantSlideAt worst_plant_slide_at(const std::vector<Vec3>& heel, const std::vect
 
 namespace {
 
-// A bone whose length is measured: joint `joint` against its parent, `rest_m` long at rest, its
-// change relative to `scale_m` (bone_length_scale_m).
-struct Bone {
-  int joint = 0;
-  int parent = 0;
-  double rest_m = 0;
-  double scale_m = 0;
-};
-
 // Bone lengths against the rest pose. The pelvis and its ancestors carry the root motion (an
 // FBX or glTF pelvis hangs under an armature node and moves away from it), so the segments
 // ending at them are not bones.
-std::vector<Bone> measured_bones(const MetricsInput& in) {
+std::vector<MeasuredBone> measured_bones(const MetricsInput& in) {
   const Skeleton& sk = *in.skeleton;
   const int joints = sk.joint_count();
   std::vector<char> carries_root_motion(joints, 0);
   for (int j = in.rig.pelvis; j >= 0; j = sk.parents[j]) carries_root_motion[j] = 1;
   std::vector<Transform> rest_world(joints);
   forward_kinematics(sk, sk.rest, in.space.to_world(), rest_world);
-  std::vector<Bone> bones;
+  std::vector<MeasuredBone> bones;
   for (int j = 0; j < joints; ++j) {
     const int p = sk.parents[j];
     if (p < 0 || carries_root_motion[j]) continue;
@@ -193,70 +182,6 @@ std::vector<Bone> measured_bones(const MetricsInput& in) {
   }
   return bones;
 }
-
-// What the measures read of the clip's world transforms, from one pass of forward kinematics:
-// the world transforms of the joints they follow (`kept`: the pelvis, the legs, the joints their
-// foot points hang from), frame-major, and every measured bone's relative length change per
-// frame. Keeping only those instead of every joint's transform saves most of a clip-sized array.
-// Each frame's transforms of every joint go to `with_world` (MetricsInput) when set.
-struct ClipWorld {
-  std::vector<Transform> world;  // [frame * kept + slot_of[joint]]
-  std::vector<int> joints;       // the kept joints, ascending
-  std::vector<int> slot_of;      // per joint: its slot in a frame of `world`, -1 when not kept
-  int kept = 0;
-  std::size_t frame_count = 0;
-  // [bone * frames + frame]: |world length - rest| / scale of bones[bone] (measured_bones).
-  std::vector<double> bone_change;
-
-  ClipWorld(const Skeleton& sk, const Clip& clip, const Transform& to_world,
-            std::span<const int> kept_joints, std::span<const Bone> bones,
-            const MetricsInput::WorldVisitor& with_world, const ParallelRunner* runner)
-      : joints(kept_joints.begin(), kept_joints.end()),
-        slot_of(sk.joint_count(), -1),
-        kept(static_cast<int>(kept_joints.size())),
-        frame_count(static_cast<std::size_t>(clip.frame_count)),
-        bone_change(bones.size() * static_cast<std::size_t>(clip.frame_count)) {
-    for (int k = 0; k < kept; ++k) slot_of[kept_joints[k]] = k;
-    world.resize(static_cast<std::size_t>(clip.frame_count) * kept);
-    const int joints = sk.joint_count();
-    std::vector<int> every_joint(joints);
-    for (int j = 0; j < joints; ++j) every_joint[j] = j;
-    // Every joint, each its own slot: the frame-pair FK gives the bits one frame's FK gives.
-    const JointSubset all_joints(sk, every_joint);
-    parallel_ranges(runner, clip.frame_count, kFramesPerRange, [&](int begin, int end) {
-      std::vector<Transform> all(2 * static_cast<std::size_t>(joints));
-      const std::span<Transform> first(all.data(), joints), second(all.data() + joints, joints);
-      int f = begin;
-      for (; f + 1 < end; f += 2) {
-        forward_kinematics_pair(all_joints, clip.frame(f), clip.frame(f + 1), to_world, first,
-                                second);
-        keep_frame(f, first, bones, with_world);
-        keep_frame(f + 1, second, bones, with_world);
-      }
-      if (f < end) {
-        forward_kinematics(sk, clip.frame(f), to_world, first);
-        keep_frame(f, first, bones, with_world);
-      }
-    });
-  }
-  // Frame f's world transforms of every joint (`all`): the kept joints' and the bones' changes.
-  void keep_frame(int f, std::span<const Transform> all, std::span<const Bone> bones,
-                  const MetricsInput::WorldVisitor& with_world) {
-    if (with_world) with_world(f, all);
-    for (int k = 0; k < kept; ++k) world[static_cast<std::size_t>(f) * kept + k] = all[joints[k]];
-    for (std::size_t b = 0; b < bones.size(); ++b) {
-      const Bone& bone = bones[b];
-      bone_change[b * frame_count + f] =
-          std::abs(glm::length(all[bone.joint].translation - all[bone.parent].translation) -
-                   bone.rest_m) /
-          bone.scale_m;
-    }
-  }
-  const Transform& transform(int f, int j) const {
-    return world[static_cast<std::size_t>(f) * kept + slot_of[j]];
-  }
-  const Vec3& at(int f, int j) const { return transform(f, j).translation; }
-};
 
 // The joints whose world transforms the measures read (ascending): the pelvis, each leg's
 // joints, the joints its foot's points hang from (rigid points and the skin's sole vertices).
@@ -278,28 +203,24 @@ std::vector<int> followed_joints(const MetricsInput& in, const FootModel (&feet)
   return joints;
 }
 
-// The transforms with an infinite or NaN number. x - x is 0 for a finite x and NaN for an
-// infinite or NaN one, so a transform's sum of them is 0 exactly when all ten are finite: one
-// test a transform instead of ten.
-int count_non_finite(const Clip& clip) {
-  int n = 0;
-  for (const Transform& t : clip.locals) {
-    const Vec3 d = (t.translation - t.translation) + (t.scale - t.scale);
-    const double q = (t.rotation.x - t.rotation.x) + (t.rotation.y - t.rotation.y) +
-                     (t.rotation.z - t.rotation.z) + (t.rotation.w - t.rotation.w);
-    if (!(d.x + d.y + d.z + q == 0.0)) ++n;
-  }
-  return n;
-}
-
-// Bone lengths against the rest pose (measured_bones), offered bone by bone, frame by frame.
-void measure_bone_lengths(const MetricsInput& in, std::span<const Bone> bones, const ClipWorld& w,
-                          ClipMetrics& m) {
+// Bone lengths against the rest pose (measured_bones): the worst change, bone by bone, frame by
+// frame, as Worst::offer takes it (the first offer, then only a larger value), the joint's name
+// made a string once.
+void measure_bone_lengths(const MetricsInput& in, std::span<const MeasuredBone> bones,
+                          const ClipWorld& w, ClipMetrics& m) {
   const std::size_t frames = static_cast<std::size_t>(in.clip->frame_count);
-  for (std::size_t b = 0; b < bones.size(); ++b)
-    for (std::size_t f = 0; f < frames; ++f)
-      m.bone_length_change.offer(w.bone_change[b * frames + f], static_cast<int>(f), -1,
-                                 in.skeleton->names[bones[b].joint]);
+  double worst = 0;
+  std::size_t worst_at = 0;  // bone * frames + frame
+  bool offered = false;
+  for (std::size_t k = 0; k < bones.size() * frames; ++k)
+    if (!offered || w.bone_change[k] > worst) {
+      worst = w.bone_change[k];
+      worst_at = k;
+      offered = true;
+    }
+  if (offered)
+    m.bone_length_change.offer(worst, static_cast<int>(worst_at % frames), -1,
+                               in.skeleton->names[bones[worst_at / frames].joint]);
 }
 
 // Contact thresholds scaled from the reference leg length to the clip's longest leg (at frame 0).
@@ -586,7 +507,7 @@ ClipMetrics measure_clip(const MetricsInput& in) {
   const FootModel feet[2] = {
       build_foot_model(*in.skeleton, in.rig.legs[0], in.space.to_world(), in.skin),
       build_foot_model(*in.skeleton, in.rig.legs[1], in.space.to_world(), in.skin)};
-  const std::vector<Bone> bones = measured_bones(in);
+  const std::vector<MeasuredBone> bones = measured_bones(in);
   const std::vector<int> kept = followed_joints(in, feet);
   ClipWorld w(*in.skeleton, clip, in.space.to_world(), kept, bones, in.with_world, in.runner);
   measure_bone_lengths(in, bones, w, m);
