@@ -6,22 +6,12 @@
 #include <vector>
 
 #include "core/fk.hpp"
+#include "fk_test_skeletons.hpp"
 
 namespace ikfix::core {
 namespace {
 
-// A branching skeleton: root, a spine of two, and two legs of three off the root.
-Skeleton branching_skeleton() {
-  Skeleton s;
-  const int parents[] = {-1, 0, 1, 0, 3, 4, 0, 6, 7};
-  for (int j = 0; j < 9; ++j) {
-    s.names.push_back("j" + std::to_string(j));
-    s.parents.push_back(parents[j]);
-    s.rest.push_back(Transform{});
-    s.end_sites.push_back(std::nullopt);
-  }
-  return s;
-}
+using test_util::branching_skeleton;
 
 std::vector<Transform> random_locals(std::mt19937& rng, int joints) {
   std::uniform_real_distribution<double> u(-1.0, 1.0), scale(0.5, 1.5);

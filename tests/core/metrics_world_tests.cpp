@@ -12,22 +12,12 @@
 
 #include "core/fk.hpp"
 #include "core/metrics_world.hpp"
+#include "fk_test_skeletons.hpp"
 
 namespace ikfix::core {
 namespace {
 
-// Root, a spine of two (a leaf at its end), two legs of three off the root (leaves at the ends).
-Skeleton branching_skeleton() {
-  Skeleton s;
-  const int parents[] = {-1, 0, 1, 0, 3, 4, 0, 6, 7};
-  for (int j = 0; j < 9; ++j) {
-    s.names.push_back("j" + std::to_string(j));
-    s.parents.push_back(parents[j]);
-    s.rest.push_back(Transform{});
-    s.end_sites.push_back(std::nullopt);
-  }
-  return s;
-}
+using test_util::branching_skeleton;
 
 Clip random_clip(const Skeleton& s, int frames, unsigned seed) {
   std::mt19937 rng(seed);
