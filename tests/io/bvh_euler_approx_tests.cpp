@@ -131,6 +131,33 @@ TEST(BvhEulerApprox, CertainRoundingPrintsEveryNearbyValueAlike) {
   EXPECT_TRUE(fixed_units_certain(1.0, kApproxEulerErrorDeg, 4));
 }
 
+TEST(BvhEulerApprox, SingleAxisRotationsPrintAsTheExactOnes) {
+  // Turns about one axis: the exact conversion's other two angles are zeros of either sign (or
+  // within an ulp of zero), whose sign the fast angles need not share; the text is the same
+  // because a zero prints without its sign (format_fixed, and the writer's zero units).
+  std::mt19937_64 rng(1603);
+  std::uniform_real_distribution<double> angle(-170.0, 170.0);
+  int printed_fast = 0;
+  for (int trial = 0; trial < 60000; ++trial) {
+    const Axes& axes = kOrders[trial % 6];
+    Angles turn{0.0, 0.0, 0.0};
+    turn[(trial / 6) % 3] = angle(rng);
+    if (trial % 5 == 0) turn[(trial / 6 + 1) % 3] = -0.0;
+    Quat q = quat_from_euler_deg(axes, turn);
+    if (trial % 2 == 1) q = -q;
+    const Angles reference{0.0, 0.0, 0.0};
+    const Angles exact = euler_from_quat_deg(q, axes, reference);
+    Angles fast{};
+    if (!approx_euler_from_quat_deg(q, axes, reference, fast)) continue;
+    for (int n = 0; n < 3; ++n) {
+      if (!fixed_units_certain(fast[n], kApproxEulerErrorDeg, 6)) continue;
+      ++printed_fast;
+      ASSERT_EQ(printed(fast[n], 6), printed(exact[n], 6)) << "trial " << trial << " angle " << n;
+    }
+  }
+  EXPECT_GT(printed_fast, 50000);
+}
+
 TEST(BvhEulerApprox, CertainAnglesPrintAsTheExactOnes) {
   // The writer's use: where approx_euler_from_quat_deg answers and each angle's rounding is
   // certain, the text is the exact angle's; file-like references (rounded to the decimals).
