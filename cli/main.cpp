@@ -4,6 +4,8 @@
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
+#include <iterator>
+#include <string>
 #include <string_view>
 #include <utility>
 
@@ -36,15 +38,43 @@ std::string_view named_command(int argc, char** argv) {
   return {};
 }
 
+using AddCommand = void (*)(CLI::App&, int&);
+constexpr std::pair<std::string_view, AddCommand> kCommands[] = {
+    {"run", ikfix::cli::add_run_command},         {"check", ikfix::cli::add_check_command},
+    {"inspect", ikfix::cli::add_inspect_command}, {"terrain", ikfix::cli::add_terrain_command},
+    {"batch", ikfix::cli::add_batch_command},     {"report", ikfix::cli::add_report_command},
+    {"map", ikfix::cli::add_map_command},         {"retarget", ikfix::cli::add_retarget_command}};
+
+bool is_command(std::string_view named) {
+  for (const auto& command : kCommands)
+    if (command.first == named) return true;
+  return false;
+}
+
+// "run, check, ... and retarget".
+std::string command_list() {
+  std::string list;
+  const std::size_t count = std::size(kCommands);
+  for (std::size_t n = 0; n < count; ++n)
+    list += std::string(n == 0           ? ""
+                        : n + 1 == count ? " and "
+                                         : ", ") +
+            std::string(kCommands[n].first);
+  return list;
+}
+
+// Whether a flag before the command asks for help or the version (CLI11 answers those first).
+bool asks_help_or_version(int argc, char** argv) {
+  for (int n = 1; n < argc && argv[n][0] == '-'; ++n) {
+    const std::string_view arg(argv[n]);
+    if (arg == "-h" || arg == "--help" || arg == "--version") return true;
+  }
+  return false;
+}
+
 // Adds the command `named` alone when it is one of ikfix's (its options are all one command
 // parses: building the others' is wasted), else every command (help, errors).
 void add_commands(CLI::App& app, int& exit_code, std::string_view named) {
-  using Add = void (*)(CLI::App&, int&);
-  static constexpr std::pair<std::string_view, Add> kCommands[] = {
-      {"run", ikfix::cli::add_run_command},         {"check", ikfix::cli::add_check_command},
-      {"inspect", ikfix::cli::add_inspect_command}, {"terrain", ikfix::cli::add_terrain_command},
-      {"batch", ikfix::cli::add_batch_command},     {"report", ikfix::cli::add_report_command},
-      {"map", ikfix::cli::add_map_command},         {"retarget", ikfix::cli::add_retarget_command}};
   for (const auto& [name, add] : kCommands)
     if (name == named) return add(app, exit_code);
   for (const auto& [name, add] : kCommands) add(app, exit_code);
@@ -81,7 +111,14 @@ int main(int argc, char** argv) {
   });
 
   int exit_code = ikfix::cli::kExitOk;
-  add_commands(app, exit_code, named_command(argc, argv));
+  const std::string_view named = named_command(argc, argv);
+  if (!named.empty() && !is_command(named) && !asks_help_or_version(argc, argv)) {
+    // CLI11 would say only that a command is required: name the word it did not know.
+    spdlog::error("unknown command '{}': the commands are {} (see 'ikfix --help')", named,
+                  command_list());
+    return ikfix::cli::kExitBadInput;
+  }
+  add_commands(app, exit_code, named);
 
   try {
     app.parse(argc, argv);

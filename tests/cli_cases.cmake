@@ -61,7 +61,10 @@ ikfix_cli_case(inspect 0 "LeftUpLeg" inspect ${WALK})
 
 # Negative: usage.
 ikfix_cli_case(no_command 2 "error:")
-ikfix_cli_case(unknown_command 2 "error:" frobnicate)
+ikfix_cli_case(unknown_command_with_a_clip 2 "error: unknown command 'fixx'.*run, check" fixx ${WALK})
+ikfix_cli_case(unknown_command_after_a_flag 2 "error: unknown command 'bogus'" -q bogus)
+ikfix_cli_case(unknown_command 2 "error: unknown command 'frobnicate'.*map and retarget" frobnicate)
+ikfix_cli_case(help_before_an_unknown_word 0 "Usage" --help frobnicate)
 ikfix_cli_case(bad_flag 2 "error:.*--bogus" run ${WALK} --terrain ${STAIRS} --bogus)
 ikfix_cli_case(missing_terrain_flag 2 "error:.*terrain" run ${WALK} NO_FILE @OUT@)
 ikfix_cli_case(bad_solver 2 "error:" run ${WALK} --terrain ${STAIRS} --solver magic -o @OUT@ NO_FILE @OUT@)
