@@ -162,8 +162,12 @@ class ElementParser : LineReader {
     part_.face_begin = text.size();
     // Room for a chunk of element lines at once (address space: pages are backed when
     // written), so the arrays are rarely moved while they grow.
-    part_.positions.reserve(text.size() / kElementLineBytes);
-    if (store_normals_) part_.normals.reserve(text.size() / kElementLineBytes);
+    const std::size_t room = text.size() / kElementLineBytes;
+    part_.positions.reserve(room);
+    if (store_normals_)
+      part_.normals.reserve(room);
+    else
+      part_.normal_lines.reserve(room);
   }
 
   bool run() {
@@ -192,6 +196,9 @@ class ElementParser : LineReader {
       release_behind(false);
     }
     release_behind(true);
+    const std::size_t room = static_cast<std::size_t>(end_ - begin_) / kElementLineBytes;
+    part_.outgrew_reserve = part_.positions.capacity() > room || part_.normals.capacity() > room ||
+                            part_.normal_lines.capacity() > room;
     return true;
   }
 
