@@ -154,9 +154,15 @@ class VectorShape {
   const char* read(const char* p, double v[3]) {
     if (!shape_.matches(p)) return nullptr;
     for (int k = 0; k < 3; ++k) {
-      const Number& n = number_[k];
+      Number& n = number_[k];
       const std::uint64_t low = decimal_detail::load8(p + n.offset);
       const std::uint64_t high = decimal_detail::load8(p + n.offset + 8);
+      // The same bytes as this number of the last line read (a grid's row repeats its z): the
+      // same digits in the same places, so the same value.
+      if ((low & n.low_bytes) == n.last_low && (high & n.high_bytes) == n.last_high) {
+        v[k] = n.last_value;
+        continue;
+      }
       // The digits before the point, then those after it, then the next eight bytes' first.
       const std::uint64_t first =
           (low & n.below_point) | ((low >> 8) & ~n.below_point) | (high << 56);
@@ -166,6 +172,7 @@ class VectorShape {
                    decimal_detail::digits_value(high >> 8, n.more_digits);
       const double magnitude = static_cast<double>(mantissa) / decimal_detail::kPow10[n.decimals];
       v[k] = n.negative ? -magnitude : magnitude;
+      n.last_low = low & n.low_bytes, n.last_high = high & n.high_bytes, n.last_value = v[k];
     }
     return p + shape_.length();
   }
@@ -190,6 +197,13 @@ class VectorShape {
       n.below_point = (std::uint64_t{1} << (8 * whole)) - 1;
       n.first_digits = digits < 8 ? digits : 8;
       n.more_digits = digits - n.first_digits;
+      const int bytes = digits + 1;  // with the point
+      n.low_bytes = bytes >= 8 ? ~std::uint64_t{0} : (std::uint64_t{1} << (8 * bytes)) - 1;
+      n.high_bytes = bytes <= 8    ? 0
+                     : bytes >= 16 ? ~std::uint64_t{0}
+                                   : (std::uint64_t{1} << (8 * (bytes - 8))) - 1;
+      n.last_low = ~std::uint64_t{0};  // no number read yet: matches no masked load
+      n.last_high = ~std::uint64_t{0};
       at += whole + 1 + n.decimals;
     }
     if (at != length - 1) shape_.clear();  // more than three numbers
@@ -203,6 +217,11 @@ class VectorShape {
     int first_digits = 0;           // digits in the first eight without the point (1-8)
     int more_digits = 0;            // the digits after those (0-7)
     int decimals = 0;               // digits after the point
+    // 0xff per byte of the number (its digits and point) in the loads at offset and offset + 8,
+    // and those bytes of the last number read through this shape, with its value.
+    std::uint64_t low_bytes = 0, high_bytes = 0;
+    std::uint64_t last_low = ~std::uint64_t{0}, last_high = ~std::uint64_t{0};
+    double last_value = 0.0;
   };
 
   static int digits_at(const char* p) {

@@ -158,12 +158,11 @@ class ElementParser : LineReader {
  public:
   ElementParser(std::string_view text, std::size_t base, ObjPart& part, const ObjTextPages* pages,
                 bool store_normals, bool lean)
-      : LineReader(text, base, pages, lean), part_(part), store_normals_(store_normals) {
+      : LineReader(text, base, pages, lean),
+        part_(part),
+        store_normals_(store_normals),
+        room_(text.size() / kElementLineBytes) {
     part_.face_begin = text.size();
-    // Room for a chunk of element lines at once (address space: pages are backed when
-    // written), so the arrays are rarely moved while they grow.
-    part_.positions.reserve(text.size() / kElementLineBytes);
-    if (store_normals_) part_.normals.reserve(text.size() / kElementLineBytes);
   }
 
   bool run() {
@@ -174,6 +173,7 @@ class ElementParser : LineReader {
       const std::string_view keyword = word();
       bool ok = true;
       if (keyword == "v") {
+        make_room(part_.positions);
         ok = read_vector(part_.positions.emplace_back(), true);
       } else if (keyword == "vn") {
         ok = read_normal(line);
@@ -192,10 +192,22 @@ class ElementParser : LineReader {
       release_behind(false);
     }
     release_behind(true);
+    part_.outgrew_reserve = part_.positions.capacity() > room_ ||
+                            part_.normals.capacity() > room_ ||
+                            part_.normal_lines.capacity() > room_;
     return true;
   }
 
  private:
+  // Room for a chunk of element lines at once in `elements`, on its first element (address
+  // space: pages are backed when written), so the arrays are rarely moved while they grow.
+  // Not before: malloc writes past a block's end, so a block reserved and never filled (a
+  // chunk of faces' positions) still costs the page there, a whole huge page of the heap.
+  template <typename T>
+  void make_room(std::vector<T>& elements) {
+    if (elements.capacity() == 0) elements.reserve(room_);
+  }
+
   // A "v X Y Z" or "vn X Y Z" line of obj_lean::read_xyz's form; false (nothing read) for any
   // other line.
   bool read_lean_element() {
@@ -235,19 +247,27 @@ class ElementParser : LineReader {
   // The element of the line at p_ (`v` unread for a normal not stored).
   void add_element(bool normal, const double v[3]) {
     if (!normal) {
+      make_room(part_.positions);
       part_.positions.emplace_back(v[0], v[1], v[2]);
       return;
     }
     ++part_.normals_read;
-    if (store_normals_)
+    if (store_normals_) {
+      make_room(part_.normals);
       part_.normals.emplace_back(v[0], v[1], v[2]);
-    else
+    } else {
+      make_room(part_.normal_lines);
       part_.normal_lines.push_back(static_cast<std::uint32_t>(p_ - begin_));
+    }
   }
 
   bool read_normal(const char* line) {
     ++part_.normals_read;
-    if (store_normals_) return read_vector(part_.normals.emplace_back(), false);
+    if (store_normals_) {
+      make_room(part_.normals);
+      return read_vector(part_.normals.emplace_back(), false);
+    }
+    make_room(part_.normal_lines);
     part_.normal_lines.push_back(static_cast<std::uint32_t>(line - begin_));
     core::Vec3 checked;
     return read_vector(checked, false);
@@ -278,6 +298,7 @@ class ElementParser : LineReader {
 
   ObjPart& part_;
   bool store_normals_;
+  std::size_t room_;  // elements of each kind reserved at once
   // Of the last line of each kind read_xyz read.
   obj_lean::VectorShape position_shape_, normal_shape_;
   obj_lean::LineShape checked_normal_shape_;  // "vn" lines checked, not stored

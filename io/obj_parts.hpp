@@ -30,6 +30,9 @@ struct ObjPart {
   // chunk's positions and normals before that point.
   std::size_t face_begin = 0;
   std::size_t positions_before_faces = 0, normals_before_faces = 0;
+  // Whether an element array outgrew the room pass 1 reserved for it (and so was moved, its
+  // former block freed).
+  bool outgrew_reserve = false;
 };
 
 struct ObjParts {

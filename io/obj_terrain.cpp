@@ -395,16 +395,22 @@ core::TerrainMesh merge_corners(const ObjParts& obj, const FileElements& flat,
 }
 
 // Hands the pages of the heap's free blocks back to the system (glibc: malloc_trim releases
-// whole free pages in every arena). The CLI keeps freed blocks for reuse (cli/heap_setup), but
-// a large OBJ's parse can leave hundreds of MB freed at once (a chunk's arrays outgrowing the
-// room reserved for them, moved as they double), which would otherwise stay resident for the
-// rest of the run. Only for texts of kTrimAfterBytes or more: a small one frees little.
+// whole free pages in every arena and shrinks the heap's top). The CLI keeps freed blocks for
+// reuse (cli/heap_setup), but a large OBJ's parse can leave hundreds of MB freed at once (a
+// chunk's arrays outgrowing the room reserved for them, moved as they double), which would
+// otherwise stay resident for the rest of the run. Only then, and only for texts of
+// kTrimAfterBytes or more (a small one frees little): a trim also gives back the heap's top,
+// whose pages grown again later lack the huge-page advice cli/heap_setup gave the reserved
+// heap, so every 4 KiB of them would cost a page fault on first touch.
 constexpr std::size_t kTrimAfterBytes = std::size_t{64} << 20;
-void give_back_freed_pages(std::size_t text_bytes) {
+void give_back_freed_pages(std::size_t text_bytes, const std::optional<ObjParts>& parts) {
+  const bool outgrown =
+      !parts || std::any_of(parts->parts.begin(), parts->parts.end(),
+                            [](const ObjPart& part) { return part.outgrew_reserve; });
 #if defined(__GLIBC__)
-  if (text_bytes >= kTrimAfterBytes) malloc_trim(0);
+  if (text_bytes >= kTrimAfterBytes && outgrown) malloc_trim(0);
 #else
-  (void)text_bytes;
+  (void)text_bytes, (void)outgrown;
 #endif
 }
 
@@ -435,7 +441,7 @@ core::TerrainMesh read_obj_terrain(std::string_view text, const glm::dmat4& to_w
   // Cropped: the normals of the few triangles kept are read again from the text when needed.
   std::optional<ObjParts> parts =
       parse_obj_elements(text, runner, pages, std::size_t{1} << 20, !keep_ws.has_value());
-  give_back_freed_pages(text.size());  // the chunks' arrays outgrown while parsing
+  give_back_freed_pages(text.size(), parts);  // the chunks' arrays outgrown while parsing
   if (parts) {
     positions_to_world(*parts, to_world, flat, runner, keep_ws ? &*keep_ws : nullptr);
     const bool ok = keep_ws ? read_cropped_faces(text, *parts, flat, *keep_ws, used, runner, pages)

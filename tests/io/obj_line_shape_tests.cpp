@@ -113,6 +113,32 @@ TEST(ObjLineShape, VectorLinesGiveReadDoubleBits) {
   EXPECT_GT(read, 3000);
 }
 
+// A number whose bytes repeat those of the last line read through the shape takes that line's
+// value; one that differs in any digit, the last of 15 included, is read again.
+TEST(ObjLineShape, VectorShapesReadRepeatedNumbersAsTheLastLineGaveThem) {
+  const std::vector<std::string> lines = {
+      "v -9.990000000 0.001223587 -9.980000000\n", "v -9.980000000 0.000098664 -9.980000000\n",
+      "v -9.960000000 0.000098664 -9.980000000\n", "v -9.960000000 0.000098664 -9.980000001\n",
+      "v -9.960000000 0.000098664 -9.980000001\n", "v -1.000000000 0.000000000 -1.000000000\n"};
+  const std::vector<std::string> long_lines = {
+      "v 1.23456789012345 1234567.12345678 7.5\n", "v 1.23456789012345 1234567.12345678 7.5\n",
+      "v 1.23456789012346 1234567.12345679 7.5\n", "v 2.23456789012346 1234568.12345679 7.4\n",
+      "v 2.23456789012346 1234568.12345679 7.4\n"};
+  for (const auto* run : {&lines, &long_lines}) {
+    obj_lean::VectorShape shape;
+    const std::string first = padded(run->front());
+    shape.learn(first.data(), static_cast<int>(run->front().size()), 1);
+    for (std::size_t i = 1; i < run->size(); ++i) {
+      const std::string text = padded((*run)[i]);
+      double v[3], expected[3];
+      const char* lean = obj_lean::read_xyz(text.data() + 1, text.data() + text.size(), expected);
+      ASSERT_NE(lean, nullptr) << text;
+      ASSERT_EQ(shape.read(text.data(), v), lean) << text;
+      EXPECT_EQ(std::memcmp(v, expected, sizeof v), 0) << (*run)[i];
+    }
+  }
+}
+
 TEST(ObjLineShape, VectorShapesTakeOnlyPlainNumbersWithAPoint) {
   for (const char* line :
        {"v 1 2.5 3.5\n", "v .5 2.5 3.5\n", "v 1. 2.5 3.5\n", "v 12345678.5 2.5 3.5\n",

@@ -116,6 +116,34 @@ TEST(ObjParts, UnstoredNormalsReadBackAsStored) {
   }
 }
 
+// Pass 1 reserves room for a chunk's elements from its length (a line of 32 bytes each): lines
+// at least that long never outgrow it, shorter ones do, and the part says so (the terrain read
+// hands the heap's freed pages back only then).
+TEST(ObjParts, PartsSayWhenTheirElementsOutgrewTheRoomReserved) {
+  std::string long_lines, short_positions, short_normals;
+  for (int i = 0; i < 500; ++i) {
+    const std::string n = std::to_string(i);
+    long_lines += "v -" + n + ".000000000 0.001223587 -10.000000000\n";
+    long_lines += "vn 0.0000000 1.0000000 0.0000000\n";
+    short_positions += "v " + n + " 0 1\n";
+    short_normals += "vn 0 1 0\n";
+  }
+  const core::ThreadPool pool(2);
+  for (const bool store_normals : {true, false}) {
+    SCOPED_TRACE(store_normals);
+    const auto roomy = parse_obj_elements(long_lines, &pool, {}, 1024, store_normals);
+    ASSERT_TRUE(roomy.has_value());
+    ASSERT_GT(roomy->parts.size(), 1u);
+    for (const ObjPart& part : roomy->parts) EXPECT_FALSE(part.outgrew_reserve);
+    for (const std::string* text : {&short_positions, &short_normals}) {
+      const auto crowded = parse_obj_elements(*text, &pool, {}, 1024, store_normals);
+      ASSERT_TRUE(crowded.has_value());
+      ASSERT_GT(crowded->parts.size(), 1u);
+      for (const ObjPart& part : crowded->parts) EXPECT_TRUE(part.outgrew_reserve);
+    }
+  }
+}
+
 TEST(ObjParts, MalformedTextsAreLeftToParseObj) {
   const core::ThreadPool pool(2);
   for (const std::string text :
