@@ -25,11 +25,6 @@ void set_up_heap_for_large_blocks() {
   // Large blocks from the heap, not one mmap each: glibc would unmap them on free and the next
   // block would fault in fresh zeroed pages again. Never trimmed, so freed blocks are reused.
   mallopt(M_MMAP_THRESHOLD, 1 << 30);
-  // Every thread's blocks from that one heap: glibc would give each worker thread an arena of
-  // its own (mmap'd heaps without the huge-page advice below), where the blocks a pool thread
-  // allocates (an OBJ chunk's elements and triangles) fault in 4 KiB at a time. Small blocks
-  // still come from each thread's own cache, without the heap's lock.
-  mallopt(M_ARENA_MAX, 1);
   mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
   // Grow the heap 64 MiB at a time (address space; pages are only backed when touched).
   constexpr std::uintptr_t kGrowth = std::uintptr_t{64} << 20;
