@@ -197,11 +197,11 @@ struct CeilingGrid {
   double cell = 1.0;                       // cell side, metres: a scene tile's side / per_tile
   int per_tile = 1;                        // cells along a scene tile's side
   int columns = 1, rows = 1;               // scene tile columns (rows) x per_tile
-  // Per cell: 0 while unknown, else the bits of its bound (never those of +0.0: -0.0 instead).
-  std::unique_ptr<std::atomic<std::uint64_t>[]> bits;
-  // Per cell: the bits of its lower bound, unwritten (not zeroed) until its bound in `bits` is
-  // stored (release) after it; read (through std::atomic_ref) only once that is seen (acquire).
-  std::unique_ptr<std::uint64_t[]> floor_bits;
+  // Per cell: 1 once its bounds are stored (release, after them), else 0.
+  std::unique_ptr<std::atomic<std::uint8_t>[]> known;
+  // Per cell: its upper and lower bounds, unwritten until `known` is set (the set-up zero fills
+  // a byte a cell, not two doubles); read through std::atomic_ref once that is seen (acquire).
+  std::unique_ptr<double[]> upper, lower;
 };
 
 struct Terrain::Impl {
@@ -981,8 +981,9 @@ void Terrain::Impl::list_ceiling(CeilingGrid& c) const {
   c.columns = t.columns * c.per_tile;
   c.rows = t.rows * c.per_tile;
   const std::size_t cells = static_cast<std::size_t>(c.columns) * static_cast<std::size_t>(c.rows);
-  c.bits = std::make_unique<std::atomic<std::uint64_t>[]>(cells);
-  c.floor_bits = std::make_unique_for_overwrite<std::uint64_t[]>(cells);
+  c.known = std::make_unique<std::atomic<std::uint8_t>[]>(cells);
+  c.upper = std::make_unique_for_overwrite<double[]>(cells);
+  c.lower = std::make_unique_for_overwrite<double[]>(cells);
 }
 
 const CeilingGrid& Terrain::Impl::ceiling_grid() const {
@@ -1040,16 +1041,14 @@ void Terrain::Impl::fill_ceiling_block(const CeilingGrid& c, int column, int row
       }
     }
   }
-  auto bits = [](double bound) {
-    return std::bit_cast<std::uint64_t>(bound == 0.0 ? -0.0 : bound);
-  };
   for (int cz = z0; cz <= z1; ++cz)
     for (int cx = x0; cx <= x1; ++cx) {
       const auto slot = static_cast<std::size_t>(cz - z0) * CeilingGrid::kBlock + (cx - x0);
       const std::size_t cell =
           static_cast<std::size_t>(cz) * static_cast<std::size_t>(c.columns) + cx;
-      std::atomic_ref(c.floor_bits[cell]).store(bits(least[slot]), std::memory_order_relaxed);
-      c.bits[cell].store(bits(most[slot]), std::memory_order_release);
+      std::atomic_ref(c.upper[cell]).store(most[slot], std::memory_order_relaxed);
+      std::atomic_ref(c.lower[cell]).store(least[slot], std::memory_order_relaxed);
+      c.known[cell].store(1, std::memory_order_release);
     }
 }
 
@@ -1059,7 +1058,7 @@ double Terrain::Impl::ground_ceiling(const CeilingGrid& c, double x, double z) c
   if (x - kTerrainCropMargin < held.min_x || x + kTerrainCropMargin > held.max_x ||
       z - kTerrainCropMargin < held.min_z || z + kTerrainCropMargin > held.max_z)
     return kInf;  // a query there throws TerrainPartTooSmall: it must be asked
-  return std::bit_cast<double>(c.bits[known_cell(c, x, z)].load(std::memory_order_relaxed));
+  return std::atomic_ref(c.upper[known_cell(c, x, z)]).load(std::memory_order_relaxed);
 }
 
 double Terrain::Impl::ground_floor(const CeilingGrid& c, double x, double z) const {
@@ -1068,18 +1067,17 @@ double Terrain::Impl::ground_floor(const CeilingGrid& c, double x, double z) con
   if (x - kTerrainCropMargin < held.min_x || x + kTerrainCropMargin > held.max_x ||
       z - kTerrainCropMargin < held.min_z || z + kTerrainCropMargin > held.max_z)
     return -kInf;  // a query there throws TerrainPartTooSmall: it must be asked
-  return std::bit_cast<double>(
-      std::atomic_ref(c.floor_bits[known_cell(c, x, z)]).load(std::memory_order_relaxed));
+  return std::atomic_ref(c.lower[known_cell(c, x, z)]).load(std::memory_order_relaxed);
 }
 
-// The block is filled on the first ask of a cell; the acquire load orders the lower bound's
-// store (before the release store of the upper one) before the caller's read of it.
+// The block is filled on the first ask of a cell; the acquire load orders the bounds' stores
+// (before the release store of `known`) before the caller's read of them.
 std::size_t Terrain::Impl::known_cell(const CeilingGrid& c, double x, double z) const {
   const int column = static_cast<int>(SceneTiles::cell((x - c.origin_x) * c.inv_cell, c.columns));
   const int row = static_cast<int>(SceneTiles::cell((z - c.origin_z) * c.inv_cell, c.rows));
   const std::size_t cell =
       static_cast<std::size_t>(row) * static_cast<std::size_t>(c.columns) + column;
-  if (c.bits[cell].load(std::memory_order_acquire) == 0) fill_ceiling_block(c, column, row);
+  if (c.known[cell].load(std::memory_order_acquire) == 0) fill_ceiling_block(c, column, row);
   return cell;
 }
 
