@@ -184,10 +184,11 @@ struct QueryRect {
   }
 };
 
-// Per cell of a square grid over the ground, an upper bound of every height a query in the cell
-// can answer (Terrain::ground_ceiling). The cells divide each scene tile (SceneTiles) into
-// per_tile x per_tile, so a cell's candidate triangles are its tile's list; they are found a
-// block of up to kBlock x kBlock cells of one tile at a time, on the first ask of a cell there.
+// Per cell of a square grid over the ground, an upper and a lower bound of every height a query
+// in the cell can answer (Terrain::ground_ceiling, Terrain::ground_floor). The cells divide each
+// scene tile (SceneTiles) into per_tile x per_tile, so a cell's candidate triangles are its tile's
+// list; they are found a block of up to kBlock x kBlock cells of one tile at a time, on the first
+// ask of a cell there.
 struct CeilingGrid {
   static constexpr int kCellsAlong = 256;  // about this many, along the longer side
   static constexpr int kBlock = 8;         // cells along a block's side, at most
@@ -196,8 +197,11 @@ struct CeilingGrid {
   double cell = 1.0;                       // cell side, metres: a scene tile's side / per_tile
   int per_tile = 1;                        // cells along a scene tile's side
   int columns = 1, rows = 1;               // scene tile columns (rows) x per_tile
-  // Per cell: 0 while unknown, else the bits of its bound (never those of +0.0: -0.0 instead).
-  std::unique_ptr<std::atomic<std::uint64_t>[]> bits;
+  // Per cell: 1 once its bounds are stored (release, after them), else 0.
+  std::unique_ptr<std::atomic<std::uint8_t>[]> known;
+  // Per cell: its upper and lower bounds, unwritten until `known` is set (the set-up zero fills
+  // a byte a cell, not two doubles); read through std::atomic_ref once that is seen (acquire).
+  std::unique_ptr<double[]> upper, lower;
 };
 
 struct Terrain::Impl {
@@ -242,6 +246,10 @@ struct Terrain::Impl {
   void list_ceiling(CeilingGrid& c) const;
   void fill_ceiling_block(const CeilingGrid& c, int column, int row) const;
   double ground_ceiling(const CeilingGrid& c, double x, double z) const;
+  double ground_floor(const CeilingGrid& c, double x, double z) const;
+  // The index of the cell of c holding (x, z), its bounds found: the caller has found that a
+  // query there may hit and lies in the part held.
+  std::size_t known_cell(const CeilingGrid& c, double x, double z) const;
 
   // Checks the mesh and finds its bounds (and the whole mesh's, with a crop) and its ground
   // triangles (check_and_classify); the errors in the order: vertices, normals, triangles, crop.
@@ -937,6 +945,26 @@ double triangle_ceiling(const Vec3& a, const Vec3& b, const Vec3& c, double x0, 
   return std::max(bound, low);
 }
 
+// triangle_ceiling's lower counterpart: a lower bound of the height a query at any point of
+// [x0, x1] x [z0, z1] answers from the ground triangle a, b, c (the plane's least at a corner,
+// the same margin, within the triangle's height range).
+double triangle_floor(const Vec3& a, const Vec3& b, const Vec3& c, double x0, double z0, double x1,
+                      double z1) {
+  const double low = std::min({a.y, b.y, c.y}), top = std::max({a.y, b.y, c.y});
+  const Vec3 n = glm::cross(b - a, c - a);
+  double least = std::numeric_limits<double>::infinity();
+  for (const double x : {x0, x1})
+    for (const double z : {z0, z1})
+      least = std::min(least, a.y - (n.x * (x - a.x) + n.z * (z - a.z)) / n.y);
+  const double size =
+      std::abs(a.y) + (std::abs(n.x) * (std::abs(x0) + std::abs(x1) + std::abs(a.x)) +
+                       std::abs(n.z) * (std::abs(z0) + std::abs(z1) + std::abs(a.z))) /
+                          std::abs(n.y);
+  const double bound = least - 1e-9 - 1e-12 * size;
+  if (!(bound > low)) return low;  // also where the plane is too steep to tell (inf, NaN)
+  return std::min(bound, top);
+}
+
 }  // namespace
 
 void Terrain::Impl::list_ceiling(CeilingGrid& c) const {
@@ -952,8 +980,10 @@ void Terrain::Impl::list_ceiling(CeilingGrid& c) const {
   c.origin_z = t.origin_z;
   c.columns = t.columns * c.per_tile;
   c.rows = t.rows * c.per_tile;
-  c.bits = std::make_unique<std::atomic<std::uint64_t>[]>(static_cast<std::size_t>(c.columns) *
-                                                          static_cast<std::size_t>(c.rows));
+  const std::size_t cells = static_cast<std::size_t>(c.columns) * static_cast<std::size_t>(c.rows);
+  c.known = std::make_unique<std::atomic<std::uint8_t>[]>(cells);
+  c.upper = std::make_unique_for_overwrite<double[]>(cells);
+  c.lower = std::make_unique_for_overwrite<double[]>(cells);
 }
 
 const CeilingGrid& Terrain::Impl::ceiling_grid() const {
@@ -962,10 +992,10 @@ const CeilingGrid& Terrain::Impl::ceiling_grid() const {
 }
 
 // The bounds of the block of cells holding cell (column, row): up to kBlock x kBlock cells of
-// its scene tile, the highest any ground triangle near a cell reaches in it. A triangle may
-// answer a point of a cell only where its horizontal box grown by the reach of a query's edge
-// search overlaps the cell; every such triangle is in the tile's list (grown by a larger
-// margin). Found the same way by any thread that gets here first.
+// its scene tile, the highest and the lowest any ground triangle near a cell reaches in it. A
+// triangle may answer a point of a cell only where its horizontal box grown by the reach of a
+// query's edge search overlaps the cell; every such triangle is in the tile's list (grown by a
+// larger margin). Found the same way by any thread that gets here first.
 void Terrain::Impl::fill_ceiling_block(const CeilingGrid& c, int column, int row) const {
   const SceneTiles& t = scene_tiles();
   const int tile_column = column / c.per_tile, tile_row = row / c.per_tile;
@@ -976,8 +1006,9 @@ void Terrain::Impl::fill_ceiling_block(const CeilingGrid& c, int column, int row
   const int x1 = std::min(x0 + CeilingGrid::kBlock, (tile_column + 1) * c.per_tile) - 1;
   const int z1 = std::min(z0 + CeilingGrid::kBlock, (tile_row + 1) * c.per_tile) - 1;
   constexpr double kInf = std::numeric_limits<double>::infinity();
-  std::array<double, CeilingGrid::kBlock * CeilingGrid::kBlock> most;
+  std::array<double, CeilingGrid::kBlock * CeilingGrid::kBlock> most, least;
   most.fill(-kInf);
+  least.fill(kInf);
   // A query's edge search takes triangles within ~2.5 nudges of the point (resolve, holds).
   const double reach = 4.0 * nudge;
   const std::size_t tile =
@@ -1004,17 +1035,20 @@ void Terrain::Impl::fill_ceiling_block(const CeilingGrid& c, int column, int row
       for (int cx = cx0; cx <= cx1; ++cx) {
         const double lx = c.origin_x + cx * c.cell, hx = lx + c.cell;
         if (box.max_x < lx || box.min_x > hx) continue;
-        double& m = most[static_cast<std::size_t>(cz - z0) * CeilingGrid::kBlock + (cx - x0)];
-        m = std::max(m, triangle_ceiling(a, b, d, lx, lz, hx, hz));
+        const auto slot = static_cast<std::size_t>(cz - z0) * CeilingGrid::kBlock + (cx - x0);
+        most[slot] = std::max(most[slot], triangle_ceiling(a, b, d, lx, lz, hx, hz));
+        least[slot] = std::min(least[slot], triangle_floor(a, b, d, lx, lz, hx, hz));
       }
     }
   }
   for (int cz = z0; cz <= z1; ++cz)
     for (int cx = x0; cx <= x1; ++cx) {
-      const double bound =
-          most[static_cast<std::size_t>(cz - z0) * CeilingGrid::kBlock + (cx - x0)];
-      c.bits[static_cast<std::size_t>(cz) * static_cast<std::size_t>(c.columns) + cx].store(
-          std::bit_cast<std::uint64_t>(bound == 0.0 ? -0.0 : bound), std::memory_order_relaxed);
+      const auto slot = static_cast<std::size_t>(cz - z0) * CeilingGrid::kBlock + (cx - x0);
+      const std::size_t cell =
+          static_cast<std::size_t>(cz) * static_cast<std::size_t>(c.columns) + cx;
+      std::atomic_ref(c.upper[cell]).store(most[slot], std::memory_order_relaxed);
+      std::atomic_ref(c.lower[cell]).store(least[slot], std::memory_order_relaxed);
+      c.known[cell].store(1, std::memory_order_release);
     }
 }
 
@@ -1024,16 +1058,27 @@ double Terrain::Impl::ground_ceiling(const CeilingGrid& c, double x, double z) c
   if (x - kTerrainCropMargin < held.min_x || x + kTerrainCropMargin > held.max_x ||
       z - kTerrainCropMargin < held.min_z || z + kTerrainCropMargin > held.max_z)
     return kInf;  // a query there throws TerrainPartTooSmall: it must be asked
+  return std::atomic_ref(c.upper[known_cell(c, x, z)]).load(std::memory_order_relaxed);
+}
+
+double Terrain::Impl::ground_floor(const CeilingGrid& c, double x, double z) const {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  if (!may_hit(x, z)) return kInf;  // a query there misses without a ray
+  if (x - kTerrainCropMargin < held.min_x || x + kTerrainCropMargin > held.max_x ||
+      z - kTerrainCropMargin < held.min_z || z + kTerrainCropMargin > held.max_z)
+    return -kInf;  // a query there throws TerrainPartTooSmall: it must be asked
+  return std::atomic_ref(c.lower[known_cell(c, x, z)]).load(std::memory_order_relaxed);
+}
+
+// The block is filled on the first ask of a cell; the acquire load orders the bounds' stores
+// (before the release store of `known`) before the caller's read of them.
+std::size_t Terrain::Impl::known_cell(const CeilingGrid& c, double x, double z) const {
   const int column = static_cast<int>(SceneTiles::cell((x - c.origin_x) * c.inv_cell, c.columns));
   const int row = static_cast<int>(SceneTiles::cell((z - c.origin_z) * c.inv_cell, c.rows));
-  std::atomic<std::uint64_t>& slot =
-      c.bits[static_cast<std::size_t>(row) * static_cast<std::size_t>(c.columns) + column];
-  std::uint64_t bits = slot.load(std::memory_order_relaxed);
-  if (bits == 0) {
-    fill_ceiling_block(c, column, row);
-    bits = slot.load(std::memory_order_relaxed);
-  }
-  return std::bit_cast<double>(bits);
+  const std::size_t cell =
+      static_cast<std::size_t>(row) * static_cast<std::size_t>(c.columns) + column;
+  if (c.known[cell].load(std::memory_order_acquire) == 0) fill_ceiling_block(c, column, row);
+  return cell;
 }
 
 Terrain::Terrain(TerrainMesh mesh, TerrainOptions options) : impl_(std::make_unique<Impl>()) {
@@ -1088,6 +1133,9 @@ double Terrain::held_margin(double x, double z) const {
 }
 double Terrain::ground_ceiling(double x, double z) const {
   return impl_->ground_ceiling(impl_->ceiling_grid(), x, z);
+}
+double Terrain::ground_floor(double x, double z) const {
+  return impl_->ground_floor(impl_->ceiling_grid(), x, z);
 }
 void Terrain::above_ground_ceiling(std::span<const Vec3> points_ws, std::span<char> out) const {
   if (out.size() != points_ws.size())

@@ -129,6 +129,12 @@ class Terrain {
   // tile's triangles for a block of up to 8 x 8 cells on the first ask of one, without a ray.
   // Safe to call from many threads.
   double ground_ceiling(double x, double z) const;
+  // A lower bound of the ground's height at (x, z), world metres: ground_at(x, z) there misses
+  // or answers at least this (a miss is not bounded: a caller counting misses as some height
+  // takes the lesser of the two). +infinity where every query misses, -infinity where a query
+  // would throw TerrainPartTooSmall. The lowest any ground triangle near the cell holding
+  // (x, z) reaches in it, from ground_ceiling's grid (found with its upper bound).
+  double ground_floor(double x, double z) const;
   // Per point (world metres): 1 where it lies at or above ground_ceiling there (its query
   // misses or answers a height at most its y: it is not under the terrain), else 0.
   // out.size() == points_ws.size().

@@ -41,6 +41,9 @@ class PlantFit {
   // that sank deepest in the last excess() or fits() is tried first: where it sinks more than
   // fit_m, the others' points are not queried.
   bool fits(const Vec3& move_ws, const std::vector<int>& frames) const;
+  // True when the terrain's bounds prove that excess() at no move is at most tolerance_m on
+  // every frame, without a query; false says nothing.
+  bool surely_level() const;
 
  private:
   // The ground under the moved ankle and ball of every frame of `frames` into queried_ (slots
@@ -179,6 +182,38 @@ double PlantFit::frame_excess(std::size_t i, int f, double rise) const {
       heel_float_ = std::min(heel_float_, y - ground - (p.y - floor) - flat_rise_);
   }
   return worst;
+}
+
+// A point's excess is at most its ground less the ground under the ankle (frame_excess), which
+// is the ankle's or the ball's; every answer at a point lies within the terrain's ground_floor
+// and ground_ceiling there or is a miss, counted as the clip floor, and rounding is monotone. So
+// a frame whose highest bound of a foot point less the lowest bound of its ankle and ball is at
+// most tolerance_m has no excess above it (a NaN excess never raises excess()'s most).
+bool PlantFit::surely_level() const {
+  const double floor = job_.floor;
+  if (!std::isfinite(floor)) return false;
+  const Terrain& terrain = *job_.terrain;
+  const auto n = static_cast<std::size_t>(count_);
+  // Per slot (ankle, ball, then each foot point) the last point asked and its bound: a locked
+  // point mostly stands still from frame to frame.
+  std::vector<Vec3> asked(n + 2, Vec3(std::numeric_limits<double>::quiet_NaN()));
+  std::vector<double> bound(n + 2);
+  auto bound_at = [&](std::size_t slot, const Vec3& p, bool lower) {
+    if (!(p.x == asked[slot].x && p.z == asked[slot].z)) {
+      asked[slot] = p;
+      bound[slot] = lower ? terrain.ground_floor(p.x, p.z) : terrain.ground_ceiling(p.x, p.z);
+    }
+    return bound[slot];
+  };
+  for (std::size_t k = 0; k < ankle_.size(); ++k) {
+    const double lowest =
+        std::min({floor, bound_at(0, ankle_[k], true), bound_at(1, ball_[k], true)});
+    double highest = floor;
+    for (std::size_t r = 0; r < n; ++r)
+      highest = std::max(highest, bound_at(2 + r, points_[k * n + r], false));
+    if (!(highest - lowest <= job_.tolerance_m)) return false;
+  }
+  return true;
 }
 
 double PlantFit::query_ankle_and_ball(const Vec3& move_ws, const std::vector<int>& frames) const {
@@ -329,6 +364,8 @@ PlacedPlant place_plant(const PlantPlacementJob& job, const Interval& plant,
   placed.first = plant.first;
   placed.last = plant.last;
   const PlantFit fit(job, plant.first, plant.last);
+  // A plant proven level stays, as excess() would tell (excess_m is read only above tolerance_m).
+  if (fit.surely_level()) return placed;
   placed.excess_m = fit.excess(Vec3(0.0), fit.all_frames(), &excess_per_frame);
   if (!(placed.excess_m > job.tolerance_m)) return placed;
   const Vec3 along = job.feet->toe[plant.first] - job.feet->ankle[plant.first];

@@ -560,6 +560,52 @@ TEST(TerrainCeiling, BoundsEveryAnswerAndIsTheHeightOfFlatGround) {
   EXPECT_LT(part.ground_ceiling(0.5, 0.5), std::numeric_limits<double>::infinity());
 }
 
+// Terrain::ground_floor bounds every answer of ground_at from below (random points, points on
+// the stairs' risers), is +infinity off the terrain and -infinity where a crop's query would
+// throw, and is the ground's own height over flat cells (where plant placement proves a foot
+// level without a query).
+TEST(TerrainFloor, BoundsEveryAnswerFromBelowAndIsTheHeightOfFlatGround) {
+  BumpsParams bumps;
+  bumps.size = 10.0;
+  bumps.cell = 0.05;
+  StairsParams stairs;
+  stairs.axis = TerrainAxis::kNegX;
+  auto points = random_points(20000, 11.0, 7);
+  for (int k = 0; k < 10; ++k) points.push_back({-(0.5 + 0.3 * k), 0.1 * k});
+  for (const TerrainMesh& mesh : {make_stairs_terrain(stairs), make_bumps_terrain(bumps),
+                                  make_slope_terrain(SlopeParams{}), plane_mesh(0.3, -0.2, 1.0)}) {
+    const Terrain terrain(mesh);
+    for (const auto& [x, z] : points) {
+      const GroundHit hit = terrain.ground_at(x, z);
+      const double floor = terrain.ground_floor(x, z);
+      if (hit.hit) {
+        ASSERT_GE(hit.height, floor) << x << ", " << z;
+        ASSERT_LE(floor, terrain.ground_ceiling(x, z)) << x << ", " << z;
+      } else if (std::abs(x) > 10.0 || std::abs(z) > 10.0) {
+        EXPECT_EQ(floor, std::numeric_limits<double>::infinity()) << x << ", " << z;
+      }
+    }
+  }
+  const Terrain flat(plane_mesh(0.0, 0.0, 0.15));
+  EXPECT_EQ(flat.ground_floor(1.234, -5.6), 0.15);
+  StairsParams up_z;  // risers across z from 0.5 on, every 0.3 m
+  const Terrain steps(make_stairs_terrain(up_z));
+  EXPECT_EQ(steps.ground_floor(0.3, -3.0), 0.0);  // before the first riser
+  EXPECT_EQ(steps.ground_floor(0.3, 1.25), steps.ground_at(0.3, 1.25).height);  // third tread
+  EXPECT_LT(steps.ground_floor(0.3, 0.5), steps.ground_at(0.3, 0.5).height);    // on the riser
+  const TerrainMesh whole = make_bumps_terrain(bumps);
+  TerrainOptions options;
+  options.crop = TerrainCrop{Vec3(-5.0, -1.0, -5.0), Vec3(5.0, 1.0, 5.0), -2.0, -2.0, 2.0, 2.0};
+  for (const Vec3& v : whole.vertices) {
+    options.crop->whole_min = glm::min(options.crop->whole_min, v);
+    options.crop->whole_max = glm::max(options.crop->whole_max, v);
+  }
+  const Terrain part(crop_terrain_mesh(whole, -2.0, -2.0, 2.0, 2.0), options);
+  EXPECT_EQ(part.ground_floor(3.0, 0.0), -std::numeric_limits<double>::infinity());
+  EXPECT_LE(part.ground_floor(0.5, 0.5), part.ground_at(0.5, 0.5).height);
+  EXPECT_GT(part.ground_floor(0.5, 0.5), -std::numeric_limits<double>::infinity());
+}
+
 // The ceiling's cells divide the scene tiles and are found a block at a time from a tile's
 // triangles: whatever the tile size (one tile for the whole mesh, a triangle or two per tile,
 // the default), every answer lies at or under its cell's bound, each bound is the same in
