@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 #include <span>
+#include <stdexcept>
+#include <string>
 
 #include "core/fix/foot_contacts.hpp"
 #include "core/fk.hpp"
@@ -495,6 +497,28 @@ void measure_leg(const MetricsInput& in, const ClipWorld& w, const LegQueries& q
   measure_rotation_speed(in, l, m);
 }
 
+// std::logic_error unless every joint of MetricsInput::rotation_not_read is a leaf outside
+// `kept` (the joints whose world transforms the measures read) and no visitor reads every
+// joint's world rotation.
+void check_rotations_not_read(const MetricsInput& in, std::span<const int> kept) {
+  const std::span<const char> flags = in.rotation_not_read;
+  if (flags.empty()) return;
+  const Skeleton& sk = *in.skeleton;
+  if (flags.size() != static_cast<std::size_t>(sk.joint_count()))
+    throw std::logic_error("measure_clip: rotation_not_read has " + std::to_string(flags.size()) +
+                           " flags for " + std::to_string(sk.joint_count()) + " joints");
+  for (int j = 0; j < sk.joint_count(); ++j)
+    if (sk.parents[j] >= 0 && flags[sk.parents[j]])
+      throw std::logic_error("measure_clip: joint '" + sk.names[sk.parents[j]] +
+                             "' has a child but its rotation was not read");
+  for (int j : kept)
+    if (flags[j])
+      throw std::logic_error("measure_clip: joint '" + sk.names[j] +
+                             "' is measured but its rotation was not read");
+  if (in.with_world && std::any_of(flags.begin(), flags.end(), [](char f) { return f != 0; }))
+    throw std::logic_error("measure_clip: with_world, but some rotations were not read");
+}
+
 }  // namespace
 
 ClipMetrics measure_clip(const MetricsInput& in) {
@@ -503,12 +527,13 @@ ClipMetrics measure_clip(const MetricsInput& in) {
   m.frames = clip.frame_count;
   m.fps = clip.fps;
   if (clip.frame_count == 0) return m;
-  m.non_finite = count_non_finite(clip);
+  m.non_finite = count_non_finite(clip, in.rotation_not_read);
   const FootModel feet[2] = {
       build_foot_model(*in.skeleton, in.rig.legs[0], in.space.to_world(), in.skin),
       build_foot_model(*in.skeleton, in.rig.legs[1], in.space.to_world(), in.skin)};
   const std::vector<MeasuredBone> bones = measured_bones(in);
   const std::vector<int> kept = followed_joints(in, feet);
+  check_rotations_not_read(in, kept);
   ClipWorld w(*in.skeleton, clip, in.space.to_world(), kept, bones, in.with_world, in.runner);
   measure_bone_lengths(in, bones, w, m);
   const ContactSettings cs = scaled_contact_settings(in, w);
