@@ -305,16 +305,22 @@ void offer_deepest(const FootModel& foot, int l, const DeepestPoint& deepest, Wo
 
 // World positions of every point of `foot` on every frame, point-major (point i of frame f at
 // i * frames + f: a planted point's frames are consecutive, so the terrain queries see runs of
-// equal points).
+// equal points), in pose_foot_points' order and arithmetic: the rigid points posed straight
+// from the ClipWorld's transforms, the sole vertices from a frame's copy of the joints they
+// hang from.
 std::vector<Vec3> posed_foot_points(const MetricsInput& in, const ClipWorld& w,
                                     const FootModel& foot) {
-  const int frames = in.clip->frame_count;
-  const int n = foot.point_count();
-  std::vector<Vec3> out(static_cast<std::size_t>(n) * frames);
-  std::vector<Vec3> posed;
-  // The joints the foot's points hang from (kept by the ClipWorld): only theirs are read.
+  const std::size_t frames = static_cast<std::size_t>(in.clip->frame_count);
+  const std::size_t rigid = foot.points.size();
+  std::vector<Vec3> out(static_cast<std::size_t>(foot.point_count()) * frames);
+  for (std::size_t i = 0; i < rigid; ++i) {
+    const RigidFootPoint& p = foot.points[i];
+    for (std::size_t f = 0; f < frames; ++f)
+      out[i * frames + f] = pose_rigid_point(p, w.transform(static_cast<int>(f), p.joint));
+  }
+  if (foot.sole_vertices.empty()) return out;
+  // The joints the sole vertices hang from (kept by the ClipWorld): only theirs are read.
   std::vector<int> hung_from;
-  for (const RigidFootPoint& p : foot.points) hung_from.push_back(p.joint);
   for (int v : foot.sole_vertices)
     for (int i = 0; i < 4; ++i)
       if (in.skin->vertices[v].joint[i] >= 0) hung_from.push_back(in.skin->vertices[v].joint[i]);
@@ -322,10 +328,11 @@ std::vector<Vec3> posed_foot_points(const MetricsInput& in, const ClipWorld& w,
   hung_from.erase(std::unique(hung_from.begin(), hung_from.end()), hung_from.end());
   // A frame's world transforms, of those joints only.
   std::vector<Transform> frame_world(in.skeleton->joint_count());
-  for (int f = 0; f < frames; ++f) {
-    for (int j : hung_from) frame_world[j] = w.transform(f, j);
-    pose_foot_points(foot, in.skin, frame_world, posed);
-    for (int i = 0; i < n; ++i) out[static_cast<std::size_t>(i) * frames + f] = posed[i];
+  for (std::size_t f = 0; f < frames; ++f) {
+    for (int j : hung_from) frame_world[j] = w.transform(static_cast<int>(f), j);
+    std::size_t i = rigid;
+    for (int v : foot.sole_vertices)
+      out[i++ * frames + f] = skinned_position(in.skin->vertices[v], frame_world);
   }
   return out;
 }
