@@ -162,7 +162,8 @@ io::LoadedClip with_tails(const io::LoadedClip& clip, const core::EndSiteJoints&
   out.skeleton = tails.skeleton;
   out.clip = core::with_end_site_joints(clip.clip, tails);
   // The virtual joints hold their rest transform (read, as it were) in every frame.
-  if (!out.joints_read.empty()) out.joints_read.resize(tails.skeleton.joint_count(), 1);
+  if (!out.joints_read.empty())
+    out.joints_read.resize(tails.skeleton.joint_count(), io::kJointRead);
   return out;
 }
 

@@ -37,10 +37,17 @@ core::ClipMetrics measure(const io::LoadedClip& clip, const core::Clip& motion,
                           std::optional<core::ViewPositions>* view_out,
                           std::vector<double>* lowest_above_out,
                           const core::ParallelRunner* runner) {
-  // The metrics read every joint (bone lengths, non-finite transforms).
-  if (!clip.all_joints_read())
-    throw std::logic_error(clip.path.string() + ": measured, but it was read for some joints only");
+  // The metrics read every joint's translation (bone lengths, non-finite transforms); a joint
+  // read for its translation only is one whose rotation they do not read (measure_clip checks).
+  std::vector<char> rotation_not_read;
+  for (char read : clip.joints_read) {
+    if (read == io::kJointUnread)
+      throw std::logic_error(clip.path.string() +
+                             ": measured, but it was read for some joints only");
+    rotation_not_read.push_back(read == io::kJointTranslationOnly);
+  }
   core::MetricsInput m;
+  m.rotation_not_read = rotation_not_read;
   m.skeleton = &clip.skeleton;
   m.clip = &motion;
   m.space = clip.space;
@@ -207,7 +214,7 @@ std::optional<core::XzBox> footprint_of(std::span<const io::LoadedClip> clips, c
     place(placed_space, job);
     std::vector<int> joints;
     for (std::size_t j = 0; j < read.joints_read.size(); ++j)
-      if (read.joints_read[j]) joints.push_back(static_cast<int>(j));
+      if (read.joints_read[j] != io::kJointUnread) joints.push_back(static_cast<int>(j));
     const core::XzBox b =
         core::clip_footprint(read.skeleton, read.clip, placed_space.space, joints);
     if (b.min_x > b.max_x) return std::nullopt;  // no finite joint: read the whole terrain
@@ -316,11 +323,37 @@ std::vector<int> joints_fix_reads(const io::LoadedClip& clip, const FoundLegs& l
   return joints;
 }
 
-// Whether the fix's own joints are all this job reads of the loaded motion: no metrics (they
-// read every joint), no check, and an output that patches the input's format (a conversion
-// writes every joint; save_clip refuses it otherwise).
-bool reads_fix_joints_only(const FixJob& job, bool check, const io::LoadedClip& clip) {
-  return !check && !job.measure && job.html.empty() && !io::save_converts(job.output, clip);
+// How much of the loaded motion a job reads.
+enum class MotionRead {
+  every_joint,
+  fix_joints,  // the fix's own joints only
+  // Every joint's translation, every rotation but those of the leaves the fix does not read:
+  // the measures' FK needs a joint's rotation only for its children's (and the feet's) world
+  // transforms, and they follow no joint outside the fix's.
+  leaf_rotations_of_fix_only,
+};
+
+// The fix's own joints only without metrics (they read every joint's translation) and without
+// check; the measures' leaves by their translation only without an HTML page (its view reads
+// every joint's world transform: end sites hang from the leaves). Either needs an output that
+// patches the input's format (a conversion writes every joint; save_clip refuses it otherwise).
+MotionRead motion_read(const FixJob& job, bool check, const io::LoadedClip& clip) {
+  if (!job.html.empty() || (!check && io::save_converts(job.output, clip)))
+    return MotionRead::every_joint;
+  return check || job.measure ? MotionRead::leaf_rotations_of_fix_only : MotionRead::fix_joints;
+}
+
+// Every joint of `skeleton` wholly but the leaves outside `fix_joints`, whose translation only.
+io::JointsToRead with_leaves_by_translation(const core::Skeleton& skeleton,
+                                            const std::vector<int>& fix_joints) {
+  std::vector<char> keeps_rotation(skeleton.joint_count(), 0);
+  for (int j : fix_joints) keeps_rotation[j] = 1;
+  for (int j = 0; j < skeleton.joint_count(); ++j)
+    if (skeleton.parents[j] >= 0) keeps_rotation[skeleton.parents[j]] = 1;
+  io::JointsToRead out;
+  for (int j = 0; j < skeleton.joint_count(); ++j)
+    (keeps_rotation[j] ? out.whole : out.translation_only).push_back(j);
+  return out;
 }
 
 FixJobResult fix_or_check(const FixJob& given, bool check) {
@@ -339,8 +372,9 @@ FixJobResult fix_or_check(const FixJob& given, bool check) {
   // did), every joint is read.
   std::optional<FoundLegs> found;
   io::ClipLoadOptions options = load_options(job);
-  options.joints_to_read = [&](const io::LoadedClip& read) -> std::vector<int> {
-    if (!reads_fix_joints_only(job, check, read)) return {};
+  options.joints_to_read = [&](const io::LoadedClip& read) -> io::JointsToRead {
+    const MotionRead reads = motion_read(job, check, read);
+    if (reads == MotionRead::every_joint) return {};
     io::LoadedClip placed = read;  // no motion yet: the skeleton and the space
     place(placed, job);
     try {
@@ -348,7 +382,8 @@ FixJobResult fix_or_check(const FixJob& given, bool check) {
     } catch (const std::exception&) {
       return {};
     }
-    return joints_fix_reads(read, *found);
+    if (reads == MotionRead::fix_joints) return {joints_fix_reads(read, *found), {}};
+    return with_leaves_by_translation(read.skeleton, joints_fix_reads(read, *found));
   };
   io::LoadedClip clip = read_then_terrain(job, [&] {
     io::LoadedClip read = io::load_clip(job.input, options);

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 #include <span>
+#include <stdexcept>
+#include <string>
 
 #include "core/fix/foot_contacts.hpp"
 #include "core/fk.hpp"
@@ -303,16 +305,22 @@ void offer_deepest(const FootModel& foot, int l, const DeepestPoint& deepest, Wo
 
 // World positions of every point of `foot` on every frame, point-major (point i of frame f at
 // i * frames + f: a planted point's frames are consecutive, so the terrain queries see runs of
-// equal points).
+// equal points), in pose_foot_points' order and arithmetic: the rigid points posed straight
+// from the ClipWorld's transforms, the sole vertices from a frame's copy of the joints they
+// hang from.
 std::vector<Vec3> posed_foot_points(const MetricsInput& in, const ClipWorld& w,
                                     const FootModel& foot) {
-  const int frames = in.clip->frame_count;
-  const int n = foot.point_count();
-  std::vector<Vec3> out(static_cast<std::size_t>(n) * frames);
-  std::vector<Vec3> posed;
-  // The joints the foot's points hang from (kept by the ClipWorld): only theirs are read.
+  const std::size_t frames = static_cast<std::size_t>(in.clip->frame_count);
+  const std::size_t rigid = foot.points.size();
+  std::vector<Vec3> out(static_cast<std::size_t>(foot.point_count()) * frames);
+  for (std::size_t i = 0; i < rigid; ++i) {
+    const RigidFootPoint& p = foot.points[i];
+    for (std::size_t f = 0; f < frames; ++f)
+      out[i * frames + f] = pose_rigid_point(p, w.transform(static_cast<int>(f), p.joint));
+  }
+  if (foot.sole_vertices.empty()) return out;
+  // The joints the sole vertices hang from (kept by the ClipWorld): only theirs are read.
   std::vector<int> hung_from;
-  for (const RigidFootPoint& p : foot.points) hung_from.push_back(p.joint);
   for (int v : foot.sole_vertices)
     for (int i = 0; i < 4; ++i)
       if (in.skin->vertices[v].joint[i] >= 0) hung_from.push_back(in.skin->vertices[v].joint[i]);
@@ -320,10 +328,11 @@ std::vector<Vec3> posed_foot_points(const MetricsInput& in, const ClipWorld& w,
   hung_from.erase(std::unique(hung_from.begin(), hung_from.end()), hung_from.end());
   // A frame's world transforms, of those joints only.
   std::vector<Transform> frame_world(in.skeleton->joint_count());
-  for (int f = 0; f < frames; ++f) {
-    for (int j : hung_from) frame_world[j] = w.transform(f, j);
-    pose_foot_points(foot, in.skin, frame_world, posed);
-    for (int i = 0; i < n; ++i) out[static_cast<std::size_t>(i) * frames + f] = posed[i];
+  for (std::size_t f = 0; f < frames; ++f) {
+    for (int j : hung_from) frame_world[j] = w.transform(static_cast<int>(f), j);
+    std::size_t i = rigid;
+    for (int v : foot.sole_vertices)
+      out[i++ * frames + f] = skinned_position(in.skin->vertices[v], frame_world);
   }
   return out;
 }
@@ -495,6 +504,28 @@ void measure_leg(const MetricsInput& in, const ClipWorld& w, const LegQueries& q
   measure_rotation_speed(in, l, m);
 }
 
+// std::logic_error unless every joint of MetricsInput::rotation_not_read is a leaf outside
+// `kept` (the joints whose world transforms the measures read) and no visitor reads every
+// joint's world rotation.
+void check_rotations_not_read(const MetricsInput& in, std::span<const int> kept) {
+  const std::span<const char> flags = in.rotation_not_read;
+  if (flags.empty()) return;
+  const Skeleton& sk = *in.skeleton;
+  if (flags.size() != static_cast<std::size_t>(sk.joint_count()))
+    throw std::logic_error("measure_clip: rotation_not_read has " + std::to_string(flags.size()) +
+                           " flags for " + std::to_string(sk.joint_count()) + " joints");
+  for (int j = 0; j < sk.joint_count(); ++j)
+    if (sk.parents[j] >= 0 && flags[sk.parents[j]])
+      throw std::logic_error("measure_clip: joint '" + sk.names[sk.parents[j]] +
+                             "' has a child but its rotation was not read");
+  for (int j : kept)
+    if (flags[j])
+      throw std::logic_error("measure_clip: joint '" + sk.names[j] +
+                             "' is measured but its rotation was not read");
+  if (in.with_world && std::any_of(flags.begin(), flags.end(), [](char f) { return f != 0; }))
+    throw std::logic_error("measure_clip: with_world, but some rotations were not read");
+}
+
 }  // namespace
 
 ClipMetrics measure_clip(const MetricsInput& in) {
@@ -503,12 +534,13 @@ ClipMetrics measure_clip(const MetricsInput& in) {
   m.frames = clip.frame_count;
   m.fps = clip.fps;
   if (clip.frame_count == 0) return m;
-  m.non_finite = count_non_finite(clip);
+  m.non_finite = count_non_finite(clip, in.rotation_not_read);
   const FootModel feet[2] = {
       build_foot_model(*in.skeleton, in.rig.legs[0], in.space.to_world(), in.skin),
       build_foot_model(*in.skeleton, in.rig.legs[1], in.space.to_world(), in.skin)};
   const std::vector<MeasuredBone> bones = measured_bones(in);
   const std::vector<int> kept = followed_joints(in, feet);
+  check_rotations_not_read(in, kept);
   ClipWorld w(*in.skeleton, clip, in.space.to_world(), kept, bones, in.with_world, in.runner);
   measure_bone_lengths(in, bones, w, m);
   const ContactSettings cs = scaled_contact_settings(in, w);

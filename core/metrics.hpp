@@ -122,6 +122,11 @@ struct MetricsInput {
   // FootModel point with ground under it) above the terrain, NaN where none has ground:
   // (*lowest_above_out)[leg * frame_count + frame]. Also computed anyway.
   std::vector<double>* lowest_above_out = nullptr;
+  // Per joint (empty: none), non-zero where `clip` holds no rotation (NaN) for a joint whose
+  // rotation the caller knows to be finite (a BVH joint read for its translation only): not
+  // counted as non-finite, and never read. Only a leaf the measures do not follow (the feet's
+  // joints), without `with_world`, may be so flagged (std::logic_error otherwise).
+  std::span<const char> rotation_not_read;
   // Threads the measures may use (null: this thread only); the metrics are the same bit for bit.
   const ParallelRunner* runner = nullptr;
 };

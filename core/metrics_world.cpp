@@ -1,5 +1,6 @@
 #include "core/metrics_world.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -111,18 +112,53 @@ ClipWorld::ClipWorld(const Skeleton& sk, const Clip& clip, const Transform& to_w
   });
 }
 
-int count_non_finite(const Clip& clip) {
+namespace {
+
+// 0 when the ten numbers of `t` are all finite, else NaN (see count_non_finite).
+inline double non_finite_sum(const Transform& t) {
+  const char* bytes = reinterpret_cast<const char*>(&t);
+  const auto part = [bytes](int i) {
+    Lanes v;  // loaded where it is used: no copy of the transform is kept
+    std::memcpy(&v, bytes + i * sizeof(Lanes), sizeof v);
+    return v - v;
+  };
+  const Lanes zero = ((part(0) + part(1)) + (part(2) + part(3))) + part(4);
+  return zero[0] + zero[1];
+}
+
+// The same for the translation and scale of `t` only.
+inline double non_finite_sum_without_rotation(const Transform& t) {
+  const Vec3 a = t.translation - t.translation, b = t.scale - t.scale;
+  return (a.x + a.y + a.z) + (b.x + b.y + b.z);
+}
+
+}  // namespace
+
+int count_non_finite(const Clip& clip, std::span<const char> rotation_not_read) {
   static_assert(sizeof(Transform) == 5 * sizeof(Lanes), "a Transform is ten doubles");
   int n = 0;
-  for (const Transform& t : clip.locals) {
-    const char* bytes = reinterpret_cast<const char*>(&t);
-    const auto part = [bytes](int i) {
-      Lanes v;  // loaded where it is used: no copy of the transform is kept
-      std::memcpy(&v, bytes + i * sizeof(Lanes), sizeof v);
-      return v - v;
-    };
-    const Lanes zero = ((part(0) + part(1)) + (part(2) + part(3))) + part(4);
-    if (!(zero[0] + zero[1] == 0.0)) ++n;
+  if (rotation_not_read.empty()) {
+    for (const Transform& t : clip.locals)
+      if (!(non_finite_sum(t) == 0.0)) ++n;
+    return n;
+  }
+  // Joint by joint in blocks of frames (no test of the flags per transform; a block's
+  // transforms stay in the cache while its joints are gone through).
+  constexpr int kFramesPerBlock = 64;
+  const std::size_t stride = static_cast<std::size_t>(clip.joint_count);
+  for (int first = 0; first < clip.frame_count; first += kFramesPerBlock) {
+    const int frames = std::min(kFramesPerBlock, clip.frame_count - first);
+    for (int j = 0; j < clip.joint_count; ++j) {
+      const Transform* t = clip.locals.data() + first * stride + j;
+      const Transform* const end = t + frames * stride;
+      if (rotation_not_read[j]) {
+        for (; t < end; t += stride)
+          if (!(non_finite_sum_without_rotation(*t) == 0.0)) ++n;
+      } else {
+        for (; t < end; t += stride)
+          if (!(non_finite_sum(*t) == 0.0)) ++n;
+      }
+    }
   }
   return n;
 }

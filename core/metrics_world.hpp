@@ -49,6 +49,8 @@ struct ClipWorld {
 // How many of the clip's transforms have an infinite or NaN number. x - x is 0 for a finite x
 // and NaN for an infinite or NaN one, so the sum of a transform's ten is 0 exactly when all ten
 // are finite: one test a transform (its ten numbers taken two at a time) instead of ten.
-int count_non_finite(const Clip& clip);
+// `rotation_not_read` (per joint, or empty): joints whose rotation is tested by the caller's word
+// (MetricsInput::rotation_not_read), only their translation and scale here.
+int count_non_finite(const Clip& clip, std::span<const char> rotation_not_read = {});
 
 }  // namespace ikfix::core

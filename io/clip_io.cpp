@@ -76,7 +76,7 @@ LoadedClip load_bvh(const std::filesystem::path& path, const ClipLoadOptions& op
   // The skeleton and the space come from the hierarchy, so the caller is asked which joints it
   // reads before the frame lines are: only their channels' numbers are made (the others' text
   // is checked but not converted).
-  std::vector<int> wanted;
+  JointsToRead wanted;
   bvh::ParseOptions parse_options;
   parse_options.allow_extra_frame_lines = true;
   parse_options.runner = options.runner;
@@ -86,11 +86,16 @@ LoadedClip load_bvh(const std::filesystem::path& path, const ClipLoadOptions& op
     // BVH never states its unit or up axis: Y up by convention, unit guessed from the height.
     resolve_units(loaded, options, std::nullopt, "");
     if (options.joints_to_read) wanted = options.joints_to_read(loaded);
-    for (int j : wanted)
-      if (j < 0 || j >= loaded.skeleton.joint_count())
-        throw std::invalid_argument("joints_to_read: joint " + std::to_string(j) + " of " +
-                                    std::to_string(loaded.skeleton.joint_count()));
-    return channels_of_joints(hierarchy, wanted);
+    for (const std::vector<int>* list : {&wanted.whole, &wanted.translation_only})
+      for (int j : *list)
+        if (j < 0 || j >= loaded.skeleton.joint_count())
+          throw std::invalid_argument("joints_to_read: joint " + std::to_string(j) + " of " +
+                                      std::to_string(loaded.skeleton.joint_count()));
+    // A translation-only joint's rotation channels' numbers are made as well: a number
+    // scanned without being made costs nearly as much, and the flags' test is one more.
+    std::vector<int> made = wanted.whole;
+    made.insert(made.end(), wanted.translation_only.begin(), wanted.translation_only.end());
+    return channels_of_joints(hierarchy, made);
   };
   auto doc = std::make_shared<bvh::Document>(bvh::read_file(path, parse_options));
   if (doc->extra_frame_lines > 0)
@@ -100,11 +105,12 @@ LoadedClip load_bvh(const std::filesystem::path& path, const ClipLoadOptions& op
   loaded.document = doc;
   if (options.take && *options.take != "0")
     throw InputError(path.string(), "BVH files hold one take (0); no take '" + *options.take + "'");
-  if (wanted.empty()) {
+  if (wanted.whole.empty()) {
     loaded.clip = bvh::clip(*doc, options.runner);
   } else {
-    loaded.joints_read.assign(loaded.skeleton.joint_count(), 0);
-    for (int j : wanted) loaded.joints_read[j] = 1;
+    loaded.joints_read.assign(loaded.skeleton.joint_count(), kJointUnread);
+    for (int j : wanted.translation_only) loaded.joints_read[j] = kJointTranslationOnly;
+    for (int j : wanted.whole) loaded.joints_read[j] = kJointRead;
     loaded.clip = bvh::clip_of_joints(*doc, loaded.joints_read, options.runner);
   }
   // Decoded. A large file's values are released: the writer then reads the few it compares
@@ -224,8 +230,9 @@ void convert_takes(const std::filesystem::path& path, const std::string& format,
   bvh::save_new(path, first.skeleton, *edits[0].edited, options);
 }
 
-// A clip read for some joints only (LoadedClip::joints_read) holds NaN for the others: writing
-// one of them, or converting the clip (every joint written anew), would be a caller's bug.
+// A clip read for some joints only (LoadedClip::joints_read) holds NaN for the others (or for
+// their rotation): writing one of them, or converting the clip (every joint written anew), would
+// be a caller's bug.
 void refuse_unread_joints(const std::filesystem::path& path, const LoadedClip& loaded,
                           std::span<const char> changed) {
   if (loaded.all_joints_read()) return;
@@ -234,7 +241,7 @@ void refuse_unread_joints(const std::filesystem::path& path, const LoadedClip& l
     throw std::logic_error(path.string() + ": " + loaded.path.string() +
                            " was read for some joints only; converting it needs every joint");
   for (std::size_t j = 0; j < changed.size() && j < loaded.joints_read.size(); ++j)
-    if (changed[j] && !loaded.joints_read[j])
+    if (changed[j] && loaded.joints_read[j] != kJointRead)
       throw std::logic_error(path.string() + ": joint '" + names[j] + "' of " +
                              loaded.path.string() + " was changed but its motion was not read");
 }

@@ -13,10 +13,19 @@
 #include "core/parallel.hpp"
 #include "core/skeleton.hpp"
 #include "core/skin.hpp"
+#include "io/joint_read.hpp"
 
 namespace ikfix::io {
 
 struct LoadedClip;
+
+// The joints whose motion a caller reads (ClipLoadOptions::joints_to_read).
+struct JointsToRead {
+  std::vector<int> whole;  // translation and rotation (kJointRead); empty: every joint's
+  // Translation only (kJointTranslationOnly), unless also in `whole`: joints whose rotation the
+  // caller never reads (leaves it measures the translation of). Ignored when `whole` is empty.
+  std::vector<int> translation_only;
+};
 
 struct ClipLoadOptions {
   std::optional<double> metres_per_unit;  // overrides the file / the guess
@@ -28,15 +37,16 @@ struct ClipLoadOptions {
   // bit for bit. Used by the BVH reader (frame lines and Euler -> quaternion); others ignore it.
   const core::ParallelRunner* runner = nullptr;
   // For a caller that reads only some joints' motion (`ikfix run` writing the same format: the
-  // legs and their ancestors). Called once the skeleton, units and axes are known, with the
-  // LoadedClip as it will be returned but no motion yet (a BVH's: before its frame lines are
-  // read, so without its document and warnings); returns the joints whose motion to read. Used
-  // by the BVH reader (only their channels' numbers are made from the text, the Euler ->
+  // legs and their ancestors; with a report, every joint, the leaves outside those by their
+  // translation only). Called once the skeleton, units and axes are known, with the LoadedClip
+  // as it will be returned but no motion yet (a BVH's: before its frame lines are read, so
+  // without its document and warnings); returns the joints whose motion to read. Used by the BVH
+  // reader (only the listed joints' channels' numbers are made from the text, the Euler ->
   // quaternion conversion of the other joints is skipped; they hold bvh::unread_transform(),
-  // NaN, in every frame) and recorded in
+  // NaN, in every frame, or for `translation_only` a NaN rotation) and recorded in
   // LoadedClip::joints_read; other formats read every joint and ignore it. Unset, or an empty
-  // list: every joint. load_takes and load_character ignore it.
-  std::function<std::vector<int>(const LoadedClip&)> joints_to_read = nullptr;
+  // `whole`: every joint. load_takes and load_character ignore it.
+  std::function<JointsToRead(const LoadedClip&)> joints_to_read = nullptr;
 };
 
 struct LoadedClip {
@@ -52,10 +62,11 @@ struct LoadedClip {
   std::string unit_name;    // "cmu", "cm", ...
   std::string unit_source;  // "file", "user" or "guessed"
   std::string unit_reason;  // why, when guessed
-  // Per joint, whether `clip` holds its motion: empty when every joint was read (the default),
-  // else the joints ClipLoadOptions::joints_to_read asked for are flagged and the others are
-  // NaN. save_clip refuses to write an unread joint or to convert such a clip; measure_motion
-  // callers check all_joints_read().
+  // Per joint, how much of its motion `clip` holds (io/joint_read.hpp): empty when every joint
+  // was read (the default), else kJointRead or kJointTranslationOnly for the joints
+  // ClipLoadOptions::joints_to_read asked for and kJointUnread (NaN) for the others. save_clip
+  // refuses to write a joint not wholly read or to convert such a clip; measure callers check
+  // that no joint is unread.
   std::vector<char> joints_read;
   bool all_joints_read() const { return joints_read.empty(); }
   std::vector<std::string> warnings;  // things the reader tolerated, for the report

@@ -1023,16 +1023,18 @@ struct JointConversion {
   // The translation before the channels are added: the OFFSET, with the axes that have a
   // position channel zeroed when the channels hold the whole translation.
   core::Vec3 base{0.0};
+  bool rotation_read = true;  // false: kJointTranslationOnly
 };
 
 std::vector<JointConversion> joint_conversions(const Document& doc, const char* read) {
   const bool channels_only = doc.positions == PositionConvention::channels_only;
   std::vector<JointConversion> plans;
   for (int j = 0; j < doc.joint_count(); ++j) {
-    if (read && !read[j]) continue;
+    if (read && read[j] == kJointUnread) continue;
     const Joint& joint = doc.joints[j];
     JointConversion& plan = plans.emplace_back();
     plan.joint = j;
+    plan.rotation_read = !read || read[j] == kJointRead;
     plan.first_value = joint.first_value;
     plan.count = static_cast<int>(joint.channels.size());
     plan.base = joint.offset;
@@ -1069,8 +1071,39 @@ inline void convert_joint(const JointConversion& plan, const double* row, core::
   }
 }
 
-// Per frame and joint as documented for clip(); joints with read[j] == 0 (when `read` is given)
-// get unread_transform().
+// What convert does for one kJointTranslationOnly joint: its transform without the position
+// channels (the base translation, a NaN rotation, unit scale), then each position channel's
+// value added to its axis, in the channels' order as convert_joint adds them.
+struct TranslationConversion {
+  int joint = 0;
+  core::Transform start;
+  int count = 0;  // position channels
+  int value[6] = {};
+  int axis[6] = {};
+};
+
+TranslationConversion translation_conversion(const JointConversion& plan) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  TranslationConversion out;
+  out.joint = plan.joint;
+  out.start.translation = plan.base;
+  out.start.rotation = core::Quat(nan, nan, nan, nan);
+  for (int n = 0; n < plan.count; ++n)
+    if (is_position(plan.kinds[n])) {
+      out.value[out.count] = plan.first_value + n;
+      out.axis[out.count++] = axis_of(plan.kinds[n]);
+    }
+  return out;
+}
+
+inline void convert_translation(const TranslationConversion& plan, const double* row,
+                                core::Transform& t) {
+  t = plan.start;
+  for (int n = 0; n < plan.count; ++n) t.translation[plan.axis[n]] += row[plan.value[n]];
+}
+
+// Per frame and joint as documented for clip(); when `read` is given, joints flagged
+// kJointUnread get unread_transform() and kJointTranslationOnly ones convert_translation().
 core::Clip convert(const Document& doc, const char* read, const core::ParallelRunner* runner) {
   core::Clip c;
   c.fps = 1.0 / doc.frame_time;
@@ -1080,10 +1113,14 @@ core::Clip convert(const Document& doc, const char* read, const core::ParallelRu
   // (a resize would first fill all of them on this one).
   core::resize_unwritten(c.locals, static_cast<std::size_t>(c.frame_count) * c.joint_count);
   const int channels = doc.channel_count;
-  const std::vector<JointConversion> plans = joint_conversions(doc, read);
+  std::vector<JointConversion> plans = joint_conversions(doc, read);
+  std::vector<TranslationConversion> translation_plans;  // kJointTranslationOnly
+  for (const JointConversion& plan : plans)
+    if (!plan.rotation_read) translation_plans.push_back(translation_conversion(plan));
+  std::erase_if(plans, [](const JointConversion& plan) { return !plan.rotation_read; });
   std::vector<int> unread_joints;
   for (int j = 0; j < c.joint_count; ++j)
-    if (read && !read[j]) unread_joints.push_back(j);
+    if (read && read[j] == kJointUnread) unread_joints.push_back(j);
   const core::Transform unread = unread_transform();
   // Each frame reads its own row of values and writes its own row of locals.
   constexpr int kMinFramesPerBlock = 64;
@@ -1096,6 +1133,8 @@ core::Clip convert(const Document& doc, const char* read, const core::ParallelRu
       core::Transform* out = c.locals.data() + static_cast<std::size_t>(f) * c.joint_count;
       for (int j : unread_joints) out[j] = unread;
       for (const JointConversion& plan : plans) convert_joint(plan, row, out[plan.joint]);
+      for (const TranslationConversion& plan : translation_plans)
+        convert_translation(plan, row, out[plan.joint]);
     }
   });
   return c;

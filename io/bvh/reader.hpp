@@ -19,6 +19,7 @@
 #include "core/parallel.hpp"
 #include "core/skeleton.hpp"
 #include "io/bvh/document.hpp"
+#include "io/joint_read.hpp"
 
 namespace ikfix::io::bvh {
 
@@ -71,11 +72,13 @@ core::Skeleton skeleton(const Document& doc);
 core::Clip clip(const Document& doc, const core::ParallelRunner* runner = nullptr);
 
 // As clip(), for a caller that reads only some joints' motion: converts the joints with
-// read[j] != 0 (joint_count flags; std::invalid_argument otherwise), bit for bit as clip() does,
-// and gives every other joint unread_transform() in every frame, so that any use of one shows
-// (NaN through FK, a refusal from the writers) instead of passing for real motion. Saves the
-// Euler -> quaternion conversion of joints nobody reads (`ikfix run` on a mocap skeleton reads
-// 11 of 31: the legs and their ancestors).
+// read[j] == kJointRead (joint_count flags, io/joint_read.hpp; std::invalid_argument otherwise),
+// bit for bit as clip() does, gives those with kJointTranslationOnly the same translation and
+// scale with a NaN rotation, and every other joint unread_transform() in every frame, so that
+// any use of what was not read shows (NaN through FK, a refusal from the writers) instead of
+// passing for real motion. Saves the Euler -> quaternion conversion of joints nobody reads
+// (`ikfix run` on a mocap skeleton reads 11 of 31: the legs and their ancestors; with a report,
+// every joint but the leaves outside those, whose translation only the measures read).
 core::Clip clip_of_joints(const Document& doc, std::span<const char> read,
                           const core::ParallelRunner* runner = nullptr);
 

@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <span>
+#include <stdexcept>
+#include <vector>
 
 #include "core/metrics.hpp"
 #include "core/terrain_gen.hpp"
@@ -120,6 +123,71 @@ TEST(MetricsBoneLength, EachTransformWithANonFiniteNumberCountsOnce) {
   EXPECT_EQ(measure(a, clip, ground).non_finite, 3);
   EXPECT_EQ(measure(a, walking_in_rest_pose(a.skeleton, a.rig.pelvis, 21, 0.05), ground).non_finite,
             0);
+}
+
+// measure() with `rotation_not_read` flags (and a visitor, when given).
+ClipMetrics measure_flagged(const ArmatureRig& a, const Clip& clip, const Terrain& ground,
+                            const std::vector<char>& rotation_not_read,
+                            MetricsInput::WorldVisitor with_world = nullptr) {
+  MetricsInput in;
+  in.skeleton = &a.skeleton;
+  in.clip = &clip;
+  in.rig = a.rig;
+  in.terrain = &ground;
+  in.rotation_not_read = rotation_not_read;
+  in.with_world = std::move(with_world);
+  return measure_clip(in);
+}
+
+// A leaf read for its translation only (MetricsInput::rotation_not_read: a NaN rotation its
+// reader knows to be finite) is measured by its translation as if its rotation were there: the
+// same bone length change, its rotation not counted as non-finite, its translation still.
+TEST(MetricsBoneLength, ALeafWithoutItsRotationIsMeasuredByItsTranslation) {
+  const ArmatureRig a = armature_humanoid(true);
+  const int tip = a.skeleton.find("Tip");
+  Clip clip = walking_in_rest_pose(a.skeleton, a.rig.pelvis, 21, 0.05);
+  clip.at(4, tip).translation = Vec3(0.0, 0.05, 0.0);
+  const Terrain ground(make_flat_terrain(FlatParams{.size = 40.0}));
+  const ClipMetrics whole = measure(a, clip, ground);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (int f = 0; f < clip.frame_count; ++f) clip.at(f, tip).rotation = Quat(nan, nan, nan, nan);
+  std::vector<char> flags(a.skeleton.joint_count(), 0);
+  flags[tip] = 1;
+  const ClipMetrics part = measure_flagged(a, clip, ground, flags);
+  EXPECT_EQ(part.non_finite, 0);
+  EXPECT_EQ(part.bone_length_change.value, whole.bone_length_change.value);
+  EXPECT_EQ(part.bone_length_change.frame, 4);
+  EXPECT_EQ(part.bone_length_change.point, "Tip");
+  EXPECT_EQ(part.penetration.value, whole.penetration.value);
+  EXPECT_EQ(part.rotation_speed.value, whole.rotation_speed.value);
+  EXPECT_EQ(part.legs[0].frames_in_contact, whole.legs[0].frames_in_contact);
+  // Unflagged, each of those rotations is a non-finite transform; a flagged one's translation
+  // and scale still count.
+  EXPECT_EQ(measure(a, clip, ground).non_finite, 21);
+  clip.at(6, tip).translation.x = nan;
+  clip.at(8, tip).scale.z = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(measure_flagged(a, clip, ground, flags).non_finite, 2);
+}
+
+// Only a leaf the measures do not follow may go without its rotation, and not when a visitor
+// asks for every joint's world transform: anything else is the caller's bug.
+TEST(MetricsBoneLength, OnlyAnUnfollowedLeafMayGoWithoutItsRotation) {
+  const ArmatureRig a = armature_humanoid(true);
+  const Clip clip = walking_in_rest_pose(a.skeleton, a.rig.pelvis, 5, 0.05);
+  const Terrain ground(make_flat_terrain(FlatParams{.size = 40.0}));
+  const auto flag = [&](int j) {
+    std::vector<char> flags(a.skeleton.joint_count(), 0);
+    flags[j] = 1;
+    return flags;
+  };
+  const int tip = a.skeleton.find("Tip");
+  EXPECT_NO_THROW(measure_flagged(a, clip, ground, flag(tip)));
+  EXPECT_THROW(measure_flagged(a, clip, ground, flag(a.skeleton.parents[tip])), std::logic_error);
+  EXPECT_THROW(measure_flagged(a, clip, ground, flag(a.rig.legs[0].ankle)), std::logic_error);
+  EXPECT_THROW(measure_flagged(a, clip, ground, std::vector<char>(3, 0)), std::logic_error);
+  const auto visitor = [](int, std::span<const Transform>) {};
+  EXPECT_THROW(measure_flagged(a, clip, ground, flag(tip), visitor), std::logic_error);
+  EXPECT_NO_THROW(measure_flagged(a, clip, ground, flag(tip), nullptr));
 }
 
 // The fastest leg-joint turn is the one every frame's angle gives (frames whose bound shows they

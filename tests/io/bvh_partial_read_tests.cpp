@@ -57,7 +57,7 @@ struct WalkReads {
     options.joints_to_read = [this](const io::LoadedClip& read) {
       EXPECT_TRUE(read.clip.locals.empty()) << "called before the motion is read";
       EXPECT_EQ(read.skeleton.names, full.skeleton.names);
-      return fix_joints;
+      return io::JointsToRead{fix_joints, {}};
     };
     return io::load_clip(walk_path(), options);
   }
@@ -88,6 +88,39 @@ TEST(BvhPartialRead, ReadJointsAreTheFullReadsBitForBitOthersNaN) {
   EXPECT_TRUE(all_nan(io::bvh::unread_transform()));
   const std::vector<char> wrong_count = {1, 1};
   EXPECT_THROW(io::bvh::clip_of_joints(doc, wrong_count), std::invalid_argument);
+}
+
+// kJointTranslationOnly: the translation (position channels included) and scale are the whole
+// read's bits, the rotation NaN; the rotation of a kJointRead joint beside it is untouched.
+TEST(BvhPartialRead, TranslationOnlyJointsHoldTheWholeReadsTranslationAndNoRotation) {
+  const std::string text =
+      "HIERARCHY\nROOT hips\n{\n OFFSET 0.5 0 0\n CHANNELS 6 Xposition Yposition Zposition "
+      "Zrotation Xrotation Yrotation\n"
+      " JOINT leg\n {\n  OFFSET 1 -2 0\n  CHANNELS 3 Zrotation Xrotation Yrotation\n  End Site\n  "
+      "{\n   OFFSET 0 -3 0\n  }\n }\n"
+      " JOINT arm\n {\n  OFFSET -1 2 0\n  CHANNELS 3 Zrotation Xrotation Yrotation\n  End Site\n  "
+      "{\n   OFFSET 0 3 0\n  }\n }\n}\n"
+      "MOTION\nFrames: 2\nFrame Time: 0.5\n"
+      "1 2 3 10 20 30 40 50 60 70 80 90\n-1 -2 -3 0 0 0 -40 5 6 7 8 9\n";
+  const io::bvh::Document doc = io::bvh::parse(text, "three.bvh");
+  const core::Clip whole = io::bvh::clip(doc);
+  const std::vector<char> read = {io::kJointTranslationOnly, io::kJointRead,
+                                  io::kJointTranslationOnly};
+  const core::Clip some = io::bvh::clip_of_joints(doc, read);
+  for (int f = 0; f < 2; ++f) {
+    EXPECT_TRUE(same_bits(some.at(f, 1), whole.at(f, 1))) << f;
+    for (int j : {0, 2}) {
+      const core::Transform& t = some.at(f, j);
+      const core::Transform& w = whole.at(f, j);
+      EXPECT_EQ(std::memcmp(&t.translation, &w.translation, sizeof t.translation), 0) << f << j;
+      EXPECT_EQ(std::memcmp(&t.scale, &w.scale, sizeof t.scale), 0) << f << j;
+      EXPECT_TRUE(std::isnan(t.rotation.w) && std::isnan(t.rotation.x) &&
+                  std::isnan(t.rotation.y) && std::isnan(t.rotation.z))
+          << f << j;
+    }
+  }
+  EXPECT_EQ(some.at(1, 0).translation, core::Vec3(-0.5, -2, -3));  // OFFSET + channels
+  EXPECT_EQ(some.at(1, 2).translation, core::Vec3(-1, 2, 0));      // the OFFSET
 }
 
 TEST(BvhPartialRead, OnThreadsTheSameBits) {
@@ -134,16 +167,40 @@ TEST(BvhPartialRead, LoadClipReadsTheJointsAskedForAndSaysWhich) {
   EXPECT_EQ(w.partial.unit_name, w.full.unit_name);
   EXPECT_EQ(w.partial.warnings, w.full.warnings);
 
+  // Translation-only joints are flagged so (a joint also read whole is read whole), their
+  // translation the full read's.
+  io::ClipLoadOptions leaves;
+  const int head = w.full.skeleton.find("Head");
+  ASSERT_GE(head, 0);
+  leaves.joints_to_read = [&](const io::LoadedClip&) {
+    return io::JointsToRead{w.fix_joints, {head, w.fix_joints.front()}};
+  };
+  const io::LoadedClip by_translation = io::load_clip(walk_path(), leaves);
+  ASSERT_EQ(by_translation.joints_read.size(), 31u);
+  EXPECT_EQ(by_translation.joints_read[head], io::kJointTranslationOnly);
+  EXPECT_EQ(by_translation.joints_read[w.fix_joints.front()], io::kJointRead);
+  for (int f = 0; f < w.full.clip.frame_count; ++f)
+    ASSERT_EQ(by_translation.clip.at(f, head).translation, w.full.clip.at(f, head).translation);
+  // Nor is such a joint written.
+  std::vector<char> changed(31, 0);
+  changed[head] = 1;
+  const auto dir = ikfix::test::scratch_dir("partial_leaves");
+  EXPECT_THROW(io::save_clip(dir / "out.bvh", by_translation, by_translation.clip, changed),
+               std::logic_error);
+  std::filesystem::remove_all(dir);
+
   // An empty list reads every joint; a joint out of range is refused.
   io::ClipLoadOptions all;
-  all.joints_to_read = [](const io::LoadedClip&) { return std::vector<int>{}; };
+  all.joints_to_read = [](const io::LoadedClip&) { return io::JointsToRead{}; };
   EXPECT_TRUE(io::load_clip(walk_path(), all).all_joints_read());
   io::ClipLoadOptions bad;
-  bad.joints_to_read = [](const io::LoadedClip&) { return std::vector<int>{31}; };
+  bad.joints_to_read = [](const io::LoadedClip&) { return io::JointsToRead{{31}, {}}; };
+  EXPECT_THROW(io::load_clip(walk_path(), bad), std::invalid_argument);
+  bad.joints_to_read = [](const io::LoadedClip&) { return io::JointsToRead{{0}, {-1}}; };
   EXPECT_THROW(io::load_clip(walk_path(), bad), std::invalid_argument);
   // load_takes (every take, every joint) ignores it.
   io::ClipLoadOptions some;
-  some.joints_to_read = [&](const io::LoadedClip&) { return w.fix_joints; };
+  some.joints_to_read = [&](const io::LoadedClip&) { return io::JointsToRead{w.fix_joints, {}}; };
   EXPECT_TRUE(io::load_takes(walk_path(), some).front().all_joints_read());
 }
 
