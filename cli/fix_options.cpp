@@ -70,7 +70,10 @@ std::unique_ptr<core::Terrain> load_terrain(const TerrainOptions& o,
         core::XzBox{footprint_ws->min_x - offset.x - 1e-3, footprint_ws->min_z - offset.z - 1e-3,
                     footprint_ws->max_x - offset.x + 1e-3, footprint_ws->max_z - offset.z + 1e-3};
   }
-  io::TerrainRead read = io::load_terrain_part(o.path, scale, o.up[0], keep, threads);
+  // The CLI's terrains answer with face normals (core::TerrainOptions::smooth_normals off): a
+  // prepared terrain's part is read without its vertex normals.
+  io::TerrainRead read =
+      io::load_terrain_part(o.path, scale, o.up[0], keep, threads, /*normals=*/false);
   if (!o.offset.empty())
     for (auto& v : read.mesh.vertices) v += offset;
   core::TerrainOptions terrain_options;

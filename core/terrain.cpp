@@ -151,8 +151,14 @@ struct SceneTiles {
   double inv_size = 1.0;                  // 1 / size
   double margin = 0.0;                    // metres a tile's scene reaches past the tile
   int columns = 0, rows = 0;
-  std::vector<std::uint32_t> start;  // columns * rows + 1 offsets into `triangles`
-  std::vector<std::uint32_t> triangles;
+  // The ground triangles of a tile are listed on its first use (Terrain::Impl::tile_triangles),
+  // from the blocks of `block` consecutive mesh triangles listed under it: every tile the box of
+  // a block's vertices, grown by the margin, reaches.
+  std::uint32_t block = 1;                   // mesh triangles per block
+  std::vector<std::uint32_t> block_start;    // columns * rows + 1 offsets into `blocks`
+  std::vector<std::uint32_t> blocks;         // per tile, the blocks reaching it, ascending
+  std::unique_ptr<std::once_flag[]> listed;  // per tile: its list made
+  std::unique_ptr<std::vector<std::uint32_t>[]> triangles;  // per tile: its ground, ascending
   // Per tile: its scene once built (owned by Terrain::Impl::scenes), else null.
   std::unique_ptr<std::atomic<const GroundScene*>[]> built;
 
@@ -168,6 +174,12 @@ struct SceneTiles {
     if (!(u >= 1.0)) return 0;
     if (u >= static_cast<double>(count - 1)) return static_cast<std::uint32_t>(count - 1);
     return static_cast<std::uint32_t>(u);
+  }
+  // The first and last column and row of the tiles the box [min_x, max_x] x [min_z, max_z]
+  // (world metres) grown by the margin reaches: {column, row, column, row}.
+  std::array<std::uint32_t, 4> reach(double min_x, double min_z, double max_x, double max_z) const {
+    return {column_of(min_x - margin), row_of(min_z - margin), column_of(max_x + margin),
+            row_of(max_z + margin)};
   }
 };
 
@@ -221,8 +233,9 @@ struct Terrain::Impl {
   double nudge = 0.0;
   // Packets whose points spread less than this (metres) are traced as coherent.
   double coherent_span = 0.0;
-  // Mesh triangles a vertical ray can land on (not zero-area, not vertical), ascending.
-  std::vector<std::uint32_t> ground;
+  // How many mesh triangles a vertical ray can land on (is_ground), counted on first ask.
+  mutable std::once_flag ground_count_once;
+  mutable std::size_t ground_count = 0;
   // Every mesh vertex relative to origin_ws in float (x, y, z, then 16 bytes of padding for
   // Embree's vector loads), shared by every scene's geometry.
   std::vector<float> vertices_local;
@@ -251,21 +264,24 @@ struct Terrain::Impl {
   // query there may hit and lies in the part held.
   std::size_t known_cell(const CeilingGrid& c, double x, double z) const;
 
-  // Checks the mesh and finds its bounds (and the whole mesh's, with a crop) and its ground
-  // triangles (check_and_classify); the errors in the order: vertices, normals, triangles, crop.
+  // Checks the mesh and finds its bounds (and the whole mesh's, with a crop); the errors in the
+  // order: vertices, normals, triangles, crop.
   void validate_and_bound();
-  // Checks each triangle's vertex indices and lists it in `ground` when a vertical ray can land
-  // on it (neither zero-area nor vertical), in one pass.
-  void check_and_classify();
+  // Checks each triangle's vertex indices.
+  void check_triangles() const;
+  // Whether a vertical ray can land on mesh triangle t (neither zero-area nor vertical): only
+  // such triangles are in the scenes.
+  bool is_ground(std::size_t t) const;
   // Throws when a whole mesh has no ground triangle.
   void require_ground() const;
   void make_device_and_vertices();
-  // The tiles, listed on first use.
+  // The tiles, set up on first use; a tile's ground triangles, listed on its first use.
   const SceneTiles& scene_tiles() const;
   void list_tiles(SceneTiles& t) const;
-  // Per mesh vertex: the column and row of t's tiles holding its x and z less t.margin, then
-  // plus t.margin.
-  std::vector<std::array<std::uint16_t, 4>> vertex_tiles(const SceneTiles& t) const;
+  // Lists every block of `block` consecutive mesh triangles under the tiles it reaches.
+  void index_blocks(SceneTiles& t, std::uint32_t block) const;
+  std::span<const std::uint32_t> tile_triangles(std::size_t tile) const;
+  void list_tile(const SceneTiles& t, std::size_t tile) const;
   // The scene of tile `tile`, built on first use.
   const GroundScene& tile_scene(std::size_t tile) const;
   // Throws TerrainPartTooSmall unless every point of `rect` lies kTerrainCropMargin inside the
@@ -368,7 +384,7 @@ void Terrain::Impl::validate_and_bound() {
     if (!is_finite(mesh.vertex_normals[i]))
       throw std::invalid_argument("terrain mesh vertex normal " + std::to_string(i) +
                                   " is not finite");
-  check_and_classify();
+  check_triangles();
 
   if (options.crop) {  // the part read lies within the whole mesh: take the whole one's frame
     const TerrainCrop& c = *options.crop;
@@ -398,28 +414,30 @@ void Terrain::Impl::validate_and_bound() {
   coherent_span = std::max(bounds_max.x - bounds_min.x, bounds_max.z - bounds_min.z) / 16.0;
 }
 
-void Terrain::Impl::check_and_classify() {
+void Terrain::Impl::check_triangles() const {
   const std::size_t vertex_count = mesh.vertices.size();
-  ground.reserve(mesh.triangles.size());
-  for (std::size_t t = 0; t < mesh.triangles.size(); ++t) {
-    const auto& tri = mesh.triangles[t];
-    for (const std::uint32_t index : tri)
+  for (std::size_t t = 0; t < mesh.triangles.size(); ++t)
+    for (const std::uint32_t index : mesh.triangles[t])
       if (index >= vertex_count)
         throw std::invalid_argument("terrain mesh triangle " + std::to_string(t) + " uses vertex " +
                                     std::to_string(index) + " of " + std::to_string(vertex_count));
-    const Vec3 n = glm::cross(mesh.vertices[tri[1]] - mesh.vertices[tri[0]],
-                              mesh.vertices[tri[2]] - mesh.vertices[tri[0]]);
-    const double len = glm::length(n);
-    if (!(len > 0.0) || !std::isfinite(len)) continue;      // zero area (or overflow)
-    if (std::abs(n.y) <= kVerticalNormalY * len) continue;  // vertical: riser, cliff wall
-    ground.push_back(static_cast<std::uint32_t>(t));
-  }
+}
+
+bool Terrain::Impl::is_ground(std::size_t t) const {
+  const auto& tri = mesh.triangles[t];
+  const Vec3 n = glm::cross(mesh.vertices[tri[1]] - mesh.vertices[tri[0]],
+                            mesh.vertices[tri[2]] - mesh.vertices[tri[0]]);
+  const double len = glm::length(n);
+  if (!(len > 0.0) || !std::isfinite(len)) return false;  // zero area (or overflow)
+  return !(std::abs(n.y) <= kVerticalNormalY * len);      // vertical: riser, cliff wall
 }
 
 void Terrain::Impl::require_ground() const {
-  if (ground.empty() && !options.crop)
-    throw std::invalid_argument(
-        "terrain mesh has no triangle to stand on (all are zero-area or vertical)");
+  if (options.crop) return;
+  for (std::size_t t = 0; t < mesh.triangles.size(); ++t)
+    if (is_ground(t)) return;
+  throw std::invalid_argument(
+      "terrain mesh has no triangle to stand on (all are zero-area or vertical)");
 }
 
 void Terrain::Impl::make_device_and_vertices() {
@@ -453,69 +471,94 @@ void Terrain::Impl::list_tiles(SceneTiles& t) const {
   const double width = std::max(max_x - min_x, 0.0), depth = std::max(max_z - min_z, 0.0);
   // Far beyond a ray's float error (an ulp) and the edge search's reach (2 nudges, 8 ulps).
   t.margin = 16.0 * nudge;
+  // Sized from all the mesh's triangles, not its ground ones, which are found per tile reached
+  // (a terrain is mostly ground; the answers do not depend on the tiles).
   const std::size_t per_tile = options.scene_tile_triangles;
-  const double tiles_wanted = per_tile == 0
-                                  ? 1.0
-                                  : std::clamp(static_cast<double>(ground.size()) / per_tile, 1.0,
-                                               static_cast<double>(kMaxSceneTiles));
+  const double tiles_wanted =
+      per_tile == 0
+          ? 1.0
+          : std::clamp(static_cast<double>(mesh.triangles.size()) / static_cast<double>(per_tile),
+                       1.0, static_cast<double>(kMaxSceneTiles));
   t.size = std::max(std::sqrt(std::max(width * depth, 1e-12) / tiles_wanted), 1e-6);
   t.columns = static_cast<int>(std::clamp(std::ceil(width / t.size), 1.0, 1024.0));
   t.rows = static_cast<int>(std::clamp(std::ceil(depth / t.size), 1.0, 1024.0));
   t.size = std::max({t.size, width / t.columns, depth / t.rows});
   t.inv_size = 1.0 / t.size;
   t.origin_x = min_x, t.origin_z = min_z;
-  // Each triangle's first and last column and row of tiles (its box grown by the margin), then
-  // two passes (count, fill): the triangles of each tile ascending. Most triangles lie in one
-  // tile: when its three vertices lie in the same one (their x and z less and plus the margin),
-  // it is counted and filled without finding its box or walking a rectangle of tiles.
-  const std::size_t n = ground.size();
-  const std::vector<std::array<std::uint16_t, 4>> vertex_reach = vertex_tiles(t);
+  // Blocks of consecutive triangles: a mesh numbered row by row puts a block in one or two
+  // tiles, so a tile's list scans about its own triangles. In another order (a block reaching
+  // many tiles) one triangle a block.
+  constexpr std::uint32_t kBlock = 16;
+  index_blocks(t, kBlock);
   const std::size_t tile_count = static_cast<std::size_t>(t.columns) * t.rows;
-  const auto cols = static_cast<std::size_t>(t.columns);
-  constexpr std::uint32_t kSeveral = std::numeric_limits<std::uint32_t>::max();
-  std::vector<std::uint32_t> home(vertex_reach.size());  // the vertex's one tile, or kSeveral
-  for (std::size_t v = 0; v < home.size(); ++v) {
-    const auto& r = vertex_reach[v];
-    home[v] =
-        r[0] == r[2] && r[1] == r[3] ? static_cast<std::uint32_t>(r[1] * cols + r[0]) : kSeveral;
-  }
-  // Calls body(tile) for each tile that ground triangle k reaches.
-  auto each_tile = [&](std::size_t k, auto&& body) {
-    const auto& tri = mesh.triangles[ground[k]];
-    const std::uint32_t one = home[tri[0]];
-    if (one != kSeveral && one == home[tri[1]] && one == home[tri[2]]) return body(one);
-    const auto &a = vertex_reach[tri[0]], &b = vertex_reach[tri[1]], &c = vertex_reach[tri[2]];
-    const std::size_t c0 = std::min(std::min(a[0], b[0]), c[0]);
-    const std::size_t c1 = std::max(std::max(a[2], b[2]), c[2]);
-    const std::size_t r1 = std::max(std::max(a[3], b[3]), c[3]);
-    for (std::size_t row = std::min(std::min(a[1], b[1]), c[1]); row <= r1; ++row)
-      for (std::size_t col = c0; col <= c1; ++col) body(row * cols + col);
-  };
-  t.start.assign(tile_count + 1, 0);
-  for (std::size_t k = 0; k < n; ++k) each_tile(k, [&](std::size_t tile) { ++t.start[tile + 1]; });
-  for (std::size_t k = 1; k < t.start.size(); ++k) t.start[k] += t.start[k - 1];
-  t.triangles.resize(t.start.back());
-  std::vector<std::uint32_t> fill(t.start.begin(), t.start.end() - 1);
-  for (std::size_t k = 0; k < n; ++k)
-    each_tile(k, [&](std::size_t tile) { t.triangles[fill[tile]++] = ground[k]; });
+  const std::size_t block_count = (mesh.triangles.size() + kBlock - 1) / kBlock;
+  if (t.blocks.size() > 4 * block_count + tile_count) index_blocks(t, 1);
+  t.listed = std::make_unique<std::once_flag[]>(tile_count);
+  t.triangles = std::make_unique<std::vector<std::uint32_t>[]>(tile_count);
   t.built = std::make_unique<std::atomic<const GroundScene*>[]>(tile_count);
   for (std::size_t k = 0; k < tile_count; ++k) t.built[k].store(nullptr);
 }
 
-std::vector<std::array<std::uint16_t, 4>> Terrain::Impl::vertex_tiles(const SceneTiles& t) const {
-  // column_of and row_of are non-decreasing (a rounded difference, a product by a positive
-  // number, a clamped truncation), so the tile of a triangle's smallest x less the margin is the
-  // smallest of its vertices' ones: the same tiles as from the triangle's box, each vertex
-  // converted once instead of once per triangle using it.
-  std::vector<std::array<std::uint16_t, 4>> out(mesh.vertices.size());
-  for (std::size_t v = 0; v < mesh.vertices.size(); ++v) {
-    const Vec3& p = mesh.vertices[v];
-    out[v] = {static_cast<std::uint16_t>(t.column_of(p.x - t.margin)),
-              static_cast<std::uint16_t>(t.row_of(p.z - t.margin)),
-              static_cast<std::uint16_t>(t.column_of(p.x + t.margin)),
-              static_cast<std::uint16_t>(t.row_of(p.z + t.margin))};
+void Terrain::Impl::index_blocks(SceneTiles& t, std::uint32_t block) const {
+  // Each block's tiles are those of its vertices' box (column_of and row_of are non-decreasing:
+  // a triangle's own tiles are among them), then two passes (count, fill): each tile's blocks
+  // ascending.
+  t.block = block;
+  const std::size_t n = mesh.triangles.size();
+  const std::size_t block_count = (n + block - 1) / block;
+  std::vector<std::array<std::uint32_t, 4>> reach(block_count);
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  for (std::size_t b = 0; b < block_count; ++b) {
+    double min_x = kInf, min_z = kInf, max_x = -kInf, max_z = -kInf;
+    for (std::size_t k = b * block; k < std::min(n, (b + 1) * block); ++k)
+      for (const std::uint32_t v : mesh.triangles[k]) {
+        const Vec3& p = mesh.vertices[v];
+        min_x = std::min(min_x, p.x), max_x = std::max(max_x, p.x);
+        min_z = std::min(min_z, p.z), max_z = std::max(max_z, p.z);
+      }
+    reach[b] = t.reach(min_x, min_z, max_x, max_z);
   }
-  return out;
+  const auto cols = static_cast<std::size_t>(t.columns);
+  auto each_tile = [&](std::size_t b, auto&& body) {
+    const auto& r = reach[b];
+    for (std::size_t row = r[1]; row <= r[3]; ++row)
+      for (std::size_t col = r[0]; col <= r[2]; ++col) body(row * cols + col);
+  };
+  t.block_start.assign(cols * static_cast<std::size_t>(t.rows) + 1, 0);
+  for (std::size_t b = 0; b < block_count; ++b)
+    each_tile(b, [&](std::size_t tile) { ++t.block_start[tile + 1]; });
+  for (std::size_t k = 1; k < t.block_start.size(); ++k) t.block_start[k] += t.block_start[k - 1];
+  t.blocks.resize(t.block_start.back());
+  std::vector<std::uint32_t> fill(t.block_start.begin(), t.block_start.end() - 1);
+  for (std::size_t b = 0; b < block_count; ++b)
+    each_tile(b, [&](std::size_t tile) { t.blocks[fill[tile]++] = static_cast<std::uint32_t>(b); });
+}
+
+std::span<const std::uint32_t> Terrain::Impl::tile_triangles(std::size_t tile) const {
+  const SceneTiles& t = scene_tiles();
+  std::call_once(t.listed[tile], [&] { list_tile(t, tile); });
+  return t.triangles[tile];
+}
+
+void Terrain::Impl::list_tile(const SceneTiles& t, std::size_t tile) const {
+  // The ground triangles whose box grown by the margin touches the tile, ascending (the blocks
+  // ascending, a block's triangles ascending).
+  const auto cols = static_cast<std::size_t>(t.columns);
+  const std::size_t column = tile % cols, row = tile / cols;
+  std::vector<std::uint32_t>& out = t.triangles[tile];
+  const std::size_t n = mesh.triangles.size();
+  for (std::uint32_t k = t.block_start[tile]; k < t.block_start[tile + 1]; ++k) {
+    const std::size_t first = std::size_t{t.blocks[k]} * t.block;
+    for (std::size_t tri = first; tri < std::min(n, first + t.block); ++tri) {
+      const auto& corners = mesh.triangles[tri];
+      const Vec3 &a = mesh.vertices[corners[0]], &b = mesh.vertices[corners[1]],
+                 &c = mesh.vertices[corners[2]];
+      const auto r = t.reach(std::min({a.x, b.x, c.x}), std::min({a.z, b.z, c.z}),
+                             std::max({a.x, b.x, c.x}), std::max({a.z, b.z, c.z}));
+      if (column >= r[0] && column <= r[2] && row >= r[1] && row <= r[3] && is_ground(tri))
+        out.push_back(static_cast<std::uint32_t>(tri));
+    }
+  }
 }
 
 const GroundScene& Terrain::Impl::tile_scene(std::size_t tile) const {
@@ -525,9 +568,7 @@ const GroundScene& Terrain::Impl::tile_scene(std::size_t tile) const {
   const std::lock_guard<std::mutex> lock(build_mutex[tile % kBuildStripes]);
   s = t.built[tile].load(std::memory_order_acquire);
   if (s) return *s;
-  const std::span<const std::uint32_t> triangles(t.triangles.data() + t.start[tile],
-                                                 t.start[tile + 1] - t.start[tile]);
-  std::unique_ptr<GroundScene> scene = build_scene(triangles);
+  std::unique_ptr<GroundScene> scene = build_scene(tile_triangles(tile));
   s = scene.get();
   {
     const std::lock_guard<std::mutex> own(scenes_mutex);
@@ -1022,8 +1063,8 @@ void Terrain::Impl::fill_ceiling_block(const CeilingGrid& c, int column, int row
     return std::pair<int, int>{static_cast<int>(std::max(a, static_cast<double>(lo))),
                                static_cast<int>(std::min(b, static_cast<double>(hi)))};
   };
-  for (std::uint32_t k = t.start[tile]; k < t.start[tile + 1]; ++k) {
-    const auto& tri = mesh.triangles[t.triangles[k]];
+  for (const std::uint32_t listed : tile_triangles(tile)) {
+    const auto& tri = mesh.triangles[listed];
     const Vec3 &a = mesh.vertices[tri[0]], &b = mesh.vertices[tri[1]], &d = mesh.vertices[tri[2]];
     const XzBox box{std::min({a.x, b.x, d.x}) - reach, std::min({a.z, b.z, d.z}) - reach,
                     std::max({a.x, b.x, d.x}) + reach, std::max({a.z, b.z, d.z}) + reach};
@@ -1150,7 +1191,13 @@ void Terrain::above_ground_ceiling(std::span<const Vec3> points_ws, std::span<ch
 }
 Vec3 Terrain::bounds_min() const { return impl_->bounds_min; }
 Vec3 Terrain::bounds_max() const { return impl_->bounds_max; }
-std::size_t Terrain::ground_triangle_count() const { return impl_->ground.size(); }
+std::size_t Terrain::ground_triangle_count() const {
+  std::call_once(impl_->ground_count_once, [this] {
+    for (std::size_t t = 0; t < impl_->mesh.triangles.size(); ++t)
+      impl_->ground_count += impl_->is_ground(t) ? 1 : 0;
+  });
+  return impl_->ground_count;
+}
 int Terrain::packet_width() const { return impl_->packet_width; }
 
 }  // namespace ikfix::core

@@ -71,7 +71,7 @@ struct TerrainOptions {
   int packet_width = 0;
   // The mesh is a part of a larger one (see TerrainCrop); empty: the mesh is the whole terrain.
   std::optional<TerrainCrop> crop;
-  // Ground triangles per ray-query scene tile (see Size below); 0: one scene over the whole
+  // Mesh triangles per ray-query scene tile (see Size below); 0: one scene over the whole
   // mesh. Answers do not depend on it.
   std::size_t scene_tile_triangles = 256;
 };
@@ -97,7 +97,10 @@ struct TerrainOptions {
 // within a few float ulps of it. The answers are those of a structure over the whole mesh, bit
 // for bit, whatever the order and threads of the queries: the float vertices and rays are the
 // same (relative to the whole mesh's centre), every triangle a query's rays or its edge search
-// can land on is in its tile's structure, kept in mesh order.
+// can land on is in its tile's structure, kept in mesh order. A tile's triangles are listed
+// and sorted into ground and the rest on its first use too (from blocks of consecutive
+// triangles listed under the tiles they reach), so the set-up a query pays is about the tiles
+// it reaches, not the whole mesh.
 class Terrain {
  public:
   // Checks the mesh and prepares the queries. Throws std::invalid_argument on a malformed mesh
@@ -151,7 +154,8 @@ class Terrain {
   // Bounds of all vertices of the (whole) mesh, world metres.
   Vec3 bounds_min() const;
   Vec3 bounds_max() const;
-  // Triangles in the acceleration structure (mesh triangles minus zero-area and vertical ones).
+  // Triangles in the acceleration structure (mesh triangles minus zero-area and vertical ones),
+  // counted over the whole mesh on the first call.
   std::size_t ground_triangle_count() const;
   // Rays per packet the span query uses (1, 4, 8 or 16; see TerrainOptions::packet_width).
   int packet_width() const;

@@ -356,13 +356,14 @@ class PreparedReader {
 
   std::size_t file_bytes() const { return bytes_.size(); }
 
-  TerrainRead read(const std::optional<core::XzBox>& keep, const core::ParallelRunner* runner) {
+  TerrainRead read(const std::optional<core::XzBox>& keep, const core::ParallelRunner* runner,
+                   bool normals) {
     TerrainRead out;
     if (!keep) {
       whole(out.mesh);
       return out;
     }
-    crop(*keep, out.mesh, runner);
+    crop(*keep, out.mesh, runner, normals);
     core::TerrainCrop c;
     c.whole_min = Vec3(h_.bounds_min[0], h_.bounds_min[1], h_.bounds_min[2]);
     c.whole_max = Vec3(h_.bounds_max[0], h_.bounds_max[1], h_.bounds_max[2]);
@@ -493,8 +494,9 @@ class PreparedReader {
   }
 
   // crop_terrain_mesh(whole, keep): the triangles touching `keep`, in mesh order, vertices
-  // numbered by first use.
-  void crop(const core::XzBox& keep, core::TerrainMesh& mesh, const core::ParallelRunner* runner) {
+  // numbered by first use; without `normals`, no vertex normals.
+  void crop(const core::XzBox& keep, core::TerrainMesh& mesh, const core::ParallelRunner* runner,
+            bool normals) {
     std::vector<TileData> read;
     const KeptTriangles kept_items = kept_triangles(keep, read, runner);
     const std::span<const KeptTriangle> kept = kept_items.view();
@@ -503,7 +505,9 @@ class PreparedReader {
     VertexRemap remap(lo, hi, 3 * kept.size());
     mesh.triangles.reserve(kept.size());
     mesh.vertices.reserve(kept.size() + 16);  // a grid's part: about half as many vertices
-    if (h_.has_normals) mesh.vertex_normals.reserve(kept.size() + 16);
+    if (!normals)
+      for (TileData& d : read) d.normals = nullptr;  // read (checked), not kept
+    if (normals && h_.has_normals) mesh.vertex_normals.reserve(kept.size() + 16);
     for_each_in_mesh_order(kept, [&](const KeptTriangle& t) {
       const TileData& d = read[t.tile];
       auto vertex = [&](std::uint32_t local) {
@@ -683,13 +687,14 @@ void save_prepared_terrain(const std::filesystem::path& path, const core::Terrai
 }
 
 TerrainRead load_prepared_terrain(const std::filesystem::path& path,
-                                  const std::optional<core::XzBox>& keep_ws, int threads) {
+                                  const std::optional<core::XzBox>& keep_ws, int threads,
+                                  bool normals) {
   PreparedReader reader(path);
   if (threads <= 0)
     threads = static_cast<int>(std::min(8u, std::max(1u, std::thread::hardware_concurrency())));
   std::optional<core::ThreadPool> pool;  // a small file's crop costs less than starting threads
   if (threads > 1 && keep_ws && reader.file_bytes() >= (2u << 20)) pool.emplace(threads);
-  return reader.read(keep_ws, pool ? &*pool : nullptr);
+  return reader.read(keep_ws, pool ? &*pool : nullptr, normals);
 }
 
 }  // namespace ikfix::io

@@ -31,9 +31,11 @@ void save_prepared_terrain(const std::filesystem::path& path, const core::Terrai
 // another format version (stale: prepare it again), is truncated, or fails a checksum or an
 // index check in what it reads (corrupt). A crop of a file of 2 MB or more reads its tiles on
 // `threads` threads (0: one per hardware thread, at most 8); the result and any error are the
-// same whatever the number.
+// same whatever the number. A crop without `normals` leaves out the vertex normals (a caller
+// whose terrain uses face normals only; the checksums still cover them).
 TerrainRead load_prepared_terrain(const std::filesystem::path& path,
-                                  const std::optional<core::XzBox>& keep_ws, int threads = 1);
+                                  const std::optional<core::XzBox>& keep_ws, int threads = 1,
+                                  bool normals = true);
 
 // The 64-bit checksum the format uses over `size` bytes (exposed for the tests).
 std::uint64_t prepared_checksum(const void* data, std::size_t size);

@@ -208,8 +208,8 @@ core::TerrainMesh load_terrain_mesh(const std::filesystem::path& path, double me
 }
 
 TerrainRead load_terrain_part(const std::filesystem::path& path, double metres_per_unit,
-                              char up_axis, const std::optional<core::XzBox>& keep_ws,
-                              int threads) {
+                              char up_axis, const std::optional<core::XzBox>& keep_ws, int threads,
+                              bool normals) {
   const std::string file = path.string();
   if (!(metres_per_unit > 0.0) || !std::isfinite(metres_per_unit))
     throw InputError(file, "metres per unit must be a finite number > 0, got " +
@@ -237,7 +237,7 @@ TerrainRead load_terrain_part(const std::filesystem::path& path, double metres_p
       throw InputError(file,
                        "a prepared terrain is in metres, Y up: give the unit and up axis to "
                        "`ikfix terrain prepare`, not here");
-    return load_prepared_terrain(path, keep_ws, threads);
+    return load_prepared_terrain(path, keep_ws, threads, normals);
   }
   if (has_obj_extension(path)) {
     TerrainRead read = load_obj_terrain(path, file, to_world, keep_ws, threads);

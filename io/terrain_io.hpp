@@ -38,10 +38,12 @@ struct TerrainRead {
 // are read whole (`crop` empty). A prepared terrain (.ikterrain, io/prepared_terrain.hpp) is
 // mapped and only its tiles under keep_ws are read; it is in metres, Y up already (other
 // arguments: InputError). An OBJ file is read on `threads` threads (0: one per core, at most
-// 8; 1: this thread only); the result is the same whatever the number.
+// 8; 1: this thread only); the result is the same whatever the number. Without `normals`, a
+// prepared terrain's part comes without vertex normals (other files keep theirs: their normals
+// are checked as read).
 TerrainRead load_terrain_part(const std::filesystem::path& path, double metres_per_unit,
                               char up_axis, const std::optional<core::XzBox>& keep_ws,
-                              int threads = 0);
+                              int threads = 0, bool normals = true);
 
 // Whether reading `path` only under a clip's footprint (load_terrain_part with `keep_ws`) can
 // save time: a prepared terrain, or an OBJ file of at least kCropFromBytes. Smaller OBJ files

@@ -2,6 +2,7 @@
 // reach: every answer must be bit for bit the one of a structure over the whole mesh.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstring>
@@ -157,6 +158,37 @@ TEST(TerrainCrop, ConcurrentQueriesThatGrowTheStructureGetTheWholeMeshAnswers) {
     for (std::size_t i = 0; i < want.size(); ++i)
       ASSERT_TRUE(same_bits(got[t][i], want[i])) << "set " << t << " point " << i;
   }
+}
+
+// A tile's triangles are listed on its first use from blocks of consecutive mesh triangles; a
+// mesh in another order than row by row (each block reaching far: one triangle a block) with
+// risers among its triangles gives the same answers and ground count as one structure over it.
+TEST(TerrainCrop, ShuffledTrianglesWithRisersGiveTheWholeMeshAnswers) {
+  StairsParams stairs;
+  stairs.steps = 30;
+  stairs.step_depth = 0.2;
+  TerrainMesh mesh = make_stairs_terrain(stairs);
+  BumpsParams bumps;
+  bumps.size = 6.0;
+  bumps.cell = 0.1;
+  const TerrainMesh field = make_bumps_terrain(bumps);
+  const auto first = static_cast<std::uint32_t>(mesh.vertices.size());
+  for (const Vec3& v : field.vertices) mesh.vertices.push_back(v + Vec3(0.0, -1.0, 0.0));
+  for (const auto& tri : field.triangles)
+    mesh.triangles.push_back({first + tri[0], first + tri[1], first + tri[2]});
+  std::mt19937 rng(5);
+  std::shuffle(mesh.triangles.begin(), mesh.triangles.end(), rng);
+  const auto whole = whole_terrain(mesh);
+  const auto xz = points_near(0.4, 2.0, 3.2, stairs.step_depth, 3000, 11);
+  for (const std::size_t per_tile : {1u, 16u, 256u}) {
+    TerrainOptions options;
+    options.scene_tile_triangles = per_tile;
+    const Terrain tiled(mesh, options);
+    SCOPED_TRACE(per_tile);
+    expect_same_answers(tiled, *whole, xz);
+    EXPECT_EQ(tiled.ground_triangle_count(), whole->ground_triangle_count());
+  }
+  EXPECT_LT(whole->ground_triangle_count(), mesh.triangles.size());  // the risers are left out
 }
 
 }  // namespace

@@ -273,6 +273,11 @@ TEST(PreparedTerrain, RoundTripsTheWholeMeshAndCropsByTiles) {
         const core::Terrain t(mesh);
         EXPECT_TRUE(same_bits(part.crop->whole_min, t.bounds_min()));
         EXPECT_TRUE(same_bits(part.crop->whole_max, t.bounds_max()));
+        // Asked without normals: the same part, its vertex normals left out.
+        core::TerrainMesh want_plain = want;
+        want_plain.vertex_normals.clear();
+        expect_same_mesh(load_prepared_terrain(path, r, threads, /*normals=*/false).mesh,
+                         want_plain);
       }
     }
   }
