@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <random>
 #include <stdexcept>
 #include <thread>
@@ -504,20 +505,49 @@ TEST(TerrainCrop, SameGroundInsideTheRectangle) {
 namespace ikfix::core {
 namespace {
 
+// 10 m of bumps on 5 cm cells, for the ground bounds' tests.
+BumpsParams bound_test_bumps() {
+  BumpsParams bumps;
+  bumps.size = 10.0;
+  bumps.cell = 0.05;
+  return bumps;
+}
+
+// The ground bounds' test terrains: stairs rising along -x, 10 m of 5 cm bumps, the slope and a
+// tilted plane.
+std::vector<TerrainMesh> bound_test_meshes() {
+  StairsParams stairs;
+  stairs.axis = TerrainAxis::kNegX;
+  return {make_stairs_terrain(stairs), make_bumps_terrain(bound_test_bumps()),
+          make_slope_terrain(SlopeParams{}), plane_mesh(0.3, -0.2, 1.0)};
+}
+
+// Random points over 11 m (beyond the 10 m terrains' edges) and points on the stairs' risers.
+std::vector<std::array<double, 2>> bound_test_points(unsigned seed) {
+  auto points = random_points(20000, 11.0, seed);
+  for (int k = 0; k < 10; ++k) points.push_back({-(0.5 + 0.3 * k), 0.1 * k});
+  return points;
+}
+
+// The bumps read as the part within 2 m of the origin: beyond it a query throws.
+std::unique_ptr<Terrain> bound_test_bumps_part() {
+  const TerrainMesh whole = make_bumps_terrain(bound_test_bumps());
+  TerrainOptions options;
+  options.crop = TerrainCrop{Vec3(-5.0, -1.0, -5.0), Vec3(5.0, 1.0, 5.0), -2.0, -2.0, 2.0, 2.0};
+  for (const Vec3& v : whole.vertices) {
+    options.crop->whole_min = glm::min(options.crop->whole_min, v);
+    options.crop->whole_max = glm::max(options.crop->whole_max, v);
+  }
+  return std::make_unique<Terrain>(crop_terrain_mesh(whole, -2.0, -2.0, 2.0, 2.0), options);
+}
+
 // Terrain::ground_ceiling bounds every answer of ground_at (random points, points on the stairs'
 // risers, beyond the edges), is -infinity off the terrain, +infinity where a crop's query
 // would throw, and is the ground's own height over flat cells (where it lets callers skip the
 // most points).
 TEST(TerrainCeiling, BoundsEveryAnswerAndIsTheHeightOfFlatGround) {
-  BumpsParams bumps;
-  bumps.size = 10.0;
-  bumps.cell = 0.05;
-  StairsParams stairs;
-  stairs.axis = TerrainAxis::kNegX;
-  auto points = random_points(20000, 11.0, 5);
-  for (int k = 0; k < 10; ++k) points.push_back({-(0.5 + 0.3 * k), 0.1 * k});
-  for (const TerrainMesh& mesh : {make_stairs_terrain(stairs), make_bumps_terrain(bumps),
-                                  make_slope_terrain(SlopeParams{}), plane_mesh(0.3, -0.2, 1.0)}) {
+  const auto points = bound_test_points(5);
+  for (const TerrainMesh& mesh : bound_test_meshes()) {
     const Terrain terrain(mesh);
     std::vector<Vec3> on_ground;
     std::vector<double> ceiling;
@@ -547,14 +577,8 @@ TEST(TerrainCeiling, BoundsEveryAnswerAndIsTheHeightOfFlatGround) {
   EXPECT_EQ(steps.ground_ceiling(0.3, -3.0), 0.0);  // before the first riser: not the top step
   EXPECT_EQ(steps.ground_ceiling(0.3, 1.25), steps.ground_at(0.3, 1.25).height);  // third tread
   // A part read for a clip: beyond what it holds a query throws, so the bound cannot tell.
-  const TerrainMesh whole = make_bumps_terrain(bumps);
-  TerrainOptions options;
-  options.crop = TerrainCrop{Vec3(-5.0, -1.0, -5.0), Vec3(5.0, 1.0, 5.0), -2.0, -2.0, 2.0, 2.0};
-  for (const Vec3& v : whole.vertices) {
-    options.crop->whole_min = glm::min(options.crop->whole_min, v);
-    options.crop->whole_max = glm::max(options.crop->whole_max, v);
-  }
-  const Terrain part(crop_terrain_mesh(whole, -2.0, -2.0, 2.0, 2.0), options);
+  const auto part_ptr = bound_test_bumps_part();
+  const Terrain& part = *part_ptr;
   EXPECT_EQ(part.ground_ceiling(3.0, 0.0), std::numeric_limits<double>::infinity());
   EXPECT_GE(part.ground_ceiling(0.5, 0.5), part.ground_at(0.5, 0.5).height);
   EXPECT_LT(part.ground_ceiling(0.5, 0.5), std::numeric_limits<double>::infinity());
@@ -565,15 +589,8 @@ TEST(TerrainCeiling, BoundsEveryAnswerAndIsTheHeightOfFlatGround) {
 // throw, and is the ground's own height over flat cells (where plant placement proves a foot
 // level without a query).
 TEST(TerrainFloor, BoundsEveryAnswerFromBelowAndIsTheHeightOfFlatGround) {
-  BumpsParams bumps;
-  bumps.size = 10.0;
-  bumps.cell = 0.05;
-  StairsParams stairs;
-  stairs.axis = TerrainAxis::kNegX;
-  auto points = random_points(20000, 11.0, 7);
-  for (int k = 0; k < 10; ++k) points.push_back({-(0.5 + 0.3 * k), 0.1 * k});
-  for (const TerrainMesh& mesh : {make_stairs_terrain(stairs), make_bumps_terrain(bumps),
-                                  make_slope_terrain(SlopeParams{}), plane_mesh(0.3, -0.2, 1.0)}) {
+  const auto points = bound_test_points(7);
+  for (const TerrainMesh& mesh : bound_test_meshes()) {
     const Terrain terrain(mesh);
     for (const auto& [x, z] : points) {
       const GroundHit hit = terrain.ground_at(x, z);
@@ -593,14 +610,8 @@ TEST(TerrainFloor, BoundsEveryAnswerFromBelowAndIsTheHeightOfFlatGround) {
   EXPECT_EQ(steps.ground_floor(0.3, -3.0), 0.0);  // before the first riser
   EXPECT_EQ(steps.ground_floor(0.3, 1.25), steps.ground_at(0.3, 1.25).height);  // third tread
   EXPECT_LT(steps.ground_floor(0.3, 0.5), steps.ground_at(0.3, 0.5).height);    // on the riser
-  const TerrainMesh whole = make_bumps_terrain(bumps);
-  TerrainOptions options;
-  options.crop = TerrainCrop{Vec3(-5.0, -1.0, -5.0), Vec3(5.0, 1.0, 5.0), -2.0, -2.0, 2.0, 2.0};
-  for (const Vec3& v : whole.vertices) {
-    options.crop->whole_min = glm::min(options.crop->whole_min, v);
-    options.crop->whole_max = glm::max(options.crop->whole_max, v);
-  }
-  const Terrain part(crop_terrain_mesh(whole, -2.0, -2.0, 2.0, 2.0), options);
+  const auto part_ptr = bound_test_bumps_part();
+  const Terrain& part = *part_ptr;
   EXPECT_EQ(part.ground_floor(3.0, 0.0), -std::numeric_limits<double>::infinity());
   EXPECT_LE(part.ground_floor(0.5, 0.5), part.ground_at(0.5, 0.5).height);
   EXPECT_GT(part.ground_floor(0.5, 0.5), -std::numeric_limits<double>::infinity());

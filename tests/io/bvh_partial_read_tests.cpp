@@ -63,16 +63,23 @@ struct WalkReads {
   }
 };
 
+// A hips root with position channels and two one-joint limbs (leg, arm), two frames; the root's
+// offset along x is root_offset_x (text).
+std::string three_joint_bvh(const std::string& root_offset_x) {
+  return "HIERARCHY\nROOT hips\n{\n OFFSET " + root_offset_x +
+         " 0 0\n CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n"
+         " JOINT leg\n {\n  OFFSET 1 -2 0\n  CHANNELS 3 Zrotation Xrotation Yrotation\n  End "
+         "Site\n  "
+         "{\n   OFFSET 0 -3 0\n  }\n }\n"
+         " JOINT arm\n {\n  OFFSET -1 2 0\n  CHANNELS 3 Zrotation Xrotation Yrotation\n  End "
+         "Site\n  "
+         "{\n   OFFSET 0 3 0\n  }\n }\n}\n"
+         "MOTION\nFrames: 2\nFrame Time: 0.5\n"
+         "1 2 3 10 20 30 40 50 60 70 80 90\n-1 -2 -3 0 0 0 -40 5 6 7 8 9\n";
+}
+
 TEST(BvhPartialRead, ReadJointsAreTheFullReadsBitForBitOthersNaN) {
-  const std::string text =
-      "HIERARCHY\nROOT hips\n{\n OFFSET 0 0 0\n CHANNELS 6 Xposition Yposition Zposition Zrotation "
-      "Xrotation Yrotation\n"
-      " JOINT leg\n {\n  OFFSET 1 -2 0\n  CHANNELS 3 Zrotation Xrotation Yrotation\n  End Site\n  "
-      "{\n   OFFSET 0 -3 0\n  }\n }\n"
-      " JOINT arm\n {\n  OFFSET -1 2 0\n  CHANNELS 3 Zrotation Xrotation Yrotation\n  End Site\n  "
-      "{\n   OFFSET 0 3 0\n  }\n }\n}\n"
-      "MOTION\nFrames: 2\nFrame Time: 0.5\n"
-      "1 2 3 10 20 30 40 50 60 70 80 90\n-1 -2 -3 0 0 0 -40 5 6 7 8 9\n";
+  const std::string text = three_joint_bvh("0");
   const io::bvh::Document doc = io::bvh::parse(text, "three.bvh");
   const core::Clip whole = io::bvh::clip(doc);
   const std::vector<char> read = {1, 1, 0};
@@ -93,15 +100,7 @@ TEST(BvhPartialRead, ReadJointsAreTheFullReadsBitForBitOthersNaN) {
 // kJointTranslationOnly: the translation (position channels included) and scale are the whole
 // read's bits, the rotation NaN; the rotation of a kJointRead joint beside it is untouched.
 TEST(BvhPartialRead, TranslationOnlyJointsHoldTheWholeReadsTranslationAndNoRotation) {
-  const std::string text =
-      "HIERARCHY\nROOT hips\n{\n OFFSET 0.5 0 0\n CHANNELS 6 Xposition Yposition Zposition "
-      "Zrotation Xrotation Yrotation\n"
-      " JOINT leg\n {\n  OFFSET 1 -2 0\n  CHANNELS 3 Zrotation Xrotation Yrotation\n  End Site\n  "
-      "{\n   OFFSET 0 -3 0\n  }\n }\n"
-      " JOINT arm\n {\n  OFFSET -1 2 0\n  CHANNELS 3 Zrotation Xrotation Yrotation\n  End Site\n  "
-      "{\n   OFFSET 0 3 0\n  }\n }\n}\n"
-      "MOTION\nFrames: 2\nFrame Time: 0.5\n"
-      "1 2 3 10 20 30 40 50 60 70 80 90\n-1 -2 -3 0 0 0 -40 5 6 7 8 9\n";
+  const std::string text = three_joint_bvh("0.5");
   const io::bvh::Document doc = io::bvh::parse(text, "three.bvh");
   const core::Clip whole = io::bvh::clip(doc);
   const std::vector<char> read = {io::kJointTranslationOnly, io::kJointRead,
