@@ -18,13 +18,14 @@
 
 namespace ikfix::cli {
 
-void set_up_heap_for_large_blocks() {
+void set_up_heap_for_large_blocks(bool one_arena) {
 #ifdef IKFIX_ASAN
   return;  // ASan's allocator replaces glibc's: no brk heap to shape, only shadow to poison
 #endif
   // Large blocks from the heap, not one mmap each: glibc would unmap them on free and the next
   // block would fault in fresh zeroed pages again. Never trimmed, so freed blocks are reused.
   mallopt(M_MMAP_THRESHOLD, 1 << 30);
+  if (one_arena) mallopt(M_ARENA_MAX, 1);  // small blocks still come from each thread's cache
   mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
   // Grow the heap 64 MiB at a time (address space; pages are only backed when touched).
   constexpr std::uintptr_t kGrowth = std::uintptr_t{64} << 20;

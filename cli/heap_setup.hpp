@@ -8,6 +8,11 @@ namespace ikfix::cli {
 // "madvise" mode, the Debian default), and keeps freed blocks for reuse. Page faults were ~20%
 // of an `ikfix run`: 4 KiB pages meant ~6600 faults for a 2 MB BVH, huge pages ~1400. Call
 // once, first thing in main(). Best effort: a kernel without THP just gets ordinary pages.
-void set_up_heap_for_large_blocks();
+// one_arena: every thread allocates from that heap (glibc's M_ARENA_MAX 1) instead of an arena
+// of its own, whose mmap'd heaps get no huge-page advice: a one-clip command's pool threads
+// (the OBJ reader's chunks, the legs' solves) then fault in their blocks 4 KiB at a time. Not
+// for `batch`, whose threads each fix whole clips at once: one heap lock for all of them is a
+// contention on a machine of many cores.
+void set_up_heap_for_large_blocks(bool one_arena);
 
 }  // namespace ikfix::cli

@@ -88,7 +88,7 @@ int main(int argc, char** argv) {
   if (argc >= 2 && std::string_view(argv[1]) == ikfix::io::assimp::kImportChildArgument)
     return ikfix::io::assimp::serve_import_child();
   ikfix::io::assimp::run_imports_in("/proc/self/exe");  // every Assimp import in a child of ours
-  ikfix::cli::set_up_heap_for_large_blocks();
+  ikfix::cli::set_up_heap_for_large_blocks(named_command(argc, argv) != "batch");
   ikfix::io::set_max_joints(ikfix::cli::kDefaultMaxJoints);           // --max-joints changes it
   ikfix::io::set_memory_budget(ikfix::cli::default_memory_budget());  // --max-memory changes it
   // Logs go to stderr so stdout stays clean for machine-readable output (inspect --json).
