@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <stdexcept>
+#include <string>
 
 #include "core/lanes.hpp"
 
@@ -142,6 +144,10 @@ int count_non_finite(const Clip& clip, std::span<const char> rotation_not_read) 
       if (!(non_finite_sum(t) == 0.0)) ++n;
     return n;
   }
+  if (rotation_not_read.size() != static_cast<std::size_t>(clip.joint_count))
+    throw std::invalid_argument("count_non_finite: " + std::to_string(rotation_not_read.size()) +
+                                " rotation flags for " + std::to_string(clip.joint_count) +
+                                " joints");
   // Joint by joint in blocks of frames (no test of the flags per transform; a block's
   // transforms stay in the cache while its joints are gone through).
   constexpr int kFramesPerBlock = 64;

@@ -50,7 +50,8 @@ struct ClipWorld {
 // and NaN for an infinite or NaN one, so the sum of a transform's ten is 0 exactly when all ten
 // are finite: one test a transform (its ten numbers taken two at a time) instead of ten.
 // `rotation_not_read` (per joint, or empty): joints whose rotation is tested by the caller's word
-// (MetricsInput::rotation_not_read), only their translation and scale here.
+// (MetricsInput::rotation_not_read), only their translation and scale here. Throws
+// std::invalid_argument when it is neither empty nor one flag per joint.
 int count_non_finite(const Clip& clip, std::span<const char> rotation_not_read = {});
 
 }  // namespace ikfix::core

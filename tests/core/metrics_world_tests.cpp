@@ -7,6 +7,7 @@
 #include <cstring>
 #include <mutex>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -108,6 +109,27 @@ TEST(MetricsWorld, TheVisitorSeesEveryJointOfEveryFrame) {
   const ClipWorld w(s, clip, to_world, kept, bones, visit, &pool);
   for (int f = 0; f < clip.frame_count; ++f) EXPECT_EQ(seen[f], 1) << f;
   expect_single_frame_bits(w, s, clip, to_world, bones);
+}
+
+// The non-finite count with joints whose rotation was not read: a NaN rotation there is not
+// counted, one anywhere else is, and a flag list of the wrong size is refused, not read past.
+TEST(MetricsWorld, NonFiniteCountSkipsOnlyTheFlaggedRotations) {
+  const Skeleton s = branching_skeleton();
+  Clip clip = random_clip(s, 130, 4);
+  const int leaf = s.joint_count() - 1;
+  const double nan = std::nan("");
+  for (int f = 0; f < clip.frame_count; f += 2)
+    clip.locals[f * clip.joint_count + leaf].rotation.w = nan;
+  clip.locals[7 * clip.joint_count].translation.y = nan;
+  std::vector<char> flags(s.joint_count(), 0);
+  EXPECT_EQ(count_non_finite(clip), 66);
+  EXPECT_EQ(count_non_finite(clip, flags), 66);
+  flags[leaf] = 1;
+  EXPECT_EQ(count_non_finite(clip, flags), 1);
+  clip.locals[9 * clip.joint_count + leaf].scale.x = nan;  // a flagged joint's scale still counts
+  EXPECT_EQ(count_non_finite(clip, flags), 2);
+  flags.pop_back();
+  EXPECT_THROW(count_non_finite(clip, flags), std::invalid_argument);
 }
 
 }  // namespace
