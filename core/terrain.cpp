@@ -965,45 +965,35 @@ TerrainMesh crop_terrain_mesh(const TerrainMesh& mesh, double min_x, double min_
 
 namespace {
 
-// An upper bound of the height a query at any point of [x0, x1] x [z0, z1] answers from the
-// ground triangle a, b, c (Impl::plane_height: its plane, clamped to its height range): the
-// plane is linear, so its most there is at a corner; the margin is far above the rounding of
-// either evaluation (a few ulps of the terms' sizes).
-double triangle_ceiling(const Vec3& a, const Vec3& b, const Vec3& c, double x0, double z0,
-                        double x1, double z1) {
-  const double low = std::min({a.y, b.y, c.y}), top = std::max({a.y, b.y, c.y});
-  const Vec3 n = glm::cross(b - a, c - a);
-  double most = -std::numeric_limits<double>::infinity();
-  for (const double x : {x0, x1})
-    for (const double z : {z0, z1})
-      most = std::max(most, a.y - (n.x * (x - a.x) + n.z * (z - a.z)) / n.y);
-  const double size =
-      std::abs(a.y) + (std::abs(n.x) * (std::abs(x0) + std::abs(x1) + std::abs(a.x)) +
-                       std::abs(n.z) * (std::abs(z0) + std::abs(z1) + std::abs(a.z))) /
-                          std::abs(n.y);
-  const double bound = most + 1e-9 + 1e-12 * size;
-  if (!(bound < top)) return top;  // also where the plane is too steep to tell (inf, NaN)
-  return std::max(bound, low);
-}
+// The heights a query at any point of [x0, x1] x [z0, z1] answers from the ground triangle a,
+// b, c (Impl::plane_height: its plane, clamped to its height range) lie within these bounds.
+struct TriangleBounds {
+  double floor;
+  double ceiling;
+};
 
-// triangle_ceiling's lower counterpart: a lower bound of the height a query at any point of
-// [x0, x1] x [z0, z1] answers from the ground triangle a, b, c (the plane's least at a corner,
-// the same margin, within the triangle's height range).
-double triangle_floor(const Vec3& a, const Vec3& b, const Vec3& c, double x0, double z0, double x1,
-                      double z1) {
+// The plane is linear, so its least and most there are at corners; the margin is far above the
+// rounding of either evaluation (a few ulps of the terms' sizes). Where the plane is too steep
+// to tell (inf, NaN), the triangle's height range.
+TriangleBounds triangle_bounds(const Vec3& a, const Vec3& b, const Vec3& c, double x0, double z0,
+                               double x1, double z1) {
   const double low = std::min({a.y, b.y, c.y}), top = std::max({a.y, b.y, c.y});
   const Vec3 n = glm::cross(b - a, c - a);
   double least = std::numeric_limits<double>::infinity();
+  double most = -std::numeric_limits<double>::infinity();
   for (const double x : {x0, x1})
-    for (const double z : {z0, z1})
-      least = std::min(least, a.y - (n.x * (x - a.x) + n.z * (z - a.z)) / n.y);
+    for (const double z : {z0, z1}) {
+      const double y = a.y - (n.x * (x - a.x) + n.z * (z - a.z)) / n.y;
+      least = std::min(least, y);
+      most = std::max(most, y);
+    }
   const double size =
       std::abs(a.y) + (std::abs(n.x) * (std::abs(x0) + std::abs(x1) + std::abs(a.x)) +
                        std::abs(n.z) * (std::abs(z0) + std::abs(z1) + std::abs(a.z))) /
                           std::abs(n.y);
-  const double bound = least - 1e-9 - 1e-12 * size;
-  if (!(bound > low)) return low;  // also where the plane is too steep to tell (inf, NaN)
-  return std::min(bound, top);
+  const double upper = most + 1e-9 + 1e-12 * size;
+  const double lower = least - 1e-9 - 1e-12 * size;
+  return {!(lower > low) ? low : std::min(lower, top), !(upper < top) ? top : std::max(upper, low)};
 }
 
 }  // namespace
@@ -1077,8 +1067,9 @@ void Terrain::Impl::fill_ceiling_block(const CeilingGrid& c, int column, int row
         const double lx = c.origin_x + cx * c.cell, hx = lx + c.cell;
         if (box.max_x < lx || box.min_x > hx) continue;
         const auto slot = static_cast<std::size_t>(cz - z0) * CeilingGrid::kBlock + (cx - x0);
-        most[slot] = std::max(most[slot], triangle_ceiling(a, b, d, lx, lz, hx, hz));
-        least[slot] = std::min(least[slot], triangle_floor(a, b, d, lx, lz, hx, hz));
+        const TriangleBounds bounds = triangle_bounds(a, b, d, lx, lz, hx, hz);
+        most[slot] = std::max(most[slot], bounds.ceiling);
+        least[slot] = std::min(least[slot], bounds.floor);
       }
     }
   }
