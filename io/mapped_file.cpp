@@ -43,8 +43,24 @@ MappedFile::MappedFile(const std::filesystem::path& path) {
     mapped_ = true;
     ::madvise(mapped, size_, MADV_WILLNEED);
   }
-  ::close(fd);  // the mapping keeps the file open
+  fd_ = fd;
   note_input(path);
+}
+
+bool MappedFile::copy(std::size_t begin, char* out, std::size_t bytes) const {
+  if (begin > size_ || bytes > size_ - begin) return false;
+  if (!mapped_) {
+    if (bytes > 0) std::memcpy(out, data_ + begin, bytes);
+    return true;
+  }
+  while (bytes > 0) {
+    const ssize_t got = ::pread(fd_, out, bytes, static_cast<off_t>(begin));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return false;
+    const auto n = static_cast<std::size_t>(got);
+    out += n, begin += n, bytes -= n;
+  }
+  return true;
 }
 
 void MappedFile::release(std::size_t begin, std::size_t end) const {
@@ -69,6 +85,7 @@ void MappedFile::map_now(std::size_t begin, std::size_t end) const {
 
 MappedFile::~MappedFile() {
   if (mapped_) ::munmap(const_cast<char*>(data_), size_);
+  if (fd_ >= 0) ::close(fd_);
 }
 
 }  // namespace ikfix::io

@@ -26,11 +26,16 @@ class MappedFile {
   // Maps the pages of bytes [begin, end) now, in one call (reading them then takes no page
   // fault); a hint, nothing where the system cannot.
   void map_now(std::size_t begin, std::size_t end) const;
+  // Copies bytes [begin, begin + bytes) of the file into `out` with read calls, never touching
+  // the mapping (none of its pages mapped); false when they cannot all be read (the file
+  // shrank, a read error) or lie past the size mapped.
+  bool copy(std::size_t begin, char* out, std::size_t bytes) const;
 
  private:
   const char* data_ = nullptr;  // the mapping, or owned_'s bytes
   std::size_t size_ = 0;
   bool mapped_ = false;
+  int fd_ = -1;  // the mapped file, kept open for copy
   std::string owned_;
 };
 

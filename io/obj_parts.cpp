@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <string_view>
 
 #include "core/parallel.hpp"
@@ -54,6 +55,16 @@ class LineReader {
     announced_ = p_;
     next_check_ = p_;
     release_behind(false);
+  }
+
+  // Points the reader at `window`, a copy of the bytes of its text from `offset` on, which
+  // starts at a line start and ends at a line end or the text's end (read_in_windows). For a
+  // reader without `pages`: what it would hand them concerns the text, not the copy.
+  void set_window(std::string_view window, std::size_t offset) {
+    begin_ = p_ = window.data();
+    end_ = p_ + window.size();
+    released_ = announced_ = next_check_ = p_;
+    window_offset_ = offset;
   }
 
  protected:
@@ -138,6 +149,11 @@ class LineReader {
     return true;
   }
 
+  // Where `at`, a byte of the text or of the window's copy, lies in the text.
+  std::size_t offset_of(const char* at) const {
+    return window_offset_ + static_cast<std::size_t>(at - begin_);
+  }
+
   const char* begin_;
   const char* p_;
   const char* end_;
@@ -147,6 +163,7 @@ class LineReader {
   const char* next_check_;  // release_behind has nothing to do before this point
   const ObjTextPages* pages_;
   bool lean_;  // lines of the forms obj_lean reads are read by it
+  std::size_t window_offset_ = 0;
 };
 
 // Bytes of text per element line for which pass 1 reserves room ("v -1.234567 0.123456
@@ -161,11 +178,16 @@ class ElementParser : LineReader {
       : LineReader(text, base, pages, lean),
         part_(part),
         store_normals_(store_normals),
-        room_(text.size() / kElementLineBytes) {
+        room_(text.size() / kElementLineBytes),
+        size_(text.size()) {
     part_.face_begin = text.size();
   }
 
-  bool run() {
+  bool run() { return read() && finish(); }
+  using LineReader::set_window;
+
+  // The lines of the text (or of the window set): false where parse_obj would fail.
+  bool read() {
     while (p_ < end_) {
       if (lean_ && read_lean_element()) continue;
       const char* line = p_;
@@ -183,7 +205,7 @@ class ElementParser : LineReader {
         release_behind(false);
         continue;
       } else if (keyword == "f") {
-        part_.face_begin = static_cast<std::size_t>(line - begin_);
+        part_.face_begin = offset_of(line);
         part_.positions_before_faces = part_.positions.size();
         part_.normals_before_faces = part_.normals_read;
       }
@@ -191,6 +213,11 @@ class ElementParser : LineReader {
       next_line();
       release_behind(false);
     }
+    return true;
+  }
+
+  // After the last line read.
+  bool finish() {
     release_behind(true);
     part_.outgrew_reserve = part_.positions.capacity() > room_ ||
                             part_.normals.capacity() > room_ ||
@@ -257,7 +284,7 @@ class ElementParser : LineReader {
       part_.normals.emplace_back(v[0], v[1], v[2]);
     } else {
       make_room(part_.normal_lines);
-      part_.normal_lines.push_back(static_cast<std::uint32_t>(p_ - begin_));
+      part_.normal_lines.push_back(static_cast<std::uint32_t>(offset_of(p_)));
     }
   }
 
@@ -268,12 +295,12 @@ class ElementParser : LineReader {
       return read_vector(part_.normals.emplace_back(), false);
     }
     make_room(part_.normal_lines);
-    part_.normal_lines.push_back(static_cast<std::uint32_t>(line - begin_));
+    part_.normal_lines.push_back(static_cast<std::uint32_t>(offset_of(line)));
     core::Vec3 checked;
     return read_vector(checked, false);
   }
 
-  bool faces_found() const { return part_.face_begin != static_cast<std::size_t>(end_ - begin_); }
+  bool faces_found() const { return part_.face_begin != size_; }
 
   // Moves to the start of the next line whose statement begins with 'v' (blanks before it), or
   // the end: the lines skipped hold no "v" or "vn" statement. Runs at memchr's speed over face
@@ -299,6 +326,7 @@ class ElementParser : LineReader {
   ObjPart& part_;
   bool store_normals_;
   std::size_t room_;  // elements of each kind reserved at once
+  std::size_t size_;  // the chunk's bytes
   // Of the last line of each kind read_xyz read.
   obj_lean::VectorShape position_shape_, normal_shape_;
   obj_lean::LineShape checked_normal_shape_;  // "vn" lines checked, not stored
@@ -335,7 +363,11 @@ class FaceParser : LineReader {
         keep_(keep),
         sides_(sides) {}
 
-  bool run(std::vector<std::array<ObjCorner, 3>>& out) {
+  bool run(std::vector<std::array<ObjCorner, 3>>& out) { return read(out) && finish(); }
+  using LineReader::set_window;
+
+  // The lines of the text (or of the window set): false where parse_obj would fail.
+  bool read(std::vector<std::array<ObjCorner, 3>>& out) {
     while (p_ < end_) {
       if (lean_ && read_lean_face(out)) continue;
       skip_blank();
@@ -350,6 +382,11 @@ class FaceParser : LineReader {
       next_line();
       release_behind(false);
     }
+    return true;
+  }
+
+  // After the last line read.
+  bool finish() {
     release_behind(true);
     return true;
   }
@@ -513,6 +550,53 @@ std::vector<std::size_t> chunk_starts(std::string_view text, int chunks) {
   return starts;
 }
 
+// The length of [p, p + size) up to and including its last '\n' (its last '\r' when it has no
+// '\n'), 0 when it has no line break.
+std::size_t through_last_line_end(const char* p, std::size_t size) {
+  for (std::size_t n = size; n > 0; --n)
+    if (p[n - 1] == '\n') return n;
+  for (std::size_t n = size; n > 0; --n)
+    if (p[n - 1] == '\r') return n;
+  return 0;
+}
+
+// Hands `read` the text's bytes [begin, end) as copies (`pages.copy`) of about
+// `pages.window_bytes` each, cut just past a line break (a longer line gets a larger copy), with
+// each one's offset from `begin`. One buffer, reused. False when a copy or `read` fails.
+template <typename Read>
+bool read_in_windows(const ObjTextPages& pages, std::size_t begin, std::size_t end, Read&& read) {
+  std::size_t capacity = std::min(std::max<std::size_t>(pages.window_bytes, 1), end - begin);
+  std::unique_ptr<char[]> buffer(new char[capacity]);  // no zeroing: every byte read is copied
+  for (std::size_t at = begin; at < end;) {
+    const std::size_t bytes = std::min(capacity, end - at);
+    if (!pages.copy(at, buffer.get(), bytes)) return false;
+    const std::size_t length =
+        at + bytes == end ? bytes : through_last_line_end(buffer.get(), bytes);
+    if (length == 0) {  // a line longer than the buffer
+      capacity *= 2;
+      buffer.reset(new char[capacity]);
+      continue;
+    }
+    if (!read(std::string_view(buffer.get(), length), at - begin)) return false;
+    at += length;
+  }
+  return true;
+}
+
+// Pass 1 over chunk [begin, end) of `text`, into `part`: from the text, or through copies of it.
+bool read_chunk_elements(std::string_view text, std::size_t begin, std::size_t end, ObjPart& part,
+                         const ObjTextPages& pages, bool store_normals, bool lean) {
+  const std::string_view chunk = text.substr(begin, end - begin);
+  if (!pages.copy) return ElementParser(chunk, begin, part, &pages, store_normals, lean).run();
+  ElementParser parser(chunk, begin, part, nullptr, store_normals, lean);
+  return read_in_windows(pages, begin, end,
+                         [&](std::string_view window, std::size_t offset) {
+                           parser.set_window(window, offset);
+                           return parser.read();
+                         }) &&
+         parser.finish();
+}
+
 }  // namespace
 
 std::optional<ObjParts> parse_obj_elements(std::string_view text,
@@ -530,9 +614,8 @@ std::optional<ObjParts> parse_obj_elements(std::string_view text,
   std::vector<char> ok(chunks, 0);
   for_each_block(runner, static_cast<int>(chunks), [&](int k) {
     const auto i = static_cast<std::size_t>(k);
-    ElementParser parser(text.substr(starts[i], starts[i + 1] - starts[i]), starts[i], out.parts[i],
-                         &pages, store_normals, lean);
-    ok[i] = parser.run();
+    ok[i] = read_chunk_elements(text, starts[i], starts[i + 1], out.parts[i], pages, store_normals,
+                                lean);
   });
   for (std::size_t k = 0; k < chunks; ++k) {
     if (!ok[k]) return std::nullopt;
@@ -557,8 +640,15 @@ bool parse_obj_faces(std::string_view text, ObjParts& parts, const ObjTriangleFi
     ObjPart& part = parts.parts[i];
     const std::size_t end = i + 1 < chunks ? parts.part_begin[i + 1] : text.size();
     const std::size_t begin = parts.part_begin[i] + part.face_begin;
-    FaceParser parser(text.substr(begin, end - begin), begin, parts, i, keep, sides, &pages, lean);
-    ok[i] = parser.run(part.triangles);
+    const std::string_view faces = text.substr(begin, end - begin);
+    FaceParser parser(faces, begin, parts, i, keep, sides, pages.copy ? nullptr : &pages, lean);
+    ok[i] = pages.copy ? read_in_windows(pages, begin, end,
+                                         [&](std::string_view window, std::size_t offset) {
+                                           parser.set_window(window, offset);
+                                           return parser.read(part.triangles);
+                                         }) &&
+                             parser.finish()
+                       : parser.run(part.triangles);
     triangles[i] = parser.triangles;
     all_normals[i] = parser.every_corner_has_normal;
   });

@@ -49,10 +49,16 @@ struct ObjParts {
 // What a reader tells the owner of the text (a mapped file), with byte ranges [begin, end):
 // `ahead`, the range it is about to read (the file's pages can be mapped in one go instead of
 // one fault at a time); `done`, a range a pass is done with (its pages can be dropped from
-// memory). Either may be empty.
+// memory). Either may be empty. With `copy`, the passes read the text through it instead, in
+// windows of about `window_bytes` that each thread reuses (`ahead` and `done` then unused):
+// `copy(begin, out, bytes)` puts the text's bytes [begin, begin + bytes) in `out`, false when
+// it cannot (the reader then gives up as on a text it does not accept). Reading a file's pages
+// into a buffer that stays in the cache costs the kernel less than mapping and unmapping them.
 struct ObjTextPages {
   std::function<void(std::size_t begin, std::size_t end)> ahead;
   std::function<void(std::size_t begin, std::size_t end)> done;
+  std::function<bool(std::size_t begin, char* out, std::size_t bytes)> copy;
+  std::size_t window_bytes = std::size_t{256} << 10;
 };
 
 // Pass 1: the positions and normals parse_obj(text) returns, bit for bit, read on `runner`'s

@@ -150,8 +150,10 @@ bool has_obj_extension(const std::filesystem::path& path) {
 // OBJ files through our own reader: the same result as the Assimp path (corners merged by
 // identical position and normal, in face order; normals kept when every corner has one), but
 // with the file's numbers in double. The file is mapped and read on `threads` threads (0: one
-// per hardware thread, at most 8); its pages are dropped from memory as the reader goes (a
-// 10 M-triangle level is ~900 MB of text).
+// per hardware thread, at most 8), its two passes through copies into a small buffer per thread
+// (read calls: a 10 M-triangle level is ~900 MB of text, and mapping a file's pages costs the
+// kernel more than copying them); only the kept normals and the sequential reader after a
+// refusal read the mapping.
 TerrainRead load_obj_terrain(const std::filesystem::path& path, const std::string& file,
                              const dmat4& to_world, const std::optional<core::XzBox>& keep_ws,
                              int threads) {
@@ -163,10 +165,13 @@ TerrainRead load_obj_terrain(const std::filesystem::path& path, const std::strin
   const core::ParallelRunner* runner = pool ? &*pool : nullptr;
   TerrainRead out;
   core::TerrainCrop crop;
-  out.mesh =
-      read_obj_terrain(mapped.text(), to_world, file, runner, keep_ws, &crop,
-                       {[&](std::size_t begin, std::size_t end) { mapped.map_now(begin, end); },
-                        [&](std::size_t begin, std::size_t end) { mapped.release(begin, end); }});
+  ObjTextPages pages;
+  pages.ahead = [&](std::size_t begin, std::size_t end) { mapped.map_now(begin, end); };
+  pages.done = [&](std::size_t begin, std::size_t end) { mapped.release(begin, end); };
+  pages.copy = [&](std::size_t begin, char* out, std::size_t bytes) {
+    return mapped.copy(begin, out, bytes);
+  };
+  out.mesh = read_obj_terrain(mapped.text(), to_world, file, runner, keep_ws, &crop, pages);
   if (keep_ws) {
     if (!core::is_finite(crop.whole_min))  // no triangle in the whole file
       throw InputError(file, "no triangles in the file (points and lines are ignored)");

@@ -5,6 +5,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "core/terrain_gen.hpp"
 #include "io/error.hpp"
 #include "io/file_util.hpp"
+#include "io/mapped_file.hpp"
 #include "io/obj_parts.hpp"
 #include "io/obj_terrain.hpp"
 #include "io/terrain_io.hpp"
@@ -154,6 +156,81 @@ TEST(ObjParts, MalformedTextsAreLeftToParseObj) {
     EXPECT_FALSE(parse_obj_parts(text, &pool, 4).has_value());
     EXPECT_THROW(parse_obj(text, "bad.obj"), InputError);
   }
+}
+
+// Both passes reading the text through copies (ObjTextPages::copy) of `window` bytes at a time.
+std::optional<ObjParts> parse_through_copies(const std::string& text, std::size_t window,
+                                             std::size_t chunk, const core::ParallelRunner* runner,
+                                             bool store_normals = true) {
+  ObjTextPages pages;
+  pages.copy = [&text](std::size_t begin, char* out, std::size_t bytes) {
+    if (begin + bytes > text.size()) return false;
+    std::memcpy(out, text.data() + begin, bytes);
+    return true;
+  };
+  pages.window_bytes = window;
+  std::optional<ObjParts> parts =
+      parse_obj_elements(text, runner, pages, chunk, store_normals, true);
+  if (!parts || !parse_obj_faces(text, *parts, {}, runner, pages)) return std::nullopt;
+  return parts;
+}
+
+// Windows cut at line ends (CR, LF and CRLF ones, lines longer than a window, a window
+// holding the rest of a chunk) give what the text read in place gives, for any chunking.
+TEST(ObjParts, TextReadThroughCopiesParsesAsTheTextItself) {
+  std::string text =
+      "v 0 0 0\r\nv 1 0 0\nvn 0 1 0\rf 1//1 2//1 1//1\n# " + std::string(700, 'x') + "\n";
+  for (int i = 0; i < 150; ++i)
+    text += "v " + std::to_string(i) + ".5 0.25 -1.000000000\nvn 0.5 " + std::to_string(i % 5) +
+            " 0\r\nf -1//-1 -2//-1 -3//1\n\tv -" + std::to_string(i) +
+            ".125 1 2\rf 1/2/1 -1/1/-1 2//2 -2//2\n";
+  const ObjGeometry want = parse_obj(text, "text.obj");
+  const core::ThreadPool pool(3);
+  for (const std::size_t window :
+       {std::size_t{1}, std::size_t{9}, std::size_t{64}, std::size_t{4096}})
+    for (const std::size_t chunk : {std::size_t{1} << 20, std::size_t{300}, std::size_t{7}}) {
+      SCOPED_TRACE(std::to_string(window) + " " + std::to_string(chunk));
+      const auto parts = parse_through_copies(text, window, chunk, &pool);
+      ASSERT_TRUE(parts.has_value());
+      expect_same_geometry(joined_parts(*parts), want);
+      const auto unstored = parse_through_copies(text, window, chunk, nullptr, false);
+      ASSERT_TRUE(unstored.has_value());
+      ASSERT_EQ(unstored->normal_count, want.normals.size());
+      for (std::size_t i = 0; i < want.normals.size(); ++i)
+        ASSERT_TRUE(same_bits(read_obj_normal(text, *unstored, i), want.normals[i])) << i;
+    }
+}
+
+TEST(ObjParts, TextsRefusedOrUncopiedThroughCopiesAreLeftToParseObj) {
+  const core::ThreadPool pool(2);
+  for (const std::string text : {"v 0 0\n", "v 0 0 0\nv 1 0 0\nv 0 0 1\nf 1 2 9\n"}) {
+    SCOPED_TRACE(text);
+    EXPECT_FALSE(parse_through_copies(text, 4, 4, &pool).has_value());
+  }
+  // A copy that fails (the file shrank under the reader) fails the pass.
+  const std::string text = "v 0 0 0\nv 1 0 0\nv 0 0 1\nf 1 2 3\n";
+  ObjTextPages pages;
+  pages.copy = [](std::size_t, char*, std::size_t) { return false; };
+  EXPECT_FALSE(parse_obj_elements(text, &pool, pages, 4).has_value());
+  auto parts = parse_obj_elements(text, &pool, {}, 4);
+  ASSERT_TRUE(parts.has_value());
+  EXPECT_FALSE(parse_obj_faces(text, *parts, {}, &pool, pages));
+}
+
+// MappedFile::copy reads the file's bytes (never more than it holds), as text() shows them.
+TEST(ObjParts, MappedFileCopiesItsBytes) {
+  const auto path = test::scratch_dir("obj_parts_copy") / "t.obj";
+  std::string text;
+  for (int i = 0; i < 5000; ++i) text += "v " + std::to_string(i) + " 0 1\n";
+  write_file_atomic(path, text);
+  const MappedFile mapped(path);
+  std::string copied(text.size(), '\0');
+  ASSERT_TRUE(mapped.copy(0, copied.data(), 100));
+  ASSERT_TRUE(mapped.copy(100, copied.data() + 100, text.size() - 100));
+  EXPECT_EQ(copied, text);
+  EXPECT_TRUE(mapped.copy(text.size(), copied.data(), 0));
+  EXPECT_FALSE(mapped.copy(text.size() - 1, copied.data(), 2));
+  EXPECT_FALSE(mapped.copy(text.size() + 1, copied.data(), 0));
 }
 
 // The loader's former merge: an unordered_map over the bits of position and normal.
