@@ -165,9 +165,7 @@ TerrainRead load_obj_terrain(const std::filesystem::path& path, const std::strin
   const core::ParallelRunner* runner = pool ? &*pool : nullptr;
   TerrainRead out;
   core::TerrainCrop crop;
-  ObjTextPages pages;
-  pages.ahead = [&](std::size_t begin, std::size_t end) { mapped.map_now(begin, end); };
-  pages.done = [&](std::size_t begin, std::size_t end) { mapped.release(begin, end); };
+  ObjTextPages pages;  // no `ahead` or `done`: the passes never read the mapping
   pages.copy = [&](std::size_t begin, char* out, std::size_t bytes) {
     return mapped.copy(begin, out, bytes);
   };
