@@ -1,0 +1,19 @@
+#pragma once
+// The process's one Embree device, shared by every Terrain. Making it costs a few milliseconds
+// (Embree's and TBB's start-up, TBB's allocator library loaded, ~100 page faults), which a
+// one-clip command can overlap with reading its clip (start_terrain_device).
+#include <embree3/rtcore.h>
+
+namespace ikfix::core {
+
+// The device (Embree's "threads=1": one build thread, no TBB workers left spinning), made on
+// the first call and kept for the life of the process; null when Embree could not make it.
+// Thread-safe: a call while another thread makes it waits for that one.
+RTCDevice terrain_device();
+
+// Starts making terrain_device() on a thread of its own and returns at once; nothing when it is
+// already made or being made. The thread is joined at process exit (before the libraries'
+// own clean-up), so a command that ends early still exits cleanly.
+void start_terrain_device();
+
+}  // namespace ikfix::core
