@@ -24,6 +24,18 @@ SharedDevice& shared_device() {
   return shared;
 }
 
+// Makes the device, then commits one empty scene on it: the first commit in a process starts
+// TBB's scheduler and Embree's build machinery (~1 ms), which the first real scene built then
+// finds ready.
+void make_device_and_warm_up() {
+  const RTCDevice device = terrain_device();
+  if (!device) return;
+  RTCScene scene = rtcNewScene(device);
+  if (!scene) return;
+  rtcCommitScene(scene);
+  rtcReleaseScene(scene);
+}
+
 }  // namespace
 
 RTCDevice terrain_device() {
@@ -37,7 +49,8 @@ RTCDevice terrain_device() {
 
 void start_terrain_device() {
   SharedDevice& shared = shared_device();
-  std::call_once(shared.started, [&shared] { shared.maker = std::thread(terrain_device); });
+  std::call_once(shared.started,
+                 [&shared] { shared.maker = std::thread(make_device_and_warm_up); });
 }
 
 }  // namespace ikfix::core

@@ -11,9 +11,10 @@ namespace ikfix::core {
 // Thread-safe: a call while another thread makes it waits for that one.
 RTCDevice terrain_device();
 
-// Starts making terrain_device() on a thread of its own and returns at once; nothing when it is
-// already made or being made. The thread is joined at process exit (before the libraries'
-// own clean-up), so a command that ends early still exits cleanly.
+// Starts making terrain_device() on a thread of its own (and committing one empty scene on it,
+// which starts TBB and Embree's builder) and returns at once; nothing after the first call. The
+// thread is joined at process exit (before the libraries' own clean-up), so a command that ends
+// early still exits cleanly.
 void start_terrain_device();
 
 }  // namespace ikfix::core

@@ -1,6 +1,4 @@
 // core/terrain_device: the process's one Embree device, made once, early or on first use.
-#include "core/terrain_device.hpp"
-
 #include <gtest/gtest.h>
 
 #include <future>
@@ -8,6 +6,7 @@
 #include <vector>
 
 #include "core/terrain.hpp"
+#include "core/terrain_device.hpp"
 
 namespace ikfix::core {
 namespace {
