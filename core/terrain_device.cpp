@@ -47,6 +47,11 @@ RTCDevice terrain_device() {
   return shared.device;
 }
 
+void finish_terrain_device() {
+  SharedDevice& shared = shared_device();
+  if (shared.maker.joinable()) shared.maker.join();
+}
+
 void start_terrain_device() {
   SharedDevice& shared = shared_device();
   std::call_once(shared.started,

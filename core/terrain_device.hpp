@@ -12,9 +12,14 @@ namespace ikfix::core {
 RTCDevice terrain_device();
 
 // Starts making terrain_device() on a thread of its own (and committing one empty scene on it,
-// which starts TBB and Embree's builder) and returns at once; nothing after the first call. The
-// thread is joined at process exit (before the libraries' own clean-up), so a command that ends
-// early still exits cleanly.
+// which starts TBB and Embree's builder) and returns at once; nothing after the first call.
+// Call finish_terrain_device before the process exits.
 void start_terrain_device();
+
+// Waits for start_terrain_device's thread, if any, to end. For main() before it returns: a
+// command that fails early could otherwise exit while that thread is still inside Embree, whose
+// static objects exit() may already be destroying (they are registered after anything of ours).
+// Also done, as a last resort, when this file's own static object is destroyed at exit.
+void finish_terrain_device();
 
 }  // namespace ikfix::core

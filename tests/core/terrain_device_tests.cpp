@@ -20,6 +20,15 @@ TEST(TerrainDevice, StartedEarlyIsTheDeviceEveryCallGets) {
   EXPECT_EQ(rtcGetDeviceError(device), RTC_ERROR_NONE);
 }
 
+TEST(TerrainDevice, FinishedItIsStillTheSameDevice) {
+  start_terrain_device();
+  finish_terrain_device();
+  finish_terrain_device();  // nothing left to wait for: returns at once
+  const RTCDevice device = terrain_device();
+  ASSERT_NE(device, nullptr);
+  EXPECT_EQ(terrain_device(), device);
+}
+
 TEST(TerrainDevice, CallsFromManyThreadsGetOneDevice) {
   std::vector<std::future<RTCDevice>> calls;
   for (int n = 0; n < 8; ++n) calls.push_back(std::async(std::launch::async, terrain_device));
