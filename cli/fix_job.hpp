@@ -67,7 +67,8 @@ struct FixJobResult {
 
 // Sets `job`'s terrain, from `options`, for a command that runs once per process (run, check):
 // built once the clip is read, over the clip's footprint (core::clip_footprint; an OBJ file
-// read on `threads` threads, --threads): `pending_terrain`, with `footprint`.
+// read on `threads` threads, --threads): `pending_terrain`, with `footprint`. The Embree device
+// the terrain needs is made meanwhile on a thread of its own (core::start_terrain_device).
 void start_terrain(FixJob& job, const TerrainOptions& options, int threads);
 
 // Measures a clip as it is, and what a fix would have to give up, without writing anything:

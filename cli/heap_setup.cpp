@@ -18,6 +18,27 @@
 
 namespace ikfix::cli {
 
+namespace {
+
+// The block over the heap below its first huge page (skip_heap_below), never freed. volatile:
+// a block whose pointer is never read is otherwise not allocated at all (the compiler removes it).
+void* volatile g_heap_below_huge_pages = nullptr;
+
+// The heap from `first` (where its free top now starts) up to `begin` (the first huge-page
+// boundary) can only have 4 KiB pages: the kernel maps a huge page only over an aligned 2 MiB
+// wholly inside the advised range. Left free, it would serve the run's first ~2 MiB of blocks
+// at a page fault per 4 KiB. One block over it, never freed and never written past its header,
+// makes every later block come from the advised part; the gap costs address space only.
+void skip_heap_below(std::uintptr_t begin, std::uintptr_t first) {
+  if (begin <= first) return;
+  // malloc's chunk of this request starts one header before `first` and ends at `begin`, where
+  // the free top then starts. Should a freed block elsewhere serve it instead, the gap stays
+  // as it was: a loss of nothing but the huge page.
+  g_heap_below_huge_pages = std::malloc(begin - first);
+}
+
+}  // namespace
+
 void set_up_heap_for_large_blocks(bool one_arena) {
 #ifdef IKFIX_ASAN
   return;  // ASan's allocator replaces glibc's: no brk heap to shape, only shadow to poison
@@ -40,11 +61,13 @@ void set_up_heap_for_large_blocks(bool one_arena) {
     probe = std::malloc(size);
   if (!probe) return;
   // Ask for huge pages over the fresh part of the heap, 2 MiB aligned inside it.
-  constexpr std::uintptr_t kHuge = std::uintptr_t{2} << 20;
-  const auto begin = (reinterpret_cast<std::uintptr_t>(probe) + kHuge - 1) & ~(kHuge - 1);
-  const auto end = reinterpret_cast<std::uintptr_t>(sbrk(0)) & ~(kHuge - 1);
-  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+  const auto first = reinterpret_cast<std::uintptr_t>(probe);
+  const auto begin = first + bytes_below_huge_page(first);
+  const auto end = reinterpret_cast<std::uintptr_t>(sbrk(0)) & ~(kHugePage - 1);
+  if (end <= begin) return std::free(probe);
+  madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
   std::free(probe);
+  skip_heap_below(begin, first);
 }
 
 }  // namespace ikfix::cli

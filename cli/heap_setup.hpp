@@ -1,7 +1,17 @@
 #pragma once
 // Process-wide allocator set-up for a short-lived command-line run.
 
+#include <cstdint>
+
 namespace ikfix::cli {
+
+// The size of a transparent huge page on x86-64 (and the alignment it needs).
+inline constexpr std::uintptr_t kHugePage = std::uintptr_t{2} << 20;
+
+// Bytes from `address` up to the next huge-page boundary (0 on one).
+constexpr std::uintptr_t bytes_below_huge_page(std::uintptr_t address) {
+  return (kHugePage - address % kHugePage) % kHugePage;
+}
 
 // Serves large blocks (clip text, clips, fixed clips, output text: tens of MB for a long clip)
 // from one pre-grown heap backed by transparent huge pages where the kernel allows it (THP

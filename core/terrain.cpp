@@ -14,6 +14,7 @@
 #include <string>
 #include <utility>
 
+#include "core/terrain_device.hpp"
 #include "core/xz_grid.hpp"
 
 namespace ikfix::core {
@@ -441,11 +442,11 @@ void Terrain::Impl::require_ground() const {
 }
 
 void Terrain::Impl::make_device_and_vertices() {
-  // One build thread: Embree's default pool spins a TBB worker per core after the build, which
-  // on a 2-core machine steals a core from `ikfix batch` workers; the scenes are small enough
-  // (100k triangles: ~20 ms) that a parallel build does not pay for it.
-  device.reset(rtcNewDevice("threads=1"));
-  if (!device) throw std::runtime_error("terrain: Embree failed to create a device");
+  // The process's device (one build thread: see terrain_device), with a reference of our own.
+  RTCDevice shared = terrain_device();
+  if (!shared) throw std::runtime_error("terrain: Embree failed to create a device");
+  rtcRetainDevice(shared);
+  device.reset(shared);
   packet_width = options.packet_width == 0 ? auto_packet_width(device.get()) : options.packet_width;
   vertices_local.resize(3 * mesh.vertices.size() + 4);
   for (std::size_t i = 0; i < mesh.vertices.size(); ++i) {
