@@ -295,9 +295,12 @@ class VertexRemap {
     values_.resize(capacity);
     mask_ = capacity - 1;
   }
-  // The value slot of `key`: kUnset when the key is new (the caller sets it).
+  bool dense() const { return !dense_.empty(); }
+  // The value slot of `key`: kUnset when the key is new (the caller sets it). `Dense` is
+  // dense(), a template argument so that the crop's loop tests it once, not per corner.
+  template <bool Dense>
   std::uint32_t& find_or_add(std::uint32_t key) {
-    if (!dense_.empty()) return dense_[key - first_];
+    if constexpr (Dense) return dense_[key - first_];
     std::size_t slot = (key * 0x9e3779b97f4a7c15ull >> 20) & mask_;
     for (; keys_[slot] != kUnset; slot = (slot + 1) & mask_)
       if (keys_[slot] == key) return values_[slot];
@@ -351,6 +354,43 @@ struct KeptTriangles {
   std::size_t size = 0;
   std::span<const KeptTriangle> view() const { return {items.get(), size}; }
 };
+
+// order[rank of kept[k]'s index among the kept ones] = k: the bits set in the words of
+// `present` (a bit per index from `lo`) before the index's word (`before`) plus those below it
+// in its word, counted by `bits`.
+template <typename Bits>
+[[gnu::always_inline]] inline void rank_with(Bits bits, std::span<const KeptTriangle> kept,
+                                             std::uint32_t lo,
+                                             std::span<const std::uint64_t> present,
+                                             std::span<const std::uint32_t> before,
+                                             std::span<std::uint32_t> order) {
+  for (std::size_t k = 0; k < kept.size(); ++k) {
+    const std::uint32_t i = kept[k].index - lo;
+    const std::uint64_t lower = (std::uint64_t{1} << (i & 63u)) - 1;
+    order[before[i >> 6] + bits(present[i >> 6] & lower)] = static_cast<std::uint32_t>(k);
+  }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+// rank_with the popcnt instruction (every x86-64 CPU since 2008 has it; the baseline x86-64
+// build does not assume it, so only after __builtin_cpu_supports("popcnt")).
+[[gnu::target("popcnt")]] void rank_popcnt(std::span<const KeptTriangle> kept, std::uint32_t lo,
+                                           std::span<const std::uint64_t> present,
+                                           std::span<const std::uint32_t> before,
+                                           std::span<std::uint32_t> order) {
+  rank_with([](std::uint64_t x) { return static_cast<std::uint32_t>(__builtin_popcountll(x)); },
+            kept, lo, present, before, order);
+}
+#endif
+
+void rank_kept(std::span<const KeptTriangle> kept, std::uint32_t lo,
+               std::span<const std::uint64_t> present, std::span<const std::uint32_t> before,
+               std::span<std::uint32_t> order) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (__builtin_cpu_supports("popcnt")) return rank_popcnt(kept, lo, present, before, order);
+#endif
+  rank_with(bits_set, kept, lo, present, before, order);
+}
 
 // A mapped prepared terrain, its header and tile table checked; a tile's data is checked when
 // it is read.
@@ -518,10 +558,21 @@ class PreparedReader {
     mesh.triangles.reserve(kept.size());
     mesh.vertices.reserve(kept.size() + 16);  // a grid's part: about half as many vertices
     if (normals && h_.has_normals) mesh.vertex_normals.reserve(kept.size() + 16);
+    if (remap.dense())
+      add_in_mesh_order<true>(kept, read, remap, mesh);
+    else
+      add_in_mesh_order<false>(kept, read, remap, mesh);
+  }
+
+  // Appends `kept` (read from `read`) to `mesh` in mesh order, their vertices numbered by first
+  // use through `remap` (dense: Dense).
+  template <bool Dense>
+  void add_in_mesh_order(std::span<const KeptTriangle> kept, const std::vector<TileData>& read,
+                         VertexRemap& remap, core::TerrainMesh& mesh) const {
     for_each_in_mesh_order(kept, [&](const KeptTriangle& t) {
       const TileData& d = read[t.tile];
       auto vertex = [&](std::uint32_t local) {
-        std::uint32_t& slot = remap.find_or_add(d.id(local));
+        std::uint32_t& slot = remap.find_or_add<Dense>(d.id(local));
         if (slot == kUnset) {
           slot = static_cast<std::uint32_t>(mesh.vertices.size());
           mesh.vertices.push_back(TileData::vec3(d.positions, local));
@@ -555,13 +606,10 @@ class PreparedReader {
       std::uint32_t count = 0;
       for (std::size_t w = 0; w < present.size(); ++w)
         before[w] = count, count += bits_set(present[w]);
-      std::vector<std::uint32_t> order(kept.size());
-      for (std::size_t k = 0; k < kept.size(); ++k) {
-        const std::uint32_t i = kept[k].index - lo;
-        const std::uint64_t lower = (std::uint64_t{1} << (i & 63u)) - 1;
-        order[before[i >> 6] + bits_set(present[i >> 6] & lower)] = static_cast<std::uint32_t>(k);
-      }
-      for (const std::uint32_t k : order) visit(kept[k]);
+      // Every slot written by rank_kept (the ranks are 0..size-1): not zeroed first.
+      const auto order = std::make_unique_for_overwrite<std::uint32_t[]>(kept.size());
+      rank_kept(kept, lo, present, before, {order.get(), kept.size()});
+      for (std::size_t j = 0; j < kept.size(); ++j) visit(kept[order[j]]);
       return;
     }
     std::vector<IndexSlot> order(kept.size());

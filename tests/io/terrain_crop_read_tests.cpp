@@ -283,6 +283,52 @@ TEST(PreparedTerrain, RoundTripsTheWholeMeshAndCropsByTiles) {
   }
 }
 
+// A mesh whose triangles and vertices are numbered in no spatial order: a small crop's
+// triangle indices and vertex indices then span most of the mesh, so the crop sorts its
+// triangles and numbers their vertices through a hash instead of a table over the range; the
+// part is the same as from a mesh in order (crop_terrain_mesh of the same mesh).
+TEST(PreparedTerrain, CropsAMeshNumberedInNoOrder) {
+  const auto dir = test::scratch_dir("prepared_shuffled");
+  core::BumpsParams params;
+  params.size = 20.0;
+  params.cell = 0.05;
+  const core::TerrainMesh grid = core::make_bumps_terrain(params);  // 320 k triangles
+  // A fixed permutation (multiplication by an odd constant modulo a power of two, kept to
+  // the range): deterministic whatever the standard library.
+  auto permutation = [](std::size_t n) {
+    std::size_t pow2 = 1;
+    while (pow2 < n) pow2 *= 2;
+    std::vector<std::uint32_t> order;
+    for (std::size_t k = 0; k < pow2; ++k)
+      if (const std::size_t p = (k * 0x9e3779b1u + 12345u) & (pow2 - 1); p < n)
+        order.push_back(static_cast<std::uint32_t>(p));
+    return order;
+  };
+  const std::vector<std::uint32_t> vertex_at = permutation(grid.vertices.size());
+  std::vector<std::uint32_t> new_index(grid.vertices.size());
+  core::TerrainMesh mesh;
+  for (std::size_t k = 0; k < vertex_at.size(); ++k) {
+    new_index[vertex_at[k]] = static_cast<std::uint32_t>(k);
+    mesh.vertices.push_back(grid.vertices[vertex_at[k]]);
+  }
+  ASSERT_EQ(mesh.vertices.size(), grid.vertices.size());
+  for (const std::uint32_t t : permutation(grid.triangles.size())) {
+    const auto& tri = grid.triangles[t];
+    mesh.triangles.push_back({new_index[tri[0]], new_index[tri[1]], new_index[tri[2]]});
+  }
+  ASSERT_EQ(mesh.triangles.size(), grid.triangles.size());
+  const auto path = dir / "shuffled.ikterrain";
+  save_prepared_terrain(path, mesh);
+  for (const core::XzBox& r : {core::XzBox{0.1, 0.2, 0.4, 0.5}, core::XzBox{-3.0, -2.0, 1.0, 2.5}})
+    for (const int threads : {1, 2}) {
+      SCOPED_TRACE(threads);
+      const core::TerrainMesh want =
+          core::crop_terrain_mesh(mesh, r.min_x, r.min_z, r.max_x, r.max_z);
+      ASSERT_FALSE(want.triangles.empty());
+      expect_same_mesh(load_prepared_terrain(path, r, threads, /*normals=*/false).mesh, want);
+    }
+}
+
 std::string error_of(const std::filesystem::path& path) {
   try {
     load_prepared_terrain(path, std::nullopt);
