@@ -511,11 +511,15 @@ void Terrain::Impl::index_blocks(SceneTiles& t, std::uint32_t block) const {
   constexpr double kInf = std::numeric_limits<double>::infinity();
   for (std::size_t b = 0; b < block_count; ++b) {
     double min_x = kInf, min_z = kInf, max_x = -kInf, max_z = -kInf;
+    // Written as `bound < x ? bound : x`, which minsd/maxsd compute into the bound's register
+    // (std::min(bound, x) is `x < bound ? x : bound`, computed into x's: a move per
+    // comparison). The vertices are finite (checked): the same bounds but for the sign of a
+    // zero, which the tiles' conversion does not see.
     for (std::size_t k = b * block; k < std::min(n, (b + 1) * block); ++k)
       for (const std::uint32_t v : mesh.triangles[k]) {
         const Vec3& p = mesh.vertices[v];
-        min_x = std::min(min_x, p.x), max_x = std::max(max_x, p.x);
-        min_z = std::min(min_z, p.z), max_z = std::max(max_z, p.z);
+        min_x = min_x < p.x ? min_x : p.x, max_x = max_x > p.x ? max_x : p.x;
+        min_z = min_z < p.z ? min_z : p.z, max_z = max_z > p.z ? max_z : p.z;
       }
     reach[b] = t.reach(min_x, min_z, max_x, max_z);
   }

@@ -40,7 +40,7 @@ struct Header {
   std::uint64_t file_bytes;
   std::uint64_t vertex_count;
   std::uint64_t triangle_count;
-  std::uint32_t has_normals;  // 1: each tile holds a normal per vertex after its positions
+  std::uint32_t has_normals;  // 1: each tile holds a normal per vertex after its records
   std::uint32_t zero;
   std::uint32_t tile_columns, tile_rows;
   double bounds_min[3], bounds_max[3];  // of every vertex, world metres
@@ -53,16 +53,17 @@ struct Header {
 static_assert(sizeof(Header) == 256);
 
 // Per tile (row-major, x fastest): the horizontal bounds of its triangles (empty: +inf..-inf),
-// where its data lies, its counts and the checksum of its data. A triangle belongs to the
+// where its data lies, its counts and the checksums of its data. A triangle belongs to the
 // tile holding the centre of its horizontal bounding box; the tile's data holds the vertices
 // its triangles use (a vertex used by several tiles is stored in each).
 struct TileEntry {
   double min_x, min_z, max_x, max_z;
   std::uint64_t offset;  // of the tile's data, from the file's start
   std::uint32_t vertex_count, triangle_count;
-  std::uint64_t checksum;  // of the tile's tile_bytes() bytes of data
+  std::uint64_t checksum;          // of the tile's shape_bytes() bytes (all but its normals)
+  std::uint64_t normals_checksum;  // of its normals, which follow (no normals: of 0 bytes)
 };
-static_assert(sizeof(TileEntry) == 56);
+static_assert(sizeof(TileEntry) == 64);
 
 // A triangle in a tile: its index in the mesh and its three vertex indices (in the writer: the
 // mesh's; in the file: the tile's own).
@@ -70,13 +71,16 @@ struct TriangleRecord {
   std::uint32_t index, v0, v1, v2;
 };
 
-// A tile's data: u32 mesh vertex index per tile vertex (zero-padded to 8 bytes), f64 x 3
-// position per tile vertex, f64 x 3 normal per tile vertex (with normals), a TriangleRecord
-// per triangle.
+// A tile's data: its shape (u32 mesh vertex index per tile vertex, zero-padded to 8 bytes;
+// f64 x 3 position per tile vertex; a TriangleRecord per triangle), then f64 x 3 normal per
+// tile vertex (with normals). Each part has its own checksum, so that a reader that does not
+// use the normals neither reads nor checks them.
 std::uint64_t ids_bytes(std::uint64_t vertices) { return (4 * vertices + 7) / 8 * 8; }
+std::uint64_t shape_bytes(std::uint64_t vertices, std::uint64_t triangles) {
+  return ids_bytes(vertices) + vertices * sizeof(Vec3) + triangles * sizeof(TriangleRecord);
+}
 std::uint64_t tile_bytes(std::uint64_t vertices, std::uint64_t triangles, bool normals) {
-  return ids_bytes(vertices) + (normals ? 2 : 1) * vertices * sizeof(Vec3) +
-         triangles * sizeof(TriangleRecord);
+  return shape_bytes(vertices, triangles) + (normals ? vertices * sizeof(Vec3) : 0);
 }
 
 std::uint64_t mix(std::uint64_t h) {
@@ -143,7 +147,7 @@ void assign_triangles(const core::TerrainMesh& mesh, const Tiling& tiling,
                       std::vector<Run>& runs) {
   constexpr double kInf = std::numeric_limits<double>::infinity();
   tiles.assign(std::size_t{tiling.columns} * tiling.rows,
-               TileEntry{kInf, kInf, -kInf, -kInf, 0, 0, 0, 0});
+               TileEntry{kInf, kInf, -kInf, -kInf, 0, 0, 0, 0, 0});
   runs.assign(tiles.size(), Run{});
   std::vector<std::uint32_t> tile_of(mesh.triangles.size());
   for (std::size_t t = 0; t < mesh.triangles.size(); ++t) {
@@ -221,15 +225,19 @@ class TileWriter {
     out += ids_bytes(ids_.size());
     for (const std::uint32_t v : ids_)
       std::memcpy(out, &mesh_.vertices[v], sizeof(Vec3)), out += sizeof(Vec3);
+    if (!local_records_.empty())
+      std::memcpy(out, local_records_.data(), local_records_.size() * sizeof(TriangleRecord));
+    out += local_records_.size() * sizeof(TriangleRecord);
     if (normals)
       for (const std::uint32_t v : ids_)
         std::memcpy(out, &mesh_.vertex_normals[v], sizeof(Vec3)), out += sizeof(Vec3);
-    if (!local_records_.empty())
-      std::memcpy(out, local_records_.data(), local_records_.size() * sizeof(TriangleRecord));
     entry.offset = first_offset_ + start;
     entry.vertex_count = static_cast<std::uint32_t>(ids_.size());
     entry.triangle_count = static_cast<std::uint32_t>(records.size());
-    entry.checksum = prepared_checksum(data_.data() + start, data_.size() - start);
+    const std::size_t shape = shape_bytes(ids_.size(), records.size());
+    entry.checksum = prepared_checksum(data_.data() + start, shape);
+    entry.normals_checksum =
+        prepared_checksum(data_.data() + start + shape, data_.size() - start - shape);
   }
   const std::vector<char>& data() const { return data_; }
 
@@ -287,9 +295,12 @@ class VertexRemap {
     values_.resize(capacity);
     mask_ = capacity - 1;
   }
-  // The value slot of `key`: kUnset when the key is new (the caller sets it).
+  bool dense() const { return !dense_.empty(); }
+  // The value slot of `key`: kUnset when the key is new (the caller sets it). `Dense` is
+  // dense(), a template argument so that the crop's loop tests it once, not per corner.
+  template <bool Dense>
   std::uint32_t& find_or_add(std::uint32_t key) {
-    if (!dense_.empty()) return dense_[key - first_];
+    if constexpr (Dense) return dense_[key - first_];
     std::size_t slot = (key * 0x9e3779b97f4a7c15ull >> 20) & mask_;
     for (; keys_[slot] != kUnset; slot = (slot + 1) & mask_)
       if (keys_[slot] == key) return values_[slot];
@@ -343,6 +354,43 @@ struct KeptTriangles {
   std::size_t size = 0;
   std::span<const KeptTriangle> view() const { return {items.get(), size}; }
 };
+
+// order[rank of kept[k]'s index among the kept ones] = k: the bits set in the words of
+// `present` (a bit per index from `lo`) before the index's word (`before`) plus those below it
+// in its word, counted by `bits`.
+template <typename Bits>
+[[gnu::always_inline]] inline void rank_with(Bits bits, std::span<const KeptTriangle> kept,
+                                             std::uint32_t lo,
+                                             std::span<const std::uint64_t> present,
+                                             std::span<const std::uint32_t> before,
+                                             std::span<std::uint32_t> order) {
+  for (std::size_t k = 0; k < kept.size(); ++k) {
+    const std::uint32_t i = kept[k].index - lo;
+    const std::uint64_t lower = (std::uint64_t{1} << (i & 63u)) - 1;
+    order[before[i >> 6] + bits(present[i >> 6] & lower)] = static_cast<std::uint32_t>(k);
+  }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+// rank_with the popcnt instruction (every x86-64 CPU since 2008 has it; the baseline x86-64
+// build does not assume it, so only after __builtin_cpu_supports("popcnt")).
+[[gnu::target("popcnt")]] void rank_popcnt(std::span<const KeptTriangle> kept, std::uint32_t lo,
+                                           std::span<const std::uint64_t> present,
+                                           std::span<const std::uint32_t> before,
+                                           std::span<std::uint32_t> order) {
+  rank_with([](std::uint64_t x) { return static_cast<std::uint32_t>(__builtin_popcountll(x)); },
+            kept, lo, present, before, order);
+}
+#endif
+
+void rank_kept(std::span<const KeptTriangle> kept, std::uint32_t lo,
+               std::span<const std::uint64_t> present, std::span<const std::uint32_t> before,
+               std::span<std::uint32_t> order) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (__builtin_cpu_supports("popcnt")) return rank_popcnt(kept, lo, present, before, order);
+#endif
+  rank_with(bits_set, kept, lo, present, before, order);
+}
 
 // A mapped prepared terrain, its header and tile table checked; a tile's data is checked when
 // it is read.
@@ -431,19 +479,23 @@ class PreparedReader {
     return tiles;
   }
 
-  // The tile's data, its checksum and vertex indices checked (its records are checked as read:
-  // checked_record).
-  TileData tile_data(const TileEntry& t) const {
+  // The tile's data, its checksums and vertex indices checked (its records are checked as read:
+  // checked_record). Without `normals` the tile's normals are neither read nor checked
+  // (TileData::normals null).
+  TileData tile_data(const TileEntry& t, bool normals) const {
     const char* at = bytes_.data() + t.offset;
-    const bool normals = h_.has_normals != 0;
-    if (prepared_checksum(at, tile_bytes(t.vertex_count, t.triangle_count, normals)) != t.checksum)
+    const std::uint64_t shape = shape_bytes(t.vertex_count, t.triangle_count);
+    if (prepared_checksum(at, shape) != t.checksum) corrupt("tile checksum");
+    normals = normals && h_.has_normals != 0;
+    if (normals && prepared_checksum(at + shape, std::size_t{t.vertex_count} * sizeof(Vec3)) !=
+                       t.normals_checksum)
       corrupt("tile checksum");
     TileData d;
     d.vertex_count = t.vertex_count, d.triangle_count = t.triangle_count;
     d.ids = at;
     d.positions = d.ids + ids_bytes(t.vertex_count);
-    d.normals = normals ? d.positions + std::size_t{t.vertex_count} * sizeof(Vec3) : nullptr;
-    d.records = d.positions + (normals ? 2 : 1) * std::size_t{t.vertex_count} * sizeof(Vec3);
+    d.records = d.positions + std::size_t{t.vertex_count} * sizeof(Vec3);
+    d.normals = normals ? at + shape : nullptr;
     for (std::uint32_t v = 0; v < d.vertex_count; ++v) {
       const std::uint32_t id = d.id(v);
       d.min_id = std::min(d.min_id, id), d.max_id = std::max(d.max_id, id);
@@ -467,7 +519,7 @@ class PreparedReader {
     mesh.triangles.resize(h_.triangle_count);
     std::vector<char> vertex_seen(h_.vertex_count, 0), triangle_seen(h_.triangle_count, 0);
     for (const TileEntry& t : tiles_) {
-      const TileData d = tile_data(t);
+      const TileData d = tile_data(t, /*normals=*/true);
       for (std::uint32_t v = 0; v < d.vertex_count; ++v) {
         const std::uint32_t id = d.id(v);
         const Vec3 p = TileData::vec3(d.positions, v);
@@ -498,20 +550,29 @@ class PreparedReader {
   void crop(const core::XzBox& keep, core::TerrainMesh& mesh, const core::ParallelRunner* runner,
             bool normals) {
     std::vector<TileData> read;
-    const KeptTriangles kept_items = kept_triangles(keep, read, runner);
+    const KeptTriangles kept_items = kept_triangles(keep, read, runner, normals);
     const std::span<const KeptTriangle> kept = kept_items.view();
     std::uint32_t lo = kUnset, hi = 0;
     for (const TileData& d : read) lo = std::min(lo, d.min_id), hi = std::max(hi, d.max_id);
     VertexRemap remap(lo, hi, 3 * kept.size());
     mesh.triangles.reserve(kept.size());
     mesh.vertices.reserve(kept.size() + 16);  // a grid's part: about half as many vertices
-    if (!normals)
-      for (TileData& d : read) d.normals = nullptr;  // read (checked), not kept
     if (normals && h_.has_normals) mesh.vertex_normals.reserve(kept.size() + 16);
+    if (remap.dense())
+      add_in_mesh_order<true>(kept, read, remap, mesh);
+    else
+      add_in_mesh_order<false>(kept, read, remap, mesh);
+  }
+
+  // Appends `kept` (read from `read`) to `mesh` in mesh order, their vertices numbered by first
+  // use through `remap` (dense: Dense).
+  template <bool Dense>
+  void add_in_mesh_order(std::span<const KeptTriangle> kept, const std::vector<TileData>& read,
+                         VertexRemap& remap, core::TerrainMesh& mesh) const {
     for_each_in_mesh_order(kept, [&](const KeptTriangle& t) {
       const TileData& d = read[t.tile];
       auto vertex = [&](std::uint32_t local) {
-        std::uint32_t& slot = remap.find_or_add(d.id(local));
+        std::uint32_t& slot = remap.find_or_add<Dense>(d.id(local));
         if (slot == kUnset) {
           slot = static_cast<std::uint32_t>(mesh.vertices.size());
           mesh.vertices.push_back(TileData::vec3(d.positions, local));
@@ -545,13 +606,10 @@ class PreparedReader {
       std::uint32_t count = 0;
       for (std::size_t w = 0; w < present.size(); ++w)
         before[w] = count, count += bits_set(present[w]);
-      std::vector<std::uint32_t> order(kept.size());
-      for (std::size_t k = 0; k < kept.size(); ++k) {
-        const std::uint32_t i = kept[k].index - lo;
-        const std::uint64_t lower = (std::uint64_t{1} << (i & 63u)) - 1;
-        order[before[i >> 6] + bits_set(present[i >> 6] & lower)] = static_cast<std::uint32_t>(k);
-      }
-      for (const std::uint32_t k : order) visit(kept[k]);
+      // Every slot written by rank_kept (the ranks are 0..size-1): not zeroed first.
+      const auto order = std::make_unique_for_overwrite<std::uint32_t[]>(kept.size());
+      rank_kept(kept, lo, present, before, {order.get(), kept.size()});
+      for (std::size_t j = 0; j < kept.size(); ++j) visit(kept[order[j]]);
       return;
     }
     std::vector<IndexSlot> order(kept.size());
@@ -565,11 +623,11 @@ class PreparedReader {
   }
 
   // The triangles whose horizontal box touches `keep`, from the tiles whose bounds touch it
-  // (appended to `read`, checked), in the tiles' order: the tiles are read on `runner`'s
-  // threads, each into its own stretch of the result, and an error is the one of the first tile
-  // that has one, as in a loop over the tiles.
+  // (appended to `read`, checked; their normals only with `normals`), in the tiles' order: the
+  // tiles are read on `runner`'s threads, each into its own stretch of the result, and an error is
+  // the one of the first tile that has one, as in a loop over the tiles.
   KeptTriangles kept_triangles(const core::XzBox& keep, std::vector<TileData>& read,
-                               const core::ParallelRunner* runner) {
+                               const core::ParallelRunner* runner, bool normals) {
     std::vector<const TileEntry*> touched;
     std::vector<std::size_t> first{0};  // per touched tile, where its triangles go in `kept`
     for (const TileEntry& t : tiles_)
@@ -580,7 +638,7 @@ class PreparedReader {
     kept.items = std::make_unique_for_overwrite<KeptTriangle[]>(first.back());
     read.resize(touched.size());
     auto read_tile = [&](std::size_t k, KeptTriangle* out) {
-      read[k] = tile_data(*touched[k]);
+      read[k] = tile_data(*touched[k], normals);
       return keep_from_tile(keep, *touched[k], read[k], static_cast<std::uint32_t>(k), out);
     };
     if (!runner || runner->threads() < 2) {
@@ -631,15 +689,27 @@ class PreparedReader {
 }  // namespace
 
 std::uint64_t prepared_checksum(const void* data, std::size_t size) {
+  // Four lanes, word k of each 32-byte group into lane k: four independent multiply chains
+  // (one chain's latency, not the loop, bounded a single lane), each seeded apart so that
+  // words swapped between lanes change the sum. The words and bytes past the last group go
+  // into lane 0; the lanes are folded in order.
+  constexpr std::uint64_t kOdd = 0x9e3779b97f4a7c15ull;
   const auto* p = static_cast<const unsigned char*>(data);
-  std::uint64_t h = mix(size + 0x9e3779b97f4a7c15ull);
+  std::uint64_t h0 = mix(size + kOdd), h1 = mix(size + 2 * kOdd), h2 = mix(size + 3 * kOdd),
+                h3 = mix(size + 4 * kOdd);
+  for (; size >= 32; p += 32, size -= 32) {
+    std::uint64_t w[4];
+    std::memcpy(w, p, sizeof w);
+    h0 = (std::rotl(h0, 29) ^ w[0]) * kOdd, h1 = (std::rotl(h1, 29) ^ w[1]) * kOdd;
+    h2 = (std::rotl(h2, 29) ^ w[2]) * kOdd, h3 = (std::rotl(h3, 29) ^ w[3]) * kOdd;
+  }
   for (; size >= 8; p += 8, size -= 8) {
     std::uint64_t word;
     std::memcpy(&word, p, 8);
-    h = (std::rotl(h, 29) ^ word) * 0x9e3779b97f4a7c15ull;
+    h0 = (std::rotl(h0, 29) ^ word) * kOdd;
   }
-  for (; size > 0; ++p, --size) h = (std::rotl(h, 29) ^ *p) * 0x9e3779b97f4a7c15ull;
-  return mix(h);
+  for (; size > 0; ++p, --size) h0 = (std::rotl(h0, 29) ^ *p) * kOdd;
+  return mix(mix(mix(mix(h0) ^ h1) ^ h2) ^ h3);
 }
 
 bool is_prepared_terrain(const std::filesystem::path& path) {

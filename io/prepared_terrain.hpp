@@ -13,7 +13,7 @@
 
 namespace ikfix::io {
 
-inline constexpr std::uint32_t kPreparedTerrainVersion = 2;
+inline constexpr std::uint32_t kPreparedTerrainVersion = 3;
 
 // True when `path` names a prepared terrain (extension .ikterrain, any case).
 bool is_prepared_terrain(const std::filesystem::path& path);
@@ -32,7 +32,8 @@ void save_prepared_terrain(const std::filesystem::path& path, const core::Terrai
 // index check in what it reads (corrupt). A crop of a file of 2 MB or more reads its tiles on
 // `threads` threads (0: one per hardware thread, at most 8); the result and any error are the
 // same whatever the number. A crop without `normals` leaves out the vertex normals (a caller
-// whose terrain uses face normals only; the checksums still cover them).
+// whose terrain uses face normals only): it neither reads nor checks them (they have their own
+// checksum per tile).
 TerrainRead load_prepared_terrain(const std::filesystem::path& path,
                                   const std::optional<core::XzBox>& keep_ws, int threads = 1,
                                   bool normals = true);

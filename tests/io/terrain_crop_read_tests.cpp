@@ -283,6 +283,52 @@ TEST(PreparedTerrain, RoundTripsTheWholeMeshAndCropsByTiles) {
   }
 }
 
+// A mesh whose triangles and vertices are numbered in no spatial order: a small crop's
+// triangle indices and vertex indices then span most of the mesh, so the crop sorts its
+// triangles and numbers their vertices through a hash instead of a table over the range; the
+// part is the same as from a mesh in order (crop_terrain_mesh of the same mesh).
+TEST(PreparedTerrain, CropsAMeshNumberedInNoOrder) {
+  const auto dir = test::scratch_dir("prepared_shuffled");
+  core::BumpsParams params;
+  params.size = 20.0;
+  params.cell = 0.05;
+  const core::TerrainMesh grid = core::make_bumps_terrain(params);  // 320 k triangles
+  // A fixed permutation (multiplication by an odd constant modulo a power of two, kept to
+  // the range): deterministic whatever the standard library.
+  auto permutation = [](std::size_t n) {
+    std::size_t pow2 = 1;
+    while (pow2 < n) pow2 *= 2;
+    std::vector<std::uint32_t> order;
+    for (std::size_t k = 0; k < pow2; ++k)
+      if (const std::size_t p = (k * 0x9e3779b1u + 12345u) & (pow2 - 1); p < n)
+        order.push_back(static_cast<std::uint32_t>(p));
+    return order;
+  };
+  const std::vector<std::uint32_t> vertex_at = permutation(grid.vertices.size());
+  std::vector<std::uint32_t> new_index(grid.vertices.size());
+  core::TerrainMesh mesh;
+  for (std::size_t k = 0; k < vertex_at.size(); ++k) {
+    new_index[vertex_at[k]] = static_cast<std::uint32_t>(k);
+    mesh.vertices.push_back(grid.vertices[vertex_at[k]]);
+  }
+  ASSERT_EQ(mesh.vertices.size(), grid.vertices.size());
+  for (const std::uint32_t t : permutation(grid.triangles.size())) {
+    const auto& tri = grid.triangles[t];
+    mesh.triangles.push_back({new_index[tri[0]], new_index[tri[1]], new_index[tri[2]]});
+  }
+  ASSERT_EQ(mesh.triangles.size(), grid.triangles.size());
+  const auto path = dir / "shuffled.ikterrain";
+  save_prepared_terrain(path, mesh);
+  for (const core::XzBox& r : {core::XzBox{0.1, 0.2, 0.4, 0.5}, core::XzBox{-3.0, -2.0, 1.0, 2.5}})
+    for (const int threads : {1, 2}) {
+      SCOPED_TRACE(threads);
+      const core::TerrainMesh want =
+          core::crop_terrain_mesh(mesh, r.min_x, r.min_z, r.max_x, r.max_z);
+      ASSERT_FALSE(want.triangles.empty());
+      expect_same_mesh(load_prepared_terrain(path, r, threads, /*normals=*/false).mesh, want);
+    }
+}
+
 std::string error_of(const std::filesystem::path& path) {
   try {
     load_prepared_terrain(path, std::nullopt);
@@ -346,7 +392,7 @@ TEST(PreparedTerrain, DamagedFilesAreRefusedWithOneLine) {
   const std::uint32_t one = 1;
   std::memcpy(v1.data() + 8, &one, sizeof one);
   const std::string stale_v1 = damaged("v1.ikterrain", v1);
-  EXPECT_NE(stale_v1.find("format version 1, this ikfix reads version 2"), std::string::npos)
+  EXPECT_NE(stale_v1.find("format version 1, this ikfix reads version 3"), std::string::npos)
       << stale_v1;
   EXPECT_NE(stale_v1.find("prepare it again (ikfix terrain prepare)"), std::string::npos)
       << stale_v1;
@@ -373,9 +419,11 @@ TEST(PreparedTerrain, CropChecksTheTilesItReads) {
   std::memcpy(counts, bytes.data() + 256 + 40, sizeof counts);
   const std::size_t ids = (4 * std::size_t{counts[0]} + 7) / 8 * 8;
   const core::XzBox corner{-10.0, -10.0, -9.5, -9.5}, far{5.0, 5.0, 6.0, 6.0};
-  // A flipped bit in the tile's positions, in its normals and in its triangle records.
-  for (const std::size_t at : {tiles_offset + ids + 9, tiles_offset + ids + 24 * counts[0] + 30,
-                               tiles_offset + ids + 48 * std::size_t{counts[0]} + 6}) {
+  // A flipped bit in the tile's positions, in its triangle records and in its normals (after
+  // the records).
+  const std::size_t records = tiles_offset + ids + 24 * std::size_t{counts[0]};
+  const std::size_t normals = records + 16 * std::size_t{counts[1]};
+  for (const std::size_t at : {tiles_offset + ids + 9, records + 6, normals + 30}) {
     SCOPED_TRACE(at);
     std::string copy = bytes;
     copy[at] = static_cast<char>(copy[at] ^ 0x04);
@@ -391,6 +439,18 @@ TEST(PreparedTerrain, CropChecksTheTilesItReads) {
     EXPECT_NE(error.find(path.string()), std::string::npos) << error;
     expect_same_mesh(load_prepared_terrain(path, far).mesh,
                      core::crop_terrain_mesh(mesh, far.min_x, far.min_z, far.max_x, far.max_z));
+    // A reader without normals reads the positions and records, and checks them, but not the
+    // normals: damage there is not its concern.
+    error.clear();
+    try {
+      load_prepared_terrain(path, corner, 1, /*normals=*/false);
+    } catch (const InputError& e) {
+      error = e.what();
+    }
+    if (at >= normals)
+      EXPECT_EQ(error, "");
+    else
+      EXPECT_NE(error.find("corrupt prepared terrain (tile checksum)"), std::string::npos) << error;
   }
   const auto cut = dir / "cut.ikterrain";
   std::ofstream(cut, std::ios::binary) << bytes.substr(0, tiles_offset + 1000);
@@ -416,7 +476,7 @@ TEST(PreparedTerrain, CropOnThreadsReportsTheFirstDamagedTile) {
   std::memcpy(grid, bytes.data() + 48, sizeof grid);
   const std::size_t tiles = std::size_t{grid[0]} * grid[1];
   ASSERT_GE(tiles, 8u);
-  auto entry = [&](std::size_t k) { return 256 + 56 * k; };  // TileEntry: 56 bytes
+  auto entry = [&](std::size_t k) { return 256 + 64 * k; };  // TileEntry: 64 bytes
   auto u64_at = [&](std::size_t at) {
     std::uint64_t v;
     std::memcpy(&v, bytes.data() + at, sizeof v);
@@ -428,17 +488,16 @@ TEST(PreparedTerrain, CropOnThreadsReportsTheFirstDamagedTile) {
   std::uint32_t counts[2];  // vertex, triangle count
   std::memcpy(counts, bytes.data() + last + 40, sizeof counts);
   ASSERT_GT(counts[1], 0u);
-  std::uint32_t normals = 0;  // has normals (bytes 40-43)
-  std::memcpy(&normals, bytes.data() + 40, sizeof normals);
+  // The tile's shape (vertex indices, positions, records) has its own checksum, the normals
+  // after it another.
   const std::uint64_t data = u64_at(last + 32);
   const std::uint64_t size = (4 * std::uint64_t{counts[0]} + 7) / 8 * 8 +
-                             (normals ? 48 : 24) * std::uint64_t{counts[0]} +
-                             16 * std::uint64_t{counts[1]};
+                             24 * std::uint64_t{counts[0]} + 16 * std::uint64_t{counts[1]};
   const std::uint32_t far_corner = counts[0] + 5;
   std::memcpy(bytes.data() + data + size - 12, &far_corner, sizeof far_corner);
   const std::uint64_t tile_sum = prepared_checksum(bytes.data() + data, size);
   std::memcpy(bytes.data() + last + 48, &tile_sum, sizeof tile_sum);
-  const std::uint64_t table_sum = prepared_checksum(bytes.data() + 256, 56 * tiles);
+  const std::uint64_t table_sum = prepared_checksum(bytes.data() + 256, 64 * tiles);
   std::memcpy(bytes.data() + 152, &table_sum, sizeof table_sum);
   std::memset(bytes.data() + 160, 0, 8);
   const std::uint64_t header_sum = prepared_checksum(bytes.data(), 256);
