@@ -2,9 +2,12 @@
 // A BVH file kept whole: the original text plus what was parsed out of it, so the writer can
 // re-emit every untouched byte and replace only the values of edited joints.
 //
-// Ownership: a Document owns its text; every TextSpan and frame offset is an offset into `text`,
-// so a Document can be copied or moved freely. Files of 4 GiB or more are rejected by the reader.
+// Ownership: a Document shares the ownership of its text (`text_owner`: a string, or the mapped
+// file read_file parsed); every TextSpan and frame offset is an offset into `text`, so a
+// Document can be copied or moved freely, copies sharing the one text. Files of 4 GiB or more
+// are rejected by the reader.
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -66,7 +69,9 @@ struct Joint {
 
 struct Document {
   std::string source_name;  // as given to parse(); used in error messages
-  std::string text;         // the whole file, byte for byte
+  std::string_view text;    // the whole file, byte for byte: `text_owner`'s bytes
+  // What holds `text`'s bytes (a std::string, or an io::MappedFile); never changed through.
+  std::shared_ptr<const void> text_owner;
 
   std::vector<Joint> joints;  // file order: parents before children
   int channel_count = 0;      // values per frame (sum of all CHANNELS counts)
@@ -106,9 +111,7 @@ struct Document {
   PositionConvention positions = PositionConvention::offset_plus_channels;
 
   int joint_count() const { return static_cast<int>(joints.size()); }
-  std::string_view view(TextSpan s) const {
-    return std::string_view(text).substr(s.offset, s.length);
-  }
+  std::string_view view(TextSpan s) const { return text.substr(s.offset, s.length); }
   // Where frame `frame`'s values lie: out[c] is channel c's text (out.size() == channel_count).
   void frame_spans(int frame, std::span<TextSpan> out) const;
   // One value's text (a scan of its frame line up to it).

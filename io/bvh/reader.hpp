@@ -51,7 +51,8 @@ Document parse(std::string_view text, const std::string& source_name,
 // Same, taking ownership of `text` (no copy).
 Document parse_owned(std::string text, const std::string& source_name,
                      const ParseOptions& options = {});
-// Reads and parses a file; errors name `path`.
+// Reads and parses a file, mapped into memory (io::MappedFile; the Document keeps the mapping);
+// errors name `path`.
 Document read_file(const std::filesystem::path& path, const ParseOptions& options = {});
 
 // How `doc`'s position channels are meant (parse() sets Document::positions with it): channels

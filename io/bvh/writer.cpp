@@ -532,7 +532,8 @@ bool write_to(const Document& doc, const core::Clip& edited, std::span<const boo
 std::string write(const Document& doc, const core::Clip& edited, std::span<const bool> changed,
                   const core::ParallelRunner* runner, std::span<const char> changed_rotations) {
   std::string out;
-  if (!write_to(doc, edited, changed, changed_rotations, runner, nullptr, &out)) return doc.text;
+  if (!write_to(doc, edited, changed, changed_rotations, runner, nullptr, &out))
+    return std::string(doc.text);
   return out;
 }
 

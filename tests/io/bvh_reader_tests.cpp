@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <random>
 #include <string>
@@ -18,6 +19,7 @@
 #include "io/decimal.hpp"
 #include "io/error.hpp"
 #include "test_data.hpp"
+#include "test_scratch.hpp"
 
 namespace {
 
@@ -38,9 +40,9 @@ std::vector<std::filesystem::path> real_bvh_files() {
 }
 
 // Reads "Frames: N" with a naive scan, independent of the reader.
-int header_frames(const std::string& text) {
+int header_frames(std::string_view text) {
   const auto at = text.find("Frames:");
-  return std::stoi(text.substr(at + 7, 32));
+  return std::stoi(std::string(text.substr(at + 7, 32)));
 }
 
 // World transforms by a plain forward pass (parents come first).
@@ -717,6 +719,32 @@ TEST(BvhReader, RandomCorruptionNeverCrashes) {
       }
     }
   }
+}
+
+// read_file maps the file: one whose last value ends exactly at a page's end is read as the same
+// text parsed from memory (nothing read past the mapping), and the Document keeps its text.
+TEST(BvhReader, FileEndingAtAPageEndReadsAsItsText) {
+  std::string text = kArm;
+  text.pop_back();  // the file ends with the last value's digits
+  const std::size_t first_frame_end = text.find("\n", text.find("Frame Time:")) + 1;
+  const std::size_t line_end = text.find('\n', first_frame_end);
+  text.insert(line_end, 8192 - text.size(), ' ');  // blanks ending a frame line are allowed
+  ASSERT_EQ(text.size(), 8192u);
+  const auto path = ikfix::test::scratch_dir("bvh_page_end") / "page_end.bvh";
+  std::ofstream(path, std::ios::binary) << text;
+  bvh::Document doc = bvh::read_file(path);
+  const bvh::Document copy = doc;
+  doc = bvh::Document{};  // the copy shares the text, which stays
+  EXPECT_EQ(copy.text, text);
+  const bvh::Document from_memory = bvh::parse(text, "page_end.bvh");
+  ASSERT_EQ(copy.frame_count, from_memory.frame_count);
+  for (int f = 0; f < copy.frame_count; ++f)
+    for (int c = 0; c < copy.channel_count; ++c)
+      EXPECT_EQ(copy.value(f, c), from_memory.value(f, c)) << f << " " << c;
+  std::unique_ptr<bool[]> none(new bool[copy.joint_count()]());
+  EXPECT_EQ(
+      bvh::write(copy, bvh::clip(copy), {none.get(), static_cast<std::size_t>(copy.joint_count())}),
+      text);
 }
 
 TEST(BvhReader, MissingFileIsAnInputError) {
