@@ -45,11 +45,16 @@ void expect_same_mesh(const core::TerrainMesh& got, const core::TerrainMesh& wan
 
 // A bumps terrain (10 m, 0.1 m cells: 20 k triangles) offset from the origin, so that its
 // centre is not 0 and float positions relative to a wrong centre would differ.
-core::TerrainMesh bumps_mesh() {
+// `ikfix terrain bumps`' mesh: a square of `size_m` metres in cells of `cell_m` metres.
+core::TerrainMesh bumps_of(double size_m, double cell_m) {
   core::BumpsParams params;
-  params.size = 10.0;
-  params.cell = 0.1;
-  core::TerrainMesh mesh = core::make_bumps_terrain(params);
+  params.size = size_m;
+  params.cell = cell_m;
+  return core::make_bumps_terrain(params);
+}
+
+core::TerrainMesh bumps_mesh() {
+  core::TerrainMesh mesh = bumps_of(10.0, 0.1);
   for (Vec3& v : mesh.vertices) v += Vec3(3.25, 0.5, -1.75);
   return mesh;
 }
@@ -92,10 +97,7 @@ TEST(TerrainCropRead, ObjDropsFarTrianglesAsCropTerrainMeshDoes) {
 // asks: the same part and bounds on each.
 TEST(TerrainCropRead, ObjReadOnAnyNumberOfThreadsGivesTheSamePart) {
   const auto path = test::scratch_dir("crop_read_threads") / "bumps.obj";
-  core::BumpsParams params;
-  params.size = 10.0;
-  params.cell = 0.05;
-  save_obj(path, core::make_bumps_terrain(params));
+  save_obj(path, bumps_of(10.0, 0.05));
   ASSERT_GE(std::filesystem::file_size(path), std::uintmax_t{2} << 20);
   const core::XzBox rect{-1.0, -3.0, 2.5, 1.0};
   const TerrainRead one = load_terrain_part(path, 1.0, 'y', rect, 1);
@@ -245,10 +247,7 @@ TEST(TerrainCropRead, TerrainOnThePartAnswersAsTheWholeTerrain) {
 
 TEST(PreparedTerrain, RoundTripsTheWholeMeshAndCropsByTiles) {
   const auto dir = test::scratch_dir("prepared_round_trip");
-  core::BumpsParams params;
-  params.size = 20.0;
-  params.cell = 0.1;
-  const core::TerrainMesh whole = core::make_bumps_terrain(params);  // 80 k triangles
+  const core::TerrainMesh whole = bumps_of(20.0, 0.1);  // 80 k triangles
   for (const bool normals : {true, false}) {
     core::TerrainMesh mesh = whole;
     // Vertices no triangle uses (one under the mesh, one past its edge) come back from a
@@ -289,10 +288,7 @@ TEST(PreparedTerrain, RoundTripsTheWholeMeshAndCropsByTiles) {
 // part is the same as from a mesh in order (crop_terrain_mesh of the same mesh).
 TEST(PreparedTerrain, CropsAMeshNumberedInNoOrder) {
   const auto dir = test::scratch_dir("prepared_shuffled");
-  core::BumpsParams params;
-  params.size = 20.0;
-  params.cell = 0.05;
-  const core::TerrainMesh grid = core::make_bumps_terrain(params);  // 320 k triangles
+  const core::TerrainMesh grid = bumps_of(20.0, 0.05);  // 320 k triangles
   // A fixed permutation (multiplication by an odd constant modulo a power of two, kept to
   // the range): deterministic whatever the standard library.
   auto permutation = [](std::size_t n) {
@@ -340,11 +336,8 @@ std::string error_of(const std::filesystem::path& path) {
 
 TEST(PreparedTerrain, DamagedFilesAreRefusedWithOneLine) {
   const auto dir = test::scratch_dir("prepared_damaged");
-  core::BumpsParams params;
-  params.size = 6.0;
-  params.cell = 0.1;
   const auto good = dir / "good.ikterrain";
-  save_prepared_terrain(good, core::make_bumps_terrain(params));
+  save_prepared_terrain(good, bumps_of(6.0, 0.1));
   const std::string bytes = read_file(good);
   auto damaged = [&](const std::string& name, const std::string& content) {
     const auto path = dir / name;
@@ -404,10 +397,7 @@ TEST(PreparedTerrain, DamagedFilesAreRefusedWithOneLine) {
 // before any tile is read.
 TEST(PreparedTerrain, CropChecksTheTilesItReads) {
   const auto dir = test::scratch_dir("prepared_damaged_tile");
-  core::BumpsParams params;
-  params.size = 20.0;
-  params.cell = 0.1;
-  const core::TerrainMesh mesh = core::make_bumps_terrain(params);  // 80 k triangles
+  const core::TerrainMesh mesh = bumps_of(20.0, 0.1);  // 80 k triangles
   const auto good = dir / "good.ikterrain";
   save_prepared_terrain(good, mesh);
   const std::string bytes = read_file(good);
@@ -466,11 +456,8 @@ TEST(PreparedTerrain, CropChecksTheTilesItReads) {
 // damaged tile in the table's order, though a later tile's check may end first.
 TEST(PreparedTerrain, CropOnThreadsReportsTheFirstDamagedTile) {
   const auto dir = test::scratch_dir("prepared_damaged_tiles");
-  core::BumpsParams params;
-  params.size = 20.0;
-  params.cell = 0.1;
   const auto good = dir / "good.ikterrain";
-  save_prepared_terrain(good, core::make_bumps_terrain(params));  // 80 k triangles
+  save_prepared_terrain(good, bumps_of(20.0, 0.1));  // 80 k triangles
   std::string bytes = read_file(good);
   std::uint32_t grid[2];  // tile columns, rows (bytes 48-55)
   std::memcpy(grid, bytes.data() + 48, sizeof grid);
