@@ -1,5 +1,7 @@
 #include "io/bvh/reader.hpp"
 
+#include <unistd.h>  // sysconf
+
 #include <algorithm>
 #include <bit>
 #include <charconv>
@@ -112,8 +114,9 @@ inline NumberStatus parse_number(const char* first, const char* last, double& va
 // decided; the caller takes the general path (signs, exponents, long numbers, errors).
 //
 // Why no bounds checks are needed: the digit loops stop at the first non-digit, and `end` is
-// either the end of the Document's text (a std::string, so *end == '\0') or just past a line
-// break (read_frames_in_parallel cuts blocks there), which a number on the line cannot cross.
+// either the end of the Document's text (a std::string, or a mapping whose last page is not
+// full: *end == '\0', see read_file) or just past a line break (read_frames_in_parallel cuts
+// blocks there), which a number on the line cannot cross.
 // A '\0' before `end` (a stray byte in the file) is not a terminator here: the general path
 // reports it.
 inline bool read_plain_number(const char* first, const char* end, double& value, const char** stop,
@@ -912,10 +915,16 @@ Document parse(std::string_view text, const std::string& source_name, const Pars
 
 Document read_file(const std::filesystem::path& path, const ParseOptions& options) {
   // Mapped, not copied: the page cache's pages mapped in one call cost a fraction of filling a
-  // fresh buffer of the file's size (the copy and the first touch of every new page).
+  // fresh buffer of the file's size (the copy and the first touch of every new page). The
+  // parser reads the byte at the text's end, which must be '\0': a mapping has it only inside
+  // its last page (the kernel zero-fills the page past the file's end), so an empty file or one
+  // of a whole number of pages is parsed from a copy (a std::string ends in '\0').
   auto file = std::make_shared<const io::MappedFile>(path);
-  file->map_now(0, file->text().size());
   const std::string_view text = file->text();
+  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  if (text.empty() || text.size() % page == 0)
+    return parse_owned(std::string(text), path.string(), options);
+  file->map_now(0, text.size());
   return parse_shared(text, std::move(file), path.string(), options);
 }
 

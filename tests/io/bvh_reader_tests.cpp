@@ -721,15 +721,16 @@ TEST(BvhReader, RandomCorruptionNeverCrashes) {
   }
 }
 
-// read_file maps the file: one whose last value ends exactly at a page's end is read as the same
-// text parsed from memory (nothing read past the mapping), and the Document keeps its text.
-TEST(BvhReader, FileEndingAtAPageEndReadsAsItsText) {
+// kArm with blanks added to its first frame line to `size` bytes, its last value's digits at
+// the end, written to a file and read back by read_file.
+void expect_file_of_size_reads_as_its_text(std::size_t size) {
+  SCOPED_TRACE(size);
   std::string text = kArm;
   text.pop_back();  // the file ends with the last value's digits
   const std::size_t first_frame_end = text.find("\n", text.find("Frame Time:")) + 1;
   const std::size_t line_end = text.find('\n', first_frame_end);
-  text.insert(line_end, 8192 - text.size(), ' ');  // blanks ending a frame line are allowed
-  ASSERT_EQ(text.size(), 8192u);
+  text.insert(line_end, size - text.size(), ' ');  // blanks ending a frame line are allowed
+  ASSERT_EQ(text.size(), size);
   const auto path = ikfix::test::scratch_dir("bvh_page_end") / "page_end.bvh";
   std::ofstream(path, std::ios::binary) << text;
   bvh::Document doc = bvh::read_file(path);
@@ -745,6 +746,20 @@ TEST(BvhReader, FileEndingAtAPageEndReadsAsItsText) {
   EXPECT_EQ(
       bvh::write(copy, bvh::clip(copy), {none.get(), static_cast<std::size_t>(copy.joint_count())}),
       text);
+}
+
+// read_file maps the file: one whose last value ends exactly at a page's end (the parser reads
+// the byte after the text, which a mapping has only inside its last page) or one byte before
+// it is read as the same text parsed from memory, and the Document keeps its text.
+TEST(BvhReader, FileEndingAtAPageEndReadsAsItsText) {
+  for (const std::size_t size : {std::size_t{8191}, std::size_t{8192}})
+    expect_file_of_size_reads_as_its_text(size);
+}
+
+TEST(BvhReader, EmptyFileIsAnInputError) {
+  const auto path = ikfix::test::scratch_dir("bvh_empty") / "empty.bvh";
+  std::ofstream(path, std::ios::binary).flush();
+  EXPECT_THROW(bvh::read_file(path), InputError);
 }
 
 TEST(BvhReader, MissingFileIsAnInputError) {
