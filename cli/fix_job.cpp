@@ -1,5 +1,7 @@
 #include "cli/fix_job.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <future>
 #include <optional>
@@ -216,8 +218,8 @@ std::optional<core::XzBox> footprint_of(std::span<const io::LoadedClip> clips, c
     std::vector<int> joints;
     for (std::size_t j = 0; j < read.joints_read.size(); ++j)
       if (read.joints_read[j] != io::kJointUnread) joints.push_back(static_cast<int>(j));
-    const core::XzBox b =
-        core::clip_footprint(read.skeleton, read.clip, placed_space.space, joints);
+    const core::XzBox b = core::clip_footprint(read.skeleton, read.clip, placed_space.space, joints,
+                                               job.html.empty() ? 0.0 : core::kViewTerrainMargin);
     if (b.min_x > b.max_x) return std::nullopt;  // no finite joint: read the whole terrain
     if (!box) box = b;
     box->min_x = std::min(box->min_x, b.min_x), box->max_x = std::max(box->max_x, b.max_x);
@@ -451,8 +453,9 @@ namespace {
 FixJobResult on_terrain_part_or_whole(const FixJob& job, bool check) {
   try {
     return fix_or_check(job, check);
-  } catch (const core::TerrainPartTooSmall&) {
+  } catch (const core::TerrainPartTooSmall& e) {
     if (!job.whole_terrain) throw;
+    spdlog::debug("{}: {}: reading the whole terrain", job.input.string(), e.what());
     FixJob whole = job;
     whole.terrain = job.whole_terrain();
     whole.pending_terrain = {};

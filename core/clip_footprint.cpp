@@ -10,7 +10,7 @@
 namespace ikfix::core {
 
 XzBox clip_footprint(const Skeleton& skeleton, const Clip& clip, const ClipSpace& space,
-                     std::span<const int> joints) {
+                     std::span<const int> joints, double view_margin_m) {
   std::vector<int> wanted(joints.begin(), joints.end());
   if (wanted.empty()) {
     wanted.resize(static_cast<std::size_t>(skeleton.joint_count()));
@@ -33,7 +33,7 @@ XzBox clip_footprint(const Skeleton& skeleton, const Clip& clip, const ClipSpace
     }
   }
   if (box.min_x > box.max_x) return box;
-  const double margin = kFootprintMargin + 0.5 * (max_y - min_y);
+  const double margin = kFootprintMargin + view_margin_m + 0.5 * (max_y - min_y);
   box.min_x -= margin, box.min_z -= margin, box.max_x += margin, box.max_z += margin;
   return box;
 }

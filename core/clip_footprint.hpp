@@ -11,15 +11,18 @@ namespace ikfix::core {
 
 // Metres added around the joints' horizontal bounds, plus half their vertical extent (the
 // legs' reach): the fixed joints stay within a leg's length of the input's (the pelvis only
-// drops, a plant moves at most 0.3 m), the HTML view shows 1 m around them, and a ground query
-// must lie kTerrainCropMargin (0.05 m) inside the part read. A query past it still gets the
-// whole terrain's answer: the caller reads the whole terrain (TerrainPartTooSmall).
-inline constexpr double kFootprintMargin = 1.25;
+// drops, a plant moves at most 0.3 m for a reference leg), and a ground query must lie
+// kTerrainCropMargin (0.05 m) inside the part read. A query past it still gets the whole
+// terrain's answer: the caller reads the whole terrain (TerrainPartTooSmall). A caller that
+// also reads the terrain around the joints for a view (the HTML report's 1 m) adds that
+// distance (`view_margin_m`).
+inline constexpr double kFootprintMargin = 0.25;
 
 // The xz bounds (world metres) of the world positions of `joints` (all when empty) over every
-// frame of `clip` placed by `space`, grown by kFootprintMargin plus half the positions'
-// vertical extent. Non-finite positions are skipped; none finite: an empty box (min > max).
+// frame of `clip` placed by `space`, grown by kFootprintMargin + `view_margin_m` plus half the
+// positions' vertical extent. Non-finite positions are skipped; none finite: an empty box
+// (min > max).
 XzBox clip_footprint(const Skeleton& skeleton, const Clip& clip, const ClipSpace& space,
-                     std::span<const int> joints);
+                     std::span<const int> joints, double view_margin_m = 0.0);
 
 }  // namespace ikfix::core

@@ -69,6 +69,10 @@ struct ReportView {
   std::optional<ViewFigure> source;  // retarget: the source clip (same frame count)
 };
 
+// Metres of terrain the view shows around the clip's joints (a run's footprint grows by it when
+// the run makes a view: core::clip_footprint's view_margin_m).
+inline constexpr double kViewTerrainMargin = 1.0;
+
 struct ReportViewInput {
   const Skeleton* skeleton = nullptr;
   const Clip* before = nullptr;  // the input motion
@@ -92,8 +96,8 @@ struct ReportViewInput {
   const Skeleton* source_skeleton = nullptr;
   const Clip* source_clip = nullptr;
   ClipSpace source_space;
-  double terrain_margin_m = 1.0;              // around the footprint
-  std::size_t max_terrain_triangles = 40000;  // above that the crop is resampled on a grid
+  double terrain_margin_m = kViewTerrainMargin;  // around the footprint
+  std::size_t max_terrain_triangles = 40000;     // above that the crop is resampled on a grid
 };
 
 // The parent of each joint as the page draws bones: the skeleton's, except that the pelvis and
