@@ -1,6 +1,7 @@
 #include "io/obj_terrain.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -344,6 +345,38 @@ bool read_cropped_faces(std::string_view text, ObjParts& parts, FileElements& fl
   return true;
 }
 
+// A dense slot per file position the parts' kept triangles use, in position order: a bit per
+// position and, per 64 of them, how many used positions come before (a crop's few thousand
+// positions then need per-position arrays of their own count, not of the whole file's).
+class UsedPositionSlots {
+ public:
+  explicit UsedPositionSlots(const ObjParts& obj) : bits_(obj.position_count / 64 + 1, 0) {
+    for (const ObjPart& part : obj.parts)
+      for (const auto& corners : part.triangles)
+        for (const ObjCorner& c : corners)
+          bits_[c.position / 64] |= std::uint64_t{1} << (c.position % 64);
+    before_.resize(bits_.size());
+    std::uint32_t count = 0;
+    for (std::size_t w = 0; w < bits_.size(); ++w) {
+      before_[w] = count;
+      count += static_cast<std::uint32_t>(std::popcount(bits_[w]));
+    }
+    count_ = count;
+  }
+  std::size_t count() const { return count_; }
+  // The slot of a position some kept triangle uses.
+  std::uint32_t slot(std::uint32_t position) const {
+    const std::uint64_t below = (std::uint64_t{1} << (position % 64)) - 1;
+    return before_[position / 64] +
+           static_cast<std::uint32_t>(std::popcount(bits_[position / 64] & below));
+  }
+
+ private:
+  std::vector<std::uint64_t> bits_;
+  std::vector<std::uint32_t> before_;
+  std::size_t count_ = 0;
+};
+
 // Corners merged into vertices (see obj_terrain_mesh), over the parts' kept triangles.
 core::TerrainMesh merge_corners(const ObjParts& obj, const FileElements& flat,
                                 const glm::dmat4& to_world) {
@@ -359,29 +392,26 @@ core::TerrainMesh merge_corners(const ObjParts& obj, const FileElements& flat,
   if (with_normals) mesh.vertex_normals.reserve(expected);
   mesh.triangles.reserve(kept);
   VertexIndex index(mesh, with_normals, expected);
-  // Per file position: the normal index it was last used with and the vertex that gave (a
-  // terrain uses each position with one normal, so the table is asked once per position). Only
-  // the bits saying which positions were used are written up front: a crop's few positions
-  // touch few pages of the other two arrays.
-  std::vector<std::uint64_t> cached(obj.position_count / 64 + 1, 0);
-  core::UnwrittenResizeVector<std::int32_t> cached_normal;
+  // Per position used: the normal index it was last used with (kUnseen: none yet) and the
+  // vertex that gave (a terrain uses each position with one normal, so the table is asked once
+  // per position).
+  constexpr std::int32_t kUnseen = std::numeric_limits<std::int32_t>::min();
+  const UsedPositionSlots slots(obj);
+  std::vector<std::int32_t> cached_normal(slots.count(), kUnseen);
   core::UnwrittenResizeVector<std::uint32_t> cached_vertex;
-  core::resize_unwritten(cached_normal, obj.position_count);
-  core::resize_unwritten(cached_vertex, obj.position_count);
+  core::resize_unwritten(cached_vertex, slots.count());
   const Vec3 no_normal(0.0);
   auto vertex_of = [&](const ObjCorner& c) {
     const std::int32_t normal = with_normals ? c.normal : -1;
-    std::uint64_t& word = cached[c.position / 64];
-    const std::uint64_t bit = std::uint64_t{1} << (c.position % 64);
-    if ((word & bit) != 0 && cached_normal[c.position] == normal) return cached_vertex[c.position];
-    word |= bit;
+    const std::uint32_t slot = slots.slot(c.position);
+    if (cached_normal[slot] == normal) return cached_vertex[slot];
     const Vec3 normal_ws =
         with_normals ? core::safe_normalize(
                            normal_matrix * flat.normal(static_cast<std::size_t>(normal)), Vec3(0.0))
                      : no_normal;
     const std::uint32_t v = index.find_or_add(flat.positions_ws[c.position], normal_ws);
-    cached_normal[c.position] = normal;
-    cached_vertex[c.position] = v;
+    cached_normal[slot] = normal;
+    cached_vertex[slot] = v;
     return v;
   };
   for (const ObjPart& part : obj.parts)
