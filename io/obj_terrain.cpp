@@ -345,16 +345,15 @@ bool read_cropped_faces(std::string_view text, ObjParts& parts, FileElements& fl
   return true;
 }
 
-// A dense slot per file position the parts' kept triangles use, in position order: a bit per
-// position and, per 64 of them, how many used positions come before (a crop's few thousand
-// positions then need per-position arrays of their own count, not of the whole file's).
-class UsedPositionSlots {
+// A dense slot per index marked (file positions or normals the parts' kept triangles use), in
+// index order: a bit per index and, per 64 of them, how many marked indices come before (a
+// crop's few thousand then need arrays of their own count, not of the whole file's).
+class UsedSlots {
  public:
-  explicit UsedPositionSlots(const ObjParts& obj) : bits_(obj.position_count / 64 + 1, 0) {
-    for (const ObjPart& part : obj.parts)
-      for (const auto& corners : part.triangles)
-        for (const ObjCorner& c : corners)
-          bits_[c.position / 64] |= std::uint64_t{1} << (c.position % 64);
+  explicit UsedSlots(std::size_t indices) : bits_(indices / 64 + 1, 0) {}
+  void mark(std::uint32_t index) { bits_[index / 64] |= std::uint64_t{1} << (index % 64); }
+  // Counts the marked indices: call after the last mark, before slot.
+  void number() {
     before_.resize(bits_.size());
     std::uint32_t count = 0;
     for (std::size_t w = 0; w < bits_.size(); ++w) {
@@ -364,11 +363,22 @@ class UsedPositionSlots {
     count_ = count;
   }
   std::size_t count() const { return count_; }
-  // The slot of a position some kept triangle uses.
-  std::uint32_t slot(std::uint32_t position) const {
-    const std::uint64_t below = (std::uint64_t{1} << (position % 64)) - 1;
-    return before_[position / 64] +
-           static_cast<std::uint32_t>(std::popcount(bits_[position / 64] & below));
+  std::size_t words() const { return bits_.size(); }
+  // The slot of a marked index.
+  std::uint32_t slot(std::uint32_t index) const {
+    const std::uint64_t below = (std::uint64_t{1} << (index % 64)) - 1;
+    return before_[index / 64] +
+           static_cast<std::uint32_t>(std::popcount(bits_[index / 64] & below));
+  }
+  // Calls f(index, slot) for each marked index of words [first, last), in index order.
+  template <class F>
+  void for_each(std::size_t first, std::size_t last, F&& f) const {
+    for (std::size_t w = first; w < last; ++w) {
+      std::uint32_t slot = before_[w];
+      for (std::uint64_t bits = bits_[w]; bits != 0; bits &= bits - 1)
+        f(static_cast<std::uint32_t>(w * 64 + static_cast<std::size_t>(std::countr_zero(bits))),
+          slot++);
+    }
   }
 
  private:
@@ -377,9 +387,30 @@ class UsedPositionSlots {
   std::size_t count_ = 0;
 };
 
+// The world-space unit normals of the normals the kept triangles use, by their slot in `used`,
+// read on `runner`'s threads (from the text, where the parts did not store them: a page fault
+// and a parse each).
+std::vector<Vec3> used_normals_ws(const FileElements& flat, const UsedSlots& used,
+                                  const glm::dmat3& normal_matrix,
+                                  const core::ParallelRunner* runner) {
+  std::vector<Vec3> out(used.count());
+  const int blocks = block_count(runner, static_cast<long long>(used.words()), 64);
+  const std::size_t per_block =
+      (used.words() + static_cast<std::size_t>(blocks) - 1) / static_cast<std::size_t>(blocks);
+  for_each_block(runner, blocks, [&](int k) {
+    const std::size_t first = static_cast<std::size_t>(k) * per_block;
+    used.for_each(first, std::min(used.words(), first + per_block),
+                  [&](std::uint32_t normal, std::uint32_t slot) {
+                    out[slot] =
+                        core::safe_normalize(normal_matrix * flat.normal(normal), Vec3(0.0));
+                  });
+  });
+  return out;
+}
+
 // Corners merged into vertices (see obj_terrain_mesh), over the parts' kept triangles.
 core::TerrainMesh merge_corners(const ObjParts& obj, const FileElements& flat,
-                                const glm::dmat4& to_world) {
+                                const glm::dmat4& to_world, const core::ParallelRunner* runner) {
   const glm::dmat3 normal_matrix = glm::inverseTranspose(glm::dmat3(to_world));
   const bool mirrored = glm::determinant(glm::dmat3(to_world)) < 0.0;
   const bool with_normals = obj.triangle_count > 0 && obj.every_corner_has_normal;
@@ -392,23 +423,29 @@ core::TerrainMesh merge_corners(const ObjParts& obj, const FileElements& flat,
   if (with_normals) mesh.vertex_normals.reserve(expected);
   mesh.triangles.reserve(kept);
   VertexIndex index(mesh, with_normals, expected);
+  UsedSlots positions(obj.position_count), normals(with_normals ? obj.normal_count : 0);
+  for (const ObjPart& part : obj.parts)
+    for (const auto& corners : part.triangles)
+      for (const ObjCorner& c : corners) {
+        positions.mark(c.position);
+        if (with_normals) normals.mark(static_cast<std::uint32_t>(c.normal));
+      }
+  positions.number(), normals.number();
+  const std::vector<Vec3> normals_ws = used_normals_ws(flat, normals, normal_matrix, runner);
   // Per position used: the normal index it was last used with (kUnseen: none yet) and the
   // vertex that gave (a terrain uses each position with one normal, so the table is asked once
   // per position).
   constexpr std::int32_t kUnseen = std::numeric_limits<std::int32_t>::min();
-  const UsedPositionSlots slots(obj);
-  std::vector<std::int32_t> cached_normal(slots.count(), kUnseen);
+  std::vector<std::int32_t> cached_normal(positions.count(), kUnseen);
   core::UnwrittenResizeVector<std::uint32_t> cached_vertex;
-  core::resize_unwritten(cached_vertex, slots.count());
+  core::resize_unwritten(cached_vertex, positions.count());
   const Vec3 no_normal(0.0);
   auto vertex_of = [&](const ObjCorner& c) {
     const std::int32_t normal = with_normals ? c.normal : -1;
-    const std::uint32_t slot = slots.slot(c.position);
+    const std::uint32_t slot = positions.slot(c.position);
     if (cached_normal[slot] == normal) return cached_vertex[slot];
-    const Vec3 normal_ws =
-        with_normals ? core::safe_normalize(
-                           normal_matrix * flat.normal(static_cast<std::size_t>(normal)), Vec3(0.0))
-                     : no_normal;
+    const Vec3& normal_ws =
+        with_normals ? normals_ws[normals.slot(static_cast<std::uint32_t>(normal))] : no_normal;
     const std::uint32_t v = index.find_or_add(flat.positions_ws[c.position], normal_ws);
     cached_normal[slot] = normal;
     cached_vertex[slot] = v;
@@ -459,7 +496,7 @@ core::TerrainMesh obj_terrain_mesh(const ObjParts& obj, const glm::dmat4& to_wor
   positions_to_world(copy, to_world, flat, runner);
   throw_if_bad(flat, file);
   find_normals(copy, flat);
-  return merge_corners(copy, flat, to_world);
+  return merge_corners(copy, flat, to_world, runner);
 }
 
 core::TerrainMesh read_obj_terrain(std::string_view text, const glm::dmat4& to_world,
@@ -493,7 +530,7 @@ core::TerrainMesh read_obj_terrain(std::string_view text, const glm::dmat4& to_w
   }
   throw_if_bad(flat, file);
   if (parts->every_corner_has_normal && parts->triangle_count > 0) find_normals(*parts, flat, text);
-  core::TerrainMesh mesh = merge_corners(*parts, flat, to_world);
+  core::TerrainMesh mesh = merge_corners(*parts, flat, to_world, runner);
   if (keep_ws && crop) {
     *crop = core::TerrainCrop{};
     crop->whole_min = used.min, crop->whole_max = used.max;
