@@ -174,10 +174,11 @@ constexpr std::size_t kElementLineBytes = 32;
 class ElementParser : LineReader {
  public:
   ElementParser(std::string_view text, std::size_t base, ObjPart& part, const ObjTextPages* pages,
-                bool store_normals, bool lean)
+                bool store_normals, bool lean, bool end_at_faces)
       : LineReader(text, base, pages, lean),
         part_(part),
         store_normals_(store_normals),
+        end_at_faces_(end_at_faces),
         room_(text.size() / kElementLineBytes),
         size_(text.size()) {
     part_.face_begin = text.size();
@@ -188,6 +189,7 @@ class ElementParser : LineReader {
 
   // The lines of the text (or of the window set): false where parse_obj would fail.
   bool read() {
+    if (ended()) return true;
     while (p_ < end_) {
       if (lean_ && read_lean_element()) continue;
       const char* line = p_;
@@ -208,6 +210,7 @@ class ElementParser : LineReader {
         part_.face_begin = offset_of(line);
         part_.positions_before_faces = part_.positions.size();
         part_.normals_before_faces = part_.normals_read;
+        if (end_at_faces_) return true;
       }
       if (!ok) return false;
       next_line();
@@ -215,6 +218,9 @@ class ElementParser : LineReader {
     }
     return true;
   }
+
+  // Whether the chunk's elements are all read before its end (end_at_faces: at its first face).
+  bool ended() const { return end_at_faces_ && faces_found(); }
 
   // After the last line read.
   bool finish() {
@@ -325,6 +331,7 @@ class ElementParser : LineReader {
 
   ObjPart& part_;
   bool store_normals_;
+  bool end_at_faces_;
   std::size_t room_;  // elements of each kind reserved at once
   std::size_t size_;  // the chunk's bytes
   // Of the last line of each kind read_xyz read.
@@ -360,6 +367,7 @@ class FaceParser : LineReader {
         positions_(all.position_offset[part] + all.parts[part].positions_before_faces),
         normals_(all.normal_offset[part] + all.parts[part].normals_before_faces),
         normals_digits_(obj_lean::decimal_digits(normals_)),
+        elements_end_at_faces_(all.parts[part].elements_end_at_faces),
         keep_(keep),
         sides_(sides) {}
 
@@ -372,6 +380,8 @@ class FaceParser : LineReader {
       if (lean_ && read_lean_face(out)) continue;
       skip_blank();
       const std::string_view keyword = word();
+      if ((keyword == "v" || keyword == "vn") && elements_end_at_faces_)
+        return false;  // pass 1 did not count it: the counts are wrong
       if (keyword == "v") {
         ++positions_;
       } else if (keyword == "vn") {
@@ -530,6 +540,7 @@ class FaceParser : LineReader {
   std::size_t positions_;  // positions before the line read (whole file)
   std::size_t normals_;    // normals before the line read (whole file)
   int normals_digits_;     // decimal digits of normals_
+  bool elements_end_at_faces_;
   const ObjTriangleFilter& keep_;
   const ObjSidesFilter* sides_;
   std::vector<ObjCorner> corners_;
@@ -562,12 +573,14 @@ std::size_t through_last_line_end(const char* p, std::size_t size) {
 
 // Hands `read` the text's bytes [begin, end) as copies (`pages.copy`) of about
 // `pages.window_bytes` each, cut just past a line break (a longer line gets a larger copy), with
-// each one's offset from `begin`. One buffer, reused. False when a copy or `read` fails.
-template <typename Read>
-bool read_in_windows(const ObjTextPages& pages, std::size_t begin, std::size_t end, Read&& read) {
+// each one's offset from `begin`, until `ended()`. One buffer, reused. False when a copy or
+// `read` fails.
+template <typename Read, typename Ended>
+bool read_in_windows(const ObjTextPages& pages, std::size_t begin, std::size_t end, Read&& read,
+                     Ended&& ended) {
   std::size_t capacity = std::min(std::max<std::size_t>(pages.window_bytes, 1), end - begin);
   std::unique_ptr<char[]> buffer(new char[capacity]);  // no zeroing: every byte read is copied
-  for (std::size_t at = begin; at < end;) {
+  for (std::size_t at = begin; at < end && !ended();) {
     const std::size_t bytes = std::min(capacity, end - at);
     if (!pages.copy(at, buffer.get(), bytes)) return false;
     const std::size_t length =
@@ -583,17 +596,50 @@ bool read_in_windows(const ObjTextPages& pages, std::size_t begin, std::size_t e
   return true;
 }
 
-// Pass 1 over chunk [begin, end) of `text`, into `part`: from the text, or through copies of it.
+// Whether the last statement of `tail` (a chunk's last bytes) is an element ("v" or "vn"):
+// then the chunk holds elements after any face in it (another mesh begins), and pass 1 ending at
+// its first face would only make pass 2 fail. False when the last line is longer than `tail`.
+bool ends_with_element(std::string_view tail) {
+  std::size_t end = tail.size();
+  while (end > 0 && (is_eol(tail[end - 1]) || is_blank(tail[end - 1]))) --end;
+  std::size_t start = end;
+  while (start > 0 && !is_eol(tail[start - 1])) --start;
+  if (start == 0) return false;  // the line may begin before `tail`
+  while (start < end && is_blank(tail[start])) ++start;
+  const std::string_view line = tail.substr(start, end - start);
+  return line.size() > 2 && line[0] == 'v' &&
+         (is_blank(line[1]) || (line[1] == 'n' && is_blank(line[2])));
+}
+
+// ends_with_element over the last bytes of chunk [begin, end) of `text` (copied through
+// `pages.copy` when there is one).
+bool chunk_ends_with_element(std::string_view text, std::size_t begin, std::size_t end,
+                             const ObjTextPages& pages) {
+  constexpr std::size_t kTailBytes = 256;
+  const std::size_t bytes = std::min(kTailBytes, end - begin);
+  if (!pages.copy) return ends_with_element(text.substr(end - bytes, bytes));
+  char tail[kTailBytes];
+  return pages.copy(end - bytes, tail, bytes) && ends_with_element({tail, bytes});
+}
+
+// Pass 1 over chunk [begin, end) of `text`, into `part`: from the text, or through copies of it;
+// with `end_at_faces`, up to its first face unless it ends with an element.
 bool read_chunk_elements(std::string_view text, std::size_t begin, std::size_t end, ObjPart& part,
-                         const ObjTextPages& pages, bool store_normals, bool lean) {
+                         const ObjTextPages& pages, bool store_normals, bool lean,
+                         bool end_at_faces) {
+  end_at_faces = end_at_faces && !chunk_ends_with_element(text, begin, end, pages);
+  part.elements_end_at_faces = end_at_faces;
   const std::string_view chunk = text.substr(begin, end - begin);
-  if (!pages.copy) return ElementParser(chunk, begin, part, &pages, store_normals, lean).run();
-  ElementParser parser(chunk, begin, part, nullptr, store_normals, lean);
-  return read_in_windows(pages, begin, end,
-                         [&](std::string_view window, std::size_t offset) {
-                           parser.set_window(window, offset);
-                           return parser.read();
-                         }) &&
+  if (!pages.copy)
+    return ElementParser(chunk, begin, part, &pages, store_normals, lean, end_at_faces).run();
+  ElementParser parser(chunk, begin, part, nullptr, store_normals, lean, end_at_faces);
+  return read_in_windows(
+             pages, begin, end,
+             [&](std::string_view window, std::size_t offset) {
+               parser.set_window(window, offset);
+               return parser.read();
+             },
+             [&] { return parser.ended(); }) &&
          parser.finish();
 }
 
@@ -602,7 +648,7 @@ bool read_chunk_elements(std::string_view text, std::size_t begin, std::size_t e
 std::optional<ObjParts> parse_obj_elements(std::string_view text,
                                            const core::ParallelRunner* runner,
                                            const ObjTextPages& pages, std::size_t min_chunk_bytes,
-                                           bool store_normals, bool lean) {
+                                           bool store_normals, bool lean, bool end_at_faces) {
   if (text.size() > std::numeric_limits<std::uint32_t>::max()) return std::nullopt;
   const int blocks = block_count(runner, static_cast<long long>(text.size()),
                                  static_cast<long long>(std::max<std::size_t>(min_chunk_bytes, 1)));
@@ -615,7 +661,7 @@ std::optional<ObjParts> parse_obj_elements(std::string_view text,
   for_each_block(runner, static_cast<int>(chunks), [&](int k) {
     const auto i = static_cast<std::size_t>(k);
     ok[i] = read_chunk_elements(text, starts[i], starts[i + 1], out.parts[i], pages, store_normals,
-                                lean);
+                                lean, end_at_faces);
   });
   for (std::size_t k = 0; k < chunks; ++k) {
     if (!ok[k]) return std::nullopt;
@@ -642,11 +688,13 @@ bool parse_obj_faces(std::string_view text, ObjParts& parts, const ObjTriangleFi
     const std::size_t begin = parts.part_begin[i] + part.face_begin;
     const std::string_view faces = text.substr(begin, end - begin);
     FaceParser parser(faces, begin, parts, i, keep, sides, pages.copy ? nullptr : &pages, lean);
-    ok[i] = pages.copy ? read_in_windows(pages, begin, end,
-                                         [&](std::string_view window, std::size_t offset) {
-                                           parser.set_window(window, offset);
-                                           return parser.read(part.triangles);
-                                         }) &&
+    ok[i] = pages.copy ? read_in_windows(
+                             pages, begin, end,
+                             [&](std::string_view window, std::size_t offset) {
+                               parser.set_window(window, offset);
+                               return parser.read(part.triangles);
+                             },
+                             [] { return false; }) &&
                              parser.finish()
                        : parser.run(part.triangles);
     triangles[i] = parser.triangles;
@@ -664,9 +712,13 @@ bool parse_obj_faces(std::string_view text, ObjParts& parts, const ObjTriangleFi
 
 std::optional<ObjParts> parse_obj_parts(std::string_view text, const core::ParallelRunner* runner,
                                         std::size_t min_chunk_bytes) {
-  std::optional<ObjParts> parts = parse_obj_elements(text, runner, {}, min_chunk_bytes);
-  if (!parts || !parse_obj_faces(text, *parts, {}, runner)) return std::nullopt;
-  return parts;
+  for (const bool end_at_faces : {true, false}) {
+    std::optional<ObjParts> parts =
+        parse_obj_elements(text, runner, {}, min_chunk_bytes, true, true, end_at_faces);
+    if (!parts) return std::nullopt;
+    if (parse_obj_faces(text, *parts, {}, runner)) return parts;
+  }
+  return std::nullopt;
 }
 
 core::Vec3 read_obj_normal(std::string_view text, const ObjParts& parts, std::size_t index) {

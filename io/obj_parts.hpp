@@ -30,6 +30,8 @@ struct ObjPart {
   // chunk's positions and normals before that point.
   std::size_t face_begin = 0;
   std::size_t positions_before_faces = 0, normals_before_faces = 0;
+  // Pass 1 read the chunk only up to its first face (parse_obj_elements' `end_at_faces`).
+  bool elements_end_at_faces = false;
   // Whether an element array outgrew the room pass 1 reserved for it (and so was moved, its
   // former block freed).
   bool outgrew_reserve = false;
@@ -69,12 +71,18 @@ struct ObjTextPages {
 // `store_normals`, the normals are checked and counted but only where their lines are is kept
 // (4 bytes each instead of 24): read_obj_normal reads one when it is needed. With `lean`, the
 // common line forms are read by io/obj_lean_lines (the same result, faster; false: every line
-// by the general reader, for tests).
+// by the general reader, for tests). With `end_at_faces`, each chunk is read only up to its
+// first face, as if every element of the file came before the faces that follow it (as in a
+// terrain's single mesh: the face lines, about half the text, are then read once, by pass 2),
+// unless its last statement is an element (another mesh begins in it); parse_obj_faces then
+// fails where a chunk has an element past its first face (or a face refers to an element past
+// those read): read the text again without `end_at_faces`.
 std::optional<ObjParts> parse_obj_elements(std::string_view text,
                                            const core::ParallelRunner* runner,
                                            const ObjTextPages& pages = {},
                                            std::size_t min_chunk_bytes = std::size_t{1} << 20,
-                                           bool store_normals = true, bool lean = true);
+                                           bool store_normals = true, bool lean = true,
+                                           bool end_at_faces = false);
 
 // Normal `index` (0-based over the file) of `text` read by parse_obj_elements without
 // storing normals: the same bits it would have stored.
@@ -97,13 +105,15 @@ struct ObjSidesFilter {
 // Pass 2, on pass 1's result: every face, fan-triangulated as parse_obj does, with indices made
 // absolute and checked against the whole file's counts; a triangle `sides` or else `keep`
 // refuses (when given) is counted (triangle_count, every_corner_has_normal) but not stored.
-// `keep` is called from the runner's threads. False when a face is one parse_obj would reject.
+// `keep` is called from the runner's threads. False when a face is one parse_obj would reject,
+// or, after a pass 1 that ended at the faces, when an element follows a face in its chunk.
 // `lean`: as in parse_obj_elements.
 bool parse_obj_faces(std::string_view text, ObjParts& parts, const ObjTriangleFilter& keep,
                      const core::ParallelRunner* runner, const ObjTextPages& pages = {},
                      bool lean = true, const ObjSidesFilter* sides = nullptr);
 
-// Both passes, no filter: the geometry parse_obj(text) returns, bit for bit.
+// Both passes, no filter: the geometry parse_obj(text) returns, bit for bit (pass 1 ending at
+// the faces, read again in full where elements follow them).
 std::optional<ObjParts> parse_obj_parts(std::string_view text, const core::ParallelRunner* runner,
                                         std::size_t min_chunk_bytes = std::size_t{1} << 20);
 

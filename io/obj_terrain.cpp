@@ -481,6 +481,30 @@ void give_back_freed_pages(std::size_t text_bytes, const std::optional<ObjParts>
 #endif
 }
 
+// Both passes of the parallel reader, pass 1 first ending at each chunk's first face, then
+// over whole chunks where an element follows a face: the parts, their positions in world
+// metres in `flat` and, with `keep_ws`, only the triangles touching it (their corners' bounds
+// in `used`). Cropped, the normals are not stored: the few the kept triangles use are read
+// again from the text. Nothing where the reader refused the text.
+std::optional<ObjParts> read_obj_parts(std::string_view text, const glm::dmat4& to_world,
+                                       const core::ParallelRunner* runner,
+                                       const std::optional<core::XzBox>& keep_ws,
+                                       const ObjTextPages& pages, FileElements& flat,
+                                       UsedBounds& used) {
+  for (const bool end_at_faces : {true, false}) {
+    flat = FileElements{};
+    std::optional<ObjParts> parts = parse_obj_elements(text, runner, pages, std::size_t{1} << 20,
+                                                       !keep_ws.has_value(), true, end_at_faces);
+    give_back_freed_pages(text.size(), parts);  // the chunks' arrays outgrown while parsing
+    if (!parts) return std::nullopt;
+    positions_to_world(*parts, to_world, flat, runner, keep_ws ? &*keep_ws : nullptr);
+    const bool ok = keep_ws ? read_cropped_faces(text, *parts, flat, *keep_ws, used, runner, pages)
+                            : parse_obj_faces(text, *parts, {}, runner, pages);
+    if (ok) return parts;
+  }
+  return std::nullopt;
+}
+
 void throw_if_bad(const FileElements& flat, const std::string& file) {
   if (flat.first_bad != std::numeric_limits<std::size_t>::max())
     throw InputError(file,
@@ -505,16 +529,8 @@ core::TerrainMesh read_obj_terrain(std::string_view text, const glm::dmat4& to_w
                                    core::TerrainCrop* crop, const ObjTextPages& pages) {
   FileElements flat;
   UsedBounds used;
-  // Cropped: the normals of the few triangles kept are read again from the text when needed.
   std::optional<ObjParts> parts =
-      parse_obj_elements(text, runner, pages, std::size_t{1} << 20, !keep_ws.has_value());
-  give_back_freed_pages(text.size(), parts);  // the chunks' arrays outgrown while parsing
-  if (parts) {
-    positions_to_world(*parts, to_world, flat, runner, keep_ws ? &*keep_ws : nullptr);
-    const bool ok = keep_ws ? read_cropped_faces(text, *parts, flat, *keep_ws, used, runner, pages)
-                            : parse_obj_faces(text, *parts, {}, runner, pages);
-    if (!ok) parts.reset();
-  }
+      read_obj_parts(text, to_world, runner, keep_ws, pages, flat, used);
   if (!parts) {  // parse_obj names the line and the problem, or reads what this reader refused
     parts = as_parts(parse_obj(text, file));
     flat = FileElements{};

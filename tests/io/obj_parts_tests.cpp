@@ -161,7 +161,7 @@ TEST(ObjParts, MalformedTextsAreLeftToParseObj) {
 // Both passes reading the text through copies (ObjTextPages::copy) of `window` bytes at a time.
 std::optional<ObjParts> parse_through_copies(const std::string& text, std::size_t window,
                                              std::size_t chunk, const core::ParallelRunner* runner,
-                                             bool store_normals = true) {
+                                             bool store_normals = true, bool end_at_faces = false) {
   ObjTextPages pages;
   pages.copy = [&text](std::size_t begin, char* out, std::size_t bytes) {
     if (begin + bytes > text.size()) return false;
@@ -170,9 +170,61 @@ std::optional<ObjParts> parse_through_copies(const std::string& text, std::size_
   };
   pages.window_bytes = window;
   std::optional<ObjParts> parts =
-      parse_obj_elements(text, runner, pages, chunk, store_normals, true);
+      parse_obj_elements(text, runner, pages, chunk, store_normals, true, end_at_faces);
   if (!parts || !parse_obj_faces(text, *parts, {}, runner, pages)) return std::nullopt;
   return parts;
+}
+
+// Pass 1 ending at each chunk's first face: a text whose elements all come before the faces
+// that follow them (one mesh) parses as parse_obj does, read in place or through copies; a
+// chunk with an element past a face makes pass 2 fail, and parse_obj_parts (which then reads
+// the text again in full) still gives parse_obj's geometry.
+TEST(ObjParts, PassOneEndingAtTheFacesReadsOneMeshOrFailsPassTwo) {
+  std::string mesh, faces;
+  for (int i = 0; i < 300; ++i) {
+    mesh += "v " + std::to_string(i) + ".25 -0.5 " + std::to_string(i % 11) + "\nvn 0 1 0\r\n";
+    faces += "f " + std::to_string(i + 1) + "//1 " + std::to_string((i + 7) % 300 + 1) + "//" +
+             std::to_string(i % 3 + 1) + " -" + std::to_string(i % 5 + 1) + "//-1\n";
+  }
+  const std::string one_mesh = "o level\n" + mesh + "usemtl ground\n" + faces + "# v 1 2 3\n";
+  const ObjGeometry want = parse_obj(one_mesh, "text.obj");
+  const core::ThreadPool pool(3);
+  for (const std::size_t chunk : {std::size_t{1} << 20, std::size_t{300}, std::size_t{7}}) {
+    SCOPED_TRACE(chunk);
+    auto parts = parse_obj_elements(one_mesh, &pool, {}, chunk, true, true, true);
+    ASSERT_TRUE(parts.has_value());
+    ASSERT_TRUE(parse_obj_faces(one_mesh, *parts, {}, &pool));
+    expect_same_geometry(joined_parts(*parts), want);
+    for (const std::size_t window : {std::size_t{9}, std::size_t{4096}}) {
+      const auto copied = parse_through_copies(one_mesh, window, chunk, &pool, true, true);
+      ASSERT_TRUE(copied.has_value());
+      expect_same_geometry(joined_parts(*copied), want);
+    }
+  }
+  // Two meshes in one chunk: pass 2 meets the second one's elements past the first's faces.
+  const std::string two_meshes = one_mesh + "o rock\n" + mesh + faces;
+  auto parts = parse_obj_elements(two_meshes, nullptr, {}, 1 << 20, true, true, true);
+  ASSERT_TRUE(parts.has_value());
+  ASSERT_EQ(parts->parts.size(), 1u);
+  EXPECT_FALSE(parse_obj_faces(two_meshes, *parts, {}, nullptr));
+  EXPECT_FALSE(parse_through_copies(two_meshes, 64, 1 << 20, nullptr, true, true).has_value());
+  // A chunk whose last statement is an element (a mesh begins in it) is read whole by pass 1.
+  const std::string then_elements = one_mesh + "o rock\n" + mesh;
+  auto whole = parse_obj_elements(then_elements, nullptr, {}, 1 << 20, true, true, true);
+  ASSERT_TRUE(whole.has_value());
+  EXPECT_FALSE(whole->parts[0].elements_end_at_faces);
+  ASSERT_TRUE(parse_obj_faces(then_elements, *whole, {}, nullptr));
+  expect_same_geometry(joined_parts(*whole), parse_obj(then_elements, "text.obj"));
+  // Cut into chunks, a chunking where no chunk holds an element past its first face reads it
+  // whole.
+  const ObjGeometry want_two = parse_obj(two_meshes, "text.obj");
+  for (const std::size_t chunk : {std::size_t{300}, std::size_t{64}, std::size_t{7}}) {
+    auto cut = parse_obj_elements(two_meshes, &pool, {}, chunk, true, true, true);
+    ASSERT_TRUE(cut.has_value());
+    if (parse_obj_faces(two_meshes, *cut, {}, &pool))
+      expect_same_geometry(joined_parts(*cut), want_two);
+  }
+  expect_parts_match(two_meshes);
 }
 
 // Windows cut at line ends (CR, LF and CRLF ones, lines longer than a window, a window
