@@ -50,8 +50,8 @@ int check(const CheckArgs& args) {
   files.add_output(args.contacts_out, "--contacts-out");
   files.add_output(args.html, "--html");
   io::remove_temp_files_on_signals();
-  start_terrain(job, args.terrain, args.threads);
   job.runner = thread_pool_for_process(args.threads);
+  start_terrain(job, args.terrain, args.threads);
   io::OutputTransaction outputs;  // the contacts and the report: both in place, or neither
   const FixJobResult result = run_check_job(job);
   if (!args.report.empty()) io::save_json(args.report, result.report);

@@ -75,8 +75,9 @@ int run(const RunArgs& args) {
   files.add_output(args.contacts_out, "--contacts-out");
   files.add_output(args.html, "--html");
   io::remove_temp_files_on_signals();
+  // One pool per run, shared by the clip's read, the terrain's, the fix and the write.
+  job.runner = thread_pool_for_process(args.threads);
   start_terrain(job, args.terrain, args.threads);
-  job.runner = thread_pool_for_process(args.threads);  // one per run, shared by read, fix and write
   times.mark("setup");
   job.times = &times;
 

@@ -430,20 +430,23 @@ void start_terrain(FixJob& job, const TerrainOptions& options, int threads) {
   // Reserved here, before the clip is read and checked against what is left (deterministic).
   io::reserve_terrain_memory(options.path);
   core::start_terrain_device();  // made while the clip is read, ready when the terrain is built
+  const core::ParallelRunner* runner = job.runner;  // the process's: idle while the terrain is read
   if (!io::terrain_worth_cropping(options.path)) {
-    job.pending_terrain = std::async(std::launch::deferred, [options, threads] {
-                            return &load_terrain_for_process(options, std::nullopt, threads);
-                          }).share();
+    job.pending_terrain =
+        std::async(std::launch::deferred, [options, threads, runner] {
+          return &load_terrain_for_process(options, std::nullopt, threads, runner);
+        }).share();
     return;
   }
   job.footprint = std::make_shared<std::promise<std::optional<core::XzBox>>>();
   std::shared_future<std::optional<core::XzBox>> footprint = job.footprint->get_future().share();
-  job.whole_terrain = [options, threads] {
-    return &load_terrain_for_process(options, std::nullopt, threads);
+  job.whole_terrain = [options, threads, runner] {
+    return &load_terrain_for_process(options, std::nullopt, threads, runner);
   };
-  job.pending_terrain = std::async(std::launch::deferred, [options, footprint, threads] {
-                          return &load_terrain_for_process(options, footprint.get(), threads);
-                        }).share();
+  job.pending_terrain =
+      std::async(std::launch::deferred, [options, footprint, threads, runner] {
+        return &load_terrain_for_process(options, footprint.get(), threads, runner);
+      }).share();
 }
 
 namespace {

@@ -57,7 +57,7 @@ void add_fix_options(CLI::App& cmd, FixOptions& o) {
 
 std::unique_ptr<core::Terrain> load_terrain(const TerrainOptions& o,
                                             const std::optional<core::XzBox>& footprint_ws,
-                                            int threads) {
+                                            int threads, const core::ParallelRunner* runner) {
   const double scale = core::metres_per_unit_from_name(o.unit);
   if (!(scale > 0)) throw std::invalid_argument("--terrain-unit: '" + o.unit + "' is not a unit");
   const core::Vec3 offset =
@@ -73,7 +73,7 @@ std::unique_ptr<core::Terrain> load_terrain(const TerrainOptions& o,
   // The CLI's terrains answer with face normals (core::TerrainOptions::smooth_normals off): a
   // prepared terrain's part is read without its vertex normals.
   io::TerrainRead read =
-      io::load_terrain_part(o.path, scale, o.up[0], keep, threads, /*normals=*/false);
+      io::load_terrain_part(o.path, scale, o.up[0], keep, threads, /*normals=*/false, runner);
   if (!o.offset.empty())
     for (auto& v : read.mesh.vertices) v += offset;
   core::TerrainOptions terrain_options;
@@ -96,13 +96,13 @@ std::unique_ptr<core::Terrain> load_terrain(const TerrainOptions& o,
 
 const core::Terrain& load_terrain_for_process(const TerrainOptions& options,
                                               const std::optional<core::XzBox>& footprint_ws,
-                                              int threads) {
+                                              int threads, const core::ParallelRunner* runner) {
   io::reserve_terrain_memory(options.path);
   // Intentionally never freed (see the header), but listed where a leak checker (LeakSanitizer
   // in `make sanitize`) finds it reachable from a global, not lost.
   static std::mutex mutex;
   static auto* const kept = new std::vector<const core::Terrain*>();
-  std::unique_ptr<core::Terrain> terrain = load_terrain(options, footprint_ws, threads);
+  std::unique_ptr<core::Terrain> terrain = load_terrain(options, footprint_ws, threads, runner);
   const std::lock_guard lock(mutex);
   kept->push_back(terrain.get());
   return *terrain.release();

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/fix/fix_settings.hpp"
+#include "core/parallel.hpp"
 #include "core/terrain.hpp"
 #include "core/xz_grid.hpp"
 
@@ -41,10 +42,10 @@ void add_verify_assimp_option(CLI::App& cmd);
 // Loads and builds the terrain once; throws io::InputError naming the file. With `footprint_ws`
 // (world metres, core::clip_footprint), only the triangles touching it are read when the
 // format allows (io::load_terrain_part): the answers there are the whole terrain's. `threads`:
-// what an OBJ file is read on (io::load_terrain_part; 0: one per core).
+// what an OBJ file is read on (io::load_terrain_part; 0: one per core), or `runner`'s threads.
 std::unique_ptr<core::Terrain> load_terrain(
     const TerrainOptions& options, const std::optional<core::XzBox>& footprint_ws = std::nullopt,
-    int threads = 0);
+    int threads = 0, const core::ParallelRunner* runner = nullptr);
 
 // load_terrain for a command that runs once per process (run, check, batch, retarget): the
 // terrain is kept until the process exits, never destroyed. Destroying it releases its Embree
@@ -52,7 +53,7 @@ std::unique_ptr<core::Terrain> load_terrain(
 // under load (`perf stat -r 40`, 2026-11-30), for memory the OS takes back at exit anyway.
 const core::Terrain& load_terrain_for_process(
     const TerrainOptions& options, const std::optional<core::XzBox>& footprint_ws = std::nullopt,
-    int threads = 0);
+    int threads = 0, const core::ParallelRunner* runner = nullptr);
 
 core::FixSettings to_settings(const FixOptions& options);
 

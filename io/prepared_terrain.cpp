@@ -758,8 +758,11 @@ void save_prepared_terrain(const std::filesystem::path& path, const core::Terrai
 
 TerrainRead load_prepared_terrain(const std::filesystem::path& path,
                                   const std::optional<core::XzBox>& keep_ws, int threads,
-                                  bool normals) {
+                                  bool normals, const core::ParallelRunner* runner) {
   PreparedReader reader(path);
+  if (runner)
+    return reader.read(keep_ws, keep_ws && reader.file_bytes() >= (2u << 20) ? runner : nullptr,
+                       normals);
   if (threads <= 0)
     threads = static_cast<int>(std::min(8u, std::max(1u, std::thread::hardware_concurrency())));
   std::optional<core::ThreadPool> pool;  // a small file's crop costs less than starting threads

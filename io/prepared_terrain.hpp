@@ -33,10 +33,11 @@ void save_prepared_terrain(const std::filesystem::path& path, const core::Terrai
 // `threads` threads (0: one per hardware thread, at most 8); the result and any error are the
 // same whatever the number. A crop without `normals` leaves out the vertex normals (a caller
 // whose terrain uses face normals only): it neither reads nor checks them (they have their own
-// checksum per tile).
+// checksum per tile). With `runner`, the tiles are read on its threads instead (no pool made).
 TerrainRead load_prepared_terrain(const std::filesystem::path& path,
                                   const std::optional<core::XzBox>& keep_ws, int threads = 1,
-                                  bool normals = true);
+                                  bool normals = true,
+                                  const core::ParallelRunner* runner = nullptr);
 
 // The 64-bit checksum the format uses over `size` bytes (exposed for the tests).
 std::uint64_t prepared_checksum(const void* data, std::size_t size);

@@ -149,20 +149,21 @@ bool has_obj_extension(const std::filesystem::path& path) {
 
 // OBJ files through our own reader: the same result as the Assimp path (corners merged by
 // identical position and normal, in face order; normals kept when every corner has one), but
-// with the file's numbers in double. The file is mapped and read on `threads` threads (0: one
-// per hardware thread, at most 8), its two passes through copies into a small buffer per thread
-// (read calls: a 10 M-triangle level is ~900 MB of text, and mapping a file's pages costs the
-// kernel more than copying them); only the kept normals and the sequential reader after a
-// refusal read the mapping.
+// with the file's numbers in double. The file is mapped and read on `given`'s threads, or else
+// on a pool of `threads` (0: one per hardware thread, at most 8), its two passes through copies
+// into a small buffer per thread (read calls: a 10 M-triangle level is ~900 MB of text, and mapping
+// a file's pages costs the kernel more than copying them); only the kept normals and the sequential
+// reader after a refusal read the mapping.
 TerrainRead load_obj_terrain(const std::filesystem::path& path, const std::string& file,
                              const dmat4& to_world, const std::optional<core::XzBox>& keep_ws,
-                             int threads) {
+                             int threads, const core::ParallelRunner* given) {
   const MappedFile mapped(path);
   if (threads <= 0)
     threads = static_cast<int>(std::min(8u, std::max(1u, std::thread::hardware_concurrency())));
   std::optional<core::ThreadPool> pool;
-  if (threads > 1 && mapped.text().size() >= (2u << 20)) pool.emplace(threads);
-  const core::ParallelRunner* runner = pool ? &*pool : nullptr;
+  const bool large = mapped.text().size() >= (2u << 20);
+  if (!given && threads > 1 && large) pool.emplace(threads);
+  const core::ParallelRunner* runner = pool ? &*pool : large ? given : nullptr;
   TerrainRead out;
   core::TerrainCrop crop;
   ObjTextPages pages;  // no `ahead` or `done`: the passes never read the mapping
@@ -212,7 +213,7 @@ core::TerrainMesh load_terrain_mesh(const std::filesystem::path& path, double me
 
 TerrainRead load_terrain_part(const std::filesystem::path& path, double metres_per_unit,
                               char up_axis, const std::optional<core::XzBox>& keep_ws, int threads,
-                              bool normals) {
+                              bool normals, const core::ParallelRunner* runner) {
   const std::string file = path.string();
   if (!(metres_per_unit > 0.0) || !std::isfinite(metres_per_unit))
     throw InputError(file, "metres per unit must be a finite number > 0, got " +
@@ -240,10 +241,10 @@ TerrainRead load_terrain_part(const std::filesystem::path& path, double metres_p
       throw InputError(file,
                        "a prepared terrain is in metres, Y up: give the unit and up axis to "
                        "`ikfix terrain prepare`, not here");
-    return load_prepared_terrain(path, keep_ws, threads, normals);
+    return load_prepared_terrain(path, keep_ws, threads, normals, runner);
   }
   if (has_obj_extension(path)) {
-    TerrainRead read = load_obj_terrain(path, file, to_world, keep_ws, threads);
+    TerrainRead read = load_obj_terrain(path, file, to_world, keep_ws, threads, runner);
     if (!read.crop && read.mesh.triangles.empty())
       throw InputError(file, "no triangles in the file (points and lines are ignored)");
     return read;

@@ -9,6 +9,10 @@
 #include "core/terrain.hpp"
 #include "core/xz_grid.hpp"
 
+namespace ikfix::core {
+class ParallelRunner;
+}
+
 namespace ikfix::io {
 
 // Reads every triangle of every mesh in the file, with node transforms applied (a mesh used by
@@ -40,10 +44,13 @@ struct TerrainRead {
 // arguments: InputError). An OBJ file is read on `threads` threads (0: one per core, at most
 // 8; 1: this thread only); the result is the same whatever the number. Without `normals`, a
 // prepared terrain's part comes without vertex normals (other files keep theirs: their normals
-// are checked as read).
+// are checked as read). With `runner`, an OBJ file or a prepared terrain's part is read on its
+// threads instead of on a pool of `threads` made for the read and ended after it (a caller
+// that has a pool idle meanwhile saves the threads' start and join).
 TerrainRead load_terrain_part(const std::filesystem::path& path, double metres_per_unit,
                               char up_axis, const std::optional<core::XzBox>& keep_ws,
-                              int threads = 0, bool normals = true);
+                              int threads = 0, bool normals = true,
+                              const core::ParallelRunner* runner = nullptr);
 
 // Whether reading `path` only under a clip's footprint (load_terrain_part with `keep_ws`) can
 // save time: a prepared terrain, or an OBJ file of at least kCropFromBytes. Smaller OBJ files
