@@ -721,21 +721,27 @@ std::optional<ObjParts> parse_obj_parts(std::string_view text, const core::Paral
   return std::nullopt;
 }
 
-core::Vec3 read_obj_normal(std::string_view text, const ObjParts& parts, std::size_t index) {
+std::size_t obj_normal_line(const ObjParts& parts, std::size_t index) {
   // The last part whose normals start at or before `index` holds it (those before it that have
   // none start at the same index).
   const auto after =
       std::upper_bound(parts.normal_offset.begin(), parts.normal_offset.end(), index);
   const auto part = static_cast<std::size_t>(after - parts.normal_offset.begin()) - 1;
-  const std::size_t begin = parts.part_begin[part];
-  const std::size_t line = parts.parts[part].normal_lines[index - parts.normal_offset[part]];
+  return parts.part_begin[part] + parts.parts[part].normal_lines[index - parts.normal_offset[part]];
+}
+
+core::Vec3 read_obj_normal_line(std::string_view line) {
   // A line of the lean form (most): read as pass 1 checked it, else by the general reader.
-  const char* at = text.data() + begin + line;
-  const char* end = text.data() + text.size();
+  const char* at = line.data();
+  const char* end = at + line.size();
   double v[3];
   if (end - at >= 3 && at[0] == 'v' && at[1] == 'n' && obj_lean::read_xyz(at + 2, end, v))
     return core::Vec3(v[0], v[1], v[2]);
-  return NormalReader(text.substr(begin), line).read();
+  return NormalReader(line, 0).read();
+}
+
+core::Vec3 read_obj_normal(std::string_view text, const ObjParts& parts, std::size_t index) {
+  return read_obj_normal_line(text.substr(obj_normal_line(parts, index)));
 }
 
 ObjParts as_parts(ObjGeometry geometry) {

@@ -87,6 +87,11 @@ std::optional<ObjParts> parse_obj_elements(std::string_view text,
 // Normal `index` (0-based over the file) of `text` read by parse_obj_elements without
 // storing normals: the same bits it would have stored.
 core::Vec3 read_obj_normal(std::string_view text, const ObjParts& parts, std::size_t index);
+// The same in two steps: where normal `index`'s line starts in the text, and the normal of the
+// text from a line's start on (`line` holds at least that line and its line break, or ends
+// with the text).
+std::size_t obj_normal_line(const ObjParts& parts, std::size_t index);
+core::Vec3 read_obj_normal_line(std::string_view line);
 
 // Decides whether a triangle of part `part` (0-based position indices over the whole file) is
 // kept; called from the runner's threads, one part on one thread at a time.

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <glm/gtc/matrix_inverse.hpp>
 #include <limits>
+#include <memory>
 #include <optional>
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -141,6 +142,7 @@ struct FileElements {
   // Else the text and parts to read normals from (read_obj_normal).
   std::string_view text;
   const ObjParts* unstored_normals = nullptr;
+  const ObjTextPages* pages = nullptr;  // what the text is copied through, if anything
   std::size_t first_bad = std::numeric_limits<std::size_t>::max();  // first non-finite position
   // Read with a rectangle to keep: per position, the rectangle's sides it lies beyond
   // (sides_beyond), and 1 once a triangle uses it (set from any part's thread).
@@ -257,12 +259,14 @@ void positions_to_world(ObjParts& obj, const glm::dmat4& to_world, FileElements&
 
 // The parts' normals (file units), where they are: in the parts, or in `text` when the parts
 // were read without storing them.
-void find_normals(ObjParts& obj, FileElements& flat, std::string_view text = {}) {
+void find_normals(ObjParts& obj, FileElements& flat, std::string_view text = {},
+                  const ObjTextPages* pages = nullptr) {
   const bool unstored = std::any_of(obj.parts.begin(), obj.parts.end(),
                                     [](const ObjPart& part) { return !part.normal_lines.empty(); });
   if (unstored) {
     flat.text = text;
     flat.unstored_normals = &obj;
+    flat.pages = pages;
     return;
   }
   flat.normals = PartedElements(obj, &ObjPart::normals, obj.normal_offset, obj.normal_count);
@@ -390,6 +394,47 @@ class UsedSlots {
 // The world-space unit normals of the normals the kept triangles use, by their slot in `used`,
 // read on `runner`'s threads (from the text, where the parts did not store them: a page fault
 // and a parse each).
+// The normals parse_obj_elements did not store, read again by their lines in increasing index
+// order. With `pages.copy`, a window of the text is copied where a line lies outside the last
+// one (a crop's normals lie in runs of lines) instead of each line's pages being faulted into
+// the mapping one at a time; a line the copy does not hold whole is read from `text`.
+class NormalLines {
+ public:
+  NormalLines(std::string_view text, const ObjParts& parts, const ObjTextPages& pages)
+      : text_(text), parts_(parts), pages_(pages) {}
+
+  Vec3 operator()(std::size_t index) {
+    const std::size_t at = obj_normal_line(parts_, index);
+    if (!pages_.copy) return read_obj_normal_line(text_.substr(at));
+    if (!holds_line(at)) copy_from(at);
+    if (!holds_line(at)) return read_obj_normal_line(text_.substr(at));
+    return read_obj_normal_line({buffer_.get() + (at - begin_), end_ - at});
+  }
+
+ private:
+  static constexpr std::size_t kWindowBytes = std::size_t{16} << 10;
+
+  // Whether the window holds the line at `at` with its line break (or up to the text's end).
+  bool holds_line(std::size_t at) const {
+    if (at < begin_ || at >= end_) return false;
+    for (const char* p = buffer_.get() + (at - begin_); p < buffer_.get() + (end_ - begin_); ++p)
+      if (*p == '\n' || *p == '\r') return true;
+    return end_ == text_.size();
+  }
+  void copy_from(std::size_t at) {
+    const std::size_t bytes = std::min(kWindowBytes, text_.size() - at);
+    if (!buffer_) buffer_.reset(new char[kWindowBytes]);
+    begin_ = end_ = 0;
+    if (pages_.copy(at, buffer_.get(), bytes)) begin_ = at, end_ = at + bytes;
+  }
+
+  std::string_view text_;
+  const ObjParts& parts_;
+  const ObjTextPages& pages_;
+  std::unique_ptr<char[]> buffer_;
+  std::size_t begin_ = 0, end_ = 0;  // the text's bytes the buffer holds
+};
+
 std::vector<Vec3> used_normals_ws(const FileElements& flat, const UsedSlots& used,
                                   const glm::dmat3& normal_matrix,
                                   const core::ParallelRunner* runner) {
@@ -397,12 +442,16 @@ std::vector<Vec3> used_normals_ws(const FileElements& flat, const UsedSlots& use
   const int blocks = block_count(runner, static_cast<long long>(used.words()), 64);
   const std::size_t per_block =
       (used.words() + static_cast<std::size_t>(blocks) - 1) / static_cast<std::size_t>(blocks);
+  const ObjTextPages no_pages;
   for_each_block(runner, blocks, [&](int k) {
     const std::size_t first = static_cast<std::size_t>(k) * per_block;
+    std::optional<NormalLines> lines;
+    if (flat.unstored_normals)
+      lines.emplace(flat.text, *flat.unstored_normals, flat.pages ? *flat.pages : no_pages);
     used.for_each(first, std::min(used.words(), first + per_block),
                   [&](std::uint32_t normal, std::uint32_t slot) {
-                    out[slot] =
-                        core::safe_normalize(normal_matrix * flat.normal(normal), Vec3(0.0));
+                    const Vec3 n = lines ? (*lines)(normal) : flat.normal(normal);
+                    out[slot] = core::safe_normalize(normal_matrix * n, Vec3(0.0));
                   });
   });
   return out;
@@ -545,7 +594,8 @@ core::TerrainMesh read_obj_terrain(std::string_view text, const glm::dmat4& to_w
     }
   }
   throw_if_bad(flat, file);
-  if (parts->every_corner_has_normal && parts->triangle_count > 0) find_normals(*parts, flat, text);
+  if (parts->every_corner_has_normal && parts->triangle_count > 0)
+    find_normals(*parts, flat, text, &pages);
   core::TerrainMesh mesh = merge_corners(*parts, flat, to_world, runner);
   if (keep_ws && crop) {
     *crop = core::TerrainCrop{};

@@ -140,6 +140,44 @@ TEST(TerrainCropRead, OddObjTextsCropAsTheWholeMesh) {
   }
 }
 
+// A crop read through copies of the text (ObjTextPages::copy, as io::load_terrain_part reads a
+// file) reads the kept normals again through copies too: normals of every line form (extra
+// blanks, a comment, CR and CRLF ends, one line longer than the copies' window, one after the
+// faces) give the crop read from the text in place.
+TEST(TerrainCropRead, KeptNormalsReadThroughCopiesAsFromTheText) {
+  std::string text;
+  for (int i = 0; i < 400; ++i) {
+    const double x = 0.25 * i;
+    text += "v " + std::to_string(x) + " 0.1 0\nv " + std::to_string(x) + " 0.2 1\n";
+  }
+  const char* forms[] = {"vn 0 1 0\n", "vn  0.1   0.9 0 # tilted\r\n", "vn 0 1 0.25\r",
+                         "vn -0.2 1 0\n"};
+  for (int i = 0; i < 400; ++i) text += forms[i % 4];
+  text += "vn 0.3 1 0.3 #" + std::string(40000, 'x') + "\n";  // longer than a copy's window
+  for (int i = 1; i < 400; ++i)
+    text += "f " + std::to_string(2 * i - 1) + "//" + std::to_string(i) + " " +
+            std::to_string(2 * i + 1) + "//" + std::to_string(i == 200 ? 401 : i + 1) + " " +
+            std::to_string(2 * i) + "//" + std::to_string(i) + "\n";
+  text += "vn 0 1 -0.5\nf 1//402 3//402 2//402";  // no line break at the end
+  ObjTextPages pages;
+  pages.copy = [&text](std::size_t begin, char* out, std::size_t bytes) {
+    if (begin + bytes > text.size()) return false;
+    std::memcpy(out, text.data() + begin, bytes);
+    return true;
+  };
+  const core::ThreadPool pool(2);
+  for (const core::XzBox& r :
+       {core::XzBox{10.0, -1.0, 70.0, 2.0}, core::XzBox{-1.0, -1.0, 0.1, 2.0},
+        core::XzBox{49.0, 0.0, 51.0, 1.0}}) {
+    core::TerrainCrop in_place, copied;
+    const core::TerrainMesh want =
+        read_obj_terrain(text, glm::dmat4(1.0), "normals.obj", &pool, r, &in_place);
+    ASSERT_FALSE(want.vertex_normals.empty());
+    expect_same_mesh(
+        read_obj_terrain(text, glm::dmat4(1.0), "normals.obj", &pool, r, &copied, pages), want);
+  }
+}
+
 // The crop's whole bounds are those of the positions the file's triangles use (a vertex no
 // face uses is not in them), with the sign of a zero bound that of the first such position in
 // the triangles' order, as the whole terrain's bounds have it (here a -0 precedes a +0 in the
