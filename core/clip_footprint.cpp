@@ -8,6 +8,24 @@
 #include "core/fk.hpp"
 
 namespace ikfix::core {
+namespace {
+
+// The vertical extent (world metres) of the subset's joints in the skeleton's rest pose; 0 when
+// the skeleton has none or no joint is finite there.
+double rest_vertical_extent(const Skeleton& skeleton, const JointSubset& subset,
+                            const Transform& to_world) {
+  if (skeleton.rest.size() != static_cast<std::size_t>(skeleton.joint_count())) return 0.0;
+  std::vector<Transform> world(static_cast<std::size_t>(subset.size()));
+  forward_kinematics(subset, skeleton.rest, to_world, world);
+  double min_y = std::numeric_limits<double>::infinity(), max_y = -min_y;
+  for (const Transform& t : world) {
+    if (!is_finite(t.translation)) continue;
+    min_y = std::min(min_y, t.translation.y), max_y = std::max(max_y, t.translation.y);
+  }
+  return max_y > min_y ? max_y - min_y : 0.0;
+}
+
+}  // namespace
 
 XzBox clip_footprint(const Skeleton& skeleton, const Clip& clip, const ClipSpace& space,
                      std::span<const int> joints, double view_margin_m) {
@@ -33,7 +51,10 @@ XzBox clip_footprint(const Skeleton& skeleton, const Clip& clip, const ClipSpace
     }
   }
   if (box.min_x > box.max_x) return box;
-  const double margin = kFootprintMargin + view_margin_m + 0.5 * (max_y - min_y);
+  // The legs' reach from the rest pose too (rigs stand in it): a clip that crouches or crawls
+  // throughout has a small vertical extent, not short legs.
+  const double extent = std::max(max_y - min_y, rest_vertical_extent(skeleton, subset, to_world));
+  const double margin = kFootprintMargin + view_margin_m + 0.5 * extent;
   box.min_x -= margin, box.min_z -= margin, box.max_x += margin, box.max_z += margin;
   return box;
 }

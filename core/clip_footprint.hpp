@@ -20,8 +20,8 @@ inline constexpr double kFootprintMargin = 0.25;
 
 // The xz bounds (world metres) of the world positions of `joints` (all when empty) over every
 // frame of `clip` placed by `space`, grown by kFootprintMargin + `view_margin_m` plus half the
-// positions' vertical extent. Non-finite positions are skipped; none finite: an empty box
-// (min > max).
+// positions' vertical extent, or half the joints' vertical extent in the skeleton's rest pose
+// where that is more. Non-finite positions are skipped; none finite: an empty box (min > max).
 XzBox clip_footprint(const Skeleton& skeleton, const Clip& clip, const ClipSpace& space,
                      std::span<const int> joints, double view_margin_m = 0.0);
 

@@ -71,6 +71,21 @@ TEST(ClipFootprint, PlacedByTheClipSpace) {
   expect_box(clip_footprint(w.skeleton, w.clip, space, legs), 10 - m, -4 - m, 11 + m, -4 + m);
 }
 
+TEST(ClipFootprint, TheRestPoseGivesTheLegsReachOfACrawl) {
+  Walker w;
+  w.skeleton.rest[0].translation = Vec3(0.0, 1.0, 0.0);
+  w.skeleton.rest[1].translation = Vec3(0.0, -1.0, 0.0);  // standing: the foot 1 m below
+  for (int f = 0; f < 2; ++f) w.clip.at(f, 1).translation = Vec3(0.0, 0.0, 0.5);  // crawling
+  const std::vector<int> legs = {0, 1};
+  // Bounds x 0..2, z 0..0.5, all at y 1: the rest pose's 1 m gives the margin.
+  const double m = kFootprintMargin + 0.5;
+  expect_box(clip_footprint(w.skeleton, w.clip, ClipSpace{}, legs), -m, -m, 2 + m, 0.5 + m);
+  // A rest pose shorter than the motion changes nothing.
+  w.skeleton.rest[1].translation = Vec3(0.0, -0.2, 0.0);
+  w.clip.at(0, 1).translation = Vec3(0.0, -1.0, 0.0);
+  expect_box(clip_footprint(w.skeleton, w.clip, ClipSpace{}, legs), -m, -m, 2 + m, 0.5 + m);
+}
+
 TEST(ClipFootprint, NonFiniteJointsSkippedAndNoneFiniteIsEmpty) {
   Walker w;
   w.clip.at(1, 0).translation.x = std::numeric_limits<double>::quiet_NaN();  // frame 1 skipped
