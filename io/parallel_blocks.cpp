@@ -4,6 +4,7 @@
 #include <atomic>
 #include <exception>
 #include <limits>
+#include <thread>
 #include <vector>
 
 namespace ikfix::io {
@@ -40,6 +41,18 @@ int block_count(const core::ParallelRunner* runner, long long work, long long mi
   if (runner == nullptr || runner->threads() < 2 || min_per_block < 1) return 1;
   const long long most = static_cast<long long>(runner->threads()) * kBlocksPerThread;
   return static_cast<int>(std::max(1LL, std::min(most, work / min_per_block)));
+}
+
+const core::ParallelRunner* reader_threads(const core::ParallelRunner* given, int threads,
+                                           bool worth_threads,
+                                           std::optional<core::ThreadPool>& own) {
+  if (!worth_threads) return nullptr;
+  if (given) return given;
+  if (threads <= 0)
+    threads = static_cast<int>(std::min(8u, std::max(1u, std::thread::hardware_concurrency())));
+  if (threads < 2) return nullptr;
+  own.emplace(threads);
+  return &*own;
 }
 
 }  // namespace ikfix::io

@@ -6,6 +6,7 @@
 // block as soon as it is free, so a late thread just does fewer blocks. Each block must write
 // only its own outputs; then the result does not depend on which thread ran it.
 #include <functional>
+#include <optional>
 
 #include "core/parallel.hpp"
 
@@ -23,5 +24,12 @@ void for_each_block(const core::ParallelRunner* runner, int blocks,
 // a runner of two threads or more.
 constexpr int kBlocksPerThread = 8;
 int block_count(const core::ParallelRunner* runner, long long work, long long min_per_block);
+
+// The threads a file reader runs on: none (this thread) unless the read is `worth_threads` (a
+// small file costs less than starting threads); then `given`'s, or else those of `own`, made
+// here with `threads` threads (0: one per hardware thread, at most 8; 1: none).
+const core::ParallelRunner* reader_threads(const core::ParallelRunner* given, int threads,
+                                           bool worth_threads,
+                                           std::optional<core::ThreadPool>& own);
 
 }  // namespace ikfix::io

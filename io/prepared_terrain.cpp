@@ -10,7 +10,6 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <vector>
 
 #include "io/error.hpp"
@@ -760,14 +759,9 @@ TerrainRead load_prepared_terrain(const std::filesystem::path& path,
                                   const std::optional<core::XzBox>& keep_ws, int threads,
                                   bool normals, const core::ParallelRunner* runner) {
   PreparedReader reader(path);
-  if (runner)
-    return reader.read(keep_ws, keep_ws && reader.file_bytes() >= (2u << 20) ? runner : nullptr,
-                       normals);
-  if (threads <= 0)
-    threads = static_cast<int>(std::min(8u, std::max(1u, std::thread::hardware_concurrency())));
-  std::optional<core::ThreadPool> pool;  // a small file's crop costs less than starting threads
-  if (threads > 1 && keep_ws && reader.file_bytes() >= (2u << 20)) pool.emplace(threads);
-  return reader.read(keep_ws, pool ? &*pool : nullptr, normals);
+  std::optional<core::ThreadPool> pool;
+  const bool worth_threads = keep_ws && reader.file_bytes() >= (2u << 20);
+  return reader.read(keep_ws, reader_threads(runner, threads, worth_threads, pool), normals);
 }
 
 }  // namespace ikfix::io

@@ -11,7 +11,6 @@
 #include <optional>
 #include <string>
 #include <system_error>
-#include <thread>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -24,6 +23,7 @@
 #include "io/memory_budget.hpp"
 #include "io/obj_reader.hpp"
 #include "io/obj_terrain.hpp"
+#include "io/parallel_blocks.hpp"
 #include "io/prepared_terrain.hpp"
 
 namespace ikfix::io {
@@ -150,20 +150,17 @@ bool has_obj_extension(const std::filesystem::path& path) {
 // OBJ files through our own reader: the same result as the Assimp path (corners merged by
 // identical position and normal, in face order; normals kept when every corner has one), but
 // with the file's numbers in double. The file is mapped and read on `given`'s threads, or else
-// on a pool of `threads` (0: one per hardware thread, at most 8), its two passes through copies
-// into a small buffer per thread (read calls: a 10 M-triangle level is ~900 MB of text, and mapping
-// a file's pages costs the kernel more than copying them); only the kept normals and the sequential
-// reader after a refusal read the mapping.
+// on a pool of `threads` (0: one per hardware thread, at most 8), through copies into a small
+// buffer per thread (read calls: a 10 M-triangle level is ~900 MB of text, and mapping a file's
+// pages costs the kernel more than copying them); only a kept normal's line longer than the
+// normals' copies and the sequential reader after a refusal read the mapping.
 TerrainRead load_obj_terrain(const std::filesystem::path& path, const std::string& file,
                              const dmat4& to_world, const std::optional<core::XzBox>& keep_ws,
                              int threads, const core::ParallelRunner* given) {
   const MappedFile mapped(path);
-  if (threads <= 0)
-    threads = static_cast<int>(std::min(8u, std::max(1u, std::thread::hardware_concurrency())));
   std::optional<core::ThreadPool> pool;
-  const bool large = mapped.text().size() >= (2u << 20);
-  if (!given && threads > 1 && large) pool.emplace(threads);
-  const core::ParallelRunner* runner = pool ? &*pool : large ? given : nullptr;
+  const core::ParallelRunner* runner =
+      reader_threads(given, threads, mapped.text().size() >= (2u << 20), pool);
   TerrainRead out;
   core::TerrainCrop crop;
   ObjTextPages pages;  // no `ahead` or `done`: the passes never read the mapping

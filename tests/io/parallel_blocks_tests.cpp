@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@ namespace {
 using ikfix::core::ThreadPool;
 using ikfix::io::block_count;
 using ikfix::io::for_each_block;
+using ikfix::io::reader_threads;
 
 TEST(ParallelBlocks, EveryBlockRunsOnceOnAnyRunner) {
   const ThreadPool two(2), three(3);
@@ -50,6 +52,22 @@ TEST(ParallelBlocks, BlockCountCutsWorkForTheRunner) {
   EXPECT_EQ(block_count(&pool, 1000000, 10), 2 * ikfix::io::kBlocksPerThread);
   EXPECT_EQ(block_count(&pool, 50, 10), 5);  // each block keeps its minimum
   EXPECT_EQ(block_count(&pool, 5, 10), 1);   // too little to split
+}
+
+// A file reader's threads: none for a small read, the caller's pool when it lends one, else a
+// pool of its own of --threads (none for 1).
+TEST(ReaderThreads, SmallReadsNoneLentPoolElseItsOwn) {
+  const ThreadPool lent(2);
+  std::optional<ThreadPool> own;
+  EXPECT_EQ(reader_threads(&lent, 3, false, own), nullptr);
+  EXPECT_EQ(reader_threads(&lent, 3, true, own), &lent);
+  EXPECT_FALSE(own.has_value());
+  EXPECT_EQ(reader_threads(nullptr, 1, true, own), nullptr);
+  EXPECT_FALSE(own.has_value());
+  const ikfix::core::ParallelRunner* made = reader_threads(nullptr, 3, true, own);
+  ASSERT_TRUE(own.has_value());
+  EXPECT_EQ(made, &*own);
+  EXPECT_EQ(made->threads(), 3);
 }
 
 }  // namespace
