@@ -1,7 +1,5 @@
 #include "core/terrain.hpp"
 
-#include <embree3/rtcore.h>
-
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -14,6 +12,7 @@
 #include <string>
 #include <utility>
 
+#include "core/embree_library.hpp"
 #include "core/terrain_device.hpp"
 #include "core/xz_grid.hpp"
 
@@ -31,10 +30,10 @@ constexpr unsigned kInvalidId = RTC_INVALID_GEOMETRY_ID;
 constexpr double kMaxSceneTiles = 1 << 18;
 
 struct DeviceDeleter {
-  void operator()(RTCDeviceTy* device) const { rtcReleaseDevice(device); }
+  void operator()(RTCDeviceTy* device) const { embree().rtcReleaseDevice(device); }
 };
 struct SceneDeleter {
-  void operator()(RTCSceneTy* scene) const { rtcReleaseScene(scene); }
+  void operator()(RTCSceneTy* scene) const { embree().rtcReleaseScene(scene); }
 };
 
 std::string error_name(RTCError error) {
@@ -58,7 +57,7 @@ std::string error_name(RTCError error) {
 }
 
 void check_device(RTCDevice device, const char* what) {
-  const RTCError error = rtcGetDeviceError(device);
+  const RTCError error = embree().rtcGetDeviceError(device);
   if (error != RTC_ERROR_NONE)
     throw std::runtime_error(std::string("terrain: Embree failed to ") + what + ": " +
                              error_name(error));
@@ -67,21 +66,21 @@ void check_device(RTCDevice device, const char* what) {
 // Packet query dispatch: same call shape for every width.
 inline void intersect_packet(const int* valid, RTCScene scene, RTCIntersectContext* context,
                              RTCRayHit4* rays) {
-  rtcIntersect4(valid, scene, context, rays);
+  embree().rtcIntersect4(valid, scene, context, rays);
 }
 inline void intersect_packet(const int* valid, RTCScene scene, RTCIntersectContext* context,
                              RTCRayHit8* rays) {
-  rtcIntersect8(valid, scene, context, rays);
+  embree().rtcIntersect8(valid, scene, context, rays);
 }
 inline void intersect_packet(const int* valid, RTCScene scene, RTCIntersectContext* context,
                              RTCRayHit16* rays) {
-  rtcIntersect16(valid, scene, context, rays);
+  embree().rtcIntersect16(valid, scene, context, rays);
 }
 
 int auto_packet_width(RTCDevice device) {
-  if (rtcGetDeviceProperty(device, RTC_DEVICE_PROPERTY_NATIVE_RAY16_SUPPORTED)) return 16;
-  if (rtcGetDeviceProperty(device, RTC_DEVICE_PROPERTY_NATIVE_RAY8_SUPPORTED)) return 8;
-  if (rtcGetDeviceProperty(device, RTC_DEVICE_PROPERTY_NATIVE_RAY4_SUPPORTED)) return 4;
+  if (embree().rtcGetDeviceProperty(device, RTC_DEVICE_PROPERTY_NATIVE_RAY16_SUPPORTED)) return 16;
+  if (embree().rtcGetDeviceProperty(device, RTC_DEVICE_PROPERTY_NATIVE_RAY8_SUPPORTED)) return 8;
+  if (embree().rtcGetDeviceProperty(device, RTC_DEVICE_PROPERTY_NATIVE_RAY4_SUPPORTED)) return 4;
   return 1;
 }
 
@@ -444,8 +443,11 @@ void Terrain::Impl::require_ground() const {
 void Terrain::Impl::make_device_and_vertices() {
   // The process's device (one build thread: see terrain_device), with a reference of our own.
   RTCDevice shared = terrain_device();
-  if (!shared) throw std::runtime_error("terrain: Embree failed to create a device");
-  rtcRetainDevice(shared);
+  if (!shared)
+    throw std::runtime_error("terrain: " + (embree_functions()
+                                                ? std::string("Embree failed to create a device")
+                                                : embree_load_problem()));
+  embree().rtcRetainDevice(shared);
   device.reset(shared);
   packet_width = options.packet_width == 0 ? auto_packet_width(device.get()) : options.packet_width;
   vertices_local.resize(3 * mesh.vertices.size() + 4);
@@ -610,24 +612,25 @@ std::unique_ptr<GroundScene> Terrain::Impl::build_scene(
   auto s = std::make_unique<GroundScene>();
   gather_prims(triangles, *s);
   s->alone_state = std::make_unique<std::atomic<std::uint8_t>[]>(s->prims.size());
-  s->scene.reset(rtcNewScene(device.get()));
+  s->scene.reset(embree().rtcNewScene(device.get()));
   check_device(device.get(), "create a scene");
   // Robust mode: no arithmetic shortcuts, so rays on shared edges do not slip through.
-  rtcSetSceneFlags(s->scene.get(), RTC_SCENE_FLAG_ROBUST);
-  rtcSetSceneBuildQuality(s->scene.get(), RTC_BUILD_QUALITY_MEDIUM);
+  embree().rtcSetSceneFlags(s->scene.get(), RTC_SCENE_FLAG_ROBUST);
+  embree().rtcSetSceneBuildQuality(s->scene.get(), RTC_BUILD_QUALITY_MEDIUM);
   if (s->prims.empty()) {  // no ground there: every ray misses
-    rtcCommitScene(s->scene.get());
+    embree().rtcCommitScene(s->scene.get());
     check_device(device.get(), "build the terrain acceleration structure");
     return s;
   }
-  RTCGeometry geometry = rtcNewGeometry(device.get(), RTC_GEOMETRY_TYPE_TRIANGLE);
+  RTCGeometry geometry = embree().rtcNewGeometry(device.get(), RTC_GEOMETRY_TYPE_TRIANGLE);
   check_device(device.get(), "create the triangle geometry");
-  rtcSetSharedGeometryBuffer(geometry, RTC_BUFFER_TYPE_VERTEX, 0, RTC_FORMAT_FLOAT3,
-                             vertices_local.data(), 0, 3 * sizeof(float), mesh.vertices.size());
-  auto* indices = static_cast<unsigned*>(rtcSetNewGeometryBuffer(
+  embree().rtcSetSharedGeometryBuffer(geometry, RTC_BUFFER_TYPE_VERTEX, 0, RTC_FORMAT_FLOAT3,
+                                      vertices_local.data(), 0, 3 * sizeof(float),
+                                      mesh.vertices.size());
+  auto* indices = static_cast<unsigned*>(embree().rtcSetNewGeometryBuffer(
       geometry, RTC_BUFFER_TYPE_INDEX, 0, RTC_FORMAT_UINT3, 3 * sizeof(unsigned), s->prims.size()));
   if (!indices) {
-    rtcReleaseGeometry(geometry);
+    embree().rtcReleaseGeometry(geometry);
     check_device(device.get(), "allocate the terrain buffers");
     throw std::runtime_error("terrain: Embree failed to allocate the terrain buffers");
   }
@@ -637,10 +640,10 @@ std::unique_ptr<GroundScene> Terrain::Impl::build_scene(
     indices[3 * p + 1] = tri[1];
     indices[3 * p + 2] = tri[2];
   }
-  rtcCommitGeometry(geometry);
-  rtcAttachGeometry(s->scene.get(), geometry);
-  rtcReleaseGeometry(geometry);  // the scene holds its own reference
-  rtcCommitScene(s->scene.get());
+  embree().rtcCommitGeometry(geometry);
+  embree().rtcAttachGeometry(s->scene.get(), geometry);
+  embree().rtcReleaseGeometry(geometry);  // the scene holds its own reference
+  embree().rtcCommitScene(s->scene.get());
   check_device(device.get(), "build the terrain acceleration structure");
   return s;
 }
@@ -691,7 +694,7 @@ unsigned Terrain::Impl::cast(const GroundScene& s, double x, double z) const {
   RTCIntersectContext context;
   rtcInitIntersectContext(&context);
   RTCRayHit ray = down_ray(x, z);
-  rtcIntersect1(s.scene.get(), &context, &ray);
+  embree().rtcIntersect1(s.scene.get(), &context, &ray);
   return ray.hit.geomID == kInvalidId ? kInvalidId : ray.hit.primID;
 }
 

@@ -1,7 +1,10 @@
 #include "core/terrain_device.hpp"
 
+#include <cstdlib>
 #include <mutex>
 #include <thread>
+
+#include "core/embree_library.hpp"
 
 namespace ikfix::core {
 
@@ -13,7 +16,8 @@ struct SharedDevice {
   std::once_flag started;
   std::thread maker;  // start_terrain_device's thread, if started
 
-  // Runs at exit, after main: a device still being made is waited for, never abandoned.
+  // Runs at exit, after main: a device still being made is waited for, never abandoned (the
+  // thread's own exit handler has already waited, unless Embree failed to load).
   ~SharedDevice() {
     if (maker.joinable()) maker.join();
   }
@@ -24,16 +28,21 @@ SharedDevice& shared_device() {
   return shared;
 }
 
-// Makes the device, then commits one empty scene on it: the first commit in a process starts
-// TBB's scheduler and Embree's build machinery (~1 ms), which the first real scene built then
-// finds ready.
+// Loads Embree, makes the device, then commits one empty scene on it: the first commit in a
+// process starts TBB's scheduler and Embree's build machinery (~1 ms), which the first real
+// scene built then finds ready.
 void make_device_and_warm_up() {
+  if (!embree_functions()) return;  // terrain_device() then fails too, and says why
+  // exit() runs its handlers in the reverse order of their registration, and Embree's static
+  // objects were registered as it loaded, just now: registered after them, the wait for this
+  // thread runs before they are destroyed, should the process exit while it still works.
+  std::atexit(finish_terrain_device);
   const RTCDevice device = terrain_device();
   if (!device) return;
-  RTCScene scene = rtcNewScene(device);
+  RTCScene scene = embree().rtcNewScene(device);
   if (!scene) return;
-  rtcCommitScene(scene);
-  rtcReleaseScene(scene);
+  embree().rtcCommitScene(scene);
+  embree().rtcReleaseScene(scene);
 }
 
 }  // namespace
@@ -43,7 +52,11 @@ RTCDevice terrain_device() {
   // One build thread: Embree's default pool spins a TBB worker per core after the build, which
   // on a 2-core machine steals a core from `ikfix batch` workers; the scenes are small enough
   // (100k triangles: ~20 ms) that a parallel build does not pay for it.
-  std::call_once(shared.made, [&shared] { shared.device = rtcNewDevice("threads=1"); });
+  // Null, with embree_load_problem() saying why, when the library itself cannot be loaded.
+  std::call_once(shared.made, [&shared] {
+    if (const EmbreeFunctions* rtc = embree_functions())
+      shared.device = rtc->rtcNewDevice("threads=1");
+  });
   return shared.device;
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // The process's one Embree device, shared by every Terrain. Making it costs a few milliseconds
-// (Embree's and TBB's start-up, TBB's allocator library loaded, ~100 page faults), which a
-// one-clip command can overlap with reading its clip (start_terrain_device).
+// (Embree and TBB loaded (embree_library.hpp) and started, TBB's allocator library loaded,
+// ~250 page faults), which a one-clip command can overlap with reading its clip
+// (start_terrain_device).
 #include <embree3/rtcore.h>
 
 namespace ikfix::core {
@@ -18,8 +19,9 @@ void start_terrain_device();
 
 // Waits for start_terrain_device's thread, if any, to end. For main() before it returns: a
 // command that fails early could otherwise exit while that thread is still inside Embree, whose
-// static objects exit() may already be destroying (they are registered after anything of ours).
-// Also done, as a last resort, when this file's own static object is destroyed at exit.
+// static objects exit() may already be destroying. Also done at exit by a handler that thread
+// registers once Embree is loaded (so it runs before Embree's static objects are destroyed), and
+// as a last resort when this file's own static object is destroyed.
 void finish_terrain_device();
 
 }  // namespace ikfix::core

@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/embree_library.hpp"
 #include "core/terrain.hpp"
 #include "core/terrain_device.hpp"
 
@@ -17,7 +18,7 @@ TEST(TerrainDevice, StartedEarlyIsTheDeviceEveryCallGets) {
   const RTCDevice device = terrain_device();
   ASSERT_NE(device, nullptr);
   EXPECT_EQ(terrain_device(), device);
-  EXPECT_EQ(rtcGetDeviceError(device), RTC_ERROR_NONE);
+  EXPECT_EQ(embree().rtcGetDeviceError(device), RTC_ERROR_NONE);
 }
 
 TEST(TerrainDevice, FinishedItIsStillTheSameDevice) {
@@ -49,7 +50,7 @@ TEST(TerrainDevice, TerrainsShareItAndOutliveNothing) {
   const GroundHit hit = second.ground_at(0.25, 0.25);
   ASSERT_TRUE(hit.hit);
   EXPECT_DOUBLE_EQ(hit.height, 0.0);
-  EXPECT_EQ(rtcGetDeviceError(terrain_device()), RTC_ERROR_NONE);
+  EXPECT_EQ(embree().rtcGetDeviceError(terrain_device()), RTC_ERROR_NONE);
 }
 
 }  // namespace
