@@ -3,16 +3,11 @@
 #include <dlfcn.h>
 
 #include <stdexcept>
+#include <string>
 
 namespace ikfix::core {
 
 namespace {
-
-struct LoadedEmbree {
-  EmbreeFunctions functions;
-  bool loaded = false;
-  std::string problem;  // why it did not load, when !loaded
-};
 
 std::string dl_problem(const std::string& what) {
   const char* why = dlerror();
@@ -20,24 +15,26 @@ std::string dl_problem(const std::string& what) {
 }
 
 // Opens the library by its soname first (the loader's search path, LD_LIBRARY_PATH included,
-// as a linked library would be found), then at the path it was built against.
-void* open_embree(std::string& problem) {
+// as a linked library would be found), then at `path`.
+void* open_embree(const std::string& soname, const std::string& path, std::string& problem) {
   // RTLD_LOCAL: Embree's and TBB's symbols stay out of the global namespace.
-  if (void* handle = dlopen(IKFIX_EMBREE_SONAME, RTLD_NOW | RTLD_LOCAL)) return handle;
-  problem = dl_problem("cannot load Embree (" IKFIX_EMBREE_SONAME ")");
-  if (void* handle = dlopen(IKFIX_EMBREE_PATH, RTLD_NOW | RTLD_LOCAL)) return handle;
-  return nullptr;
+  if (void* handle = dlopen(soname.c_str(), RTLD_NOW | RTLD_LOCAL)) return handle;
+  problem = dl_problem("cannot load Embree (" + soname + ")");
+  if (path.empty() || path == soname) return nullptr;
+  return dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
 }
 
-LoadedEmbree load_embree() {
+}  // namespace
+
+LoadedEmbree load_embree(const std::string& soname, const std::string& path) {
   LoadedEmbree embree;
-  void* handle = open_embree(embree.problem);
+  // The handle stays open for the life of the process, like a linked library.
+  void* handle = open_embree(soname, path, embree.problem);
   if (!handle) return embree;
-    // The handle stays open for the life of the process, like a linked library.
 #define IKFIX_EMBREE_LOAD(name)                                                      \
   embree.functions.name = reinterpret_cast<decltype(&::name)>(dlsym(handle, #name)); \
   if (!embree.functions.name) {                                                      \
-    embree.problem = dl_problem("Embree (" IKFIX_EMBREE_SONAME ") lacks " #name);    \
+    embree.problem = dl_problem("Embree (" + soname + ") lacks " #name);             \
     return embree;                                                                   \
   }
   IKFIX_EMBREE_FUNCTIONS(IKFIX_EMBREE_LOAD)
@@ -47,8 +44,11 @@ LoadedEmbree load_embree() {
   return embree;
 }
 
+namespace {
+
 const LoadedEmbree& loaded_embree() {
-  static const LoadedEmbree embree = load_embree();  // once per process; thread-safe
+  // Once per process; thread-safe.
+  static const LoadedEmbree embree = load_embree(IKFIX_EMBREE_SONAME, IKFIX_EMBREE_PATH);
   return embree;
 }
 

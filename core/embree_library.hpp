@@ -42,6 +42,18 @@ struct EmbreeFunctions {
 #undef IKFIX_EMBREE_MEMBER
 };
 
+// What loading Embree gave: its functions, or why not.
+struct LoadedEmbree {
+  EmbreeFunctions functions;
+  bool loaded = false;
+  std::string problem;  // why not, in one line naming the library, when !loaded
+};
+
+// Loads Embree's functions from the library `soname` (the loader's search path) or, failing
+// that, from `path`; every call is a dlopen of its own. For embree_functions(), which loads
+// the library ikfix was built against, and for tests.
+LoadedEmbree load_embree(const std::string& soname, const std::string& path);
+
 // The functions, loaded on the first call and kept for the life of the process; null when the
 // library or one of its functions cannot be loaded. Thread-safe: a call while another thread
 // loads waits for it.

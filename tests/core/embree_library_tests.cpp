@@ -1,6 +1,8 @@
 // core/embree_library: Embree's functions, loaded at run time on first use.
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "core/embree_library.hpp"
 
 namespace ikfix::core {
@@ -27,6 +29,31 @@ TEST(EmbreeLibrary, TheLoadedFunctionsWork) {
   EXPECT_EQ(rtc.rtcGetDeviceError(device), RTC_ERROR_NONE);
   rtc.rtcReleaseScene(scene);
   rtc.rtcReleaseDevice(device);
+}
+
+TEST(EmbreeLibrary, AMissingLibraryIsNamedInOneLine) {
+  const LoadedEmbree loaded = load_embree("libikfix-no-such-embree.so.3", "");
+  EXPECT_FALSE(loaded.loaded);
+  EXPECT_EQ(loaded.functions.rtcNewDevice, nullptr);
+  EXPECT_NE(loaded.problem.find("cannot load Embree (libikfix-no-such-embree.so.3)"),
+            std::string::npos)
+      << loaded.problem;
+  EXPECT_EQ(loaded.problem.find('\n'), std::string::npos) << loaded.problem;
+}
+
+TEST(EmbreeLibrary, ALibraryWithoutEmbreesFunctionsIsRefused) {
+  // zlib: loads (ikfix links it), has none of Embree's functions.
+  const LoadedEmbree loaded = load_embree("libz.so.1", "");
+  EXPECT_FALSE(loaded.loaded);
+  EXPECT_NE(loaded.problem.find("Embree (libz.so.1) lacks rtcNewDevice"), std::string::npos)
+      << loaded.problem;
+}
+
+TEST(EmbreeLibrary, ThePathServesWhenTheSonameIsNotFound) {
+  const LoadedEmbree loaded = load_embree("libikfix-no-such-embree.so.3", IKFIX_TEST_EMBREE_PATH);
+  ASSERT_TRUE(loaded.loaded) << loaded.problem;
+  EXPECT_TRUE(loaded.problem.empty());
+  EXPECT_EQ(loaded.functions.rtcNewDevice, embree().rtcNewDevice);  // the same library, loaded once
 }
 
 }  // namespace
