@@ -12,7 +12,6 @@
 #include "core/clip_footprint.hpp"
 #include "core/fix/footfix.hpp"
 #include "core/metrics.hpp"
-#include "core/terrain_device.hpp"
 #include "io/clip_io.hpp"
 #include "io/contacts_json.hpp"
 #include "io/html/view_json.hpp"
@@ -429,7 +428,6 @@ FixJobResult fix_or_check(const FixJob& given, bool check) {
 void start_terrain(FixJob& job, const TerrainOptions& options, int threads) {
   // Reserved here, before the clip is read and checked against what is left (deterministic).
   io::reserve_terrain_memory(options.path);
-  core::start_terrain_device();  // made while the clip is read, ready when the terrain is built
   const core::ParallelRunner* runner = job.runner;  // the process's: idle while the terrain is read
   if (!io::terrain_worth_cropping(options.path)) {
     job.pending_terrain =

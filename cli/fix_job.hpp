@@ -69,8 +69,6 @@ struct FixJobResult {
 // built once the clip is read, over the clip's footprint (core::clip_footprint; an OBJ file
 // read on `threads` threads, --threads, or on `job.runner`'s, set before: a pool that lives as
 // long as the process, idle while the terrain is read): `pending_terrain`, with `footprint`.
-// The Embree device the terrain needs is made meanwhile on a thread of its own
-// (core::start_terrain_device).
 void start_terrain(FixJob& job, const TerrainOptions& options, int threads);
 
 // Measures a clip as it is, and what a fix would have to give up, without writing anything:

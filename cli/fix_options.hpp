@@ -48,9 +48,8 @@ std::unique_ptr<core::Terrain> load_terrain(
     int threads = 0, const core::ParallelRunner* runner = nullptr);
 
 // load_terrain for a command that runs once per process (run, check, batch, retarget): the
-// terrain is kept until the process exits, never destroyed. Destroying it releases its Embree
-// device, which starts a TBB thread and waits for it: ~1 ms of an idle `ikfix run` and ~45 ms
-// under load (`perf stat -r 40`, 2026-11-30), for memory the OS takes back at exit anyway.
+// terrain is kept until the process exits, never destroyed: freeing its mesh and query
+// structures would only give back memory the OS takes back at exit anyway.
 const core::Terrain& load_terrain_for_process(
     const TerrainOptions& options, const std::optional<core::XzBox>& footprint_ws = std::nullopt,
     int threads = 0, const core::ParallelRunner* runner = nullptr);

@@ -20,7 +20,6 @@
 #include "cli/cmd_terrain.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/heap_setup.hpp"
-#include "core/terrain_device.hpp"
 #include "io/assimp/import_process.hpp"
 #include "io/clip_facts.hpp"
 #include "io/memory_budget.hpp"
@@ -134,6 +133,5 @@ int main(int argc, char** argv) {
     spdlog::error("{} (see 'ikfix --help')", e.what());
     return ikfix::cli::kExitBadInput;
   }
-  ikfix::core::finish_terrain_device();  // the command's early Embree start-up, if any, ended
   return exit_code;
 }

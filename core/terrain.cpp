@@ -12,8 +12,6 @@
 #include <string>
 #include <utility>
 
-#include "core/embree_library.hpp"
-#include "core/terrain_device.hpp"
 #include "core/xz_grid.hpp"
 
 namespace ikfix::core {
@@ -21,68 +19,14 @@ namespace ikfix::core {
 namespace {
 
 // A triangle whose unit normal has |y| at or below this is vertical for a vertical ray: it can
-// only be grazed, never stood on, so it is left out of the acceleration structure.
+// only be grazed, never stood on, so it is left out of the query structures.
 constexpr double kVerticalNormalY = 1e-12;
 
-constexpr unsigned kInvalidId = RTC_INVALID_GEOMETRY_ID;
+// No prim: a miss.
+constexpr unsigned kInvalidId = std::numeric_limits<unsigned>::max();
 
 // At most this many scene tiles (SceneTiles), whatever the triangle count.
 constexpr double kMaxSceneTiles = 1 << 18;
-
-struct DeviceDeleter {
-  void operator()(RTCDeviceTy* device) const { embree().rtcReleaseDevice(device); }
-};
-struct SceneDeleter {
-  void operator()(RTCSceneTy* scene) const { embree().rtcReleaseScene(scene); }
-};
-
-std::string error_name(RTCError error) {
-  switch (error) {
-    case RTC_ERROR_NONE:
-      return "none";
-    case RTC_ERROR_UNKNOWN:
-      return "unknown error";
-    case RTC_ERROR_INVALID_ARGUMENT:
-      return "invalid argument";
-    case RTC_ERROR_INVALID_OPERATION:
-      return "invalid operation";
-    case RTC_ERROR_OUT_OF_MEMORY:
-      return "out of memory";
-    case RTC_ERROR_UNSUPPORTED_CPU:
-      return "unsupported CPU";
-    case RTC_ERROR_CANCELLED:
-      return "cancelled";
-  }
-  return "error " + std::to_string(static_cast<int>(error));
-}
-
-void check_device(RTCDevice device, const char* what) {
-  const RTCError error = embree().rtcGetDeviceError(device);
-  if (error != RTC_ERROR_NONE)
-    throw std::runtime_error(std::string("terrain: Embree failed to ") + what + ": " +
-                             error_name(error));
-}
-
-// Packet query dispatch: same call shape for every width.
-inline void intersect_packet(const int* valid, RTCScene scene, RTCIntersectContext* context,
-                             RTCRayHit4* rays) {
-  embree().rtcIntersect4(valid, scene, context, rays);
-}
-inline void intersect_packet(const int* valid, RTCScene scene, RTCIntersectContext* context,
-                             RTCRayHit8* rays) {
-  embree().rtcIntersect8(valid, scene, context, rays);
-}
-inline void intersect_packet(const int* valid, RTCScene scene, RTCIntersectContext* context,
-                             RTCRayHit16* rays) {
-  embree().rtcIntersect16(valid, scene, context, rays);
-}
-
-int auto_packet_width(RTCDevice device) {
-  if (embree().rtcGetDeviceProperty(device, RTC_DEVICE_PROPERTY_NATIVE_RAY16_SUPPORTED)) return 16;
-  if (embree().rtcGetDeviceProperty(device, RTC_DEVICE_PROPERTY_NATIVE_RAY8_SUPPORTED)) return 8;
-  if (embree().rtcGetDeviceProperty(device, RTC_DEVICE_PROPERTY_NATIVE_RAY4_SUPPORTED)) return 4;
-  return 1;
-}
 
 }  // namespace
 
@@ -107,37 +51,24 @@ struct alignas(64) GroundPrim {
 };
 static_assert(sizeof(GroundPrim) == 128, "a GroundPrim should fill exactly two cache lines");
 
-// The ray-query structure over the ground triangles whose horizontal bounding box touches the
-// rectangle [min_x, max_x] x [min_z, max_z] (world metres): one tile of SceneTiles grown by its
-// margin, or the whole mesh. Every point a query casts a ray at lies inside the rectangle by
-// more than a ray's float error and the nudges of an edge case, so the topmost triangle under
-// it, and every triangle the double-precision edge search can pick, is in the scene: the answers
-// are those of a scene over the whole terrain (same vertices in float, same rays, same tie
-// order: prims in mesh order).
+// The query structure ("scene") over the ground triangles whose horizontal bounding box touches
+// the rectangle [min_x, max_x] x [min_z, max_z] (world metres): one tile of SceneTiles grown by
+// its margin, or the whole mesh. Every point a query is asked at lies inside the rectangle by
+// more than the nudges of an edge case, so every triangle holding it, and every triangle the
+// edge search can pick, is in the scene: the answers are those of a scene over the whole
+// terrain (same prims in the same order, mesh order, which also breaks ties).
 struct GroundScene {
-  // Embree primitive id -> its query record, in ascending mesh triangle order.
+  // Prim id -> its query record, in ascending mesh triangle order.
   std::vector<GroundPrim> prims;
-  std::unique_ptr<RTCSceneTy, SceneDeleter> scene;
-  // The prims by horizontal bounds, for the queries near an edge; built on the first of them.
-  mutable std::once_flag grid_once;
-  mutable XzGrid grid;
+  // The prims by horizontal bounds (ids ascending in each cell): a vertical cast visits the few
+  // in the cell under its point, the edge search those within its nudges.
+  XzGrid grid;
   // Per prim, found on first use (Terrain::Impl::alone): kUnknown, kAlone (no other prim's
   // horizontal projection overlaps its own) or kCovered.
   enum : std::uint8_t { kUnknown = 0, kAlone = 1, kCovered = 2 };
   std::unique_ptr<std::atomic<std::uint8_t>[]> alone_state;
 
-  const XzGrid& near_grid() const {
-    std::call_once(grid_once, [this] {
-      std::vector<XzBox> boxes(prims.size());
-      for (std::size_t p = 0; p < prims.size(); ++p) {
-        const GroundPrim& g = prims[p];
-        boxes[p] = {std::min({g.ax, g.bx, g.cx}), std::min({g.az, g.bz, g.cz}),
-                    std::max({g.ax, g.bx, g.cx}), std::max({g.az, g.bz, g.cz})};
-      }
-      grid = XzGrid(boxes);
-    });
-    return grid;
-  }
+  const XzGrid& near_grid() const { return grid; }
 };
 
 // A grid of square tiles over the mesh's horizontal bounds (or the part held), each listing the
@@ -222,25 +153,14 @@ struct Terrain::Impl {
   bool smooth = false;  // smooth_normals requested and vertex normals present
   Vec3 bounds_min{0.0};
   Vec3 bounds_max{0.0};
-  // Float vertices are stored relative to this point (centre of the bounds) to keep precision
-  // for terrains far from the world origin.
-  Vec3 origin_ws{0.0};
-  float ray_start_y = 0.0f;  // ray origin height, local (relative to origin_ws.y)
-  // Horizontal float resolution of the rays (a few ulps of the largest local coordinate):
-  // a hit closer than edge_band to its triangle's edge, or a miss inside the bounds, is
-  // re-checked with rays nudged by nudge in four diagonal directions.
+  // Edge tolerances, metres (see the class comment's "Precision"): a point closer than
+  // edge_band to the edge of the triangle holding it, or held by none inside the bounds, is
+  // answered by the topmost triangle within `nudge` of it or of its four diagonal nudges.
   double edge_band = 0.0;
   double nudge = 0.0;
-  // Packets whose points spread less than this (metres) are traced as coherent.
-  double coherent_span = 0.0;
   // How many mesh triangles a vertical ray can land on (is_ground), counted on first ask.
   mutable std::once_flag ground_count_once;
   mutable std::size_t ground_count = 0;
-  // Every mesh vertex relative to origin_ws in float (x, y, z, then 16 bytes of padding for
-  // Embree's vector loads), shared by every scene's geometry.
-  std::vector<float> vertices_local;
-  int packet_width = 1;
-  std::unique_ptr<RTCDeviceTy, DeviceDeleter> device;
 
   // Scenes are built on first use, one per tile the queries reach (SceneTiles; or one over
   // the whole mesh without tiles). A scene once published is never freed before the terrain: a
@@ -274,7 +194,6 @@ struct Terrain::Impl {
   bool is_ground(std::size_t t) const;
   // Throws when a whole mesh has no ground triangle.
   void require_ground() const;
-  void make_device_and_vertices();
   // The tiles, set up on first use; a tile's ground triangles, listed on its first use.
   const SceneTiles& scene_tiles() const;
   void list_tiles(SceneTiles& t) const;
@@ -314,7 +233,7 @@ struct Terrain::Impl {
                                 " reaches past the part of the terrain read for the clip");
   }
 
-  // Inside the horizontal bounds and finite (anything else misses without a ray).
+  // Inside the horizontal bounds and finite (anything else misses without a search).
   bool may_hit(double x, double z) const {
     return x >= bounds_min.x && x <= bounds_max.x && z >= bounds_min.z && z <= bounds_max.z;
   }
@@ -322,14 +241,15 @@ struct Terrain::Impl {
   static double plane_height(const GroundPrim& g, double x, double z);
   // True when (x, z) lies inside prim's horizontal projection by at least edge_band.
   bool well_inside(const GroundPrim& g, double x, double z) const;
-  // A ray straight down at world (x, z), from above the terrain.
-  RTCRayHit down_ray(double x, double z) const;
-  // One ray straight down at world (x, z); the scene primitive hit first, or kInvalidId.
+  // A vertical cast at world (x, z): the topmost prim of `s` whose horizontal projection holds
+  // (x, z) (edges included, in double; of equal heights the first), or kInvalidId.
   unsigned cast(const GroundScene& s, double x, double z) const;
+  // True when (x, z) lies inside g's horizontal projection or on its edge.
+  static bool inside(const GroundPrim& g, double x, double z);
   // True when (x, z) lies inside g's horizontal projection or within `nudge` of it.
   bool holds(const GroundPrim& g, double x, double z) const;
-  // The answer for (x, z) given the primitive the first ray hit (kInvalidId: none): near an
-  // edge or on a miss, the topmost of the nudged rays' primitives decides.
+  // The answer for (x, z) given the prim the cast found (kInvalidId: none): near an edge or on
+  // a miss, the topmost prim within `nudge` of (x, z) or of its diagonal nudges decides.
   // Both write every field of `out` in place, one by one: building a GroundHit and copying
   // it reloaded the just-stored bool and int with wider loads (a failed store-to-load
   // forwarding, ~15 cycles each; measured: most of the span query's own time).
@@ -337,8 +257,8 @@ struct Terrain::Impl {
   unsigned resolve(const GroundScene& s, double x, double z, unsigned primary,
                    GroundHit& out) const;
   // Whether no other prim of `s` has a horizontal projection overlapping prim p's (sharing an
-  // edge or a vertex is not overlapping): a ray at a point well inside p then hits p and
-  // nothing else, so p answers there without a ray. Found on first use, kept per prim.
+  // edge or a vertex is not overlapping): a point well inside p then is held by p and nothing
+  // else, so p answers there without a cast. Found on first use, kept per prim.
   bool alone(const GroundScene& s, unsigned p) const;
   // Height and normal at (x, z) on primitive record `g`, in double.
   void finish(const GroundPrim& g, double x, double z, GroundHit& out) const;
@@ -356,8 +276,7 @@ struct Terrain::Impl {
     const GroundScene& s = tile_scene(scene_tiles().tile_of(x, z));
     resolve(s, x, z, cast(s, x, z), out);
   }
-  template <int N, typename RayHitN>
-  void query_packets(std::span<const std::array<double, 2>> xz, std::span<GroundHit> out) const;
+  void query_points(std::span<const std::array<double, 2>> xz, std::span<GroundHit> out) const;
 };
 
 void Terrain::Impl::validate_and_bound() {
@@ -396,22 +315,15 @@ void Terrain::Impl::validate_and_bound() {
     bounds_min = c.whole_min;
     bounds_max = c.whole_max;
   }
-  origin_ws = 0.5 * (bounds_min + bounds_max);
-  const double extent = std::max(
-      {bounds_max.x - bounds_min.x, bounds_max.y - bounds_min.y, bounds_max.z - bounds_min.z});
-  // Start rays well above the top; the exact height does not matter (heights are recomputed
-  // from the hit triangle in double), only that nothing lies above it.
-  const double margin = 1.0 + 0.01 * extent;
-  ray_start_y = static_cast<float>(bounds_max.y - origin_ws.y + margin);
-  // Float vertices and ray origins are off by up to half an ulp of the local coordinates;
-  // largest_local * FLT_EPSILON bounds one ulp.
-  const double largest_local =
-      std::max({bounds_max.x - origin_ws.x, origin_ws.x - bounds_min.x, bounds_max.z - origin_ws.z,
-                origin_ws.z - bounds_min.z, 1e-3});
-  const double ulp = largest_local * std::numeric_limits<float>::epsilon();
+  // The tolerances scale with the (whole) mesh's horizontal half extent, in float ulps
+  // (`u` in the class comment): the resolution of coordinates stored in float around the
+  // mesh's centre, which a mesh read from a file usually was.
+  const Vec3 centre = 0.5 * (bounds_min + bounds_max);
+  const double half_extent = std::max({bounds_max.x - centre.x, centre.x - bounds_min.x,
+                                       bounds_max.z - centre.z, centre.z - bounds_min.z, 1e-3});
+  const double ulp = half_extent * std::numeric_limits<float>::epsilon();
   edge_band = 2.0 * ulp;
   nudge = 4.0 * ulp;
-  coherent_span = std::max(bounds_max.x - bounds_min.x, bounds_max.z - bounds_min.z) / 16.0;
 }
 
 void Terrain::Impl::check_triangles() const {
@@ -440,25 +352,6 @@ void Terrain::Impl::require_ground() const {
       "terrain mesh has no triangle to stand on (all are zero-area or vertical)");
 }
 
-void Terrain::Impl::make_device_and_vertices() {
-  // The process's device (one build thread: see terrain_device), with a reference of our own.
-  RTCDevice shared = terrain_device();
-  if (!shared)
-    throw std::runtime_error("terrain: " + (embree_functions()
-                                                ? std::string("Embree failed to create a device")
-                                                : embree_load_problem()));
-  embree().rtcRetainDevice(shared);
-  device.reset(shared);
-  packet_width = options.packet_width == 0 ? auto_packet_width(device.get()) : options.packet_width;
-  vertices_local.resize(3 * mesh.vertices.size() + 4);
-  for (std::size_t i = 0; i < mesh.vertices.size(); ++i) {
-    const Vec3 local = mesh.vertices[i] - origin_ws;
-    vertices_local[3 * i + 0] = static_cast<float>(local.x);
-    vertices_local[3 * i + 1] = static_cast<float>(local.y);
-    vertices_local[3 * i + 2] = static_cast<float>(local.z);
-  }
-}
-
 const SceneTiles& Terrain::Impl::scene_tiles() const {
   std::call_once(tiles_once, [this] { list_tiles(tiles); });
   return tiles;
@@ -472,7 +365,7 @@ void Terrain::Impl::list_tiles(SceneTiles& t) const {
   const double min_z = std::max(bounds_min.z, held.min_z),
                max_z = std::min(bounds_max.z, held.max_z);
   const double width = std::max(max_x - min_x, 0.0), depth = std::max(max_z - min_z, 0.0);
-  // Far beyond a ray's float error (an ulp) and the edge search's reach (2 nudges, 8 ulps).
+  // Far beyond the edge search's reach (2 nudges, 8 ulps).
   t.margin = 16.0 * nudge;
   // Sized from all the mesh's triangles, not its ground ones, which are found per tile reached
   // (a terrain is mostly ground; the answers do not depend on the tiles).
@@ -612,39 +505,13 @@ std::unique_ptr<GroundScene> Terrain::Impl::build_scene(
   auto s = std::make_unique<GroundScene>();
   gather_prims(triangles, *s);
   s->alone_state = std::make_unique<std::atomic<std::uint8_t>[]>(s->prims.size());
-  s->scene.reset(embree().rtcNewScene(device.get()));
-  check_device(device.get(), "create a scene");
-  // Robust mode: no arithmetic shortcuts, so rays on shared edges do not slip through.
-  embree().rtcSetSceneFlags(s->scene.get(), RTC_SCENE_FLAG_ROBUST);
-  embree().rtcSetSceneBuildQuality(s->scene.get(), RTC_BUILD_QUALITY_MEDIUM);
-  if (s->prims.empty()) {  // no ground there: every ray misses
-    embree().rtcCommitScene(s->scene.get());
-    check_device(device.get(), "build the terrain acceleration structure");
-    return s;
-  }
-  RTCGeometry geometry = embree().rtcNewGeometry(device.get(), RTC_GEOMETRY_TYPE_TRIANGLE);
-  check_device(device.get(), "create the triangle geometry");
-  embree().rtcSetSharedGeometryBuffer(geometry, RTC_BUFFER_TYPE_VERTEX, 0, RTC_FORMAT_FLOAT3,
-                                      vertices_local.data(), 0, 3 * sizeof(float),
-                                      mesh.vertices.size());
-  auto* indices = static_cast<unsigned*>(embree().rtcSetNewGeometryBuffer(
-      geometry, RTC_BUFFER_TYPE_INDEX, 0, RTC_FORMAT_UINT3, 3 * sizeof(unsigned), s->prims.size()));
-  if (!indices) {
-    embree().rtcReleaseGeometry(geometry);
-    check_device(device.get(), "allocate the terrain buffers");
-    throw std::runtime_error("terrain: Embree failed to allocate the terrain buffers");
-  }
+  std::vector<XzBox> boxes(s->prims.size());
   for (std::size_t p = 0; p < s->prims.size(); ++p) {
-    const auto& tri = mesh.triangles[s->prims[p].triangle];
-    indices[3 * p + 0] = tri[0];
-    indices[3 * p + 1] = tri[1];
-    indices[3 * p + 2] = tri[2];
+    const GroundPrim& g = s->prims[p];
+    boxes[p] = {std::min({g.ax, g.bx, g.cx}), std::min({g.az, g.bz, g.cz}),
+                std::max({g.ax, g.bx, g.cx}), std::max({g.az, g.bz, g.cz})};
   }
-  embree().rtcCommitGeometry(geometry);
-  embree().rtcAttachGeometry(s->scene.get(), geometry);
-  embree().rtcReleaseGeometry(geometry);  // the scene holds its own reference
-  embree().rtcCommitScene(s->scene.get());
-  check_device(device.get(), "build the terrain acceleration structure");
+  s->grid = XzGrid(boxes);
   return s;
 }
 
@@ -670,32 +537,17 @@ bool Terrain::Impl::well_inside(const GroundPrim& g, double x, double z) const {
   return true;
 }
 
-RTCRayHit Terrain::Impl::down_ray(double x, double z) const {
-  RTCRayHit ray{};
-  ray.ray.org_x = static_cast<float>(x - origin_ws.x);
-  ray.ray.org_y = ray_start_y;
-  ray.ray.org_z = static_cast<float>(z - origin_ws.z);
-  ray.ray.tnear = 0.0f;
-  ray.ray.dir_x = 0.0f;
-  ray.ray.dir_y = -1.0f;
-  ray.ray.dir_z = 0.0f;
-  ray.ray.time = 0.0f;
-  ray.ray.tfar = std::numeric_limits<float>::infinity();
-  ray.ray.mask = ~0u;
-  ray.ray.id = 0;
-  ray.ray.flags = 0;
-  ray.hit.geomID = kInvalidId;
-  ray.hit.primID = kInvalidId;
-  ray.hit.instID[0] = kInvalidId;
-  return ray;
-}
-
 unsigned Terrain::Impl::cast(const GroundScene& s, double x, double z) const {
-  RTCIntersectContext context;
-  rtcInitIntersectContext(&context);
-  RTCRayHit ray = down_ray(x, z);
-  embree().rtcIntersect1(s.scene.get(), &context, &ray);
-  return ray.hit.geomID == kInvalidId ? kInvalidId : ray.hit.primID;
+  unsigned best = kInvalidId;
+  double best_height = -std::numeric_limits<double>::infinity();
+  s.near_grid().for_each_near(x, z, 0.0, [&](std::uint32_t prim) {
+    const GroundPrim& g = s.prims[prim];
+    if (!inside(g, x, z)) return;
+    const double height = plane_height(g, x, z);
+    // A cell lists its prims ascending: the first of equal heights stays.
+    if (height > best_height) best = prim, best_height = height;
+  });
+  return best;
 }
 
 unsigned Terrain::Impl::resolve(const GroundScene& s, double x, double z, unsigned primary,
@@ -704,13 +556,11 @@ unsigned Terrain::Impl::resolve(const GroundScene& s, double x, double z, unsign
     finish(s.prims[primary], x, z, out);
     return primary;
   }
-  // On or next to an edge (a step edge, the mesh border, a shared edge the float ray may
-  // have slipped past), or a miss: the topmost surface within `nudge` of (x, z) decides, so
-  // a step edge always gives the upper step whatever the winding or direction. Which of the
-  // triangles at an edge or a vertex a float ray reports depends on Embree's tree (so on the
-  // part of the mesh it was built over): the candidates are found in double instead, every
-  // triangle whose horizontal projection holds (x, z) or one of its four diagonal nudges to
-  // within `nudge` (more than a float ray's error, so every triangle a ray there may report).
+  // On or next to an edge (a step edge, the mesh border, a shared edge), or a miss: the
+  // topmost surface within `nudge` of (x, z) decides, so a step edge always gives the upper
+  // step whatever the winding or direction, and a point a float rounding off the mesh's
+  // border or a seam still lands: the candidates are every triangle whose horizontal
+  // projection holds (x, z) or one of its four diagonal nudges to within `nudge`.
   unsigned best = kInvalidId;
   double best_height = -std::numeric_limits<double>::infinity();
   static constexpr double kDiagonals[4][2] = {{1, 1}, {1, -1}, {-1, 1}, {-1, -1}};
@@ -738,7 +588,7 @@ namespace {
 // Whether triangles g and h (horizontal projections) have disjoint interiors: some edge line of
 // one has every vertex of the other on its outer side or on it (convex polygons overlap unless
 // an edge separates them). Rounding may call a pair touching at an edge overlapping (the safe
-// side: an overlapping pair is only ever answered by a ray).
+// side: an overlapping pair is only ever answered by a cast).
 bool projections_apart(const GroundPrim& g, const GroundPrim& h) {
   auto outside_of = [](const GroundPrim& e, const GroundPrim& o) {
     const double ex_[3] = {e.ax, e.bx, e.cx}, ez_[3] = {e.az, e.bz, e.cz};
@@ -775,6 +625,18 @@ bool Terrain::Impl::alone(const GroundScene& s, unsigned p) const {
                               });
   state.store(apart ? GroundScene::kAlone : GroundScene::kCovered, std::memory_order_relaxed);
   return apart;
+}
+
+bool Terrain::Impl::inside(const GroundPrim& g, double x, double z) {
+  const double vx[3] = {g.ax, g.bx, g.cx};
+  const double vz[3] = {g.az, g.bz, g.cz};
+  const double sign = g.ccw ? 1.0 : -1.0;
+  for (int i = 0; i < 3; ++i) {
+    const int j = (i + 1) % 3;
+    // Signed distance (positive inside) times the edge length.
+    if (sign * ((vx[j] - vx[i]) * (z - vz[i]) - (vz[j] - vz[i]) * (x - vx[i])) < 0.0) return false;
+  }
+  return true;
 }
 
 bool Terrain::Impl::holds(const GroundPrim& g, double x, double z) const {
@@ -818,122 +680,35 @@ void Terrain::Impl::finish(const GroundPrim& g, double x, double z, GroundHit& h
   }
 }
 
-template <int N, typename RayHitN>
-void Terrain::Impl::query_packets(std::span<const std::array<double, 2>> xz,
-                                  std::span<GroundHit> out) const {
-  RTCIntersectContext context;
-  rtcInitIntersectContext(&context);
-  RayHitN rays;  // over-aligned type (16/32/64 bytes), as Embree requires
-  alignas(alignof(RayHitN)) int valid[N];
-  static_assert(alignof(RayHitN) >= sizeof(int) * N, "packet must be aligned to its width");
-
-  // The fields Embree only reads are the same for every ray: set once per call, not per packet
-  // (with the prefetch below, BM_TerrainQueryPacket/16 ~5% faster on the walk, ~8% on random
-  // points).
-  for (int i = 0; i < N; ++i) {
-    rays.ray.org_y[i] = ray_start_y;
-    rays.ray.tnear[i] = 0.0f;
-    rays.ray.dir_x[i] = 0.0f;
-    rays.ray.dir_y[i] = -1.0f;
-    rays.ray.dir_z[i] = 0.0f;
-    rays.ray.time[i] = 0.0f;
-    rays.ray.mask[i] = ~0u;
-    rays.ray.id[i] = static_cast<unsigned>(i);
-    rays.ray.flags[i] = 0;
-  }
-  // A point bit for bit the one before it (a planted foot, frame after frame: 9094 of the 29326
-  // points of cmu_01_01 over the bumps) takes that point's answer; only the others are cast,
-  // packed densely into packets (measured: Embree's share of the fix ~6.9% -> ~5.6%, the span
-  // query's own ~4.9% -> ~4.2%). A point's answer does not depend on its packet mates: a hit is
-  // taken only well inside its triangle, where any ray path finds the same one, and near an
-  // edge the single nudged rays of resolve() decide.
-  // The points cast go in packets of consecutive points of one tile (each tile's scene serves
-  // its own points): a foot's frames mostly stay in a tile, and sorting cost more than it saved.
-  const SceneTiles* tiles_ = nullptr;                            // listed at the first point cast
-  std::vector<std::pair<std::size_t, std::size_t>> cast_points;  // (tile, index in xz)
-  cast_points.reserve(xz.size());
-  QueryRect rect;  // of the points a ray is cast at
-  for (std::size_t k = 0; k < xz.size(); ++k) {
-    if (k > 0 && std::memcmp(&xz[k], &xz[k - 1], sizeof xz[0]) == 0) continue;
-    if (!may_hit(xz[k][0], xz[k][1])) {  // off the terrain (or not finite): no ray
-      miss(out[k]);
-      continue;
-    }
-    rect.add(xz[k][0], xz[k][1]);
-    if (!tiles_) tiles_ = &scene_tiles();
-    cast_points.emplace_back(tiles_->tile_of(xz[k][0], xz[k][1]), k);
-  }
+void Terrain::Impl::query_points(std::span<const std::array<double, 2>> xz,
+                                 std::span<GroundHit> out) const {
+  QueryRect rect;  // of the points that may hit: all in the part held, or none is answered
+  for (const auto& point : xz)
+    if (may_hit(point[0], point[1])) rect.add(point[0], point[1]);
   if (!rect.empty()) require_served(rect);
-  // The prim that answered the last point resolved (its scene): a point well inside it, when no
-  // other prim overlaps it (alone), is answered by it without a ray; a foot's points stay on a
-  // triangle for many frames. The ray there would hit that prim (as in resolve, a hit counts
-  // only well inside its triangle), so the answer is the same.
+  // The prim that answered the last point resolved (in its scene): a point well inside it, when
+  // no other prim overlaps it (alone), is answered by it without a cast, since it is the only
+  // prim holding the point, and well inside (as resolve asks); a foot's points stay on a
+  // triangle for many frames. A point bit for bit the one before it (a planted foot, frame
+  // after frame) takes that point's answer.
   const GroundScene* hint_scene = nullptr;
   unsigned hint = kInvalidId;
-  std::size_t lane_point[N];  // index in xz of each lane's point
-  for (std::size_t next = 0; next < cast_points.size();) {
-    const std::size_t tile = cast_points[next].first;
-    const GroundScene& s = tile_scene(tile);
-    const bool hinted = hint_scene == &s && alone(s, hint);
-    int count = 0;
-    for (; next < cast_points.size() && count < N && cast_points[next].first == tile; ++next) {
-      const std::size_t k = cast_points[next].second;
-      if (hinted && well_inside(s.prims[hint], xz[k][0], xz[k][1]))
-        finish(s.prims[hint], xz[k][0], xz[k][1], out[k]);
-      else
-        lane_point[count++] = k;
-    }
-    if (count == 0) continue;
-    auto point = [&](int i) -> const std::array<double, 2>& { return xz[lane_point[i]]; };
-    double min_x = std::numeric_limits<double>::infinity(), max_x = -min_x;
-    double min_z = min_x, max_z = -min_x;
-    for (int i = 0; i < N; ++i) {
-      const bool lane = i < count;
-      valid[i] = lane ? -1 : 0;
-      if (lane) {
-        min_x = std::min(min_x, point(i)[0]);
-        max_x = std::max(max_x, point(i)[0]);
-        min_z = std::min(min_z, point(i)[1]);
-        max_z = std::max(max_z, point(i)[1]);
-      }
-      // Every lane gets a well-formed ray, valid or not; Embree writes tfar and the hit.
-      rays.ray.org_x[i] = lane ? static_cast<float>(point(i)[0] - origin_ws.x) : 0.0f;
-      rays.ray.org_z[i] = lane ? static_cast<float>(point(i)[1] - origin_ws.z) : 0.0f;
-      rays.ray.tfar[i] = std::numeric_limits<float>::infinity();
-      rays.hit.geomID[i] = kInvalidId;
-      rays.hit.primID[i] = kInvalidId;
-      rays.hit.instID[0][i] = kInvalidId;
-    }
-    if (count > 1) {
-      // Feet of nearby frames share most of the traversal (coherent); scattered points do
-      // better with Embree's incoherent mode (measured: ~2x either way on a 100k grid).
-      const bool coherent = std::max(max_x - min_x, max_z - min_z) <= coherent_span;
-      context.flags =
-          coherent ? RTC_INTERSECT_CONTEXT_FLAG_COHERENT : RTC_INTERSECT_CONTEXT_FLAG_INCOHERENT;
-      intersect_packet(valid, s.scene.get(), &context, &rays);
+  for (std::size_t k = 0; k < xz.size(); ++k) {
+    const double x = xz[k][0], z = xz[k][1];
+    if (k > 0 && std::memcmp(&xz[k], &xz[k - 1], sizeof xz[0]) == 0) {
+      out[k] = out[k - 1];
+    } else if (!may_hit(x, z)) {  // off the terrain (or not finite)
+      miss(out[k]);
     } else {
-      const unsigned prim = cast(s, point(0)[0], point(0)[1]);
-      rays.hit.geomID[0] = prim == kInvalidId ? kInvalidId : 0;
-      rays.hit.primID[0] = prim;
-    }
-    // Each lane's answer reads its primitive's record (two cache lines of a 12.8 MB array for a
-    // 100k-triangle terrain): fetched for all lanes at once, the misses overlap instead of
-    // coming one after another.
-    for (int i = 0; i < count; ++i)
-      if (rays.hit.geomID[i] != kInvalidId) {
-        const GroundPrim* record = &s.prims[rays.hit.primID[i]];
-        __builtin_prefetch(record);
-        __builtin_prefetch(reinterpret_cast<const char*>(record) + 64);
+      const GroundScene& s = tile_scene(scene_tiles().tile_of(x, z));
+      if (hint_scene == &s && alone(s, hint) && well_inside(s.prims[hint], x, z)) {
+        finish(s.prims[hint], x, z, out[k]);
+      } else {
+        const unsigned answered = resolve(s, x, z, cast(s, x, z), out[k]);
+        if (answered != kInvalidId) hint_scene = &s, hint = answered;
       }
-    for (int i = 0; i < count; ++i) {
-      const unsigned answered = resolve(
-          s, point(i)[0], point(i)[1],
-          rays.hit.geomID[i] == kInvalidId ? kInvalidId : rays.hit.primID[i], out[lane_point[i]]);
-      if (answered != kInvalidId) hint_scene = &s, hint = answered;
     }
   }
-  for (std::size_t k = 1; k < xz.size(); ++k)
-    if (std::memcmp(&xz[k], &xz[k - 1], sizeof xz[0]) == 0) out[k] = out[k - 1];
 }
 
 TerrainMesh crop_terrain_mesh(const TerrainMesh& mesh, double min_x, double min_z, double max_x,
@@ -1094,7 +869,7 @@ void Terrain::Impl::fill_ceiling_block(const CeilingGrid& c, int column, int row
 
 double Terrain::Impl::ground_ceiling(const CeilingGrid& c, double x, double z) const {
   constexpr double kInf = std::numeric_limits<double>::infinity();
-  if (!may_hit(x, z)) return -kInf;  // a query there misses without a ray
+  if (!may_hit(x, z)) return -kInf;  // a query there misses
   if (x - kTerrainCropMargin < held.min_x || x + kTerrainCropMargin > held.max_x ||
       z - kTerrainCropMargin < held.min_z || z + kTerrainCropMargin > held.max_z)
     return kInf;  // a query there throws TerrainPartTooSmall: it must be asked
@@ -1103,7 +878,7 @@ double Terrain::Impl::ground_ceiling(const CeilingGrid& c, double x, double z) c
 
 double Terrain::Impl::ground_floor(const CeilingGrid& c, double x, double z) const {
   constexpr double kInf = std::numeric_limits<double>::infinity();
-  if (!may_hit(x, z)) return kInf;  // a query there misses without a ray
+  if (!may_hit(x, z)) return kInf;  // a query there misses
   if (x - kTerrainCropMargin < held.min_x || x + kTerrainCropMargin > held.max_x ||
       z - kTerrainCropMargin < held.min_z || z + kTerrainCropMargin > held.max_z)
     return -kInf;  // a query there throws TerrainPartTooSmall: it must be asked
@@ -1122,17 +897,12 @@ std::size_t Terrain::Impl::known_cell(const CeilingGrid& c, double x, double z) 
 }
 
 Terrain::Terrain(TerrainMesh mesh, TerrainOptions options) : impl_(std::make_unique<Impl>()) {
-  const int width = options.packet_width;
-  if (width != 0 && width != 1 && width != 4 && width != 8 && width != 16)
-    throw std::invalid_argument("terrain packet width must be 0, 1, 4, 8 or 16, got " +
-                                std::to_string(width));
   impl_->mesh = std::move(mesh);
   impl_->options = options;
   impl_->smooth = options.smooth_normals && !impl_->mesh.vertex_normals.empty();
   impl_->validate_and_bound();
   impl_->set_held();
   impl_->require_ground();
-  impl_->make_device_and_vertices();
 }
 
 Terrain::~Terrain() = default;
@@ -1147,19 +917,7 @@ void Terrain::ground_at(std::span<const std::array<double, 2>> xz, std::span<Gro
   if (out.size() != xz.size())
     throw std::invalid_argument("Terrain::ground_at: " + std::to_string(xz.size()) +
                                 " points but " + std::to_string(out.size()) + " results");
-  switch (impl_->packet_width) {
-    case 16:
-      impl_->query_packets<16, RTCRayHit16>(xz, out);
-      break;
-    case 8:
-      impl_->query_packets<8, RTCRayHit8>(xz, out);
-      break;
-    case 4:
-      impl_->query_packets<4, RTCRayHit4>(xz, out);
-      break;
-    default:
-      for (std::size_t i = 0; i < xz.size(); ++i) impl_->query(xz[i][0], xz[i][1], out[i]);
-  }
+  impl_->query_points(xz, out);
 }
 
 const TerrainMesh& Terrain::mesh() const { return impl_->mesh; }
@@ -1197,6 +955,5 @@ std::size_t Terrain::ground_triangle_count() const {
   });
   return impl_->ground_count;
 }
-int Terrain::packet_width() const { return impl_->packet_width; }
 
 }  // namespace ikfix::core

@@ -42,8 +42,9 @@ std::span<const GroundHit> GroundMemo::query(const Terrain& terrain, std::span<c
     xz_.assign(n, {std::numeric_limits<double>::quiet_NaN(), 0.0});  // matches no point's bits
     hits_.resize(n);
   }
-  // Gather the points to cast, in frame order (neighbouring frames stay neighbours in Embree's
-  // packets), then scatter the answers back.
+  // Gather the points to cast, in frame order (neighbouring frames stay neighbours: a point well
+  // inside the triangle of the one before it takes its answer without a search), then scatter
+  // the answers back.
   std::vector<std::array<double, 2>>& cast_xz = cast_xz_;
   std::vector<std::size_t>& cast_index = cast_index_;
   cast_xz.clear();

@@ -244,46 +244,86 @@ std::vector<std::array<double, 2>> random_points(std::size_t count, double range
   return points;
 }
 
-TEST(TerrainPacket, EqualsSingleQueriesForEveryWidth) {
+// A mesh with its ground twice (an exporter's doubled faces): of surfaces at the same height the
+// first triangle in the mesh answers, at every point and whatever the tiles, in a span query or
+// one by one; a copy a hair higher (1e-9 m, far below a float's resolution there) wins where it
+// lies, being the topmost.
+TEST(TerrainQuery, CoincidentSurfacesAnswerTheFirstTriangleWhateverTheTiles) {
+  const TerrainMesh first = plane_mesh(0.1, -0.2, 0.3, 5.0, 8);
+  TerrainMesh mesh = first;
+  auto add = [&mesh](const TerrainMesh& part) {
+    const auto base = static_cast<std::uint32_t>(mesh.vertices.size());
+    mesh.vertices.insert(mesh.vertices.end(), part.vertices.begin(), part.vertices.end());
+    for (auto tri : part.triangles)
+      mesh.triangles.push_back({tri[0] + base, tri[1] + base, tri[2] + base});
+  };
+  add(first);                                      // the same triangles again
+  add(plane_mesh(0.1, -0.2, 0.3 + 1e-9, 1.0, 1));  // a hair higher, in the middle
+  const int copies = static_cast<int>(first.triangles.size());
+  const auto points = random_points(3000, 4.9, 21);
+  std::vector<GroundHit> reference;
+  for (const std::size_t per_tile : {std::size_t{0}, std::size_t{1}, std::size_t{7}}) {
+    TerrainOptions options;
+    options.scene_tile_triangles = per_tile;
+    const Terrain terrain(TerrainMesh(mesh), options);
+    std::vector<GroundHit> span(points.size());
+    terrain.ground_at(points, span);
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      const auto [x, z] = points[i];
+      const GroundHit single = terrain.ground_at(x, z);
+      expect_same(span[i], single, "span");
+      ASSERT_TRUE(single.hit) << x << ", " << z;
+      const bool in_middle = std::abs(x) < 1.0 - 1e-6 && std::abs(z) < 1.0 - 1e-6;
+      const bool off_middle = std::abs(x) > 1.0 + 1e-6 || std::abs(z) > 1.0 + 1e-6;
+      if (in_middle) {
+        EXPECT_GE(single.triangle, 2 * copies) << x << ", " << z;
+      }
+      if (off_middle) {
+        EXPECT_LT(single.triangle, copies) << x << ", " << z;
+      }
+      if (reference.size() < points.size())
+        reference.push_back(single);
+      else
+        expect_same(single, reference[i], "tiles");
+    }
+  }
+}
+
+TEST(TerrainSpan, EqualsSingleQueries) {
   BumpsParams bumps;
   bumps.size = 10.0;
   bumps.cell = 0.05;
   StairsParams stairs;
   stairs.axis = TerrainAxis::kNegX;
-  // Points beyond the edges (misses), a NaN, and a count that leaves a partial last packet.
+  // Points beyond the edges (misses) and a NaN.
   auto points = random_points(2003, 11.0, 4);
   points[17] = {std::nan(""), 0.0};
   points[18] = {0.0, std::numeric_limits<double>::infinity()};
-  // Then a coherent walk (traced as coherent packets) crossing the risers, some exactly.
+  // Then a walk crossing the risers, some exactly.
   for (int i = 0; i < 600; ++i) points.push_back({-6.0 + 0.02 * i, 0.3 + 0.001 * (i % 4)});
   for (int k = 0; k < 10; ++k) points.push_back({-(0.5 + 0.3 * k), 0.1 * k});
   for (const bool use_stairs : {false, true}) {
-    for (const int width : {1, 4, 8, 16}) {
-      TerrainOptions options;
-      options.packet_width = width;
-      options.smooth_normals = true;
-      const Terrain terrain(use_stairs ? make_stairs_terrain(stairs) : make_bumps_terrain(bumps),
-                            options);
-      ASSERT_EQ(terrain.packet_width(), width);
-      std::vector<GroundHit> packet(points.size());
-      terrain.ground_at(points, packet);
-      int hits = 0;
-      for (std::size_t i = 0; i < points.size(); ++i) {
-        const GroundHit single = terrain.ground_at(points[i][0], points[i][1]);
-        expect_same(packet[i], single, use_stairs ? "stairs" : "bumps");
-        hits += single.hit;
-      }
-      EXPECT_GT(hits, use_stairs ? 2100 : 700);
-      EXPECT_LT(hits, static_cast<int>(points.size()));
+    TerrainOptions options;
+    options.smooth_normals = true;
+    const Terrain terrain(use_stairs ? make_stairs_terrain(stairs) : make_bumps_terrain(bumps),
+                          options);
+    std::vector<GroundHit> span(points.size());
+    terrain.ground_at(points, span);
+    int hits = 0;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      const GroundHit single = terrain.ground_at(points[i][0], points[i][1]);
+      expect_same(span[i], single, use_stairs ? "stairs" : "bumps");
+      hits += single.hit;
     }
+    EXPECT_GT(hits, use_stairs ? 2100 : 700);
+    EXPECT_LT(hits, static_cast<int>(points.size()));
   }
 }
 
-// A planted foot queries the same point frame after frame: the span query casts such a run once
-// and copies the answer. Runs of every length (across packet boundaries too), a run on a step
-// edge, misses, a NaN, and 0.0 next to -0.0 (not the same bits: cast apart) give what single
-// queries give.
-TEST(TerrainPacket, RepeatedPointsAnswerAsSingleQueries) {
+// A planted foot queries the same point frame after frame: the span query searches such a run
+// once and copies the answer. Runs of every length, a run on a step edge, misses, a NaN, and 0.0
+// next to -0.0 (not the same bits: searched apart) give what single queries give.
+TEST(TerrainSpan, RepeatedPointsAnswerAsSingleQueries) {
   StairsParams stairs;
   stairs.axis = TerrainAxis::kNegX;
   const Terrain terrain(make_stairs_terrain(stairs));
@@ -303,11 +343,11 @@ TEST(TerrainPacket, RepeatedPointsAnswerAsSingleQueries) {
 }
 
 // The span query answers a point well inside the triangle that answered the point before it
-// without a ray when no other triangle overlaps that one: a walk that goes from the open floor
-// under a table top (a floor triangle covered there) and over its edge, slowly enough that
-// neighbouring points share a triangle, and a walk over big, uncovered stairs treads, give
-// what single queries give, on every packet width.
-TEST(TerrainPacket, CoherentWalksUnderAndBesideAnOverlapAnswerAsSingleQueries) {
+// without a search when no other triangle overlaps that one: a walk that goes from the open
+// floor under a table top (a floor triangle covered there) and over its edge, slowly enough
+// that neighbouring points share a triangle, and a walk over big, uncovered stairs treads, give
+// what single queries give.
+TEST(TerrainSpan, CoherentWalksUnderAndBesideAnOverlapAnswerAsSingleQueries) {
   TerrainMesh floor = plane_mesh(0.0, 0.0, 0.0, 5.0, 1);
   const TerrainMesh table = plane_mesh(0.0, 0.0, 1.0, 2.0, 1);
   const auto base = static_cast<std::uint32_t>(floor.vertices.size());
@@ -318,30 +358,24 @@ TEST(TerrainPacket, CoherentWalksUnderAndBesideAnOverlapAnswerAsSingleQueries) {
   std::vector<std::array<double, 2>> walk;
   for (int i = 0; i <= 900; ++i) walk.push_back({-4.5 + 0.01 * i, -0.7 + 0.001 * (i % 7)});
   for (int i = 0; i <= 400; ++i) walk.push_back({0.3, 0.01 * i});  // over the stairs' risers
-  for (const int width : {4, 8, 16}) {
-    TerrainOptions options;
-    options.packet_width = width;
-    for (const bool use_stairs : {false, true}) {
-      const Terrain terrain(use_stairs ? make_stairs_terrain(stairs) : floor, options);
-      std::vector<GroundHit> span(walk.size());
-      terrain.ground_at(walk, span);
-      int on_table = 0;
-      for (std::size_t i = 0; i < walk.size(); ++i) {
-        const GroundHit single = terrain.ground_at(walk[i][0], walk[i][1]);
-        expect_same(span[i], single, use_stairs ? "stairs walk" : "table walk");
-        on_table += !use_stairs && single.height == 1.0;
-      }
-      if (!use_stairs) {
-        EXPECT_GT(on_table, 300);  // the walk does cross the table
-      }
+  for (const bool use_stairs : {false, true}) {
+    const Terrain terrain(use_stairs ? make_stairs_terrain(stairs) : floor);
+    std::vector<GroundHit> span(walk.size());
+    terrain.ground_at(walk, span);
+    int on_table = 0;
+    for (std::size_t i = 0; i < walk.size(); ++i) {
+      const GroundHit single = terrain.ground_at(walk[i][0], walk[i][1]);
+      expect_same(span[i], single, use_stairs ? "stairs walk" : "table walk");
+      on_table += !use_stairs && single.height == 1.0;
+    }
+    if (!use_stairs) {
+      EXPECT_GT(on_table, 300);  // the walk does cross the table
     }
   }
 }
 
-TEST(TerrainPacket, AutomaticWidthAndEmptyAndMismatchedSpans) {
+TEST(TerrainSpan, EmptyAndMismatchedSpans) {
   const Terrain terrain(plane_mesh(0.0, 0.0, 0.0));
-  const int width = terrain.packet_width();
-  EXPECT_TRUE(width == 1 || width == 4 || width == 8 || width == 16) << width;
   std::vector<std::array<double, 2>> none;
   std::vector<GroundHit> out;
   terrain.ground_at(none, out);  // no-op
@@ -458,10 +492,6 @@ TEST(TerrainMeshValidation, RejectsBadMeshes) {
   only_walls.vertices = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
   only_walls.triangles = {{0, 1, 2}, {3, 4, 5}};
   EXPECT_THROW(Terrain(std::move(only_walls)), std::invalid_argument);
-
-  TerrainOptions bad_width;
-  bad_width.packet_width = 3;
-  EXPECT_THROW(Terrain(plane_mesh(0, 0, 0), bad_width), std::invalid_argument);
 }
 
 TEST(TerrainMeshValidation, KeepsTheMeshAndBounds) {
