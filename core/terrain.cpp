@@ -153,7 +153,7 @@ struct Terrain::Impl {
   bool smooth = false;  // smooth_normals requested and vertex normals present
   Vec3 bounds_min{0.0};
   Vec3 bounds_max{0.0};
-  // Edge tolerances, metres (see the class comment's "Precision"): a point closer than
+  // Edge tolerances, metres (see the class comment's "How"): a point closer than
   // edge_band to the edge of the triangle holding it, or held by none inside the bounds, is
   // answered by the topmost triangle within `nudge` of it or of its four diagonal nudges.
   double edge_band = 0.0;
