@@ -51,6 +51,22 @@ struct alignas(64) GroundPrim {
 };
 static_assert(sizeof(GroundPrim) == 128, "a GroundPrim should fill exactly two cache lines");
 
+// Whether keep(d, ex, ez) holds for every edge (ex, ez) of g's horizontal projection, where d is
+// the signed distance of (x, z) to the edge's line (positive inside) times the edge's length:
+// the tests of a point against a triangle, compared without a sqrt.
+template <typename Keep>
+bool every_edge(const GroundPrim& g, double x, double z, Keep&& keep) {
+  const double vx[3] = {g.ax, g.bx, g.cx};
+  const double vz[3] = {g.az, g.bz, g.cz};
+  const double sign = g.ccw ? 1.0 : -1.0;
+  for (int i = 0; i < 3; ++i) {
+    const int j = (i + 1) % 3;
+    const double ex = vx[j] - vx[i], ez = vz[j] - vz[i];
+    if (!keep(sign * (ex * (z - vz[i]) - ez * (x - vx[i])), ex, ez)) return false;
+  }
+  return true;
+}
+
 // The query structure ("scene") over the ground triangles whose horizontal bounding box touches
 // the rectangle [min_x, max_x] x [min_z, max_z] (world metres): one tile of SceneTiles grown by
 // its margin, or the whole mesh. Every point a query is asked at lies inside the rectangle by
@@ -524,17 +540,9 @@ double Terrain::Impl::plane_height(const GroundPrim& g, double x, double z) {
 }
 
 bool Terrain::Impl::well_inside(const GroundPrim& g, double x, double z) const {
-  const double vx[3] = {g.ax, g.bx, g.cx};
-  const double vz[3] = {g.az, g.bz, g.cz};
-  const double sign = g.ccw ? 1.0 : -1.0;
-  for (int i = 0; i < 3; ++i) {
-    const int j = (i + 1) % 3;
-    const double ex = vx[j] - vx[i], ez = vz[j] - vz[i];
-    // Signed distance (positive inside) times the edge length, compared without a sqrt.
-    const double d = sign * (ex * (z - vz[i]) - ez * (x - vx[i]));
-    if (d < 0.0 || d * d < edge_band * edge_band * (ex * ex + ez * ez)) return false;
-  }
-  return true;
+  return every_edge(g, x, z, [this](double d, double ex, double ez) {
+    return !(d < 0.0 || d * d < edge_band * edge_band * (ex * ex + ez * ez));
+  });
 }
 
 unsigned Terrain::Impl::cast(const GroundScene& s, double x, double z) const {
@@ -628,29 +636,13 @@ bool Terrain::Impl::alone(const GroundScene& s, unsigned p) const {
 }
 
 bool Terrain::Impl::inside(const GroundPrim& g, double x, double z) {
-  const double vx[3] = {g.ax, g.bx, g.cx};
-  const double vz[3] = {g.az, g.bz, g.cz};
-  const double sign = g.ccw ? 1.0 : -1.0;
-  for (int i = 0; i < 3; ++i) {
-    const int j = (i + 1) % 3;
-    // Signed distance (positive inside) times the edge length.
-    if (sign * ((vx[j] - vx[i]) * (z - vz[i]) - (vz[j] - vz[i]) * (x - vx[i])) < 0.0) return false;
-  }
-  return true;
+  return every_edge(g, x, z, [](double d, double, double) { return !(d < 0.0); });
 }
 
 bool Terrain::Impl::holds(const GroundPrim& g, double x, double z) const {
-  const double vx[3] = {g.ax, g.bx, g.cx};
-  const double vz[3] = {g.az, g.bz, g.cz};
-  const double sign = g.ccw ? 1.0 : -1.0;
-  for (int i = 0; i < 3; ++i) {
-    const int j = (i + 1) % 3;
-    const double ex = vx[j] - vx[i], ez = vz[j] - vz[i];
-    // Signed distance (positive inside) times the edge length, compared without a sqrt.
-    const double d = sign * (ex * (z - vz[i]) - ez * (x - vx[i]));
-    if (d < 0.0 && d * d > nudge * nudge * (ex * ex + ez * ez)) return false;
-  }
-  return true;
+  return every_edge(g, x, z, [this](double d, double ex, double ez) {
+    return !(d < 0.0 && d * d > nudge * nudge * (ex * ex + ez * ez));
+  });
 }
 
 void Terrain::Impl::finish(const GroundPrim& g, double x, double z, GroundHit& hit) const {

@@ -34,6 +34,14 @@ TerrainMesh plane_mesh(double a, double b, double c, double h = 10.0, int n = 4,
   return mesh;
 }
 
+// Appends `part`'s vertices and triangles to `mesh` (a second surface in one mesh).
+void append_mesh(TerrainMesh& mesh, const TerrainMesh& part) {
+  const auto base = static_cast<std::uint32_t>(mesh.vertices.size());
+  mesh.vertices.insert(mesh.vertices.end(), part.vertices.begin(), part.vertices.end());
+  for (auto tri : part.triangles)
+    mesh.triangles.push_back({tri[0] + base, tri[1] + base, tri[2] + base});
+}
+
 void expect_same(const GroundHit& a, const GroundHit& b, const char* where) {
   // Bit-identical: the same query must give the same answer whatever path computed it.
   EXPECT_EQ(a.hit, b.hit) << where;
@@ -123,10 +131,7 @@ TEST(TerrainQuery, ReturnsTheTopmostOfOverlappingSurfaces) {
   TerrainMesh low = plane_mesh(0.0, 0.0, 0.0, 5.0, 1);
   TerrainMesh high = plane_mesh(0.0, 0.0, 1.0, 2.0, 1);
   TerrainMesh mesh = low;
-  const auto base = static_cast<std::uint32_t>(mesh.vertices.size());
-  mesh.vertices.insert(mesh.vertices.end(), high.vertices.begin(), high.vertices.end());
-  for (auto tri : high.triangles)
-    mesh.triangles.push_back({tri[0] + base, tri[1] + base, tri[2] + base});
+  append_mesh(mesh, high);
   const Terrain terrain(std::move(mesh));
   EXPECT_NEAR(terrain.ground_at(0.5, 0.5).height, 1.0, 1e-12);  // on the table
   EXPECT_NEAR(terrain.ground_at(3.0, 0.5).height, 0.0, 1e-12);  // beside it
@@ -251,14 +256,8 @@ std::vector<std::array<double, 2>> random_points(std::size_t count, double range
 TEST(TerrainQuery, CoincidentSurfacesAnswerTheFirstTriangleWhateverTheTiles) {
   const TerrainMesh first = plane_mesh(0.1, -0.2, 0.3, 5.0, 8);
   TerrainMesh mesh = first;
-  auto add = [&mesh](const TerrainMesh& part) {
-    const auto base = static_cast<std::uint32_t>(mesh.vertices.size());
-    mesh.vertices.insert(mesh.vertices.end(), part.vertices.begin(), part.vertices.end());
-    for (auto tri : part.triangles)
-      mesh.triangles.push_back({tri[0] + base, tri[1] + base, tri[2] + base});
-  };
-  add(first);                                      // the same triangles again
-  add(plane_mesh(0.1, -0.2, 0.3 + 1e-9, 1.0, 1));  // a hair higher, in the middle
+  append_mesh(mesh, first);                                      // the same triangles again
+  append_mesh(mesh, plane_mesh(0.1, -0.2, 0.3 + 1e-9, 1.0, 1));  // a hair higher, in the middle
   const int copies = static_cast<int>(first.triangles.size());
   const auto points = random_points(3000, 4.9, 21);
   std::vector<GroundHit> reference;
@@ -350,10 +349,7 @@ TEST(TerrainSpan, RepeatedPointsAnswerAsSingleQueries) {
 TEST(TerrainSpan, CoherentWalksUnderAndBesideAnOverlapAnswerAsSingleQueries) {
   TerrainMesh floor = plane_mesh(0.0, 0.0, 0.0, 5.0, 1);
   const TerrainMesh table = plane_mesh(0.0, 0.0, 1.0, 2.0, 1);
-  const auto base = static_cast<std::uint32_t>(floor.vertices.size());
-  floor.vertices.insert(floor.vertices.end(), table.vertices.begin(), table.vertices.end());
-  for (auto tri : table.triangles)
-    floor.triangles.push_back({tri[0] + base, tri[1] + base, tri[2] + base});
+  append_mesh(floor, table);
   StairsParams stairs;
   std::vector<std::array<double, 2>> walk;
   for (int i = 0; i <= 900; ++i) walk.push_back({-4.5 + 0.01 * i, -0.7 + 0.001 * (i % 7)});
