@@ -16,6 +16,7 @@
 #include "io/contacts_json.hpp"
 #include "io/html/view_json.hpp"
 #include "io/memory_budget.hpp"
+#include "io/obj_read_ahead.hpp"
 #include "io/report_json.hpp"
 #include "io/terrain_io.hpp"
 
@@ -441,9 +442,11 @@ void start_terrain(FixJob& job, const TerrainOptions& options, int threads) {
   job.whole_terrain = [options, threads, runner] {
     return &load_terrain_for_process(options, std::nullopt, threads, runner);
   };
+  // A large OBJ file's first pass needs no footprint: begun now, beside the clip's read.
+  std::shared_ptr<io::ObjReadAhead> ahead = io::ObjReadAhead::start(options.path, runner);
   job.pending_terrain =
-      std::async(std::launch::deferred, [options, footprint, threads, runner] {
-        return &load_terrain_for_process(options, footprint.get(), threads, runner);
+      std::async(std::launch::deferred, [options, footprint, threads, runner, ahead] {
+        return &load_terrain_for_process(options, footprint.get(), threads, runner, ahead.get());
       }).share();
 }
 

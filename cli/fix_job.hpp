@@ -69,6 +69,8 @@ struct FixJobResult {
 // built once the clip is read, over the clip's footprint (core::clip_footprint; an OBJ file
 // read on `threads` threads, --threads, or on `job.runner`'s, set before: a pool that lives as
 // long as the process, idle while the terrain is read): `pending_terrain`, with `footprint`.
+// The first pass of an OBJ file of 2 MB or more needs no footprint: it begins here, on a thread
+// of its own, beside the clip's read (io::ObjReadAhead).
 void start_terrain(FixJob& job, const TerrainOptions& options, int threads);
 
 // Measures a clip as it is, and what a fix would have to give up, without writing anything:

@@ -57,7 +57,8 @@ void add_fix_options(CLI::App& cmd, FixOptions& o) {
 
 std::unique_ptr<core::Terrain> load_terrain(const TerrainOptions& o,
                                             const std::optional<core::XzBox>& footprint_ws,
-                                            int threads, const core::ParallelRunner* runner) {
+                                            int threads, const core::ParallelRunner* runner,
+                                            io::ObjReadAhead* ahead) {
   const double scale = core::metres_per_unit_from_name(o.unit);
   if (!(scale > 0)) throw std::invalid_argument("--terrain-unit: '" + o.unit + "' is not a unit");
   const core::Vec3 offset =
@@ -72,8 +73,8 @@ std::unique_ptr<core::Terrain> load_terrain(const TerrainOptions& o,
   }
   // The CLI's terrains answer with face normals (core::TerrainOptions::smooth_normals off): a
   // prepared terrain's part is read without its vertex normals.
-  io::TerrainRead read =
-      io::load_terrain_part(o.path, scale, o.up[0], keep, threads, /*normals=*/false, runner);
+  io::TerrainRead read = io::load_terrain_part(o.path, scale, o.up[0], keep, threads,
+                                               /*normals=*/false, runner, ahead);
   if (!o.offset.empty())
     for (auto& v : read.mesh.vertices) v += offset;
   core::TerrainOptions terrain_options;
@@ -96,13 +97,15 @@ std::unique_ptr<core::Terrain> load_terrain(const TerrainOptions& o,
 
 const core::Terrain& load_terrain_for_process(const TerrainOptions& options,
                                               const std::optional<core::XzBox>& footprint_ws,
-                                              int threads, const core::ParallelRunner* runner) {
+                                              int threads, const core::ParallelRunner* runner,
+                                              io::ObjReadAhead* ahead) {
   io::reserve_terrain_memory(options.path);
   // Intentionally never freed (see the header), but listed where a leak checker (LeakSanitizer
   // in `make sanitize`) finds it reachable from a global, not lost.
   static std::mutex mutex;
   static auto* const kept = new std::vector<const core::Terrain*>();
-  std::unique_ptr<core::Terrain> terrain = load_terrain(options, footprint_ws, threads, runner);
+  std::unique_ptr<core::Terrain> terrain =
+      load_terrain(options, footprint_ws, threads, runner, ahead);
   const std::lock_guard lock(mutex);
   kept->push_back(terrain.get());
   return *terrain.release();

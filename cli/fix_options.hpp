@@ -11,6 +11,10 @@
 #include "core/terrain.hpp"
 #include "core/xz_grid.hpp"
 
+namespace ikfix::io {
+class ObjReadAhead;
+}
+
 namespace ikfix::cli {
 
 struct TerrainOptions {
@@ -43,16 +47,19 @@ void add_verify_assimp_option(CLI::App& cmd);
 // (world metres, core::clip_footprint), only the triangles touching it are read when the
 // format allows (io::load_terrain_part): the answers there are the whole terrain's. `threads`:
 // what an OBJ file is read on (io::load_terrain_part; 0: one per core), or `runner`'s threads.
+// `ahead`: the OBJ file's first pass begun before the footprint was known (io::ObjReadAhead).
 std::unique_ptr<core::Terrain> load_terrain(
     const TerrainOptions& options, const std::optional<core::XzBox>& footprint_ws = std::nullopt,
-    int threads = 0, const core::ParallelRunner* runner = nullptr);
+    int threads = 0, const core::ParallelRunner* runner = nullptr,
+    io::ObjReadAhead* ahead = nullptr);
 
 // load_terrain for a command that runs once per process (run, check, batch, retarget): the
 // terrain is kept until the process exits, never destroyed: freeing its mesh and query
 // structures would only give back memory the OS takes back at exit anyway.
 const core::Terrain& load_terrain_for_process(
     const TerrainOptions& options, const std::optional<core::XzBox>& footprint_ws = std::nullopt,
-    int threads = 0, const core::ParallelRunner* runner = nullptr);
+    int threads = 0, const core::ParallelRunner* runner = nullptr,
+    io::ObjReadAhead* ahead = nullptr);
 
 core::FixSettings to_settings(const FixOptions& options);
 

@@ -645,33 +645,62 @@ bool read_chunk_elements(std::string_view text, std::size_t begin, std::size_t e
 
 }  // namespace
 
+ObjElementChunks::ObjElementChunks(std::string_view text, int threads, const ObjTextPages& pages,
+                                   std::size_t min_chunk_bytes, bool store_normals, bool lean,
+                                   bool end_at_faces)
+    : text_(text),
+      pages_(pages),
+      store_normals_(store_normals),
+      lean_(lean),
+      end_at_faces_(end_at_faces) {
+  too_large_ = text.size() > std::numeric_limits<std::uint32_t>::max();
+  const int blocks =
+      too_large_ ? 1
+                 : block_count(threads, static_cast<long long>(text.size()),
+                               static_cast<long long>(std::max<std::size_t>(min_chunk_bytes, 1)));
+  starts_ = chunk_starts(text, blocks);
+  const std::size_t chunks = starts_.size() - 1;
+  out_.parts.resize(chunks);
+  out_.part_begin.assign(starts_.begin(), starts_.end() - 1);
+  ok_.assign(chunks, 0);
+  errors_.resize(chunks);
+}
+
+void ObjElementChunks::read_unclaimed() {
+  const std::size_t chunks = too_large_ ? 0 : ok_.size();
+  for (std::size_t k = next_.fetch_add(1); k < chunks && !stopped_.load(); k = next_.fetch_add(1)) {
+    try {
+      ok_[k] = read_chunk_elements(text_, starts_[k], starts_[k + 1], out_.parts[k], pages_,
+                                   store_normals_, lean_, end_at_faces_);
+    } catch (...) {
+      errors_[k] = std::current_exception();
+    }
+  }
+}
+
+std::optional<ObjParts> ObjElementChunks::result() {
+  if (too_large_) return std::nullopt;
+  for (const std::exception_ptr& error : errors_)
+    if (error) std::rethrow_exception(error);
+  for (std::size_t k = 0; k < ok_.size(); ++k) {
+    if (!ok_[k]) return std::nullopt;
+    out_.position_offset.push_back(out_.position_count);
+    out_.normal_offset.push_back(out_.normal_count);
+    out_.position_count += out_.parts[k].positions.size();
+    out_.normal_count += out_.parts[k].normals_read;
+  }
+  if (out_.position_count > std::numeric_limits<std::uint32_t>::max()) return std::nullopt;
+  return std::move(out_);
+}
+
 std::optional<ObjParts> parse_obj_elements(std::string_view text,
                                            const core::ParallelRunner* runner,
                                            const ObjTextPages& pages, std::size_t min_chunk_bytes,
                                            bool store_normals, bool lean, bool end_at_faces) {
-  if (text.size() > std::numeric_limits<std::uint32_t>::max()) return std::nullopt;
-  const int blocks = block_count(runner, static_cast<long long>(text.size()),
-                                 static_cast<long long>(std::max<std::size_t>(min_chunk_bytes, 1)));
-  const std::vector<std::size_t> starts = chunk_starts(text, blocks);
-  const auto chunks = starts.size() - 1;
-  ObjParts out;
-  out.parts.resize(chunks);
-  out.part_begin.assign(starts.begin(), starts.end() - 1);
-  std::vector<char> ok(chunks, 0);
-  for_each_block(runner, static_cast<int>(chunks), [&](int k) {
-    const auto i = static_cast<std::size_t>(k);
-    ok[i] = read_chunk_elements(text, starts[i], starts[i + 1], out.parts[i], pages, store_normals,
-                                lean, end_at_faces);
-  });
-  for (std::size_t k = 0; k < chunks; ++k) {
-    if (!ok[k]) return std::nullopt;
-    out.position_offset.push_back(out.position_count);
-    out.normal_offset.push_back(out.normal_count);
-    out.position_count += out.parts[k].positions.size();
-    out.normal_count += out.parts[k].normals_read;
-  }
-  if (out.position_count > std::numeric_limits<std::uint32_t>::max()) return std::nullopt;
-  return out;
+  ObjElementChunks chunks(text, runner ? runner->threads() : 1, pages, min_chunk_bytes,
+                          store_normals, lean, end_at_faces);
+  on_every_thread(runner, static_cast<int>(chunks.count()), [&] { chunks.read_unclaimed(); });
+  return chunks.result();
 }
 
 bool parse_obj_faces(std::string_view text, ObjParts& parts, const ObjTriangleFilter& keep,

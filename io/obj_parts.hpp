@@ -3,8 +3,10 @@
 // chunk is read on its own thread, straight from memory, into its own arrays. Two passes: the
 // elements ("v", "vn") first, then the faces, which can then be tested against a horizontal
 // rectangle as soon as they are read and dropped when they lie wholly outside it.
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <optional>
 #include <string_view>
@@ -83,6 +85,41 @@ std::optional<ObjParts> parse_obj_elements(std::string_view text,
                                            std::size_t min_chunk_bytes = std::size_t{1} << 20,
                                            bool store_normals = true, bool lean = true,
                                            bool end_at_faces = false);
+
+// parse_obj_elements' work as chunks that threads claim one at a time, lowest first, so that
+// threads can start on it before the caller's are free (io/obj_read_ahead) and any thread can
+// join later: every chunk is read the same whichever thread reads it. Thread-safe but for the
+// constructor and result(). `text` and `pages` must outlive it.
+class ObjElementChunks {
+ public:
+  // The chunks parse_obj_elements(text, runner, ...) reads, for a `runner` of `threads` threads
+  // (0 or 1: one chunk).
+  ObjElementChunks(std::string_view text, int threads, const ObjTextPages& pages,
+                   std::size_t min_chunk_bytes, bool store_normals, bool lean, bool end_at_faces);
+  ObjElementChunks(const ObjElementChunks&) = delete;
+  ObjElementChunks& operator=(const ObjElementChunks&) = delete;
+
+  std::size_t count() const { return ok_.size(); }
+  // Reads chunks no thread has claimed yet until none is left or stop() is called.
+  void read_unclaimed();
+  // No chunk is claimed after this call (those being read are finished).
+  void stop() { stopped_.store(true); }
+  // After every call of read_unclaimed has returned, without stop(): parse_obj_elements'
+  // result (an exception a chunk threw, that of the lowest such chunk, is rethrown).
+  std::optional<ObjParts> result();
+
+ private:
+  std::string_view text_;
+  const ObjTextPages& pages_;
+  bool store_normals_, lean_, end_at_faces_;
+  std::vector<std::size_t> starts_;  // chunk k is [starts_[k], starts_[k + 1])
+  ObjParts out_;
+  std::vector<char> ok_;
+  std::vector<std::exception_ptr> errors_;
+  std::atomic<std::size_t> next_{0};
+  std::atomic<bool> stopped_{false};
+  bool too_large_ = false;  // past 4 GiB: refused (line offsets are 32-bit)
+};
 
 // Normal `index` (0-based over the file) of `text` read by parse_obj_elements without
 // storing normals: the same bits it would have stored.

@@ -530,6 +530,17 @@ void give_back_freed_pages(std::size_t text_bytes, const std::optional<ObjParts>
 #endif
 }
 
+// Chunks of the parallel reader's passes are at least this long.
+constexpr std::size_t kChunkBytes = std::size_t{1} << 20;
+
+// cropped_first_pass's chunks, read on `runner`'s threads.
+std::optional<ObjParts> read_first_pass(std::string_view text, const core::ParallelRunner* runner,
+                                        const ObjTextPages& pages) {
+  const std::unique_ptr<ObjElementChunks> chunks = cropped_first_pass(text, runner, pages);
+  on_every_thread(runner, static_cast<int>(chunks->count()), [&] { chunks->read_unclaimed(); });
+  return chunks->result();
+}
+
 // Both passes of the parallel reader, pass 1 first ending at each chunk's first face, then
 // over whole chunks where an element follows a face: the parts, their positions in world
 // metres in `flat` and, with `keep_ws`, only the triangles touching it (their corners' bounds
@@ -539,11 +550,15 @@ std::optional<ObjParts> read_obj_parts(std::string_view text, const glm::dmat4& 
                                        const core::ParallelRunner* runner,
                                        const std::optional<core::XzBox>& keep_ws,
                                        const ObjTextPages& pages, FileElements& flat,
-                                       UsedBounds& used) {
+                                       UsedBounds& used, const ObjFirstPass& first_pass) {
   for (const bool end_at_faces : {true, false}) {
     flat = FileElements{};
-    std::optional<ObjParts> parts = parse_obj_elements(text, runner, pages, std::size_t{1} << 20,
-                                                       !keep_ws.has_value(), true, end_at_faces);
+    std::optional<ObjParts> parts;
+    if (keep_ws && end_at_faces)
+      parts = first_pass ? first_pass() : read_first_pass(text, runner, pages);
+    else
+      parts = parse_obj_elements(text, runner, pages, kChunkBytes, !keep_ws.has_value(), true,
+                                 end_at_faces);
     give_back_freed_pages(text.size(), parts);  // the chunks' arrays outgrown while parsing
     if (!parts) return std::nullopt;
     positions_to_world(*parts, to_world, flat, runner, keep_ws ? &*keep_ws : nullptr);
@@ -572,14 +587,24 @@ core::TerrainMesh obj_terrain_mesh(const ObjParts& obj, const glm::dmat4& to_wor
   return merge_corners(copy, flat, to_world, runner);
 }
 
+std::unique_ptr<ObjElementChunks> cropped_first_pass(std::string_view text,
+                                                     const core::ParallelRunner* runner,
+                                                     const ObjTextPages& pages) {
+  // Normals not stored: the few the kept triangles use are read again (used_normals_ws).
+  return std::make_unique<ObjElementChunks>(text, runner ? runner->threads() : 1, pages,
+                                            kChunkBytes, /*store_normals=*/false, /*lean=*/true,
+                                            /*end_at_faces=*/true);
+}
+
 core::TerrainMesh read_obj_terrain(std::string_view text, const glm::dmat4& to_world,
                                    const std::string& file, const core::ParallelRunner* runner,
                                    const std::optional<core::XzBox>& keep_ws,
-                                   core::TerrainCrop* crop, const ObjTextPages& pages) {
+                                   core::TerrainCrop* crop, const ObjTextPages& pages,
+                                   const ObjFirstPass& first_pass) {
   FileElements flat;
   UsedBounds used;
   std::optional<ObjParts> parts =
-      read_obj_parts(text, to_world, runner, keep_ws, pages, flat, used);
+      read_obj_parts(text, to_world, runner, keep_ws, pages, flat, used, first_pass);
   if (!parts) {  // parse_obj names the line and the problem, or reads what this reader refused
     parts = as_parts(parse_obj(text, file));
     flat = FileElements{};

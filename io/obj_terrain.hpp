@@ -2,7 +2,9 @@
 // An OBJ file's parsed geometry -> a terrain mesh in world space: positions and normals
 // transformed, corners merged into vertices by identical position and normal; optionally only
 // the triangles near a clip, dropped as soon as they are read.
+#include <functional>
 #include <glm/mat4x4.hpp>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -30,9 +32,20 @@ core::TerrainMesh obj_terrain_mesh(const ObjParts& obj, const glm::dmat4& to_wor
 // `crop` (not null) then receives the whole mesh's bounds and keep_ws (core::TerrainCrop).
 // A text the parallel reader does not accept is read by parse_obj, which names the line and
 // the problem (InputError naming `file`). `pages` hears of the ranges read next and done with.
+// `first_pass`, when given with `keep_ws`: the elements' pass the read begins with, made
+// elsewhere (io/obj_read_ahead: begun before the footprint was known) from
+// cropped_first_pass(text, runner, pages), its chunks all read.
+using ObjFirstPass = std::function<std::optional<ObjParts>()>;
 core::TerrainMesh read_obj_terrain(std::string_view text, const glm::dmat4& to_world,
                                    const std::string& file, const core::ParallelRunner* runner,
                                    const std::optional<core::XzBox>& keep_ws,
-                                   core::TerrainCrop* crop, const ObjTextPages& pages = {});
+                                   core::TerrainCrop* crop, const ObjTextPages& pages = {},
+                                   const ObjFirstPass& first_pass = {});
+
+// The chunks of the elements' pass read_obj_terrain begins with when it has a `keep_ws` (which
+// needs no `keep_ws`: only the faces are kept or dropped), to be read on `runner`'s threads.
+std::unique_ptr<ObjElementChunks> cropped_first_pass(std::string_view text,
+                                                     const core::ParallelRunner* runner,
+                                                     const ObjTextPages& pages);
 
 }  // namespace ikfix::io

@@ -38,9 +38,19 @@ void for_each_block(const core::ParallelRunner* runner, int blocks,
 }
 
 int block_count(const core::ParallelRunner* runner, long long work, long long min_per_block) {
-  if (runner == nullptr || runner->threads() < 2 || min_per_block < 1) return 1;
-  const long long most = static_cast<long long>(runner->threads()) * kBlocksPerThread;
+  return block_count(runner ? runner->threads() : 1, work, min_per_block);
+}
+
+int block_count(int threads, long long work, long long min_per_block) {
+  if (threads < 2 || min_per_block < 1) return 1;
+  const long long most = static_cast<long long>(threads) * kBlocksPerThread;
   return static_cast<int>(std::max(1LL, std::min(most, work / min_per_block)));
+}
+
+void on_every_thread(const core::ParallelRunner* runner, int blocks,
+                     const std::function<void()>& work) {
+  if (runner == nullptr || runner->threads() < 2 || blocks < 2) return work();
+  runner->for_ranges(runner->threads(), [&](int, int) { work(); });
 }
 
 const core::ParallelRunner* reader_threads(const core::ParallelRunner* given, int threads,

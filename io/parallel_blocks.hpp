@@ -25,6 +25,15 @@ void for_each_block(const core::ParallelRunner* runner, int blocks,
 constexpr int kBlocksPerThread = 8;
 int block_count(const core::ParallelRunner* runner, long long work, long long min_per_block);
 
+// The same for a runner of `threads` threads.
+int block_count(int threads, long long work, long long min_per_block);
+
+// Calls work() once on each of `runner`'s threads when there is one with two threads or more and
+// there are two blocks or more, else once on this thread; returns when every call has. For work
+// that claims its `blocks` itself (each call takes the next block until none is left).
+void on_every_thread(const core::ParallelRunner* runner, int blocks,
+                     const std::function<void()>& work);
+
 // The threads a file reader runs on: none (this thread) unless the read is `worth_threads` (a
 // small file costs less than starting threads); then `given`'s, or else those of `own`, made
 // here with `threads` threads (0: one per hardware thread, at most 8; 1: none).

@@ -21,6 +21,7 @@
 #include "io/file_util.hpp"
 #include "io/mapped_file.hpp"
 #include "io/memory_budget.hpp"
+#include "io/obj_read_ahead.hpp"
 #include "io/obj_reader.hpp"
 #include "io/obj_terrain.hpp"
 #include "io/parallel_blocks.hpp"
@@ -141,33 +142,35 @@ class MeshCollector {
   std::unordered_map<VertexKey, std::uint32_t, VertexKeyHash> index_;
 };
 
-bool has_obj_extension(const std::filesystem::path& path) {
-  std::string ext = path.extension().string();
-  for (char& c : ext) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-  return ext == ".obj";
-}
-
 // OBJ files through our own reader: the same result as the Assimp path (corners merged by
 // identical position and normal, in face order; normals kept when every corner has one), but
 // with the file's numbers in double. The file is mapped and read on `given`'s threads, or else
 // on a pool of `threads` (0: one per hardware thread, at most 8), through copies into a small
 // buffer per thread (read calls: a 10 M-triangle level is ~900 MB of text, and mapping a file's
 // pages costs the kernel more than copying them); only a kept normal's line longer than the
-// normals' copies and the sequential reader after a refusal read the mapping.
+// normals' copies and the sequential reader after a refusal read the mapping. With `ahead`
+// begun on the same runner, a crop's first pass is ahead's (the file as ahead mapped it).
 TerrainRead load_obj_terrain(const std::filesystem::path& path, const std::string& file,
                              const dmat4& to_world, const std::optional<core::XzBox>& keep_ws,
-                             int threads, const core::ParallelRunner* given) {
-  const MappedFile mapped(path);
+                             int threads, const core::ParallelRunner* given, ObjReadAhead* ahead) {
+  if (ahead && (!keep_ws || ahead->path() != path || !ahead->file()))
+    ahead->cancel(), ahead = nullptr;
+  std::optional<MappedFile> own;
+  const MappedFile& mapped = ahead ? *ahead->file() : own.emplace(path);
   std::optional<core::ThreadPool> pool;
-  const core::ParallelRunner* runner =
-      reader_threads(given, threads, mapped.text().size() >= (2u << 20), pool);
+  const core::ParallelRunner* runner = reader_threads(
+      given, threads, mapped.text().size() >= ObjReadAhead::kReadAheadFromBytes, pool);
+  if (ahead && ahead->runner() != runner) ahead->cancel(), ahead = nullptr;
   TerrainRead out;
   core::TerrainCrop crop;
   ObjTextPages pages;  // no `ahead` or `done`: the passes never read the mapping
   pages.copy = [&](std::size_t begin, char* out, std::size_t bytes) {
     return mapped.copy(begin, out, bytes);
   };
-  out.mesh = read_obj_terrain(mapped.text(), to_world, file, runner, keep_ws, &crop, pages);
+  ObjFirstPass first_pass;
+  if (ahead) first_pass = [ahead] { return ahead->finish(); };
+  out.mesh =
+      read_obj_terrain(mapped.text(), to_world, file, runner, keep_ws, &crop, pages, first_pass);
   if (keep_ws) {
     if (!core::is_finite(crop.whole_min))  // no triangle in the whole file
       throw InputError(file, "no triangles in the file (points and lines are ignored)");
@@ -203,6 +206,12 @@ void append_uint(std::string& out, std::uint64_t value) {
 
 }  // namespace
 
+bool has_obj_extension(const std::filesystem::path& path) {
+  std::string ext = path.extension().string();
+  for (char& c : ext) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  return ext == ".obj";
+}
+
 core::TerrainMesh load_terrain_mesh(const std::filesystem::path& path, double metres_per_unit,
                                     char up_axis) {
   return load_terrain_part(path, metres_per_unit, up_axis, std::nullopt).mesh;
@@ -210,7 +219,9 @@ core::TerrainMesh load_terrain_mesh(const std::filesystem::path& path, double me
 
 TerrainRead load_terrain_part(const std::filesystem::path& path, double metres_per_unit,
                               char up_axis, const std::optional<core::XzBox>& keep_ws, int threads,
-                              bool normals, const core::ParallelRunner* runner) {
+                              bool normals, const core::ParallelRunner* runner,
+                              ObjReadAhead* ahead) {
+  if (ahead && !has_obj_extension(path)) ahead->cancel(), ahead = nullptr;
   const std::string file = path.string();
   if (!(metres_per_unit > 0.0) || !std::isfinite(metres_per_unit))
     throw InputError(file, "metres per unit must be a finite number > 0, got " +
@@ -241,7 +252,7 @@ TerrainRead load_terrain_part(const std::filesystem::path& path, double metres_p
     return load_prepared_terrain(path, keep_ws, threads, normals, runner);
   }
   if (has_obj_extension(path)) {
-    TerrainRead read = load_obj_terrain(path, file, to_world, keep_ws, threads, runner);
+    TerrainRead read = load_obj_terrain(path, file, to_world, keep_ws, threads, runner, ahead);
     if (!read.crop && read.mesh.triangles.empty())
       throw InputError(file, "no triangles in the file (points and lines are ignored)");
     return read;

@@ -15,6 +15,8 @@ class ParallelRunner;
 
 namespace ikfix::io {
 
+class ObjReadAhead;
+
 // Reads every triangle of every mesh in the file, with node transforms applied (a mesh used by
 // several nodes appears once per node), polygons triangulated, points and lines ignored.
 // Vertices shared by identical position (and normal) are merged; vertex normals are kept when
@@ -46,11 +48,17 @@ struct TerrainRead {
 // prepared terrain's part comes without vertex normals (other files keep theirs: their normals
 // are checked as read). With `runner`, an OBJ file or a prepared terrain's part is read on its
 // threads instead of on a pool of `threads` made for the read and ended after it (a caller
-// that has a pool idle meanwhile saves the threads' start and join).
+// that has a pool idle meanwhile saves the threads' start and join). With `ahead`
+// (ObjReadAhead::start(path, runner)), an OBJ file read with `keep_ws` on `runner` begins with
+// the pass `ahead` began (the same result); any other read stops `ahead` first.
 TerrainRead load_terrain_part(const std::filesystem::path& path, double metres_per_unit,
                               char up_axis, const std::optional<core::XzBox>& keep_ws,
                               int threads = 0, bool normals = true,
-                              const core::ParallelRunner* runner = nullptr);
+                              const core::ParallelRunner* runner = nullptr,
+                              ObjReadAhead* ahead = nullptr);
+
+// Whether `path` ends in ".obj", in any case (read by io/obj_reader, not Assimp).
+bool has_obj_extension(const std::filesystem::path& path);
 
 // Whether reading `path` only under a clip's footprint (load_terrain_part with `keep_ws`) can
 // save time: a prepared terrain, or an OBJ file of at least kCropFromBytes. Smaller OBJ files

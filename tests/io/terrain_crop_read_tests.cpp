@@ -5,10 +5,13 @@
 // prepared file is refused with a one-line error.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +22,7 @@
 #include "io/error.hpp"
 #include "io/file_util.hpp"
 #include "io/obj_parts.hpp"
+#include "io/obj_read_ahead.hpp"
 #include "io/obj_terrain.hpp"
 #include "io/prepared_terrain.hpp"
 #include "io/terrain_io.hpp"
@@ -109,6 +113,74 @@ TEST(TerrainCropRead, ObjReadOnAnyNumberOfThreadsGivesTheSamePart) {
     ASSERT_TRUE(read.crop.has_value());
     EXPECT_TRUE(same_bits(read.crop->whole_min, one.crop->whole_min));
     EXPECT_TRUE(same_bits(read.crop->whole_max, one.crop->whole_max));
+  }
+}
+
+// The first pass begun before the footprint is known (io::ObjReadAhead, as `run` begins it
+// beside the clip's read): the same part and bounds as the read done all at once; a read that
+// does not crop stops it and reads the whole mesh; a file it does not fit gets none.
+TEST(TerrainCropRead, ObjReadBegunAheadGivesTheSamePart) {
+  const auto dir = test::scratch_dir("crop_read_ahead");
+  const auto path = dir / "bumps.obj";
+  save_obj(path, bumps_of(10.0, 0.05));
+  ASSERT_GE(std::filesystem::file_size(path), ObjReadAhead::kReadAheadFromBytes);
+  const core::XzBox rect{-1.0, -3.0, 2.5, 1.0};
+  const TerrainRead one = load_terrain_part(path, 1.0, 'y', rect, 1);
+  for (const int threads : {2, 3}) {
+    SCOPED_TRACE(threads);
+    core::ThreadPool pool(threads);
+    const std::unique_ptr<ObjReadAhead> ahead = ObjReadAhead::start(path, &pool);
+    ASSERT_NE(ahead, nullptr);
+    const TerrainRead read = load_terrain_part(path, 1.0, 'y', rect, 0, true, &pool, ahead.get());
+    expect_same_mesh(read.mesh, one.mesh);
+    ASSERT_TRUE(read.crop.has_value());
+    EXPECT_TRUE(same_bits(read.crop->whole_min, one.crop->whole_min));
+    EXPECT_TRUE(same_bits(read.crop->whole_max, one.crop->whole_max));
+
+    const std::unique_ptr<ObjReadAhead> unused = ObjReadAhead::start(path, &pool);
+    ASSERT_NE(unused, nullptr);
+    const TerrainRead whole =
+        load_terrain_part(path, 1.0, 'y', std::nullopt, 0, true, &pool, unused.get());
+    expect_same_mesh(whole.mesh, load_terrain_mesh(path));
+    EXPECT_FALSE(whole.crop.has_value());
+  }
+  core::ThreadPool pool(2);
+  EXPECT_EQ(ObjReadAhead::start(path, nullptr), nullptr);  // one thread: nothing beside it
+  core::ThreadPool one_thread(1);
+  EXPECT_EQ(ObjReadAhead::start(path, &one_thread), nullptr);
+  save_obj(dir / "small.obj", bumps_of(2.0, 0.5));
+  EXPECT_EQ(ObjReadAhead::start(dir / "small.obj", &pool), nullptr);
+  EXPECT_EQ(ObjReadAhead::start(dir / "missing.obj", &pool), nullptr);
+}
+
+// A bad line found by the pass begun ahead: the error the read gives without it, naming the
+// file and the line.
+TEST(TerrainCropRead, ObjReadBegunAheadNamesABadLineAsWithout) {
+  const auto path = test::scratch_dir("crop_read_ahead_bad") / "bad.obj";
+  save_obj(path, bumps_of(10.0, 0.05));
+  std::string text = read_file(path);
+  const std::size_t at = text.find("\nv ", text.size() / 8);
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at + 1, 1, "v 1 nan 2\nv");
+  write_file_atomic(path, text);
+  const core::XzBox rect{-1.0, -3.0, 2.5, 1.0};
+  std::string without;
+  try {
+    load_terrain_part(path, 1.0, 'y', rect, 1);
+  } catch (const InputError& e) {
+    without = e.what();
+  }
+  const auto line =
+      std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at) + 1, '\n') + 1;
+  ASSERT_EQ(without.rfind(path.string() + ":" + std::to_string(line) + ": ", 0), 0u) << without;
+  core::ThreadPool pool(2);
+  const std::unique_ptr<ObjReadAhead> ahead = ObjReadAhead::start(path, &pool);
+  ASSERT_NE(ahead, nullptr);
+  try {
+    load_terrain_part(path, 1.0, 'y', rect, 0, true, &pool, ahead.get());
+    ADD_FAILURE() << "read";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), without);
   }
 }
 
