@@ -264,6 +264,31 @@ TEST(Batch, ResumeSkipsWhatIsUpToDateAndRedoesWhatChanged) {
   EXPECT_EQ(read_ordered(dir / "r5.json")["run"]["resumed"], 0);
 }
 
+// The settings' hash (what --resume compares) covers every byte of the terrain, read a block at
+// a time beside the terrain's build: a comment added at the end of a terrain of several MB (the
+// same mesh, other bytes) changes it; the same bytes at another path do not.
+TEST(Batch, SettingsHashCoversEveryByteOfALargeTerrain) {
+  const auto dir = temp_dir("batch_hash_terrain");
+  const auto lib = make_library(dir, 1, false);
+  const fs::path terrain = dir / "bumps.obj";
+  ASSERT_EQ(run_ikfix("terrain bumps --size 10 --cell 0.05 -o " + quoted(terrain)).exit_code, 0);
+  ASSERT_GT(fs::file_size(terrain), std::uintmax_t{2} << 20);
+  fs::create_directories(dir / "moved");
+  fs::copy_file(terrain, dir / "moved" / "bumps.obj");
+  io::write_file_atomic(dir / "edited.obj", read_text(terrain) + "# edited\n");
+  const auto hash_with = [&](const fs::path& t, const std::string& name) {
+    const auto r =
+        run_ikfix("batch " + quoted(lib) + " --terrain " + quoted(t) + " --out-dir " +
+                  quoted(dir / ("out_" + name)) + " --report " + quoted(dir / (name + ".json")));
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    return read_ordered(dir / (name + ".json"))["settings_hash"].get<std::string>();
+  };
+  const std::string original = hash_with(terrain, "original");
+  EXPECT_EQ(original.rfind("fnv1a64:", 0), 0u) << original;
+  EXPECT_EQ(hash_with(dir / "moved" / "bumps.obj", "moved"), original);
+  EXPECT_NE(hash_with(dir / "edited.obj", "edited"), original);
+}
+
 TEST(Batch, ListsGlobsAndMirroring) {
   const auto dir = temp_dir("batch_lists");
   const auto lib = make_library(dir, 4, false);
