@@ -1,6 +1,7 @@
 #include "io/obj_terrain.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -24,6 +25,14 @@ namespace {
 
 using core::Vec3;
 
+// Slots of an open-addressing table for `expected` entries: a power of two at least twice that
+// (at most half full), 16 at least.
+std::size_t table_capacity(std::size_t expected) {
+  std::size_t capacity = 16;
+  while (capacity < 2 * expected) capacity *= 2;
+  return capacity;
+}
+
 // Output vertices by the bits of their position and normal (open addressing, linear probing;
 // the keys are the mesh's own arrays, so a slot holds only a vertex index).
 class VertexIndex {
@@ -34,12 +43,8 @@ class VertexIndex {
   }
 
   std::uint32_t find_or_add(const Vec3& position, const Vec3& normal) {
-    std::size_t slot = hash(position, normal) & mask_;
-    for (;; slot = (slot + 1) & mask_) {
-      const std::uint32_t v = slots_[slot];
-      if (v == kEmpty) break;
-      if (same(v, position, normal)) return v;
-    }
+    std::size_t slot = 0;
+    if (const std::uint32_t v = probe(position, normal, slot); v != kEmpty) return v;
     if (mesh_.vertices.size() >= std::numeric_limits<std::uint32_t>::max() - 1)
       throw std::length_error("too many vertices");
     const auto v = static_cast<std::uint32_t>(mesh_.vertices.size());
@@ -49,9 +54,23 @@ class VertexIndex {
     if (2 * mesh_.vertices.size() > slots_.size()) rehash();
     return v;
   }
+  // The vertex find_or_add gave these bits (it must have been given them). Thread-safe once
+  // no thread adds.
+  std::uint32_t find(const Vec3& position, const Vec3& normal) const {
+    std::size_t slot = 0;
+    return probe(position, normal, slot);
+  }
 
  private:
   static constexpr std::uint32_t kEmpty = std::numeric_limits<std::uint32_t>::max();
+
+  // The vertex of these bits, else kEmpty with `slot` the free slot where they go.
+  std::uint32_t probe(const Vec3& position, const Vec3& normal, std::size_t& slot) const {
+    for (slot = hash(position, normal) & mask_;; slot = (slot + 1) & mask_) {
+      const std::uint32_t v = slots_[slot];
+      if (v == kEmpty || same(v, position, normal)) return v;
+    }
+  }
 
   static std::size_t hash(const Vec3& position, const Vec3& normal) {
     const double key[6] = {position.x, position.y, position.z, normal.x, normal.y, normal.z};
@@ -72,10 +91,8 @@ class VertexIndex {
            (!normals_ || std::memcmp(&mesh_.vertex_normals[v], &normal, sizeof normal) == 0);
   }
   void resize_table(std::size_t expected) {
-    std::size_t capacity = 16;
-    while (capacity < 2 * expected) capacity *= 2;
-    slots_.assign(capacity, kEmpty);
-    mask_ = capacity - 1;
+    slots_.assign(table_capacity(expected), kEmpty);
+    mask_ = slots_.size() - 1;
   }
   void rehash() {
     resize_table(mesh_.vertices.size() * 2);
@@ -355,7 +372,11 @@ bool read_cropped_faces(std::string_view text, ObjParts& parts, FileElements& fl
 class UsedSlots {
  public:
   explicit UsedSlots(std::size_t indices) : bits_(indices / 64 + 1, 0) {}
-  void mark(std::uint32_t index) { bits_[index / 64] |= std::uint64_t{1} << (index % 64); }
+  // Marks `index` from any of several threads marking at once.
+  void mark_shared(std::uint32_t index) {
+    std::atomic_ref<std::uint64_t>(bits_[index / 64])
+        .fetch_or(std::uint64_t{1} << (index % 64), std::memory_order_relaxed);
+  }
   // Counts the marked indices: call after the last mark, before slot.
   void number() {
     before_.resize(bits_.size());
@@ -457,7 +478,72 @@ std::vector<Vec3> used_normals_ws(const FileElements& flat, const UsedSlots& use
   return out;
 }
 
-// Corners merged into vertices (see obj_terrain_mesh), over the parts' kept triangles.
+// A corner's position and normal indices as one key (normal -1: none).
+inline std::uint64_t corner_key(std::uint32_t position, std::int32_t normal) {
+  return std::uint64_t{position} << 32 | static_cast<std::uint32_t>(normal);
+}
+
+// Distinct corner keys, each kept once, in the order first added (open addressing).
+class FirstUses {
+ public:
+  explicit FirstUses(std::size_t expected) { resize_table(expected); }
+  void add(std::uint64_t key) {
+    std::size_t slot = spread(key) & mask_;
+    for (; table_[slot] != kEmpty; slot = (slot + 1) & mask_)
+      if (table_[slot] == key) return;
+    table_[slot] = key;
+    keys_.push_back(key);
+    if (2 * keys_.size() > table_.size()) rehash();
+  }
+  std::vector<std::uint64_t> take_keys() { return std::move(keys_); }
+
+ private:
+  // No key is this: a position index is below 2^32 - 1 (ObjParts::position_count fits 32 bits).
+  static constexpr std::uint64_t kEmpty = ~std::uint64_t{0};
+  static std::size_t spread(std::uint64_t key) {
+    key *= 0x9e3779b97f4a7c15ull;
+    return static_cast<std::size_t>(key ^ (key >> 29));
+  }
+  void resize_table(std::size_t expected) {
+    table_.assign(table_capacity(expected), kEmpty);
+    mask_ = table_.size() - 1;
+  }
+  void rehash() {
+    resize_table(keys_.size() * 2);
+    for (const std::uint64_t key : keys_) {
+      std::size_t slot = spread(key) & mask_;
+      while (table_[slot] != kEmpty) slot = (slot + 1) & mask_;
+      table_[slot] = key;
+    }
+  }
+
+  std::vector<std::uint64_t> table_, keys_;
+  std::size_t mask_ = 0;
+};
+
+// Calls f(corners, t) for each kept triangle t in [first, last) of the parts' kept triangles
+// (numbered over the parts, in order).
+template <typename F>
+void for_kept_triangles(const ObjParts& obj, std::size_t first, std::size_t last, F&& f) {
+  std::size_t before = 0;
+  for (const ObjPart& part : obj.parts) {
+    const std::size_t count = part.triangles.size();
+    for (std::size_t t = std::max(first, before); t < std::min(last, before + count); ++t)
+      f(part.triangles[t - before], t);
+    before += count;
+    if (before >= last) return;
+  }
+}
+
+// Kept triangles per block of the merge's parallel steps.
+constexpr std::size_t kMergeBlockTriangles = 16384;
+
+// Corners merged into vertices (see obj_terrain_mesh), over the parts' kept triangles, in three
+// steps: per block of triangles on the runner's threads, its distinct (position, normal) pairs
+// in order of first use; on this thread, those of every block in block order, each made a
+// vertex unless its bits already are one (the first pair of a vertex's bits met this way is the
+// one of its first corner in face order, so the vertices come in the order of the one-thread
+// merge); then per block again, each corner's vertex.
 core::TerrainMesh merge_corners(const ObjParts& obj, const FileElements& flat,
                                 const glm::dmat4& to_world, const core::ParallelRunner* runner) {
   const glm::dmat3 normal_matrix = glm::inverseTranspose(glm::dmat3(to_world));
@@ -470,15 +556,30 @@ core::TerrainMesh merge_corners(const ObjParts& obj, const FileElements& flat,
   core::TerrainMesh mesh;
   mesh.vertices.reserve(expected);
   if (with_normals) mesh.vertex_normals.reserve(expected);
-  mesh.triangles.reserve(kept);
   VertexIndex index(mesh, with_normals, expected);
   UsedSlots positions(obj.position_count), normals(with_normals ? obj.normal_count : 0);
-  for (const ObjPart& part : obj.parts)
-    for (const auto& corners : part.triangles)
-      for (const ObjCorner& c : corners) {
-        positions.mark(c.position);
-        if (with_normals) normals.mark(static_cast<std::uint32_t>(c.normal));
-      }
+  const int blocks = block_count(runner, static_cast<long long>(kept),
+                                 static_cast<long long>(kMergeBlockTriangles));
+  const std::size_t per_block =
+      (kept + static_cast<std::size_t>(blocks) - 1) / static_cast<std::size_t>(blocks);
+  const auto block_triangles = [&](int b) {
+    const std::size_t first = std::min(kept, static_cast<std::size_t>(b) * per_block);
+    return std::pair{first, std::min(kept, first + per_block)};
+  };
+  std::vector<std::vector<std::uint64_t>> first_uses(static_cast<std::size_t>(blocks));
+  for_each_block(runner, blocks, [&](int b) {
+    const auto [first, last] = block_triangles(b);
+    FirstUses uses((last - first) / 2);  // a grid's triangles share each vertex about 6 times
+    for_kept_triangles(obj, first, last, [&](const std::array<ObjCorner, 3>& corners, std::size_t) {
+      for (const ObjCorner& c : corners)
+        uses.add(corner_key(c.position, with_normals ? c.normal : -1));
+    });
+    first_uses[static_cast<std::size_t>(b)] = uses.take_keys();
+    for (const std::uint64_t key : first_uses[static_cast<std::size_t>(b)]) {
+      positions.mark_shared(static_cast<std::uint32_t>(key >> 32));
+      if (with_normals) normals.mark_shared(static_cast<std::uint32_t>(key));
+    }
+  });
   positions.number(), normals.number();
   const std::vector<Vec3> normals_ws = used_normals_ws(flat, normals, normal_matrix, runner);
   // Per position used: the normal index it was last used with (kUnseen: none yet) and the
@@ -489,24 +590,35 @@ core::TerrainMesh merge_corners(const ObjParts& obj, const FileElements& flat,
   core::UnwrittenResizeVector<std::uint32_t> cached_vertex;
   core::resize_unwritten(cached_vertex, positions.count());
   const Vec3 no_normal(0.0);
-  auto vertex_of = [&](const ObjCorner& c) {
+  const auto normal_ws = [&](std::int32_t normal) -> const Vec3& {
+    return normal >= 0 ? normals_ws[normals.slot(static_cast<std::uint32_t>(normal))] : no_normal;
+  };
+  for (const std::vector<std::uint64_t>& keys : first_uses)
+    for (const std::uint64_t key : keys) {
+      const auto position = static_cast<std::uint32_t>(key >> 32);
+      const auto normal = static_cast<std::int32_t>(static_cast<std::uint32_t>(key));
+      const std::uint32_t slot = positions.slot(position);
+      if (cached_normal[slot] == normal) continue;
+      cached_vertex[slot] = index.find_or_add(flat.positions_ws[position], normal_ws(normal));
+      cached_normal[slot] = normal;
+    }
+  const auto vertex_of = [&](const ObjCorner& c) {
     const std::int32_t normal = with_normals ? c.normal : -1;
     const std::uint32_t slot = positions.slot(c.position);
     if (cached_normal[slot] == normal) return cached_vertex[slot];
-    const Vec3& normal_ws =
-        with_normals ? normals_ws[normals.slot(static_cast<std::uint32_t>(normal))] : no_normal;
-    const std::uint32_t v = index.find_or_add(flat.positions_ws[c.position], normal_ws);
-    cached_normal[slot] = normal;
-    cached_vertex[slot] = v;
-    return v;
+    return index.find(flat.positions_ws[c.position], normal_ws(normal));
   };
-  for (const ObjPart& part : obj.parts)
-    for (const auto& corners : part.triangles) {
-      std::array<std::uint32_t, 3> tri{vertex_of(corners[0]), vertex_of(corners[1]),
-                                       vertex_of(corners[2])};
-      if (mirrored) std::swap(tri[1], tri[2]);
-      mesh.triangles.push_back(tri);
-    }
+  mesh.triangles.resize(kept);
+  for_each_block(runner, blocks, [&](int b) {
+    const auto [first, last] = block_triangles(b);
+    for_kept_triangles(obj, first, last,
+                       [&](const std::array<ObjCorner, 3>& corners, std::size_t t) {
+                         std::array<std::uint32_t, 3> tri{
+                             vertex_of(corners[0]), vertex_of(corners[1]), vertex_of(corners[2])};
+                         if (mirrored) std::swap(tri[1], tri[2]);
+                         mesh.triangles[t] = tri;
+                       });
+  });
   return mesh;
 }
 

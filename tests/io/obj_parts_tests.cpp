@@ -361,6 +361,38 @@ TEST(ObjParts, TerrainMeshMergesCornersAsTheFormerLoader) {
                    reference_mesh(parse_obj(no_normals, "t.obj")));
 }
 
+// Enough triangles for several blocks of the merge's parallel steps (io/obj_terrain.cpp): on
+// any number of threads the former loader's mesh, with a position used with a second normal
+// and a twin of a position (the same bits, another index) both first met in the last block.
+TEST(ObjParts, TerrainMeshMergesCornersAcrossBlocksAsTheFormerLoader) {
+  constexpr int kCells = 160;  // 51,200 triangles
+  std::string text;
+  for (int z = 0; z <= kCells; ++z)
+    for (int x = 0; x <= kCells; ++x)
+      text += "v " + std::to_string(x) + " 0 " + std::to_string(z) + "\n";
+  const int twin = (kCells + 1) * (kCells + 1) + 1;
+  text += "v 5 0 0\nvn 0 1 0\nvn 0 0.9 0.1\n";
+  const auto corner = [](int v, int n) {
+    return " " + std::to_string(v) + "//" + std::to_string(n);
+  };
+  for (int z = 0; z < kCells; ++z)
+    for (int x = 0; x < kCells; ++x) {
+      const int a = z * (kCells + 1) + x + 1, b = a + 1, c = a + kCells + 1, d = c + 1;
+      text += "f" + corner(a, 1) + corner(c, 1) + corner(b, 1) + "\n";
+      text += "f" + corner(b, 1) + corner(c, 1) + corner(d, 1) + "\n";
+    }
+  text += "f" + corner(1, 2) + corner(kCells + 2, 1) + corner(2, 1) + "\n";
+  text += "f" + corner(twin, 1) + corner(kCells + 7, 1) + corner(7, 1) + "\n";
+  const core::TerrainMesh want = reference_mesh(parse_obj(text, "t.obj"));
+  for (const int threads : {1, 2, 3}) {
+    SCOPED_TRACE(threads);
+    const core::ThreadPool pool(threads);
+    const auto parts = parse_obj_parts(text, &pool, 8);
+    ASSERT_TRUE(parts.has_value());
+    expect_same_mesh(obj_terrain_mesh(*parts, glm::dmat4(1.0), "t.obj", &pool), want);
+  }
+}
+
 TEST(ObjParts, GeneratedBumpsLoadAsTheFormerLoader) {
   core::BumpsParams params;
   params.cell = 0.05;
