@@ -535,8 +535,52 @@ void for_kept_triangles(const ObjParts& obj, std::size_t first, std::size_t last
   }
 }
 
-// Kept triangles per block of the merge's parallel steps.
-constexpr std::size_t kMergeBlockTriangles = 16384;
+// The parts' kept triangles (numbered over the parts, in order) cut into blocks for the
+// merge's parallel steps.
+struct KeptBlocks {
+  static constexpr std::size_t kTriangles = 16384;  // per block, at least
+
+  KeptBlocks(const ObjParts& obj, const core::ParallelRunner* runner) {
+    for (const ObjPart& part : obj.parts) kept += part.triangles.size();
+    count = block_count(runner, static_cast<long long>(kept), static_cast<long long>(kTriangles));
+    per_block = (kept + static_cast<std::size_t>(count) - 1) / static_cast<std::size_t>(count);
+  }
+  // Block b's triangles [first, last).
+  std::pair<std::size_t, std::size_t> range(int b) const {
+    const std::size_t first = std::min(kept, static_cast<std::size_t>(b) * per_block);
+    return {first, std::min(kept, first + per_block)};
+  }
+
+  std::size_t kept = 0;
+  int count = 1;
+  std::size_t per_block = 0;
+};
+
+// Per block, on `runner`'s threads: the distinct (position, normal) index pairs of its corners
+// in order of first use (corner_key; normal -1 throughout without normals), each one's indices
+// marked in `positions` (and `normals`).
+std::vector<std::vector<std::uint64_t>> first_uses_by_block(const ObjParts& obj,
+                                                            const KeptBlocks& blocks,
+                                                            bool with_normals, UsedSlots& positions,
+                                                            UsedSlots& normals,
+                                                            const core::ParallelRunner* runner) {
+  std::vector<std::vector<std::uint64_t>> out(static_cast<std::size_t>(blocks.count));
+  for_each_block(runner, blocks.count, [&](int b) {
+    const auto [first, last] = blocks.range(b);
+    FirstUses uses((last - first) / 2);  // a grid's triangles share each vertex about 6 times
+    for_kept_triangles(obj, first, last, [&](const std::array<ObjCorner, 3>& corners, std::size_t) {
+      for (const ObjCorner& c : corners)
+        uses.add(corner_key(c.position, with_normals ? c.normal : -1));
+    });
+    std::vector<std::uint64_t>& keys = out[static_cast<std::size_t>(b)];
+    keys = uses.take_keys();
+    for (const std::uint64_t key : keys) {
+      positions.mark_shared(static_cast<std::uint32_t>(key >> 32));
+      if (with_normals) normals.mark_shared(static_cast<std::uint32_t>(key));
+    }
+  });
+  return out;
+}
 
 // Corners merged into vertices (see obj_terrain_mesh), over the parts' kept triangles, in three
 // steps: per block of triangles on the runner's threads, its distinct (position, normal) pairs
@@ -549,37 +593,17 @@ core::TerrainMesh merge_corners(const ObjParts& obj, const FileElements& flat,
   const glm::dmat3 normal_matrix = glm::inverseTranspose(glm::dmat3(to_world));
   const bool mirrored = glm::determinant(glm::dmat3(to_world)) < 0.0;
   const bool with_normals = obj.triangle_count > 0 && obj.every_corner_has_normal;
-  std::size_t kept = 0;
-  for (const ObjPart& part : obj.parts) kept += part.triangles.size();
-  const std::size_t expected = std::min(obj.position_count, 3 * kept);
+  const KeptBlocks blocks(obj, runner);
+  const std::size_t expected = std::min(obj.position_count, 3 * blocks.kept);
 
   core::TerrainMesh mesh;
   mesh.vertices.reserve(expected);
   if (with_normals) mesh.vertex_normals.reserve(expected);
+  mesh.triangles.reserve(blocks.kept);  // before the blocks' lists: no hole where they were
   VertexIndex index(mesh, with_normals, expected);
   UsedSlots positions(obj.position_count), normals(with_normals ? obj.normal_count : 0);
-  const int blocks = block_count(runner, static_cast<long long>(kept),
-                                 static_cast<long long>(kMergeBlockTriangles));
-  const std::size_t per_block =
-      (kept + static_cast<std::size_t>(blocks) - 1) / static_cast<std::size_t>(blocks);
-  const auto block_triangles = [&](int b) {
-    const std::size_t first = std::min(kept, static_cast<std::size_t>(b) * per_block);
-    return std::pair{first, std::min(kept, first + per_block)};
-  };
-  std::vector<std::vector<std::uint64_t>> first_uses(static_cast<std::size_t>(blocks));
-  for_each_block(runner, blocks, [&](int b) {
-    const auto [first, last] = block_triangles(b);
-    FirstUses uses((last - first) / 2);  // a grid's triangles share each vertex about 6 times
-    for_kept_triangles(obj, first, last, [&](const std::array<ObjCorner, 3>& corners, std::size_t) {
-      for (const ObjCorner& c : corners)
-        uses.add(corner_key(c.position, with_normals ? c.normal : -1));
-    });
-    first_uses[static_cast<std::size_t>(b)] = uses.take_keys();
-    for (const std::uint64_t key : first_uses[static_cast<std::size_t>(b)]) {
-      positions.mark_shared(static_cast<std::uint32_t>(key >> 32));
-      if (with_normals) normals.mark_shared(static_cast<std::uint32_t>(key));
-    }
-  });
+  std::vector<std::vector<std::uint64_t>> first_uses =
+      first_uses_by_block(obj, blocks, with_normals, positions, normals, runner);
   positions.number(), normals.number();
   const std::vector<Vec3> normals_ws = used_normals_ws(flat, normals, normal_matrix, runner);
   // Per position used: the normal index it was last used with (kUnseen: none yet) and the
@@ -593,7 +617,7 @@ core::TerrainMesh merge_corners(const ObjParts& obj, const FileElements& flat,
   const auto normal_ws = [&](std::int32_t normal) -> const Vec3& {
     return normal >= 0 ? normals_ws[normals.slot(static_cast<std::uint32_t>(normal))] : no_normal;
   };
-  for (const std::vector<std::uint64_t>& keys : first_uses)
+  for (std::vector<std::uint64_t>& keys : first_uses) {
     for (const std::uint64_t key : keys) {
       const auto position = static_cast<std::uint32_t>(key >> 32);
       const auto normal = static_cast<std::int32_t>(static_cast<std::uint32_t>(key));
@@ -602,15 +626,17 @@ core::TerrainMesh merge_corners(const ObjParts& obj, const FileElements& flat,
       cached_vertex[slot] = index.find_or_add(flat.positions_ws[position], normal_ws(normal));
       cached_normal[slot] = normal;
     }
+    std::vector<std::uint64_t>().swap(keys);  // freed for the vertices growing meanwhile
+  }
   const auto vertex_of = [&](const ObjCorner& c) {
     const std::int32_t normal = with_normals ? c.normal : -1;
     const std::uint32_t slot = positions.slot(c.position);
     if (cached_normal[slot] == normal) return cached_vertex[slot];
     return index.find(flat.positions_ws[c.position], normal_ws(normal));
   };
-  mesh.triangles.resize(kept);
-  for_each_block(runner, blocks, [&](int b) {
-    const auto [first, last] = block_triangles(b);
+  mesh.triangles.resize(blocks.kept);
+  for_each_block(runner, blocks.count, [&](int b) {
+    const auto [first, last] = blocks.range(b);
     for_kept_triangles(obj, first, last,
                        [&](const std::array<ObjCorner, 3>& corners, std::size_t t) {
                          std::array<std::uint32_t, 3> tri{
