@@ -293,10 +293,20 @@ struct FrameGrid {
   bool uniform = false;
 };
 
-// `key_times`: the key times of each sampler that drives the skeleton.
+// Refuses (InputError naming the file) a take of `frames` frames of `joints` joints whose
+// estimate exceeds the clip's memory budget (io/memory_budget.hpp), before its arrays exist.
+void check_take_memory(const Document& doc, std::uint64_t frames, int joints) {
+  std::error_code size_error;
+  const std::uintmax_t file_bytes = std::filesystem::file_size(doc.path, size_error);
+  io::check_clip_memory(doc.source_name, {size_error ? 0 : file_bytes, frames,
+                                          static_cast<std::uint64_t>(joints), 0});
+}
+
+// `key_times`: the key times of each sampler that drives the skeleton's `joints` joints.
 // `where` names the animation in an error.
 FrameGrid frame_grid(const Document& doc, const std::string& where,
-                     const std::vector<std::vector<double>>& key_times, double fallback_fps) {
+                     const std::vector<std::vector<double>>& key_times, double fallback_fps,
+                     int joints) {
   FrameGrid grid;
   // Times that differ only by float rounding are the same key (written by two samplers).
   auto close = [](double a, double b) {
@@ -360,6 +370,9 @@ FrameGrid frame_grid(const Document& doc, const std::string& where,
     fail(doc, where + ": its keys span " + std::to_string(span) + " s, " + std::to_string(frames) +
                   " frames at " + std::to_string(fallback_fps) + " fps: too many");
   const auto count = static_cast<std::size_t>(frames);
+  // Checked here, not only once sampled: the times alone are 8 bytes a frame.
+  check_take_memory(doc, count, joints);
+  grid.times.reserve(count + 1);
   for (std::size_t k = 0; k < count; ++k)
     grid.times.push_back(
         static_cast<double>(static_cast<float>(t0 + static_cast<double>(k) / fallback_fps)));
@@ -707,10 +720,7 @@ void sample_clip(const Document& doc, const Animation& anim, const std::vector<D
   clip.fps = fps;
   clip.frame_count = static_cast<int>(times.size());
   clip.joint_count = skeleton.joint_count();
-  std::error_code size_error;
-  const std::uintmax_t file_bytes = std::filesystem::file_size(doc.path, size_error);
-  io::check_clip_memory(doc.source_name, {size_error ? 0 : file_bytes, times.size(),
-                                          static_cast<std::uint64_t>(clip.joint_count), 0});
+  check_take_memory(doc, times.size(), clip.joint_count);
   clip.locals.resize(static_cast<std::size_t>(clip.frame_count) * clip.joint_count);
   for (int f = 0; f < clip.frame_count; ++f)
     for (int j = 0; j < clip.joint_count; ++j) clip.at(f, j) = skeleton.rest[j];
@@ -758,8 +768,8 @@ Take extract_take(std::shared_ptr<const Document> document, int animation,
   const double fallback_fps = options.sample_fps.value_or(30.0);
   if (!(fallback_fps > 0) || !std::isfinite(fallback_fps))
     throw InputError(doc.source_name, "sample rate must be a positive number of frames per second");
-  FrameGrid grid =
-      frame_grid(doc, "animation '" + anim.display_name + "'", key_times, fallback_fps);
+  FrameGrid grid = frame_grid(doc, "animation '" + anim.display_name + "'", key_times, fallback_fps,
+                              take.skeleton.joint_count());
   take.uniform_grid = grid.uniform;
   take.layout.frame_times = std::move(grid.times);
   sample_clip(doc, anim, driven, keyframes, grid.fps, take);

@@ -1,6 +1,7 @@
 // --max-memory (issue 19 item 4): sizes as users write them, the clip estimate, and every reader
 // refusing a clip whose estimate exceeds its budget before its motion is allocated.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
 #include <functional>
 #include <memory>
@@ -155,6 +156,31 @@ TEST(MemoryBudget, FbxGltfTakesOverTheirBudgetAreRefused) {
   EXPECT_NE(gltf_error.find("(30001 frames of 1 joints)"), std::string::npos) << gltf_error;
   io::set_memory_budget(io::estimate_clip_bytes({0, 30001, 1, 0}));
   EXPECT_EQ(io::gltf::extract_take(doc, 0).clip.frame_count, 30001);
+}
+
+// Peak resident memory of this process so far, in bytes.
+std::uint64_t peak_rss_bytes() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;
+}
+
+TEST(MemoryBudget, AGltfWhoseKeysSpanMillionsOfFramesIsRefusedBeforeItsFrameTimesExist) {
+  // Keys 0.3 s apart then one 1.4 M s later: no common grid, so 42 M frames at 30 fps, whose
+  // times alone are 336 MB. fuzz_gltf saw such a file allocate 1 GiB before the budget's check.
+  ikfix::test::MiniGltf m;
+  m.add_node("root", -1);
+  const std::vector<float> times = {0.0f, 0.3f, 1.4e6f};
+  const int input = m.add_floats(times, "SCALAR", 1);
+  const int output = m.add_floats(std::vector<float>(3 * times.size(), 0.5f), "VEC3", 3);
+  m.add_animation("walk", {{0, "translation", input, output, "LINEAR"}});
+  const auto doc = std::make_shared<const io::gltf::Document>(m.parse("span.gltf"));
+  BudgetScope scope(512 * kMiB);
+  const std::uint64_t peak_before = peak_rss_bytes();
+  const std::string what = error_of([&] { io::gltf::extract_take(doc, 0); });
+  EXPECT_EQ(what.rfind("span.gltf: needs about ", 0), 0u) << what;
+  EXPECT_NE(what.find("(42000001 frames of 1 joints)"), std::string::npos) << what;
+  EXPECT_LT(peak_rss_bytes() - peak_before, 64 * kMiB);
 }
 
 }  // namespace
