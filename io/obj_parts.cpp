@@ -547,12 +547,32 @@ class FaceParser : LineReader {
   obj_lean::FaceShape shape_;  // of the last face line read_face read
 };
 
+// The first line break at or after `at` in `text` (text.size() when there is none), found
+// through `pages.copy` when there is one (the mapping's pages not touched), else in the text.
+std::size_t next_line_break(std::string_view text, std::size_t at, const ObjTextPages& pages) {
+  if (!pages.copy) {
+    while (at < text.size() && !is_eol(text[at])) ++at;
+    return at;
+  }
+  char window[512];
+  while (at < text.size()) {
+    const std::size_t bytes = std::min(sizeof window, text.size() - at);
+    // A file that shrank: no boundary past here (the pass then fails on its copies).
+    if (!pages.copy(at, window, bytes)) return text.size();
+    for (std::size_t i = 0; i < bytes; ++i)
+      if (is_eol(window[i])) return at + i;
+    at += bytes;
+  }
+  return at;
+}
+
 // Chunk boundaries: about equal byte ranges, each ending just past a line break (or at the end).
-std::vector<std::size_t> chunk_starts(std::string_view text, int chunks) {
+std::vector<std::size_t> chunk_starts(std::string_view text, int chunks,
+                                      const ObjTextPages& pages) {
   std::vector<std::size_t> starts{0};
   for (int k = 1; k < chunks; ++k) {
     std::size_t at = std::max(starts.back(), text.size() * static_cast<std::size_t>(k) / chunks);
-    while (at < text.size() && !is_eol(text[at])) ++at;
+    at = next_line_break(text, at, pages);
     if (at < text.size()) ++at;  // a CRLF cut after its CR leaves an empty line: harmless
     if (at >= text.size()) break;
     if (at > starts.back()) starts.push_back(at);
@@ -658,7 +678,7 @@ ObjElementChunks::ObjElementChunks(std::string_view text, int threads, const Obj
       too_large_ ? 1
                  : block_count(threads, static_cast<long long>(text.size()),
                                static_cast<long long>(std::max<std::size_t>(min_chunk_bytes, 1)));
-  starts_ = chunk_starts(text, blocks);
+  starts_ = chunk_starts(text, blocks, pages);
   const std::size_t chunks = starts_.size() - 1;
   out_.parts.resize(chunks);
   out_.part_begin.assign(starts_.begin(), starts_.end() - 1);

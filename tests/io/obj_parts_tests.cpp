@@ -253,6 +253,44 @@ TEST(ObjParts, TextReadThroughCopiesParsesAsTheTextItself) {
     }
 }
 
+// Read through copies, pass 1 finds its chunks' boundaries in copies too: the text's view is
+// never read (a mapped file's pages are never faulted in). Here the view holds no line break
+// at all, yet the chunks begin where those of the text read in place begin.
+TEST(ObjParts, ChunkBoundariesThroughCopiesNeverReadTheText) {
+  std::string text;
+  for (int i = 0; i < 400; ++i)
+    text += "v " + std::to_string(i) + ".5 0.25 -1\nvn 0 1 " + std::to_string(i % 3) + "\r\n";
+  for (int i = 1; i < 390; ++i)
+    text += "f " + std::to_string(i) + "//1 " + std::to_string(i + 1) + "//2 " +
+            std::to_string(i + 2) + "//3\n";
+  const std::string unreadable(text.size(), 'x');
+  ObjTextPages pages;
+  pages.copy = [&text](std::size_t begin, char* out, std::size_t bytes) {
+    if (begin + bytes > text.size()) return false;
+    std::memcpy(out, text.data() + begin, bytes);
+    return true;
+  };
+  pages.window_bytes = 512;
+  for (const int threads : {2, 3}) {
+    SCOPED_TRACE(threads);
+    const auto want = parse_obj_elements(text, nullptr, {}, 64, false, true, true);
+    ObjElementChunks copied(unreadable, threads, pages, 64, false, true, true);
+    ObjElementChunks in_place(text, threads, {}, 64, false, true, true);
+    ASSERT_GT(copied.count(), 2u);
+    copied.read_unclaimed();
+    in_place.read_unclaimed();
+    const std::optional<ObjParts> parts = copied.result(), placed = in_place.result();
+    ASSERT_TRUE(parts.has_value() && placed.has_value() && want.has_value());
+    EXPECT_EQ(parts->part_begin, placed->part_begin);
+    EXPECT_EQ(parts->position_count, want->position_count);
+    EXPECT_EQ(parts->normal_count, want->normal_count);
+    // A copy that fails ends the boundaries there (the pass then fails on it, as before).
+    ObjTextPages failing;
+    failing.copy = [](std::size_t, char*, std::size_t) { return false; };
+    EXPECT_EQ(ObjElementChunks(unreadable, threads, failing, 64, false, true, true).count(), 1u);
+  }
+}
+
 TEST(ObjParts, TextsRefusedOrUncopiedThroughCopiesAreLeftToParseObj) {
   const core::ThreadPool pool(2);
   for (const std::string text : {"v 0 0\n", "v 0 0 0\nv 1 0 0\nv 0 0 1\nf 1 2 9\n"}) {
