@@ -33,12 +33,19 @@ std::size_t table_capacity(std::size_t expected) {
   return capacity;
 }
 
+void reserve_vertices(core::TerrainMesh& mesh, bool normals, std::size_t vertices) {
+  mesh.vertices.reserve(vertices);
+  if (normals) mesh.vertex_normals.reserve(vertices);
+}
+
 // Output vertices by the bits of their position and normal (open addressing, linear probing;
 // the keys are the mesh's own arrays, so a slot holds only a vertex index).
 class VertexIndex {
  public:
+  // Reserves the mesh's vertices (and normals) and the table for `expected` vertices.
   VertexIndex(core::TerrainMesh& mesh, bool normals, std::size_t expected)
       : mesh_(mesh), normals_(normals) {
+    reserve_vertices(mesh, normals, expected);
     resize_table(expected);
   }
 
@@ -594,17 +601,28 @@ core::TerrainMesh merge_corners(const ObjParts& obj, const FileElements& flat,
   const bool mirrored = glm::determinant(glm::dmat3(to_world)) < 0.0;
   const bool with_normals = obj.triangle_count > 0 && obj.every_corner_has_normal;
   const KeptBlocks blocks(obj, runner);
-  const std::size_t expected = std::min(obj.position_count, 3 * blocks.kept);
-
   core::TerrainMesh mesh;
-  mesh.vertices.reserve(expected);
-  if (with_normals) mesh.vertex_normals.reserve(expected);
+  // A whole mesh's vertex arrays and table are sized by its positions before the blocks' lists
+  // are made (no hole where those were, at the peak of a large level's read); a part's after
+  // them, by its own corners (a crop's sized for its few vertices, not for the file's).
+  const bool whole = blocks.kept == obj.triangle_count;
+  const std::size_t whole_vertices = std::min(obj.position_count, 3 * blocks.kept);
+  if (whole) reserve_vertices(mesh, with_normals, whole_vertices);
   mesh.triangles.reserve(blocks.kept);  // before the blocks' lists: no hole where they were
-  VertexIndex index(mesh, with_normals, expected);
+  std::optional<VertexIndex> index;
+  if (whole) index.emplace(mesh, with_normals, whole_vertices);
   UsedSlots positions(obj.position_count), normals(with_normals ? obj.normal_count : 0);
   std::vector<std::vector<std::uint64_t>> first_uses =
       first_uses_by_block(obj, blocks, with_normals, positions, normals, runner);
   positions.number(), normals.number();
+  if (!whole) {
+    // At most one vertex per block's first use (fewer where blocks share corners), and without
+    // normals one per position used.
+    std::size_t expected = 0;
+    for (const std::vector<std::uint64_t>& keys : first_uses) expected += keys.size();
+    if (!with_normals) expected = std::min(expected, positions.count());
+    index.emplace(mesh, with_normals, expected);
+  }
   const std::vector<Vec3> normals_ws = used_normals_ws(flat, normals, normal_matrix, runner);
   // Per position used: the normal index it was last used with (kUnseen: none yet) and the
   // vertex that gave (a terrain uses each position with one normal, so the table is asked once
@@ -623,7 +641,7 @@ core::TerrainMesh merge_corners(const ObjParts& obj, const FileElements& flat,
       const auto normal = static_cast<std::int32_t>(static_cast<std::uint32_t>(key));
       const std::uint32_t slot = positions.slot(position);
       if (cached_normal[slot] == normal) continue;
-      cached_vertex[slot] = index.find_or_add(flat.positions_ws[position], normal_ws(normal));
+      cached_vertex[slot] = index->find_or_add(flat.positions_ws[position], normal_ws(normal));
       cached_normal[slot] = normal;
     }
     std::vector<std::uint64_t>().swap(keys);  // freed for the vertices growing meanwhile
@@ -632,7 +650,7 @@ core::TerrainMesh merge_corners(const ObjParts& obj, const FileElements& flat,
     const std::int32_t normal = with_normals ? c.normal : -1;
     const std::uint32_t slot = positions.slot(c.position);
     if (cached_normal[slot] == normal) return cached_vertex[slot];
-    return index.find(flat.positions_ws[c.position], normal_ws(normal));
+    return index->find(flat.positions_ws[c.position], normal_ws(normal));
   };
   mesh.triangles.resize(blocks.kept);
   for_each_block(runner, blocks.count, [&](int b) {
