@@ -698,6 +698,10 @@ void ObjElementChunks::read_unclaimed() {
   }
 }
 
+void ObjElementChunks::read_unclaimed_on(const core::ParallelRunner* runner) {
+  on_every_thread(runner, static_cast<int>(count()), [this] { read_unclaimed(); });
+}
+
 std::optional<ObjParts> ObjElementChunks::result() {
   if (too_large_) return std::nullopt;
   for (const std::exception_ptr& error : errors_)
@@ -719,7 +723,7 @@ std::optional<ObjParts> parse_obj_elements(std::string_view text,
                                            bool store_normals, bool lean, bool end_at_faces) {
   ObjElementChunks chunks(text, runner ? runner->threads() : 1, pages, min_chunk_bytes,
                           store_normals, lean, end_at_faces);
-  on_every_thread(runner, static_cast<int>(chunks.count()), [&] { chunks.read_unclaimed(); });
+  chunks.read_unclaimed_on(runner);
   return chunks.result();
 }
 

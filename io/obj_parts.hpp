@@ -102,6 +102,8 @@ class ObjElementChunks {
   std::size_t count() const { return ok_.size(); }
   // Reads chunks no thread has claimed yet until none is left or stop() is called.
   void read_unclaimed();
+  // read_unclaimed on each of `runner`'s threads (null: this thread); returns when all have.
+  void read_unclaimed_on(const core::ParallelRunner* runner);
   // No chunk is claimed after this call (those being read are finished).
   void stop() { stopped_.store(true); }
   // After every call of read_unclaimed has returned, without stop(): parse_obj_elements'

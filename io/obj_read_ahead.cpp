@@ -5,7 +5,6 @@
 
 #include "core/parallel.hpp"
 #include "io/obj_terrain.hpp"
-#include "io/parallel_blocks.hpp"
 #include "io/terrain_io.hpp"
 
 namespace ikfix::io {
@@ -55,8 +54,7 @@ const MappedFile* ObjReadAhead::file() {
 
 std::optional<ObjParts> ObjReadAhead::finish() {
   mapped_.wait();
-  on_every_thread(runner_, static_cast<int>(chunks_->count()),
-                  [this] { chunks_->read_unclaimed(); });
+  chunks_->read_unclaimed_on(runner_);
   if (thread_.joinable()) thread_.join();
   return chunks_->result();
 }

@@ -693,7 +693,7 @@ constexpr std::size_t kChunkBytes = std::size_t{1} << 20;
 std::optional<ObjParts> read_first_pass(std::string_view text, const core::ParallelRunner* runner,
                                         const ObjTextPages& pages) {
   const std::unique_ptr<ObjElementChunks> chunks = cropped_first_pass(text, runner, pages);
-  on_every_thread(runner, static_cast<int>(chunks->count()), [&] { chunks->read_unclaimed(); });
+  chunks->read_unclaimed_on(runner);
   return chunks->result();
 }
 
