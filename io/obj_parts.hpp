@@ -93,7 +93,7 @@ std::optional<ObjParts> parse_obj_elements(std::string_view text,
 class ObjElementChunks {
  public:
   // The chunks parse_obj_elements(text, runner, ...) reads, for a `runner` of `threads` threads
-  // (0 or 1: one chunk).
+  // (0 or 1: one chunk). `text` and `pages` are held by reference: they must outlive it.
   ObjElementChunks(std::string_view text, int threads, const ObjTextPages& pages,
                    std::size_t min_chunk_bytes, bool store_normals, bool lean, bool end_at_faces);
   ObjElementChunks(const ObjElementChunks&) = delete;

@@ -275,7 +275,8 @@ TEST(ObjParts, ChunkBoundariesThroughCopiesNeverReadTheText) {
     SCOPED_TRACE(threads);
     const auto want = parse_obj_elements(text, nullptr, {}, 64, false, true, true);
     ObjElementChunks copied(unreadable, threads, pages, 64, false, true, true);
-    ObjElementChunks in_place(text, threads, {}, 64, false, true, true);
+    const ObjTextPages no_pages;  // held by reference: it must outlive the chunks
+    ObjElementChunks in_place(text, threads, no_pages, 64, false, true, true);
     ASSERT_GT(copied.count(), 2u);
     copied.read_unclaimed();
     in_place.read_unclaimed();
