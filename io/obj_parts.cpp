@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <glm/common.hpp>
 #include <limits>
 #include <memory>
 #include <string_view>
@@ -173,15 +174,20 @@ constexpr std::size_t kElementLineBytes = 32;
 // Pass 1 over one chunk: positions and normals; faces only located.
 class ElementParser : LineReader {
  public:
+  // With `rect`, the part is read sided (ObjPart::sided).
   ElementParser(std::string_view text, std::size_t base, ObjPart& part, const ObjTextPages* pages,
-                bool store_normals, bool lean, bool end_at_faces)
+                bool store_normals, bool lean, bool end_at_faces, const ObjWorldRect* rect)
       : LineReader(text, base, pages, lean),
         part_(part),
         store_normals_(store_normals),
         end_at_faces_(end_at_faces),
+        rect_(rect),
+        identity_(rect && rect->to_world == glm::dmat4(1.0)),
+        keep_(rect ? rect->rect : core::XzBox{}),
         room_(text.size() / kElementLineBytes),
         size_(text.size()) {
     part_.face_begin = text.size();
+    part_.sided = rect != nullptr;
   }
 
   bool run() { return read() && finish(); }
@@ -196,7 +202,11 @@ class ElementParser : LineReader {
       skip_blank();
       const std::string_view keyword = word();
       bool ok = true;
-      if (keyword == "v") {
+      if (keyword == "v" && rect_) {
+        core::Vec3 position;
+        ok = read_vector(position, true);
+        if (ok) add_sided(position.x, position.y, position.z, line);
+      } else if (keyword == "v") {
         make_room(part_.positions);
         ok = read_vector(part_.positions.emplace_back(), true);
       } else if (keyword == "vn") {
@@ -208,7 +218,7 @@ class ElementParser : LineReader {
         continue;
       } else if (keyword == "f") {
         part_.face_begin = offset_of(line);
-        part_.positions_before_faces = part_.positions.size();
+        part_.positions_before_faces = part_.position_count();
         part_.normals_before_faces = part_.normals_read;
         if (end_at_faces_) return true;
       }
@@ -225,9 +235,12 @@ class ElementParser : LineReader {
   // After the last line read.
   bool finish() {
     release_behind(true);
-    part_.outgrew_reserve = part_.positions.capacity() > room_ ||
-                            part_.normals.capacity() > room_ ||
-                            part_.normal_lines.capacity() > room_;
+    part_.sided_min = sided_min_;
+    part_.sided_max = sided_max_;
+    part_.outgrew_reserve =
+        part_.positions.capacity() > room_ || part_.normals.capacity() > room_ ||
+        part_.normal_lines.capacity() > room_ || part_.position_lines.capacity() > room_ ||
+        part_.position_sides.capacity() > room_;
     return true;
   }
 
@@ -279,6 +292,7 @@ class ElementParser : LineReader {
 
   // The element of the line at p_ (`v` unread for a normal not stored).
   void add_element(bool normal, const double v[3]) {
+    if (!normal && rect_) return add_sided(v[0], v[1], v[2], p_);
     if (!normal) {
       make_room(part_.positions);
       part_.positions.emplace_back(v[0], v[1], v[2]);
@@ -292,6 +306,26 @@ class ElementParser : LineReader {
       make_room(part_.normal_lines);
       part_.normal_lines.push_back(static_cast<std::uint32_t>(offset_of(p_)));
     }
+  }
+
+  // A position of a sided part, its line at `line`: its line, its world position's sides and
+  // the bounds (the world position itself is not kept). Inlined: called once per position.
+  [[gnu::always_inline]] void add_sided(double x, double y, double z, const char* line) {
+    core::Vec3 world(x + 0.0, y + 0.0, z + 0.0);  // the identity's bits for a finite position
+    if (!identity_ || !core::is_finite(world)) {
+      world = obj_position_to_world(core::Vec3(x, y, z), rect_->to_world, identity_);
+      if (!core::is_finite(world) || has_negative_zero(world)) part_.sided_irregular = true;
+    }
+    // glm::min and glm::max, as positions_to_world's bounds ((b < a) ? b : a, per coordinate).
+    sided_min_ = core::Vec3(std::min(sided_min_.x, world.x), std::min(sided_min_.y, world.y),
+                            std::min(sided_min_.z, world.z));
+    sided_max_ = core::Vec3(std::max(sided_max_.x, world.x), std::max(sided_max_.y, world.y),
+                            std::max(sided_max_.z, world.z));
+    const std::uint8_t sides = sides_beyond(world, keep_);
+    make_room(part_.position_lines);
+    make_room(part_.position_sides);
+    part_.position_lines.push_back(static_cast<std::uint32_t>(offset_of(line)));
+    part_.position_sides.push_back(sides);
   }
 
   bool read_normal(const char* line) {
@@ -332,6 +366,12 @@ class ElementParser : LineReader {
   ObjPart& part_;
   bool store_normals_;
   bool end_at_faces_;
+  const ObjWorldRect* rect_;  // null: positions stored
+  bool identity_;             // rect_->to_world is the identity
+  core::XzBox keep_{};        // rect_->rect
+  // The sided positions' bounds so far (ObjPart::sided_min, sided_max once read).
+  core::Vec3 sided_min_{std::numeric_limits<double>::infinity()};
+  core::Vec3 sided_max_{-std::numeric_limits<double>::infinity()};
   std::size_t room_;  // elements of each kind reserved at once
   std::size_t size_;  // the chunk's bytes
   // Of the last line of each kind read_xyz read.
@@ -339,18 +379,18 @@ class ElementParser : LineReader {
   obj_lean::LineShape checked_normal_shape_;  // "vn" lines checked, not stored
 };
 
-// One "vn" statement read again (parse_obj_elements checked it).
-class NormalReader : LineReader {
+// One "v" or "vn" statement read again (parse_obj_elements checked it).
+class ElementReader : LineReader {
  public:
-  NormalReader(std::string_view text, std::size_t line) : LineReader(text, 0, nullptr, false) {
+  ElementReader(std::string_view text, std::size_t line) : LineReader(text, 0, nullptr, false) {
     p_ += line;
   }
-  core::Vec3 read() {
+  core::Vec3 read(bool position) {
     skip_blank();
     word();
-    core::Vec3 normal(0.0);
-    read_vector(normal, false);
-    return normal;
+    core::Vec3 element(0.0);
+    read_vector(element, position);
+    return element;
   }
 };
 
@@ -646,13 +686,13 @@ bool chunk_ends_with_element(std::string_view text, std::size_t begin, std::size
 // with `end_at_faces`, up to its first face unless it ends with an element.
 bool read_chunk_elements(std::string_view text, std::size_t begin, std::size_t end, ObjPart& part,
                          const ObjTextPages& pages, bool store_normals, bool lean,
-                         bool end_at_faces) {
+                         bool end_at_faces, const ObjWorldRect* rect) {
   end_at_faces = end_at_faces && !chunk_ends_with_element(text, begin, end, pages);
   part.elements_end_at_faces = end_at_faces;
   const std::string_view chunk = text.substr(begin, end - begin);
   if (!pages.copy)
-    return ElementParser(chunk, begin, part, &pages, store_normals, lean, end_at_faces).run();
-  ElementParser parser(chunk, begin, part, nullptr, store_normals, lean, end_at_faces);
+    return ElementParser(chunk, begin, part, &pages, store_normals, lean, end_at_faces, rect).run();
+  ElementParser parser(chunk, begin, part, nullptr, store_normals, lean, end_at_faces, rect);
   return read_in_windows(
              pages, begin, end,
              [&](std::string_view window, std::size_t offset) {
@@ -661,6 +701,29 @@ bool read_chunk_elements(std::string_view text, std::size_t begin, std::size_t e
              },
              [&] { return parser.ended(); }) &&
          parser.finish();
+}
+
+// Where element `index` (0-based over the file) of the kind whose per-part firsts are `offsets`
+// and lines `lines` starts in the text: in the last part whose elements start at or before
+// `index` (those before it that have none start at the same index).
+std::size_t element_line(const ObjParts& parts, const std::vector<std::size_t>& offsets,
+                         std::vector<std::uint32_t> ObjPart::*lines, std::size_t index) {
+  const auto after = std::upper_bound(offsets.begin(), offsets.end(), index);
+  const auto part = static_cast<std::size_t>(after - offsets.begin()) - 1;
+  return parts.part_begin[part] + (parts.parts[part].*lines)[index - offsets[part]];
+}
+
+// A "v" (`position`) or "vn" line read again as pass 1 read it: one of the lean form (most) by
+// read_xyz (the line shapes give its bits), any other by the general reader.
+core::Vec3 read_element_line(std::string_view line, bool position) {
+  const char* at = line.data();
+  const char* end = at + line.size();
+  const std::ptrdiff_t keyword = position ? 1 : 2;
+  double v[3];
+  if (end - at > keyword && at[0] == 'v' && (position || at[1] == 'n') &&
+      obj_lean::read_xyz(at + keyword, end, v))
+    return core::Vec3(v[0], v[1], v[2]);
+  return ElementReader(line, 0).read(position);
 }
 
 }  // namespace
@@ -686,12 +749,20 @@ ObjElementChunks::ObjElementChunks(std::string_view text, int threads, const Obj
   errors_.resize(chunks);
 }
 
-void ObjElementChunks::read_unclaimed() {
+void ObjElementChunks::set_world_rect(const ObjWorldRect& rect) {
+  rect_ = rect;
+  rect_set_.store(true, std::memory_order_release);
+}
+
+void ObjElementChunks::read_unclaimed(std::size_t max_chunks) {
   const std::size_t chunks = too_large_ ? 0 : ok_.size();
-  for (std::size_t k = next_.fetch_add(1); k < chunks && !stopped_.load(); k = next_.fetch_add(1)) {
+  for (std::size_t read = 0; read < max_chunks; ++read) {
+    const std::size_t k = next_.fetch_add(1);
+    if (k >= chunks || stopped_.load()) return;
+    const ObjWorldRect* rect = rect_set_.load(std::memory_order_acquire) ? &rect_ : nullptr;
     try {
       ok_[k] = read_chunk_elements(text_, starts_[k], starts_[k + 1], out_.parts[k], pages_,
-                                   store_normals_, lean_, end_at_faces_);
+                                   store_normals_, lean_, end_at_faces_, rect);
     } catch (...) {
       errors_[k] = std::current_exception();
     }
@@ -710,7 +781,7 @@ std::optional<ObjParts> ObjElementChunks::result() {
     if (!ok_[k]) return std::nullopt;
     out_.position_offset.push_back(out_.position_count);
     out_.normal_offset.push_back(out_.normal_count);
-    out_.position_count += out_.parts[k].positions.size();
+    out_.position_count += out_.parts[k].position_count();
     out_.normal_count += out_.parts[k].normals_read;
   }
   if (out_.position_count > std::numeric_limits<std::uint32_t>::max()) return std::nullopt;
@@ -775,22 +846,38 @@ std::optional<ObjParts> parse_obj_parts(std::string_view text, const core::Paral
 }
 
 std::size_t obj_normal_line(const ObjParts& parts, std::size_t index) {
-  // The last part whose normals start at or before `index` holds it (those before it that have
-  // none start at the same index).
-  const auto after =
-      std::upper_bound(parts.normal_offset.begin(), parts.normal_offset.end(), index);
-  const auto part = static_cast<std::size_t>(after - parts.normal_offset.begin()) - 1;
-  return parts.part_begin[part] + parts.parts[part].normal_lines[index - parts.normal_offset[part]];
+  return element_line(parts, parts.normal_offset, &ObjPart::normal_lines, index);
 }
 
-core::Vec3 read_obj_normal_line(std::string_view line) {
-  // A line of the lean form (most): read as pass 1 checked it, else by the general reader.
-  const char* at = line.data();
-  const char* end = at + line.size();
-  double v[3];
-  if (end - at >= 3 && at[0] == 'v' && at[1] == 'n' && obj_lean::read_xyz(at + 2, end, v))
-    return core::Vec3(v[0], v[1], v[2]);
-  return NormalReader(line, 0).read();
+core::Vec3 read_obj_normal_line(std::string_view line) { return read_element_line(line, false); }
+
+std::size_t obj_position_line(const ObjParts& parts, std::size_t index) {
+  return element_line(parts, parts.position_offset, &ObjPart::position_lines, index);
+}
+
+core::Vec3 read_obj_position_line(std::string_view line) { return read_element_line(line, true); }
+
+bool read_sided_positions_again(std::string_view text, ObjParts& parts, const ObjTextPages& pages,
+                                const core::ParallelRunner* runner) {
+  const std::size_t chunks = parts.parts.size();
+  std::vector<char> ok(chunks, 1);
+  for_each_block(runner, static_cast<int>(chunks), [&](int k) {
+    const auto i = static_cast<std::size_t>(k);
+    ObjPart& part = parts.parts[i];
+    if (!part.sided) return;
+    const std::size_t end = i + 1 < chunks ? parts.part_begin[i + 1] : text.size();
+    ObjPart again;
+    const bool store_normals = part.normal_lines.empty();
+    ok[i] = read_chunk_elements(text, parts.part_begin[i], end, again, pages, store_normals,
+                                /*lean=*/true, part.elements_end_at_faces, nullptr) &&
+            again.positions.size() == part.position_lines.size();
+    if (!ok[i]) return;
+    part.positions = std::move(again.positions);
+    part.sided = false;
+    std::vector<std::uint32_t>().swap(part.position_lines);
+    std::vector<std::uint8_t>().swap(part.position_sides);
+  });
+  return std::find(ok.begin(), ok.end(), 0) == ok.end();
 }
 
 core::Vec3 read_obj_normal(std::string_view text, const ObjParts& parts, std::size_t index) {

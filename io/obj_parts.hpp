@@ -4,14 +4,19 @@
 // elements ("v", "vn") first, then the faces, which can then be tested against a horizontal
 // rectangle as soon as they are read and dropped when they lie wholly outside it.
 #include <atomic>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <glm/mat4x4.hpp>
+#include <limits>
 #include <optional>
 #include <string_view>
 #include <vector>
 
+#include "core/math.hpp"
+#include "core/xz_grid.hpp"
 #include "io/obj_reader.hpp"
 
 namespace ikfix::core {
@@ -20,9 +25,53 @@ class ParallelRunner;
 
 namespace ikfix::io {
 
+// A file position in world metres as read_obj_terrain (io/obj_terrain) makes it: glm's
+// product, except under the identity (`identity`: to_world is it) where a finite position's
+// coordinates only gain + 0.0 (the product's sum of zeros, which only turns -0 into +0).
+inline core::Vec3 obj_position_to_world(const core::Vec3& p, const glm::dmat4& to_world,
+                                        bool identity) {
+  if (identity && core::is_finite(p)) return core::Vec3(p.x + 0.0, p.y + 0.0, p.z + 0.0);
+  return core::Vec3(to_world * glm::dvec4(p, 1.0));
+}
+
+// The sides of the horizontal rectangle `rect` that `p` lies beyond: bit 0 x < min_x, bit 1
+// x > max_x, bit 2 z < min_z, bit 3 z > max_z. A triangle's horizontal bounding box misses the
+// rectangle exactly when its three corners share a bit (all left of it, all right of it, ...).
+inline std::uint8_t sides_beyond(const core::Vec3& p, const core::XzBox& rect) {
+  return static_cast<std::uint8_t>(
+      static_cast<unsigned>(p.x < rect.min_x) | static_cast<unsigned>(p.x > rect.max_x) << 1 |
+      static_cast<unsigned>(p.z < rect.min_z) << 2 | static_cast<unsigned>(p.z > rect.max_z) << 3);
+}
+
+inline bool has_negative_zero(const core::Vec3& p) {
+  return (p.x == 0.0 && std::signbit(p.x)) || (p.y == 0.0 && std::signbit(p.y)) ||
+         (p.z == 0.0 && std::signbit(p.z));
+}
+
+// A rectangle to keep, in world metres, with the transform of the file's positions to world
+// metres (ObjElementChunks::set_world_rect).
+struct ObjWorldRect {
+  glm::dmat4 to_world{1.0};
+  core::XzBox rect{};
+};
+
 // One chunk's statements, in file order. Corner indices are 0-based over the whole file.
 struct ObjPart {
-  std::vector<core::Vec3> positions;
+  std::vector<core::Vec3> positions;  // empty when `sided`
+  // Read with an ObjWorldRect: instead of `positions` (24 bytes each), per "v" statement its
+  // line's first byte in the chunk and sides_beyond(its world position, the rectangle), with
+  // the bounds of those world positions (glm::min and glm::max in file order). The positions
+  // the kept triangles use are read again from their lines (read_obj_position_line).
+  bool sided = false;
+  std::vector<std::uint32_t> position_lines;
+  std::vector<std::uint8_t> position_sides;
+  core::Vec3 sided_min{std::numeric_limits<double>::infinity()};
+  core::Vec3 sided_max{-std::numeric_limits<double>::infinity()};
+  // A world position that is not finite or has a -0 coordinate: the sides and bounds are not
+  // what read_obj_terrain takes (which names the position, or orders -0 and +0 by use), so the
+  // positions must be read again into `positions` (read_sided_positions_again).
+  bool sided_irregular = false;
+  std::size_t position_count() const { return sided ? position_lines.size() : positions.size(); }
   std::vector<core::Vec3> normals;  // empty when read without storing normals
   std::size_t normals_read = 0;     // "vn" statements, stored or not
   // Without stored normals: per "vn" statement, its line's first byte in the chunk.
@@ -100,8 +149,12 @@ class ObjElementChunks {
   ObjElementChunks& operator=(const ObjElementChunks&) = delete;
 
   std::size_t count() const { return ok_.size(); }
-  // Reads chunks no thread has claimed yet until none is left or stop() is called.
-  void read_unclaimed();
+  // The chunks claimed after this call are read as with `rect` (ObjPart::sided), those claimed
+  // before as without: either way the read's result is the same. Once, from any thread.
+  void set_world_rect(const ObjWorldRect& rect);
+  // Reads chunks no thread has claimed yet until none is left, `max_chunks` are read or stop()
+  // is called.
+  void read_unclaimed(std::size_t max_chunks = std::numeric_limits<std::size_t>::max());
   // read_unclaimed on each of `runner`'s threads (null: this thread); returns when all have.
   void read_unclaimed_on(const core::ParallelRunner* runner);
   // No chunk is claimed after this call (those being read are finished).
@@ -120,7 +173,9 @@ class ObjElementChunks {
   std::vector<std::exception_ptr> errors_;
   std::atomic<std::size_t> next_{0};
   std::atomic<bool> stopped_{false};
-  bool too_large_ = false;  // past 4 GiB: refused (line offsets are 32-bit)
+  ObjWorldRect rect_;                  // written once, before rect_set_
+  std::atomic<bool> rect_set_{false};  // set once `rect_` holds set_world_rect's rectangle
+  bool too_large_ = false;             // past 4 GiB: refused (line offsets are 32-bit)
 };
 
 // Normal `index` (0-based over the file) of `text` read by parse_obj_elements without
@@ -131,6 +186,16 @@ core::Vec3 read_obj_normal(std::string_view text, const ObjParts& parts, std::si
 // with the text).
 std::size_t obj_normal_line(const ObjParts& parts, std::size_t index);
 core::Vec3 read_obj_normal_line(std::string_view line);
+// The same for a position of a sided part (ObjPart::sided): where its line starts in the text,
+// and the position (file units) of the text from a "v" line's start on, the bits pass 1 read.
+std::size_t obj_position_line(const ObjParts& parts, std::size_t index);
+core::Vec3 read_obj_position_line(std::string_view line);
+
+// Sided parts (ObjPart::sided) read again as pass 1 reads them without a rectangle: `positions`
+// in file units instead of their lines and sides, on `runner`'s threads, through `pages.copy`
+// when there is one. False when a chunk can no longer be read so (a file changed meanwhile).
+bool read_sided_positions_again(std::string_view text, ObjParts& parts, const ObjTextPages& pages,
+                                const core::ParallelRunner* runner);
 
 // Decides whether a triangle of part `part` (0-based position indices over the whole file) is
 // kept; called from the runner's threads, one part on one thread at a time.

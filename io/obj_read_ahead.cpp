@@ -52,8 +52,9 @@ const MappedFile* ObjReadAhead::file() {
   return chunks_ ? &*file_ : nullptr;
 }
 
-std::optional<ObjParts> ObjReadAhead::finish() {
+std::optional<ObjParts> ObjReadAhead::finish(const ObjWorldRect& rect) {
   mapped_.wait();
+  chunks_->set_world_rect(rect);
   chunks_->read_unclaimed_on(runner_);
   if (thread_.joinable()) thread_.join();
   return chunks_->result();

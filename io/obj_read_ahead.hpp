@@ -38,10 +38,11 @@ class ObjReadAhead {
   const core::ParallelRunner* runner() const { return runner_; }
   // The file as the pass mapped it: null when it could not (then nothing was read).
   const MappedFile* file();
-  // The chunks no thread has begun read on runner()'s threads, then the pass's result:
-  // read_obj_terrain's first pass with a footprint (io/obj_terrain.hpp, cropped_first_pass).
-  // Once, after file() gave a file, and not after cancel().
-  std::optional<ObjParts> finish();
+  // The chunks no thread has begun read on runner()'s threads with `rect` (those begun before
+  // without), then the pass's result: read_obj_terrain's first pass with a footprint
+  // (io/obj_terrain.hpp, cropped_first_pass). Once, after file() gave a file, and not after
+  // cancel().
+  std::optional<ObjParts> finish(const ObjWorldRect& rect);
   // Stops the pass and waits for its thread (for a read that does not use it).
   void cancel();
 

@@ -10,6 +10,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
@@ -181,20 +182,6 @@ struct FileElements {
   }
 };
 
-// The sides of the horizontal rectangle `rect` that `p` lies beyond: bit 0 x < min_x, bit 1
-// x > max_x, bit 2 z < min_z, bit 3 z > max_z. A triangle's horizontal bounding box misses the
-// rectangle exactly when its three corners share a bit (all left of it, all right of it, ...).
-inline std::uint8_t sides_beyond(const Vec3& p, const core::XzBox& rect) {
-  return static_cast<std::uint8_t>(
-      static_cast<unsigned>(p.x < rect.min_x) | static_cast<unsigned>(p.x > rect.max_x) << 1 |
-      static_cast<unsigned>(p.z < rect.min_z) << 2 | static_cast<unsigned>(p.z > rect.max_z) << 3);
-}
-
-inline bool has_negative_zero(const Vec3& p) {
-  return (p.x == 0.0 && std::signbit(p.x)) || (p.y == 0.0 && std::signbit(p.y)) ||
-         (p.z == 0.0 && std::signbit(p.z));
-}
-
 // Positions [0, count) under the identity, in place, each one's sides_beyond `keep` and their
 // bounds added to `b`, up to the first position that is not finite: returns its index (count
 // when there is none). The same bits as positions_to_world's general loop, with the bounds in
@@ -220,8 +207,21 @@ std::size_t identity_to_world(Vec3* positions, std::size_t count, std::uint8_t* 
   return i;
 }
 
+// A sided part's sides into `beyond` (its positions' in the whole file's) and its bounds into
+// `b`; its sides are then freed.
+void take_sides(ObjPart& part, std::uint8_t* beyond, UsedBounds& b) {
+  if (!beyond || part.sided_irregular)
+    throw std::logic_error("a sided OBJ part read without its rectangle or irregular");
+  std::memcpy(beyond, part.position_sides.data(), part.position_sides.size());
+  std::vector<std::uint8_t>().swap(part.position_sides);
+  b.min = part.sided_min;
+  b.max = part.sided_max;
+}
+
 // The parts' positions to world metres, in place; with `rect`, each one's sides_beyond it (in
-// flat.beyond, over the whole file), flat.used cleared and flat.every_position set.
+// flat.beyond, over the whole file), flat.used cleared and flat.every_position set. A sided
+// part (ObjPart::sided, read with `rect`: it must be, and not sided_irregular) gives its sides
+// and bounds as read and keeps no positions.
 void positions_to_world(ObjParts& obj, const glm::dmat4& to_world, FileElements& flat,
                         const core::ParallelRunner* runner, const core::XzBox* rect = nullptr) {
   std::vector<std::size_t> first_bad(obj.parts.size(), flat.first_bad);
@@ -243,6 +243,7 @@ void positions_to_world(ObjParts& obj, const glm::dmat4& to_world, FileElements&
     Vec3* const positions = obj.parts[part].positions.data();
     const std::size_t count = obj.parts[part].positions.size();
     std::uint8_t* const beyond = rect ? flat.beyond.data() + first : nullptr;
+    if (obj.parts[part].sided) return take_sides(obj.parts[part], beyond, bounds[part]);
     std::size_t bad = first_bad[part];
     UsedBounds b;
     bool zero = false;  // a -0 coordinate (none from x + 0.0)
@@ -302,10 +303,6 @@ void find_normals(ObjParts& obj, FileElements& flat, std::string_view text = {},
 // the triangles' order).
 std::optional<UsedBounds> used_position_bounds(const ObjParts& obj, const FileElements& flat,
                                                const core::ParallelRunner* runner) {
-  // Every position used (the common case): the bounds of every position, found with them.
-  if (flat.every_position &&
-      (flat.used.empty() || std::memchr(flat.used.data(), 0, flat.used.size()) == nullptr))
-    return flat.every_position;
   std::vector<UsedBounds> bounds(obj.parts.size());
   std::vector<char> negative_zero(obj.parts.size(), 0);
   for_each_block(runner, static_cast<int>(obj.parts.size()), [&](int k) {
@@ -331,6 +328,27 @@ std::optional<UsedBounds> used_position_bounds(const ObjParts& obj, const FileEl
   return all;
 }
 
+// The positions of the sided parts (ObjPart::sided) read again from the text and moved to world
+// metres (what positions_to_world made of them), flat.positions_ws then over every part. False
+// when the text can no longer be read as it was.
+bool sided_positions_to_world(std::string_view text, ObjParts& obj, FileElements& flat,
+                              const glm::dmat4& to_world, const core::ParallelRunner* runner,
+                              const ObjTextPages& pages) {
+  std::vector<char> sided(obj.parts.size());
+  for (std::size_t k = 0; k < obj.parts.size(); ++k) sided[k] = obj.parts[k].sided;
+  if (std::find(sided.begin(), sided.end(), 1) == sided.end()) return true;
+  if (!read_sided_positions_again(text, obj, pages, runner)) return false;
+  const bool identity = to_world == glm::dmat4(1.0);
+  for_each_block(runner, static_cast<int>(obj.parts.size()), [&](int k) {
+    if (sided[static_cast<std::size_t>(k)])
+      for (Vec3& p : obj.parts[static_cast<std::size_t>(k)].positions)
+        p = obj_position_to_world(p, to_world, identity);
+  });
+  flat.positions_ws =
+      PartedElements(obj, &ObjPart::positions, obj.position_offset, obj.position_count);
+  return true;
+}
+
 // Keeps the triangles whose horizontal box touches `rect` (the test of crop_terrain_mesh, on
 // the same world positions) and notes every triangle's corners in its part's bounds.
 ObjTriangleFilter crop_filter(const FileElements& flat, const core::XzBox& rect,
@@ -354,10 +372,18 @@ ObjTriangleFilter crop_filter(const FileElements& flat, const core::XzBox& rect,
 // file order give them: from the positions the triangles use, or, when those hold a -0, from
 // the faces read again through crop_filter. False when a face is one parse_obj would reject.
 bool read_cropped_faces(std::string_view text, ObjParts& parts, FileElements& flat,
-                        const core::XzBox& rect, UsedBounds& bounds,
+                        const ObjWorldRect& world, UsedBounds& bounds,
                         const core::ParallelRunner* runner, const ObjTextPages& pages) {
+  const core::XzBox& rect = world.rect;
   const ObjSidesFilter sides{flat.beyond.data(), flat.used.data()};
   if (!parse_obj_faces(text, parts, {}, runner, pages, true, &sides)) return false;
+  if (flat.every_position &&
+      (flat.used.empty() || std::memchr(flat.used.data(), 0, flat.used.size()) == nullptr)) {
+    bounds = *flat.every_position;  // every position used (the common case)
+    return true;
+  }
+  // The bounds of the positions used: the sided parts' positions are needed after all.
+  if (!sided_positions_to_world(text, parts, flat, world.to_world, runner, pages)) return false;
   if (const std::optional<UsedBounds> used = used_position_bounds(parts, flat, runner)) {
     bounds = *used;
     return true;
@@ -419,24 +445,21 @@ class UsedSlots {
   std::size_t count_ = 0;
 };
 
-// The world-space unit normals of the normals the kept triangles use, by their slot in `used`,
-// read on `runner`'s threads (from the text, where the parts did not store them: a page fault
-// and a parse each).
-// The normals parse_obj_elements did not store, read again by their lines in increasing index
-// order. With `pages.copy`, a window of the text is copied where a line lies outside the last
-// one (a crop's normals lie in runs of lines) instead of each line's pages being faulted into
+// Lines of a text read again (elements parse_obj_elements read, by their lines, in increasing
+// order). With `pages.copy`, a window of the text is copied where a line lies outside the last
+// one (a crop's elements lie in runs of lines) instead of each line's pages being faulted into
 // the mapping one at a time; a line the copy does not hold whole is read from `text`.
-class NormalLines {
+class TextLines {
  public:
-  NormalLines(std::string_view text, const ObjParts& parts, const ObjTextPages& pages)
-      : text_(text), parts_(parts), pages_(pages) {}
+  TextLines(std::string_view text, const ObjTextPages& pages) : text_(text), pages_(pages) {}
 
-  Vec3 operator()(std::size_t index) {
-    const std::size_t at = obj_normal_line(parts_, index);
-    if (!pages_.copy) return read_obj_normal_line(text_.substr(at));
+  // The text from `at`, a line's start, on: at least that line and its line break (or up to
+  // the text's end).
+  std::string_view from(std::size_t at) {
+    if (!pages_.copy) return text_.substr(at);
     if (!holds_line(at)) copy_from(at);
-    if (!holds_line(at)) return read_obj_normal_line(text_.substr(at));
-    return read_obj_normal_line({buffer_.get() + (at - begin_), end_ - at});
+    if (!holds_line(at)) return text_.substr(at);
+    return {buffer_.get() + (at - begin_), end_ - at};
   }
 
  private:
@@ -457,31 +480,65 @@ class NormalLines {
   }
 
   std::string_view text_;
-  const ObjParts& parts_;
   const ObjTextPages& pages_;
   std::unique_ptr<char[]> buffer_;
   std::size_t begin_ = 0, end_ = 0;  // the text's bytes the buffer holds
 };
 
-std::vector<Vec3> used_normals_ws(const FileElements& flat, const UsedSlots& used,
-                                  const glm::dmat3& normal_matrix,
-                                  const core::ParallelRunner* runner) {
-  std::vector<Vec3> out(used.count());
+// Calls f(index, slot, lines) for each index marked in `used`, in blocks on `runner`'s threads,
+// each block's indices in increasing order with one TextLines over `flat`'s text.
+template <typename F>
+void for_used_lines(const FileElements& flat, const UsedSlots& used,
+                    const core::ParallelRunner* runner, F&& f) {
   const int blocks = block_count(runner, static_cast<long long>(used.words()), 64);
   const std::size_t per_block =
       (used.words() + static_cast<std::size_t>(blocks) - 1) / static_cast<std::size_t>(blocks);
   const ObjTextPages no_pages;
   for_each_block(runner, blocks, [&](int k) {
     const std::size_t first = static_cast<std::size_t>(k) * per_block;
-    std::optional<NormalLines> lines;
-    if (flat.unstored_normals)
-      lines.emplace(flat.text, *flat.unstored_normals, flat.pages ? *flat.pages : no_pages);
+    TextLines lines(flat.text, flat.pages ? *flat.pages : no_pages);
     used.for_each(first, std::min(used.words(), first + per_block),
-                  [&](std::uint32_t normal, std::uint32_t slot) {
-                    const Vec3 n = lines ? (*lines)(normal) : flat.normal(normal);
-                    out[slot] = core::safe_normalize(normal_matrix * n, Vec3(0.0));
-                  });
+                  [&](std::uint32_t index, std::uint32_t slot) { f(index, slot, lines); });
   });
+}
+
+// The world-space unit normals of the normals the kept triangles use, by their slot in `used`
+// (those parse_obj_elements did not store read again from the text).
+std::vector<Vec3> used_normals_ws(const FileElements& flat, const UsedSlots& used,
+                                  const glm::dmat3& normal_matrix,
+                                  const core::ParallelRunner* runner) {
+  std::vector<Vec3> out(used.count());
+  for_used_lines(
+      flat, used, runner, [&](std::uint32_t normal, std::uint32_t slot, TextLines& lines) {
+        const Vec3 n =
+            flat.unstored_normals
+                ? read_obj_normal_line(lines.from(obj_normal_line(*flat.unstored_normals, normal)))
+                : flat.normal(normal);
+        out[slot] = core::safe_normalize(normal_matrix * n, Vec3(0.0));
+      });
+  return out;
+}
+
+// The world positions of the positions the kept triangles use, by their slot in `used`: as
+// positions_to_world left them in the parts that keep them, read again from the text and moved
+// to world metres the same way in sided parts (ObjPart::sided).
+std::vector<Vec3> used_positions_ws(const ObjParts& obj, const FileElements& flat,
+                                    const UsedSlots& used, const glm::dmat4& to_world,
+                                    const core::ParallelRunner* runner) {
+  std::vector<Vec3> out(used.count());
+  const bool identity = to_world == glm::dmat4(1.0);
+  for_used_lines(
+      flat, used, runner, [&](std::uint32_t position, std::uint32_t slot, TextLines& lines) {
+        const auto after =
+            std::upper_bound(obj.position_offset.begin(), obj.position_offset.end(), position);
+        const ObjPart& part =
+            obj.parts[static_cast<std::size_t>(after - obj.position_offset.begin()) - 1];
+        out[slot] = part.sided
+                        ? obj_position_to_world(
+                              read_obj_position_line(lines.from(obj_position_line(obj, position))),
+                              to_world, identity)
+                        : flat.positions_ws[position];
+      });
   return out;
 }
 
@@ -624,6 +681,14 @@ core::TerrainMesh merge_corners(const ObjParts& obj, const FileElements& flat,
     index.emplace(mesh, with_normals, expected);
   }
   const std::vector<Vec3> normals_ws = used_normals_ws(flat, normals, normal_matrix, runner);
+  // Sided parts keep no positions: those used, by their slot in `positions`.
+  const bool sided = std::any_of(obj.parts.begin(), obj.parts.end(),
+                                 [](const ObjPart& part) { return part.sided; });
+  const std::vector<Vec3> used_ws =
+      sided ? used_positions_ws(obj, flat, positions, to_world, runner) : std::vector<Vec3>();
+  const auto position_ws = [&](std::uint32_t position, std::uint32_t slot) -> const Vec3& {
+    return sided ? used_ws[slot] : flat.positions_ws[position];
+  };
   // Per position used: the normal index it was last used with (kUnseen: none yet) and the
   // vertex that gave (a terrain uses each position with one normal, so the table is asked once
   // per position).
@@ -641,7 +706,7 @@ core::TerrainMesh merge_corners(const ObjParts& obj, const FileElements& flat,
       const auto normal = static_cast<std::int32_t>(static_cast<std::uint32_t>(key));
       const std::uint32_t slot = positions.slot(position);
       if (cached_normal[slot] == normal) continue;
-      cached_vertex[slot] = index->find_or_add(flat.positions_ws[position], normal_ws(normal));
+      cached_vertex[slot] = index->find_or_add(position_ws(position, slot), normal_ws(normal));
       cached_normal[slot] = normal;
     }
     std::vector<std::uint64_t>().swap(keys);  // freed for the vertices growing meanwhile
@@ -650,7 +715,7 @@ core::TerrainMesh merge_corners(const ObjParts& obj, const FileElements& flat,
     const std::int32_t normal = with_normals ? c.normal : -1;
     const std::uint32_t slot = positions.slot(c.position);
     if (cached_normal[slot] == normal) return cached_vertex[slot];
-    return index->find(flat.positions_ws[c.position], normal_ws(normal));
+    return index->find(position_ws(c.position, slot), normal_ws(normal));
   };
   mesh.triangles.resize(blocks.kept);
   for_each_block(runner, blocks.count, [&](int b) {
@@ -689,12 +754,19 @@ void give_back_freed_pages(std::size_t text_bytes, const std::optional<ObjParts>
 // Chunks of the parallel reader's passes are at least this long.
 constexpr std::size_t kChunkBytes = std::size_t{1} << 20;
 
-// cropped_first_pass's chunks, read on `runner`'s threads.
+// cropped_first_pass's chunks, read on `runner`'s threads with `rect` (sided parts).
 std::optional<ObjParts> read_first_pass(std::string_view text, const core::ParallelRunner* runner,
-                                        const ObjTextPages& pages) {
+                                        const ObjTextPages& pages, const ObjWorldRect& rect) {
   const std::unique_ptr<ObjElementChunks> chunks = cropped_first_pass(text, runner, pages);
+  chunks->set_world_rect(rect);
   chunks->read_unclaimed_on(runner);
   return chunks->result();
+}
+
+// Whether a sided part (ObjPart::sided) holds a position whose sides and bounds do not serve.
+bool any_sided_irregular(const ObjParts& parts) {
+  return std::any_of(parts.parts.begin(), parts.parts.end(),
+                     [](const ObjPart& part) { return part.sided && part.sided_irregular; });
 }
 
 // Both passes of the parallel reader, pass 1 first ending at each chunk's first face, then
@@ -707,18 +779,26 @@ std::optional<ObjParts> read_obj_parts(std::string_view text, const glm::dmat4& 
                                        const std::optional<core::XzBox>& keep_ws,
                                        const ObjTextPages& pages, FileElements& flat,
                                        UsedBounds& used, const ObjFirstPass& first_pass) {
+  const ObjWorldRect world{to_world, keep_ws.value_or(core::XzBox{})};
   for (const bool end_at_faces : {true, false}) {
     flat = FileElements{};
+    flat.text = text;
+    flat.pages = &pages;
     std::optional<ObjParts> parts;
     if (keep_ws && end_at_faces)
-      parts = first_pass ? first_pass() : read_first_pass(text, runner, pages);
+      parts = first_pass ? first_pass(world) : read_first_pass(text, runner, pages, world);
     else
       parts = parse_obj_elements(text, runner, pages, kChunkBytes, !keep_ws.has_value(), true,
                                  end_at_faces);
     give_back_freed_pages(text.size(), parts);  // the chunks' arrays outgrown while parsing
+    // A position the sides and bounds found while reading do not serve (not finite, or -0):
+    // every position read again, as without the rectangle.
+    if (parts && any_sided_irregular(*parts) &&
+        !read_sided_positions_again(text, *parts, pages, runner))
+      parts.reset();
     if (!parts) return std::nullopt;
     positions_to_world(*parts, to_world, flat, runner, keep_ws ? &*keep_ws : nullptr);
-    const bool ok = keep_ws ? read_cropped_faces(text, *parts, flat, *keep_ws, used, runner, pages)
+    const bool ok = keep_ws ? read_cropped_faces(text, *parts, flat, world, used, runner, pages)
                             : parse_obj_faces(text, *parts, {}, runner, pages);
     if (ok) return parts;
   }

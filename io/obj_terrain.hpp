@@ -34,8 +34,9 @@ core::TerrainMesh obj_terrain_mesh(const ObjParts& obj, const glm::dmat4& to_wor
 // the problem (InputError naming `file`). `pages` hears of the ranges read next and done with.
 // `first_pass`, when given with `keep_ws`: the elements' pass the read begins with, made
 // elsewhere (io/obj_read_ahead: begun before the footprint was known) from
-// cropped_first_pass(text, runner, pages), its chunks all read.
-using ObjFirstPass = std::function<std::optional<ObjParts>()>;
+// cropped_first_pass(text, runner, pages), given the rectangle (ObjElementChunks::
+// set_world_rect) before its chunks left unread are read, its chunks all read.
+using ObjFirstPass = std::function<std::optional<ObjParts>(const ObjWorldRect&)>;
 core::TerrainMesh read_obj_terrain(std::string_view text, const glm::dmat4& to_world,
                                    const std::string& file, const core::ParallelRunner* runner,
                                    const std::optional<core::XzBox>& keep_ws,

@@ -168,7 +168,7 @@ TerrainRead load_obj_terrain(const std::filesystem::path& path, const std::strin
     return mapped.copy(begin, out, bytes);
   };
   ObjFirstPass first_pass;
-  if (ahead) first_pass = [ahead] { return ahead->finish(); };
+  if (ahead) first_pass = [ahead](const ObjWorldRect& rect) { return ahead->finish(rect); };
   out.mesh =
       read_obj_terrain(mapped.text(), to_world, file, runner, keep_ws, &crop, pages, first_pass);
   if (keep_ws) {

@@ -5,6 +5,8 @@
 
 #include <cstring>
 #include <filesystem>
+#include <glm/common.hpp>
+#include <limits>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -118,6 +120,66 @@ TEST(ObjParts, UnstoredNormalsReadBackAsStored) {
   }
 }
 
+// Pass 1 given a rectangle in world metres (ObjElementChunks::set_world_rect) keeps, per
+// position, only its line and the rectangle's sides its world position lies beyond: each
+// position read back from its line has the bits pass 1 stores without one, the sides and bounds
+// are those of the world positions, and the parts read again hold the positions read without.
+// Chunks claimed before the rectangle is given are read as without it.
+TEST(ObjParts, SidedPositionsReadBackAsStored) {
+  std::string text = "v 0 0 0\r\nv +1 0.5 1 0.2 0.3 0.4\n  v 1 0 0 1.0\rv 0 0.25e1 1\n";
+  for (int i = 0; i < 300; ++i)
+    text += "v " + std::to_string(i) + ".125 -" + std::to_string(i % 7) + ".5 " +
+            std::to_string(i * 3) + "\nvn 0 1 0\nv -10.000000000 0.000049332 " + std::to_string(i) +
+            ".5 # c\nf -1//-1 -2//-1 -3//-1\n";
+  const glm::dmat4 z_up_cm = glm::dmat4(0.01, 0, 0, 0, 0, 0, -0.01, 0, 0, 0.01, 0, 0, 0, 0, 0, 1);
+  const core::XzBox rect{-1.0, 0.5, 2.0, 3.0};
+  const ObjTextPages in_place;  // held by the chunks: it must outlive them
+  for (const glm::dmat4& to_world : {glm::dmat4(1.0), z_up_cm}) {
+    for (const std::size_t chunk : {std::size_t{4096}, std::size_t{64}}) {
+      SCOPED_TRACE(chunk);
+      ObjElementChunks plain(text, 3, in_place, chunk, false, true, false);
+      plain.read_unclaimed();
+      const std::optional<ObjParts> want = plain.result();
+      ObjElementChunks sided(text, 3, in_place, chunk, false, true, false);
+      sided.read_unclaimed(1);  // claimed before the rectangle: read as without it
+      sided.set_world_rect({to_world, rect});
+      sided.read_unclaimed();
+      std::optional<ObjParts> got = sided.result();
+      ASSERT_TRUE(want.has_value() && got.has_value());
+      ASSERT_EQ(got->position_count, want->position_count);
+      ASSERT_EQ(got->position_count, 604u);
+      ASSERT_GE(got->parts.size(), 2u);
+      EXPECT_FALSE(got->parts.front().sided);
+      EXPECT_TRUE(got->parts.back().sided);
+      const std::vector<core::Vec3> positions = joined_parts(*want).positions;
+      const bool identity = to_world == glm::dmat4(1.0);
+      core::Vec3 lo(std::numeric_limits<double>::infinity()), hi(-lo);
+      for (std::size_t k = 0; k < got->parts.size(); ++k) {
+        const ObjPart& part = got->parts[k];
+        if (!part.sided) continue;
+        core::Vec3 part_lo(std::numeric_limits<double>::infinity()), part_hi(-part_lo);
+        for (std::size_t i = 0; i < part.position_lines.size(); ++i) {
+          const std::size_t index = got->position_offset[k] + i;
+          const core::Vec3 read =
+              read_obj_position_line(std::string_view(text).substr(obj_position_line(*got, index)));
+          ASSERT_TRUE(same_bits(read, positions[index])) << index;
+          const core::Vec3 world = obj_position_to_world(read, to_world, identity);
+          EXPECT_EQ(part.position_sides[i], sides_beyond(world, rect)) << index;
+          part_lo = glm::min(part_lo, world), part_hi = glm::max(part_hi, world);
+        }
+        EXPECT_TRUE(same_bits(part.sided_min, part_lo) && same_bits(part.sided_max, part_hi));
+        EXPECT_FALSE(part.sided_irregular);
+      }
+      ASSERT_TRUE(read_sided_positions_again(text, *got, {}, nullptr));
+      for (const ObjPart& part : got->parts) EXPECT_FALSE(part.sided);
+      const std::vector<core::Vec3> again = joined_parts(*got).positions;
+      ASSERT_EQ(again.size(), positions.size());
+      for (std::size_t i = 0; i < again.size(); ++i)
+        ASSERT_TRUE(same_bits(again[i], positions[i])) << i;
+    }
+  }
+}
+
 // Pass 1 reserves room for a chunk's elements from its length (a line of 32 bytes each): lines
 // at least that long never outgrow it, shorter ones do, and the part says so (the terrain read
 // hands the heap's freed pages back only then).
@@ -162,12 +224,7 @@ TEST(ObjParts, MalformedTextsAreLeftToParseObj) {
 std::optional<ObjParts> parse_through_copies(const std::string& text, std::size_t window,
                                              std::size_t chunk, const core::ParallelRunner* runner,
                                              bool store_normals = true, bool end_at_faces = false) {
-  ObjTextPages pages;
-  pages.copy = [&text](std::size_t begin, char* out, std::size_t bytes) {
-    if (begin + bytes > text.size()) return false;
-    std::memcpy(out, text.data() + begin, bytes);
-    return true;
-  };
+  ObjTextPages pages = copies_of(text);
   pages.window_bytes = window;
   std::optional<ObjParts> parts =
       parse_obj_elements(text, runner, pages, chunk, store_normals, true, end_at_faces);
@@ -264,12 +321,7 @@ TEST(ObjParts, ChunkBoundariesThroughCopiesNeverReadTheText) {
     text += "f " + std::to_string(i) + "//1 " + std::to_string(i + 1) + "//2 " +
             std::to_string(i + 2) + "//3\n";
   const std::string unreadable(text.size(), 'x');
-  ObjTextPages pages;
-  pages.copy = [&text](std::size_t begin, char* out, std::size_t bytes) {
-    if (begin + bytes > text.size()) return false;
-    std::memcpy(out, text.data() + begin, bytes);
-    return true;
-  };
+  ObjTextPages pages = copies_of(text);
   pages.window_bytes = 512;
   for (const int threads : {2, 3}) {
     SCOPED_TRACE(threads);

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <glm/mat4x4.hpp>
 #include <optional>
 #include <string>
@@ -25,6 +26,17 @@ inline ObjGeometry joined_parts(const ObjParts& parts) {
     out.triangles.insert(out.triangles.end(), part.triangles.begin(), part.triangles.end());
   }
   return out;
+}
+
+// Pages that copy `text` (as a mapped file's ObjTextPages::copy does); `text` must outlive them.
+inline ObjTextPages copies_of(const std::string& text) {
+  ObjTextPages pages;
+  pages.copy = [&text](std::size_t begin, char* out, std::size_t bytes) {
+    if (begin + bytes > text.size()) return false;
+    std::memcpy(out, text.data() + begin, bytes);
+    return true;
+  };
+  return pages;
 }
 
 // The error parse_obj gives for `text`, or "" when it reads it.

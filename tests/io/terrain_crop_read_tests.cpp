@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <glm/gtc/matrix_transform.hpp>
 #include <memory>
 #include <optional>
 #include <string>
@@ -26,6 +27,7 @@
 #include "io/obj_terrain.hpp"
 #include "io/prepared_terrain.hpp"
 #include "io/terrain_io.hpp"
+#include "obj_test_support.hpp"
 #include "test_scratch.hpp"
 
 namespace ikfix::io {
@@ -153,6 +155,83 @@ TEST(TerrainCropRead, ObjReadBegunAheadGivesTheSamePart) {
   EXPECT_EQ(ObjReadAhead::start(dir / "missing.obj", &pool), nullptr);
 }
 
+// A first pass whose first chunk was read before the rectangle was known (stored positions)
+// and the rest after it (sided parts, ObjPart::sided): the part and bounds of the read done
+// at once, read in place or through copies.
+TEST(TerrainCropRead, ObjChunksReadBeforeAndAfterTheRectangleGiveTheSamePart) {
+  const auto path = test::scratch_dir("crop_mixed_parts") / "bumps.obj";
+  save_obj(path, bumps_of(10.0, 0.05));
+  const std::string text = read_file(path);
+  ObjTextPages copies = copies_of(text);
+  const core::ThreadPool pool(2);
+  const core::XzBox rect{-1.0, -3.0, 2.5, 1.0};
+  const core::TerrainMesh whole = load_terrain_mesh(path);
+  for (const ObjTextPages& pages : {ObjTextPages{}, copies}) {
+    core::TerrainCrop at_once, mixed;
+    const core::TerrainMesh want =
+        read_obj_terrain(text, glm::dmat4(1.0), "b.obj", &pool, rect, &at_once, pages);
+    expect_same_mesh(
+        want, core::crop_terrain_mesh(whole, rect.min_x, rect.min_z, rect.max_x, rect.max_z));
+    const std::unique_ptr<ObjElementChunks> chunks = cropped_first_pass(text, &pool, pages);
+    ASSERT_GE(chunks->count(), 2u);
+    chunks->read_unclaimed(1);
+    std::vector<char> sided;
+    const ObjFirstPass first_pass = [&](const ObjWorldRect& world) {
+      chunks->set_world_rect(world);
+      chunks->read_unclaimed_on(&pool);
+      std::optional<ObjParts> parts = chunks->result();
+      for (const ObjPart& part : parts->parts) sided.push_back(part.sided);
+      return parts;
+    };
+    expect_same_mesh(
+        read_obj_terrain(text, glm::dmat4(1.0), "b.obj", &pool, rect, &mixed, pages, first_pass),
+        want);
+    EXPECT_EQ(sided.front(), 0);
+    EXPECT_EQ(sided.back(), 1);
+    EXPECT_TRUE(same_bits(mixed.whole_min, at_once.whole_min));
+    EXPECT_TRUE(same_bits(mixed.whole_max, at_once.whole_max));
+  }
+}
+
+// Positions whose sides and bounds a sided part cannot give (a world -0 under a move by -0, a
+// coordinate past a double's range under a scale) are read again: the crop of the whole mesh,
+// and the error the read without a crop gives.
+TEST(TerrainCropRead, SidedPositionsOffTheCommonPathAreReadAgain) {
+  std::string text = "v -0 0 -0\nv 1 0 0\nv 0 0 1\nv 1 -0 1\n";
+  for (int i = 0; i < 50; ++i) text += "v " + std::to_string(i) + " 0.5 2\n";
+  text += "f 1 2 3\nf 2 4 3\nf 3 4 5\n";
+  glm::dmat4 minus_zero_move(1.0);
+  minus_zero_move[3] = glm::dvec4(-0.0, -0.0, -0.0, 1.0);
+  const core::ThreadPool pool(2);
+  ObjParts as_one = as_parts(parse_obj(text, "z.obj"));
+  const core::TerrainMesh whole = obj_terrain_mesh(as_one, minus_zero_move, "z.obj", nullptr);
+  const core::Terrain t(whole);
+  for (const core::XzBox& r :
+       {core::XzBox{-1.0, -1.0, 2.0, 2.0}, core::XzBox{-0.5, -0.5, 0.0, 0.0}}) {
+    core::TerrainCrop crop;
+    expect_same_mesh(read_obj_terrain(text, minus_zero_move, "z.obj", &pool, r, &crop),
+                     core::crop_terrain_mesh(whole, r.min_x, r.min_z, r.max_x, r.max_z));
+    EXPECT_TRUE(same_bits(crop.whole_min, t.bounds_min()));
+    EXPECT_TRUE(same_bits(crop.whole_max, t.bounds_max()));
+  }
+  const glm::dmat4 huge = glm::scale(glm::dmat4(1.0), glm::dvec3(1e308));
+  const std::string far = text + "v 10 0 0\n";
+  std::string without, with;
+  try {
+    read_obj_terrain(far, huge, "far.obj", &pool, std::nullopt, nullptr);
+  } catch (const InputError& e) {
+    without = e.what();
+  }
+  try {
+    read_obj_terrain(far, huge, "far.obj", &pool, core::XzBox{-1.0, -1.0, 2.0, 2.0}, nullptr);
+  } catch (const InputError& e) {
+    with = e.what();
+  }
+  EXPECT_NE(without.find("far.obj"), std::string::npos) << without;
+  EXPECT_NE(without.find("is not finite in metres"), std::string::npos) << without;
+  EXPECT_EQ(with, without);
+}
+
 // A bad line found by the pass begun ahead: the error the read gives without it, naming the
 // file and the line.
 TEST(TerrainCropRead, ObjReadBegunAheadNamesABadLineAsWithout) {
@@ -231,12 +310,7 @@ TEST(TerrainCropRead, KeptNormalsReadThroughCopiesAsFromTheText) {
             std::to_string(2 * i + 1) + "//" + std::to_string(i == 200 ? 401 : i + 1) + " " +
             std::to_string(2 * i) + "//" + std::to_string(i) + "\n";
   text += "vn 0 1 -0.5\nf 1//402 3//402 2//402";  // no line break at the end
-  ObjTextPages pages;
-  pages.copy = [&text](std::size_t begin, char* out, std::size_t bytes) {
-    if (begin + bytes > text.size()) return false;
-    std::memcpy(out, text.data() + begin, bytes);
-    return true;
-  };
+  ObjTextPages pages = copies_of(text);
   const core::ThreadPool pool(2);
   for (const core::XzBox& r :
        {core::XzBox{10.0, -1.0, 70.0, 2.0}, core::XzBox{-1.0, -1.0, 0.1, 2.0},
