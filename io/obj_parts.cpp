@@ -857,6 +857,23 @@ std::size_t obj_position_line(const ObjParts& parts, std::size_t index) {
 
 core::Vec3 read_obj_position_line(std::string_view line) { return read_element_line(line, true); }
 
+core::Vec3 ObjElementLines::read(std::string_view line, bool position,
+                                 obj_lean::VectorShape& shape) {
+  const char* at = line.data();
+  const char* end = at + line.size();
+  double v[3];
+  if (end - at >= obj_lean::VectorShape::kRoom && shape.read(at, v))
+    return core::Vec3(v[0], v[1], v[2]);
+  const int keyword = position ? 1 : 2;
+  if (end - at > keyword && at[0] == 'v' && (position || at[1] == 'n')) {
+    if (const char* next = obj_lean::read_xyz(at + keyword, end, v)) {
+      shape.learn(at, static_cast<int>(next - at), keyword);
+      return core::Vec3(v[0], v[1], v[2]);
+    }
+  }
+  return read_element_line(line, position);
+}
+
 bool read_sided_positions_again(std::string_view text, ObjParts& parts, const ObjTextPages& pages,
                                 const core::ParallelRunner* runner) {
   const std::size_t chunks = parts.parts.size();

@@ -17,6 +17,7 @@
 
 #include "core/math.hpp"
 #include "core/xz_grid.hpp"
+#include "io/obj_line_shape.hpp"
 #include "io/obj_reader.hpp"
 
 namespace ikfix::core {
@@ -190,6 +191,17 @@ core::Vec3 read_obj_normal_line(std::string_view line);
 // and the position (file units) of the text from a "v" line's start on, the bits pass 1 read.
 std::size_t obj_position_line(const ObjParts& parts, std::size_t index);
 core::Vec3 read_obj_position_line(std::string_view line);
+// Both, for many lines in turn (one on each thread): the same bits, read from where the last
+// line of the same shape had its digits (obj_lean::VectorShape) when the lines share one.
+class ObjElementLines {
+ public:
+  core::Vec3 position(std::string_view line) { return read(line, true, position_shape_); }
+  core::Vec3 normal(std::string_view line) { return read(line, false, normal_shape_); }
+
+ private:
+  static core::Vec3 read(std::string_view line, bool position, obj_lean::VectorShape& shape);
+  obj_lean::VectorShape position_shape_, normal_shape_;
+};
 
 // Sided parts (ObjPart::sided) read again as pass 1 reads them without a rectangle: `positions`
 // in file units instead of their lines and sides, on `runner`'s threads, through `pages.copy`

@@ -422,6 +422,19 @@ class UsedSlots {
   }
   std::size_t count() const { return count_; }
   std::size_t words() const { return bits_.size(); }
+  // The first word of `blocks` that each hold about as many marked indices (for blocks on
+  // threads: a crop's indices lie in a small part of the file's range), and words() last.
+  std::vector<std::size_t> balanced_words(int blocks) const {
+    std::vector<std::size_t> first{0};
+    for (int k = 1; k < blocks; ++k) {
+      const std::size_t slot =
+          count_ * static_cast<std::size_t>(k) / static_cast<std::size_t>(blocks);
+      first.push_back(static_cast<std::size_t>(
+          std::lower_bound(before_.begin(), before_.end(), slot) - before_.begin()));
+    }
+    first.push_back(bits_.size());
+    return first;
+  }
   // The slot of a marked index.
   std::uint32_t slot(std::uint32_t index) const {
     const std::uint64_t below = (std::uint64_t{1} << (index % 64)) - 1;
@@ -453,6 +466,10 @@ class TextLines {
  public:
   TextLines(std::string_view text, const ObjTextPages& pages) : text_(text), pages_(pages) {}
 
+  // The position or normal whose line starts at `at`: the bits parse_obj_elements read.
+  Vec3 position(std::size_t at) { return elements_.position(from(at)); }
+  Vec3 normal(std::size_t at) { return elements_.normal(from(at)); }
+
   // The text from `at`, a line's start, on: at least that line and its line break (or up to
   // the text's end).
   std::string_view from(std::size_t at) {
@@ -463,7 +480,7 @@ class TextLines {
   }
 
  private:
-  static constexpr std::size_t kWindowBytes = std::size_t{16} << 10;
+  static constexpr std::size_t kWindowBytes = std::size_t{8} << 10;
 
   // Whether the window holds the line at `at` with its line break (or up to the text's end).
   bool holds_line(std::size_t at) const {
@@ -483,6 +500,7 @@ class TextLines {
   const ObjTextPages& pages_;
   std::unique_ptr<char[]> buffer_;
   std::size_t begin_ = 0, end_ = 0;  // the text's bytes the buffer holds
+  ObjElementLines elements_;
 };
 
 // Calls f(index, slot, lines) for each index marked in `used`, in blocks on `runner`'s threads,
@@ -490,14 +508,13 @@ class TextLines {
 template <typename F>
 void for_used_lines(const FileElements& flat, const UsedSlots& used,
                     const core::ParallelRunner* runner, F&& f) {
-  const int blocks = block_count(runner, static_cast<long long>(used.words()), 64);
-  const std::size_t per_block =
-      (used.words() + static_cast<std::size_t>(blocks) - 1) / static_cast<std::size_t>(blocks);
+  const int blocks = block_count(runner, static_cast<long long>(used.count()), 512);
+  const std::vector<std::size_t> first_word = used.balanced_words(blocks);
   const ObjTextPages no_pages;
   for_each_block(runner, blocks, [&](int k) {
-    const std::size_t first = static_cast<std::size_t>(k) * per_block;
+    const auto b = static_cast<std::size_t>(k);
     TextLines lines(flat.text, flat.pages ? *flat.pages : no_pages);
-    used.for_each(first, std::min(used.words(), first + per_block),
+    used.for_each(first_word[b], first_word[b + 1],
                   [&](std::uint32_t index, std::uint32_t slot) { f(index, slot, lines); });
   });
 }
@@ -510,10 +527,9 @@ std::vector<Vec3> used_normals_ws(const FileElements& flat, const UsedSlots& use
   std::vector<Vec3> out(used.count());
   for_used_lines(
       flat, used, runner, [&](std::uint32_t normal, std::uint32_t slot, TextLines& lines) {
-        const Vec3 n =
-            flat.unstored_normals
-                ? read_obj_normal_line(lines.from(obj_normal_line(*flat.unstored_normals, normal)))
-                : flat.normal(normal);
+        const Vec3 n = flat.unstored_normals
+                           ? lines.normal(obj_normal_line(*flat.unstored_normals, normal))
+                           : flat.normal(normal);
         out[slot] = core::safe_normalize(normal_matrix * n, Vec3(0.0));
       });
   return out;
@@ -534,9 +550,8 @@ std::vector<Vec3> used_positions_ws(const ObjParts& obj, const FileElements& fla
         const ObjPart& part =
             obj.parts[static_cast<std::size_t>(after - obj.position_offset.begin()) - 1];
         out[slot] = part.sided
-                        ? obj_position_to_world(
-                              read_obj_position_line(lines.from(obj_position_line(obj, position))),
-                              to_world, identity)
+                        ? obj_position_to_world(lines.position(obj_position_line(obj, position)),
+                                                to_world, identity)
                         : flat.positions_ws[position];
       });
   return out;

@@ -108,8 +108,14 @@ TEST(ObjParts, UnstoredNormalsReadBackAsStored) {
     ASSERT_EQ(unstored->normal_count, stored->normal_count);
     ASSERT_EQ(unstored->normal_count, 601u);
     const ObjGeometry all = joined_parts(*stored);
-    for (std::size_t i = 0; i < all.normals.size(); ++i)
+    ObjElementLines in_turn;  // line shapes: the same bits
+    for (std::size_t i = 0; i < all.normals.size(); ++i) {
       ASSERT_TRUE(same_bits(read_obj_normal(text, *unstored, i), all.normals[i])) << i;
+      const std::string_view rest = std::string_view(text).substr(obj_normal_line(*unstored, i));
+      ASSERT_TRUE(same_bits(in_turn.normal(rest), all.normals[i])) << i;
+      const std::string_view line = rest.substr(0, rest.find_first_of("\r\n") + 1);
+      ASSERT_TRUE(same_bits(in_turn.normal(line), all.normals[i])) << i;
+    }
     ASSERT_TRUE(parse_obj_faces(text, *stored, {}, &pool));
     ASSERT_TRUE(parse_obj_faces(text, *unstored, {}, &pool));
     expect_same_geometry(joined_parts(*unstored), [&] {
@@ -130,7 +136,8 @@ TEST(ObjParts, SidedPositionsReadBackAsStored) {
   for (int i = 0; i < 300; ++i)
     text += "v " + std::to_string(i) + ".125 -" + std::to_string(i % 7) + ".5 " +
             std::to_string(i * 3) + "\nvn 0 1 0\nv -10.000000000 0.000049332 " + std::to_string(i) +
-            ".5 # c\nf -1//-1 -2//-1 -3//-1\n";
+            ".5 # c\nv -9.98000000" + std::to_string(i % 10) + " 0.00004933" +
+            std::to_string(i % 7) + " 1.5\nf -1//-1 -2//-1 -3//-1\n";
   const glm::dmat4 z_up_cm = glm::dmat4(0.01, 0, 0, 0, 0, 0, -0.01, 0, 0, 0.01, 0, 0, 0, 0, 0, 1);
   const core::XzBox rect{-1.0, 0.5, 2.0, 3.0};
   const ObjTextPages in_place;  // held by the chunks: it must outlive them
@@ -147,12 +154,13 @@ TEST(ObjParts, SidedPositionsReadBackAsStored) {
       std::optional<ObjParts> got = sided.result();
       ASSERT_TRUE(want.has_value() && got.has_value());
       ASSERT_EQ(got->position_count, want->position_count);
-      ASSERT_EQ(got->position_count, 604u);
+      ASSERT_EQ(got->position_count, 904u);
       ASSERT_GE(got->parts.size(), 2u);
       EXPECT_FALSE(got->parts.front().sided);
       EXPECT_TRUE(got->parts.back().sided);
       const std::vector<core::Vec3> positions = joined_parts(*want).positions;
       const bool identity = to_world == glm::dmat4(1.0);
+      ObjElementLines in_turn;
       core::Vec3 lo(std::numeric_limits<double>::infinity()), hi(-lo);
       for (std::size_t k = 0; k < got->parts.size(); ++k) {
         const ObjPart& part = got->parts[k];
@@ -160,9 +168,14 @@ TEST(ObjParts, SidedPositionsReadBackAsStored) {
         core::Vec3 part_lo(std::numeric_limits<double>::infinity()), part_hi(-part_lo);
         for (std::size_t i = 0; i < part.position_lines.size(); ++i) {
           const std::size_t index = got->position_offset[k] + i;
-          const core::Vec3 read =
-              read_obj_position_line(std::string_view(text).substr(obj_position_line(*got, index)));
+          const std::string_view rest =
+              std::string_view(text).substr(obj_position_line(*got, index));
+          const core::Vec3 read = read_obj_position_line(rest);
           ASSERT_TRUE(same_bits(read, positions[index])) << index;
+          // Read in turn (line shapes), from the text or from a copy holding only the line.
+          const std::string_view line = rest.substr(0, rest.find_first_of("\r\n") + 1);
+          ASSERT_TRUE(same_bits(in_turn.position(rest), read)) << index;
+          ASSERT_TRUE(same_bits(in_turn.position(line), read)) << index;
           const core::Vec3 world = obj_position_to_world(read, to_world, identity);
           EXPECT_EQ(part.position_sides[i], sides_beyond(world, rect)) << index;
           part_lo = glm::min(part_lo, world), part_hi = glm::max(part_hi, world);
