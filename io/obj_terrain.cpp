@@ -820,6 +820,16 @@ std::optional<ObjParts> read_obj_parts(std::string_view text, const glm::dmat4& 
   return std::nullopt;
 }
 
+// The sequential reader reads the text in place. Where the text is a mapped file the passes
+// read through copies (`pages.copy`), a file cut shorter since it was mapped would fault past
+// its new end there (SIGBUS): refused by name instead, when its last byte can no longer be read.
+void throw_if_shortened(std::string_view text, const ObjTextPages& pages, const std::string& file) {
+  char last = 0;
+  if (pages.copy && !text.empty() && !pages.copy(text.size() - 1, &last, 1))
+    throw InputError(file,
+                     "cannot be read again: the file was cut shorter or changed while it was read");
+}
+
 void throw_if_bad(const FileElements& flat, const std::string& file) {
   if (flat.first_bad != std::numeric_limits<std::size_t>::max())
     throw InputError(file,
@@ -857,6 +867,7 @@ core::TerrainMesh read_obj_terrain(std::string_view text, const glm::dmat4& to_w
   std::optional<ObjParts> parts =
       read_obj_parts(text, to_world, runner, keep_ws, pages, flat, used, first_pass);
   if (!parts) {  // parse_obj names the line and the problem, or reads what this reader refused
+    throw_if_shortened(text, pages, file);
     parts = as_parts(parse_obj(text, file));
     flat = FileElements{};
     positions_to_world(*parts, to_world, flat, runner);

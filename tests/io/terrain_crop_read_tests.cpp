@@ -22,6 +22,7 @@
 #include "core/terrain_solid.hpp"
 #include "io/error.hpp"
 #include "io/file_util.hpp"
+#include "io/mapped_file.hpp"
 #include "io/obj_parts.hpp"
 #include "io/obj_read_ahead.hpp"
 #include "io/obj_terrain.hpp"
@@ -230,6 +231,35 @@ TEST(TerrainCropRead, SidedPositionsOffTheCommonPathAreReadAgain) {
   EXPECT_NE(without.find("far.obj"), std::string::npos) << without;
   EXPECT_NE(without.find("is not finite in metres"), std::string::npos) << without;
   EXPECT_EQ(with, without);
+}
+
+// A file cut shorter after it was mapped: the passes' copies fail, and the sequential reader,
+// which reads the mapping, would fault past the file's new end (SIGBUS); the read is refused
+// with one line naming the file instead, cropped or whole.
+TEST(TerrainCropRead, ObjCutShorterWhileReadIsRefusedByName) {
+  const auto path = test::scratch_dir("crop_cut_shorter") / "bumps.obj";
+  save_obj(path, bumps_of(10.0, 0.05));
+  const MappedFile mapped(path);
+  std::filesystem::resize_file(path, mapped.text().size() / 2);
+  ObjTextPages pages;
+  pages.copy = [&mapped](std::size_t begin, char* out, std::size_t bytes) {
+    return mapped.copy(begin, out, bytes);
+  };
+  const core::ThreadPool pool(2);
+  for (const std::optional<core::XzBox>& keep :
+       {std::optional<core::XzBox>(core::XzBox{-1.0, -3.0, 2.5, 1.0}),
+        std::optional<core::XzBox>()}) {
+    try {
+      core::TerrainCrop crop;
+      read_obj_terrain(mapped.text(), glm::dmat4(1.0), path.string(), &pool, keep, &crop, pages);
+      ADD_FAILURE() << "read";
+    } catch (const InputError& e) {
+      const std::string what = e.what();
+      EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+      EXPECT_EQ(what.rfind(path.string() + ": ", 0), 0u) << what;
+      EXPECT_NE(what.find("cut shorter"), std::string::npos) << what;
+    }
+  }
 }
 
 // A bad line found by the pass begun ahead: the error the read gives without it, naming the
