@@ -212,7 +212,8 @@ std::size_t identity_to_world(Vec3* positions, std::size_t count, std::uint8_t* 
 void take_sides(ObjPart& part, std::uint8_t* beyond, UsedBounds& b) {
   if (!beyond || part.sided_irregular)
     throw std::logic_error("a sided OBJ part read without its rectangle or irregular");
-  std::memcpy(beyond, part.position_sides.data(), part.position_sides.size());
+  if (!part.position_sides.empty())  // a part of no positions has no array to copy from
+    std::memcpy(beyond, part.position_sides.data(), part.position_sides.size());
   std::vector<std::uint8_t>().swap(part.position_sides);
   b.min = part.sided_min;
   b.max = part.sided_max;

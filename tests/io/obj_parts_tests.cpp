@@ -161,7 +161,6 @@ TEST(ObjParts, SidedPositionsReadBackAsStored) {
       const std::vector<core::Vec3> positions = joined_parts(*want).positions;
       const bool identity = to_world == glm::dmat4(1.0);
       ObjElementLines in_turn;
-      core::Vec3 lo(std::numeric_limits<double>::infinity()), hi(-lo);
       for (std::size_t k = 0; k < got->parts.size(); ++k) {
         const ObjPart& part = got->parts[k];
         if (!part.sided) continue;
