@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <glm/common.hpp>
 #include <limits>
 #include <memory>
 #include <string_view>
