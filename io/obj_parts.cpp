@@ -236,9 +236,10 @@ class ElementParser : LineReader {
     release_behind(true);
     part_.sided_min = sided_min_;
     part_.sided_max = sided_max_;
+    const std::size_t line_room = room_ / kElementLineStride + 1;
     part_.outgrew_reserve =
         part_.positions.capacity() > room_ || part_.normals.capacity() > room_ ||
-        part_.normal_lines.capacity() > room_ || part_.position_lines.capacity() > room_ ||
+        part_.normal_lines.capacity() > line_room || part_.position_lines.capacity() > line_room ||
         part_.position_sides.capacity() > room_;
     return true;
   }
@@ -251,6 +252,9 @@ class ElementParser : LineReader {
   template <typename T>
   void make_room(std::vector<T>& elements) {
     if (elements.capacity() == 0) elements.reserve(room_);
+  }
+  void make_room(std::vector<std::uint32_t>& lines) {  // a line per kElementLineStride
+    if (lines.capacity() == 0) lines.reserve(room_ / kElementLineStride + 1);
   }
 
   // A "v X Y Z" or "vn X Y Z" line of obj_lean::read_xyz's form; false (nothing read) for any
@@ -297,14 +301,21 @@ class ElementParser : LineReader {
       part_.positions.emplace_back(v[0], v[1], v[2]);
       return;
     }
-    ++part_.normals_read;
     if (store_normals_) {
+      ++part_.normals_read;
       make_room(part_.normals);
       part_.normals.emplace_back(v[0], v[1], v[2]);
     } else {
-      make_room(part_.normal_lines);
-      part_.normal_lines.push_back(static_cast<std::uint32_t>(offset_of(p_)));
+      add_normal_line(p_);
     }
+  }
+
+  // A normal not stored, its line at `line`: counted, and its line kept when it is the first of
+  // kElementLineStride.
+  void add_normal_line(const char* line) {
+    if (part_.normals_read++ % kElementLineStride != 0) return;
+    make_room(part_.normal_lines);
+    part_.normal_lines.push_back(static_cast<std::uint32_t>(offset_of(line)));
   }
 
   // A position of a sided part, its line at `line`: its line, its world position's sides and
@@ -321,20 +332,21 @@ class ElementParser : LineReader {
     sided_max_ = core::Vec3(std::max(sided_max_.x, world.x), std::max(sided_max_.y, world.y),
                             std::max(sided_max_.z, world.z));
     const std::uint8_t sides = sides_beyond(world, keep_);
-    make_room(part_.position_lines);
     make_room(part_.position_sides);
-    part_.position_lines.push_back(static_cast<std::uint32_t>(offset_of(line)));
+    if (part_.position_sides.size() % kElementLineStride == 0) {
+      make_room(part_.position_lines);
+      part_.position_lines.push_back(static_cast<std::uint32_t>(offset_of(line)));
+    }
     part_.position_sides.push_back(sides);
   }
 
   bool read_normal(const char* line) {
-    ++part_.normals_read;
     if (store_normals_) {
+      ++part_.normals_read;
       make_room(part_.normals);
       return read_vector(part_.normals.emplace_back(), false);
     }
-    make_room(part_.normal_lines);
-    part_.normal_lines.push_back(static_cast<std::uint32_t>(offset_of(line)));
+    add_normal_line(line);
     core::Vec3 checked;
     return read_vector(checked, false);
   }
@@ -703,13 +715,20 @@ bool read_chunk_elements(std::string_view text, std::size_t begin, std::size_t e
 }
 
 // Where element `index` (0-based over the file) of the kind whose per-part firsts are `offsets`
-// and lines `lines` starts in the text: in the last part whose elements start at or before
-// `index` (those before it that have none start at the same index).
-std::size_t element_line(const ObjParts& parts, const std::vector<std::size_t>& offsets,
-                         std::vector<std::uint32_t> ObjPart::*lines, std::size_t index) {
+// and kept lines `lines` is found: in the last part whose elements start at or before `index`
+// (those before it that have none start at the same index).
+ObjElementAnchor element_anchor(const ObjParts& parts, const std::vector<std::size_t>& offsets,
+                                std::vector<std::uint32_t> ObjPart::*lines, std::size_t index) {
   const auto after = std::upper_bound(offsets.begin(), offsets.end(), index);
   const auto part = static_cast<std::size_t>(after - offsets.begin()) - 1;
-  return parts.part_begin[part] + (parts.parts[part].*lines)[index - offsets[part]];
+  const std::size_t in_part = index - offsets[part];
+  return {parts.part_begin[part] + (parts.parts[part].*lines)[in_part / kElementLineStride],
+          in_part % kElementLineStride};
+}
+
+std::size_t element_line(std::string_view text, const ObjElementAnchor& anchor, bool position) {
+  return step_statements([text](std::size_t at) { return text.substr(at); }, anchor.at,
+                         anchor.steps, position);
 }
 
 // A "v" (`position`) or "vn" line read again as pass 1 read it: one of the lean form (most) by
@@ -844,14 +863,57 @@ std::optional<ObjParts> parse_obj_parts(std::string_view text, const core::Paral
   return std::nullopt;
 }
 
-std::size_t obj_normal_line(const ObjParts& parts, std::size_t index) {
-  return element_line(parts, parts.normal_offset, &ObjPart::normal_lines, index);
+bool obj_statement_is(std::string_view line, bool position) {
+  const char* p = line.data();
+  const char* end = p + line.size();
+  while (p < end && is_blank(*p)) ++p;
+  const char* word = p;
+  while (p < end && !ends_token(*p)) ++p;
+  return std::string_view(word, static_cast<std::size_t>(p - word)) == (position ? "v" : "vn");
+}
+
+std::size_t obj_step_statements(std::string_view text, bool position, std::size_t& steps) {
+  const char* begin = text.data();
+  const char* end = begin + text.size();
+  const char* reached = begin;
+  while (steps > 0) {
+    const char* eol = find_eol(reached, end);
+    if (eol == end) break;
+    const char* line = eol + 1;
+    const char* word = line;
+    while (word < end && is_blank(*word)) ++word;
+    const char* word_end = word;
+    while (word_end < end && !ends_token(*word_end)) ++word_end;
+    if (word_end == end) break;  // the word may go on past the text held
+    if (std::string_view(word, static_cast<std::size_t>(word_end - word)) ==
+        (position ? "v" : "vn"))
+      --steps;
+    reached = line;
+  }
+  return static_cast<std::size_t>(reached - begin);
+}
+
+std::size_t obj_line_bytes(std::string_view text) {
+  return static_cast<std::size_t>(find_eol(text.data(), text.data() + text.size()) - text.data()) +
+         1;
+}
+
+ObjElementAnchor obj_normal_anchor(const ObjParts& parts, std::size_t index) {
+  return element_anchor(parts, parts.normal_offset, &ObjPart::normal_lines, index);
+}
+
+ObjElementAnchor obj_position_anchor(const ObjParts& parts, std::size_t index) {
+  return element_anchor(parts, parts.position_offset, &ObjPart::position_lines, index);
+}
+
+std::size_t obj_normal_line(std::string_view text, const ObjParts& parts, std::size_t index) {
+  return element_line(text, obj_normal_anchor(parts, index), false);
 }
 
 core::Vec3 read_obj_normal_line(std::string_view line) { return read_element_line(line, false); }
 
-std::size_t obj_position_line(const ObjParts& parts, std::size_t index) {
-  return element_line(parts, parts.position_offset, &ObjPart::position_lines, index);
+std::size_t obj_position_line(std::string_view text, const ObjParts& parts, std::size_t index) {
+  return element_line(text, obj_position_anchor(parts, index), true);
 }
 
 core::Vec3 read_obj_position_line(std::string_view line) { return read_element_line(line, true); }
@@ -886,7 +948,7 @@ bool read_sided_positions_again(std::string_view text, ObjParts& parts, const Ob
     const bool store_normals = part.normal_lines.empty();
     ok[i] = read_chunk_elements(text, parts.part_begin[i], end, again, pages, store_normals,
                                 /*lean=*/true, part.elements_end_at_faces, nullptr) &&
-            again.positions.size() == part.position_lines.size();
+            again.positions.size() == part.position_sides.size();
     if (!ok[i]) return;
     part.positions = std::move(again.positions);
     part.sided = false;
@@ -897,7 +959,7 @@ bool read_sided_positions_again(std::string_view text, ObjParts& parts, const Ob
 }
 
 core::Vec3 read_obj_normal(std::string_view text, const ObjParts& parts, std::size_t index) {
-  return read_obj_normal_line(text.substr(obj_normal_line(parts, index)));
+  return read_obj_normal_line(text.substr(obj_normal_line(text, parts, index)));
 }
 
 ObjParts as_parts(ObjGeometry geometry) {

@@ -56,13 +56,19 @@ struct ObjWorldRect {
   core::XzBox rect{};
 };
 
+// A part read without its positions or normals keeps the line of every kElementLineStride-th
+// of them, not of each (a quarter byte per element instead of four: a large file's arrays are
+// fresh memory, which costs more to touch than the lines between to step over).
+inline constexpr std::size_t kElementLineStride = 16;
+
 // One chunk's statements, in file order. Corner indices are 0-based over the whole file.
 struct ObjPart {
   std::vector<core::Vec3> positions;  // empty when `sided`
-  // Read with an ObjWorldRect: instead of `positions` (24 bytes each), per "v" statement its
-  // line's first byte in the chunk and sides_beyond(its world position, the rectangle), with
-  // the bounds of those world positions (glm::min and glm::max in file order). The positions
-  // the kept triangles use are read again from their lines (read_obj_position_line).
+  // Read with an ObjWorldRect: instead of `positions` (24 bytes each), per "v" statement
+  // sides_beyond(its world position, the rectangle), and per kElementLineStride of them the
+  // first one's line (its first byte in the chunk), with the bounds of those world positions
+  // (glm::min and glm::max in file order). The positions the kept triangles use are read again
+  // from their lines (obj_position_anchor, read_obj_position_line).
   bool sided = false;
   std::vector<std::uint32_t> position_lines;
   std::vector<std::uint8_t> position_sides;
@@ -72,10 +78,11 @@ struct ObjPart {
   // what read_obj_terrain takes (which names the position, or orders -0 and +0 by use), so the
   // positions must be read again into `positions` (read_sided_positions_again).
   bool sided_irregular = false;
-  std::size_t position_count() const { return sided ? position_lines.size() : positions.size(); }
+  std::size_t position_count() const { return sided ? position_sides.size() : positions.size(); }
   std::vector<core::Vec3> normals;  // empty when read without storing normals
   std::size_t normals_read = 0;     // "vn" statements, stored or not
-  // Without stored normals: per "vn" statement, its line's first byte in the chunk.
+  // Without stored normals: per kElementLineStride "vn" statements, the first one's line (its
+  // first byte in the chunk).
   std::vector<std::uint32_t> normal_lines;
   std::vector<std::array<ObjCorner, 3>> triangles;  // the kept ones (all, without a filter)
   // Where the chunk's faces begin (bytes into the chunk; its size when it has none), and the
@@ -182,14 +189,58 @@ class ObjElementChunks {
 // Normal `index` (0-based over the file) of `text` read by parse_obj_elements without
 // storing normals: the same bits it would have stored.
 core::Vec3 read_obj_normal(std::string_view text, const ObjParts& parts, std::size_t index);
+
+// Where an element's line is found from the line pass 1 kept nearest before it: `steps`
+// statements of its kind ("v" or "vn") after the one whose line starts at `at` in the text.
+struct ObjElementAnchor {
+  std::size_t at = 0;
+  std::size_t steps = 0;
+};
+ObjElementAnchor obj_normal_anchor(const ObjParts& parts, std::size_t index);
+// For a position of a sided part (ObjPart::sided).
+ObjElementAnchor obj_position_anchor(const ObjParts& parts, std::size_t index);
+
+// Whether the line at the start of `line` (which holds it whole) is a "v" (`position`) or
+// "vn" statement.
+bool obj_statement_is(std::string_view line, bool position);
+// From the line at the start of `text`, steps over the lines after it (a '\r' and a '\n' each
+// end one: the empty line between them is no statement) while `steps` is not 0, lowering it
+// for each "v" (`position`) or "vn" statement stepped to, as far as `text` holds the lines'
+// first words. Returns where the last line stepped to starts (0: none): with `steps` 0, the
+// statement sought.
+std::size_t obj_step_statements(std::string_view text, bool position, std::size_t& steps);
+// Bytes of `text` up to and with the first line break (`text` holds one).
+std::size_t obj_line_bytes(std::string_view text);
+
+// Where the line of the `steps`-th "v" (`position`) or "vn" statement after the line at `at` (a
+// line's start) starts, the lines between stepped over as pass 1 reads them (an
+// ObjElementAnchor's `at` and `steps` give its element's line). `from(at)` gives the text from
+// a line's start on (at least that line and its line break, or up to the text's end); the
+// statements stepped to must be in the text.
+template <typename From>
+std::size_t step_statements(From&& from, std::size_t at, std::size_t steps, bool position) {
+  while (steps > 0) {
+    const std::string_view text = from(at);
+    const std::size_t reached = obj_step_statements(text, position, steps);
+    if (reached != 0) {
+      at += reached;
+      continue;
+    }
+    // The next line's first word runs past the text held from `at`: that line taken whole.
+    at += obj_line_bytes(text);
+    if (obj_statement_is(from(at), position)) --steps;
+  }
+  return at;
+}
+
 // The same in two steps: where normal `index`'s line starts in the text, and the normal of the
 // text from a line's start on (`line` holds at least that line and its line break, or ends
 // with the text).
-std::size_t obj_normal_line(const ObjParts& parts, std::size_t index);
+std::size_t obj_normal_line(std::string_view text, const ObjParts& parts, std::size_t index);
 core::Vec3 read_obj_normal_line(std::string_view line);
 // The same for a position of a sided part (ObjPart::sided): where its line starts in the text,
 // and the position (file units) of the text from a "v" line's start on, the bits pass 1 read.
-std::size_t obj_position_line(const ObjParts& parts, std::size_t index);
+std::size_t obj_position_line(std::string_view text, const ObjParts& parts, std::size_t index);
 core::Vec3 read_obj_position_line(std::string_view line);
 // Both, for many lines in turn (one on each thread): the same bits, read from where the last
 // line of the same shape had its digits (obj_lean::VectorShape) when the lines share one.

@@ -471,6 +471,21 @@ class TextLines {
   Vec3 position(std::size_t at) { return elements_.position(from(at)); }
   Vec3 normal(std::size_t at) { return elements_.normal(from(at)); }
 
+  // Where the line of element `index` (a position or a normal: `position`) starts, `anchor`
+  // being obj_position_anchor or obj_normal_anchor of it: stepped to from the last element's
+  // line found when that one lies between the anchor and it (indices asked in increasing order
+  // step over each line once).
+  std::size_t line_of(const ObjElementAnchor& anchor, std::size_t index, bool position) {
+    const bool on = last_.found && last_.position == position && last_.index < index &&
+                    index - last_.index <= anchor.steps;
+    const std::size_t at = on ? last_.at : anchor.at;
+    const std::size_t steps = on ? index - last_.index : anchor.steps;
+    const std::size_t found =
+        step_statements([this](std::size_t line) { return from(line); }, at, steps, position);
+    last_ = {true, position, index, found};
+    return found;
+  }
+
   // The text from `at`, a line's start, on: at least that line and its line break (or up to
   // the text's end).
   std::string_view from(std::size_t at) {
@@ -486,9 +501,10 @@ class TextLines {
   // Whether the window holds the line at `at` with its line break (or up to the text's end).
   bool holds_line(std::size_t at) const {
     if (at < begin_ || at >= end_) return false;
-    for (const char* p = buffer_.get() + (at - begin_); p < buffer_.get() + (end_ - begin_); ++p)
-      if (*p == '\n' || *p == '\r') return true;
-    return end_ == text_.size();
+    const char* line = buffer_.get() + (at - begin_);
+    const std::size_t bytes = end_ - at;
+    return std::memchr(line, '\n', bytes) != nullptr || std::memchr(line, '\r', bytes) != nullptr ||
+           end_ == text_.size();
   }
   void copy_from(std::size_t at) {
     const std::size_t bytes = std::min(kWindowBytes, text_.size() - at);
@@ -502,6 +518,12 @@ class TextLines {
   std::unique_ptr<char[]> buffer_;
   std::size_t begin_ = 0, end_ = 0;  // the text's bytes the buffer holds
   ObjElementLines elements_;
+  struct Found {  // the last element line_of found
+    bool found = false;
+    bool position = false;
+    std::size_t index = 0;
+    std::size_t at = 0;
+  } last_;
 };
 
 // Calls f(index, slot, lines) for each index marked in `used`, in blocks on `runner`'s threads,
@@ -529,7 +551,8 @@ std::vector<Vec3> used_normals_ws(const FileElements& flat, const UsedSlots& use
   for_used_lines(
       flat, used, runner, [&](std::uint32_t normal, std::uint32_t slot, TextLines& lines) {
         const Vec3 n = flat.unstored_normals
-                           ? lines.normal(obj_normal_line(*flat.unstored_normals, normal))
+                           ? lines.normal(lines.line_of(
+                                 obj_normal_anchor(*flat.unstored_normals, normal), normal, false))
                            : flat.normal(normal);
         out[slot] = core::safe_normalize(normal_matrix * n, Vec3(0.0));
       });
@@ -550,10 +573,11 @@ std::vector<Vec3> used_positions_ws(const ObjParts& obj, const FileElements& fla
             std::upper_bound(obj.position_offset.begin(), obj.position_offset.end(), position);
         const ObjPart& part =
             obj.parts[static_cast<std::size_t>(after - obj.position_offset.begin()) - 1];
-        out[slot] = part.sided
-                        ? obj_position_to_world(lines.position(obj_position_line(obj, position)),
-                                                to_world, identity)
-                        : flat.positions_ws[position];
+        out[slot] = part.sided ? obj_position_to_world(
+                                     lines.position(lines.line_of(
+                                         obj_position_anchor(obj, position), position, true)),
+                                     to_world, identity)
+                               : flat.positions_ws[position];
       });
   return out;
 }

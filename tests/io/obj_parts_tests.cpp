@@ -98,7 +98,8 @@ TEST(ObjParts, UnstoredNormalsReadBackAsStored) {
   std::string text = "v 0 0 0\r\nvn 0 1 0\nv 1 2 3\n";
   for (int i = 0; i < 300; ++i)
     text += "vn " + std::to_string(i) + ".123456789 -0.000049332 +" + std::to_string(i % 7) +
-            "e-3\nv 1 " + std::to_string(i) + " 2\n  vn 0.5 0.25 0.125\rf -1//-1 1//-2 2//1\n";
+            "e-3\nv 1 " + std::to_string(i) + " 2\n  vn 0.5 0.25 0.125\rf -1//-1 1//-2 2//1\n" +
+            (i % 3 == 0 ? "# vn 1 1 1\n\nvt 1 1\r\n\f vn 1 0 " + std::to_string(i) + "\r\n" : "");
   const core::ThreadPool pool(3);
   for (const std::size_t chunk : {std::size_t{1} << 20, std::size_t{64}, std::size_t{7}}) {
     SCOPED_TRACE(chunk);
@@ -106,12 +107,13 @@ TEST(ObjParts, UnstoredNormalsReadBackAsStored) {
     auto unstored = parse_obj_elements(text, &pool, {}, chunk, false);
     ASSERT_TRUE(stored.has_value() && unstored.has_value());
     ASSERT_EQ(unstored->normal_count, stored->normal_count);
-    ASSERT_EQ(unstored->normal_count, 601u);
+    ASSERT_EQ(unstored->normal_count, 701u);
     const ObjGeometry all = joined_parts(*stored);
     ObjElementLines in_turn;  // line shapes: the same bits
     for (std::size_t i = 0; i < all.normals.size(); ++i) {
       ASSERT_TRUE(same_bits(read_obj_normal(text, *unstored, i), all.normals[i])) << i;
-      const std::string_view rest = std::string_view(text).substr(obj_normal_line(*unstored, i));
+      const std::string_view rest =
+          std::string_view(text).substr(obj_normal_line(text, *unstored, i));
       ASSERT_TRUE(same_bits(in_turn.normal(rest), all.normals[i])) << i;
       const std::string_view line = rest.substr(0, rest.find_first_of("\r\n") + 1);
       ASSERT_TRUE(same_bits(in_turn.normal(line), all.normals[i])) << i;
@@ -137,7 +139,8 @@ TEST(ObjParts, SidedPositionsReadBackAsStored) {
     text += "v " + std::to_string(i) + ".125 -" + std::to_string(i % 7) + ".5 " +
             std::to_string(i * 3) + "\nvn 0 1 0\nv -10.000000000 0.000049332 " + std::to_string(i) +
             ".5 # c\nv -9.98000000" + std::to_string(i % 10) + " 0.00004933" +
-            std::to_string(i % 7) + " 1.5\nf -1//-1 -2//-1 -3//-1\n";
+            std::to_string(i % 7) + " 1.5\nf -1//-1 -2//-1 -3//-1\n" +
+            (i % 3 == 0 ? "# v 9 9 9\n\nvt 0.5 0.5\r\n\t v " + std::to_string(i) + " 2 3\r\n" : "");
   const glm::dmat4 z_up_cm = glm::dmat4(0.01, 0, 0, 0, 0, 0, -0.01, 0, 0, 0.01, 0, 0, 0, 0, 0, 1);
   const core::XzBox rect{-1.0, 0.5, 2.0, 3.0};
   const ObjTextPages in_place;  // held by the chunks: it must outlive them
@@ -154,7 +157,7 @@ TEST(ObjParts, SidedPositionsReadBackAsStored) {
       std::optional<ObjParts> got = sided.result();
       ASSERT_TRUE(want.has_value() && got.has_value());
       ASSERT_EQ(got->position_count, want->position_count);
-      ASSERT_EQ(got->position_count, 904u);
+      ASSERT_EQ(got->position_count, 1004u);
       ASSERT_GE(got->parts.size(), 2u);
       EXPECT_FALSE(got->parts.front().sided);
       EXPECT_TRUE(got->parts.back().sided);
@@ -165,10 +168,10 @@ TEST(ObjParts, SidedPositionsReadBackAsStored) {
         const ObjPart& part = got->parts[k];
         if (!part.sided) continue;
         core::Vec3 part_lo(std::numeric_limits<double>::infinity()), part_hi(-part_lo);
-        for (std::size_t i = 0; i < part.position_lines.size(); ++i) {
+        for (std::size_t i = 0; i < part.position_sides.size(); ++i) {
           const std::size_t index = got->position_offset[k] + i;
           const std::string_view rest =
-              std::string_view(text).substr(obj_position_line(*got, index));
+              std::string_view(text).substr(obj_position_line(text, *got, index));
           const core::Vec3 read = read_obj_position_line(rest);
           ASSERT_TRUE(same_bits(read, positions[index])) << index;
           // Read in turn (line shapes), from the text or from a copy holding only the line.
@@ -188,6 +191,44 @@ TEST(ObjParts, SidedPositionsReadBackAsStored) {
       ASSERT_EQ(again.size(), positions.size());
       for (std::size_t i = 0; i < again.size(); ++i)
         ASSERT_TRUE(same_bits(again[i], positions[i])) << i;
+    }
+  }
+}
+
+// step_statements finds the same line whether `from` gives the rest of the text or only the
+// line asked for (and a few bytes past its break, cutting the next line's first word): every
+// "v" and "vn" statement stepped to from every one before it, over every line form between.
+TEST(ObjParts, StatementsAreSteppedToAsPassOneCountsThem) {
+  const std::string text =
+      "v 1 2 3\r\n# v 9 9 9\n\n  vn 0 1 0\rvt 0.5 0.5\r\n\t v 4 5 6\nf 1 2 3\nvn 1 0 0\n"
+      "vp 1\n\f\vv 7 8 9 # v\r\nv\t1 1 1\n\r\nvn 0 0 1\nv 2 2 2";
+  std::vector<std::size_t> lines[2];  // the statements' lines, "vn" then "v"
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t end = std::min(text.find_first_of("\r\n", at), text.size());
+    for (const bool position : {false, true})
+      if (obj_statement_is(std::string_view(text).substr(at, end - at), position))
+        lines[position].push_back(at);
+    at = end + 1;
+  }
+  ASSERT_EQ(lines[0].size(), 3u);
+  ASSERT_EQ(lines[1].size(), 5u);
+  const std::string_view all(text);
+  for (const std::size_t past_break : {0, 1, 2, 5}) {
+    auto from_line = [&](std::size_t at) {
+      const std::size_t end = std::min(text.find_first_of("\r\n", at) + 1, text.size());
+      return all.substr(at, std::min(end + past_break, text.size()) - at);
+    };
+    for (const bool position : {false, true}) {
+      const std::vector<std::size_t>& found = lines[position];
+      for (std::size_t first = 0; first < found.size(); ++first)
+        for (std::size_t k = first; k < found.size(); ++k) {
+          const std::size_t steps = k - first;
+          EXPECT_EQ(step_statements([&](std::size_t at) { return all.substr(at); }, found[first],
+                                    steps, position),
+                    found[k]);
+          EXPECT_EQ(step_statements(from_line, found[first], steps, position), found[k])
+              << past_break << " " << position << " " << first << " " << k;
+        }
     }
   }
 }
