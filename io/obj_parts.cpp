@@ -765,6 +765,7 @@ ObjElementChunks::ObjElementChunks(std::string_view text, int threads, const Obj
   out_.part_begin.assign(starts_.begin(), starts_.end() - 1);
   ok_.assign(chunks, 0);
   errors_.resize(chunks);
+  claimed_ = std::make_unique<std::atomic<bool>[]>(chunks);
 }
 
 void ObjElementChunks::set_world_rect(const ObjWorldRect& rect) {
@@ -772,11 +773,14 @@ void ObjElementChunks::set_world_rect(const ObjWorldRect& rect) {
   rect_set_.store(true, std::memory_order_release);
 }
 
-void ObjElementChunks::read_unclaimed(std::size_t max_chunks) {
+void ObjElementChunks::read_unclaimed(std::size_t max_chunks, bool from_back) {
   const std::size_t chunks = too_large_ ? 0 : ok_.size();
-  for (std::size_t read = 0; read < max_chunks; ++read) {
-    const std::size_t k = next_.fetch_add(1);
-    if (k >= chunks || stopped_.load()) return;
+  for (std::size_t read = 0; read < max_chunks;) {
+    const std::size_t n = (from_back ? next_from_back_ : next_).fetch_add(1);
+    if (n >= chunks || stopped_.load()) return;
+    const std::size_t k = from_back ? chunks - 1 - n : n;
+    if (claimed_[k].exchange(true)) continue;  // claimed from the other end
+    ++read;
     const ObjWorldRect* rect = rect_set_.load(std::memory_order_acquire) ? &rect_ : nullptr;
     try {
       ok_[k] = read_chunk_elements(text_, starts_[k], starts_[k + 1], out_.parts[k], pages_,

@@ -11,6 +11,7 @@
 #include <functional>
 #include <glm/mat4x4.hpp>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -143,10 +144,11 @@ std::optional<ObjParts> parse_obj_elements(std::string_view text,
                                            bool store_normals = true, bool lean = true,
                                            bool end_at_faces = false);
 
-// parse_obj_elements' work as chunks that threads claim one at a time, lowest first, so that
-// threads can start on it before the caller's are free (io/obj_read_ahead) and any thread can
-// join later: every chunk is read the same whichever thread reads it. Thread-safe but for the
-// constructor and result(). `text` and `pages` must outlive it.
+// parse_obj_elements' work as chunks that threads claim one at a time, lowest first (or
+// highest first), so that threads can start on it before the caller's are free
+// (io/obj_read_ahead) and any thread can join later: every chunk is read the same whichever
+// thread reads it. Thread-safe but for the constructor and result(). `text` and `pages` must
+// outlive it.
 class ObjElementChunks {
  public:
   // The chunks parse_obj_elements(text, runner, ...) reads, for a `runner` of `threads` threads
@@ -161,8 +163,10 @@ class ObjElementChunks {
   // before as without: either way the read's result is the same. Once, from any thread.
   void set_world_rect(const ObjWorldRect& rect);
   // Reads chunks no thread has claimed yet until none is left, `max_chunks` are read or stop()
-  // is called.
-  void read_unclaimed(std::size_t max_chunks = std::numeric_limits<std::size_t>::max());
+  // is called; the highest first with `from_back` (a file's faces and normals mostly follow
+  // its positions: read before set_world_rect, they need less memory than its positions do).
+  void read_unclaimed(std::size_t max_chunks = std::numeric_limits<std::size_t>::max(),
+                      bool from_back = false);
   // read_unclaimed on each of `runner`'s threads (null: this thread); returns when all have.
   void read_unclaimed_on(const core::ParallelRunner* runner);
   // No chunk is claimed after this call (those being read are finished).
@@ -179,7 +183,8 @@ class ObjElementChunks {
   ObjParts out_;
   std::vector<char> ok_;
   std::vector<std::exception_ptr> errors_;
-  std::atomic<std::size_t> next_{0};
+  std::unique_ptr<std::atomic<bool>[]> claimed_;          // per chunk
+  std::atomic<std::size_t> next_{0}, next_from_back_{0};  // claims tried from each end
   std::atomic<bool> stopped_{false};
   ObjWorldRect rect_;                  // written once, before rect_set_
   std::atomic<bool> rect_set_{false};  // set once `rect_` holds set_world_rect's rectangle

@@ -1,5 +1,6 @@
 #include "io/obj_read_ahead.hpp"
 
+#include <limits>
 #include <system_error>
 #include <utility>
 
@@ -42,7 +43,10 @@ void ObjReadAhead::begin() {
     chunks_.reset();
   }
   mapped_promise_.set_value();
-  if (chunks_ && !cancelled_.load()) chunks_->read_unclaimed();
+  // From the back: a chunk read before the footprint is known keeps its positions whole (24
+  // bytes each, not 1), and a file's positions mostly come first.
+  if (chunks_ && !cancelled_.load())
+    chunks_->read_unclaimed(std::numeric_limits<std::size_t>::max(), /*from_back=*/true);
 }
 
 ObjReadAhead::~ObjReadAhead() { cancel(); }

@@ -233,6 +233,59 @@ TEST(ObjParts, StatementsAreSteppedToAsPassOneCountsThem) {
   }
 }
 
+// Chunks claimed from the back (io/obj_read_ahead, before the rectangle is given) and from the
+// front, alone or at once on several threads, each once: the parts are those of a read from
+// the front alone, read as without the rectangle where claimed before it.
+TEST(ObjParts, ChunksClaimedFromBothEndsAreReadOnceEach) {
+  std::string text;
+  for (int i = 0; i < 400; ++i)
+    text += "v " + std::to_string(i) + ".5 0 " + std::to_string(i % 9) + "\n";
+  for (int i = 0; i < 400; ++i) text += "vn 0 1 0." + std::to_string(i) + "\n";
+  for (int i = 3; i <= 400; ++i) text += "f 1//1 2//2 " + std::to_string(i) + "//1\n";
+  const ObjTextPages in_place;
+  const core::ThreadPool pool(3);
+  ObjElementChunks plain(text, 3, in_place, 256, false, true, true);
+  plain.read_unclaimed();
+  const std::optional<ObjParts> want = plain.result();
+  ASSERT_TRUE(want.has_value());
+  ASSERT_GE(want->parts.size(), 4u);
+  const std::vector<core::Vec3> positions = joined_parts(*want).positions;
+  auto expect_as_wanted = [&](ObjParts& got) {
+    ASSERT_EQ(got.parts.size(), want->parts.size());
+    EXPECT_EQ(got.position_offset, want->position_offset);
+    EXPECT_EQ(got.normal_offset, want->normal_offset);
+    for (std::size_t k = 0; k < got.parts.size(); ++k) {
+      EXPECT_EQ(got.parts[k].normal_lines, want->parts[k].normal_lines) << k;
+      EXPECT_EQ(got.parts[k].face_begin, want->parts[k].face_begin) << k;
+    }
+    ASSERT_TRUE(read_sided_positions_again(text, got, {}, nullptr));
+    const std::vector<core::Vec3> again = joined_parts(got).positions;
+    ASSERT_EQ(again.size(), positions.size());
+    for (std::size_t i = 0; i < again.size(); ++i)
+      ASSERT_TRUE(same_bits(again[i], positions[i])) << i;
+  };
+  {
+    ObjElementChunks chunks(text, 3, in_place, 256, false, true, true);
+    chunks.read_unclaimed(2, /*from_back=*/true);  // before the rectangle: as without it
+    chunks.set_world_rect({glm::dmat4(1.0), core::XzBox{0.0, 100.0, 0.0, 4.0}});
+    chunks.read_unclaimed_on(&pool);
+    std::optional<ObjParts> got = chunks.result();
+    ASSERT_TRUE(got.has_value());
+    EXPECT_TRUE(got->parts.front().sided);
+    for (std::size_t k = got->parts.size() - 2; k < got->parts.size(); ++k)
+      EXPECT_FALSE(got->parts[k].sided) << k;
+    expect_as_wanted(*got);
+  }
+  for (int round = 0; round < 20; ++round) {
+    ObjElementChunks chunks(text, 3, in_place, 256, false, true, true);
+    pool.for_ranges(3, [&](int begin, int) { chunks.read_unclaimed(3, begin % 2 == 0); });
+    chunks.read_unclaimed();  // what the three calls left
+    std::optional<ObjParts> got = chunks.result();
+    ASSERT_TRUE(got.has_value());
+    expect_as_wanted(*got);
+  }
+}
+
 // Pass 1 reserves room for a chunk's elements from its length (a line of 32 bytes each): lines
 // at least that long never outgrow it, shorter ones do, and the part says so (the terrain read
 // hands the heap's freed pages back only then).
