@@ -898,8 +898,9 @@ std::size_t obj_step_statements(std::string_view text, bool position, std::size_
 }
 
 std::size_t obj_line_bytes(std::string_view text) {
-  return static_cast<std::size_t>(find_eol(text.data(), text.data() + text.size()) - text.data()) +
-         1;
+  const char* end = text.data() + text.size();
+  const char* eol = find_eol(text.data(), end);
+  return eol == end ? 0 : static_cast<std::size_t>(eol - text.data()) + 1;
 }
 
 ObjElementAnchor obj_normal_anchor(const ObjParts& parts, std::size_t index) {

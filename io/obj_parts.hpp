@@ -214,14 +214,14 @@ bool obj_statement_is(std::string_view line, bool position);
 // first words. Returns where the last line stepped to starts (0: none): with `steps` 0, the
 // statement sought.
 std::size_t obj_step_statements(std::string_view text, bool position, std::size_t& steps);
-// Bytes of `text` up to and with the first line break (`text` holds one).
+// Bytes of `text` up to and with its first line break; 0 when it has none.
 std::size_t obj_line_bytes(std::string_view text);
 
 // Where the line of the `steps`-th "v" (`position`) or "vn" statement after the line at `at` (a
 // line's start) starts, the lines between stepped over as pass 1 reads them (an
 // ObjElementAnchor's `at` and `steps` give its element's line). `from(at)` gives the text from
 // a line's start on (at least that line and its line break, or up to the text's end); the
-// statements stepped to must be in the text.
+// statements stepped to must be in the text (else: its last line).
 template <typename From>
 std::size_t step_statements(From&& from, std::size_t at, std::size_t steps, bool position) {
   while (steps > 0) {
@@ -232,7 +232,9 @@ std::size_t step_statements(From&& from, std::size_t at, std::size_t steps, bool
       continue;
     }
     // The next line's first word runs past the text held from `at`: that line taken whole.
-    at += obj_line_bytes(text);
+    const std::size_t line = obj_line_bytes(text);
+    if (line == 0) break;  // the text's last line (it changed since pass 1 read it)
+    at += line;
     if (obj_statement_is(from(at), position)) --steps;
   }
   return at;

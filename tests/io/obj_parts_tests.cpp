@@ -215,7 +215,8 @@ TEST(ObjParts, StatementsAreSteppedToAsPassOneCountsThem) {
   const std::string_view all(text);
   for (const std::size_t past_break : {0, 1, 2, 5}) {
     auto from_line = [&](std::size_t at) {
-      const std::size_t end = std::min(text.find_first_of("\r\n", at) + 1, text.size());
+      const std::size_t eol = text.find_first_of("\r\n", at);
+      const std::size_t end = eol == std::string::npos ? text.size() : eol + 1;
       return all.substr(at, std::min(end + past_break, text.size()) - at);
     };
     for (const bool position : {false, true}) {
@@ -229,6 +230,12 @@ TEST(ObjParts, StatementsAreSteppedToAsPassOneCountsThem) {
           EXPECT_EQ(step_statements(from_line, found[first], steps, position), found[k])
               << past_break << " " << position << " " << first << " " << k;
         }
+      // Past the last statement (a text changed since pass 1): its last line.
+      const std::size_t last_line = text.find_last_of("\r\n") + 1;
+      EXPECT_EQ(step_statements(from_line, found.back(), 2, position), last_line);
+      EXPECT_EQ(step_statements([&](std::size_t at) { return all.substr(at); }, found.front(),
+                                found.size(), position),
+                last_line);
     }
   }
 }
