@@ -41,6 +41,18 @@ inline const char* find_eol(const char* p, const char* end) {
   return p;
 }
 
+// The first word of the line at `line` (after its blanks), up to `end` at most.
+std::string_view first_word(const char* line, const char* end) {
+  while (line < end && is_blank(*line)) ++line;
+  const char* word = line;
+  while (line < end && !ends_token(*line)) ++line;
+  return {word, static_cast<std::size_t>(line - word)};
+}
+
+bool is_element_keyword(std::string_view word, bool position) {
+  return word == (position ? "v" : "vn");
+}
+
 // Line-level reading shared by both passes (parse_obj's grammar, obj_reader.hpp).
 class LineReader {
  public:
@@ -253,7 +265,8 @@ class ElementParser : LineReader {
   void make_room(std::vector<T>& elements) {
     if (elements.capacity() == 0) elements.reserve(room_);
   }
-  void make_room(std::vector<std::uint32_t>& lines) {  // a line per kElementLineStride
+  // The same for the lines kept, one per kElementLineStride elements.
+  void make_line_room(std::vector<std::uint32_t>& lines) {
     if (lines.capacity() == 0) lines.reserve(room_ / kElementLineStride + 1);
   }
 
@@ -314,7 +327,7 @@ class ElementParser : LineReader {
   // kElementLineStride.
   void add_normal_line(const char* line) {
     if (part_.normals_read++ % kElementLineStride != 0) return;
-    make_room(part_.normal_lines);
+    make_line_room(part_.normal_lines);
     part_.normal_lines.push_back(static_cast<std::uint32_t>(offset_of(line)));
   }
 
@@ -334,7 +347,7 @@ class ElementParser : LineReader {
     const std::uint8_t sides = sides_beyond(world, keep_);
     make_room(part_.position_sides);
     if (part_.position_sides.size() % kElementLineStride == 0) {
-      make_room(part_.position_lines);
+      make_line_room(part_.position_lines);
       part_.position_lines.push_back(static_cast<std::uint32_t>(offset_of(line)));
     }
     part_.position_sides.push_back(sides);
@@ -868,12 +881,7 @@ std::optional<ObjParts> parse_obj_parts(std::string_view text, const core::Paral
 }
 
 bool obj_statement_is(std::string_view line, bool position) {
-  const char* p = line.data();
-  const char* end = p + line.size();
-  while (p < end && is_blank(*p)) ++p;
-  const char* word = p;
-  while (p < end && !ends_token(*p)) ++p;
-  return std::string_view(word, static_cast<std::size_t>(p - word)) == (position ? "v" : "vn");
+  return is_element_keyword(first_word(line.data(), line.data() + line.size()), position);
 }
 
 std::size_t obj_step_statements(std::string_view text, bool position, std::size_t& steps) {
@@ -884,14 +892,9 @@ std::size_t obj_step_statements(std::string_view text, bool position, std::size_
     const char* eol = find_eol(reached, end);
     if (eol == end) break;
     const char* line = eol + 1;
-    const char* word = line;
-    while (word < end && is_blank(*word)) ++word;
-    const char* word_end = word;
-    while (word_end < end && !ends_token(*word_end)) ++word_end;
-    if (word_end == end) break;  // the word may go on past the text held
-    if (std::string_view(word, static_cast<std::size_t>(word_end - word)) ==
-        (position ? "v" : "vn"))
-      --steps;
+    const std::string_view word = first_word(line, end);
+    if (word.data() + word.size() == end) break;  // the word may go on past the text held
+    if (is_element_keyword(word, position)) --steps;
     reached = line;
   }
   return static_cast<std::size_t>(reached - begin);
