@@ -218,8 +218,9 @@ std::optional<core::XzBox> footprint_of(std::span<const io::LoadedClip> clips, c
     std::vector<int> joints;
     for (std::size_t j = 0; j < read.joints_read.size(); ++j)
       if (read.joints_read[j] != io::kJointUnread) joints.push_back(static_cast<int>(j));
-    const core::XzBox b = core::clip_footprint(read.skeleton, read.clip, placed_space.space, joints,
-                                               job.html.empty() ? 0.0 : core::kViewTerrainMargin);
+    const core::XzBox b =
+        core::clip_footprint(read.skeleton, read.clip, placed_space.space, joints,
+                             job.html.empty() ? 0.0 : core::kViewTerrainMargin, job.runner);
     if (b.min_x > b.max_x) return std::nullopt;  // no finite joint: read the whole terrain
     if (!box) box = b;
     box->min_x = std::min(box->min_x, b.min_x), box->max_x = std::max(box->max_x, b.max_x);

@@ -4,6 +4,7 @@
 #include <span>
 
 #include "core/clip.hpp"
+#include "core/parallel.hpp"
 #include "core/skeleton.hpp"
 #include "core/xz_grid.hpp"
 
@@ -22,7 +23,9 @@ inline constexpr double kFootprintMargin = 0.25;
 // frame of `clip` placed by `space`, grown by kFootprintMargin + `view_margin_m` plus half the
 // positions' vertical extent, or half the joints' vertical extent in the skeleton's rest pose
 // where that is more. Non-finite positions are skipped; none finite: an empty box (min > max).
+// Frames are posed on `runner`'s threads (null: this one); the box is the same bits either way.
 XzBox clip_footprint(const Skeleton& skeleton, const Clip& clip, const ClipSpace& space,
-                     std::span<const int> joints, double view_margin_m = 0.0);
+                     std::span<const int> joints, double view_margin_m = 0.0,
+                     const ParallelRunner* runner = nullptr);
 
 }  // namespace ikfix::core

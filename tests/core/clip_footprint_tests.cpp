@@ -1,9 +1,12 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstring>
 #include <limits>
 #include <vector>
 
 #include "core/clip_footprint.hpp"
+#include "core/parallel.hpp"
 #include "core/view/report_view.hpp"
 
 namespace ikfix::core {
@@ -95,6 +98,34 @@ TEST(ClipFootprint, NonFiniteJointsSkippedAndNoneFiniteIsEmpty) {
   w.clip.at(0, 0).translation.x = std::numeric_limits<double>::quiet_NaN();
   const XzBox none = clip_footprint(w.skeleton, w.clip, ClipSpace{}, legs);
   EXPECT_GT(none.min_x, none.max_x);
+}
+
+// A clip long enough to be split over threads, the pelvis wandering on a curve whose extremes
+// fall in different ranges, a non-finite frame in each half: the box is the same bits on a pool.
+TEST(ClipFootprint, TheSameBitsOnAPool) {
+  Walker w;
+  const int frames = 5000;
+  w.clip.frame_count = frames;
+  w.clip.locals.resize(static_cast<std::size_t>(frames) * 3);
+  for (int f = 0; f < frames; ++f) {
+    const double t = 0.001 * f;
+    w.clip.at(f, 0).translation =
+        Vec3(std::sin(7.0 * t) + 0.1 * t, 1.0 + 0.1 * std::cos(t), std::cos(5.0 * t) - 0.3 * t);
+    w.clip.at(f, 1).translation = Vec3(0.0, -1.0, 0.0);
+    w.clip.at(f, 2).translation = Vec3(0.0, 0.0, 3.0);
+  }
+  w.clip.at(1000, 0).translation.x = std::numeric_limits<double>::quiet_NaN();
+  w.clip.at(4000, 1).translation.z = std::numeric_limits<double>::infinity();
+  const std::vector<int> legs = {0, 1};
+  const XzBox alone = clip_footprint(w.skeleton, w.clip, ClipSpace{}, legs);
+  for (int threads : {2, 3, 8}) {
+    const ThreadPool pool(threads);
+    const XzBox split = clip_footprint(w.skeleton, w.clip, ClipSpace{}, legs, 0.0, &pool);
+    EXPECT_EQ(std::memcmp(&alone, &split, sizeof(XzBox)), 0) << threads << " threads";
+  }
+  const double m = kFootprintMargin;
+  EXPECT_LT(alone.min_x, -1.0 + 0.1 - m);  // a plausible box, not an empty one
+  EXPECT_GT(alone.max_x, 1.0 + m);
 }
 
 }  // namespace
