@@ -4,6 +4,11 @@
 # and with --threads 1. Prints hyperfine's table, then the ratio of mean wall times and of mean
 # CPU times (user + system: steadier than wall time on a loaded machine).
 #   tests/bench/vs_blender.sh [clip.bvh] [terrain.obj]     (IKFIX=path: another ikfix binary)
+# Each tool's runs come as a block (hyperfine's warm-up, then its runs), not alternated with the
+# other's (tests/bench/alternate.py): on the build VM an ikfix run right after a Blender run is
+# ~35 % slower than one after another ikfix run (Blender frees ~290 MB each time, which the next
+# process's first touches fault in again), a cost of taking turns that running a library of
+# clips, the case measured, does not pay.
 # Issue 18's goal is taken over 80 k triangles of bumps:
 #   build/ikfix terrain bumps --size 20 --cell 0.1 -o /tmp/bumps80k.obj
 #   tests/bench/vs_blender.sh "" /tmp/bumps80k.obj
