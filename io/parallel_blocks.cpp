@@ -41,9 +41,9 @@ int block_count(const core::ParallelRunner* runner, long long work, long long mi
   return block_count(runner ? runner->threads() : 1, work, min_per_block);
 }
 
-int block_count(int threads, long long work, long long min_per_block) {
+int block_count(int threads, long long work, long long min_per_block, int blocks_per_thread) {
   if (threads < 2 || min_per_block < 1) return 1;
-  const long long most = static_cast<long long>(threads) * kBlocksPerThread;
+  const long long most = static_cast<long long>(threads) * std::max(1, blocks_per_thread);
   return static_cast<int>(std::max(1LL, std::min(most, work / min_per_block)));
 }
 

@@ -25,8 +25,9 @@ void for_each_block(const core::ParallelRunner* runner, int blocks,
 constexpr int kBlocksPerThread = 8;
 int block_count(const core::ParallelRunner* runner, long long work, long long min_per_block);
 
-// The same for a runner of `threads` threads.
-int block_count(int threads, long long work, long long min_per_block);
+// The same for a runner of `threads` threads, up to `blocks_per_thread` blocks per thread.
+int block_count(int threads, long long work, long long min_per_block,
+                int blocks_per_thread = kBlocksPerThread);
 
 // Calls work() once on each of `runner`'s threads when there is one with two threads or more and
 // there are two blocks or more, else once on this thread; returns when every call has. For work

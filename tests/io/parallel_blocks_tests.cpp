@@ -52,6 +52,10 @@ TEST(ParallelBlocks, BlockCountCutsWorkForTheRunner) {
   EXPECT_EQ(block_count(&pool, 1000000, 10), 2 * ikfix::io::kBlocksPerThread);
   EXPECT_EQ(block_count(&pool, 50, 10), 5);  // each block keeps its minimum
   EXPECT_EQ(block_count(&pool, 5, 10), 1);   // too little to split
+  // A caller's own count per thread (the OBJ first pass's chunks), under the same minimum.
+  EXPECT_EQ(block_count(2, 1000000, 10, 32), 64);
+  EXPECT_EQ(block_count(2, 500, 10, 32), 50);
+  EXPECT_EQ(block_count(1, 1000000, 10, 32), 1);
 }
 
 // A file reader's threads: none for a small read, the caller's pool when it lends one, else a
