@@ -13,22 +13,7 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// The vertical extent (world metres) of the subset's joints in the skeleton's rest pose; 0 when
-// the skeleton has none or no joint is finite there.
-double rest_vertical_extent(const Skeleton& skeleton, const JointSubset& subset,
-                            const Transform& to_world) {
-  if (skeleton.rest.size() != static_cast<std::size_t>(skeleton.joint_count())) return 0.0;
-  std::vector<Transform> world(static_cast<std::size_t>(subset.size()));
-  forward_kinematics(subset, skeleton.rest, to_world, world);
-  double min_y = std::numeric_limits<double>::infinity(), max_y = -min_y;
-  for (const Transform& t : world) {
-    if (!is_finite(t.translation)) continue;
-    min_y = std::min(min_y, t.translation.y), max_y = std::max(max_y, t.translation.y);
-  }
-  return max_y > min_y ? max_y - min_y : 0.0;
-}
-
-// The world bounds of a run of frames' finite joint positions (empty: min > max).
+// The world bounds of finite joint positions (empty: min > max).
 struct JointBounds {
   XzBox box{kInf, kInf, -kInf, -kInf};
   double min_y = kInf, max_y = -kInf;
@@ -47,6 +32,19 @@ struct JointBounds {
     min_y = std::min(min_y, other.min_y), max_y = std::max(max_y, other.max_y);
   }
 };
+
+// The vertical extent (world metres) of the subset's joints in the skeleton's rest pose; 0 when
+// the skeleton has none or no joint is finite there.
+double rest_vertical_extent(const Skeleton& skeleton, const JointSubset& subset,
+                            const Transform& to_world) {
+  if (skeleton.rest.size() != static_cast<std::size_t>(skeleton.joint_count())) return 0.0;
+  std::vector<Transform> world(static_cast<std::size_t>(subset.size()));
+  forward_kinematics(subset, skeleton.rest, to_world, world);
+  JointBounds bounds;
+  for (const Transform& t : world)
+    if (is_finite(t.translation)) bounds.add(t.translation);
+  return bounds.max_y > bounds.min_y ? bounds.max_y - bounds.min_y : 0.0;
+}
 
 JointBounds frame_bounds(const JointSubset& subset, const Clip& clip, const Transform& to_world,
                          int begin, int end) {
