@@ -8,6 +8,7 @@
 // forms are decided by which bytes are digits and which separators sit where; the values the
 // callers check, an index of 0 or out of range, are checked on the values read here too).
 #include <cstdint>
+#include <cstring>
 
 #include "io/decimal.hpp"
 #include "io/obj_lean_lines.hpp"
@@ -20,15 +21,20 @@ class LineShape {
   static constexpr int kMaxBytes = 64;
 
   // Whether the line at `p` has this shape (false while none is learnt). Reads kMaxBytes from
-  // `p`, which must be readable.
+  // `p`, which must be readable. Per byte, sixteen at a time: its distance above the lowest byte
+  // allowed there (wrapping) is at most the span allowed there.
   bool matches(const char* p) {
-    if (length_ == 0) return false;
-    std::uint64_t wrong = 0;
-    for (int w = 0; w < words_; ++w) {
-      const std::uint64_t x = decimal_detail::load8(p + 8 * w);
-      wrong |= ((x ^ text_[w]) & fixed_[w]) | (non_digit_bytes(x) & digits_[w]);
+    if (blocks_ == 0) return false;
+    Bytes wrong{};  // per byte, how far past its span
+    for (int b = 0; b < blocks_; ++b) {
+      Bytes x;
+      std::memcpy(&x, p + sizeof(Bytes) * b, sizeof x);
+      const Bytes above = x - low_[b];
+      wrong |= above - (above < span_[b] ? above : span_[b]);
     }
-    if (wrong != 0) return false;
+    std::uint64_t half[2];
+    std::memcpy(half, &wrong, sizeof half);
+    if ((half[0] | half[1]) != 0) return false;
     misses_ = 0;
     return true;
   }
@@ -41,28 +47,27 @@ class LineShape {
     return (misses_ & (misses_ - 1)) == 0;
   }
 
-  void clear() { length_ = 0; }
+  void clear() { length_ = blocks_ = 0; }
 
   // Learns the line [p, p + length): its last byte must be '\n', and every other byte a digit
   // or one of " -./fnv" (no exponent, '+', tab, CR or comment, whose meaning depends on more
   // than where they sit). False, with no shape, for any other line.
   bool learn(const char* p, int length) {
-    length_ = 0;
+    length_ = blocks_ = 0;
     if (length < 2 || length > kMaxBytes || p[length - 1] != '\n') return false;
-    words_ = (length + 7) / 8;
-    for (int w = 0; w < words_; ++w) text_[w] = fixed_[w] = digits_[w] = 0;
-    for (int i = 0; i < length; ++i) {
-      const auto c = static_cast<unsigned char>(p[i]);
-      const int w = i / 8, shift = 8 * (i % 8);
-      if (static_cast<unsigned>(c - '0') <= 9) {
-        digits_[w] |= std::uint64_t{0x80} << shift;
-        continue;
-      }
-      if (!allowed(c) && !(c == '\n' && i == length - 1)) return false;
-      text_[w] |= std::uint64_t{c} << shift;
-      fixed_[w] |= std::uint64_t{0xff} << shift;
+    unsigned char low[kMaxBytes], span[kMaxBytes];
+    for (int i = 0; i < kMaxBytes; ++i) {
+      const auto c = static_cast<unsigned char>(i < length ? p[i] : 0);
+      const bool digit = static_cast<unsigned>(c - '0') <= 9;
+      if (i < length && !digit && !allowed(c) && !(c == '\n' && i == length - 1)) return false;
+      // Past the line: any byte. A digit: '0' to '9'. Any other byte: itself.
+      low[i] = i >= length ? 0 : digit ? '0' : c;
+      span[i] = i >= length ? 0xff : digit ? 9 : 0;
     }
+    std::memcpy(low_, low, sizeof low_);
+    std::memcpy(span_, span, sizeof span_);
     length_ = length;
+    blocks_ = (length + static_cast<int>(sizeof(Bytes)) - 1) / static_cast<int>(sizeof(Bytes));
     return true;
   }
 
@@ -73,12 +78,15 @@ class LineShape {
     return c == ' ' || c == '-' || c == '.' || c == '/' || c == 'f' || c == 'n' || c == 'v';
   }
 
+  // Sixteen bytes as one vector (GCC's vector extension: SSE2 on x86-64, NEON on ARM).
+  using Bytes = unsigned char __attribute__((vector_size(16)));
+  static constexpr int kBlocks = kMaxBytes / static_cast<int>(sizeof(Bytes));
+
   int length_ = 0;
-  int words_ = 0;
-  std::uint64_t misses_ = 0;             // lines learnt or not since the last match
-  std::uint64_t text_[kMaxBytes / 8];    // the bytes that are not digits, 0 elsewhere
-  std::uint64_t fixed_[kMaxBytes / 8];   // 0xff per byte that is not a digit
-  std::uint64_t digits_[kMaxBytes / 8];  // 0x80 per digit
+  int blocks_ = 0;            // of sixteen bytes, the last one's past the line any
+  std::uint64_t misses_ = 0;  // lines learnt or not since the last match
+  Bytes low_[kBlocks];        // per byte, the lowest allowed
+  Bytes span_[kBlocks];       // and how far above it (0: itself; 9: a digit)
 };
 
 // The shape of a face line "f A B C" whose corners are all "a" or all "a//a" (the normal index

@@ -58,6 +58,33 @@ TEST(ObjLineShape, LearnsOnlyLinesWhoseBytesSayAllByWhereTheySit) {
   EXPECT_EQ(shape.length(), 0);
 }
 
+// Every byte of a line is checked, whichever of the shape's blocks of bytes it falls in, and no
+// byte after it: lines of every length learnt, each byte of them changed in turn.
+TEST(ObjLineShape, ChecksEveryByteOfTheLineAndNoneAfterIt) {
+  for (int length = 2; length <= obj_lean::LineShape::kMaxBytes; ++length) {
+    // "f 1/ 2-3.4 ..." : digits and the separators a shape allows, '\n' last.
+    std::string line;
+    for (int i = 0; i + 1 < length; ++i) line += "f1/2 3-4.5nv6"[i % 13];
+    line += '\n';
+    obj_lean::LineShape shape;
+    ASSERT_TRUE(shape.learn(line.data(), length)) << line;
+    for (int i = 0; i < length; ++i) {
+      const bool digit = line[i] >= '0' && line[i] <= '9';
+      // A digit takes any digit but nothing else; any other byte only itself.
+      for (const char other : {'0', '9', '/', ':', ' ', '\0', '\xff', '\r'}) {
+        std::string changed = padded(line);
+        changed[static_cast<std::size_t>(i)] = other;
+        const bool same = digit ? other >= '0' && other <= '9' : other == line[i];
+        EXPECT_EQ(shape.matches(changed.data()), same)
+            << "length " << length << ", byte " << i << " made " << int(other);
+      }
+    }
+    std::string after = padded(line);
+    for (std::size_t i = line.size(); i < after.size(); ++i) after[i] = static_cast<char>(i);
+    EXPECT_TRUE(shape.matches(after.data())) << "length " << length;
+  }
+}
+
 // Learning after k lines read without a match since the last one, for k a power of two.
 TEST(ObjLineShape, LearnsAgainLessOftenWhileNothingMatches) {
   obj_lean::LineShape shape;
