@@ -98,13 +98,15 @@ class FaceShape {
   // position indices (and so their normals' when normals()). Null for any other line.
   const char* read(const char* p, std::uint32_t position[3]) {
     if (!shape_.matches(p)) return nullptr;
+    std::uint64_t text[3], value[3];
+    for (int k = 0; k < 3; ++k) text[k] = decimal_detail::load8(p + offset_[k]);
+    decimal_detail::three_digits_values(text, digits_, value);
     bool ok = true;
     for (int k = 0; k < 3; ++k) {
-      const std::uint64_t text = decimal_detail::load8(p + offset_[k]);
-      position[k] = static_cast<std::uint32_t>(decimal_detail::digits_value(text, digits_[k]));
+      position[k] = static_cast<std::uint32_t>(value[k]);
       ok = ok && position[k] != 0;
       if (normals_)
-        ok = ok && ((decimal_detail::load8(p + offset_[k] + digits_[k] + 2) ^ text) &
+        ok = ok && ((decimal_detail::load8(p + offset_[k] + digits_[k] + 2) ^ text[k]) &
                     digit_bytes_[k]) == 0;
     }
     return ok ? p + shape_.length() : nullptr;

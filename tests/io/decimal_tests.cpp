@@ -289,6 +289,30 @@ TEST(Decimal, DigitsValueIgnoresTheBytesAfterTheDigits) {
   EXPECT_EQ(ikfix::io::decimal_detail::digits_value(0x2020202020203030ull, 2), 0u);  // "00", spaces
 }
 
+// three_digits_values gives digits_value's three values, whatever the digit counts (1-8) and
+// the bytes after the digits, all nines and all zeros included.
+TEST(Decimal, ThreeDigitsValuesAreDigitsValues) {
+  std::mt19937_64 random(3);
+  for (int trial = 0; trial < 60000; ++trial) {
+    std::uint64_t chunk[3], expected[3], out[3];
+    int n[3];
+    for (int k = 0; k < 3; ++k) {
+      n[k] = 1 + static_cast<int>(random() % 8);
+      const int kind = trial % 3;  // random digits, all nines, all zeros
+      char bytes[8];
+      for (int i = 0; i < 8; ++i) {
+        const auto r = random();
+        const char digit = kind == 1 ? '9' : kind == 2 ? '0' : static_cast<char>('0' + r % 10);
+        bytes[i] = i < n[k] ? digit : static_cast<char>(r % 256);
+      }
+      std::memcpy(&chunk[k], bytes, sizeof chunk[k]);
+      expected[k] = ikfix::io::decimal_detail::digits_value(chunk[k], n[k]);
+    }
+    ikfix::io::decimal_detail::three_digits_values(chunk, n, out);
+    for (int k = 0; k < 3; ++k) ASSERT_EQ(out[k], expected[k]) << trial << " " << k << " " << n[k];
+  }
+}
+
 TEST(Decimal, PlainReadTakesTheCommonFormsAndLeavesTheRest) {
   const std::string room(40, ' ');
   double v = 0.0;
