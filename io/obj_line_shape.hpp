@@ -83,10 +83,10 @@ class LineShape {
   static constexpr int kBlocks = kMaxBytes / static_cast<int>(sizeof(Bytes));
 
   int length_ = 0;
-  int blocks_ = 0;            // of sixteen bytes, the last one's past the line any
+  int blocks_ = 0;            // sixteen-byte blocks the line spans (0: no shape learnt)
   std::uint64_t misses_ = 0;  // lines learnt or not since the last match
-  Bytes low_[kBlocks];        // per byte, the lowest allowed
-  Bytes span_[kBlocks];       // and how far above it (0: itself; 9: a digit)
+  Bytes low_[kBlocks];        // per byte, the lowest allowed (0 past the line)
+  Bytes span_[kBlocks];       // and how far above it (0: itself; 9: a digit; 255: any)
 };
 
 // The shape of a face line "f A B C" whose corners are all "a" or all "a//a" (the normal index

@@ -62,7 +62,7 @@ TEST(ObjLineShape, LearnsOnlyLinesWhoseBytesSayAllByWhereTheySit) {
 // byte after it: lines of every length learnt, each byte of them changed in turn.
 TEST(ObjLineShape, ChecksEveryByteOfTheLineAndNoneAfterIt) {
   for (int length = 2; length <= obj_lean::LineShape::kMaxBytes; ++length) {
-    // "f 1/ 2-3.4 ..." : digits and the separators a shape allows, '\n' last.
+    // "f1/2 3-4.5nv6f1/...": digits and the separators a shape allows, '\n' last.
     std::string line;
     for (int i = 0; i + 1 < length; ++i) line += "f1/2 3-4.5nv6"[i % 13];
     line += '\n';
