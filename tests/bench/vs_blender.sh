@@ -2,7 +2,9 @@
 # ikfix run (fix included) vs Blender's headless BVH import + export (no fix), side by side in
 # one hyperfine run, on the same clip. ikfix runs twice: with its default --threads (all cores)
 # and with --threads 1. Prints hyperfine's table, then the ratio of mean wall times and of mean
-# CPU times (user + system: steadier than wall time on a loaded machine).
+# CPU times (user + system: steadier than wall time on a loaded machine), then the ratio of the
+# median wall times and the range of ikfix's runs (one slow run moves a mean of ten by a tenth of
+# its excess; the medians show whether the whole block or a few runs moved).
 #   tests/bench/vs_blender.sh [clip.bvh] [terrain.obj]     (IKFIX=path: another ikfix binary)
 # Each tool's runs come as a block (hyperfine's warm-up, then its runs), not alternated with the
 # other's (tests/bench/alternate.py): on the build VM an ikfix run right after a Blender run is
@@ -36,4 +38,7 @@ for name in ("ikfix", "ikfix-1-thread"):
     i = r[name]
     print(f"{name}: wall: blender {b['mean']:.3f} s, ikfix {i['mean'] * 1e3:.1f} ms -> {b['mean'] / i['mean']:.0f}x; "
           f"cpu: blender {cpu(b):.3f} s, ikfix {cpu(i) * 1e3:.1f} ms -> {cpu(b) / cpu(i):.0f}x")
+    print(f"{name}: medians: blender {b['median']:.3f} s, ikfix {i['median'] * 1e3:.1f} ms -> "
+          f"{b['median'] / i['median']:.0f}x; ikfix's runs {min(i['times']) * 1e3:.1f}-"
+          f"{max(i['times']) * 1e3:.1f} ms")
 PY
